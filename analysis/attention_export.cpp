@@ -1,0 +1,41 @@
+// analysis/attention_export.cpp — see attention_export.h.
+#include "analysis/attention_export.h"
+
+#include <torch/torch.h>
+
+namespace aw {
+
+nlohmann::json attention_json(const Encoding& encoding, const std::vector<torch::Tensor>& attention_by_layer) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& captured : attention_by_layer) {
+    auto probabilities = (captured.dim() == 4 ? captured.select(0, 0) : captured)
+                             .to(torch::kCPU, torch::kFloat32)
+                             .contiguous();                                               // (H, n, n)
+    const int64_t heads = probabilities.size(0), rows = probabilities.size(1), cols = probabilities.size(2);
+    const float* values = probabilities.data_ptr<float>();
+    nlohmann::json layer = nlohmann::json::array();
+    for (int64_t head = 0; head < heads; ++head) {
+      nlohmann::json matrix = nlohmann::json::array();
+      for (int64_t row = 0; row < rows; ++row) {
+        const float* begin = values + (head * rows + row) * cols;
+        matrix.push_back(std::vector<float>(begin, begin + cols));
+      }
+      layer.push_back(std::move(matrix));
+    }
+    layers.push_back(std::move(layer));
+  }
+  return {{"tokens", encoding.tokens}, {"ids", encoding.ids}, {"attention", std::move(layers)}};
+}
+
+std::vector<AttendedToken> top_attended(const torch::Tensor& row, int64_t k) {
+  // A stable descending sort keeps equal weights in position order, so ties go to the lower position.
+  auto [sorted, order] = torch::sort(row.to(torch::kCPU, torch::kFloat64), /*stable=*/true, /*dim=*/0,
+                                     /*descending=*/true);
+  const int64_t count = std::min<int64_t>(k, row.numel());
+  std::vector<AttendedToken> top;
+  for (int64_t i = 0; i < count; ++i)
+    top.push_back({order[i].item<int64_t>(), sorted[i].item<double>()});
+  return top;
+}
+
+}  // namespace aw

@@ -1,0 +1,26 @@
+// analysis/attention_export.h — captured attention as data people read: the `attend` JSON
+// ({"tokens", "ids", "attention": [layer][head][row][col]}) and the top attended keys of a row.
+#pragma once
+
+#include "models/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+// attention_by_layer: per layer [1, H, n, n] (batch of one) or [H, n, n].
+nlohmann::json attention_json(const Encoding& encoding, const std::vector<torch::Tensor>& attention_by_layer);
+
+struct AttendedToken {
+  int64_t position = 0;
+  double weight = 0.0;
+};
+
+// The k keys with the largest weight in `row` (a 1-d tensor), ties broken by the lower position.
+std::vector<AttendedToken> top_attended(const torch::Tensor& row, int64_t k);
+
+}  // namespace aw

@@ -1,0 +1,157 @@
+// analysis/corpus.cpp — corpus windows and labelled files (see corpus.h).
+#include "analysis/corpus.h"
+
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Pads rows of ids into one [b, n] batch with its attention mask.
+ModelInput pad_batch(const std::vector<std::vector<int64_t>>& rows, const std::vector<std::vector<int64_t>>* types) {
+  int64_t length = 0;
+  for (const auto& row : rows) length = std::max<int64_t>(length, row.size());
+  const auto count = static_cast<int64_t>(rows.size());
+  auto ids = torch::zeros({count, length}, torch::kLong);
+  auto mask = torch::zeros({count, length}, torch::kLong);
+  auto type_ids = torch::zeros({count, length}, torch::kLong);
+  for (int64_t i = 0; i < count; ++i) {
+    const auto n = static_cast<int64_t>(rows[i].size());
+    if (n == 0) continue;
+    ids[i].narrow(0, 0, n).copy_(torch::tensor(rows[i], torch::kLong));
+    mask[i].narrow(0, 0, n).fill_(1);
+    if (types) type_ids[i].narrow(0, 0, n).copy_(torch::tensor((*types)[i], torch::kLong));
+  }
+  ModelInput input;
+  input.input_ids = ids;
+  input.attention_mask = mask;
+  if (types) input.token_type_ids = type_ids;
+  return input;
+}
+
+}  // namespace
+
+std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer) {
+  const auto text = read_whole_file(path);
+  std::vector<int64_t> ids;
+  const int64_t eos = tokenizer.kind() == "word" ? tokenizer.token_id("<eos>") : -1;
+  if (eos >= 0) {
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      auto encoded = tokenizer.encode(line);
+      if (encoded.ids.empty()) continue;
+      ids.insert(ids.end(), encoded.ids.begin(), encoded.ids.end());
+      ids.push_back(eos);
+    }
+  } else {
+    ids = tokenizer.encode(text).ids;
+  }
+  if (ids.empty()) fail_in_file(path, "holds no tokens (empty text)");
+  return ids;
+}
+
+std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int64_t window, int64_t batch_size) {
+  if (window < 2) throw Error("--window must be at least 2 tokens, got " + std::to_string(window));
+  if (batch_size < 1) throw Error("--batch must be at least 1, got " + std::to_string(batch_size));
+  std::vector<ModelInput> batches;
+  std::vector<std::vector<int64_t>> rows;
+  for (size_t start = 0; start < ids.size(); start += window) {
+    const auto end = std::min(ids.size(), start + static_cast<size_t>(window));
+    rows.emplace_back(ids.begin() + start, ids.begin() + end);
+    if (static_cast<int64_t>(rows.size()) == batch_size) {
+      batches.push_back(pad_batch(rows, nullptr));
+      rows.clear();
+    }
+  }
+  if (!rows.empty()) batches.push_back(pad_batch(rows, nullptr));
+  return batches;
+}
+
+std::vector<LabelledExample> read_labelled_file(const std::string& path, const std::vector<std::string>& label_names) {
+  const auto text = read_whole_file(path);
+  std::istringstream lines(text);
+  std::string line;
+  std::vector<LabelledExample> examples;
+  for (int64_t number = 1; std::getline(lines, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto where = path + ": line " + std::to_string(number);
+    const auto first_tab = line.find('\t');
+    if (first_tab == std::string::npos) throw Error(where + ": expected label<TAB>text");
+    const auto label_text = line.substr(0, first_tab);
+    auto rest = line.substr(first_tab + 1);
+    LabelledExample example;
+    const auto second_tab = rest.find('\t');
+    example.text_a = rest.substr(0, second_tab);
+    if (second_tab != std::string::npos) example.text_b = rest.substr(second_tab + 1);
+
+    const auto named = std::find(label_names.begin(), label_names.end(), label_text);
+    if (named != label_names.end()) {
+      example.label = named - label_names.begin();
+    } else {
+      size_t parsed = 0;
+      int64_t index = -1;
+      try {
+        index = std::stoll(label_text, &parsed);
+      } catch (const std::exception&) {
+        parsed = 0;
+      }
+      if (parsed != label_text.size() || index < 0 || index >= static_cast<int64_t>(label_names.size()))
+        throw Error(where + ": label '" + label_text + "' is neither a class name nor an index 0.." +
+                    std::to_string(label_names.size() - 1));
+      example.label = index;
+    }
+    examples.push_back(std::move(example));
+  }
+  if (examples.empty()) fail_in_file(path, "holds no labelled lines");
+  return examples;
+}
+
+ClassifierBatches make_classifier_batches(const std::vector<LabelledExample>& examples, const Tokenizer& tokenizer,
+                                          int64_t max_positions, int64_t batch_size) {
+  if (batch_size < 1) throw Error("--batch must be at least 1, got " + std::to_string(batch_size));
+  ClassifierBatches batches;
+  std::vector<std::vector<int64_t>> rows, types;
+  std::vector<int64_t> labels;
+  auto flush = [&] {
+    batches.inputs.push_back(pad_batch(rows, &types));
+    batches.labels.push_back(torch::tensor(labels, torch::kLong));
+    rows.clear();
+    types.clear();
+    labels.clear();
+  };
+  for (const auto& example : examples) {
+    auto encoded = example.text_b.empty() ? tokenizer.encode(example.text_a)
+                                          : tokenizer.encode_pair(example.text_a, example.text_b);
+    if (static_cast<int64_t>(encoded.ids.size()) > max_positions) {
+      // Keep the final token ([SEP]) so the sequence still ends the way the model was trained.
+      encoded.ids[max_positions - 1] = encoded.ids.back();
+      encoded.type_ids[max_positions - 1] = encoded.type_ids.back();
+      encoded.ids.resize(max_positions);
+      encoded.type_ids.resize(max_positions);
+      ++batches.truncated;
+    }
+    rows.push_back(std::move(encoded.ids));
+    types.push_back(std::move(encoded.type_ids));
+    labels.push_back(example.label);
+    if (static_cast<int64_t>(rows.size()) == batch_size) flush();
+  }
+  if (!rows.empty()) flush();
+  return batches;
+}
+
+}  // namespace aw

@@ -1,0 +1,38 @@
+// analysis/evaluation.h — the metric every analysis compares against: perplexity of a language
+// model over corpus windows (exp of the mean next-token cross-entropy over all predicted tokens),
+// or accuracy of a classifier over labelled examples.
+#pragma once
+
+#include "analysis/corpus.h"
+#include "analysis/progress.h"
+#include "models/model.h"
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct EvaluationResult {
+  std::string metric_name;  // "perplexity" or "accuracy"
+  double metric = 0.0;
+  double loss = 0.0;        // mean cross-entropy (nats per predicted token, or per example)
+  int64_t count = 0;        // predicted tokens, or examples
+  int64_t batches_done = 0;
+  bool cancelled = false;
+};
+
+// Sum of next-token cross-entropies of one batch and the number of predicted tokens (padding and
+// each window's first token are not predicted). Both stay on the model's device.
+struct LossSum {
+  torch::Tensor total;  // scalar
+  torch::Tensor count;  // scalar
+};
+LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input);
+
+EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
+                                     const ForwardOptions& options = {}, const ProgressCallback& progress = {});
+
+EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatches& batches,
+                                   const ForwardOptions& options = {}, const ProgressCallback& progress = {});
+
+}  // namespace aw

@@ -1,0 +1,11 @@
+// app/cli_commands.h — the attention-cli commands. Each returns the process exit code and throws
+// aw::Error for bad input (the caller prints its one line and exits 1).
+#pragma once
+
+namespace aw {
+
+int run_info(int argc, char** argv);
+int run_attend(int argc, char** argv);
+int run_eval(int argc, char** argv);
+
+}  // namespace aw

@@ -1,0 +1,50 @@
+// app/cli_main.cpp — attention-cli: the headless workbench. Dispatches to one command; bad input
+// becomes one line on stderr and exit code 1 (2 for a usage error), never a crash.
+#include "app/cli_commands.h"
+#include "models/errors.h"
+
+#include <c10/util/Exception.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: attention-cli <command> [options]
+
+commands:
+  info    --model DIR                      architecture, sizes, parameters, dtype, device
+  attend  --model DIR --text "..."         every layer's and head's attention for a text
+          [--out FILE.json] [--top K] [--truncate]
+  eval    --model DIR --text FILE          perplexity over windows (LM) or accuracy (classifier,
+          [--window N] [--batch B]         FILE = label<TAB>text lines)
+  help                                     this text
+
+every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "info") return aw::run_info(argc, argv);
+    if (command == "attend") return aw::run_attend(argc, argv);
+    if (command == "eval") return aw::run_eval(argc, argv);
+    std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
+    return 2;
+  } catch (const aw::Error& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+  } catch (const c10::Error& error) {
+    std::fprintf(stderr, "error: %s\n", error.what_without_backtrace());
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+  }
+  return 1;
+}

@@ -1,0 +1,174 @@
+// app/cli_model_commands.cpp — info, attend and eval: load a checkpoint, run it, report.
+#include "analysis/attention_export.h"
+#include "analysis/corpus.h"
+#include "analysis/evaluation.h"
+#include "app/cli_commands.h"
+#include "app/cli_options.h"
+#include "app/cli_progress.h"
+#include "models/checkpoint.h"
+#include "models/errors.h"
+#include "models/runtime.h"
+
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace aw {
+namespace {
+
+// Options every model command takes.
+OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches = {}) {
+  with_value.insert({"model", "device", "threads"});
+  switches.insert("json");
+  return {std::move(with_value), std::move(switches)};
+}
+
+LoadedModel load_from_options(const CliOptions& options) {
+  configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
+  const auto device = resolve_device(options.get("device", "auto"));
+  return load_checkpoint(options.require("model"), device);
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) fail_in_file(path, "cannot be written");
+}
+
+}  // namespace
+
+int run_info(int argc, char** argv) {
+  const CliOptions options("info", model_command_spec({}), argc, argv, 2);
+  const auto loaded = load_from_options(options);
+  const auto& c = loaded.config;
+  nlohmann::json info = {
+      {"model", loaded.dir},          {"model_type", c.model_type},        {"layers", c.n_layers},
+      {"heads", c.n_heads},           {"heads_per_layer", c.heads_per_layer}, {"d_model", c.d_model},
+      {"d_head", c.d_head},           {"d_ff", c.d_ff},                    {"vocab_size", c.vocab_size},
+      {"max_positions", c.max_positions}, {"norm", to_string(c.norm)},     {"positions", to_string(c.positions)},
+      {"activation", to_string(c.activation)}, {"causal", c.causal},       {"tokenizer", loaded.tokenizer->kind()},
+      {"parameters", loaded.parameter_count}, {"dtype", loaded.stored_dtype},
+      {"device", describe_device(loaded.device)}};
+  if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
+  if (c.is_classifier()) info["labels"] = c.labels;
+  if (options.flag("json")) {
+    std::cout << info.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("model        %s\n", loaded.dir.c_str());
+  std::printf("architecture %s%s\n", c.model_type.c_str(),
+              c.bird_eye ? (c.diag_free_mask ? " (bird-eye, diagonal-free mask)" : " (bird-eye, no diagonal mask)") : "");
+  std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_layers),
+              static_cast<long long>(c.n_heads), static_cast<long long>(c.d_head));
+  std::printf("d_model      %lld, d_ff %lld, %s-LN, %s positions (max %lld), %s\n", static_cast<long long>(c.d_model),
+              static_cast<long long>(c.d_ff), to_string(c.norm).c_str(), to_string(c.positions).c_str(),
+              static_cast<long long>(c.max_positions), to_string(c.activation).c_str());
+  std::printf("vocabulary   %lld (%s tokenizer)\n", static_cast<long long>(c.vocab_size), loaded.tokenizer->kind().c_str());
+  if (c.is_classifier()) std::printf("classes      %lld\n", static_cast<long long>(c.num_labels));
+  std::printf("parameters   %lld (%.2fM), stored as %s\n", static_cast<long long>(loaded.parameter_count),
+              loaded.parameter_count / 1e6, loaded.stored_dtype.c_str());
+  std::printf("device       %s\n", describe_device(loaded.device).c_str());
+  return 0;
+}
+
+int run_attend(int argc, char** argv) {
+  const CliOptions options("attend", model_command_spec({"text", "out", "top"}, {"truncate"}), argc, argv, 2);
+  const auto text = options.require("text");
+  const auto top = options.get_int("top", 3, 1);
+  const auto loaded = load_from_options(options);
+
+  auto encoding = loaded.tokenizer->encode(text);
+  if (encoding.ids.empty()) throw Error("attention-cli attend: --text gives no tokens (empty text)");
+  const auto max_positions = loaded.config.max_positions;
+  if (static_cast<int64_t>(encoding.ids.size()) > max_positions) {
+    if (!options.flag("truncate"))
+      throw Error("attention-cli attend: the text has " + std::to_string(encoding.ids.size()) +
+                  " tokens but the model allows " + std::to_string(max_positions) +
+                  " positions (shorten it, or pass --truncate)");
+    std::fprintf(stderr, "attend: text truncated from %zu to %lld tokens\n", encoding.ids.size(),
+                 static_cast<long long>(max_positions));
+    encoding.ids.resize(max_positions);
+    encoding.tokens.resize(max_positions);
+    encoding.type_ids.resize(max_positions);
+  }
+
+  c10::InferenceMode inference;
+  ModelInput input;
+  input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
+  input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
+  ForwardOptions forward_options;
+  forward_options.capture = CaptureMode::Full;
+  const auto result = loaded.model->forward(input, forward_options);
+
+  const auto json = attention_json(encoding, result.attention);
+  if (options.has("out")) write_text_file(options.get("out", ""), json.dump() + "\n");
+  if (options.flag("json")) {
+    if (!options.has("out")) std::cout << json.dump() << "\n";
+    else std::cout << nlohmann::json{{"out", options.get("out", "")}, {"tokens", encoding.tokens}}.dump() << "\n";
+    return 0;
+  }
+
+  const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
+  std::printf("%zu tokens:", encoding.tokens.size());
+  for (const auto& token : encoding.tokens) std::printf(" [%s]", token.c_str());
+  std::printf("\ntop-%lld attended tokens from the last position (%s), mean over heads:\n",
+              static_cast<long long>(top), encoding.tokens.back().c_str());
+  for (size_t layer = 0; layer < result.attention.size(); ++layer) {
+    const auto row = result.attention[layer].select(0, 0).mean(0).select(0, last);   // (n)
+    std::printf("  layer %2zu:", layer);
+    for (const auto& attended : top_attended(row, top))
+      std::printf("  %s@%lld %.3f", encoding.tokens[attended.position].c_str(),
+                  static_cast<long long>(attended.position), attended.weight);
+    std::printf("\n");
+  }
+  if (options.has("out")) std::printf("attention of %zu layers written to %s\n", result.attention.size(),
+                                      options.get("out", "").c_str());
+  return 0;
+}
+
+int run_eval(int argc, char** argv) {
+  const CliOptions options("eval", model_command_spec({"text", "window", "batch"}), argc, argv, 2);
+  const auto path = options.require("text");
+  const auto loaded = load_from_options(options);
+  const auto batch_size = options.get_int("batch", 8, 1);
+  install_interrupt_handler();
+
+  EvaluationResult result;
+  if (loaded.config.is_classifier()) {
+    const auto examples = read_labelled_file(path, loaded.config.labels);
+    const auto batches = make_classifier_batches(examples, *loaded.tokenizer, loaded.config.max_positions, batch_size);
+    if (batches.truncated > 0)
+      std::fprintf(stderr, "eval: %lld examples truncated to %lld tokens\n", static_cast<long long>(batches.truncated),
+                   static_cast<long long>(loaded.config.max_positions));
+    ProgressLine progress("eval", "batches");
+    result = evaluate_accuracy(*loaded.model, batches, {}, std::ref(progress));
+  } else {
+    const auto window = options.get_int("window", std::min<int64_t>(128, loaded.config.max_positions), 2);
+    if (window > loaded.config.max_positions)
+      throw Error("attention-cli eval: --window " + std::to_string(window) + " exceeds the model's " +
+                  std::to_string(loaded.config.max_positions) + " positions");
+    const auto ids = read_token_corpus(path, *loaded.tokenizer);
+    const auto batches = make_window_batches(ids, window, batch_size);
+    ProgressLine progress("eval", "batches");
+    result = evaluate_perplexity(*loaded.model, batches, {}, std::ref(progress));
+  }
+  if (result.cancelled) {
+    std::fprintf(stderr, "eval: interrupted after %lld batches\n", static_cast<long long>(result.batches_done));
+    return 130;
+  }
+  if (options.flag("json")) {
+    std::cout << nlohmann::json{{"model", loaded.dir},       {"data", path},       {result.metric_name, result.metric},
+                                {"loss", result.loss},       {"count", result.count}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::printf("%s %.4f (mean cross-entropy %.4f over %lld %s)\n", result.metric_name.c_str(), result.metric,
+                result.loss, static_cast<long long>(result.count),
+                loaded.config.is_classifier() ? "examples" : "predicted tokens");
+  }
+  return 0;
+}
+
+}  // namespace aw

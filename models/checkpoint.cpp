@@ -1,0 +1,188 @@
+// models/checkpoint.cpp — checkpoint folders in and out (see checkpoint.h).
+#include "models/checkpoint.h"
+
+#include "models/errors.h"
+#include "models/runtime.h"
+#include "models/safetensors.h"
+#include "models/transformer.h"
+#include "models/weight_bindings.h"
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace aw {
+namespace fs = std::filesystem;
+namespace {
+
+bool is_float_dtype(const std::string& dtype) {
+  return dtype == "F32" || dtype == "F16" || dtype == "BF16" || dtype == "F64";
+}
+
+// The shape the file must hold for a parameter of shape `shape` under `binding`.
+std::vector<int64_t> source_shape(const WeightBinding& binding, std::vector<int64_t> shape) {
+  if (binding.transpose) std::reverse(shape.begin(), shape.end());
+  if (binding.parts > 1) shape.back() *= binding.parts;
+  return shape;
+}
+
+std::string require_file(const std::string& dir, const std::string& name) {
+  const auto path = (fs::path(dir) / name).string();
+  if (!fs::exists(path)) fail_in_file(dir, "no " + name + " in this folder");
+  return path;
+}
+
+bool read_lowercase_flag(const std::string& dir) {
+  const auto path = fs::path(dir) / "tokenizer_config.json";
+  if (!fs::exists(path)) return true;  // bert-base-uncased and most BERT folders
+  std::ifstream in(path);
+  try {
+    const auto json = nlohmann::json::parse(in);
+    if (json.contains("do_lower_case") && json.at("do_lower_case").is_boolean()) return json.at("do_lower_case").get<bool>();
+  } catch (const nlohmann::json::exception& e) {
+    fail_in_file(path.string(), std::string("invalid JSON: ") + e.what());
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<AttentionModel> create_model(const ModelConfig& config) { return make_transformer(config); }
+
+int64_t count_parameters(AttentionModel& model) {
+  int64_t count = 0;
+  for (const auto& parameter : model.module().parameters()) count += parameter.numel();
+  return count;
+}
+
+std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
+  const auto table = weight_table(model.config());
+  std::map<std::string, const WeightBinding*> binding_of;
+  for (const auto& binding : table.bindings) binding_of[binding.parameter] = &binding;
+
+  std::set<std::string> used, dtypes;
+  torch::NoGradGuard no_grad;
+  for (auto& item : model.module().named_parameters()) {
+    const auto found = binding_of.find(item.key());
+    TORCH_INTERNAL_ASSERT(found != binding_of.end(), "no weight binding for parameter ", item.key());
+    const auto& binding = *found->second;
+
+    std::string source;
+    for (const auto& prefix : table.name_prefixes.empty() ? std::vector<std::string>{""} : table.name_prefixes)
+      for (const auto& candidate : binding.sources)
+        if (source.empty() && file.contains(prefix + candidate)) source = prefix + candidate;
+    if (source.empty())
+      fail_in_file(file.path(), "missing tensor '" + binding.sources.front() + "' (a " + model.config().model_type +
+                                    " model with this config needs it)");
+
+    const auto& record = file.record(source);
+    const auto expected = source_shape(binding, item.value().sizes().vec());
+    if (record.shape != expected)
+      fail_in_file(file.path(), "tensor '" + source + "' has shape " + shape_string(record.shape) +
+                                    " but the config needs " + shape_string(expected));
+    if (!is_float_dtype(record.dtype))
+      fail_in_file(file.path(), "tensor '" + source + "' has dtype " + record.dtype + "; weights must be F32, F16 or BF16");
+
+    auto value = file.tensor(source);
+    if (binding.parts > 1) value = value.chunk(binding.parts, -1)[binding.part];
+    if (binding.transpose) value = value.t();
+    item.value().copy_(value);
+    used.insert(source);
+    dtypes.insert(record.dtype);
+  }
+
+  std::vector<std::string> unknown;
+  for (const auto& name : file.names()) {
+    if (used.count(name)) continue;
+    bool ignored = false;
+    for (const auto& pattern : table.ignored) ignored = ignored || name.find(pattern) != std::string::npos;
+    if (!ignored) unknown.push_back(name);
+  }
+  if (!unknown.empty()) {
+    if (!table.allow_unknown)
+      fail_in_file(file.path(), "unexpected tensor '" + unknown.front() + "' (not part of a " +
+                                    model.config().model_type + " model with this config)");
+    logger("models")->debug("{}: {} tensors not used (first: {})", file.path(), unknown.size(), unknown.front());
+  }
+  std::string joined;
+  for (const auto& dtype : dtypes) joined += (joined.empty() ? "" : "+") + dtype;
+  return joined;
+}
+
+std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config) {
+  std::shared_ptr<const Tokenizer> tokenizer;
+  std::string vocab_file;
+  if (config.tokenizer == "gpt2_bpe") {
+    vocab_file = require_file(dir, "vocab.json");
+    tokenizer = load_gpt2_tokenizer(vocab_file, require_file(dir, "merges.txt"));
+  } else if (config.tokenizer == "wordpiece") {
+    vocab_file = require_file(dir, "vocab.txt");
+    tokenizer = load_wordpiece_tokenizer(vocab_file, read_lowercase_flag(dir));
+  } else {
+    vocab_file = require_file(dir, "vocab.txt");
+    tokenizer = load_word_tokenizer(vocab_file);
+  }
+  // Native vocabularies are built with the model and must match its embedding exactly; Hugging Face
+  // models may pad the embedding beyond the vocabulary, but never the reverse.
+  const bool native = config.model_type != "gpt2" && config.model_type != "bert";
+  const auto tokens = tokenizer->vocab_size();
+  if (tokens > config.vocab_size || (native && tokens != config.vocab_size))
+    fail_in_file(vocab_file, "has " + std::to_string(tokens) + " tokens but the model's embedding has " +
+                                 std::to_string(config.vocab_size) + " rows");
+  return tokenizer;
+}
+
+LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device) {
+  LoadedModel loaded;
+  loaded.dir = dir;
+  loaded.name = fs::path(dir).lexically_normal().filename().string();
+  if (loaded.name.empty()) loaded.name = fs::path(dir).lexically_normal().parent_path().filename().string();
+  loaded.config = read_model_config(dir);
+  loaded.tokenizer = load_tokenizer(dir, loaded.config);
+
+  const auto weights_path = require_file(dir, "model.safetensors");
+  const auto file = SafetensorsFile::open(weights_path);
+  loaded.model = create_model(loaded.config);
+  loaded.stored_dtype = load_weights(*loaded.model, *file);
+  loaded.model->module().eval();
+  loaded.model->module().to(device);
+  loaded.device = device;
+  loaded.parameter_count = count_parameters(*loaded.model);
+  logger("models")->info("loaded {} ({}, {} layers × {} heads, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
+                         loaded.config.model_type, loaded.config.n_layers, loaded.config.n_heads,
+                         loaded.config.d_model, loaded.parameter_count / 1e6, loaded.stored_dtype,
+                         describe_device(device));
+  return loaded;
+}
+
+void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
+                            torch::ScalarType storage) {
+  const auto& config = model.config();
+  if (config.model_type == "gpt2" || config.model_type == "bert")
+    throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg) are saved in the native format");
+  if (static_cast<int64_t>(vocabulary.size()) != config.vocab_size)
+    throw Error(dir + ": vocabulary has " + std::to_string(vocabulary.size()) + " tokens for an embedding of " +
+                std::to_string(config.vocab_size) + " rows");
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) fail_in_file(dir, "cannot create folder: " + error.message());
+
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& item : model.module().named_parameters())
+    tensors.emplace_back(item.key(), item.value().detach().to(torch::kCPU, storage));
+  write_safetensors((fs::path(dir) / "model.safetensors").string(), tensors, {{"format", "pt"}});
+
+  const auto config_path = (fs::path(dir) / "config.json").string();
+  std::ofstream config_out(config_path);
+  config_out << native_config_json(config).dump(2) << "\n";
+  if (!config_out) fail_in_file(config_path, "cannot be written");
+
+  const auto vocab_path = (fs::path(dir) / "vocab.txt").string();
+  std::ofstream vocab_out(vocab_path);
+  for (const auto& token : vocabulary) vocab_out << token << "\n";
+  if (!vocab_out) fail_in_file(vocab_path, "cannot be written");
+}
+
+}  // namespace aw

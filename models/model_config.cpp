@@ -1,0 +1,277 @@
+// models/model_config.cpp — config.json parsing for the native and Hugging Face families.
+#include "models/model_config.h"
+
+#include "models/errors.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+namespace aw {
+namespace {
+
+using nlohmann::json;
+
+// Typed access to config keys with errors that name the file and the key.
+class ConfigReader {
+ public:
+  ConfigReader(const json& root, std::string path) : root_(root), path_(std::move(path)) {}
+
+  bool has(const std::string& key) const { return root_.contains(key) && !root_.at(key).is_null(); }
+
+  int64_t positive_int(const std::string& key) const {
+    if (!has(key)) fail_in_file(path_, "missing key '" + key + "'");
+    return positive_int_value(key, root_.at(key));
+  }
+  int64_t positive_int(const std::string& key, int64_t fallback) const {
+    return has(key) ? positive_int(key) : fallback;
+  }
+  int64_t non_negative_int(const std::string& key, int64_t fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (!value.is_number_integer() || value.get<int64_t>() < 0)
+      fail_in_file(path_, "key '" + key + "' must be a non-negative integer, got " + value.dump());
+    return value.get<int64_t>();
+  }
+  double number(const std::string& key, double fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (!value.is_number()) fail_in_file(path_, "key '" + key + "' must be a number, got " + value.dump());
+    return value.get<double>();
+  }
+  bool boolean(const std::string& key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (!value.is_boolean()) fail_in_file(path_, "key '" + key + "' must be true or false, got " + value.dump());
+    return value.get<bool>();
+  }
+  std::string choice(const std::string& key, const std::vector<std::string>& allowed,
+                     const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (value.is_string()) {
+      const auto text = value.get<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
+    }
+    std::string options;
+    for (const auto& option : allowed) options += (options.empty() ? "" : ", ") + option;
+    fail_in_file(path_, "key '" + key + "' must be one of " + options + ", got " + value.dump());
+  }
+  std::vector<int64_t> int_list(const std::string& key) const {
+    const json& value = root_.at(key);
+    if (!value.is_array()) fail_in_file(path_, "key '" + key + "' must be a list of integers");
+    std::vector<int64_t> values;
+    for (const auto& item : value) {
+      if (!item.is_number_integer() || item.get<int64_t>() < 0)
+        fail_in_file(path_, "key '" + key + "' must be a list of non-negative integers, got " + value.dump());
+      values.push_back(item.get<int64_t>());
+    }
+    return values;
+  }
+  [[noreturn]] void fail(const std::string& message) const { fail_in_file(path_, message); }
+
+ private:
+  int64_t positive_int_value(const std::string& key, const json& value) const {
+    if (!value.is_number_integer() || value.get<int64_t>() <= 0)
+      fail_in_file(path_, "key '" + key + "' must be a positive integer, got " + value.dump());
+    return value.get<int64_t>();
+  }
+  const json& root_;
+  std::string path_;
+};
+
+Activation parse_activation(const ConfigReader& reader, const std::string& key, const std::string& fallback) {
+  const auto name = reader.choice(key, {"relu", "gelu", "gelu_new", "gelu_pytorch_tanh"}, fallback);
+  if (name == "relu") return Activation::Relu;
+  if (name == "gelu") return Activation::Gelu;
+  return Activation::GeluTanh;
+}
+
+void parse_native(const ConfigReader& reader, ModelConfig& config) {
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.n_layers = reader.positive_int("n_layers");
+  config.n_heads = reader.positive_int("n_heads");
+  config.d_model = reader.positive_int("d_model");
+  config.d_ff = reader.positive_int("d_ff", 4 * config.d_model);
+  config.max_positions = reader.positive_int("max_positions");
+  config.causal = true;
+  config.norm = reader.choice("norm", {"pre", "post"}, "pre") == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+  config.positions = reader.choice("positions", {"learned", "sinusoidal"}, "learned") == "learned"
+                         ? PositionKind::Learned
+                         : PositionKind::Sinusoidal;
+  config.tie_embeddings = reader.boolean("tie_embeddings", true);
+  config.activation = parse_activation(reader, "activation", "gelu");
+  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-5);
+  config.dropout = reader.number("dropout", 0.1);
+  config.bird_eye = config.model_type == "bet_sf";
+  config.diag_free_mask = reader.boolean("diag_free_mask", config.model_type == "bet_sf");
+  config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
+}
+
+void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.n_layers = reader.positive_int("n_layer");
+  config.n_heads = reader.positive_int("n_head");
+  config.d_model = reader.positive_int("n_embd");
+  config.d_ff = reader.positive_int("n_inner", 4 * config.d_model);
+  config.max_positions = reader.has("n_positions") ? reader.positive_int("n_positions") : reader.positive_int("n_ctx");
+  config.causal = true;
+  config.norm = NormPlacement::Pre;
+  config.positions = PositionKind::Learned;
+  config.tie_embeddings = true;
+  config.activation = parse_activation(reader, "activation_function", "gelu_new");
+  config.layer_norm_eps = reader.number("layer_norm_epsilon", 1e-5);
+  config.dropout = reader.number("resid_pdrop", 0.1);
+  config.tokenizer = "gpt2_bpe";
+}
+
+void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelConfig& config) {
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.n_layers = reader.positive_int("num_hidden_layers");
+  config.n_heads = reader.positive_int("num_attention_heads");
+  config.d_model = reader.positive_int("hidden_size");
+  config.d_ff = reader.positive_int("intermediate_size");
+  config.max_positions = reader.positive_int("max_position_embeddings");
+  config.causal = false;
+  config.norm = NormPlacement::Post;
+  config.positions = PositionKind::Learned;
+  config.tie_embeddings = false;
+  config.activation = parse_activation(reader, "hidden_act", "gelu");
+  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-12);
+  config.dropout = reader.number("hidden_dropout_prob", 0.1);
+  config.type_vocab_size = reader.non_negative_int("type_vocab_size", 2);
+  config.embedding_norm = true;
+  config.tokenizer = "wordpiece";
+
+  bool classifier = false;
+  if (root.contains("architectures") && root.at("architectures").is_array())
+    for (const auto& name : root.at("architectures"))
+      if (name.is_string() && name.get<std::string>() == "BertForSequenceClassification") classifier = true;
+  if (!classifier) return;
+  config.pooler = true;
+  if (root.contains("id2label") && root.at("id2label").is_object()) {
+    const auto& id2label = root.at("id2label");
+    config.num_labels = static_cast<int64_t>(id2label.size());
+    config.labels.resize(config.num_labels);
+    for (int64_t i = 0; i < config.num_labels; ++i) {
+      const auto key = std::to_string(i);
+      if (!id2label.contains(key) || !id2label.at(key).is_string())
+        reader.fail("id2label must map \"0\".." + std::to_string(config.num_labels - 1) + " to names");
+      config.labels[i] = id2label.at(key).get<std::string>();
+    }
+  } else {
+    config.num_labels = reader.positive_int("num_labels", 2);
+    for (int64_t i = 0; i < config.num_labels; ++i) config.labels.push_back("LABEL_" + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+int64_t ModelConfig::total_heads() const {
+  return std::accumulate(heads_per_layer.begin(), heads_per_layer.end(), int64_t{0});
+}
+
+int64_t ModelConfig::max_heads() const {
+  return heads_per_layer.empty() ? 0 : *std::max_element(heads_per_layer.begin(), heads_per_layer.end());
+}
+
+ModelConfig parse_model_config(const nlohmann::json& json, const std::string& path) {
+  if (!json.is_object()) fail_in_file(path, "config must be a JSON object");
+  ConfigReader reader(json, path);
+  if (!reader.has("model_type")) fail_in_file(path, "missing key 'model_type'");
+  if (!json.at("model_type").is_string()) fail_in_file(path, "key 'model_type' must be a string");
+
+  ModelConfig config;
+  config.model_type = json.at("model_type").get<std::string>();
+  if (config.model_type == "transformer_lm" || config.model_type == "bet_sf" || config.model_type == "bet_sg")
+    parse_native(reader, config);
+  else if (config.model_type == "gpt2")
+    parse_gpt2(reader, config);
+  else if (config.model_type == "bert")
+    parse_bert(json, reader, config);
+  else
+    fail_in_file(path, "unknown model_type '" + config.model_type +
+                           "' (known: transformer_lm, bet_sf, bet_sg, gpt2, bert)");
+
+  // Width of one head: stated (pruned or non-square models) or d_model / n_heads.
+  if (reader.has("d_head")) {
+    config.d_head = reader.positive_int("d_head");
+  } else {
+    if (config.d_model % config.n_heads != 0)
+      fail_in_file(path, "d_model " + std::to_string(config.d_model) + " is not divisible by " +
+                             std::to_string(config.n_heads) + " heads");
+    config.d_head = config.d_model / config.n_heads;
+  }
+  // Heads left in each layer (after real pruning); all heads when absent.
+  if (reader.has("heads_per_layer")) {
+    config.heads_per_layer = reader.int_list("heads_per_layer");
+    if (static_cast<int64_t>(config.heads_per_layer.size()) != config.n_layers)
+      fail_in_file(path, "heads_per_layer has " + std::to_string(config.heads_per_layer.size()) +
+                             " entries for " + std::to_string(config.n_layers) + " layers");
+    for (auto heads : config.heads_per_layer)
+      if (heads > config.n_heads)
+        fail_in_file(path, "heads_per_layer entry " + std::to_string(heads) + " exceeds n_heads " +
+                               std::to_string(config.n_heads));
+  } else {
+    config.heads_per_layer.assign(config.n_layers, config.n_heads);
+  }
+  if (config.dropout < 0.0 || config.dropout >= 1.0)
+    fail_in_file(path, "dropout must be in [0, 1), got " + std::to_string(config.dropout));
+  return config;
+}
+
+ModelConfig read_model_config(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(dir)) throw Error(dir + ": no such file or directory");
+  if (!fs::is_directory(dir)) fail_in_file(dir, "not a checkpoint folder (expected a directory with config.json)");
+  const auto path = (fs::path(dir) / "config.json").string();
+  if (!fs::exists(path)) fail_in_file(dir, "no config.json in this folder");
+  std::ifstream in(path);
+  if (!in) fail_in_file(path, "cannot be read");
+  nlohmann::json json;
+  try {
+    in >> json;
+  } catch (const nlohmann::json::parse_error& e) {
+    fail_in_file(path, std::string("invalid JSON: ") + e.what());
+  }
+  return parse_model_config(json, path);
+}
+
+nlohmann::json native_config_json(const ModelConfig& config) {
+  nlohmann::json json = {
+      {"model_type", config.model_type},
+      {"vocab_size", config.vocab_size},
+      {"n_layers", config.n_layers},
+      {"n_heads", config.n_heads},
+      {"d_model", config.d_model},
+      {"d_head", config.d_head},
+      {"d_ff", config.d_ff},
+      {"max_positions", config.max_positions},
+      {"norm", to_string(config.norm)},
+      {"positions", to_string(config.positions)},
+      {"tie_embeddings", config.tie_embeddings},
+      {"activation", to_string(config.activation)},
+      {"layer_norm_eps", config.layer_norm_eps},
+      {"dropout", config.dropout},
+      {"tokenizer", config.tokenizer},
+  };
+  if (config.model_type == "bet_sf") json["diag_free_mask"] = config.diag_free_mask;
+  if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
+  return json;
+}
+
+std::string to_string(NormPlacement norm) { return norm == NormPlacement::Pre ? "pre" : "post"; }
+std::string to_string(PositionKind positions) {
+  return positions == PositionKind::Learned ? "learned" : "sinusoidal";
+}
+std::string to_string(Activation activation) {
+  switch (activation) {
+    case Activation::Relu: return "relu";
+    case Activation::Gelu: return "gelu";
+    case Activation::GeluTanh: return "gelu_new";
+  }
+  return "gelu";
+}
+
+}  // namespace aw

@@ -1,0 +1,64 @@
+// models/runtime.cpp — device, thread and logger set-up shared by the CLI, the GUI and the tests.
+#include "models/runtime.h"
+
+#include "models/errors.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <torch/cuda.h>
+#include <torch/utils.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace aw {
+
+torch::Device resolve_device(const std::string& name) {
+  const bool cuda_available = torch::cuda::is_available();
+  if (name == "auto") return cuda_available ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  if (name == "cpu") return torch::Device(torch::kCPU);
+  if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
+    if (!cuda_available) throw Error("--device " + name + ": CUDA is not available on this machine (use cpu or auto)");
+    int index = 0;
+    if (name.size() > 5) {
+      try {
+        index = std::stoi(name.substr(5));
+      } catch (const std::exception&) {
+        throw Error("--device " + name + ": expected cuda:N");
+      }
+    }
+    const auto count = static_cast<int>(torch::cuda::device_count());
+    if (index < 0 || index >= count)
+      throw Error("--device " + name + ": there are " + std::to_string(count) + " CUDA devices");
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+  }
+  throw Error("--device " + name + ": expected auto, cpu, cuda or cuda:N");
+}
+
+std::string describe_device(const torch::Device& device) {
+  if (device.is_cuda())
+    return "CUDA device " + std::to_string(device.index()) + " of " + std::to_string(torch::cuda::device_count());
+  const int threads = torch::get_num_threads();
+  return "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+}
+
+int configure_threads(int requested) {
+  int threads = requested;
+  if (threads <= 0) {
+    if (const char* from_env = std::getenv("AW_THREADS")) threads = std::atoi(from_env);
+  }
+  if (threads <= 0) threads = kDefaultThreads;
+  torch::set_num_threads(threads);
+  return torch::get_num_threads();
+}
+
+std::shared_ptr<spdlog::logger> logger(const std::string& name) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto existing = spdlog::get(name)) return existing;
+  auto created = spdlog::stderr_color_mt(name);
+  created->set_pattern("[%n] %v");
+  return created;
+}
+
+}  // namespace aw

@@ -1,0 +1,30 @@
+// models/runtime.h — process-wide runtime settings: compute device, thread count, loggers.
+#pragma once
+
+#include <spdlog/logger.h>
+#include <torch/types.h>
+
+#include <memory>
+#include <string>
+
+namespace aw {
+
+// LibTorch intra-op threads used unless --threads or AW_THREADS says otherwise. Measured on the
+// 2-core machines (bench/bench_threads): one thread is faster, because OpenBLAS threads its own
+// matrix products and LibTorch's extra thread only adds contention (see README "Performance").
+constexpr int kDefaultThreads = 1;
+
+// "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N". Throws aw::Error when CUDA is
+// asked for but not available, or the name is unknown.
+torch::Device resolve_device(const std::string& name);
+// "CPU (1 thread)" or "CUDA device 0 of 1".
+std::string describe_device(const torch::Device& device);
+
+// Sets LibTorch's intra-op thread count: `requested` if > 0, else AW_THREADS, else kDefaultThreads.
+// Returns the count in effect.
+int configure_threads(int requested = 0);
+
+// One named logger per layer ("models", "analysis", "app"), writing to stderr.
+std::shared_ptr<spdlog::logger> logger(const std::string& name);
+
+}  // namespace aw

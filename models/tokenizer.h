@@ -1,0 +1,48 @@
+// models/tokenizer.h — text → token ids for the three tokenizer families the workbench loads:
+// word-level (native models), GPT-2 byte-level BPE, and BERT WordPiece.
+// Encoding adds what the family expects and nothing else: BERT wraps in [CLS] … [SEP],
+// GPT-2 and word-level add no special tokens.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct Encoding {
+  std::vector<int64_t> ids;          // token ids, in order
+  std::vector<std::string> tokens;   // readable text of each token (for labels), same length as ids
+  std::vector<int64_t> type_ids;     // segment id per token (0 / 1 for BERT pairs, else all 0)
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  virtual Encoding encode(const std::string& text) const = 0;
+  // Sentence pairs (BERT: [CLS] a [SEP] b [SEP], type ids 0 then 1). Other families throw aw::Error.
+  virtual Encoding encode_pair(const std::string& text_a, const std::string& text_b) const;
+
+  virtual int64_t vocab_size() const = 0;
+  // Readable text of one id (GPT-2: the decoded bytes, e.g. " the"; WordPiece: "##ing").
+  virtual std::string token_text(int64_t id) const = 0;
+  // Id of a token spelled exactly as in the vocabulary file, or -1.
+  virtual int64_t token_id(const std::string& token) const = 0;
+  // "word", "gpt2_bpe" or "wordpiece".
+  virtual std::string kind() const = 0;
+};
+
+// Word-level: split on whitespace; unknown words map to "<unk>" (which the vocabulary must contain).
+// vocab.txt: one token per line, the id is the line number (0-based).
+std::unique_ptr<Tokenizer> load_word_tokenizer(const std::string& vocab_path);
+
+// GPT-2 byte-level BPE from Hugging Face files: vocab.json ({"token": id}) and merges.txt.
+std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_path,
+                                               const std::string& merges_path);
+
+// BERT WordPiece from vocab.txt (one token per line). lowercase also strips accents, as BERT uncased.
+std::unique_ptr<Tokenizer> load_wordpiece_tokenizer(const std::string& vocab_path, bool lowercase);
+
+}  // namespace aw

@@ -1,0 +1,103 @@
+// models/transformer.h — the transformer shared by every family in this workbench: decoder LMs
+// (transformer_lm, bet_sg, gpt2), the Bird-Eye Transformer BET(SF) (bird-eye reweighting and the
+// diagonal-free mask), and the BERT encoder. Attention probabilities are always computed explicitly
+// (masked scores → softmax) so they can be captured, gated and intervened on.
+// Parameter names are the native checkpoint's tensor names ("layers.3.attn.q.weight").
+#pragma once
+
+#include "models/model.h"
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+
+namespace aw {
+
+// Masks and interventions that every layer of one forward shares, built once per forward.
+struct AttentionContext {
+  torch::Tensor blocked;          // bool [B|1, 1, n, n]: true where a score is set to −∞ (causal, padding)
+  torch::Tensor diagonal_blocked; // bool [n, n]: the diagonal except row 0 (DiagFreeMask), or undefined
+  torch::Tensor diagonal_scale;   // float [n, n]: 1 off the diagonal, the factor on it, or undefined
+  torch::Tensor reweighted_blocked;  // bool [n, n]: BET(SF)'s own diagonal-free mask, or undefined
+};
+
+class MultiHeadAttentionImpl : public torch::nn::Module {
+ public:
+  MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads);
+
+  // x [B, n, d]; gates [B|1, H] or undefined. Writes the probabilities [B, H, n, n] to
+  // *probabilities when it is not null. Returns [B, n, d].
+  torch::Tensor forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
+                        torch::Tensor* probabilities);
+
+  int64_t heads() const { return heads_; }
+
+  torch::nn::Linear q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
+  torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)
+
+ private:
+  int64_t heads_;
+  int64_t d_head_;
+  double dropout_;
+};
+TORCH_MODULE(MultiHeadAttention);
+
+class FeedForwardImpl : public torch::nn::Module {
+ public:
+  FeedForwardImpl(const ModelConfig& config);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+
+ private:
+  Activation activation_;
+};
+TORCH_MODULE(FeedForward);
+
+class TransformerBlockImpl : public torch::nn::Module {
+ public:
+  TransformerBlockImpl(const ModelConfig& config, int64_t heads);
+  torch::Tensor forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
+                        torch::Tensor* probabilities);
+
+  torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
+  MultiHeadAttention attn{nullptr};
+  FeedForward mlp{nullptr};
+
+ private:
+  NormPlacement norm_;
+  double dropout_;
+};
+TORCH_MODULE(TransformerBlock);
+
+class TransformerImpl : public torch::nn::Module, public AttentionModel {
+ public:
+  explicit TransformerImpl(ModelConfig config);
+
+  const ModelConfig& config() const override { return config_; }
+  torch::nn::Module& module() override { return *this; }
+
+  ForwardResult forward(const ModelInput& input, const ForwardOptions& options = {}) override;
+  torch::Tensor embed(const ModelInput& input) override;
+  torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
+                           const ForwardOptions& options, std::vector<torch::Tensor>* attention_by_layer) override;
+  torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;
+
+  torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
+  torch::nn::LayerNorm emb_ln{nullptr}, ln_f{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+  torch::nn::Linear lm_head{nullptr}, pooler{nullptr}, classifier{nullptr};
+
+ private:
+  AttentionContext make_context(const ModelInput& input, int64_t length, const ForwardOptions& options) const;
+  torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
+
+  ModelConfig config_;
+  torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
+};
+
+// A freshly initialised model for `config` (weights N(0, 0.02), biases 0, LayerNorm 1/0).
+std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config);
+
+}  // namespace aw

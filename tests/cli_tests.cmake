@@ -1,0 +1,1 @@
+# CLI end-to-end tests: being written
