@@ -7,5 +7,6 @@ namespace aw {
 int run_info(int argc, char** argv);
 int run_attend(int argc, char** argv);
 int run_eval(int argc, char** argv);
+int run_train(int argc, char** argv);
 
 }  // namespace aw

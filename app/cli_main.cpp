@@ -20,6 +20,12 @@ commands:
           [--out FILE.json] [--top K] [--truncate]
   eval    --model DIR --text FILE          perplexity over windows (LM) or accuracy (classifier,
           [--window N] [--batch B]         FILE = label<TAB>text lines)
+  train   --arch transformer_lm|bet_sf|bet_sg --train FILE --valid FILE --out DIR
+          [--layers 2 --heads 4 --d-model 128 --d-ff 512 --window 64] [--epochs 10 --batch 16]
+          [--lr 1e-3 --warmup 200 --schedule inverse_sqrt|cosine --dropout 0.1 --clip 1.0]
+          [--seed 1 --min-count 1 --log-every 50 --diag-mode normal|reduced|magnified|mask]
+          [--no-diag-free-mask] [--norm pre|post] [--positions learned|sinusoidal] [--untied]
+          [--f16] [--resume DIR]            Ctrl-C saves and stops; --resume continues
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
@@ -37,6 +43,7 @@ int main(int argc, char** argv) {
     if (command == "info") return aw::run_info(argc, argv);
     if (command == "attend") return aw::run_attend(argc, argv);
     if (command == "eval") return aw::run_eval(argc, argv);
+    if (command == "train") return aw::run_train(argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   } catch (const aw::Error& error) {

@@ -1,7 +1,7 @@
 // app/cli_model_commands.cpp — info, attend and eval: load a checkpoint, run it, report.
 #include "analysis/attention_export.h"
-#include "analysis/corpus.h"
-#include "analysis/evaluation.h"
+#include "models/corpus.h"
+#include "models/evaluation.h"
 #include "app/cli_commands.h"
 #include "app/cli_options.h"
 #include "app/cli_progress.h"

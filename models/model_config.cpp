@@ -106,6 +106,7 @@ void parse_native(const ConfigReader& reader, ModelConfig& config) {
   config.dropout = reader.number("dropout", 0.1);
   config.bird_eye = config.model_type == "bet_sf";
   config.diag_free_mask = reader.boolean("diag_free_mask", config.model_type == "bet_sf");
+  config.diag_mode = reader.choice("diag_mode", {"normal", "reduced", "magnified", "mask"}, "normal");
   config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
 }
 
@@ -257,6 +258,7 @@ nlohmann::json native_config_json(const ModelConfig& config) {
       {"tokenizer", config.tokenizer},
   };
   if (config.model_type == "bet_sf") json["diag_free_mask"] = config.diag_free_mask;
+  if (config.diag_mode != "normal") json["diag_mode"] = config.diag_mode;
   if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
   return json;
 }

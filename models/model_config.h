@@ -35,6 +35,9 @@ struct ModelConfig {
   // Bird-eye reweighting (bet_sf): R = sigmoid(wᵀ[H, K]) scales the score columns.
   bool bird_eye = false;
   bool diag_free_mask = false;   // −∞ on the score diagonal except row 0 (bet_sf default)
+  // Diagonal treatment the model was trained with (Bird-Eye Table 2): "normal", "reduced" (×0.2),
+  // "magnified" (×2.0) or "mask"; applied whenever a forward asks for no other intervention.
+  std::string diag_mode = "normal";
   // BERT only.
   int64_t type_vocab_size = 0;   // 0 = no token-type embedding
   bool embedding_norm = false;   // LayerNorm right after the embeddings

@@ -43,6 +43,13 @@ torch::Tensor sinusoid_table(int64_t positions, int64_t d_model) {
 
 }  // namespace
 
+DiagonalIntervention trained_diagonal(const std::string& diag_mode) {
+  if (diag_mode == "reduced") return DiagonalIntervention::scale(0.2);
+  if (diag_mode == "magnified") return DiagonalIntervention::scale(2.0);
+  if (diag_mode == "mask") return DiagonalIntervention::mask();
+  return DiagonalIntervention::none();
+}
+
 // ---------------------------------------------------------------------------------------------
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads)
     : heads_(heads), d_head_(config.d_head), dropout_(config.dropout) {
@@ -175,11 +182,13 @@ AttentionContext TransformerImpl::make_context(const ModelInput& input, int64_t 
   }
   auto diagonal_except_first = torch::eye(length, bool_options);
   diagonal_except_first.index_put_({0, 0}, false);
-  switch (options.diagonal.kind) {
+  auto diagonal = options.diagonal;
+  if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
+  switch (diagonal.kind) {
     case DiagonalIntervention::Kind::None: break;
     case DiagonalIntervention::Kind::Scale:
       context.diagonal_scale = torch::ones({length, length}, tok_emb->weight.options())
-                                   .fill_diagonal_(options.diagonal.factor);
+                                   .fill_diagonal_(diagonal.factor);
       break;
     case DiagonalIntervention::Kind::Mask: context.diagonal_blocked = diagonal_except_first; break;
   }

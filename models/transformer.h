@@ -97,6 +97,9 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
 };
 
+// The intervention a config's diag_mode stands for ("reduced" = ×0.2, "magnified" = ×2.0, "mask").
+DiagonalIntervention trained_diagonal(const std::string& diag_mode);
+
 // A freshly initialised model for `config` (weights N(0, 0.02), biases 0, LayerNorm 1/0).
 std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config);
 

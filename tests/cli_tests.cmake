@@ -1,1 +1,64 @@
-# CLI end-to-end tests: being written
+# tests/cli_tests.cmake — attention-cli end to end: every command on tiny checkpoints written by a
+# fixture, and every bad input with its one-line error and non-zero exit.
+add_executable(write_fixtures write_fixtures.cpp test_support.cpp)
+target_link_libraries(write_fixtures PRIVATE aw_models)
+target_include_directories(write_fixtures PRIVATE ${PROJECT_SOURCE_DIR})
+
+set(fixtures ${CMAKE_CURRENT_BINARY_DIR}/cli_fixtures)
+add_test(NAME cli.write_fixtures COMMAND write_fixtures ${fixtures})
+set_tests_properties(cli.write_fixtures PROPERTIES FIXTURES_SETUP cli_models LABELS cli)
+
+# aw_cli_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [OUT_FILE f [OUT_FILE_REGEX re]] ARGS <args...>)
+function(aw_cli_test name)
+  cmake_parse_arguments(T "" "EXIT;REGEX;STDERR_LINES;OUT_FILE;OUT_FILE_REGEX" "ARGS" ${ARGN})
+  set(extra)
+  if(DEFINED T_STDERR_LINES)
+    list(APPEND extra -DEXPECT_STDERR_LINES=${T_STDERR_LINES})
+  endif()
+  if(DEFINED T_OUT_FILE)
+    list(APPEND extra -DOUT_FILE=${T_OUT_FILE} -DOUT_FILE_REGEX=${T_OUT_FILE_REGEX})
+  endif()
+  string(REPLACE ";" "\\;" command "$<TARGET_FILE:attention-cli>;${T_ARGS}")
+  add_test(NAME cli.${name}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=${T_EXIT} "-DEXPECT_REGEX=${T_REGEX}"
+                   ${extra} -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+  set_tests_properties(cli.${name} PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)
+endfunction()
+
+# Commands that work.
+aw_cli_test(info EXIT 0 REGEX "architecture transformer_lm.*parameters +[0-9]+" ARGS info --model ${fixtures}/tiny_lm --device cpu)
+aw_cli_test(info_json EXIT 0 REGEX "\"model_type\": \"bet_sf\".*\"parameters\": [0-9]+" ARGS info --model ${fixtures}/tiny_bet_sf --json)
+aw_cli_test(attend EXIT 0 REGEX "4 tokens:.*layer  1:" ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5")
+aw_cli_test(attend_json EXIT 0 REGEX "^\\{\"attention\":\\[\\[\\[\\[1\\.0" ARGS attend --model ${fixtures}/tiny_bet_sf --text "w2 w3 w4" --json)
+aw_cli_test(attend_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/attend.json OUT_FILE_REGEX "^\\{\"attention\":"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.json)
+aw_cli_test(eval EXIT 0 REGEX "perplexity [0-9.]+ \\(mean cross-entropy [0-9.]+ over 17 predicted tokens\\)"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --batch 2)
+aw_cli_test(eval_json EXIT 0 REGEX "\"perplexity\": [0-9.]+" ARGS eval --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --json)
+aw_cli_test(help EXIT 0 REGEX "usage: attention-cli" ARGS help)
+
+# Bad input: one line on stderr, non-zero exit.
+aw_cli_test(error_missing_model EXIT 1 STDERR_LINES 1 REGEX "error: /no/such/model: no such file or directory"
+            ARGS info --model /no/such/model)
+aw_cli_test(error_no_config EXIT 1 STDERR_LINES 1 REGEX "empty_folder: no config.json in this folder"
+            ARGS info --model ${fixtures}/empty_folder)
+aw_cli_test(error_text_too_long EXIT 1 STDERR_LINES 1
+            REGEX "the text has 17 tokens but the model allows 16 positions \\(shorten it, or pass --truncate\\)"
+            ARGS attend --model ${fixtures}/tiny_lm --text "a b c d e f g h i j k l m n o p q")
+aw_cli_test(attend_truncate EXIT 0 REGEX "text truncated from 17 to 16 tokens"
+            ARGS attend --model ${fixtures}/tiny_lm --text "a b c d e f g h i j k l m n o p q" --truncate)
+aw_cli_test(error_empty_text EXIT 1 STDERR_LINES 1 REGEX "--text gives no tokens" ARGS attend --model ${fixtures}/tiny_lm --text "  ")
+aw_cli_test(error_empty_corpus EXIT 1 STDERR_LINES 1 REGEX "empty.txt: holds no tokens"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/empty.txt)
+aw_cli_test(error_missing_corpus EXIT 1 STDERR_LINES 1 REGEX "nothing.txt: cannot be read"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/nothing.txt)
+aw_cli_test(error_window_too_large EXIT 1 STDERR_LINES 1 REGEX "--window 64 exceeds the model's 16 positions"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 64)
+aw_cli_test(error_unknown_option EXIT 1 STDERR_LINES 1 REGEX "unknown option --modle"
+            ARGS info --modle ${fixtures}/tiny_lm)
+aw_cli_test(error_missing_value EXIT 1 STDERR_LINES 1 REGEX "--model needs a value" ARGS info --model)
+aw_cli_test(error_bad_device EXIT 1 STDERR_LINES 1 REGEX "--device tpu: expected auto, cpu, cuda or cuda:N"
+            ARGS info --model ${fixtures}/tiny_lm --device tpu)
+aw_cli_test(error_bad_integer EXIT 1 STDERR_LINES 1 REGEX "--window expects an integer, got 'ten'"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window ten)
+aw_cli_test(error_unknown_command EXIT 2 REGEX "unknown command 'explain'" ARGS explain)

@@ -1,1 +1,219 @@
-// being written
+// tests/test_checkpoint.cpp — native checkpoint folders: save → load round trip, F16 storage, and
+// every bad-input case of the foundation issue with its exact one-line error.
+#include "models/checkpoint.h"
+#include "models/errors.h"
+#include "models/safetensors.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+
+namespace aw {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+using test::tiny_config;
+using test::write_file;
+
+std::string load_error(const std::string& dir) {
+  try {
+    load_checkpoint(dir);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+ModelInput fixed_input() {
+  ModelInput input;
+  input.input_ids = torch::tensor({{3, 5, 7, 2, 11, 13}}, torch::kLong);
+  return input;
+}
+
+class NativeFolder : public ::testing::Test {
+ protected:
+  void SetUp() override { test::write_tiny_checkpoint(dir.path(), tiny_config("transformer_lm")); }
+  // Rewrites model.safetensors with `edit` applied to the tensor list.
+  void edit_weights(const std::function<void(std::vector<std::pair<std::string, torch::Tensor>>&)>& edit) {
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    {
+      const auto file = SafetensorsFile::open(dir.file("model.safetensors"));
+      for (const auto& name : file->names()) tensors.emplace_back(name, file->tensor(name).clone());
+    }
+    edit(tensors);
+    write_safetensors(dir.file("model.safetensors"), tensors);
+  }
+  TempDir dir;
+};
+
+TEST(NativeCheckpoint, RoundTripGivesTheSameLogitsAndAttention) {
+  for (const std::string family : {"transformer_lm", "bet_sf", "bet_sg"}) {
+    TempDir dir;
+    const auto config = tiny_config(family);
+    torch::manual_seed(21);
+    auto original = create_model(config);
+    original->module().eval();
+    save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(config.vocab_size));
+    const auto loaded = load_checkpoint(dir.path());
+
+    EXPECT_EQ(loaded.config.model_type, family);
+    EXPECT_EQ(loaded.stored_dtype, "F32");
+    EXPECT_EQ(loaded.parameter_count, count_parameters(*original));
+    EXPECT_EQ(loaded.tokenizer->kind(), "word");
+    ForwardOptions options;
+    options.capture = CaptureMode::Full;
+    const auto expected = original->forward(fixed_input(), options);
+    const auto actual = loaded.model->forward(fixed_input(), options);
+    EXPECT_TRUE(torch::equal(expected.logits, actual.logits)) << family;
+    EXPECT_TRUE(torch::equal(expected.attention[1], actual.attention[1])) << family;
+  }
+}
+
+TEST(NativeCheckpoint, Float16StorageLoadsAsFloat32) {
+  TempDir dir;
+  const auto config = tiny_config("bet_sf");
+  torch::manual_seed(22);
+  auto original = create_model(config);
+  original->module().eval();
+  save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(20), torch::kFloat16);
+  const auto loaded = load_checkpoint(dir.path());
+  EXPECT_EQ(loaded.stored_dtype, "F16");
+  for (const auto& item : loaded.model->module().named_parameters()) {
+    EXPECT_EQ(item.value().scalar_type(), torch::kFloat32);
+    const auto rounded = original->module().named_parameters()[item.key()].to(torch::kFloat16).to(torch::kFloat32);
+    EXPECT_TRUE(torch::equal(item.value(), rounded)) << item.key();
+  }
+  EXPECT_LT(fs::file_size(dir.file("model.safetensors")), 20u * 1024u);
+}
+
+TEST(NativeCheckpoint, ConfigKeepsEveryOption) {
+  TempDir dir;
+  auto json = nlohmann::json{{"model_type", "bet_sf"}, {"vocab_size", 20}, {"n_layers", 2}, {"n_heads", 3},
+                             {"d_model", 12}, {"d_ff", 20}, {"max_positions", 16}, {"norm", "post"},
+                             {"positions", "sinusoidal"}, {"tie_embeddings", false}, {"activation", "relu"},
+                             {"dropout", 0.25}, {"diag_free_mask", false}, {"heads_per_layer", {3, 1}}};
+  const auto config = parse_model_config(json, "config");
+  save_native_checkpoint(dir.path(), *create_model(config), test::tiny_vocabulary(20));
+  const auto loaded = load_checkpoint(dir.path());
+  EXPECT_EQ(native_config_json(loaded.config), native_config_json(config));
+  EXPECT_EQ(loaded.config.heads_per_layer, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(loaded.config.total_heads(), 4);
+}
+
+TEST(CheckpointErrors, MissingPath) {
+  EXPECT_EQ(load_error("/nonexistent/model"), "/nonexistent/model: no such file or directory");
+}
+
+TEST(CheckpointErrors, FolderWithoutConfig) {
+  TempDir dir;
+  EXPECT_EQ(load_error(dir.path()), dir.path() + ": no config.json in this folder");
+}
+
+TEST(CheckpointErrors, PathIsAFile) {
+  TempDir dir;
+  write_file(dir.file("model.bin"), "x");
+  EXPECT_EQ(load_error(dir.file("model.bin")),
+            dir.file("model.bin") + ": not a checkpoint folder (expected a directory with config.json)");
+}
+
+TEST(CheckpointErrors, InvalidConfigJson) {
+  TempDir dir;
+  write_file(dir.file("config.json"), "{\"model_type\": ");
+  EXPECT_EQ(load_error(dir.path()).rfind(dir.file("config.json") + ": invalid JSON: ", 0), 0u) << load_error(dir.path());
+}
+
+TEST(CheckpointErrors, UnknownModelType) {
+  TempDir dir;
+  write_file(dir.file("config.json"), R"({"model_type": "llama"})");
+  EXPECT_EQ(load_error(dir.path()), dir.file("config.json") +
+                                        ": unknown model_type 'llama' (known: transformer_lm, bet_sf, bet_sg, gpt2, bert)");
+}
+
+TEST(CheckpointErrors, MissingAndMistypedConfigKeys) {
+  TempDir dir;
+  write_file(dir.file("config.json"), R"({"model_type": "transformer_lm", "vocab_size": 20})");
+  EXPECT_EQ(load_error(dir.path()), dir.file("config.json") + ": missing key 'n_layers'");
+  write_file(dir.file("config.json"),
+             R"({"model_type": "transformer_lm", "vocab_size": 20, "n_layers": "two", "n_heads": 3})");
+  EXPECT_EQ(load_error(dir.path()), dir.file("config.json") + ": key 'n_layers' must be a positive integer, got \"two\"");
+  write_file(dir.file("config.json"), R"({"model_type": "transformer_lm", "vocab_size": 20, "n_layers": 2,
+             "n_heads": 5, "d_model": 12, "max_positions": 16})");
+  EXPECT_EQ(load_error(dir.path()), dir.file("config.json") + ": d_model 12 is not divisible by 5 heads");
+  write_file(dir.file("config.json"), R"({"model_type": "transformer_lm", "vocab_size": 20, "n_layers": 2,
+             "n_heads": 3, "d_model": 12, "max_positions": 16, "norm": "middle"})");
+  EXPECT_EQ(load_error(dir.path()),
+            dir.file("config.json") + ": key 'norm' must be one of pre, post, got \"middle\"");
+}
+
+TEST_F(NativeFolder, LoadsAsWritten) { EXPECT_EQ(load_error(dir.path()), "no error"); }
+
+TEST_F(NativeFolder, MissingWeightsFile) {
+  fs::remove(dir.file("model.safetensors"));
+  EXPECT_EQ(load_error(dir.path()), dir.path() + ": no model.safetensors in this folder");
+}
+
+TEST_F(NativeFolder, MissingVocabulary) {
+  fs::remove(dir.file("vocab.txt"));
+  EXPECT_EQ(load_error(dir.path()), dir.path() + ": no vocab.txt in this folder");
+}
+
+TEST_F(NativeFolder, TensorMissing) {
+  edit_weights([](auto& tensors) {
+    tensors.erase(std::remove_if(tensors.begin(), tensors.end(),
+                                 [](const auto& item) { return item.first == "layers.1.mlp.fc2.bias"; }),
+                  tensors.end());
+  });
+  EXPECT_EQ(load_error(dir.path()), dir.file("model.safetensors") +
+                                        ": missing tensor 'layers.1.mlp.fc2.bias' (a transformer_lm model with this "
+                                        "config needs it)");
+}
+
+TEST_F(NativeFolder, TensorOfTheWrongShape) {
+  edit_weights([](auto& tensors) {
+    for (auto& item : tensors)
+      if (item.first == "layers.0.attn.q.weight") item.second = torch::zeros({12, 10});
+  });
+  EXPECT_EQ(load_error(dir.path()),
+            dir.file("model.safetensors") + ": tensor 'layers.0.attn.q.weight' has shape [12, 10] but the config needs [12, 12]");
+}
+
+TEST_F(NativeFolder, IntegerWeights) {
+  edit_weights([](auto& tensors) {
+    for (auto& item : tensors)
+      if (item.first == "ln_f.bias") item.second = torch::zeros({12}, torch::kLong);
+  });
+  EXPECT_EQ(load_error(dir.path()),
+            dir.file("model.safetensors") + ": tensor 'ln_f.bias' has dtype I64; weights must be F32, F16 or BF16");
+}
+
+TEST_F(NativeFolder, UnexpectedTensor) {
+  edit_weights([](auto& tensors) { tensors.emplace_back("layers.2.attn.q.weight", torch::zeros({12, 12})); });
+  EXPECT_EQ(load_error(dir.path()), dir.file("model.safetensors") +
+                                        ": unexpected tensor 'layers.2.attn.q.weight' (not part of a transformer_lm "
+                                        "model with this config)");
+}
+
+TEST_F(NativeFolder, VocabularyThatDoesNotMatchTheEmbedding) {
+  write_file(dir.file("vocab.txt"), "<unk>\n<eos>\nthe\n");
+  EXPECT_EQ(load_error(dir.path()), dir.file("vocab.txt") + ": has 3 tokens but the model's embedding has 20 rows");
+}
+
+TEST_F(NativeFolder, TruncatedWeightsFile) {
+  const auto path = dir.file("model.safetensors");
+  fs::resize_file(path, fs::file_size(path) - 100);
+  const auto message = load_error(dir.path());
+  EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
+  EXPECT_NE(message.find("layers.1.mlp.fc2.weight"), std::string::npos) << message;  // the last tensor is cut
+}
+
+TEST_F(NativeFolder, DeviceCanBeChosen) {
+  const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  EXPECT_TRUE(loaded.model->module().parameters().front().device().is_cpu());
+  EXPECT_FALSE(loaded.model->module().is_training());
+}
+
+}  // namespace
+}  // namespace aw

@@ -1,1 +1,60 @@
-// being written
+// tests/test_support.cpp — see test_support.h.
+#include "tests/test_support.h"
+
+#include "models/checkpoint.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace aw::test {
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::random_device device;
+  const auto base = fs::temp_directory_path() / ("aw-test-" + std::to_string(device()) + std::to_string(device()));
+  fs::create_directories(base);
+  path_ = base.string();
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+ModelConfig tiny_config(const std::string& model_type) {
+  nlohmann::json json = {{"model_type", model_type}, {"vocab_size", 20}, {"n_layers", 2},     {"n_heads", 3},
+                         {"d_model", 12},            {"d_ff", 24},       {"max_positions", 16}, {"dropout", 0.0}};
+  return parse_model_config(json, "tiny config");
+}
+
+std::vector<std::string> tiny_vocabulary(int64_t size) {
+  std::vector<std::string> vocabulary = {"<unk>", "<eos>"};
+  for (int64_t i = 2; i < size; ++i) vocabulary.push_back("w" + std::to_string(i));
+  vocabulary.resize(size);
+  return vocabulary;
+}
+
+void write_tiny_checkpoint(const std::string& dir, const ModelConfig& config, uint64_t seed) {
+  torch::manual_seed(seed);
+  auto model = create_model(config);
+  // Larger weights than the default init, so attention patterns are far from uniform.
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : model->module().parameters())
+    if (parameter.dim() >= 2) parameter.normal_(0.0, 0.4);
+  save_native_checkpoint(dir, *model, tiny_vocabulary(config.vocab_size));
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string max_difference(const torch::Tensor& a, const torch::Tensor& b) {
+  std::ostringstream text;
+  text << "max |a - b| = " << (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
+  return text.str();
+}
+
+}  // namespace aw::test

@@ -1,4 +1,4 @@
-// analysis/progress.h — how long-running analyses report progress and learn they are cancelled.
+// models/progress.h — how long-running analyses report progress and learn they are cancelled.
 #pragma once
 
 #include <cstdint>

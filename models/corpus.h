@@ -1,4 +1,4 @@
-// analysis/corpus.h — turning text files into model inputs: a language-model corpus cut into
+// models/corpus.h — turning text files into model inputs: a language-model corpus cut into
 // consecutive non-overlapping windows (the last, shorter one kept and padding masked), and labelled
 // TSV files (label<TAB>text or label<TAB>text_a<TAB>text_b) for classifiers.
 #pragma once

@@ -1,5 +1,5 @@
-// analysis/evaluation.cpp — perplexity and accuracy (see evaluation.h).
-#include "analysis/evaluation.h"
+// models/evaluation.cpp — perplexity and accuracy (see evaluation.h).
+#include "models/evaluation.h"
 
 #include "models/errors.h"
 

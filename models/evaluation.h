@@ -1,10 +1,10 @@
-// analysis/evaluation.h — the metric every analysis compares against: perplexity of a language
+// models/evaluation.h — the metric every analysis compares against: perplexity of a language
 // model over corpus windows (exp of the mean next-token cross-entropy over all predicted tokens),
 // or accuracy of a classifier over labelled examples.
 #pragma once
 
-#include "analysis/corpus.h"
-#include "analysis/progress.h"
+#include "models/corpus.h"
+#include "models/progress.h"
 #include "models/model.h"
 
 #include <string>

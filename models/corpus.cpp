@@ -1,5 +1,5 @@
-// analysis/corpus.cpp — corpus windows and labelled files (see corpus.h).
-#include "analysis/corpus.h"
+// models/corpus.cpp — corpus windows and labelled files (see corpus.h).
+#include "models/corpus.h"
 
 #include "models/errors.h"
 

@@ -1,0 +1,88 @@
+// bench/bench_foundation.cpp — the foundation's performance claims, each next to its baseline:
+//  - matmul rate (1024² float32): is a fast BLAS in use?
+//  - softmax over 8×8×256×256 with 1 and 2 LibTorch threads: the default thread count;
+//  - loading a GPT-2-small-sized checkpoint (12 layers, 12 heads, d 768), written once at random;
+//  - a forward over 8×256 tokens with full attention capture vs. without.
+#include "models/checkpoint.h"
+#include "models/runtime.h"
+#include "models/safetensors.h"
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void BM_Matmul1024(benchmark::State& state) {
+  aw::configure_threads(static_cast<int>(state.range(0)));
+  c10::InferenceMode inference;
+  auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
+  for (auto _ : state) benchmark::DoNotOptimize(torch::matmul(a, b));
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * 1024 * 1024 * 1024, benchmark::Counter::kIsIterationInvariantRate,
+                                                 benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_Matmul1024)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond);
+
+void BM_Softmax(benchmark::State& state) {
+  aw::configure_threads(static_cast<int>(state.range(0)));
+  c10::InferenceMode inference;
+  auto scores = torch::randn({8, 8, 256, 256});
+  for (auto _ : state) benchmark::DoNotOptimize(torch::softmax(scores, -1));
+}
+BENCHMARK(BM_Softmax)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond);
+
+// A GPT-2-small-sized native checkpoint (random weights, F32, ~500 MB), written once per run.
+const std::string& gpt2_small_dir() {
+  static const std::string dir = [] {
+    const auto path = (fs::temp_directory_path() / "aw-bench-gpt2-small").string();
+    nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", 50257}, {"n_layers", 12},
+                           {"n_heads", 12}, {"d_model", 768}, {"d_ff", 3072}, {"max_positions", 1024},
+                           {"activation", "gelu_new"}, {"dropout", 0.0}};
+    if (!fs::exists(fs::path(path) / "model.safetensors")) {
+      auto model = aw::create_model(aw::parse_model_config(json, "bench config"));
+      std::vector<std::string> vocabulary = {"<unk>"};
+      for (int i = 1; i < 50257; ++i) vocabulary.push_back("t" + std::to_string(i));
+      aw::save_native_checkpoint(path, *model, vocabulary);
+    }
+    return path;
+  }();
+  return dir;
+}
+
+void BM_LoadGpt2Small(benchmark::State& state) {
+  aw::configure_threads(1);
+  const auto dir = gpt2_small_dir();
+  // Warm the page cache once, as a second load would find it: the benchmark measures our work.
+  { std::ifstream in(dir + "/model.safetensors", std::ios::binary); std::vector<char> sink(1 << 20); while (in.read(sink.data(), sink.size())) {} }
+  for (auto _ : state) {
+    auto loaded = aw::load_checkpoint(dir, torch::kCPU);
+    benchmark::DoNotOptimize(loaded.parameter_count);
+  }
+  state.counters["file_MB"] = static_cast<double>(fs::file_size(dir + "/model.safetensors")) / 1e6;
+}
+BENCHMARK(BM_LoadGpt2Small)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Arg 0: no capture; 1: full capture of every layer's [8, 12, 256, 256] probabilities.
+void BM_ForwardGpt2Small(benchmark::State& state) {
+  aw::configure_threads(1);
+  static auto loaded = aw::load_checkpoint(gpt2_small_dir(), torch::kCPU);
+  c10::InferenceMode inference;
+  aw::ModelInput input;
+  input.input_ids = torch::randint(0, 50257, {8, 256}, torch::kLong);
+  aw::ForwardOptions options;
+  options.capture = state.range(0) ? aw::CaptureMode::Full : aw::CaptureMode::None;
+  for (auto _ : state) {
+    auto result = loaded.model->forward(input, options);
+    benchmark::DoNotOptimize(result.logits);
+  }
+  state.counters["tokens/s"] = benchmark::Counter(8 * 256, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ForwardGpt2Small)->Arg(0)->Arg(1)->ArgName("capture")->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();

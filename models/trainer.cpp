@@ -1,0 +1,273 @@
+// models/trainer.cpp — the language-model training loop (see trainer.h).
+#include "models/trainer.h"
+
+#include "models/checkpoint.h"
+#include "models/corpus.h"
+#include "models/errors.h"
+#include "models/evaluation.h"
+#include "models/runtime.h"
+#include "models/safetensors.h"
+
+#include <ATen/core/Generator.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace aw {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kStateFile = "training_state.pt";
+
+struct Position {
+  int64_t step = 0;            // optimiser steps done
+  int64_t epoch = 0;           // epoch in progress (0-based)
+  int64_t batch_in_epoch = 0;  // batches of that epoch done
+  double best_perplexity = std::numeric_limits<double>::infinity();
+};
+
+std::vector<std::string> read_vocabulary_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail_in_file(path, "cannot be read");
+  std::vector<std::string> vocabulary;
+  for (std::string line; std::getline(in, line);) vocabulary.push_back(line);
+  return vocabulary;
+}
+
+// Weights in float32 and the optimiser moments, so a resumed run continues exactly where it stopped
+// even when the checkpoint itself is stored in F16.
+void save_training_state(const std::string& dir, AttentionModel& model, torch::optim::Adam& optimizer,
+                         const Position& position) {
+  torch::serialize::OutputArchive archive;
+  optimizer.save(archive);
+  for (const auto& item : model.module().named_parameters())
+    archive.write("parameter." + item.key(), item.value().detach().to(torch::kCPU));
+  archive.write("position", torch::tensor({position.step, position.epoch, position.batch_in_epoch}, torch::kLong));
+  archive.write("best_perplexity", torch::tensor(position.best_perplexity, torch::kFloat64));
+  auto generator = at::globalContext().defaultGenerator(torch::kCPU);  // a handle sharing the global state
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    archive.write("rng_state", generator.get_state());
+  }
+  const auto path = (fs::path(dir) / kStateFile).string();
+  archive.save_to(path + ".tmp");
+  fs::rename(path + ".tmp", path);
+}
+
+Position load_training_state(const std::string& dir, AttentionModel& model, torch::optim::Adam& optimizer) {
+  const auto path = (fs::path(dir) / kStateFile).string();
+  if (!fs::exists(path)) fail_in_file(dir, std::string("no ") + kStateFile + " to resume from");
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+  optimizer.load(archive);
+  torch::NoGradGuard no_grad;
+  for (auto& item : model.module().named_parameters()) {
+    torch::Tensor value;
+    archive.read("parameter." + item.key(), value);
+    item.value().copy_(value);
+  }
+  torch::Tensor position_values, best, rng_state;
+  archive.read("position", position_values);
+  archive.read("best_perplexity", best);
+  archive.read("rng_state", rng_state);
+  auto generator = at::globalContext().defaultGenerator(torch::kCPU);  // a handle sharing the global state
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(rng_state);
+  }
+  Position position;
+  position.step = position_values[0].item<int64_t>();
+  position.epoch = position_values[1].item<int64_t>();
+  position.batch_in_epoch = position_values[2].item<int64_t>();
+  position.best_perplexity = best.item<double>();
+  return position;
+}
+
+void write_training_json(const std::string& dir, const TrainSettings& settings, const Position& position,
+                         double valid_perplexity) {
+  nlohmann::json json = {{"train", settings.train_path}, {"valid", settings.valid_path},
+                         {"epochs", settings.epochs},    {"batch", settings.batch},
+                         {"lr", settings.lr},            {"warmup_steps", settings.warmup_steps},
+                         {"schedule", settings.schedule}, {"clip", settings.clip},
+                         {"seed", settings.seed},        {"step", position.step},
+                         {"epoch", position.epoch},      {"valid_perplexity", valid_perplexity},
+                         {"best_valid_perplexity", position.best_perplexity}};
+  std::ofstream out(fs::path(dir) / "training.json");
+  out << json.dump(2) << "\n";
+}
+
+// The order in which an epoch visits the windows: a shuffle seeded by (seed, epoch) alone, so a
+// resumed run replays the same order.
+std::vector<int64_t> epoch_order(int64_t windows, uint64_t seed, int64_t epoch) {
+  std::vector<int64_t> order(windows);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 engine(seed * 1000003ULL + static_cast<uint64_t>(epoch));
+  for (int64_t i = windows - 1; i > 0; --i) {  // Fisher–Yates with our own draw, same on every libstdc++
+    const auto j = static_cast<int64_t>(engine() % static_cast<uint64_t>(i + 1));
+    std::swap(order[i], order[j]);
+  }
+  return order;
+}
+
+}  // namespace
+
+double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps) {
+  const double warmup = static_cast<double>(std::max<int64_t>(settings.warmup_steps, 1));
+  const double s = static_cast<double>(std::max<int64_t>(step, 1));
+  if (s <= warmup) return settings.lr * s / warmup;
+  if (settings.schedule == "cosine") {
+    const double progress = std::min(1.0, (s - warmup) / std::max(1.0, static_cast<double>(total_steps) - warmup));
+    return settings.lr * 0.5 * (1.0 + std::cos(M_PI * progress));
+  }
+  return settings.lr * std::sqrt(warmup / s);
+}
+
+TrainSummary train_language_model(const ModelConfig& fresh_config, const std::vector<std::string>& fresh_vocabulary,
+                                  const TrainSettings& settings, const TrainObserver& observer) {
+  if (settings.schedule != "inverse_sqrt" && settings.schedule != "cosine")
+    throw Error("--schedule must be inverse_sqrt or cosine, got " + settings.schedule);
+  if (settings.epochs < 1 || settings.batch < 1) throw Error("--epochs and --batch must be at least 1");
+  const bool resuming = !settings.resume_dir.empty();
+  const ModelConfig config = resuming ? read_model_config(settings.resume_dir) : fresh_config;
+  if (!config.is_language_model() || config.model_type == "gpt2")
+    throw Error("train: --arch must be transformer_lm, bet_sf or bet_sg, got " + config.model_type);
+  const auto vocabulary =
+      resuming ? read_vocabulary_file((fs::path(settings.resume_dir) / "vocab.txt").string()) : fresh_vocabulary;
+  if (static_cast<int64_t>(vocabulary.size()) != config.vocab_size)
+    throw Error("train: vocabulary of " + std::to_string(vocabulary.size()) + " tokens for vocab_size " +
+                std::to_string(config.vocab_size));
+
+  // The vocabulary goes into the output folder first; the tokenizer reads it from there.
+  std::error_code error;
+  fs::create_directories(settings.out_dir, error);
+  if (error) fail_in_file(settings.out_dir, "cannot create folder: " + error.message());
+  const auto vocab_path = (fs::path(settings.out_dir) / "vocab.txt").string();
+  {
+    std::ofstream out(vocab_path);
+    for (const auto& token : vocabulary) out << token << "\n";
+    if (!out) fail_in_file(vocab_path, "cannot be written");
+  }
+  const auto tokenizer = load_word_tokenizer(vocab_path);
+
+  // Data: the same window cut as evaluation, all training windows in one padded tensor.
+  const int64_t window = config.max_positions;
+  const auto all_windows = make_window_batches(read_token_corpus(settings.train_path, *tokenizer), window,
+                                               std::numeric_limits<int64_t>::max())
+                               .front();
+  const auto valid_batches =
+      make_window_batches(read_token_corpus(settings.valid_path, *tokenizer), window, settings.batch);
+  const int64_t windows = all_windows.input_ids.size(0);
+  const int64_t batches_per_epoch = (windows + settings.batch - 1) / settings.batch;
+  const int64_t total_steps = batches_per_epoch * settings.epochs;
+
+  torch::manual_seed(settings.seed);
+  auto model = create_model(config);
+  auto& module = model->module();
+  module.to(settings.device);
+  torch::optim::Adam optimizer(module.parameters(),
+                               torch::optim::AdamOptions(settings.lr).betas({0.9, 0.98}).eps(1e-9));
+  Position position;
+  if (resuming) position = load_training_state(settings.resume_dir, *model, optimizer);
+
+  TrainSummary summary;
+  summary.parameters = count_parameters(*model);
+  const auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
+  int64_t tokens_since_report = 0, steps_since_report = 0, tokens_total = 0;
+  double loss_since_report = 0.0;
+
+  auto save_all = [&](double valid_perplexity) {
+    save_native_checkpoint(settings.out_dir, *model, vocabulary, settings.storage);
+    save_training_state(settings.out_dir, *model, optimizer, position);
+    write_training_json(settings.out_dir, settings, position, valid_perplexity);
+  };
+
+  auto report = [&](TrainProgress progress) {
+    progress.step = position.step;
+    progress.total_steps = total_steps;
+    progress.epoch = position.epoch;
+    return !observer || observer(progress);
+  };
+
+  while (position.epoch < settings.epochs && !summary.stopped) {
+    module.train();
+    const auto order = epoch_order(windows, settings.seed, position.epoch);
+    while (position.batch_in_epoch < batches_per_epoch && !summary.stopped) {
+      const auto first = position.batch_in_epoch * settings.batch;
+      const auto count = std::min(settings.batch, windows - first);
+      const auto rows = torch::tensor(std::vector<int64_t>(order.begin() + first, order.begin() + first + count),
+                                      torch::kLong);
+      ModelInput input;
+      input.input_ids = all_windows.input_ids.index_select(0, rows).to(settings.device);
+      input.attention_mask = all_windows.attention_mask.index_select(0, rows).to(settings.device);
+
+      const double rate = learning_rate_at(settings, position.step + 1, total_steps);
+      for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
+      optimizer.zero_grad();
+      const auto sums = language_model_loss(model->forward(input).logits, input);
+      const auto loss = sums.total / sums.count;
+      loss.backward();
+      if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(module.parameters(), settings.clip);
+      optimizer.step();
+      ++position.step;
+      ++position.batch_in_epoch;
+      ++summary.steps;
+
+      // One host sync per step for the progress figures is negligible next to the step itself.
+      const auto tokens = sums.count.item<int64_t>();
+      tokens_since_report += tokens;
+      tokens_total += tokens;
+      loss_since_report += loss.item<double>();
+      ++steps_since_report;
+      if (position.step % settings.log_every == 0 || position.step == total_steps) {
+        const auto now = std::chrono::steady_clock::now();
+        const double elapsed = std::chrono::duration<double>(now - last_report).count();
+        const double overall = std::chrono::duration<double>(now - start).count();
+        TrainProgress progress;
+        progress.loss = loss_since_report / steps_since_report;
+        progress.learning_rate = rate;
+        progress.tokens_per_second = elapsed > 0 ? tokens_since_report / elapsed : 0.0;
+        progress.eta_seconds = overall / summary.steps * (total_steps - position.step);
+        last_report = now;
+        tokens_since_report = steps_since_report = 0;
+        loss_since_report = 0.0;
+        summary.stopped = !report(progress);
+      }
+    }
+    if (summary.stopped) break;
+
+    // Epoch done: validate, save the folder (and the best one), move the position on.
+    module.eval();
+    const auto valid = evaluate_perplexity(*model, valid_batches);
+    summary.last_valid_perplexity = valid.metric;
+    ++summary.epochs_done;
+    const bool best = valid.metric < position.best_perplexity;
+    if (best) position.best_perplexity = valid.metric;
+    ++position.epoch;
+    position.batch_in_epoch = 0;
+    save_all(valid.metric);
+    if (best) {
+      const auto best_dir = (fs::path(settings.out_dir) / "best").string();
+      save_native_checkpoint(best_dir, *model, vocabulary, settings.storage);
+      write_training_json(best_dir, settings, position, valid.metric);
+    }
+    TrainProgress progress;
+    progress.epoch_end = true;
+    progress.valid_perplexity = valid.metric;
+    summary.stopped = !report(progress) && position.epoch < settings.epochs;
+  }
+  // Interrupted inside an epoch: save where we are so --resume continues from this step.
+  if (summary.stopped && position.batch_in_epoch > 0) save_all(summary.last_valid_perplexity);
+
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.tokens_per_second = summary.seconds > 0 ? tokens_total / summary.seconds : 0.0;
+  summary.best_valid_perplexity = position.best_perplexity;
+  return summary;
+}
+
+}  // namespace aw

@@ -1,0 +1,68 @@
+// models/trainer.h — training a language model (transformer_lm, bet_sf, bet_sg) on a word-level
+// corpus: consecutive windows shuffled per epoch with the seed, Adam (β = 0.9, 0.98), linear
+// warm-up then inverse-square-root or cosine decay, dropout, gradient clipping. Each epoch writes a
+// loadable checkpoint folder (plus the optimiser state for --resume) and keeps the best one by
+// validation perplexity in <out>/best.
+#pragma once
+
+#include "models/model_config.h"
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct TrainSettings {
+  std::string train_path;
+  std::string valid_path;
+  std::string out_dir;
+  std::string resume_dir;          // empty: start fresh
+  int64_t epochs = 10;
+  int64_t batch = 16;
+  double lr = 1e-3;                // peak learning rate, reached after the warm-up
+  int64_t warmup_steps = 200;
+  std::string schedule = "inverse_sqrt";  // or "cosine" (to 0 at the last step)
+  double clip = 1.0;               // max gradient ℓ2 norm; 0 = no clipping
+  uint64_t seed = 1;
+  int64_t log_every = 50;          // steps between progress reports
+  torch::Device device = torch::kCPU;
+  torch::ScalarType storage = torch::kFloat32;  // dtype of the saved weights (kFloat16 halves them)
+};
+
+struct TrainProgress {
+  int64_t step = 0, total_steps = 0, epoch = 0;
+  double loss = 0.0;               // mean training loss since the last report
+  double learning_rate = 0.0;
+  double tokens_per_second = 0.0;
+  double eta_seconds = 0.0;
+  bool epoch_end = false;          // set once per epoch, with the validation perplexity
+  double valid_perplexity = 0.0;
+};
+
+// Called every log_every steps and at each epoch end; returning false stops training after saving.
+using TrainObserver = std::function<bool(const TrainProgress&)>;
+
+struct TrainSummary {
+  int64_t steps = 0;
+  int64_t epochs_done = 0;
+  double best_valid_perplexity = 0.0;
+  double last_valid_perplexity = 0.0;
+  double tokens_per_second = 0.0;
+  double seconds = 0.0;
+  int64_t parameters = 0;
+  bool stopped = false;            // interrupted (and saved) before the last epoch
+};
+
+// Trains `config` from scratch (fresh) or continues `settings.resume_dir`. `vocabulary` is used
+// for a fresh run (ignored on resume, where the folder's own vocabulary is read).
+TrainSummary train_language_model(const ModelConfig& config, const std::vector<std::string>& vocabulary,
+                                  const TrainSettings& settings, const TrainObserver& observer = {});
+
+// The learning rate at `step` (1-based) for the settings' schedule.
+double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps);
+
+}  // namespace aw

@@ -1,0 +1,32 @@
+// models/vocabulary.cpp — see vocabulary.h.
+#include "models/vocabulary.h"
+
+#include "models/errors.h"
+
+#include <algorithm>
+#include <fstream>
+#include <unordered_map>
+
+namespace aw {
+
+std::vector<std::string> build_word_vocabulary(const std::string& path, int64_t min_count) {
+  if (min_count < 1) throw Error("--min-count must be at least 1, got " + std::to_string(min_count));
+  std::ifstream in(path);
+  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+  std::unordered_map<std::string, int64_t> counts;
+  std::string word;
+  while (in >> word) ++counts[word];
+  if (counts.empty()) fail_in_file(path, "holds no words (empty text)");
+
+  std::vector<std::pair<std::string, int64_t>> kept;
+  for (const auto& [text, count] : counts)
+    if (count >= min_count && text != "<unk>" && text != "<eos>") kept.emplace_back(text, count);
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::vector<std::string> vocabulary = {"<unk>", "<eos>"};
+  for (const auto& item : kept) vocabulary.push_back(item.first);
+  return vocabulary;
+}
+
+}  // namespace aw

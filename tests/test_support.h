@@ -1,0 +1,44 @@
+// tests/test_support.h — small things several test files need: a temporary folder, tiny configs
+// and native checkpoints written on the fly.
+#pragma once
+
+#include "models/model_config.h"
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace aw::test {
+
+// A fresh folder under the system temp dir, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// A tiny native config (2 layers × 3 heads, d 12, vocabulary 20, 16 positions) of `model_type`,
+// dropout 0 so training mode is deterministic.
+ModelConfig tiny_config(const std::string& model_type);
+
+// "<unk>", "<eos>", "w2", "w3", … — `size` tokens.
+std::vector<std::string> tiny_vocabulary(int64_t size);
+
+// Writes a randomly initialised native checkpoint of `config` into `dir` (seeded).
+void write_tiny_checkpoint(const std::string& dir, const ModelConfig& config, uint64_t seed = 7);
+
+// Writes text to a file.
+void write_file(const std::string& path, const std::string& text);
+
+// "max |a − b| = …" for failure messages.
+std::string max_difference(const torch::Tensor& a, const torch::Tensor& b);
+
+}  // namespace aw::test
