@@ -83,7 +83,7 @@ std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
       fail_in_file(file.path(), "tensor '" + source + "' has shape " + shape_string(record.shape) +
                                     " but the config needs " + shape_string(expected));
     if (!is_float_dtype(record.dtype))
-      fail_in_file(file.path(), "tensor '" + source + "' has dtype " + record.dtype + "; weights must be F32, F16 or BF16");
+      fail_in_file(file.path(), "tensor '" + source + "' has dtype " + record.dtype + "; weights must be F32, F16, BF16 or F64");
 
     auto value = file.tensor(source);
     if (binding.parts > 1) value = value.chunk(binding.parts, -1)[binding.part];

@@ -186,7 +186,7 @@ TEST_F(NativeFolder, IntegerWeights) {
       if (item.first == "ln_f.bias") item.second = torch::zeros({12}, torch::kLong);
   });
   EXPECT_EQ(load_error(dir.path()),
-            dir.file("model.safetensors") + ": tensor 'ln_f.bias' has dtype I64; weights must be F32, F16 or BF16");
+            dir.file("model.safetensors") + ": tensor 'ln_f.bias' has dtype I64; weights must be F32, F16, BF16 or F64");
 }
 
 TEST_F(NativeFolder, UnexpectedTensor) {
