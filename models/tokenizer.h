@@ -45,4 +45,23 @@ std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_pat
 // BERT WordPiece from vocab.txt (one token per line). lowercase also strips accents, as BERT uncased.
 std::unique_ptr<Tokenizer> load_wordpiece_tokenizer(const std::string& vocab_path, bool lowercase);
 
+// Helpers the tokenizer_*.cpp files share (defined in tokenizer.cpp); not part of the public API.
+namespace tokenizer_detail {
+
+// The tokens of a one-token-per-line file (vocab.txt), index = id; a trailing '\r' is dropped.
+// Throws aw::Error naming the file for a missing file, an empty or duplicate token, or no tokens.
+std::vector<std::string> read_token_lines(const std::string& path);
+
+// Byte length of the well-formed UTF-8 sequence that starts at text[pos], or 0 if it is ill-formed.
+size_t utf8_sequence_length(const std::string& text, size_t pos);
+
+// Code points of `text`; throws aw::Error "text is not valid UTF-8 (byte offset N)" at the first
+// ill-formed sequence.
+std::u32string decode_utf8(const std::string& text);
+// The same check without decoding.
+void require_utf8(const std::string& text);
+
+void append_utf8(std::string& out, char32_t code_point);
+
+}  // namespace tokenizer_detail
 }  // namespace aw

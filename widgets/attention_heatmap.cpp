@@ -1,0 +1,113 @@
+// widgets/attention_heatmap.cpp — see attention_heatmap.h.
+#include "widgets/attention_heatmap.h"
+
+#include "widgets/color_maps.h"
+
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace aw {
+namespace {
+
+constexpr int kMaxLabelledTicks = 48;  // beyond this, every k-th token is labelled so labels stay legible
+
+QString clipped(const QString& label) { return label.size() > 14 ? label.left(13) + QChar(0x2026) : label; }
+
+}  // namespace
+
+AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+
+  color_map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+  color_map_->setInterpolate(false);
+  color_map_->setGradient(viridis_gradient());
+  color_map_->setDataRange(QCPRange(0.0, 1.0));
+
+  // Row 0: the title; row 1: the matrix and its colour scale.
+  plot_->plotLayout()->insertRow(0);
+  title_ = new QCPTextElement(plot_, QString(), QFont(font().family(), 11, QFont::Bold));
+  plot_->plotLayout()->addElement(0, 0, title_);
+  color_scale_ = new QCPColorScale(plot_);
+  plot_->plotLayout()->addElement(1, 1, color_scale_);
+  color_scale_->setType(QCPAxis::atRight);
+  color_scale_->axis()->setLabel("attention weight");
+  color_map_->setColorScale(color_scale_);
+  auto* margins = new QCPMarginGroup(plot_);
+  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  color_scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+
+  plot_->yAxis->setRangeReversed(true);  // query 0 on top, as matrices are read
+  plot_->xAxis->setTickLabelRotation(60);
+  plot_->xAxis->setLabel("key (attended token)");
+  plot_->yAxis->setLabel("query (attending token)");
+  for (auto* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
+    axis->setSubTicks(false);
+    axis->grid()->setVisible(false);
+  }
+  plot_->setMouseTracking(true);
+  plot_->installEventFilter(this);
+}
+
+void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
+  matrix_ = matrix;
+  auto* data = color_map_->data();
+  data->setSize(matrix.cols, matrix.rows);
+  // Cell (col, row) is centred on integer coordinates so ticks sit under the tokens.
+  data->setRange(QCPRange(0, std::max(0, matrix.cols - 1)), QCPRange(0, std::max(0, matrix.rows - 1)));
+  for (int row = 0; row < matrix.rows; ++row)
+    for (int col = 0; col < matrix.cols; ++col) data->setCell(col, row, matrix.at(row, col));
+  plot_->xAxis->setRange(-0.5, matrix.cols - 0.5);
+  plot_->yAxis->setRange(-0.5, matrix.rows - 0.5);
+  title_->setText(matrix.title);
+  updateTicks();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void AttentionHeatmap::updateTicks() {
+  auto label_axis = [](QCPAxis* axis, const QStringList& labels) {
+    auto ticker = qSharedPointerCast<QCPAxisTickerText>(axis->ticker());
+    ticker->clear();
+    const int step = std::max<int>(1, (labels.size() + kMaxLabelledTicks - 1) / kMaxLabelledTicks);
+    for (int i = 0; i < labels.size(); i += step) ticker->addTick(i, clipped(labels[i]));
+  };
+  label_axis(plot_->xAxis, matrix_.col_labels);
+  label_axis(plot_->yAxis, matrix_.row_labels);
+}
+
+QString AttentionHeatmap::cellText(int row, int col) const {
+  if (row < 0 || col < 0 || row >= matrix_.rows || col >= matrix_.cols) return {};
+  return QString("%1 → %2: %3")
+      .arg(matrix_.row_labels.value(row), matrix_.col_labels.value(col))
+      .arg(matrix_.at(row, col), 0, 'f', 3);
+}
+
+QPoint AttentionHeatmap::cellAt(const QPoint& position) const {
+  if (matrix_.rows == 0 || !plot_->axisRect()->rect().contains(position)) return {-1, -1};
+  double key = 0, value = 0;
+  color_map_->pixelsToCoords(position, key, value);
+  int col = -1, row = -1;
+  color_map_->data()->coordToCell(key, value, &col, &row);
+  if (col < 0 || row < 0 || col >= matrix_.cols || row >= matrix_.rows) return {-1, -1};
+  return {col, row};
+}
+
+bool AttentionHeatmap::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::MouseMove) {
+    const auto* mouse = static_cast<QMouseEvent*>(event);
+    const auto cell = cellAt(mouse->position().toPoint());
+    if (cell.x() >= 0) {
+      QToolTip::showText(mouse->globalPosition().toPoint(), cellText(cell.y(), cell.x()), plot_);
+      Q_EMIT cellHovered(cell.y(), cell.x(), matrix_.at(cell.y(), cell.x()));
+    } else {
+      QToolTip::hideText();
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace aw
