@@ -7,11 +7,13 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QIcon>
 #include <QTimer>
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("Attention Workbench");
+  QApplication::setWindowIcon(QIcon(":/attention-workbench.png"));
   QCommandLineParser parser;
   parser.setApplicationDescription("Study attention inside transformer models.");
   parser.addHelpOption();

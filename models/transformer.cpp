@@ -70,18 +70,23 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x, const Atte
   auto query = split_heads(q(x)), key = split_heads(k(x)), value = split_heads(v(x));
 
   // M_dp: scaled dot products (B, H, n, n), then the diagonal intervention and the masks.
-  auto scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
-  if (context.diagonal_scale.defined()) scores = scores * context.diagonal_scale;
-  if (context.blocked.defined()) scores = scores.masked_fill(context.blocked, -INFINITY);
-  if (context.diagonal_blocked.defined()) scores = scores.masked_fill(context.diagonal_blocked, -INFINITY);
+  auto raw_scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
+  if (context.diagonal_scale.defined()) raw_scores = raw_scores * context.diagonal_scale;
+  auto apply_masks = [&](torch::Tensor t) {
+    if (context.blocked.defined()) t = t.masked_fill(context.blocked, -INFINITY);
+    if (context.diagonal_blocked.defined()) t = t.masked_fill(context.diagonal_blocked, -INFINITY);
+    return t;
+  };
+  auto scores = apply_masks(raw_scores);
 
   if (bird_eye.defined()) {
     // BET(SF): H = softmax(M_dp) V; R_j = sigmoid(wᵀ[H_j, K_j]) per key position j (B, H, n);
-    // every score column j is multiplied by R_j (−∞ stays −∞ since R_j > 0).
+    // every score column j is multiplied by R_j. The product is taken before masking: −∞ · R_j
+    // would give a NaN gradient for R_j even though the forward value stays −∞.
     auto bird_context = torch::matmul(torch::softmax(scores, -1), value);                 // (B, H, n, dh)
     auto features = torch::cat({bird_context, key}, -1);                                  // (B, H, n, 2dh)
     auto reweight = torch::sigmoid(torch::einsum("bhnc,hc->bhn", {features, bird_eye}));  // (B, H, n)
-    scores = scores * reweight.unsqueeze(-2);
+    scores = apply_masks(raw_scores * reweight.unsqueeze(-2));
     if (context.reweighted_blocked.defined()) scores = scores.masked_fill(context.reweighted_blocked, -INFINITY);
   }
 

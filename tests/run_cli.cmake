@@ -1,5 +1,6 @@
 # tests/run_cli.cmake — runs one attention-cli command and checks its exit code and output.
-# -DCOMMAND="a;b;c" -DEXPECT_EXIT=N -DEXPECT_REGEX=re [-DEXPECT_STDOUT_REGEX=re] [-DOUT_FILE=path]
+# -DCOMMAND="a^^b^^c" -DEXPECT_EXIT=N -DEXPECT_REGEX=re [-DEXPECT_STDOUT_REGEX=re] [-DOUT_FILE=path]
+string(REPLACE "^^" ";" COMMAND "${COMMAND}")
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT exit_code STREQUAL EXPECT_EXIT)
   message(FATAL_ERROR "exit code ${exit_code}, expected ${EXPECT_EXIT}\nstdout:\n${out}\nstderr:\n${err}")
@@ -8,8 +9,11 @@ if(DEFINED EXPECT_REGEX AND NOT "${out}${err}" MATCHES "${EXPECT_REGEX}")
   message(FATAL_ERROR "output does not match '${EXPECT_REGEX}'\nstdout:\n${out}\nstderr:\n${err}")
 endif()
 if(DEFINED EXPECT_STDERR_LINES)
-  string(REGEX MATCHALL "\n" newlines "${err}")
-  list(LENGTH newlines count)
+  # Progress and "[models] loaded …" log lines are not part of the error report; drop them.
+  string(REPLACE ";" "," err "${err}")
+  string(REPLACE "\n" ";" lines "${err}")
+  list(FILTER lines EXCLUDE REGEX "^\\[|^$")
+  list(LENGTH lines count)
   if(NOT count EQUAL EXPECT_STDERR_LINES)
     message(FATAL_ERROR "stderr has ${count} lines, expected ${EXPECT_STDERR_LINES}:\n${err}")
   endif()
