@@ -1,6 +1,7 @@
 // app/cli_main.cpp — attention-cli: the headless workbench. Dispatches to one command; bad input
 // becomes one line on stderr and exit code 1 (2 for a usage error), never a crash.
 #include "app/cli_commands.h"
+#include "models/runtime.h"
 #include "models/errors.h"
 
 #include <c10/util/Exception.h>
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  aw::configure_allocator();
   try {
     if (command == "info") return aw::run_info(argc, argv);
     if (command == "attend") return aw::run_attend(argc, argv);

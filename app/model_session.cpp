@@ -15,7 +15,10 @@ struct ModelSession::Impl {
   std::vector<ModelSummary> summaries;
 };
 
-ModelSession::ModelSession() : impl_(std::make_unique<Impl>()) { configure_threads(); }
+ModelSession::ModelSession() : impl_(std::make_unique<Impl>()) {
+  configure_allocator();
+  configure_threads();
+}
 ModelSession::~ModelSession() = default;
 
 ModelSummary ModelSession::load(const QString& dir) {

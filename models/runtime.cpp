@@ -1,6 +1,10 @@
 // models/runtime.cpp — device, thread and logger set-up shared by the CLI, the GUI and the tests.
 #include "models/runtime.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "models/errors.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -50,6 +54,17 @@ int configure_threads(int requested) {
   if (threads <= 0) threads = kDefaultThreads;
   torch::set_num_threads(threads);
   return torch::get_num_threads();
+}
+
+void configure_allocator() {
+#ifdef __GLIBC__
+  static const bool once = [] {
+    mallopt(M_MMAP_MAX, 0);                 // large blocks from the heap, not fresh mmaps per tensor
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);     // return heap to the kernel only beyond 1 GiB free
+    return true;
+  }();
+  (void)once;
+#endif
 }
 
 std::shared_ptr<spdlog::logger> logger(const std::string& name) {

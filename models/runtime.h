@@ -10,8 +10,9 @@
 namespace aw {
 
 // LibTorch intra-op threads used unless --threads or AW_THREADS says otherwise. Measured on the
-// 2-core machines (bench/bench_threads): one thread is faster, because OpenBLAS threads its own
-// matrix products and LibTorch's extra thread only adds contention (see README "Performance").
+// 2-core machines (bench_foundation): a lone softmax is faster with two threads, but a whole forward
+// pass is ~20 % slower, because OpenBLAS threads its own matrix products and LibTorch's extra thread
+// competes with it (see README "Performance").
 constexpr int kDefaultThreads = 1;
 
 // "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N". Throws aw::Error when CUDA is
@@ -23,6 +24,11 @@ std::string describe_device(const torch::Device& device);
 // Sets LibTorch's intra-op thread count: `requested` if > 0, else AW_THREADS, else kDefaultThreads.
 // Returns the count in effect.
 int configure_threads(int requested = 0);
+
+// Makes glibc keep freed memory for reuse instead of handing it back to the kernel: a forward pass
+// allocates and frees tens of MB per layer, and re-faulting those pages made an 8×256 GPT-2-small
+// forward ~3× slower (bench_foundation). Keeps up to 1 GiB of free heap. Idempotent; no-op off glibc.
+void configure_allocator();
 
 // One named logger per layer ("models", "analysis", "app"), writing to stderr.
 std::shared_ptr<spdlog::logger> logger(const std::string& name);

@@ -12,9 +12,7 @@ namespace {
 
 constexpr double kInitStd = 0.02;
 
-torch::nn::Linear make_linear(int64_t in, int64_t out, bool bias = true) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
+Dense make_linear(int64_t in, int64_t out, bool bias = true) { return Dense(in, out, bias); }
 
 torch::nn::LayerNorm make_layer_norm(const ModelConfig& config) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model}).eps(config.layer_norm_eps));
@@ -48,6 +46,16 @@ DiagonalIntervention trained_diagonal(const std::string& diag_mode) {
   if (diag_mode == "magnified") return DiagonalIntervention::scale(2.0);
   if (diag_mode == "mask") return DiagonalIntervention::mask();
   return DiagonalIntervention::none();
+}
+
+// ---------------------------------------------------------------------------------------------
+DenseImpl::DenseImpl(int64_t in, int64_t out, bool with_bias) {
+  weight = register_parameter("weight", torch::empty({out, in}));
+  if (with_bias) bias = register_parameter("bias", torch::empty({out}));
+}
+
+LookupImpl::LookupImpl(int64_t rows, int64_t width) {
+  weight = register_parameter("weight", torch::empty({rows, width}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,14 +134,14 @@ torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, const Attent
 }
 
 // ---------------------------------------------------------------------------------------------
-TransformerImpl::TransformerImpl(ModelConfig config) : config_(std::move(config)) {
+TransformerImpl::TransformerImpl(ModelConfig config, bool initialise) : config_(std::move(config)) {
   const auto& c = config_;
-  tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.d_model));
+  tok_emb = register_module("tok_emb", Lookup(c.vocab_size, c.d_model));
   if (c.positions == PositionKind::Learned)
-    pos_emb = register_module("pos_emb", torch::nn::Embedding(c.max_positions, c.d_model));
+    pos_emb = register_module("pos_emb", Lookup(c.max_positions, c.d_model));
   else
     sinusoid_ = register_buffer("sinusoid", sinusoid_table(c.max_positions, c.d_model));
-  if (c.type_vocab_size > 0) type_emb = register_module("type_emb", torch::nn::Embedding(c.type_vocab_size, c.d_model));
+  if (c.type_vocab_size > 0) type_emb = register_module("type_emb", Lookup(c.type_vocab_size, c.d_model));
   if (c.embedding_norm) emb_ln = register_module("emb_ln", make_layer_norm(c));
 
   layers = register_module("layers", torch::nn::ModuleList());
@@ -145,6 +153,7 @@ TransformerImpl::TransformerImpl(ModelConfig config) : config_(std::move(config)
   if (c.pooler) pooler = register_module("pooler", make_linear(c.d_model, c.d_model));
   if (c.is_classifier()) classifier = register_module("classifier", make_linear(c.d_model, c.num_labels));
 
+  if (!initialise) return;
   torch::NoGradGuard no_grad;
   for (auto& item : named_parameters()) {
     const auto& name = item.key();
@@ -256,8 +265,8 @@ ForwardResult TransformerImpl::forward(const ModelInput& input, const ForwardOpt
   return result;
 }
 
-std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config) {
-  return std::make_shared<TransformerImpl>(config);
+std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config, bool initialise) {
+  return std::make_shared<TransformerImpl>(config, initialise);
 }
 
 }  // namespace aw

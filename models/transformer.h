@@ -9,11 +9,29 @@
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
-#include <torch/nn/modules/embedding.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
 namespace aw {
+
+// A linear map y = x Wᵀ + b whose parameters start uninitialised. LibTorch's Linear and Embedding
+// fill every weight at random on construction, which loading then overwrites: ~1 s of wasted work
+// for a GPT-2-small checkpoint. Fresh models are initialised once, by make_transformer.
+class DenseImpl : public torch::nn::Module {
+ public:
+  DenseImpl(int64_t in, int64_t out, bool with_bias);
+  torch::Tensor forward(const torch::Tensor& x) { return torch::linear(x, weight, bias); }
+  torch::Tensor weight, bias;  // [out, in], [out] (bias undefined when with_bias is false)
+};
+TORCH_MODULE(Dense);
+
+// An embedding table [rows, width], uninitialised for the same reason as Dense.
+class LookupImpl : public torch::nn::Module {
+ public:
+  LookupImpl(int64_t rows, int64_t width);
+  torch::Tensor forward(const torch::Tensor& ids) { return torch::embedding(weight, ids); }
+  torch::Tensor weight;
+};
+TORCH_MODULE(Lookup);
 
 // Masks and interventions that every layer of one forward shares, built once per forward.
 struct AttentionContext {
@@ -34,7 +52,7 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
 
   int64_t heads() const { return heads_; }
 
-  torch::nn::Linear q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
+  Dense q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
   torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)
 
  private:
@@ -48,7 +66,7 @@ class FeedForwardImpl : public torch::nn::Module {
  public:
   FeedForwardImpl(const ModelConfig& config);
   torch::Tensor forward(const torch::Tensor& x);
-  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  Dense fc1{nullptr}, fc2{nullptr};
 
  private:
   Activation activation_;
@@ -73,7 +91,8 @@ TORCH_MODULE(TransformerBlock);
 
 class TransformerImpl : public torch::nn::Module, public AttentionModel {
  public:
-  explicit TransformerImpl(ModelConfig config);
+  // `initialise` false leaves the weights uninitialised, for a checkpoint to fill.
+  explicit TransformerImpl(ModelConfig config, bool initialise = true);
 
   const ModelConfig& config() const override { return config_; }
   torch::nn::Module& module() override { return *this; }
@@ -84,10 +103,10 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
                            const ForwardOptions& options, std::vector<torch::Tensor>* attention_by_layer) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;
 
-  torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
+  Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
   torch::nn::LayerNorm emb_ln{nullptr}, ln_f{nullptr};
   torch::nn::ModuleList layers{nullptr};
-  torch::nn::Linear lm_head{nullptr}, pooler{nullptr}, classifier{nullptr};
+  Dense lm_head{nullptr}, pooler{nullptr}, classifier{nullptr};
 
  private:
   AttentionContext make_context(const ModelInput& input, int64_t length, const ForwardOptions& options) const;
@@ -100,7 +119,8 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
 // The intervention a config's diag_mode stands for ("reduced" = ×0.2, "magnified" = ×2.0, "mask").
 DiagonalIntervention trained_diagonal(const std::string& diag_mode);
 
-// A freshly initialised model for `config` (weights N(0, 0.02), biases 0, LayerNorm 1/0).
-std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config);
+// A model for `config`: freshly initialised (weights N(0, 0.02), biases 0, LayerNorm 1/0), or with
+// `initialise` false, uninitialised weights that a checkpoint will overwrite.
+std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config, bool initialise = true);
 
 }  // namespace aw

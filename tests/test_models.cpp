@@ -236,7 +236,7 @@ torch::Tensor reference_layer0_attention(TransformerImpl& model, const torch::Te
   auto mean = x.mean(-1, true);
   auto variance = (x - mean).pow(2).mean(-1, true);
   auto normed = (x - mean) / torch::sqrt(variance + c.layer_norm_eps) * d(block->ln_1->weight) + d(block->ln_1->bias);
-  auto project = [&](torch::nn::Linear& linear) {
+  auto project = [&](Dense& linear) {
     return (torch::matmul(normed, d(linear->weight).t()) + d(linear->bias)).view({ids.size(0), n, heads, dh}).transpose(1, 2);
   };
   auto q = project(block->attn->q), k = project(block->attn->k), v = project(block->attn->v);
