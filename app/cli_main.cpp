@@ -27,6 +27,8 @@ commands:
           [--seed 1 --min-count 1 --log-every 50 --diag-mode normal|reduced|magnified|mask]
           [--no-diag-free-mask] [--norm pre|post] [--positions learned|sinusoidal] [--untied]
           [--f16] [--resume DIR]            Ctrl-C saves and stops; --resume continues
+          [--lambda-p 1.0]                 bet_sg: pointer-loss weight; --train must be .conllu
+                                           (a .conllu FILE is read as its word forms everywhere)
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json

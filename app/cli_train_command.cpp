@@ -43,7 +43,7 @@ std::string format_duration(double seconds) {
 int run_train(int argc, char** argv) {
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
-                         "log-every", "diag-mode", "norm", "positions", "activation", "device", "threads"},
+                         "log-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
                         {"no-diag-free-mask", "untied", "f16", "json"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
@@ -65,11 +65,19 @@ int run_train(int argc, char** argv) {
   settings.device = resolve_device(options.get("device", "auto"));
   settings.storage = options.flag("f16") ? torch::kFloat16 : torch::kFloat32;
 
+  // BET(SG) trains with its pointer loss (weight 1 unless --lambda-p says otherwise); the other
+  // architectures have no syntax hints to point at.
+  const auto arch = settings.resume_dir.empty() ? options.get("arch", "transformer_lm")
+                                                : read_model_config(settings.resume_dir).model_type;
+  settings.pointer_weight = get_number(options, "lambda-p", arch == "bet_sg" ? 1.0 : 0.0);
+  if (settings.pointer_weight < 0) throw Error("attention-cli train: --lambda-p must be ≥ 0");
+  if (settings.pointer_weight > 0 && arch != "bet_sg")
+    throw Error("attention-cli train: --lambda-p applies to --arch bet_sg only (this run trains " + arch + ")");
+
   ModelConfig config;
   std::vector<std::string> vocabulary;
   if (settings.resume_dir.empty()) {
     vocabulary = build_word_vocabulary(settings.train_path, options.get_int("min-count", 1, 1));
-    const auto arch = options.get("arch", "transformer_lm");
     nlohmann::json json = {{"model_type", arch},
                            {"vocab_size", static_cast<int64_t>(vocabulary.size())},
                            {"n_layers", options.get_int("layers", 2, 1)},
@@ -97,9 +105,11 @@ int run_train(int argc, char** argv) {
                    static_cast<long long>(progress.epoch), static_cast<long long>(settings.epochs),
                    static_cast<long long>(progress.step), progress.valid_perplexity);
     } else {
-      std::fprintf(stderr, "step %lld/%lld  epoch %lld  loss %.4f  lr %.2e  %.0f tokens/s  ETA %s\n",
+      char pointer[40] = "";
+      if (settings.pointer_weight > 0) std::snprintf(pointer, sizeof pointer, " (pointer %.4f)", progress.pointer_loss);
+      std::fprintf(stderr, "step %lld/%lld  epoch %lld  loss %.4f%s  lr %.2e  %.0f tokens/s  ETA %s\n",
                    static_cast<long long>(progress.step), static_cast<long long>(progress.total_steps),
-                   static_cast<long long>(progress.epoch + 1), progress.loss, progress.learning_rate,
+                   static_cast<long long>(progress.epoch + 1), progress.loss, pointer, progress.learning_rate,
                    progress.tokens_per_second, format_duration(progress.eta_seconds).c_str());
     }
     return !interrupt_requested();

@@ -2,6 +2,7 @@
 #include "models/corpus.h"
 
 #include "models/errors.h"
+#include "models/syntax_hints.h"
 
 #include <torch/torch.h>
 
@@ -45,7 +46,12 @@ ModelInput pad_batch(const std::vector<std::vector<int64_t>>& rows, const std::v
 }  // namespace
 
 std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer) {
-  const auto text = read_whole_file(path);
+  std::string text;
+  if (is_conllu_path(path)) {
+    for (const auto& sentence : read_conllu(path)) text += sentence_text(sentence) + "\n";
+  } else {
+    text = read_whole_file(path);
+  }
   std::vector<int64_t> ids;
   const int64_t eos = tokenizer.kind() == "word" ? tokenizer.token_id("<eos>") : -1;
   if (eos >= 0) {

@@ -12,7 +12,8 @@
 namespace aw {
 
 // Reads and tokenises a whole text file. Word-level vocabularies that contain "<eos>" get it at the
-// end of every non-empty line (the WikiText convention the sample models are trained with).
+// end of every non-empty line (the WikiText convention the sample models are trained with). A
+// ".conllu" file is read as CoNLL-U: one line per sentence, its word forms joined by spaces.
 // Throws aw::Error naming the file when it cannot be read or holds no tokens.
 std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer);
 

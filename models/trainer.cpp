@@ -7,6 +7,7 @@
 #include "models/evaluation.h"
 #include "models/runtime.h"
 #include "models/safetensors.h"
+#include "models/syntax_hints.h"
 
 #include <ATen/core/Generator.h>
 #include <torch/torch.h>
@@ -94,7 +95,8 @@ void write_training_json(const std::string& dir, const TrainSettings& settings, 
                          {"epochs", settings.epochs},    {"batch", settings.batch},
                          {"lr", settings.lr},            {"warmup_steps", settings.warmup_steps},
                          {"schedule", settings.schedule}, {"clip", settings.clip},
-                         {"seed", settings.seed},        {"step", position.step},
+                         {"seed", settings.seed},        {"lambda_p", settings.pointer_weight},
+                         {"step", position.step},
                          {"epoch", position.epoch},      {"valid_perplexity", valid_perplexity},
                          {"best_valid_perplexity", position.best_perplexity}};
   std::ofstream out(fs::path(dir) / "training.json");
@@ -156,9 +158,24 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
 
   // Data: the same window cut as evaluation, all training windows in one padded tensor.
   const int64_t window = config.max_positions;
-  const auto all_windows = make_window_batches(read_token_corpus(settings.train_path, *tokenizer), window,
-                                               std::numeric_limits<int64_t>::max())
-                               .front();
+  const auto train_ids = read_token_corpus(settings.train_path, *tokenizer);
+  const auto all_windows = make_window_batches(train_ids, window, std::numeric_limits<int64_t>::max()).front();
+  const bool with_pointer = settings.pointer_weight > 0;
+  torch::Tensor all_hints;  // [windows, window]: BET(SG)'s hint per position, relative to its window
+  if (with_pointer) {
+    if (!is_conllu_path(settings.train_path))
+      fail_in_file(settings.train_path, "is not a CoNLL-U (.conllu) file; the pointer loss (--lambda-p) needs its "
+                                        "dependency trees");
+    std::vector<int64_t> stream_hints;
+    for (const auto& sentence : read_conllu(settings.train_path)) {
+      const auto offset = static_cast<int64_t>(stream_hints.size());
+      for (const auto hint : syntax_hints(sentence)) stream_hints.push_back(offset + hint);
+    }
+    // One token per word plus "<eos>" per sentence, exactly as read_token_corpus lays the text out.
+    TORCH_INTERNAL_ASSERT(stream_hints.size() == train_ids.size(), "hints and tokens of ", settings.train_path,
+                          " disagree: ", stream_hints.size(), " vs ", train_ids.size());
+    all_hints = window_hints(stream_hints, window);
+  }
   const auto valid_batches =
       make_window_batches(read_token_corpus(settings.valid_path, *tokenizer), window, settings.batch);
   const int64_t windows = all_windows.input_ids.size(0);
@@ -179,7 +196,7 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
   int64_t tokens_since_report = 0, steps_since_report = 0, tokens_total = 0;
-  double loss_since_report = 0.0;
+  double loss_since_report = 0.0, pointer_since_report = 0.0;
 
   auto save_all = [&](double valid_perplexity) {
     save_native_checkpoint(settings.out_dir, *model, vocabulary, settings.storage);
@@ -209,8 +226,16 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
       const double rate = learning_rate_at(settings, position.step + 1, total_steps);
       for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
       optimizer.zero_grad();
-      const auto sums = language_model_loss(model->forward(input).logits, input);
-      const auto loss = sums.total / sums.count;
+      ForwardOptions forward_options;
+      if (with_pointer) forward_options.capture = CaptureMode::Full;
+      const auto result = model->forward(input, forward_options);
+      const auto sums = language_model_loss(result.logits, input);
+      auto loss = sums.total / sums.count;
+      if (with_pointer) {
+        const auto pointer = pointer_loss(result.attention, all_hints.index_select(0, rows).to(settings.device));
+        loss = loss + settings.pointer_weight * pointer;
+        pointer_since_report += pointer.item<double>();
+      }
       loss.backward();
       if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(module.parameters(), settings.clip);
       optimizer.step();
@@ -230,12 +255,13 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
         const double overall = std::chrono::duration<double>(now - start).count();
         TrainProgress progress;
         progress.loss = loss_since_report / steps_since_report;
+        progress.pointer_loss = pointer_since_report / steps_since_report;
         progress.learning_rate = rate;
         progress.tokens_per_second = elapsed > 0 ? tokens_since_report / elapsed : 0.0;
         progress.eta_seconds = overall / summary.steps * (total_steps - position.step);
         last_report = now;
         tokens_since_report = steps_since_report = 0;
-        loss_since_report = 0.0;
+        loss_since_report = pointer_since_report = 0.0;
         summary.stopped = !report(progress);
       }
     }

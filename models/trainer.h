@@ -1,5 +1,5 @@
 // models/trainer.h — training a language model (transformer_lm, bet_sf, bet_sg) on a word-level
-// corpus: consecutive windows shuffled per epoch with the seed, Adam (β = 0.9, 0.98), linear
+// corpus (plain text, or CoNLL-U whose dependency trees give BET(SG) its syntax hints): consecutive windows shuffled per epoch with the seed, Adam (β = 0.9, 0.98), linear
 // warm-up then inverse-square-root or cosine decay, dropout, gradient clipping. Each epoch writes a
 // loadable checkpoint folder (plus the optimiser state for --resume) and keeps the best one by
 // validation perplexity in <out>/best.
@@ -28,6 +28,7 @@ struct TrainSettings {
   std::string schedule = "inverse_sqrt";  // or "cosine" (to 0 at the last step)
   double clip = 1.0;               // max gradient ℓ2 norm; 0 = no clipping
   uint64_t seed = 1;
+  double pointer_weight = 0.0;     // --lambda-p: BET(SG)'s pointer loss weight; > 0 needs a CoNLL-U train file
   int64_t log_every = 50;          // steps between progress reports
   torch::Device device = torch::kCPU;
   torch::ScalarType storage = torch::kFloat32;  // dtype of the saved weights (kFloat16 halves them)
@@ -35,7 +36,8 @@ struct TrainSettings {
 
 struct TrainProgress {
   int64_t step = 0, total_steps = 0, epoch = 0;
-  double loss = 0.0;               // mean training loss since the last report
+  double loss = 0.0;               // mean training loss since the last report (LM + λ_p · pointer)
+  double pointer_loss = 0.0;       // mean pointer loss since the last report (0 without syntax hints)
   double learning_rate = 0.0;
   double tokens_per_second = 0.0;
   double eta_seconds = 0.0;

@@ -2,6 +2,7 @@
 #include "models/vocabulary.h"
 
 #include "models/errors.h"
+#include "models/syntax_hints.h"
 
 #include <algorithm>
 #include <fstream>
@@ -11,11 +12,16 @@ namespace aw {
 
 std::vector<std::string> build_word_vocabulary(const std::string& path, int64_t min_count) {
   if (min_count < 1) throw Error("--min-count must be at least 1, got " + std::to_string(min_count));
-  std::ifstream in(path);
-  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
   std::unordered_map<std::string, int64_t> counts;
-  std::string word;
-  while (in >> word) ++counts[word];
+  if (is_conllu_path(path)) {
+    for (const auto& sentence : read_conllu(path))
+      for (const auto& form : sentence.forms) ++counts[form];
+  } else {
+    std::ifstream in(path);
+    if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+    std::string word;
+    while (in >> word) ++counts[word];
+  }
   if (counts.empty()) fail_in_file(path, "holds no words (empty text)");
 
   std::vector<std::pair<std::string, int64_t>> kept;

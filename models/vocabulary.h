@@ -9,7 +9,7 @@ namespace aw {
 
 // Words of `path` (split on whitespace) seen at least `min_count` times, most frequent first (ties
 // alphabetical), after "<unk>" (id 0) and "<eos>" (id 1). A "<unk>" already in the text (WikiText
-// has them) is not listed twice. Throws aw::Error naming the file when it cannot be read or is empty.
+// has them) is not listed twice. A ".conllu" file contributes its word forms. Throws aw::Error naming the file when it cannot be read or is empty.
 std::vector<std::string> build_word_vocabulary(const std::string& path, int64_t min_count);
 
 }  // namespace aw

@@ -1,36 +1,84 @@
 #!/usr/bin/env bash
-# Trains the sample checkpoints in sample_data/ from WikiText-2 in ../shared/data/ (see
-# sample_data/README.md). Every model gets the same data, sizes, budget and seed; only --arch
-# (and the diagonal options) differ. Usage: scripts/train-samples.sh [extra train options]
-# Needs a built build/app/attention-cli (scripts/build.sh). About 10 minutes per model on 2 cores.
+# Trains the sample checkpoints in sample_data/ and the small-scale Table 2 of docs/results.md.
+#
+#   scripts/train-samples.sh samples   # (default) vanilla_lm, bet_sf (WikiText-2), bet_sg (UD EWT) → sample_data/
+#   scripts/train-samples.sh variants  # the Table 2 variants, and a vanilla model on UD EWT → build/table2/
+#   scripts/train-samples.sh table     # every model's held-out perplexity → build/table2/results.md
+#   scripts/train-samples.sh all       # the three in turn
+#
+# Every WikiText-2 model gets the same data, sizes, budget and seed; only --arch and the diagonal
+# options differ. Needs a built build/app/attention-cli (scripts/build.sh); ~5 minutes per model on
+# 2 cores. Data come from ../shared/data (AW_SHARED_DATA overrides); see sample_data/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+what=${1:-samples}
 cli=build/app/attention-cli
-data=${AW_SHARED_DATA:-../shared/data}/wikitext-2
+shared=${AW_SHARED_DATA:-../shared/data}
+wiki=$shared/wikitext-2
+ud=$shared/ud-english-ewt
 [ -x "$cli" ] || { echo "train-samples: build first (scripts/build.sh)" >&2; exit 1; }
-[ -f "$data/valid.txt" ] || { echo "train-samples: $data/valid.txt not found" >&2; exit 1; }
+for f in "$wiki/valid.txt" "$wiki/test.txt" "$ud/en_ewt-ud-train.conllu" "$ud/en_ewt-ud-dev.conllu" "$ud/en_ewt-ud-test.conllu"; do
+  [ -f "$f" ] || { echo "train-samples: $f not found" >&2; exit 1; }
+done
 
-# WikiText-2's train split is not shipped here: train on its valid split, and split its test split
-# into a validation part (first 1000 lines, for picking the best epoch) and a held-out part.
+# WikiText-2's train split is not in ../shared/data: we train on its valid split and cut its test
+# split into a validation part (first 1000 lines, picks the best epoch) and a held-out part (the rest).
 split=build/sample_split
 mkdir -p "$split"
-head -n 1000 "$data/test.txt" > "$split/valid.txt"
-tail -n +1001 "$data/test.txt" > "$split/test.txt"
+head -n 1000 "$wiki/test.txt" > "$split/valid.txt"
+tail -n +1001 "$wiki/test.txt" > "$split/heldout.txt"
 
-common=(--train "$data/valid.txt" --valid "$split/valid.txt" --layers 2 --heads 4 --d-model 128
-        --d-ff 512 --window 64 --epochs 8 --batch 16 --lr 1e-3 --warmup 200 --dropout 0.1
-        --min-count 3 --seed 1 --f16 --threads "${AW_THREADS:-2}" --log-every 100)
+sizes=(--layers 2 --heads 4 --d-model 128 --d-ff 512 --window 64)
+budget=(--epochs 10 --batch 16 --lr 1e-3 --warmup 200 --dropout 0.1 --seed 1 --threads "${AW_THREADS:-1}" --log-every 200)
+wiki_data=(--train "$wiki/valid.txt" --valid "$split/valid.txt" --min-count 3)
+ud_data=(--train "$ud/en_ewt-ud-train.conllu" --valid "$ud/en_ewt-ud-dev.conllu" --min-count 2)
 
-train() {  # train <name> <options...>: trains into build/samples/<name>, copies the best epoch
-  local name=$1; shift
-  echo "== $name"
-  rm -rf "build/samples/$name"
-  "$cli" train "${common[@]}" "$@" --out "build/samples/$name"
-  rm -rf "sample_data/$name"
-  mkdir -p "sample_data/$name"
-  cp "build/samples/$name/best/"* "sample_data/$name/"
-  "$cli" eval --model "sample_data/$name" --text "$split/test.txt" --window 64
+train() {  # train <folder under build/> <options...>
+  local out=build/$1; shift
+  echo "== $out" >&2
+  rm -rf "$out"
+  "$cli" train "${sizes[@]}" "${budget[@]}" --f16 "$@" --out "$out"
 }
 
-train vanilla_lm --arch transformer_lm "$@"
-train bet_sf --arch bet_sf "$@"
+ship() {  # ship <name>: copy the best epoch of build/samples/<name> into sample_data/<name>
+  rm -rf "sample_data/$1"
+  mkdir -p "sample_data/$1"
+  cp "build/samples/$1/best/"* "sample_data/$1/"
+}
+
+heldout() {  # heldout <model dir> <text>: prints the perplexity
+  "$cli" eval --model "$1" --text "$2" --window 64 --json 2>/dev/null | sed -n 's/.*"perplexity": \([0-9.]*\).*/\1/p'
+}
+
+case "$what" in samples|variants|table|all) ;; *) echo "train-samples: unknown step '$what'" >&2; exit 2 ;; esac
+
+if [ "$what" = samples ] || [ "$what" = all ]; then
+  train samples/vanilla_lm --arch transformer_lm "${wiki_data[@]}" && ship vanilla_lm
+  train samples/bet_sf --arch bet_sf "${wiki_data[@]}" && ship bet_sf
+  train samples/bet_sg --arch bet_sg --lambda-p 1.0 "${ud_data[@]}" && ship bet_sg
+fi
+
+if [ "$what" = variants ] || [ "$what" = all ]; then
+  train table2/reduced_diag --arch transformer_lm --diag-mode reduced "${wiki_data[@]}"
+  train table2/magnified_diag --arch transformer_lm --diag-mode magnified "${wiki_data[@]}"
+  train table2/diag_free_mask --arch transformer_lm --diag-mode mask "${wiki_data[@]}"
+  train table2/bet_sf_no_mask --arch bet_sf --no-diag-free-mask "${wiki_data[@]}"
+  train table2/ud_vanilla --arch transformer_lm "${ud_data[@]}"
+fi
+
+if [ "$what" = table ] || [ "$what" = all ]; then
+  mkdir -p build/table2
+  {
+    echo "| model | best valid perplexity | WikiText-2 held-out perplexity |"
+    echo "|---|---|---|"
+    for m in samples/vanilla_lm table2/reduced_diag table2/magnified_diag table2/diag_free_mask samples/bet_sf table2/bet_sf_no_mask; do
+      echo "| $m | $(sed -n 's/.*"best_valid_perplexity": \([0-9.]*\).*/\1/p' "build/$m/best/training.json") | $(heldout "build/$m/best" "$split/heldout.txt") |"
+    done
+    echo
+    echo "| model | best valid perplexity (UD EWT dev) | UD EWT test perplexity |"
+    echo "|---|---|---|"
+    for m in table2/ud_vanilla samples/bet_sg; do
+      echo "| $m | $(sed -n 's/.*"best_valid_perplexity": \([0-9.]*\).*/\1/p' "build/$m/best/training.json") | $(heldout "build/$m/best" "$ud/en_ewt-ud-test.conllu") |"
+    done
+  } | tee build/table2/results.md
+fi

@@ -64,3 +64,15 @@ aw_cli_test(error_bad_device EXIT 1 STDERR_LINES 1 REGEX "--device tpu: expected
 aw_cli_test(error_bad_integer EXIT 1 STDERR_LINES 1 REGEX "--window expects an integer, got 'ten'"
             ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window ten)
 aw_cli_test(error_unknown_command EXIT 2 REGEX "unknown command 'explain'" ARGS explain)
+
+# Training: a tiny run end to end, and its bad input.
+aw_cli_test(train_tiny EXIT 0 REGEX "done: [0-9]+ steps, 1 epochs .*best valid perplexity [0-9.]+; saved to"
+            ARGS train --arch bet_sf --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --layers 1 --heads 2
+                 --d-model 8 --d-ff 16 --window 8 --epochs 1 --batch 2 --out ${fixtures}/trained_bet_sf)
+aw_cli_test(error_train_lambda_p EXIT 1 STDERR_LINES 1 REGEX "--lambda-p applies to --arch bet_sg only \\(this run trains transformer_lm\\)"
+            ARGS train --arch transformer_lm --lambda-p 0.5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt
+                 --out ${fixtures}/never)
+aw_cli_test(error_train_bet_sg_plain_text EXIT 1 STDERR_LINES 1 REGEX "corpus.txt: is not a CoNLL-U \\(.conllu\\) file"
+            ARGS train --arch bet_sg --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
+aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf or bet_sg, got 'gpt5'"
+            ARGS train --arch gpt5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
