@@ -118,6 +118,28 @@ std::vector<int64_t> epoch_order(int64_t windows, uint64_t seed, int64_t epoch) 
 
 }  // namespace
 
+StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
+                         const torch::Tensor& hints, const TrainSettings& settings) {
+  optimizer.zero_grad();
+  ForwardOptions options;
+  if (hints.defined()) options.capture = CaptureMode::Full;  // the pointer loss needs every layer's attention
+  const auto result = model.forward(input, options);
+  const auto sums = language_model_loss(result.logits, input);
+  StepLosses losses;
+  losses.tokens = sums.count;
+  losses.loss = sums.total / sums.count;
+  if (hints.defined()) {
+    losses.pointer = pointer_loss(result.attention, hints.to(result.logits.device()));
+    losses.loss = losses.loss + settings.pointer_weight * losses.pointer;
+  }
+  losses.loss.backward();
+  if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(model.module().parameters(), settings.clip);
+  optimizer.step();
+  losses.loss = losses.loss.detach();
+  if (losses.pointer.defined()) losses.pointer = losses.pointer.detach();
+  return losses;
+}
+
 double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps) {
   const double warmup = static_cast<double>(std::max<int64_t>(settings.warmup_steps, 1));
   const double s = static_cast<double>(std::max<int64_t>(step, 1));
@@ -225,29 +247,18 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
 
       const double rate = learning_rate_at(settings, position.step + 1, total_steps);
       for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
-      optimizer.zero_grad();
-      ForwardOptions forward_options;
-      if (with_pointer) forward_options.capture = CaptureMode::Full;
-      const auto result = model->forward(input, forward_options);
-      const auto sums = language_model_loss(result.logits, input);
-      auto loss = sums.total / sums.count;
-      if (with_pointer) {
-        const auto pointer = pointer_loss(result.attention, all_hints.index_select(0, rows).to(settings.device));
-        loss = loss + settings.pointer_weight * pointer;
-        pointer_since_report += pointer.item<double>();
-      }
-      loss.backward();
-      if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(module.parameters(), settings.clip);
-      optimizer.step();
+      const auto losses = training_step(*model, optimizer, input,
+                                        with_pointer ? all_hints.index_select(0, rows) : torch::Tensor(), settings);
       ++position.step;
       ++position.batch_in_epoch;
       ++summary.steps;
 
       // One host sync per step for the progress figures is negligible next to the step itself.
-      const auto tokens = sums.count.item<int64_t>();
+      const auto tokens = losses.tokens.item<int64_t>();
       tokens_since_report += tokens;
       tokens_total += tokens;
-      loss_since_report += loss.item<double>();
+      loss_since_report += losses.loss.item<double>();
+      if (with_pointer) pointer_since_report += losses.pointer.item<double>();
       ++steps_since_report;
       if (position.step % settings.log_every == 0 || position.step == total_steps) {
         const auto now = std::chrono::steady_clock::now();

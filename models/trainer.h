@@ -5,8 +5,10 @@
 // validation perplexity in <out>/best.
 #pragma once
 
+#include "models/model.h"
 #include "models/model_config.h"
 
+#include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
 #include <cstdint>
@@ -63,6 +65,19 @@ struct TrainSummary {
 // for a fresh run (ignored on resume, where the folder's own vocabulary is read).
 TrainSummary train_language_model(const ModelConfig& config, const std::vector<std::string>& vocabulary,
                                   const TrainSettings& settings, const TrainObserver& observer = {});
+
+// The losses of one training step, as tensors on the model's device (no host sync).
+struct StepLosses {
+  torch::Tensor loss;     // LM loss + λ_p · pointer loss (what was minimised)
+  torch::Tensor pointer;  // the pointer loss, or undefined without hints
+  torch::Tensor tokens;   // predicted tokens in the batch
+};
+
+// One optimiser step on a batch: forward (capturing attention when `hints` [B, n] is defined),
+// mean token cross-entropy plus settings.pointer_weight × pointer loss, backward, gradient clipping
+// to settings.clip, optimizer.step(). The caller sets the learning rate and the training mode.
+StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
+                         const torch::Tensor& hints, const TrainSettings& settings);
 
 // The learning rate at `step` (1-based) for the settings' schedule.
 double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps);
