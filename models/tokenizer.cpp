@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <unordered_map>
+#include <utility>
 
 namespace aw {
 
@@ -14,6 +15,23 @@ Encoding Tokenizer::encode_pair(const std::string& /*text_a*/, const std::string
 }
 
 namespace tokenizer_detail {
+
+std::string TableTokenizer::token_text(int64_t id) const {
+  if (id < 0 || id >= vocab_size())
+    throw Error("token id " + std::to_string(id) + " is outside the vocabulary (0.." + std::to_string(vocab_size() - 1) + ")");
+  return texts_[static_cast<size_t>(id)];
+}
+
+void TableTokenizer::set_tokens(std::vector<std::string> tokens) {
+  texts_ = std::move(tokens);
+  ids_.clear();
+  for (size_t id = 0; id < texts_.size(); ++id) ids_.emplace(texts_[id], static_cast<int64_t>(id));
+}
+
+int64_t TableTokenizer::token_id(const std::string& token) const {
+  const auto found = ids_.find(token);
+  return found == ids_.end() ? -1 : found->second;
+}
 
 std::vector<std::string> read_token_lines(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace aw {
@@ -47,6 +48,22 @@ std::unique_ptr<Tokenizer> load_wordpiece_tokenizer(const std::string& vocab_pat
 
 // Helpers the tokenizer_*.cpp files share (defined in tokenizer.cpp); not part of the public API.
 namespace tokenizer_detail {
+
+// The id ↔ token tables every family keeps, and the three lookups over them.
+class TableTokenizer : public Tokenizer {
+ public:
+  int64_t vocab_size() const override { return static_cast<int64_t>(texts_.size()); }
+  // Throws aw::Error for an id outside the vocabulary.
+  std::string token_text(int64_t id) const override;
+  int64_t token_id(const std::string& token) const override;
+
+ protected:
+  // Texts and spellings the same (one token per line files): id = index.
+  void set_tokens(std::vector<std::string> tokens);
+
+  std::vector<std::string> texts_;                // index = id: the readable text of each token
+  std::unordered_map<std::string, int64_t> ids_;  // spelling as in the vocabulary file → id
+};
 
 // The tokens of a one-token-per-line file (vocab.txt), index = id; a trailing '\r' is dropped.
 // Throws aw::Error naming the file for a missing file, an empty or duplicate token, or no tokens.

@@ -159,7 +159,7 @@ std::vector<std::string> split_on_blanks(const std::string& line) {
 constexpr size_t kCachedPieceBytes = 64;
 constexpr size_t kCacheLimit = 1 << 16;
 
-class Gpt2Tokenizer final : public Tokenizer {
+class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
  public:
   Gpt2Tokenizer(const std::string& vocab_path, const std::string& merges_path)
       : vocab_path_(vocab_path), pattern_(compile_piece_pattern()) {
@@ -194,19 +194,6 @@ class Gpt2Tokenizer final : public Tokenizer {
       offset = end > begin ? end : begin + utf8_sequence_length(text, begin);
     }
     return encoding;
-  }
-
-  int64_t vocab_size() const override { return static_cast<int64_t>(spellings_.size()); }
-
-  std::string token_text(int64_t id) const override {
-    if (id < 0 || id >= vocab_size())
-      throw Error("token id " + std::to_string(id) + " is outside the vocabulary (0.." + std::to_string(vocab_size() - 1) + ")");
-    return texts_[static_cast<size_t>(id)];
-  }
-
-  int64_t token_id(const std::string& token) const override {
-    const auto found = ids_.find(token);
-    return found == ids_.end() ? -1 : found->second;
   }
 
   std::string kind() const override { return "gpt2_bpe"; }
@@ -345,8 +332,6 @@ class Gpt2Tokenizer final : public Tokenizer {
   std::string vocab_path_;
   std::unique_ptr<pcre2_code, Pcre2CodeFree> pattern_;  // compiled once, shared by all encode calls
   std::vector<std::string> spellings_;                  // index = id, as in vocab.json ("Ġthe")
-  std::vector<std::string> texts_;                      // index = id, readable (" the")
-  std::unordered_map<std::string, int64_t> ids_;        // spelling → id
   std::array<int64_t, 256> byte_ids_{};                 // byte → id of its symbol, -1 if absent
   std::unordered_map<uint64_t, Merge> merges_;          // (left id, right id) → merge
   mutable std::mutex cache_mutex_;

@@ -15,10 +15,10 @@ bool is_word_separator(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-class WordTokenizer final : public Tokenizer {
+class WordTokenizer final : public tokenizer_detail::TableTokenizer {
  public:
-  explicit WordTokenizer(const std::string& vocab_path) : tokens_(tokenizer_detail::read_token_lines(vocab_path)) {
-    for (size_t id = 0; id < tokens_.size(); ++id) ids_.emplace(tokens_[id], static_cast<int64_t>(id));
+  explicit WordTokenizer(const std::string& vocab_path) {
+    set_tokens(tokenizer_detail::read_token_lines(vocab_path));
     const auto unk = ids_.find("<unk>");
     if (unk == ids_.end()) fail_in_file(vocab_path, "has no '<unk>' token (a word vocabulary needs one)");
     unk_id_ = unk->second;
@@ -35,30 +35,15 @@ class WordTokenizer final : public Tokenizer {
       const auto found = ids_.find(text.substr(start, pos - start));
       const int64_t id = found == ids_.end() ? unk_id_ : found->second;
       encoding.ids.push_back(id);
-      encoding.tokens.push_back(tokens_[static_cast<size_t>(id)]);
+      encoding.tokens.push_back(texts_[static_cast<size_t>(id)]);
       encoding.type_ids.push_back(0);
     }
     return encoding;
   }
 
-  int64_t vocab_size() const override { return static_cast<int64_t>(tokens_.size()); }
-
-  std::string token_text(int64_t id) const override {
-    if (id < 0 || id >= vocab_size())
-      throw Error("token id " + std::to_string(id) + " is outside the vocabulary (0.." + std::to_string(vocab_size() - 1) + ")");
-    return tokens_[static_cast<size_t>(id)];
-  }
-
-  int64_t token_id(const std::string& token) const override {
-    const auto found = ids_.find(token);
-    return found == ids_.end() ? -1 : found->second;
-  }
-
   std::string kind() const override { return "word"; }
 
  private:
-  std::vector<std::string> tokens_;  // index = id
-  std::unordered_map<std::string, int64_t> ids_;
   int64_t unk_id_ = 0;
 };
 

@@ -81,14 +81,11 @@ std::u32string normalize(const std::u32string& text, const icu::Normalizer2& for
   return from_icu(normalized);
 }
 
-class WordPieceTokenizer final : public Tokenizer {
+class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
  public:
   WordPieceTokenizer(const std::string& vocab_path, bool lowercase)
-      : tokens_(tokenizer_detail::read_token_lines(vocab_path)),
-        lowercase_(lowercase),
-        nfc_(normalizer(true)),
-        nfd_(normalizer(false)) {
-    for (size_t id = 0; id < tokens_.size(); ++id) ids_.emplace(tokens_[id], static_cast<int64_t>(id));
+      : lowercase_(lowercase), nfc_(normalizer(true)), nfd_(normalizer(false)) {
+    set_tokens(tokenizer_detail::read_token_lines(vocab_path));
     const auto required = [&](const std::string& token) {
       const int64_t id = token_id(token);
       if (id < 0) fail_in_file(vocab_path, "has no '" + token + "' token (BERT needs [CLS], [SEP] and [UNK])");
@@ -114,26 +111,13 @@ class WordPieceTokenizer final : public Tokenizer {
     return encoding;
   }
 
-  int64_t vocab_size() const override { return static_cast<int64_t>(tokens_.size()); }
-
-  std::string token_text(int64_t id) const override {
-    if (id < 0 || id >= vocab_size())
-      throw Error("token id " + std::to_string(id) + " is outside the vocabulary (0.." + std::to_string(vocab_size() - 1) + ")");
-    return tokens_[static_cast<size_t>(id)];
-  }
-
-  int64_t token_id(const std::string& token) const override {
-    const auto found = ids_.find(token);
-    return found == ids_.end() ? -1 : found->second;
-  }
-
   std::string kind() const override { return "wordpiece"; }
 
  private:
   void append(Encoding& encoding, const std::vector<int64_t>& ids, int64_t type_id) const {
     for (const int64_t id : ids) {
       encoding.ids.push_back(id);
-      encoding.tokens.push_back(tokens_[static_cast<size_t>(id)]);
+      encoding.tokens.push_back(texts_[static_cast<size_t>(id)]);
       encoding.type_ids.push_back(type_id);
     }
   }
@@ -239,8 +223,6 @@ class WordPieceTokenizer final : public Tokenizer {
     ids.insert(ids.end(), pieces.begin(), pieces.end());
   }
 
-  std::vector<std::string> tokens_;  // index = id
-  std::unordered_map<std::string, int64_t> ids_;
   bool lowercase_;
   const icu::Normalizer2& nfc_;
   const icu::Normalizer2& nfd_;

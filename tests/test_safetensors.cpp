@@ -2,6 +2,7 @@
 // and one exact error message for each kind of malformed file (files built byte by byte here).
 #include "models/errors.h"
 #include "models/safetensors.h"
+#include "tests/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -15,27 +16,7 @@ namespace aw {
 namespace {
 namespace fs = std::filesystem;
 
-// A fresh folder under the system temp dir, removed with everything in it on destruction.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::random_device random;
-    path_ = (fs::temp_directory_path() / ("aw_safetensors_" + std::to_string(random()) + std::to_string(random())))
-                .string();
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ScratchDir = test::TempDir;
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
