@@ -140,6 +140,7 @@ void MainWindow::openSampleData(const QString& dir) {
 }
 
 void MainWindow::runSentence(const QString& sentence) {
+  if (sentence_edit_->text() != sentence) sentence_edit_->setText(sentence);  // e.g. from --text
   // At start-up the models are still queued for loading; the first one is then the one to run.
   const int index = std::max(0, model_box_->currentIndex());
   if (model_box_->count() == 0 && queued_.empty() && !watcher_.isRunning()) {

@@ -162,8 +162,12 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
 LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device) {
   LoadedModel loaded;
   loaded.dir = dir;
-  loaded.name = fs::path(dir).lexically_normal().filename().string();
-  if (loaded.name.empty()) loaded.name = fs::path(dir).lexically_normal().parent_path().filename().string();
+  // The folder's name; a training run's "best" (or "bet_sf/") folder is named after its run.
+  auto folder = fs::path(dir).lexically_normal();
+  if (folder.filename().empty()) folder = folder.parent_path();
+  loaded.name = folder.filename().string();
+  if (loaded.name == "best" && !folder.parent_path().filename().empty())
+    loaded.name = folder.parent_path().filename().string() + "/best";
   loaded.config = read_model_config(dir);
   loaded.tokenizer = load_tokenizer(dir, loaded.config);
 

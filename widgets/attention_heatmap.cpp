@@ -24,8 +24,6 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
 
   color_map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   color_map_->setInterpolate(false);
-  color_map_->setGradient(viridis_gradient());
-  color_map_->setDataRange(QCPRange(0.0, 1.0));
 
   // Row 0: the title; row 1: the matrix and its colour scale.
   plot_->plotLayout()->insertRow(0);
@@ -36,6 +34,9 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
   color_scale_->setType(QCPAxis::atRight);
   color_scale_->axis()->setLabel("attention weight");
   color_map_->setColorScale(color_scale_);
+  // Set on the scale, after linking: linking hands the scale's own defaults to the map.
+  color_scale_->setGradient(viridis_gradient());
+  color_scale_->setDataRange(QCPRange(0.0, 1.0));
   auto* margins = new QCPMarginGroup(plot_);
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   color_scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
