@@ -29,6 +29,9 @@ commands:
           [--f16] [--resume DIR]            Ctrl-C saves and stops; --resume continues
           [--lambda-p 1.0]                 bet_sg: pointer-loss weight; --train must be .conllu
                                            (a .conllu FILE is read as its word forms everywhere)
+  stats   --model DIR [--model DIR2 …]     Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer
+          --text FILE [--window N --batch B] (--per-head: per head; --no-first-row: row 0 not in CA)
+          [--out FILE.csv]
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
@@ -48,6 +51,7 @@ int main(int argc, char** argv) {
     if (command == "attend") return aw::run_attend(argc, argv);
     if (command == "eval") return aw::run_eval(argc, argv);
     if (command == "train") return aw::run_train(argc, argv);
+    if (command == "stats") return aw::run_stats(argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   } catch (const aw::Error& error) {

@@ -3,6 +3,7 @@
 #include "models/corpus.h"
 #include "models/evaluation.h"
 #include "app/cli_commands.h"
+#include "app/cli_model_loading.h"
 #include "app/cli_options.h"
 #include "app/cli_progress.h"
 #include "models/checkpoint.h"
@@ -17,25 +18,6 @@
 
 namespace aw {
 namespace {
-
-// Options every model command takes.
-OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches = {}) {
-  with_value.insert({"model", "device", "threads"});
-  switches.insert("json");
-  return {std::move(with_value), std::move(switches)};
-}
-
-LoadedModel load_from_options(const CliOptions& options) {
-  configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
-  const auto device = resolve_device(options.get("device", "auto"));
-  return load_checkpoint(options.require("model"), device);
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) fail_in_file(path, "cannot be written");
-}
 
 }  // namespace
 
@@ -145,12 +127,7 @@ int run_eval(int argc, char** argv) {
     ProgressLine progress("eval", "batches");
     result = evaluate_accuracy(*loaded.model, batches, {}, std::ref(progress));
   } else {
-    const auto window = options.get_int("window", std::min<int64_t>(128, loaded.config.max_positions), 2);
-    if (window > loaded.config.max_positions)
-      throw Error("attention-cli eval: --window " + std::to_string(window) + " exceeds the model's " +
-                  std::to_string(loaded.config.max_positions) + " positions");
-    const auto ids = read_token_corpus(path, *loaded.tokenizer);
-    const auto batches = make_window_batches(ids, window, batch_size);
+    const auto batches = corpus_windows(options, "eval", loaded, path, batch_size);
     ProgressLine progress("eval", "batches");
     result = evaluate_perplexity(*loaded.model, batches, {}, std::ref(progress));
   }

@@ -76,3 +76,13 @@ aw_cli_test(error_train_bet_sg_plain_text EXIT 1 STDERR_LINES 1 REGEX "corpus.tx
             ARGS train --arch bet_sg --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
 aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf or bet_sg, got 'gpt5'"
             ARGS train --arch gpt5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
+
+# Analyses.
+aw_cli_test(stats_two_models EXIT 0
+            REGEX "# include_first_row=false.model,layer,CA,HA_mean,HA_std,Ratio.tiny_lm,1,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+.tiny_lm,2,.*tiny_bet_sf,2,0,[0-9.e-]+,[0-9.e-]+,0"
+            ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8 --no-first-row)
+aw_cli_test(stats_per_head_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/stats.csv
+            OUT_FILE_REGEX "^# include_first_row=true.model,layer,head,CA,HA_mean,HA_std,Ratio.tiny_lm,1,1,"
+            ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --per-head --out ${fixtures}/stats.csv)
+aw_cli_test(error_stats_window EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --window 99 exceeds the model's 16 positions"
+            ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 99)

@@ -1,0 +1,54 @@
+// analysis/attention_stats.h — Bird-Eye Table 1: how much attention stays on the diagonal.
+//   CA     = mean of the diagonal entries A[i, i]
+//   HA(μ)  = mean of the strictly lower-triangular entries A[i, j], j < i
+//   HA(σ)  = their population standard deviation
+//   Ratio  = CA / HA(μ)
+// Per layer over every head, row and window of the corpus, and per head. Padded positions never
+// count; whether row 0 (always 1.0 in a causal model) counts towards CA is a setting. The corpus is
+// streamed: only running sums per (layer, head) are kept, on the model's device.
+#pragma once
+
+#include "models/model.h"
+#include "models/progress.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct AttentionStatsSettings {
+  bool include_first_row = true;  // as in the paper
+  ForwardOptions forward;         // gates and diagonal intervention to run with (capture is set here)
+};
+
+struct DiagonalStats {
+  int64_t layer = 0;   // 1-based
+  int64_t head = 0;    // 1-based; 0 = every head of the layer
+  double ca = 0.0, ha_mean = 0.0, ha_std = 0.0, ratio = 0.0;
+  int64_t diagonal_entries = 0, lower_entries = 0;
+};
+
+struct AttentionStatsResult {
+  std::string model;
+  bool include_first_row = true;
+  std::vector<DiagonalStats> layers;  // one per layer
+  std::vector<DiagonalStats> heads;   // one per (layer, head), layer-major
+  int64_t windows = 0;
+  bool cancelled = false;
+};
+
+// Runs every batch through `model` (in inference mode) and accumulates the statistics.
+// `progress` is called after each batch with (batches done, batches).
+AttentionStatsResult attention_stats(AttentionModel& model, const std::string& model_name,
+                                     const std::vector<ModelInput>& batches, const AttentionStatsSettings& settings,
+                                     const ProgressCallback& progress = {});
+
+// Table 1 CSV: a "# include_first_row=…" line, then `model,layer,CA,HA_mean,HA_std,Ratio` (or with
+// `head` after `layer` when per_head), one block of rows per result.
+std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results, bool per_head);
+nlohmann::json attention_stats_json(const AttentionStatsResult& result);
+
+}  // namespace aw

@@ -1,0 +1,170 @@
+// tests/test_analysis.cpp — the analyses against independent float64 re-implementations written here
+// from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
+#include "analysis/attention_stats.h"
+#include "models/checkpoint.h"
+#include "models/corpus.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace aw {
+namespace {
+
+using test::TempDir;
+
+// Windows of 16 and 7 tokens (the second padded), two batches.
+std::vector<ModelInput> tiny_batches() {
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < 16 * 3 + 7; ++i) ids.push_back(2 + (i * 7) % 17);
+  return make_window_batches(ids, 16, 2);
+}
+
+struct Reference {
+  double diagonal_sum = 0, diagonal_count = 0, lower_sum = 0, lower_square_sum = 0, lower_count = 0;
+  double ca() const { return diagonal_sum / diagonal_count; }
+  double ha_mean() const { return lower_sum / lower_count; }
+  double ha_std() const { return std::sqrt(lower_square_sum / lower_count - ha_mean() * ha_mean()); }
+};
+
+// CA/HA by plain loops over every captured matrix, in double precision.
+std::vector<std::vector<Reference>> reference_stats(AttentionModel& model, const std::vector<ModelInput>& batches,
+                                                    bool include_first_row) {
+  const auto& config = model.config();
+  std::vector<std::vector<Reference>> per_head(config.n_layers, std::vector<Reference>(config.max_heads()));
+  torch::NoGradGuard no_grad;
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  for (const auto& batch : batches) {
+    const auto result = model.forward(batch, options);
+    const auto mask = batch.attention_mask.accessor<int64_t, 2>();
+    for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+      const auto attention = result.attention[layer].to(torch::kFloat64).contiguous();
+      const auto a = attention.accessor<double, 4>();
+      for (int64_t b = 0; b < attention.size(0); ++b)
+        for (int64_t h = 0; h < attention.size(1); ++h)
+          for (int64_t i = 0; i < attention.size(2); ++i)
+            for (int64_t j = 0; j <= i; ++j) {
+              if (!mask[b][i] || !mask[b][j]) continue;
+              auto& r = per_head[layer][h];
+              if (i == j && (i > 0 || include_first_row)) {
+                r.diagonal_sum += a[b][h][i][j];
+                r.diagonal_count += 1;
+              } else if (j < i) {
+                r.lower_sum += a[b][h][i][j];
+                r.lower_square_sum += a[b][h][i][j] * a[b][h][i][j];
+                r.lower_count += 1;
+              }
+            }
+    }
+  }
+  return per_head;
+}
+
+class AttentionStats : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
+
+TEST_P(AttentionStats, MatchTheFloat64Loops) {
+  const auto [model_type, include_first_row] = GetParam();
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config(model_type));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto batches = tiny_batches();
+  AttentionStatsSettings settings;
+  settings.include_first_row = include_first_row;
+  const auto result = attention_stats(*loaded.model, "tiny", batches, settings);
+  const auto reference = reference_stats(*loaded.model, batches, include_first_row);
+
+  ASSERT_EQ(result.layers.size(), 2u);
+  ASSERT_EQ(result.heads.size(), 6u);
+  EXPECT_EQ(result.windows, 4);
+  for (int64_t layer = 0; layer < 2; ++layer) {
+    Reference whole;
+    for (int64_t head = 0; head < 3; ++head) {
+      const auto& r = reference[layer][head];
+      const auto& got = result.heads[layer * 3 + head];
+      EXPECT_EQ(got.layer, layer + 1);
+      EXPECT_EQ(got.head, head + 1);
+      EXPECT_EQ(got.diagonal_entries, static_cast<int64_t>(r.diagonal_count));
+      EXPECT_EQ(got.lower_entries, static_cast<int64_t>(r.lower_count));
+      EXPECT_NEAR(got.ca, r.ca(), 1e-6);
+      EXPECT_NEAR(got.ha_mean, r.ha_mean(), 1e-6);
+      EXPECT_NEAR(got.ha_std, r.ha_std(), 1e-6);
+      EXPECT_NEAR(got.ratio, r.ca() / r.ha_mean(), 1e-5);
+      whole.diagonal_sum += r.diagonal_sum;
+      whole.diagonal_count += r.diagonal_count;
+      whole.lower_sum += r.lower_sum;
+      whole.lower_square_sum += r.lower_square_sum;
+      whole.lower_count += r.lower_count;
+    }
+    const auto& got = result.layers[layer];
+    EXPECT_EQ(got.head, 0);
+    EXPECT_NEAR(got.ca, whole.ca(), 1e-6);
+    EXPECT_NEAR(got.ha_mean, whole.ha_mean(), 1e-6);
+    EXPECT_NEAR(got.ha_std, whole.ha_std(), 1e-6);
+  }
+  // Hand-counted: 3 full windows of 16 and one of 7 tokens, 3 heads per layer.
+  const int64_t rows = 3 * 16 + 7;
+  EXPECT_EQ(result.layers[0].diagonal_entries, 3 * (include_first_row ? rows : rows - 4));
+  EXPECT_EQ(result.layers[0].lower_entries, 3 * (3 * 16 * 15 / 2 + 7 * 6 / 2));
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, AttentionStats,
+                         ::testing::Combine(::testing::Values("transformer_lm", "bet_sf"), ::testing::Bool()));
+
+TEST(AttentionStatsFacts, FirstRowAddsExactlyOneOnePerHeadAndWindow) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  AttentionStatsSettings with, without;
+  without.include_first_row = false;
+  const auto a = attention_stats(*loaded.model, "m", tiny_batches(), with);
+  const auto b = attention_stats(*loaded.model, "m", tiny_batches(), without);
+  // Row 0 of a causal model attends only to itself: A[0, 0] = 1 in each of 4 windows × 3 heads.
+  EXPECT_NEAR(a.layers[0].ca * a.layers[0].diagonal_entries, b.layers[0].ca * b.layers[0].diagonal_entries + 12.0, 1e-9);
+  EXPECT_DOUBLE_EQ(a.layers[0].ha_mean, b.layers[0].ha_mean);
+}
+
+TEST(AttentionStatsFacts, BetSfDiagonalIsZeroBelowRowZero) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("bet_sf"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  AttentionStatsSettings settings;
+  settings.include_first_row = false;
+  const auto result = attention_stats(*loaded.model, "bet", tiny_batches(), settings);
+  for (const auto& layer : result.layers) {
+    EXPECT_EQ(layer.ca, 0.0);
+    EXPECT_EQ(layer.ratio, 0.0);
+  }
+}
+
+TEST(AttentionStatsFacts, CancelStopsAfterTheBatchAndSaysSo) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto result = attention_stats(*loaded.model, "m", tiny_batches(), {}, [](int64_t, int64_t) { return false; });
+  EXPECT_TRUE(result.cancelled);
+  EXPECT_EQ(result.windows, 2);  // the first batch only
+}
+
+TEST(AttentionStatsCsv, HasTheTable1Layout) {
+  AttentionStatsResult vanilla;
+  vanilla.model = "vanilla";
+  DiagonalStats layer;
+  layer.layer = 1;
+  layer.ca = 0.5;
+  layer.ha_mean = 0.25;
+  layer.ha_std = 0.125;
+  layer.ratio = 2.0;
+  vanilla.layers.push_back(layer);
+  layer.head = 2;
+  vanilla.heads.push_back(layer);
+  EXPECT_EQ(attention_stats_csv({vanilla}, false),
+            "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio\nvanilla,1,0.5,0.25,0.125,2\n");
+  EXPECT_EQ(attention_stats_csv({vanilla}, true),
+            "# include_first_row=true\nmodel,layer,head,CA,HA_mean,HA_std,Ratio\nvanilla,1,2,0.5,0.25,0.125,2\n");
+}
+
+}  // namespace
+}  // namespace aw
