@@ -2,6 +2,9 @@
 // analysis function from analysis/ with a progress line, and writes the paper-style CSV (--out) or
 // JSON (--json).
 #include "analysis/attention_stats.h"
+#include "analysis/diagonal_sweep.h"
+#include "models/corpus.h"
+#include "models/evaluation.h"
 #include "app/cli_commands.h"
 #include "app/cli_model_loading.h"
 #include "app/cli_progress.h"
@@ -11,6 +14,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 namespace aw {
 
@@ -48,6 +52,49 @@ int run_stats(int argc, char** argv) {
   } else if (!options.has("out")) {
     std::cout << csv;
   }
+  return 0;
+}
+
+int run_diag_sweep(int argc, char** argv) {
+  const CliOptions options("diag-sweep", model_command_spec({"text", "window", "batch", "out", "factors"}), argc, argv,
+                           2);
+  const auto path = options.require("text");
+  auto points = parse_diagonal_factors(options.get("factors", default_diagonal_factors()));
+  const auto loaded = load_from_options(options);
+  if (!loaded.config.causal && !loaded.config.is_classifier())
+    throw Error("attention-cli diag-sweep: " + loaded.name + " is neither a causal language model nor a classifier");
+  const auto batch_size = options.get_int("batch", 8, 1);
+  install_interrupt_handler();
+
+  Evaluator evaluate;
+  int64_t batch_count = 0;
+  if (loaded.config.is_classifier()) {
+    auto batches = std::make_shared<ClassifierBatches>(make_classifier_batches(
+        read_labelled_file(path, loaded.config.labels), *loaded.tokenizer, loaded.config.max_positions, batch_size));
+    batch_count = static_cast<int64_t>(batches->inputs.size());
+    evaluate = [&loaded, batches](const ForwardOptions& forward, const ProgressCallback& progress) {
+      return evaluate_accuracy(*loaded.model, *batches, forward, progress);
+    };
+  } else {
+    auto batches = std::make_shared<std::vector<ModelInput>>(corpus_windows(options, "diag-sweep", loaded, path, batch_size));
+    batch_count = static_cast<int64_t>(batches->size());
+    evaluate = [&loaded, batches](const ForwardOptions& forward, const ProgressCallback& progress) {
+      return evaluate_perplexity(*loaded.model, *batches, forward, progress);
+    };
+  }
+  ProgressLine progress("diag-sweep", "batches");
+  const auto result = diagonal_sweep(loaded.name, std::move(points), evaluate, batch_count, {}, std::ref(progress));
+  if (result.cancelled) {
+    std::fprintf(stderr, "diag-sweep: interrupted\n");
+    return 130;
+  }
+  const auto csv = diagonal_sweep_csv(result);
+  if (options.has("out")) {
+    write_text_file(options.get("out", ""), csv);
+    std::fprintf(stderr, "diag-sweep: written to %s\n", options.get("out", "").c_str());
+  }
+  if (options.flag("json")) std::cout << diagonal_sweep_json(result).dump(2) << "\n";
+  else if (!options.has("out")) std::cout << csv;
   return 0;
 }
 

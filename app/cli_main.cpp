@@ -32,6 +32,9 @@ commands:
   stats   --model DIR [--model DIR2 …]     Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer
           --text FILE [--window N --batch B] (--per-head: per head; --no-first-row: row 0 not in CA)
           [--out FILE.csv]
+  diag-sweep --model DIR --text FILE       Bird-Eye Table 2 / Figure 3: the metric with the dot-product
+          [--factors 0,0.2,…,2,mask]       diagonal scaled by each factor ("mask" = DiagFreeMask)
+          [--window N --batch B --out FILE.csv]
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
     if (command == "eval") return aw::run_eval(argc, argv);
     if (command == "train") return aw::run_train(argc, argv);
     if (command == "stats") return aw::run_stats(argc, argv);
+    if (command == "diag-sweep") return aw::run_diag_sweep(argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   } catch (const aw::Error& error) {

@@ -86,3 +86,7 @@ aw_cli_test(stats_per_head_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/st
             ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --per-head --out ${fixtures}/stats.csv)
 aw_cli_test(error_stats_window EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --window 99 exceeds the model's 16 positions"
             ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 99)
+aw_cli_test(diag_sweep EXIT 0 REGEX "# model=tiny_lm, metric=perplexity.factor,metric.0,[0-9.]+.1,[0-9.]+.mask,[0-9.]+"
+            ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,1,mask)
+aw_cli_test(error_diag_sweep_factor EXIT 1 STDERR_LINES 1 REGEX "--factors: 'big' is neither a number ≥ 0 nor 'mask'"
+            ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,big)

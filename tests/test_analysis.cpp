@@ -1,6 +1,9 @@
 // tests/test_analysis.cpp — the analyses against independent float64 re-implementations written here
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
 #include "analysis/attention_stats.h"
+#include "analysis/diagonal_sweep.h"
+#include "models/errors.h"
+#include "models/evaluation.h"
 #include "models/checkpoint.h"
 #include "models/corpus.h"
 #include "tests/test_support.h"
@@ -164,6 +167,51 @@ TEST(AttentionStatsCsv, HasTheTable1Layout) {
             "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio\nvanilla,1,0.5,0.25,0.125,2\n");
   EXPECT_EQ(attention_stats_csv({vanilla}, true),
             "# include_first_row=true\nmodel,layer,head,CA,HA_mean,HA_std,Ratio\nvanilla,1,2,0.5,0.25,0.125,2\n");
+}
+
+TEST(DiagonalSweep, EachPointIsTheModelEvaluatedWithThatIntervention) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto batches = tiny_batches();
+  const Evaluator evaluate = [&](const ForwardOptions& options, const ProgressCallback& progress) {
+    return evaluate_perplexity(*loaded.model, batches, options, progress);
+  };
+  std::vector<std::pair<int64_t, int64_t>> reports;
+  const auto result = diagonal_sweep("tiny", parse_diagonal_factors("1,0.2,mask"), evaluate,
+                                     static_cast<int64_t>(batches.size()), {}, [&](int64_t done, int64_t total) {
+                                       reports.emplace_back(done, total);
+                                       return true;
+                                     });
+  ASSERT_EQ(result.points.size(), 3u);
+  EXPECT_EQ(result.metric_name, "perplexity");
+  auto with = [&](DiagonalIntervention intervention) {
+    ForwardOptions options;
+    options.diagonal = intervention;
+    return evaluate_perplexity(*loaded.model, batches, options).metric;
+  };
+  EXPECT_DOUBLE_EQ(result.points[0].metric, evaluate_perplexity(*loaded.model, batches).metric);
+  EXPECT_DOUBLE_EQ(result.points[1].metric, with(DiagonalIntervention::scale(0.2)));
+  EXPECT_DOUBLE_EQ(result.points[2].metric, with(DiagonalIntervention::mask()));
+  EXPECT_NE(result.points[1].metric, result.points[0].metric);  // the intervention reaches the model
+  EXPECT_NE(result.points[2].metric, result.points[0].metric);
+  ASSERT_EQ(reports.size(), 6u);  // 2 batches × 3 points, counted across the points
+  EXPECT_EQ(reports.back().first, 6);
+  EXPECT_EQ(reports.back().second, 6);
+  EXPECT_EQ(diagonal_sweep_csv(result).rfind("# model=tiny, metric=perplexity\nfactor,metric\n1,", 0), 0u);
+}
+
+TEST(DiagonalSweep, FactorListsAreChecked) {
+  EXPECT_EQ(parse_diagonal_factors(default_diagonal_factors()).size(), 11u);
+  EXPECT_EQ(parse_diagonal_factors("mask").front().intervention.kind, DiagonalIntervention::Kind::Mask);
+  for (const std::string bad : {"", "0,,1", "-1", "x", "1e999"}) {
+    try {
+      parse_diagonal_factors(bad);
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("--factors"), std::string::npos) << error.what();
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,49 @@
+// analysis/diagonal_sweep.h — Bird-Eye Table 2 rows and Figure 3 at inference time: the metric
+// (perplexity or accuracy) while every layer's dot-product diagonal is multiplied by a factor, or
+// masked (DiagFreeMask). A factor replaces the diagonal mode the model was trained with.
+#pragma once
+
+#include "models/evaluation.h"
+#include "models/model.h"
+#include "models/progress.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct DiagonalSweepPoint {
+  std::string label;                  // "0.2", "1", "mask"
+  DiagonalIntervention intervention;
+  double metric = 0.0;
+  double loss = 0.0;
+};
+
+struct DiagonalSweepResult {
+  std::string model;
+  std::string metric_name;            // "perplexity" or "accuracy"
+  std::vector<DiagonalSweepPoint> points;
+  bool cancelled = false;
+};
+
+// "0,0.2,mask" → interventions; throws aw::Error for an entry that is neither a number ≥ 0 nor "mask".
+std::vector<DiagonalSweepPoint> parse_diagonal_factors(const std::string& list);
+// 0, 0.2, 0.4, …, 2.0.
+std::string default_diagonal_factors();
+
+// Evaluates the model once per point. `evaluate` runs the whole dataset with the given options
+// (evaluate_perplexity or evaluate_accuracy bound to the data); `progress` sees (batches done over
+// all points, total) when `batches_per_point` is given.
+using Evaluator = std::function<EvaluationResult(const ForwardOptions&, const ProgressCallback&)>;
+DiagonalSweepResult diagonal_sweep(const std::string& model_name, std::vector<DiagonalSweepPoint> points,
+                                   const Evaluator& evaluate, int64_t batches_per_point,
+                                   const ForwardOptions& base = {}, const ProgressCallback& progress = {});
+
+// CSV `factor,metric` (a "# model=…, metric=…" line first).
+std::string diagonal_sweep_csv(const DiagonalSweepResult& result);
+nlohmann::json diagonal_sweep_json(const DiagonalSweepResult& result);
+
+}  // namespace aw
