@@ -3,6 +3,7 @@
 // JSON (--json).
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
+#include "analysis/top_tokens.h"
 #include "models/corpus.h"
 #include "models/evaluation.h"
 #include "app/cli_commands.h"
@@ -94,6 +95,37 @@ int run_diag_sweep(int argc, char** argv) {
     std::fprintf(stderr, "diag-sweep: written to %s\n", options.get("out", "").c_str());
   }
   if (options.flag("json")) std::cout << diagonal_sweep_json(result).dump(2) << "\n";
+  else if (!options.has("out")) std::cout << csv;
+  return 0;
+}
+
+int run_top_tokens(int argc, char** argv) {
+  const CliOptions options("top-tokens", model_command_spec({"text", "sentences", "target", "k", "out"}), argc, argv, 2);
+  if (options.has("text") == options.has("sentences"))
+    throw Error("attention-cli top-tokens: give either --text \"sentence\" or --sentences FILE");
+  std::vector<TopTokensRequest> requests;
+  if (options.has("sentences")) {
+    requests = read_top_token_requests(options.get("sentences", ""));
+  } else {
+    requests.push_back({options.get("text", ""), -1});
+  }
+  if (options.has("target")) {
+    const auto target = options.get_int("target", 1, 1);
+    for (auto& request : requests) request.target = target;
+  }
+  const auto k = options.get_int("k", 3, 1);
+  const auto models = load_all_from_options(options);
+  std::vector<TopTokensRow> rows;
+  for (const auto& loaded : models) {
+    auto model_rows = top_attended_tokens(*loaded.model, *loaded.tokenizer, loaded.name, requests, k);
+    rows.insert(rows.end(), model_rows.begin(), model_rows.end());
+  }
+  const auto csv = top_tokens_csv(rows, k);
+  if (options.has("out")) {
+    write_text_file(options.get("out", ""), csv);
+    std::fprintf(stderr, "top-tokens: written to %s\n", options.get("out", "").c_str());
+  }
+  if (options.flag("json")) std::cout << top_tokens_json(rows).dump(2) << "\n";
   else if (!options.has("out")) std::cout << csv;
   return 0;
 }

@@ -10,5 +10,6 @@ int run_eval(int argc, char** argv);
 int run_train(int argc, char** argv);
 int run_stats(int argc, char** argv);
 int run_diag_sweep(int argc, char** argv);
+int run_top_tokens(int argc, char** argv);
 
 }  // namespace aw

@@ -35,6 +35,10 @@ commands:
   diag-sweep --model DIR --text FILE       Bird-Eye Table 2 / Figure 3: the metric with the dot-product
           [--factors 0,0.2,…,2,mask]       diagonal scaled by each factor ("mask" = DiagFreeMask)
           [--window N --batch B --out FILE.csv]
+  top-tokens --model DIR [--model DIR2 …]  Bird-Eye Table 3: top-k tokens attended (head mean, row of
+          --text "…" | --sentences FILE    token t−1) per layer when predicting the target token t
+          [--target T] [--k 3] [--out FILE.csv]   (0-based; default the last token; FILE lines may
+                                           end in <TAB>T)
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
@@ -56,6 +60,7 @@ int main(int argc, char** argv) {
     if (command == "train") return aw::run_train(argc, argv);
     if (command == "stats") return aw::run_stats(argc, argv);
     if (command == "diag-sweep") return aw::run_diag_sweep(argc, argv);
+    if (command == "top-tokens") return aw::run_top_tokens(argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   } catch (const aw::Error& error) {

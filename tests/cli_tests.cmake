@@ -90,3 +90,7 @@ aw_cli_test(diag_sweep EXIT 0 REGEX "# model=tiny_lm, metric=perplexity.factor,m
             ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,1,mask)
 aw_cli_test(error_diag_sweep_factor EXIT 1 STDERR_LINES 1 REGEX "--factors: 'big' is neither a number ≥ 0 nor 'mask'"
             ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,big)
+aw_cli_test(top_tokens EXIT 0 REGEX "layer,sentence,target,method,top1,top2,top3.1,1,w5@3,tiny_lm,w[0-9]+,w[0-9]+,w[0-9]+.1,1,w5@3,tiny_bet_sf,"
+            ARGS top-tokens --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text "w2 w3 w4 w5 w6" --target 3)
+aw_cli_test(error_top_tokens_target EXIT 1 STDERR_LINES 1 REGEX "sentence 1: target 9 is outside 1..4"
+            ARGS top-tokens --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6" --target 9)

@@ -2,6 +2,7 @@
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
+#include "analysis/top_tokens.h"
 #include "models/errors.h"
 #include "models/evaluation.h"
 #include "models/checkpoint.h"
@@ -17,6 +18,7 @@ namespace aw {
 namespace {
 
 using test::TempDir;
+using test::write_file;
 
 // Windows of 16 and 7 tokens (the second padded), two batches.
 std::vector<ModelInput> tiny_batches() {
@@ -211,6 +213,67 @@ TEST(DiagonalSweep, FactorListsAreChecked) {
     } catch (const Error& error) {
       EXPECT_NE(std::string(error.what()).find("--factors"), std::string::npos) << error.what();
     }
+  }
+}
+
+TEST(TopTokens, AreTheLargestHeadMeanWeightsOfTheRowBeforeTheTarget) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const std::string text = "w2 w3 w4 w5 w6 w7 w8";
+  const auto rows = top_attended_tokens(*loaded.model, *loaded.tokenizer, "m", {{text, 5}}, 3);
+  ASSERT_EQ(rows.size(), 2u);  // one per layer
+
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  ModelInput input;
+  input.input_ids = torch::tensor(loaded.tokenizer->encode(text).ids, torch::kLong).unsqueeze(0);
+  torch::NoGradGuard no_grad;
+  const auto attention = loaded.model->forward(input, options).attention;
+  for (int64_t layer = 0; layer < 2; ++layer) {
+    // Head mean of row 4 (the token before target 5) by hand, then the three largest.
+    const auto values = attention[layer].to(torch::kFloat64);
+    const auto a = values.accessor<double, 4>();
+    std::vector<std::pair<double, int64_t>> weights;
+    for (int64_t j = 0; j < 7; ++j) weights.emplace_back(-(a[0][0][4][j] + a[0][1][4][j] + a[0][2][4][j]) / 3, j);
+    std::sort(weights.begin(), weights.end());
+    const auto& row = rows[layer];
+    EXPECT_EQ(row.layer, layer + 1);
+    EXPECT_EQ(row.target, 5);
+    EXPECT_EQ(row.target_token, "w7");
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(row.positions[i], weights[i].second);
+      EXPECT_EQ(row.tokens[i], "w" + std::to_string(2 + weights[i].second));
+      EXPECT_NEAR(row.weights[i], -weights[i].first, 1e-6);
+    }
+    EXPECT_LE(row.positions[0], 4);  // causal: nothing after the query row
+  }
+  EXPECT_EQ(top_tokens_csv(rows, 3).substr(0, 45), "layer,sentence,target,method,top1,top2,top3\n1");
+}
+
+TEST(TopTokens, BadRequestsAreNamed) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  auto message = [&](const std::vector<TopTokensRequest>& requests) {
+    try {
+      top_attended_tokens(*loaded.model, *loaded.tokenizer, "m", requests, 3);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({{"w2", -1}}), "sentence 1 gives 1 token(s); a target needs at least 2");
+  EXPECT_EQ(message({{"w2 w3", -1}, {"w2 w3 w4", 3}}),
+            "sentence 2: target 3 is outside 1..2 (0-based position of the predicted token)");
+  EXPECT_EQ(message({{"w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 w16 w17 w18", -1}}),
+            "sentence 1 has 17 tokens but m allows 16");
+  write_file(dir.file("s.txt"), "w2 w3\n\nw4 w5\tx\n");
+  try {
+    read_top_token_requests(dir.file("s.txt"));
+    ADD_FAILURE();
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), dir.file("s.txt") + ":3: target 'x' is not a token position ≥ 1");
   }
 }
 

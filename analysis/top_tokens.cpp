@@ -1,0 +1,125 @@
+// analysis/top_tokens.cpp — see top_tokens.h.
+#include "analysis/top_tokens.h"
+
+#include "analysis/attention_export.h"
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+// Quotes a CSV field when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Tokenizer& tokenizer,
+                                              const std::string& model_name,
+                                              const std::vector<TopTokensRequest>& sentences, int64_t k,
+                                              const ForwardOptions& forward) {
+  c10::InferenceMode inference;
+  model.module().eval();
+  std::vector<TopTokensRow> rows;
+  for (size_t index = 0; index < sentences.size(); ++index) {
+    const auto& request = sentences[index];
+    const auto encoding = tokenizer.encode(request.text);
+    const auto length = static_cast<int64_t>(encoding.ids.size());
+    const std::string where = "sentence " + std::to_string(index + 1);
+    if (length < 2) throw Error(where + " gives " + std::to_string(length) + " token(s); a target needs at least 2");
+    if (length > model.config().max_positions)
+      throw Error(where + " has " + std::to_string(length) + " tokens but " + model_name + " allows " +
+                  std::to_string(model.config().max_positions));
+    const int64_t target = request.target < 0 ? length - 1 : request.target;
+    if (target < 1 || target >= length)
+      throw Error(where + ": target " + std::to_string(target) + " is outside 1.." + std::to_string(length - 1) +
+                  " (0-based position of the predicted token)");
+
+    ModelInput input;
+    input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
+    if (!encoding.type_ids.empty()) input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
+    auto options = forward;
+    options.capture = CaptureMode::Full;
+    const auto result = model.forward(input, options);
+    for (size_t layer = 0; layer < result.attention.size(); ++layer) {
+      const auto row = result.attention[layer][0].mean(0)[target - 1];                     // (n)
+      TopTokensRow out;
+      out.layer = static_cast<int64_t>(layer) + 1;
+      out.sentence = static_cast<int64_t>(index) + 1;
+      out.target = target;
+      out.target_token = encoding.tokens[target];
+      out.method = model_name;
+      for (const auto& attended : top_attended(row, k)) {
+        out.positions.push_back(attended.position);
+        out.tokens.push_back(encoding.tokens[attended.position]);
+        out.weights.push_back(attended.weight);
+      }
+      rows.push_back(std::move(out));
+    }
+  }
+  return rows;
+}
+
+std::vector<TopTokensRequest> read_top_token_requests(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+  std::vector<TopTokensRequest> requests;
+  int64_t line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    TopTokensRequest request;
+    const auto tab = line.find('\t');
+    request.text = line.substr(0, tab);
+    if (tab != std::string::npos) {
+      const auto target = line.substr(tab + 1);
+      char* end = nullptr;
+      const long long value = std::strtoll(target.c_str(), &end, 10);
+      if (target.empty() || *end != '\0' || value < 1)
+        throw Error(path + ":" + std::to_string(line_number) + ": target '" + target +
+                    "' is not a token position ≥ 1");
+      request.target = value;
+    }
+    requests.push_back(request);
+  }
+  if (requests.empty()) fail_in_file(path, "holds no sentences");
+  return requests;
+}
+
+std::string top_tokens_csv(std::vector<TopTokensRow> rows, int64_t k) {
+  std::stable_sort(rows.begin(), rows.end(), [](const TopTokensRow& a, const TopTokensRow& b) {
+    return std::tie(a.sentence, a.layer) < std::tie(b.sentence, b.layer);
+  });
+  std::ostringstream csv;
+  csv << "layer,sentence,target,method";
+  for (int64_t i = 1; i <= k; ++i) csv << ",top" << i;
+  csv << "\n";
+  for (const auto& row : rows) {
+    csv << row.layer << "," << row.sentence << "," << csv_field(row.target_token + "@" + std::to_string(row.target))
+        << "," << csv_field(row.method);
+    for (int64_t i = 0; i < k; ++i) csv << "," << (i < static_cast<int64_t>(row.tokens.size()) ? csv_field(row.tokens[i]) : "");
+    csv << "\n";
+  }
+  return csv.str();
+}
+
+nlohmann::json top_tokens_json(const std::vector<TopTokensRow>& rows) {
+  auto array = nlohmann::json::array();
+  for (const auto& row : rows)
+    array.push_back({{"layer", row.layer},   {"sentence", row.sentence}, {"target", row.target},
+                     {"target_token", row.target_token}, {"method", row.method}, {"tokens", row.tokens},
+                     {"positions", row.positions}, {"weights", row.weights}});
+  return array;
+}
+
+}  // namespace aw
