@@ -3,6 +3,7 @@
 // JSON (--json).
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
+#include "analysis/head_ablation.h"
 #include "analysis/top_tokens.h"
 #include "models/corpus.h"
 #include "models/evaluation.h"
@@ -126,6 +127,34 @@ int run_top_tokens(int argc, char** argv) {
     std::fprintf(stderr, "top-tokens: written to %s\n", options.get("out", "").c_str());
   }
   if (options.flag("json")) std::cout << top_tokens_json(rows).dump(2) << "\n";
+  else if (!options.has("out")) std::cout << csv;
+  return 0;
+}
+
+int run_ablate(int argc, char** argv) {
+  const CliOptions options("ablate", model_command_spec({"text", "window", "batch", "out", "mode"}, {"all"}), argc, argv,
+                           2);
+  const auto path = options.require("text");
+  const auto mode_name = options.get("mode", "single");
+  if (mode_name != "single" && mode_name != "all-but-one")
+    throw Error("attention-cli ablate: --mode must be single or all-but-one, got '" + mode_name + "'");
+  const auto loaded = load_from_options(options);
+  const auto data = evaluation_data(options, "ablate", loaded, path, options.get_int("batch", 8, 1));
+  install_interrupt_handler();
+  ProgressLine progress("ablate", "batches");
+  const auto result = ablate_heads(*loaded.model, loaded.name, data,
+                                   mode_name == "single" ? AblationMode::Single : AblationMode::AllButOne, {},
+                                   std::ref(progress));
+  if (result.cancelled) {
+    std::fprintf(stderr, "ablate: interrupted\n");
+    return 130;
+  }
+  const auto csv = ablation_csv(result, options.flag("all"));
+  if (options.has("out")) {
+    write_text_file(options.get("out", ""), csv);
+    std::fprintf(stderr, "ablate: written to %s\n", options.get("out", "").c_str());
+  }
+  if (options.flag("json")) std::cout << ablation_json(result).dump(2) << "\n";
   else if (!options.has("out")) std::cout << csv;
   return 0;
 }

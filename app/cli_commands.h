@@ -11,5 +11,6 @@ int run_train(int argc, char** argv);
 int run_stats(int argc, char** argv);
 int run_diag_sweep(int argc, char** argv);
 int run_top_tokens(int argc, char** argv);
+int run_ablate(int argc, char** argv);
 
 }  // namespace aw

@@ -39,6 +39,9 @@ commands:
           --text "…" | --sentences FILE    token t−1) per layer when predicting the target token t
           [--target T] [--k 3] [--out FILE.csv]   (0-based; default the last token; FILE lines may
                                            end in <TAB>T)
+  ablate  --model DIR --text FILE          Michel Tables 1–3: the metric with each head off (single) or
+          [--mode single|all-but-one] [--all]  each head alone in its layer (all-but-one; --all: every
+          [--window N --batch B --out FILE.csv]  head's row, not only the best per layer)
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
     if (command == "stats") return aw::run_stats(argc, argv);
     if (command == "diag-sweep") return aw::run_diag_sweep(argc, argv);
     if (command == "top-tokens") return aw::run_top_tokens(argc, argv);
+    if (command == "ablate") return aw::run_ablate(argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   } catch (const aw::Error& error) {

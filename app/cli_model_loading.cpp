@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 namespace aw {
@@ -41,6 +42,17 @@ std::vector<ModelInput> corpus_windows(const CliOptions& options, const std::str
     throw Error("attention-cli " + command + ": --window " + std::to_string(window) + " exceeds the model's " +
                 std::to_string(positions) + " positions");
   return make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, batch_size);
+}
+
+EvaluationData evaluation_data(const CliOptions& options, const std::string& command, const LoadedModel& loaded,
+                               const std::string& path, int64_t batch_size) {
+  if (!loaded.config.is_classifier()) return language_model_data(corpus_windows(options, command, loaded, path, batch_size));
+  const auto batches = make_classifier_batches(read_labelled_file(path, loaded.config.labels), *loaded.tokenizer,
+                                               loaded.config.max_positions, batch_size);
+  if (batches.truncated > 0)
+    std::fprintf(stderr, "%s: %lld examples truncated to %lld tokens\n", command.c_str(),
+                 static_cast<long long>(batches.truncated), static_cast<long long>(loaded.config.max_positions));
+  return classification_data(batches);
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

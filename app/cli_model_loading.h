@@ -2,6 +2,7 @@
 // common options, loading the --model checkpoint(s), cutting a corpus into windows, writing --out.
 #pragma once
 
+#include "analysis/gate_evaluation.h"
 #include "app/cli_options.h"
 #include "models/checkpoint.h"
 #include "models/model.h"
@@ -25,6 +26,11 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options);
 // model's positions); more than the model's positions is an error), batches of `batch_size`.
 std::vector<ModelInput> corpus_windows(const CliOptions& options, const std::string& command, const LoadedModel& loaded,
                                        const std::string& path, int64_t batch_size);
+
+// The data an analysis runs on: labelled examples for a classifier (label<TAB>text lines), corpus
+// windows for a language model. Says on stderr how many examples were truncated.
+EvaluationData evaluation_data(const CliOptions& options, const std::string& command, const LoadedModel& loaded,
+                               const std::string& path, int64_t batch_size);
 
 void write_text_file(const std::string& path, const std::string& text);
 

@@ -94,3 +94,9 @@ aw_cli_test(top_tokens EXIT 0 REGEX "layer,sentence,target,method,top1,top2,top3
             ARGS top-tokens --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text "w2 w3 w4 w5 w6" --target 3)
 aw_cli_test(error_top_tokens_target EXIT 1 STDERR_LINES 1 REGEX "sentence 1: target 9 is outside 1..4"
             ARGS top-tokens --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6" --target 9)
+aw_cli_test(ablate_single EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=[0-9.]+, mode=single.layer,head,metric,delta.1,1,[0-9.]+,[0-9.e-]+.1,2,.*2,3,"
+            ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8)
+aw_cli_test(ablate_all_but_one EXIT 0 REGEX "mode=all-but-one.layer,best_head,metric,delta.1,[1-3],[0-9.]+,[0-9.e-]+.2,[1-3],"
+            ARGS ablate --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --mode all-but-one)
+aw_cli_test(error_ablate_mode EXIT 1 STDERR_LINES 1 REGEX "--mode must be single or all-but-one, got 'double'"
+            ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --mode double)

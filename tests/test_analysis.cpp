@@ -2,6 +2,7 @@
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
+#include "analysis/head_ablation.h"
 #include "analysis/top_tokens.h"
 #include "models/errors.h"
 #include "models/evaluation.h"
@@ -275,6 +276,73 @@ TEST(TopTokens, BadRequestsAreNamed) {
   } catch (const Error& error) {
     EXPECT_EQ(std::string(error.what()), dir.file("s.txt") + ":3: target 'x' is not a token position ≥ 1");
   }
+}
+
+// The metric under one [L, H] gate setting by a plain full forward (no batching, no reuse).
+double metric_with_gates(AttentionModel& model, const std::vector<ModelInput>& batches, const torch::Tensor& gates) {
+  ForwardOptions options;
+  options.head_gates = gates;
+  return evaluate_perplexity(model, batches, options).metric;
+}
+
+class HeadAblation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HeadAblation, SingleAndAllButOneMatchPlainGatedForwards) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config(GetParam()));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto batches = tiny_batches();
+  const auto data = language_model_data(batches);
+  // A base setting with one head already off (as the GUI's gate state would be).
+  auto base = all_heads_on(loaded.config);
+  base[1][2] = 0.0;
+
+  const auto single = ablate_heads(*loaded.model, "m", data, AblationMode::Single, base);
+  EXPECT_NEAR(single.baseline, metric_with_gates(*loaded.model, batches, base), 1e-4 * single.baseline);
+  ASSERT_EQ(single.heads.size(), 6u);
+  for (const auto& effect : single.heads) {
+    auto gates = base.clone();
+    gates[effect.layer - 1][effect.head - 1] = 0.0;
+    const double expected = metric_with_gates(*loaded.model, batches, gates);
+    EXPECT_NEAR(effect.metric, expected, 1e-4 * expected) << effect.layer << "," << effect.head;
+    EXPECT_NEAR(effect.delta, effect.metric - single.baseline, 1e-9);
+  }
+  EXPECT_NEAR(single.heads[5].delta, 0.0, 1e-4 * single.baseline);  // layer 2 head 3 was already off
+
+  const auto alone = ablate_heads(*loaded.model, "m", data, AblationMode::AllButOne, base);
+  ASSERT_EQ(alone.best_per_layer.size(), 2u);
+  for (int64_t layer = 0; layer < 2; ++layer) {
+    double best = 1e300;
+    int64_t best_head = -1;
+    for (int64_t head = 0; head < 3; ++head) {
+      auto gates = base.clone();
+      gates[layer].zero_();
+      gates[layer][head] = base[layer][head];
+      const double expected = metric_with_gates(*loaded.model, batches, gates);
+      EXPECT_NEAR(alone.heads[layer * 3 + head].metric, expected, 1e-4 * expected);
+      if (expected < best) best = expected, best_head = head + 1;
+    }
+    EXPECT_EQ(alone.best_per_layer[layer].head, best_head);
+    EXPECT_EQ(alone.best_per_layer[layer].layer, layer + 1);
+  }
+  const auto csv = ablation_csv(alone);
+  EXPECT_NE(csv.find("\nlayer,best_head,metric,delta\n1,"), std::string::npos) << csv;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, HeadAblation, ::testing::Values("transformer_lm", "bet_sf"));
+
+TEST(GateEvaluation, SmallBatchRowLimitGivesTheSameNumbers) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto data = language_model_data(tiny_batches());
+  auto settings = all_heads_on(loaded.config).unsqueeze(0).repeat({5, 1, 1});
+  for (int64_t s = 1; s < 5; ++s) settings[s][1][(s - 1) % 3] = 0.25 * s;
+  const auto together = evaluate_gate_settings(*loaded.model, data, settings, 1, {}, 64);
+  const auto one_by_one = evaluate_gate_settings(*loaded.model, data, settings, 1, {}, 1);
+  ASSERT_EQ(together.size(), 5u);
+  for (size_t s = 0; s < 5; ++s) EXPECT_NEAR(together[s].metric, one_by_one[s].metric, 1e-4 * together[s].metric);
+  EXPECT_THROW(evaluate_gate_settings(*loaded.model, classification_data({}), settings, 0), Error);
 }
 
 }  // namespace

@@ -1,0 +1,119 @@
+// analysis/gate_evaluation.cpp — see gate_evaluation.h.
+#include "analysis/gate_evaluation.h"
+
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace aw {
+namespace {
+
+ModelInput repeat_input(const ModelInput& input, int64_t times) {
+  ModelInput repeated;
+  repeated.input_ids = input.input_ids.repeat({times, 1});
+  if (input.attention_mask.defined()) repeated.attention_mask = input.attention_mask.repeat({times, 1});
+  if (input.token_type_ids.defined()) repeated.token_type_ids = input.token_type_ids.repeat({times, 1});
+  return repeated;
+}
+
+}  // namespace
+
+EvaluationData language_model_data(std::vector<ModelInput> windows) {
+  EvaluationData data;
+  data.inputs = std::move(windows);
+  return data;
+}
+
+EvaluationData classification_data(const ClassifierBatches& batches) {
+  EvaluationData data;
+  data.inputs = batches.inputs;
+  data.labels = batches.labels;
+  data.classification = true;
+  return data;
+}
+
+std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
+                                               const torch::Tensor& gates, int64_t first_layer,
+                                               const ProgressCallback& progress, int64_t max_batch_rows) {
+  const auto& config = model.config();
+  if (data.is_classification() != config.is_classifier())
+    throw Error(config.is_classifier() ? "a classifier needs labelled data (label<TAB>text lines)"
+                                       : "a language model needs plain text, not labelled data");
+  if (data.inputs.empty()) throw Error("no data to evaluate (the corpus gave no batches)");
+  TORCH_CHECK(gates.dim() == 3 && gates.size(1) == config.n_layers && gates.size(2) == config.max_heads(),
+              "gate settings must be [S, L, H_max]");
+  c10::InferenceMode inference;
+  model.module().eval();
+  const auto device = model.module().parameters().front().device();
+  const auto settings = gates.size(0);
+  const auto all_gates = gates.to(device, torch::kFloat32);
+  const auto sums_options = torch::dtype(torch::kFloat64).device(device);
+  auto loss_sum = torch::zeros({settings}, sums_options);
+  auto count = torch::zeros({settings}, sums_options);
+  auto correct = torch::zeros({settings}, sums_options);
+
+  const auto batches = static_cast<int64_t>(data.inputs.size());
+  for (int64_t index = 0; index < batches; ++index) {
+    ModelInput input = data.inputs[index];
+    input.input_ids = input.input_ids.to(device);
+    if (input.attention_mask.defined()) input.attention_mask = input.attention_mask.to(device);
+    if (input.token_type_ids.defined()) input.token_type_ids = input.token_type_ids.to(device);
+    const int64_t rows = input.input_ids.size(0);
+
+    // The shared lower layers: once per batch, with the settings' common gates.
+    ForwardOptions lower;
+    lower.head_gates = all_gates[0];
+    const auto shared = model.run_layers(model.embed(input), input, 0, first_layer, lower, nullptr);
+
+    const int64_t chunk = std::max<int64_t>(1, max_batch_rows / rows);
+    for (int64_t first = 0; first < settings; first += chunk) {
+      const int64_t size = std::min(chunk, settings - first);
+      const auto repeated = repeat_input(input, size);                                       // setting-major rows
+      ForwardOptions upper;
+      upper.head_gates = all_gates.narrow(0, first, size).repeat_interleave(rows, 0);      // (size·B, L, H)
+      const auto hidden = model.run_layers(shared.repeat({size, 1, 1}), repeated, first_layer, config.n_layers,
+                                           upper, nullptr);
+      const auto logits = model.output(hidden, repeated).to(torch::kFloat32);
+      if (data.is_classification()) {
+        const auto labels = data.labels[index].to(device).repeat({size});
+        const auto losses = torch::nn::functional::cross_entropy(
+            logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+        loss_sum.narrow(0, first, size) += losses.view({size, rows}).sum(1).to(torch::kFloat64);
+        correct.narrow(0, first, size) += logits.argmax(-1).eq(labels).view({size, rows}).sum(1).to(torch::kFloat64);
+        count.narrow(0, first, size) += static_cast<double>(rows);
+      } else {
+        const int64_t length = logits.size(1);
+        const auto predicted = logits.narrow(1, 0, length - 1);
+        const auto targets = repeated.input_ids.narrow(1, 1, length - 1);
+        const auto losses = torch::nn::functional::cross_entropy(
+            predicted.reshape({-1, predicted.size(-1)}), targets.reshape({-1}),
+            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));          // (size·B·(n−1))
+        auto keep = repeated.attention_mask.defined()
+                        ? repeated.attention_mask.narrow(1, 1, length - 1).reshape({-1}).to(torch::kFloat32)
+                        : torch::ones_like(losses);
+        loss_sum.narrow(0, first, size) += (losses * keep).view({size, -1}).sum(1).to(torch::kFloat64);
+        count.narrow(0, first, size) += keep.view({size, -1}).sum(1).to(torch::kFloat64);
+      }
+    }
+    if (!report_progress(progress, index + 1, batches)) return {};
+  }
+
+  const auto host = torch::stack({loss_sum, count, correct}).cpu();
+  const auto values = host.accessor<double, 2>();
+  std::vector<GateMetric> metrics(settings);
+  for (int64_t s = 0; s < settings; ++s) {
+    const double n = values[1][s];
+    metrics[s].loss = n > 0 ? values[0][s] / n : 0.0;
+    metrics[s].metric = data.is_classification() ? (n > 0 ? values[2][s] / n : 0.0) : std::exp(metrics[s].loss);
+  }
+  return metrics;
+}
+
+double damage(const std::string& metric_name, double baseline, double changed) {
+  return metric_name == "accuracy" ? baseline - changed : changed - baseline;
+}
+
+}  // namespace aw

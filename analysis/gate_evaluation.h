@@ -1,0 +1,44 @@
+// analysis/gate_evaluation.h — the metric of a model under many head-gate settings at once, the
+// engine behind ablation and pruning curves. Settings that agree on every layer below `first_layer`
+// share that part of the forward: its output is computed once per data batch and reused, and the
+// settings go through the upper layers together as one batch (gates with a batch dimension).
+#pragma once
+
+#include "models/corpus.h"
+#include "models/model.h"
+#include "models/progress.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+// What an analysis evaluates on: language-model windows (labels empty → perplexity) or classifier
+// batches (one label tensor per input → accuracy).
+struct EvaluationData {
+  std::vector<ModelInput> inputs;
+  std::vector<torch::Tensor> labels;
+  bool classification = false;
+  bool is_classification() const { return classification; }
+  std::string metric_name() const { return is_classification() ? "accuracy" : "perplexity"; }
+};
+EvaluationData language_model_data(std::vector<ModelInput> windows);
+EvaluationData classification_data(const ClassifierBatches& batches);
+
+struct GateMetric {
+  double metric = 0.0;  // perplexity or accuracy
+  double loss = 0.0;    // mean cross-entropy
+};
+
+// gates: [S, L, H_max], every setting equal to gates[0] on layers below first_layer. Returns one
+// metric per setting, or an empty vector when `progress` cancels (called once per data batch).
+// At most `max_batch_rows` rows (settings × windows) go through a forward together.
+std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
+                                               const torch::Tensor& gates, int64_t first_layer,
+                                               const ProgressCallback& progress = {}, int64_t max_batch_rows = 64);
+
+// Whether a metric change is damage: perplexity going up, accuracy going down.
+double damage(const std::string& metric_name, double baseline, double changed);
+
+}  // namespace aw

@@ -1,0 +1,83 @@
+// analysis/head_ablation.cpp — see head_ablation.h.
+#include "analysis/head_ablation.h"
+
+#include <torch/torch.h>
+
+#include <sstream>
+
+namespace aw {
+
+torch::Tensor all_heads_on(const ModelConfig& config) { return torch::ones({config.n_layers, config.max_heads()}); }
+
+AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                            AblationMode mode, const torch::Tensor& base_gates, const ProgressCallback& progress) {
+  const auto& config = model.config();
+  const auto base = base_gates.defined() ? base_gates.to(torch::kCPU, torch::kFloat32) : all_heads_on(config);
+  AblationResult result;
+  result.model = model_name;
+  result.metric_name = data.metric_name();
+  result.mode = mode;
+
+  const auto batches = static_cast<int64_t>(data.inputs.size());
+  const auto total = batches * (1 + config.n_layers);
+  int64_t pass = 0;
+  auto pass_progress = [&](int64_t done, int64_t) { return report_progress(progress, pass * batches + done, total); };
+
+  const auto baseline = evaluate_gate_settings(model, data, base.unsqueeze(0), 0, pass_progress);
+  if (baseline.empty()) return result.cancelled = true, result;
+  result.baseline = baseline.front().metric;
+
+  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    ++pass;
+    const int64_t heads = config.heads_per_layer[layer];
+    auto settings = base.unsqueeze(0).repeat({heads, 1, 1});                                // (H_l, L, H_max)
+    for (int64_t head = 0; head < heads; ++head) {
+      if (mode == AblationMode::Single) {
+        settings[head][layer][head] = 0.0;
+      } else {
+        settings[head][layer].zero_();
+        settings[head][layer][head] = base[layer][head];
+      }
+    }
+    const auto metrics = evaluate_gate_settings(model, data, settings, layer, pass_progress);
+    if (metrics.empty()) return result.cancelled = true, result;
+    HeadEffect best;
+    for (int64_t head = 0; head < heads; ++head) {
+      const HeadEffect effect{layer + 1, head + 1, metrics[head].metric, metrics[head].metric - result.baseline};
+      result.heads.push_back(effect);
+      if (head == 0 || damage(result.metric_name, best.metric, effect.metric) < 0) best = effect;
+    }
+    if (mode == AblationMode::AllButOne) result.best_per_layer.push_back(best);
+  }
+  return result;
+}
+
+std::string ablation_csv(const AblationResult& result, bool every_head) {
+  std::ostringstream csv;
+  csv.precision(6);
+  csv << "# model=" << result.model << ", metric=" << result.metric_name << ", baseline=" << result.baseline
+      << ", mode=" << (result.mode == AblationMode::Single ? "single" : "all-but-one") << "\n";
+  const bool per_head = result.mode == AblationMode::Single || every_head;
+  csv << (per_head ? "layer,head,metric,delta\n" : "layer,best_head,metric,delta\n");
+  for (const auto& row : per_head ? result.heads : result.best_per_layer)
+    csv << row.layer << "," << row.head << "," << row.metric << "," << row.delta << "\n";
+  return csv.str();
+}
+
+nlohmann::json ablation_json(const AblationResult& result) {
+  auto rows = [](const std::vector<HeadEffect>& effects) {
+    auto array = nlohmann::json::array();
+    for (const auto& e : effects)
+      array.push_back({{"layer", e.layer}, {"head", e.head}, {"metric", e.metric}, {"delta", e.delta}});
+    return array;
+  };
+  return {{"model", result.model},
+          {"metric", result.metric_name},
+          {"mode", result.mode == AblationMode::Single ? "single" : "all-but-one"},
+          {"baseline", result.baseline},
+          {"heads", rows(result.heads)},
+          {"best_per_layer", rows(result.best_per_layer)},
+          {"cancelled", result.cancelled}};
+}
+
+}  // namespace aw

@@ -1,0 +1,50 @@
+// analysis/head_ablation.h — Michel et al. Tables 1–3: the metric with heads gated off.
+//   single       each head gated to 0 alone (every other head as in the base gates)
+//   all-but-one  per layer, each head kept alone: the layer's other heads gated to 0
+// delta = metric − baseline, the baseline being the model under the base gates. Each layer's
+// settings run as one batched forward over the upper layers, reusing the layers below it.
+#pragma once
+
+#include "analysis/gate_evaluation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+enum class AblationMode { Single, AllButOne };
+
+struct HeadEffect {
+  int64_t layer = 0;  // 1-based
+  int64_t head = 0;   // 1-based
+  double metric = 0.0;
+  double delta = 0.0;
+};
+
+struct AblationResult {
+  std::string model;
+  std::string metric_name;
+  AblationMode mode = AblationMode::Single;
+  double baseline = 0.0;
+  std::vector<HeadEffect> heads;           // every (layer, head), layer-major
+  std::vector<HeadEffect> best_per_layer;  // all-but-one: the head that does best alone, per layer
+  bool cancelled = false;
+};
+
+// base_gates: [L, H_max] (undefined = every head on). Progress counts data batches over all passes.
+AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                            AblationMode mode, const torch::Tensor& base_gates = {},
+                            const ProgressCallback& progress = {});
+
+// Single: `layer,head,metric,delta`; all-but-one: `layer,best_head,metric,delta`, or with
+// every_head the `layer,head,metric,delta` rows of all heads. A "# model=…, metric=…, baseline=…"
+// line comes first.
+std::string ablation_csv(const AblationResult& result, bool every_head = false);
+nlohmann::json ablation_json(const AblationResult& result);
+
+// Gates [L, H_max]: ones for existing heads (padding columns of pruned layers stay 1, unused).
+torch::Tensor all_heads_on(const ModelConfig& config);
+
+}  // namespace aw
