@@ -4,6 +4,8 @@
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
 #include "analysis/head_ablation.h"
+#include "analysis/head_importance.h"
+#include "analysis/head_pruning.h"
 #include "analysis/top_tokens.h"
 #include "models/corpus.h"
 #include "models/evaluation.h"
@@ -156,6 +158,85 @@ int run_ablate(int argc, char** argv) {
   }
   if (options.flag("json")) std::cout << ablation_json(result).dump(2) << "\n";
   else if (!options.has("out")) std::cout << csv;
+  return 0;
+}
+
+namespace {
+
+// Writes `csv` to --out (and says so) and prints the JSON or, without --out, the CSV.
+void emit(const CliOptions& options, const std::string& command, const std::string& csv, const nlohmann::json& json) {
+  if (options.has("out")) {
+    write_text_file(options.get("out", ""), csv);
+    std::fprintf(stderr, "%s: written to %s\n", command.c_str(), options.get("out", "").c_str());
+  }
+  if (options.flag("json")) std::cout << json.dump(2) << "\n";
+  else if (!options.has("out")) std::cout << csv;
+}
+
+}  // namespace
+
+int run_importance(int argc, char** argv) {
+  const CliOptions options("importance", model_command_spec({"text", "window", "batch", "out"}, {"no-normalize"}), argc,
+                           argv, 2);
+  const auto path = options.require("text");
+  const auto loaded = load_from_options(options);
+  const auto data = evaluation_data(options, "importance", loaded, path, options.get_int("batch", 8, 1));
+  install_interrupt_handler();
+  ProgressLine progress("importance", "batches");
+  const auto result =
+      head_importance(*loaded.model, loaded.name, data, !options.flag("no-normalize"), {}, std::ref(progress));
+  if (result.cancelled) {
+    std::fprintf(stderr, "importance: interrupted\n");
+    return 130;
+  }
+  emit(options, "importance", importance_csv(result), importance_json(result));
+  return 0;
+}
+
+int run_prune(int argc, char** argv) {
+  const CliOptions options("prune", model_command_spec({"text", "window", "batch", "out", "step", "order"}), argc, argv, 2);
+  const auto path = options.require("text");
+  const auto order_name = options.get("order", "both");
+  if (order_name != "importance" && order_name != "oracle" && order_name != "both")
+    throw Error("attention-cli prune: --order must be importance, oracle or both, got '" + order_name + "'");
+  const auto step = options.get_int("step", 10, 1);
+  if (step > 100) throw Error("attention-cli prune: --step must be at most 100 (percent), got " + std::to_string(step));
+  const auto loaded = load_from_options(options);
+  const auto data = evaluation_data(options, "prune", loaded, path, options.get_int("batch", 8, 1));
+  install_interrupt_handler();
+
+  PruningResult result;
+  result.model = loaded.name;
+  result.metric_name = data.metric_name();
+  auto add_curve = [&](const std::string& name, const std::vector<HeadRef>& order) {
+    ProgressLine progress("prune (" + name + " curve)", "batches");
+    const auto points = pruning_curve(*loaded.model, data, name, order, static_cast<double>(step), std::ref(progress));
+    result.cancelled = result.cancelled || points.empty();
+    result.points.insert(result.points.end(), points.begin(), points.end());
+  };
+  if (order_name != "oracle") {
+    ProgressLine progress("prune (importance)", "batches");
+    const auto importance = head_importance(*loaded.model, loaded.name, data, true, {}, std::ref(progress));
+    if (importance.cancelled) result.cancelled = true;
+    else add_curve("importance", order_heads(importance.scores));
+  }
+  if (order_name != "importance" && !result.cancelled) {
+    ProgressLine progress("prune (single-head ablation)", "batches");
+    const auto ablation = ablate_heads(*loaded.model, loaded.name, data, AblationMode::Single, {}, std::ref(progress));
+    if (ablation.cancelled) {
+      result.cancelled = true;
+    } else {
+      std::vector<std::vector<double>> harm(loaded.config.n_layers);
+      for (const auto& effect : ablation.heads)
+        harm[effect.layer - 1].push_back(damage(ablation.metric_name, ablation.baseline, effect.metric));
+      add_curve("oracle", order_heads(harm));
+    }
+  }
+  if (result.cancelled) {
+    std::fprintf(stderr, "prune: interrupted\n");
+    return 130;
+  }
+  emit(options, "prune", pruning_csv(result), pruning_json(result));
   return 0;
 }
 

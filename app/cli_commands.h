@@ -12,5 +12,7 @@ int run_stats(int argc, char** argv);
 int run_diag_sweep(int argc, char** argv);
 int run_top_tokens(int argc, char** argv);
 int run_ablate(int argc, char** argv);
+int run_importance(int argc, char** argv);
+int run_prune(int argc, char** argv);
 
 }  // namespace aw

@@ -42,6 +42,10 @@ commands:
   ablate  --model DIR --text FILE          Michel Tables 1–3: the metric with each head off (single) or
           [--mode single|all-but-one] [--all]  each head alone in its layer (all-but-one; --all: every
           [--window N --batch B --out FILE.csv]  head's row, not only the best per layer)
+  importance --model DIR --text FILE       Michel §4.1: I_h = mean |∂L/∂ξ_h| per head, each layer
+          [--no-normalize] [--out FILE.csv]  divided by its ℓ2 norm unless --no-normalize
+  prune   --model DIR --text FILE          Michel Figure 3: the metric with step % more heads off each
+          [--step 10] [--order importance|oracle|both] [--out FILE.csv]   step, in ascending order
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
@@ -65,6 +69,8 @@ int main(int argc, char** argv) {
     if (command == "diag-sweep") return aw::run_diag_sweep(argc, argv);
     if (command == "top-tokens") return aw::run_top_tokens(argc, argv);
     if (command == "ablate") return aw::run_ablate(argc, argv);
+    if (command == "importance") return aw::run_importance(argc, argv);
+    if (command == "prune") return aw::run_prune(argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   } catch (const aw::Error& error) {

@@ -100,3 +100,9 @@ aw_cli_test(ablate_all_but_one EXIT 0 REGEX "mode=all-but-one.layer,best_head,me
             ARGS ablate --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --mode all-but-one)
 aw_cli_test(error_ablate_mode EXIT 1 STDERR_LINES 1 REGEX "--mode must be single or all-but-one, got 'double'"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --mode double)
+aw_cli_test(importance EXIT 0 REGEX "# model=tiny_lm, normalized=true.layer,head,importance.1,1,[0-9.e-]+.1,2,.*2,3,"
+            ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8)
+aw_cli_test(prune_both EXIT 0 REGEX "order,percent_pruned,heads_pruned,metric.importance,0,0,[0-9.]+.importance,50,3,[0-9.]+.importance,100,6,[0-9.]+.oracle,0,0,"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --step 50)
+aw_cli_test(error_prune_order EXIT 1 STDERR_LINES 1 REGEX "--order must be importance, oracle or both, got 'random'"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order random)

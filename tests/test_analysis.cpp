@@ -3,6 +3,8 @@
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
 #include "analysis/head_ablation.h"
+#include "analysis/head_importance.h"
+#include "analysis/head_pruning.h"
 #include "analysis/top_tokens.h"
 #include "models/errors.h"
 #include "models/evaluation.h"
@@ -343,6 +345,78 @@ TEST(GateEvaluation, SmallBatchRowLimitGivesTheSameNumbers) {
   ASSERT_EQ(together.size(), 5u);
   for (size_t s = 0; s < 5; ++s) EXPECT_NEAR(together[s].metric, one_by_one[s].metric, 1e-4 * together[s].metric);
   EXPECT_THROW(evaluate_gate_settings(*loaded.model, classification_data({}), settings, 0), Error);
+}
+
+TEST(HeadImportance, EqualsFiniteDifferencesOfTheLossInTheGates) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("bet_sf"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  loaded.model->module().to(torch::kFloat64);  // so central differences are exact to ~1e-9
+  const auto batches = tiny_batches();
+  const auto raw = head_importance(*loaded.model, "m", language_model_data(batches), /*normalize=*/false);
+  ASSERT_EQ(raw.batches, 2);
+  auto loss_at = [&](const ModelInput& batch, const torch::Tensor& gates) {
+    ForwardOptions options;
+    options.head_gates = gates;
+    torch::NoGradGuard no_grad;
+    // Mean next-token cross-entropy over non-padding targets, in float64 throughout.
+    const auto logits = loaded.model->forward(batch, options).logits;
+    const int64_t n = logits.size(1);
+    const auto log_probabilities = torch::log_softmax(logits.narrow(1, 0, n - 1), -1);
+    const auto targets = batch.input_ids.narrow(1, 1, n - 1).unsqueeze(-1);
+    const auto keep = batch.attention_mask.narrow(1, 1, n - 1).to(torch::kFloat64);
+    return (-(log_probabilities.gather(-1, targets).squeeze(-1) * keep).sum() / keep.sum()).item<double>();
+  };
+  const double step = 1e-5;
+  for (int64_t layer = 0; layer < 2; ++layer)
+    for (int64_t head = 0; head < 3; ++head) {
+      double expected = 0.0;
+      for (const auto& batch : batches) {
+        auto plus = torch::ones({2, 3}, torch::kFloat64), minus = torch::ones({2, 3}, torch::kFloat64);
+        plus[layer][head] += step;
+        minus[layer][head] -= step;
+        expected += std::abs((loss_at(batch, plus) - loss_at(batch, minus)) / (2 * step)) / 2.0;
+      }
+      EXPECT_NEAR(raw.scores[layer][head], expected, 1e-6 + 1e-5 * expected) << layer << "," << head;
+    }
+  const auto normalized = head_importance(*loaded.model, "m", language_model_data(batches));
+  for (int64_t layer = 0; layer < 2; ++layer) {
+    double norm = 0.0;
+    for (double v : raw.scores[layer]) norm += v * v;
+    for (int64_t head = 0; head < 3; ++head)
+      EXPECT_NEAR(normalized.scores[layer][head], raw.scores[layer][head] / std::sqrt(norm), 1e-9);
+  }
+  EXPECT_EQ(importance_csv(normalized).substr(0, 49), "# model=m, normalized=true\nlayer,head,importance\n");
+}
+
+TEST(HeadPruning, OrderIsAscendingWithTiesByPosition) {
+  const auto order = order_heads({{0.5, 0.1, 0.3}, {0.1, 0.9}});
+  ASSERT_EQ(order.size(), 5u);
+  const std::vector<std::pair<int64_t, int64_t>> expected = {{0, 1}, {1, 0}, {0, 2}, {0, 0}, {1, 1}};
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(order[i].layer, expected[i].first) << i;
+    EXPECT_EQ(order[i].head, expected[i].second) << i;
+  }
+}
+
+TEST(HeadPruning, CurvePointsAreTheModelWithThoseHeadsGatedOff) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto batches = tiny_batches();
+  const std::vector<HeadRef> order = {{1, 2}, {0, 0}, {1, 0}, {0, 2}, {0, 1}, {1, 1}};
+  const auto points = pruning_curve(*loaded.model, language_model_data(batches), "importance", order, 10.0);
+  ASSERT_EQ(points.size(), 11u);
+  // round(p/100 · 6) for p = 0, 10, …, 100, worked by hand.
+  const std::vector<int64_t> pruned = {0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 6};
+  for (size_t i = 0; i < points.size(); ++i) {
+    EXPECT_EQ(points[i].heads_pruned, pruned[i]) << points[i].percent;
+    auto gates = all_heads_on(loaded.config);
+    for (int64_t k = 0; k < pruned[i]; ++k) gates[order[k].layer][order[k].head] = 0.0;
+    const double expected = metric_with_gates(*loaded.model, batches, gates);
+    EXPECT_NEAR(points[i].metric, expected, 1e-4 * expected) << points[i].percent;
+  }
+  EXPECT_THROW(pruning_curve(*loaded.model, language_model_data(batches), "x", order, 0.0), Error);
 }
 
 }  // namespace

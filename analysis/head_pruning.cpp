@@ -1,0 +1,66 @@
+// analysis/head_pruning.cpp — see head_pruning.h.
+#include "analysis/head_pruning.h"
+
+#include "analysis/head_ablation.h"
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <tuple>
+
+namespace aw {
+
+std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores) {
+  std::vector<std::tuple<double, int64_t, int64_t>> keyed;
+  for (size_t layer = 0; layer < scores.size(); ++layer)
+    for (size_t head = 0; head < scores[layer].size(); ++head)
+      keyed.emplace_back(scores[layer][head], static_cast<int64_t>(layer), static_cast<int64_t>(head));
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<HeadRef> order;
+  for (const auto& [score, layer, head] : keyed) order.push_back({layer, head});
+  return order;
+}
+
+std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
+                                        const std::vector<HeadRef>& order, double step_percent,
+                                        const ProgressCallback& progress) {
+  if (!(step_percent > 0 && step_percent <= 100))
+    throw Error("--step must be a percentage in (0, 100], got " + std::to_string(step_percent));
+  const auto& config = model.config();
+  const auto total = static_cast<int64_t>(order.size());
+  std::vector<PruningPoint> points;
+  for (int64_t k = 0;; ++k) {
+    const double percent = std::min(100.0, k * step_percent);
+    points.push_back({order_name, percent, static_cast<int64_t>(std::lround(percent / 100.0 * total)), 0.0});
+    if (percent >= 100.0) break;
+  }
+  auto settings = all_heads_on(config).unsqueeze(0).repeat({static_cast<int64_t>(points.size()), 1, 1});
+  for (size_t s = 0; s < points.size(); ++s)
+    for (int64_t i = 0; i < points[s].heads_pruned; ++i) settings[s][order[i].layer][order[i].head] = 0.0;
+  const auto metrics = evaluate_gate_settings(model, data, settings, 0, progress);
+  if (metrics.empty()) return {};
+  for (size_t s = 0; s < points.size(); ++s) points[s].metric = metrics[s].metric;
+  return points;
+}
+
+std::string pruning_csv(const PruningResult& result) {
+  std::ostringstream csv;
+  csv.precision(6);
+  csv << "# model=" << result.model << ", metric=" << result.metric_name << "\n";
+  csv << "order,percent_pruned,heads_pruned,metric\n";
+  for (const auto& p : result.points) csv << p.order << "," << p.percent << "," << p.heads_pruned << "," << p.metric << "\n";
+  return csv.str();
+}
+
+nlohmann::json pruning_json(const PruningResult& result) {
+  auto points = nlohmann::json::array();
+  for (const auto& p : result.points)
+    points.push_back({{"order", p.order}, {"percent_pruned", p.percent}, {"heads_pruned", p.heads_pruned},
+                      {"metric", p.metric}});
+  return {{"model", result.model}, {"metric", result.metric_name}, {"points", points}, {"cancelled", result.cancelled}};
+}
+
+}  // namespace aw

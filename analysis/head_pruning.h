@@ -1,0 +1,49 @@
+// analysis/head_pruning.h — Michel et al. Figure 3: remove heads cumulatively, step% of all heads at
+// a time, in ascending order of a score, and evaluate after each step.
+//   importance  the order of I_h (analysis/head_importance.h, normalised per layer)
+//   oracle      the order of the damage of gating each head off alone (single-head ablation)
+// Heads pruned at p % = round(p / 100 × total heads), switched off through their gates (ξ_h = 0).
+#pragma once
+
+#include "analysis/gate_evaluation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct HeadRef {
+  int64_t layer = 0;  // 0-based
+  int64_t head = 0;   // 0-based
+};
+
+struct PruningPoint {
+  std::string order;  // "importance" or "oracle"
+  double percent = 0.0;
+  int64_t heads_pruned = 0;
+  double metric = 0.0;
+};
+
+struct PruningResult {
+  std::string model;
+  std::string metric_name;
+  std::vector<PruningPoint> points;
+  bool cancelled = false;
+};
+
+// Heads sorted by ascending score (ties: lower layer, then lower head first).
+std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores);
+
+// Evaluates the model with the first round(p/100·total) heads of `order` gated off, for
+// p = 0, step, 2·step, … up to 100. All of one order's steps run as one batched pass.
+std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
+                                        const std::vector<HeadRef>& order, double step_percent,
+                                        const ProgressCallback& progress = {});
+
+// CSV `order,percent_pruned,heads_pruned,metric`, after a "# model=…, metric=…" line.
+std::string pruning_csv(const PruningResult& result);
+nlohmann::json pruning_json(const PruningResult& result);
+
+}  // namespace aw
