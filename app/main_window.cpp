@@ -162,26 +162,26 @@ void MainWindow::runSentence(const QString& sentence) {
 void MainWindow::onModelChanged() {
   const int model = model_box_->currentIndex();
   if (model < 0) return;
-  layer_box_->setRange(0, session_->summary(model).layers - 1);
+  layer_box_->setRange(1, session_->summary(model).layers);  // numbered from 1, as in the CSVs
   // Another model than the one shown: run the sentence through it.
   if (capture_model_ != model && !sentence_edit_->text().isEmpty()) runSentence(sentence_edit_->text());
 }
 
 void MainWindow::refreshHeadChoices() {
   if (capture_model_ < 0 || capture_.weights_by_layer.empty()) return;
-  const int heads = capture_.heads_per_layer.at(std::min<int>(layer_box_->value(), capture_.heads_per_layer.size() - 1));
+  const int heads = capture_.heads_per_layer.at(std::min<int>(layer_box_->value() - 1, capture_.heads_per_layer.size() - 1));
   const QSignalBlocker block(head_box_);
   const int previous = head_box_->currentIndex();
   head_box_->clear();
   head_box_->addItem("mean of heads");
-  for (int head = 0; head < heads; ++head) head_box_->addItem(QString("head %1").arg(head));
+  for (int head = 0; head < heads; ++head) head_box_->addItem(QString("head %1").arg(head + 1));
   head_box_->setCurrentIndex(std::clamp(previous, 0, heads));
   showCurrentMatrix();
 }
 
 void MainWindow::showCurrentMatrix() {
   if (capture_model_ < 0 || capture_.weights_by_layer.empty()) return;
-  const int layer = layer_box_->value(), n = capture_.length();
+  const int layer = layer_box_->value() - 1, n = capture_.length();
   const int heads = capture_.heads_per_layer.at(layer);
   const int head = head_box_->currentIndex() - 1;  // -1 = mean of heads
   const auto& weights = capture_.weights_by_layer.at(layer);
@@ -196,8 +196,8 @@ void MainWindow::showCurrentMatrix() {
   }
   matrix.title = QString("%1 · layer %2 · %3")
                      .arg(session_->summary(capture_model_).name)
-                     .arg(layer)
-                     .arg(head >= 0 ? QString("head %1").arg(head) : QString("mean of %1 heads").arg(heads));
+                     .arg(layer + 1)
+                     .arg(head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads));
   heatmap_->setMatrix(matrix);
 }
 
