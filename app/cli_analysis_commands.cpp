@@ -22,6 +22,20 @@
 
 namespace aw {
 
+namespace {
+
+// Writes `csv` to --out (and says so) and prints the JSON or, without --out, the CSV.
+void emit(const CliOptions& options, const std::string& command, const std::string& csv, const nlohmann::json& json) {
+  if (options.has("out")) {
+    write_text_file(options.get("out", ""), csv);
+    std::fprintf(stderr, "%s: written to %s\n", command.c_str(), options.get("out", "").c_str());
+  }
+  if (options.flag("json")) std::cout << json.dump(2) << "\n";
+  else if (!options.has("out")) std::cout << csv;
+}
+
+}  // namespace
+
 int run_stats(int argc, char** argv) {
   const CliOptions options("stats", model_command_spec({"text", "window", "batch", "out"}, {"per-head", "no-first-row"}),
                            argc, argv, 2);
@@ -45,17 +59,9 @@ int run_stats(int argc, char** argv) {
 
   const bool per_head = options.flag("per-head");
   const auto csv = attention_stats_csv(results, per_head);
-  if (options.has("out")) {
-    write_text_file(options.get("out", ""), csv);
-    std::fprintf(stderr, "stats: written to %s\n", options.get("out", "").c_str());
-  }
-  if (options.flag("json")) {
-    auto json = nlohmann::json::array();
-    for (const auto& result : results) json.push_back(attention_stats_json(result));
-    std::cout << json.dump(2) << "\n";
-  } else if (!options.has("out")) {
-    std::cout << csv;
-  }
+  auto json = nlohmann::json::array();
+  for (const auto& result : results) json.push_back(attention_stats_json(result));
+  emit(options, "stats", csv, json);
   return 0;
 }
 
@@ -93,12 +99,7 @@ int run_diag_sweep(int argc, char** argv) {
     return 130;
   }
   const auto csv = diagonal_sweep_csv(result);
-  if (options.has("out")) {
-    write_text_file(options.get("out", ""), csv);
-    std::fprintf(stderr, "diag-sweep: written to %s\n", options.get("out", "").c_str());
-  }
-  if (options.flag("json")) std::cout << diagonal_sweep_json(result).dump(2) << "\n";
-  else if (!options.has("out")) std::cout << csv;
+  emit(options, "diag-sweep", csv, diagonal_sweep_json(result));
   return 0;
 }
 
@@ -124,12 +125,7 @@ int run_top_tokens(int argc, char** argv) {
     rows.insert(rows.end(), model_rows.begin(), model_rows.end());
   }
   const auto csv = top_tokens_csv(rows, k);
-  if (options.has("out")) {
-    write_text_file(options.get("out", ""), csv);
-    std::fprintf(stderr, "top-tokens: written to %s\n", options.get("out", "").c_str());
-  }
-  if (options.flag("json")) std::cout << top_tokens_json(rows).dump(2) << "\n";
-  else if (!options.has("out")) std::cout << csv;
+  emit(options, "top-tokens", csv, top_tokens_json(rows));
   return 0;
 }
 
@@ -152,28 +148,10 @@ int run_ablate(int argc, char** argv) {
     return 130;
   }
   const auto csv = ablation_csv(result, options.flag("all"));
-  if (options.has("out")) {
-    write_text_file(options.get("out", ""), csv);
-    std::fprintf(stderr, "ablate: written to %s\n", options.get("out", "").c_str());
-  }
-  if (options.flag("json")) std::cout << ablation_json(result).dump(2) << "\n";
-  else if (!options.has("out")) std::cout << csv;
+  emit(options, "ablate", csv, ablation_json(result));
   return 0;
 }
 
-namespace {
-
-// Writes `csv` to --out (and says so) and prints the JSON or, without --out, the CSV.
-void emit(const CliOptions& options, const std::string& command, const std::string& csv, const nlohmann::json& json) {
-  if (options.has("out")) {
-    write_text_file(options.get("out", ""), csv);
-    std::fprintf(stderr, "%s: written to %s\n", command.c_str(), options.get("out", "").c_str());
-  }
-  if (options.flag("json")) std::cout << json.dump(2) << "\n";
-  else if (!options.has("out")) std::cout << csv;
-}
-
-}  // namespace
 
 int run_importance(int argc, char** argv) {
   const CliOptions options("importance", model_command_spec({"text", "window", "batch", "out"}, {"no-normalize"}), argc,
