@@ -8,10 +8,13 @@ set(fixtures ${CMAKE_CURRENT_BINARY_DIR}/cli_fixtures)
 add_test(NAME cli.write_fixtures COMMAND write_fixtures ${fixtures})
 set_tests_properties(cli.write_fixtures PROPERTIES FIXTURES_SETUP cli_models LABELS cli)
 
-# aw_cli_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [OUT_FILE f [OUT_FILE_REGEX re]] ARGS <args...>)
+# aw_cli_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [STDOUT_LINES n] [OUT_FILE f [OUT_FILE_REGEX re]] ARGS <args...>)
 function(aw_cli_test name)
-  cmake_parse_arguments(T "" "EXIT;REGEX;STDERR_LINES;OUT_FILE;OUT_FILE_REGEX" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "EXIT;REGEX;STDERR_LINES;STDOUT_LINES;OUT_FILE;OUT_FILE_REGEX" "ARGS" ${ARGN})
   set(extra)
+  if(DEFINED T_STDOUT_LINES)
+    list(APPEND extra -DEXPECT_STDOUT_LINES=${T_STDOUT_LINES})
+  endif()
   if(DEFINED T_STDERR_LINES)
     list(APPEND extra -DEXPECT_STDERR_LINES=${T_STDERR_LINES})
   endif()
@@ -106,3 +109,22 @@ aw_cli_test(prune_both EXIT 0 REGEX "order,percent_pruned,heads_pruned,metric.im
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --step 50)
 aw_cli_test(error_prune_order EXIT 1 STDERR_LINES 1 REGEX "--order must be importance, oracle or both, got 'random'"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order random)
+
+# Every analysis on the shipped sample models and demo sentences: the CSV header and the row count
+# (2 layers × 4 heads per model; 6 demo sentences).
+set(samples ${PROJECT_SOURCE_DIR}/sample_data)
+set(demo ${samples}/demo_sentences.txt)
+aw_cli_test(samples_stats EXIT 0 STDOUT_LINES 6 REGEX "^# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio\nvanilla_lm,1,"
+            ARGS stats --model ${samples}/vanilla_lm --model ${samples}/bet_sf --text ${demo} --window 64)
+aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES 25 REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
+            ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})
+aw_cli_test(samples_diag_sweep EXIT 0 STDOUT_LINES 5 REGEX "^# model=bet_sf, metric=perplexity\nfactor,metric\n0,"
+            ARGS diag-sweep --model ${samples}/bet_sf --text ${demo} --factors 0,1,mask --window 64)
+aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES 10 REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single\nlayer,head,metric,delta\n1,1,"
+            ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --window 64)
+aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES 4 REGEX "mode=all-but-one\nlayer,best_head,metric,delta\n1,[1-4],"
+            ARGS ablate --model ${samples}/bet_sg --text ${demo} --window 64 --mode all-but-one)
+aw_cli_test(samples_importance EXIT 0 STDOUT_LINES 10 REGEX "^# model=bet_sf, normalized=true\nlayer,head,importance\n1,1,"
+            ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
+aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity\norder,percent_pruned,heads_pruned,metric\nimportance,0,0,"
+            ARGS prune --model ${samples}/vanilla_lm --text ${demo} --window 64 --step 50)

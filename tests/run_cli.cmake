@@ -1,5 +1,5 @@
 # tests/run_cli.cmake — runs one attention-cli command and checks its exit code and output.
-# -DCOMMAND="a^^b^^c" -DEXPECT_EXIT=N -DEXPECT_REGEX=re [-DEXPECT_STDOUT_REGEX=re] [-DOUT_FILE=path]
+# -DCOMMAND="a^^b^^c" -DEXPECT_EXIT=N -DEXPECT_REGEX=re [-DEXPECT_STDOUT_LINES=n] [-DOUT_FILE=path]
 string(REPLACE "^^" ";" COMMAND "${COMMAND}")
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT exit_code STREQUAL EXPECT_EXIT)
@@ -16,6 +16,13 @@ if(DEFINED EXPECT_STDERR_LINES)
   list(LENGTH lines count)
   if(NOT count EQUAL EXPECT_STDERR_LINES)
     message(FATAL_ERROR "stderr has ${count} lines, expected ${EXPECT_STDERR_LINES}:\n${err}")
+  endif()
+endif()
+if(DEFINED EXPECT_STDOUT_LINES)
+  string(REGEX MATCHALL "\n" newlines "${out}")
+  list(LENGTH newlines count)
+  if(NOT count EQUAL EXPECT_STDOUT_LINES)
+    message(FATAL_ERROR "stdout has ${count} lines, expected ${EXPECT_STDOUT_LINES}:\n${out}")
   endif()
 endif()
 if(DEFINED OUT_FILE)
