@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -10,12 +11,7 @@
 namespace aw {
 namespace {
 
-// Running sums for every (layer, head): [L, H_max] float64 on the model's device.
-struct RunningSums {
-  torch::Tensor diagonal_sum, diagonal_count, lower_sum, lower_square_sum, lower_count;
-};
-
-DiagonalStats finish(int64_t layer, int64_t head, double diagonal_sum, double diagonal_count, double lower_sum,
+DiagonalStats finish_stats(int64_t layer, int64_t head, double diagonal_sum, double diagonal_count, double lower_sum,
                      double lower_square_sum, double lower_count) {
   DiagonalStats stats;
   stats.layer = layer;
@@ -41,6 +37,48 @@ std::string number(double value) {
 
 }  // namespace
 
+DiagonalStatsAccumulator::DiagonalStatsAccumulator(std::vector<int64_t> heads_per_layer, bool include_first_row,
+                                                   const torch::Device& device)
+    : heads_per_layer_(std::move(heads_per_layer)), include_first_row_(include_first_row) {
+  const auto widest = heads_per_layer_.empty() ? 0 : *std::max_element(heads_per_layer_.begin(), heads_per_layer_.end());
+  sums_ = torch::zeros({5, static_cast<int64_t>(heads_per_layer_.size()), widest},
+                       torch::dtype(torch::kFloat64).device(device));
+}
+
+void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid) {
+  const int64_t heads = probabilities.size(1), length = probabilities.size(2);
+  const auto device = probabilities.device();
+  const auto bool_options = torch::dtype(torch::kBool).device(device);
+  const auto valid_here = valid.to(device, torch::kBool);
+  const auto valid_pairs = (valid_here.unsqueeze(2) & valid_here.unsqueeze(1)).unsqueeze(1);   // (B, 1, n, n)
+  auto eye = torch::eye(length, bool_options);
+  if (!include_first_row_) eye.index_put_({0, 0}, false);
+  const auto diagonal = (valid_pairs & eye).to(torch::kFloat64);
+  const auto lower_mask = (valid_pairs & torch::ones({length, length}, bool_options).tril(-1)).to(torch::kFloat64);
+  const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, n, n)
+  const auto lower = values * lower_mask;
+  const auto per_head = torch::stack({(values * diagonal).sum({0, 2, 3}), diagonal.sum({0, 2, 3}).expand({heads}),
+                                      lower.sum({0, 2, 3}), (lower * lower).sum({0, 2, 3}),
+                                      lower_mask.sum({0, 2, 3}).expand({heads})});             // (5, H)
+  sums_.select(1, layer).narrow(1, 0, heads).add_(per_head);
+}
+
+void DiagonalStatsAccumulator::finish(AttentionStatsResult& result) const {
+  const auto host = sums_.cpu();                                                               // (5, L, H)
+  const auto per_layer = host.sum(2);                                                          // (5, L)
+  const auto cells = host.accessor<double, 3>();
+  const auto layers = per_layer.accessor<double, 2>();
+  result.layers.clear();
+  result.heads.clear();
+  for (int64_t layer = 0; layer < static_cast<int64_t>(heads_per_layer_.size()); ++layer) {
+    result.layers.push_back(finish_stats(layer + 1, 0, layers[0][layer], layers[1][layer], layers[2][layer],
+                                         layers[3][layer], layers[4][layer]));
+    for (int64_t head = 0; head < heads_per_layer_[layer]; ++head)
+      result.heads.push_back(finish_stats(layer + 1, head + 1, cells[0][layer][head], cells[1][layer][head],
+                                          cells[2][layer][head], cells[3][layer][head], cells[4][layer][head]));
+  }
+}
+
 AttentionStatsResult attention_stats(AttentionModel& model, const std::string& model_name,
                                      const std::vector<ModelInput>& batches, const AttentionStatsSettings& settings,
                                      const ProgressCallback& progress) {
@@ -48,45 +86,22 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   model.module().eval();
   const auto& config = model.config();
   const auto device = model.module().parameters().front().device();
-  const auto sums_options = torch::dtype(torch::kFloat64).device(device);
-  RunningSums sums;
-  for (auto* sum : {&sums.diagonal_sum, &sums.diagonal_count, &sums.lower_sum, &sums.lower_square_sum, &sums.lower_count})
-    *sum = torch::zeros({config.n_layers, config.max_heads()}, sums_options);
+  DiagonalStatsAccumulator sums(config.heads_per_layer, settings.include_first_row, device);
 
   AttentionStatsResult result;
   result.model = model_name;
   result.include_first_row = settings.include_first_row;
-
-  // Masks of one batch ([B, 1, n, n] bool), set before its forward, read by the observer.
-  torch::Tensor diagonal_mask, lower_mask;
+  torch::Tensor valid;  // [B, n] of the batch in flight, read by the observer
   ForwardOptions options = settings.forward;
   options.capture = CaptureMode::Stats;
-  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
-    const int64_t heads = probabilities.size(1);
-    const auto values = probabilities.to(torch::kFloat64);                                   // (B, H, n, n)
-    auto add = [&](torch::Tensor& sum, const torch::Tensor& per_head) {
-      sum[layer].narrow(0, 0, heads).add_(per_head);
-    };
-    add(sums.diagonal_sum, (values * diagonal_mask).sum({0, 2, 3}));
-    add(sums.diagonal_count, diagonal_mask.to(torch::kFloat64).sum({0, 2, 3}).expand({heads}));
-    const auto lower = values * lower_mask;
-    add(sums.lower_sum, lower.sum({0, 2, 3}));
-    add(sums.lower_square_sum, (lower * lower).sum({0, 2, 3}));
-    add(sums.lower_count, lower_mask.to(torch::kFloat64).sum({0, 2, 3}).expand({heads}));
-  };
+  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) { sums.add(layer, probabilities, valid); };
 
   const auto total = static_cast<int64_t>(batches.size());
   for (int64_t index = 0; index < total; ++index) {
     const auto& batch = batches[index];
     const int64_t count = batch.input_ids.size(0), length = batch.input_ids.size(1);
-    const auto bool_options = torch::dtype(torch::kBool).device(device);
-    auto valid = batch.attention_mask.defined() ? batch.attention_mask.to(device).ne(0)
-                                                : torch::ones({count, length}, bool_options);
-    const auto valid_pairs = (valid.unsqueeze(2) & valid.unsqueeze(1)).unsqueeze(1);        // (B, 1, n, n)
-    auto eye = torch::eye(length, bool_options);
-    if (!settings.include_first_row) eye.index_put_({0, 0}, false);
-    diagonal_mask = valid_pairs & eye;
-    lower_mask = valid_pairs & torch::ones({length, length}, bool_options).tril(-1);
+    valid = batch.attention_mask.defined() ? batch.attention_mask.ne(0)
+                                           : torch::ones({count, length}, torch::kBool);
     model.forward(batch, options);
     result.windows += count;
     if (!report_progress(progress, index + 1, total)) {
@@ -94,22 +109,7 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
       break;
     }
   }
-
-  // One transfer of the sums to the host at the end.
-  const auto host = torch::stack({sums.diagonal_sum, sums.diagonal_count, sums.lower_sum, sums.lower_square_sum,
-                                  sums.lower_count})
-                        .cpu();                                                               // (5, L, H)
-  const auto per_layer = host.sum(2);                                                         // (5, L)
-  auto at = [](const torch::Tensor& t, int64_t a, int64_t b) { return t[a][b].item<double>(); };
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
-    result.layers.push_back(finish(layer + 1, 0, at(per_layer, 0, layer), at(per_layer, 1, layer), at(per_layer, 2, layer),
-                                   at(per_layer, 3, layer), at(per_layer, 4, layer)));
-    for (int64_t head = 0; head < config.heads_per_layer[layer]; ++head) {
-      const auto cell = host.select(2, head).select(1, layer);                               // (5)
-      result.heads.push_back(finish(layer + 1, head + 1, cell[0].item<double>(), cell[1].item<double>(),
-                                    cell[2].item<double>(), cell[3].item<double>(), cell[4].item<double>()));
-    }
-  }
+  sums.finish(result);
   return result;
 }
 

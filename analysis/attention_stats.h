@@ -11,6 +11,8 @@
 #include "models/model.h"
 #include "models/progress.h"
 
+#include <torch/types.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -38,6 +40,23 @@ struct AttentionStatsResult {
   std::vector<DiagonalStats> heads;   // one per (layer, head), layer-major
   int64_t windows = 0;
   bool cancelled = false;
+};
+
+// The running sums behind attention_stats, fed one layer's probabilities at a time — separate from
+// the forward so hand-built matrices can be checked against worked answers.
+class DiagonalStatsAccumulator {
+ public:
+  // heads_per_layer: each layer's head count; sums live on `device` in float64.
+  DiagonalStatsAccumulator(std::vector<int64_t> heads_per_layer, bool include_first_row, const torch::Device& device);
+  // probabilities [B, H, n, n] of `layer` (0-based); valid [B, n] bool (true = token, false = padding).
+  void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid);
+  // Per-layer and per-head statistics of everything added so far (one transfer to the host).
+  void finish(AttentionStatsResult& result) const;
+
+ private:
+  std::vector<int64_t> heads_per_layer_;
+  bool include_first_row_;
+  torch::Tensor sums_;  // [5, L, H_max]: diagonal sum, diagonal count, lower sum, lower square sum, lower count
 };
 
 // Runs every batch through `model` (in inference mode) and accumulates the statistics.

@@ -1,5 +1,6 @@
 // tests/test_analysis.cpp — the analyses against independent float64 re-implementations written here
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
+#include "analysis/attention_export.h"
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
 #include "analysis/head_ablation.h"
@@ -120,6 +121,33 @@ TEST_P(AttentionStats, MatchTheFloat64Loops) {
 
 INSTANTIATE_TEST_SUITE_P(Models, AttentionStats,
                          ::testing::Combine(::testing::Values("transformer_lm", "bet_sf"), ::testing::Bool()));
+
+TEST(AttentionStatsByHand, WorkedExampleWithPaddingAndRowZero) {
+  // Window 1 (3 tokens):   [1    0    0  ]   Window 2 (2 tokens + 1 padding): [1   0   0]
+  //                        [0.25 0.75 0  ]                                    [0.5 0.5 0]
+  //                        [0.5  0.25 0.25]                                   [9   9   9]  ← padding row
+  // Diagonal: 1, 0.75, 0.25, 1, 0.5 → CA = 3.5/5 = 0.7 with row 0; 1.5/3 = 0.5 without.
+  // Lower: 0.25, 0.5, 0.25, 0.5 → HA(μ) = 0.375, HA(σ) = √(mean of 0.125², 0.125², 0.125², 0.125²) = 0.125.
+  const auto attention = torch::tensor({1.0, 0.0, 0.0, 0.25, 0.75, 0.0, 0.5, 0.25, 0.25,  //
+                                        1.0, 0.0, 0.0, 0.5, 0.5, 0.0, 9.0, 9.0, 9.0})
+                             .view({2, 1, 3, 3});
+  const auto valid = torch::tensor({1, 1, 1, 1, 1, 0}, torch::kLong).view({2, 3}).ne(0);
+  for (const bool first_row : {true, false}) {
+    DiagonalStatsAccumulator sums({1}, first_row, torch::kCPU);
+    sums.add(0, attention, valid);
+    AttentionStatsResult result;
+    sums.finish(result);
+    ASSERT_EQ(result.layers.size(), 1u);
+    const auto& stats = result.layers.front();
+    EXPECT_NEAR(stats.ca, first_row ? 0.7 : 0.5, 1e-12);
+    EXPECT_EQ(stats.diagonal_entries, first_row ? 5 : 3);
+    EXPECT_NEAR(stats.ha_mean, 0.375, 1e-12);
+    EXPECT_NEAR(stats.ha_std, 0.125, 1e-12);
+    EXPECT_EQ(stats.lower_entries, 4);
+    EXPECT_NEAR(stats.ratio, (first_row ? 0.7 : 0.5) / 0.375, 1e-12);
+    EXPECT_EQ(result.heads.front().head, 1);
+  }
+}
 
 TEST(AttentionStatsFacts, FirstRowAddsExactlyOneOnePerHeadAndWindow) {
   TempDir dir;
@@ -252,6 +280,15 @@ TEST(TopTokens, AreTheLargestHeadMeanWeightsOfTheRowBeforeTheTarget) {
     EXPECT_LE(row.positions[0], 4);  // causal: nothing after the query row
   }
   EXPECT_EQ(top_tokens_csv(rows, 3).substr(0, 45), "layer,sentence,target,method,top1,top2,top3\n1");
+}
+
+TEST(TopTokens, TiesGoToTheLowerPosition) {
+  const auto top = top_attended(torch::tensor({0.2, 0.3, 0.3, 0.2}), 3);
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top[0].position, 1);
+  EXPECT_EQ(top[1].position, 2);
+  EXPECT_EQ(top[2].position, 0);
+  EXPECT_NEAR(top[2].weight, 0.2, 1e-7);
 }
 
 TEST(TopTokens, BadRequestsAreNamed) {
