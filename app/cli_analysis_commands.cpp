@@ -6,6 +6,8 @@
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
 #include "analysis/head_pruning.h"
+#include "analysis/head_removal.h"
+#include "models/checkpoint.h"
 #include "analysis/top_tokens.h"
 #include "models/corpus.h"
 #include "models/evaluation.h"
@@ -16,6 +18,7 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -172,9 +175,16 @@ int run_importance(int argc, char** argv) {
 }
 
 int run_prune(int argc, char** argv) {
-  const CliOptions options("prune", model_command_spec({"text", "window", "batch", "out", "step", "order"}), argc, argv, 2);
+  const CliOptions options("prune", model_command_spec({"text", "window", "batch", "out", "step", "order", "apply", "save"}),
+                           argc, argv, 2);
   const auto path = options.require("text");
-  const auto order_name = options.get("order", "both");
+  const bool apply = options.has("apply");
+  if (apply != options.has("save"))
+    throw Error("attention-cli prune: --apply P and --save DIR go together (prune P % of the heads into DIR)");
+  const auto apply_percent = options.get_int("apply", 0, 0);
+  if (apply_percent > 100) throw Error("attention-cli prune: --apply must be at most 100 (percent)");
+  const auto order_name = options.get("order", apply ? "importance" : "both");
+  if (apply && order_name == "both") throw Error("attention-cli prune: --apply needs one --order, importance or oracle");
   if (order_name != "importance" && order_name != "oracle" && order_name != "both")
     throw Error("attention-cli prune: --order must be importance, oracle or both, got '" + order_name + "'");
   const auto step = options.get_int("step", 10, 1);
@@ -186,7 +196,10 @@ int run_prune(int argc, char** argv) {
   PruningResult result;
   result.model = loaded.name;
   result.metric_name = data.metric_name();
+  std::vector<HeadRef> chosen_order;  // the order --apply prunes by
   auto add_curve = [&](const std::string& name, const std::vector<HeadRef>& order) {
+    chosen_order = order;
+    if (apply) return;  // --apply prunes once, it draws no curve
     ProgressLine progress("prune (" + name + " curve)", "batches");
     const auto points = pruning_curve(*loaded.model, data, name, order, static_cast<double>(step), std::ref(progress));
     result.cancelled = result.cancelled || points.empty();
@@ -214,7 +227,41 @@ int run_prune(int argc, char** argv) {
     std::fprintf(stderr, "prune: interrupted\n");
     return 130;
   }
-  emit(options, "prune", pruning_csv(result), pruning_json(result));
+  if (!apply) {
+    emit(options, "prune", pruning_csv(result), pruning_json(result));
+    return 0;
+  }
+
+  // --apply: remove the first P % of the order for real, save, reload, and compare with the gated model.
+  const auto count = static_cast<int64_t>(std::lround(apply_percent / 100.0 * chosen_order.size()));
+  const std::vector<HeadRef> removed(chosen_order.begin(), chosen_order.begin() + count);
+  auto gates = all_heads_on(loaded.config);
+  for (const auto& head : removed) gates[head.layer][head.head] = 0.0;
+  const auto gated = evaluate_gate_settings(*loaded.model, data, gates.unsqueeze(0), 0).front();
+  const auto pruned = remove_heads(*loaded.model, removed);
+  std::vector<std::string> vocabulary;
+  for (int64_t id = 0; id < loaded.tokenizer->vocab_size(); ++id) vocabulary.push_back(loaded.tokenizer->token_text(id));
+  const auto save_dir = options.get("save", "");
+  save_native_checkpoint(save_dir, *pruned, vocabulary, loaded.stored_dtype == "F16" ? torch::kFloat16 : torch::kFloat32);
+  const auto reloaded = load_checkpoint(save_dir, loaded.device);
+  const auto after = evaluate_gate_settings(*reloaded.model, evaluation_data(options, "prune", reloaded, path,
+                                                                            options.get_int("batch", 8, 1)),
+                                            all_heads_on(reloaded.config).unsqueeze(0), 0)
+                         .front();
+  const nlohmann::json json = {{"model", loaded.name},           {"order", order_name},
+                               {"heads_removed", count},         {"heads_total", chosen_order.size()},
+                               {"parameters_before", loaded.parameter_count},
+                               {"parameters_after", reloaded.parameter_count},
+                               {"metric", data.metric_name()},   {"gated_metric", gated.metric},
+                               {"pruned_metric", after.metric},  {"saved", save_dir}};
+  if (options.flag("json")) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::printf("pruned %lld of %zu heads (%s order): %lld → %lld parameters; %s %.4f (gated model %.4f); saved to %s\n",
+                static_cast<long long>(count), chosen_order.size(), order_name.c_str(),
+                static_cast<long long>(loaded.parameter_count), static_cast<long long>(reloaded.parameter_count),
+                data.metric_name().c_str(), after.metric, gated.metric, save_dir.c_str());
+  }
   return 0;
 }
 

@@ -46,6 +46,7 @@ commands:
           [--no-normalize] [--out FILE.csv]  divided by its ℓ2 norm unless --no-normalize
   prune   --model DIR --text FILE          Michel Figure 3: the metric with step % more heads off each
           [--step 10] [--order importance|oracle|both] [--out FILE.csv]   step, in ascending order
+          [--apply P --save DIR]           remove P % of the heads for real and save the checkpoint
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json

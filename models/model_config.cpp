@@ -211,8 +211,8 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
       fail_in_file(path, "heads_per_layer has " + std::to_string(config.heads_per_layer.size()) +
                              " entries for " + std::to_string(config.n_layers) + " layers");
     for (auto heads : config.heads_per_layer)
-      if (heads > config.n_heads)
-        fail_in_file(path, "heads_per_layer entry " + std::to_string(heads) + " exceeds n_heads " +
+      if (heads < 0 || heads > config.n_heads)
+        fail_in_file(path, "heads_per_layer entry " + std::to_string(heads) + " is outside 0..n_heads " +
                                std::to_string(config.n_heads));
   } else {
     config.heads_per_layer.assign(config.n_layers, config.n_heads);

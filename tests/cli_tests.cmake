@@ -128,3 +128,7 @@ aw_cli_test(samples_importance EXIT 0 STDOUT_LINES 10 REGEX "^# model=bet_sf, no
             ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity\norder,percent_pruned,heads_pruned,metric\nimportance,0,0,"
             ARGS prune --model ${samples}/vanilla_lm --text ${demo} --window 64 --step 50)
+aw_cli_test(prune_apply EXIT 0 REGEX "pruned 3 of 6 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters; perplexity [0-9.]+ \\(gated model [0-9.]+\\); saved to"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --apply 50 --save ${fixtures}/pruned_lm)
+aw_cli_test(error_prune_apply_without_save EXIT 1 STDERR_LINES 1 REGEX "--apply P and --save DIR go together"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --apply 50)

@@ -6,6 +6,7 @@
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
 #include "analysis/head_pruning.h"
+#include "analysis/head_removal.h"
 #include "analysis/top_tokens.h"
 #include "models/errors.h"
 #include "models/evaluation.h"
@@ -455,6 +456,49 @@ TEST(HeadPruning, CurvePointsAreTheModelWithThoseHeadsGatedOff) {
   }
   EXPECT_THROW(pruning_curve(*loaded.model, language_model_data(batches), "x", order, 0.0), Error);
 }
+
+class HeadRemoval : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HeadRemoval, PrunedModelComputesWhatTheGatedModelComputes) {
+  TempDir dir;
+  const auto config = test::tiny_config(GetParam());
+  test::write_tiny_checkpoint(dir.path(), config);
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  // Layer 1 loses its middle head; layer 2 loses two of three.
+  const std::vector<HeadRef> removed = {{0, 1}, {1, 0}, {1, 2}};
+  const auto pruned = remove_heads(*loaded.model, removed);
+  EXPECT_EQ(pruned->config().heads_per_layer, (std::vector<int64_t>{2, 1}));
+
+  auto gates = all_heads_on(loaded.config);
+  for (const auto& head : removed) gates[head.layer][head.head] = 0.0;
+  const auto batch = tiny_batches().back();  // padded
+  ForwardOptions gated;
+  gated.head_gates = gates;
+  gated.capture = CaptureMode::Full;
+  ForwardOptions plain;
+  plain.capture = CaptureMode::Full;
+  torch::NoGradGuard no_grad;
+  const auto expected = loaded.model->forward(batch, gated);
+  const auto got = pruned->forward(batch, plain);
+  EXPECT_TRUE(torch::allclose(got.logits, expected.logits, 1e-5, 1e-5)) << test::max_difference(got.logits, expected.logits);
+  ASSERT_EQ(got.attention[1].size(1), 1);
+  // The remaining heads attend exactly as before (layer 1: heads 1 and 3; layer 2: head 2).
+  EXPECT_TRUE(torch::allclose(got.attention[0].select(1, 1), expected.attention[0].select(1, 2), 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(got.attention[1].select(1, 0), expected.attention[1].select(1, 1), 1e-5, 1e-6));
+
+  // Saved and loaded again: same numbers, fewer parameters, heads_per_layer in config.json.
+  TempDir saved;
+  save_native_checkpoint(saved.path(), *pruned, test::tiny_vocabulary(config.vocab_size));
+  auto reloaded = load_checkpoint(saved.path(), torch::kCPU);
+  EXPECT_EQ(reloaded.config.heads_per_layer, (std::vector<int64_t>{2, 1}));
+  EXPECT_LT(reloaded.parameter_count, loaded.parameter_count);
+  EXPECT_TRUE(torch::allclose(reloaded.model->forward(batch).logits, expected.logits, 1e-5, 1e-5));
+
+  EXPECT_THROW(remove_heads(*loaded.model, {{0, 1}, {0, 1}}), Error);
+  EXPECT_THROW(remove_heads(*loaded.model, {{2, 0}}), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, HeadRemoval, ::testing::Values("transformer_lm", "bet_sf"));
 
 }  // namespace
 }  // namespace aw

@@ -1,0 +1,19 @@
+// analysis/head_removal.h — real pruning (Michel et al. §5, Table 4): a copy of a model with heads
+// physically removed — the rows of Q, K and V and the columns of O that belong to them (and their
+// BET(SF) bird-eye weights) are dropped and config.heads_per_layer says how many heads each layer
+// keeps. The copy computes exactly what the original computes with those heads' gates at 0.
+#pragma once
+
+#include "analysis/head_pruning.h"
+#include "models/model.h"
+
+#include <memory>
+#include <vector>
+
+namespace aw {
+
+// Native architectures only (transformer_lm, bet_sf, bet_sg); throws aw::Error for others or for a
+// head that does not exist. `heads` may list a head once at most.
+std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::vector<HeadRef>& heads);
+
+}  // namespace aw
