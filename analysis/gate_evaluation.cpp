@@ -86,11 +86,11 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         count.narrow(0, first, size) += static_cast<double>(rows);
       } else {
         const int64_t length = logits.size(1);
-        const auto predicted = logits.narrow(1, 0, length - 1);
-        const auto targets = repeated.input_ids.narrow(1, 1, length - 1);
-        const auto losses = torch::nn::functional::cross_entropy(
-            predicted.reshape({-1, predicted.size(-1)}), targets.reshape({-1}),
-            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));          // (size·B·(n−1))
+        const auto predicted = logits.narrow(1, 0, length - 1);                              // (size·B, n−1, V)
+        const auto targets = repeated.input_ids.narrow(1, 1, length - 1).unsqueeze(-1);
+        // −log softmax at the target = logsumexp − target logit: reads the large logits tensor
+        // without writing a log-softmax copy of it (the sweep's logits are hundreds of MB).
+        const auto losses = (torch::logsumexp(predicted, -1) - predicted.gather(-1, targets).squeeze(-1)).reshape({-1});
         auto keep = repeated.attention_mask.defined()
                         ? repeated.attention_mask.narrow(1, 1, length - 1).reshape({-1}).to(torch::kFloat32)
                         : torch::ones_like(losses);

@@ -180,10 +180,13 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
   loaded.model->module().to(device);
   loaded.device = device;
   loaded.parameter_count = count_parameters(*loaded.model);
-  logger("models")->info("loaded {} ({}, {} layers × {} heads, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
-                         loaded.config.model_type, loaded.config.n_layers, loaded.config.n_heads,
-                         loaded.config.d_model, loaded.parameter_count / 1e6, loaded.stored_dtype,
-                         describe_device(device));
+  const auto heads = loaded.config.total_heads() == loaded.config.n_layers * loaded.config.n_heads
+                         ? std::to_string(loaded.config.n_heads) + " heads"
+                         : std::to_string(loaded.config.n_heads) + " heads, " +
+                               std::to_string(loaded.config.total_heads()) + " left after pruning";
+  logger("models")->info("loaded {} ({}, {} layers × {}, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
+                         loaded.config.model_type, loaded.config.n_layers, heads, loaded.config.d_model,
+                         loaded.parameter_count / 1e6, loaded.stored_dtype, describe_device(device));
   return loaded;
 }
 
