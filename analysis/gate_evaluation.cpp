@@ -35,14 +35,18 @@ EvaluationData classification_data(const ClassifierBatches& batches) {
   return data;
 }
 
+void check_data_fits(const ModelConfig& config, const EvaluationData& data) {
+  if (data.inputs.empty()) throw Error("no data to evaluate (the corpus gave no batches)");
+  if (data.is_classification() != config.is_classifier())
+    throw Error(config.is_classifier() ? "a classifier needs labelled data (label<TAB>text lines)"
+                                       : "a language model needs plain text, not labelled data");
+}
+
 std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
                                                const torch::Tensor& gates, int64_t first_layer,
                                                const ProgressCallback& progress, int64_t max_batch_rows) {
   const auto& config = model.config();
-  if (data.is_classification() != config.is_classifier())
-    throw Error(config.is_classifier() ? "a classifier needs labelled data (label<TAB>text lines)"
-                                       : "a language model needs plain text, not labelled data");
-  if (data.inputs.empty()) throw Error("no data to evaluate (the corpus gave no batches)");
+  check_data_fits(config, data);
   TORCH_CHECK(gates.dim() == 3 && gates.size(1) == config.n_layers && gates.size(2) == config.max_heads(),
               "gate settings must be [S, L, H_max]");
   c10::InferenceMode inference;

@@ -26,6 +26,10 @@ struct EvaluationData {
 EvaluationData language_model_data(std::vector<ModelInput> windows);
 EvaluationData classification_data(const ClassifierBatches& batches);
 
+// Throws aw::Error when there is no data, or when its kind does not fit the model (a classifier
+// needs labelled examples, a language model plain text).
+void check_data_fits(const ModelConfig& config, const EvaluationData& data);
+
 struct GateMetric {
   double metric = 0.0;  // perplexity or accuracy
   double loss = 0.0;    // mean cross-entropy

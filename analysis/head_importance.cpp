@@ -15,10 +15,7 @@ namespace aw {
 ImportanceResult head_importance(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                                  bool normalize, const torch::Tensor& base_gates, const ProgressCallback& progress) {
   const auto& config = model.config();
-  if (data.inputs.empty()) throw Error("no data to evaluate (the corpus gave no batches)");
-  if (data.is_classification() != config.is_classifier())
-    throw Error(config.is_classifier() ? "a classifier needs labelled data (label<TAB>text lines)"
-                                       : "a language model needs plain text, not labelled data");
+  check_data_fits(config, data);
   model.module().eval();  // no dropout: the gradient of the model as it is evaluated
   const auto device = model.module().parameters().front().device();
   const auto base = (base_gates.defined() ? base_gates : all_heads_on(config)).to(device, torch::kFloat32);
