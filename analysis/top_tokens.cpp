@@ -26,7 +26,9 @@ std::string csv_field(const std::string& text) {
 std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Tokenizer& tokenizer,
                                               const std::string& model_name,
                                               const std::vector<TopTokensRequest>& sentences, int64_t k,
-                                              const ForwardOptions& forward) {
+                                              const ForwardOptions& forward, const ProgressCallback& progress,
+                                              bool* cancelled) {
+  if (cancelled) *cancelled = false;
   c10::InferenceMode inference;
   model.module().eval();
   std::vector<TopTokensRow> rows;
@@ -64,6 +66,10 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
         out.weights.push_back(attended.weight);
       }
       rows.push_back(std::move(out));
+    }
+    if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
+      if (cancelled) *cancelled = true;
+      break;
     }
   }
   return rows;

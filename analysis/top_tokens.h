@@ -5,6 +5,7 @@
 #pragma once
 
 #include "models/model.h"
+#include "models/progress.h"
 #include "models/tokenizer.h"
 
 #include <nlohmann/json.hpp>
@@ -31,11 +32,13 @@ struct TopTokensRequest {
 };
 
 // Rows for one model: one per (sentence, layer). Throws aw::Error for a sentence that gives fewer
-// than 2 tokens, a target outside 1..n−1, or more tokens than the model's positions.
+// than 2 tokens, a target outside 1..n−1, or more tokens than the model's positions. `progress`
+// sees (sentences done, sentences); when it cancels, the rows so far come back and *cancelled is set.
 std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Tokenizer& tokenizer,
                                               const std::string& model_name,
                                               const std::vector<TopTokensRequest>& sentences, int64_t k,
-                                              const ForwardOptions& forward = {});
+                                              const ForwardOptions& forward = {},
+                                              const ProgressCallback& progress = {}, bool* cancelled = nullptr);
 
 // Reads one sentence per non-empty line, optionally "sentence<TAB>target"; errors name the line.
 std::vector<TopTokensRequest> read_top_token_requests(const std::string& path);

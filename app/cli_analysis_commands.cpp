@@ -123,8 +123,16 @@ int run_top_tokens(int argc, char** argv) {
   const auto k = options.get_int("k", 3, 1);
   const auto models = load_all_from_options(options);
   std::vector<TopTokensRow> rows;
+  install_interrupt_handler();
   for (const auto& loaded : models) {
-    auto model_rows = top_attended_tokens(*loaded.model, *loaded.tokenizer, loaded.name, requests, k);
+    ProgressLine progress("top-tokens " + loaded.name, "sentences");
+    bool cancelled = false;
+    auto model_rows =
+        top_attended_tokens(*loaded.model, *loaded.tokenizer, loaded.name, requests, k, {}, std::ref(progress), &cancelled);
+    if (cancelled) {
+      std::fprintf(stderr, "top-tokens: interrupted\n");
+      return 130;
+    }
     rows.insert(rows.end(), model_rows.begin(), model_rows.end());
   }
   const auto csv = top_tokens_csv(rows, k);
