@@ -2,7 +2,6 @@
 #include "analysis/gate_evaluation.h"
 
 #include "models/errors.h"
-#include "models/evaluation.h"
 
 #include <torch/torch.h>
 
@@ -90,9 +89,15 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         correct.narrow(0, first, size) += logits.argmax(-1).eq(labels).view({size, rows}).sum(1).to(torch::kFloat64);
         count.narrow(0, first, size) += static_cast<double>(rows);
       } else {
-        const auto tokens = token_losses(logits, repeated);                                   // (size·B, n−1)
-        const auto losses = tokens.losses.reshape({-1});
-        const auto keep = tokens.keep.reshape({-1});
+        const int64_t length = logits.size(1);
+        const auto predicted = logits.narrow(1, 0, length - 1);                              // (size·B, n−1, V)
+        const auto targets = repeated.input_ids.narrow(1, 1, length - 1).unsqueeze(-1);
+        // −log softmax at the target = logsumexp − target logit: reads the large logits tensor
+        // without writing a log-softmax copy of it (the sweep's logits are hundreds of MB).
+        const auto losses = (torch::logsumexp(predicted, -1) - predicted.gather(-1, targets).squeeze(-1)).reshape({-1});
+        auto keep = repeated.attention_mask.defined()
+                        ? repeated.attention_mask.narrow(1, 1, length - 1).reshape({-1}).to(torch::kFloat32)
+                        : torch::ones_like(losses);
         loss_sum.narrow(0, first, size) += (losses * keep).view({size, -1}).sum(1).to(torch::kFloat64);
         count.narrow(0, first, size) += keep.view({size, -1}).sum(1).to(torch::kFloat64);
       }

@@ -22,21 +22,16 @@ ModelInput to_device(const ModelInput& input, const torch::Device& device) {
 
 }  // namespace
 
-TokenLosses token_losses(const torch::Tensor& logits, const ModelInput& input) {
-  const int64_t length = logits.size(1);
-  const auto predicted = logits.narrow(1, 0, length - 1).to(torch::kFloat32);           // (B, n−1, V)
-  const auto targets = input.input_ids.narrow(1, 1, length - 1).to(logits.device());   // (B, n−1)
-  TokenLosses result;
-  result.losses = torch::logsumexp(predicted, -1) - predicted.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
-  result.keep = input.attention_mask.defined()
-                    ? input.attention_mask.narrow(1, 1, length - 1).to(logits.device(), torch::kFloat32)
-                    : torch::ones_like(result.losses);
-  return result;
-}
-
 LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input) {
-  const auto tokens = token_losses(logits, input);
-  return {(tokens.losses * tokens.keep).sum(), tokens.keep.sum()};
+  const int64_t length = logits.size(1);
+  auto predicted = logits.narrow(1, 0, length - 1);                                // (B, n-1, V)
+  auto targets = input.input_ids.narrow(1, 1, length - 1).to(logits.device());    // (B, n-1)
+  auto losses = torch::nn::functional::cross_entropy(
+      predicted.reshape({-1, predicted.size(-1)}).to(torch::kFloat32), targets.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));   // (B·(n-1))
+  if (!input.attention_mask.defined()) return {losses.sum(), torch::tensor(losses.numel(), losses.device())};
+  auto keep = input.attention_mask.narrow(1, 1, length - 1).to(logits.device()).reshape({-1}).to(losses.dtype());
+  return {(losses * keep).sum(), keep.sum()};
 }
 
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,

@@ -29,15 +29,6 @@ struct LossSum {
 };
 LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input);
 
-// Next-token cross-entropy of every position [B, n−1] and its weight [B, n−1] (1 = predicted,
-// 0 = padding). Computed as logsumexp − target logit, which never writes a log-softmax copy of the
-// (possibly hundreds of MB of) logits.
-struct TokenLosses {
-  torch::Tensor losses;
-  torch::Tensor keep;
-};
-TokenLosses token_losses(const torch::Tensor& logits, const ModelInput& input);
-
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
                                      const ForwardOptions& options = {}, const ProgressCallback& progress = {});
 

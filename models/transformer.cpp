@@ -78,8 +78,7 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x, const Atte
   auto query = split_heads(q(x)), key = split_heads(k(x)), value = split_heads(v(x));
 
   // M_dp: scaled dot products (B, H, n, n), then the diagonal intervention and the masks.
-  // The 1/√dh scale goes on the queries: a quarter of the elements of the score matrix at n = 128.
-  auto raw_scores = torch::matmul(query * (1.0 / std::sqrt(static_cast<double>(d_head_))), key.transpose(-2, -1));
+  auto raw_scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
   if (context.diagonal_scale.defined()) raw_scores = raw_scores * context.diagonal_scale;
   auto apply_masks = [&](torch::Tensor t) {
     if (context.blocked.defined()) t = t.masked_fill(context.blocked, -INFINITY);
