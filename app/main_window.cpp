@@ -202,16 +202,19 @@ void MainWindow::showCurrentMatrix() {
 }
 
 void MainWindow::updateStatus() {
-  QStringList parts{session_->deviceDescription()};
+  // Short on the bar (several models must fit), in full in the tooltip.
+  QStringList short_parts{session_->deviceDescription()}, full_parts{session_->deviceDescription()};
   for (int i = 0; i < session_->count(); ++i) {
     const auto& s = session_->summary(i);
-    parts << QString("%1: %2, %3 layers, %4M parameters (%5)")
-                 .arg(s.name, s.architecture)
-                 .arg(s.layers)
-                 .arg(s.parameters / 1e6, 0, 'f', 2)
-                 .arg(s.dtype);
+    short_parts << QString("%1 (%2, %3M)").arg(s.name, s.architecture).arg(s.parameters / 1e6, 0, 'f', 2);
+    full_parts << QString("%1: %2, %3 layers, %4M parameters (%5), %6")
+                      .arg(s.name, s.architecture)
+                      .arg(s.layers)
+                      .arg(s.parameters / 1e6, 0, 'f', 2)
+                      .arg(s.dtype, s.dir);
   }
-  status_label_->setText(parts.join("   |   "));
+  status_label_->setText(short_parts.join("   |   "));
+  status_label_->setToolTip(full_parts.join("\n"));
 }
 
 }  // namespace aw
