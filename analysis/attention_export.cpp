@@ -27,6 +27,16 @@ nlohmann::json attention_json(const Encoding& encoding, const std::vector<torch:
   return {{"tokens", encoding.tokens}, {"ids", encoding.ids}, {"attention", std::move(layers)}};
 }
 
+ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding, ForwardOptions options) {
+  c10::InferenceMode inference;
+  model.module().eval();
+  ModelInput input;
+  input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
+  if (!encoding.type_ids.empty()) input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
+  options.capture = CaptureMode::Full;
+  return model.forward(input, options);
+}
+
 std::vector<AttendedToken> top_attended(const torch::Tensor& row, int64_t k) {
   // A stable descending sort keeps equal weights in position order, so ties go to the lower position.
   auto [sorted, order] = torch::sort(row.to(torch::kCPU, torch::kFloat64), /*stable=*/true, /*dim=*/0,

@@ -2,6 +2,7 @@
 // ({"tokens", "ids", "attention": [layer][head][row][col]}) and the top attended keys of a row.
 #pragma once
 
+#include "models/model.h"
 #include "models/tokenizer.h"
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,10 @@
 #include <vector>
 
 namespace aw {
+
+// Runs one encoded text (a batch of one, token types included) in inference mode with every
+// layer's attention captured: result.attention[l] is [1, H, n, n].
+ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding, ForwardOptions options = {});
 
 // attention_by_layer: per layer [1, H, n, n] (batch of one) or [H, n, n].
 nlohmann::json attention_json(const Encoding& encoding, const std::vector<torch::Tensor>& attention_by_layer);

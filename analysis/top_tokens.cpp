@@ -46,12 +46,7 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
       throw Error(where + ": target " + std::to_string(target) + " is outside 1.." + std::to_string(length - 1) +
                   " (0-based position of the predicted token)");
 
-    ModelInput input;
-    input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
-    if (!encoding.type_ids.empty()) input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
-    auto options = forward;
-    options.capture = CaptureMode::Full;
-    const auto result = model.forward(input, options);
+    const auto result = capture_attention(model, encoding, forward);
     for (size_t layer = 0; layer < result.attention.size(); ++layer) {
       const auto row = result.attention[layer][0].mean(0)[target - 1];                     // (n)
       TopTokensRow out;

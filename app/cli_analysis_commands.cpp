@@ -252,10 +252,8 @@ int run_prune(int argc, char** argv) {
   const auto save_dir = options.get("save", "");
   save_native_checkpoint(save_dir, *pruned, vocabulary, loaded.stored_dtype == "F16" ? torch::kFloat16 : torch::kFloat32);
   const auto reloaded = load_checkpoint(save_dir, loaded.device);
-  const auto after = evaluate_gate_settings(*reloaded.model, evaluation_data(options, "prune", reloaded, path,
-                                                                            options.get_int("batch", 8, 1)),
-                                            all_heads_on(reloaded.config).unsqueeze(0), 0)
-                         .front();
+  // The saved vocabulary is the loaded one, so the same windows serve the reloaded model.
+  const auto after = evaluate_gate_settings(*reloaded.model, data, all_heads_on(reloaded.config).unsqueeze(0), 0).front();
   const nlohmann::json json = {{"model", loaded.name},           {"order", order_name},
                                {"heads_removed", count},         {"heads_total", chosen_order.size()},
                                {"parameters_before", loaded.parameter_count},

@@ -76,13 +76,7 @@ int run_attend(int argc, char** argv) {
     encoding.type_ids.resize(max_positions);
   }
 
-  c10::InferenceMode inference;
-  ModelInput input;
-  input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
-  input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
-  ForwardOptions forward_options;
-  forward_options.capture = CaptureMode::Full;
-  const auto result = loaded.model->forward(input, forward_options);
+  const auto result = capture_attention(*loaded.model, encoding);
 
   const auto json = attention_json(encoding, result.attention);
   if (options.has("out")) write_text_file(options.get("out", ""), json.dump() + "\n");

@@ -1,6 +1,7 @@
 // app/model_session.cpp — see model_session.h.
 #include "app/model_session.h"
 
+#include "analysis/attention_export.h"
 #include "models/checkpoint.h"
 #include "models/errors.h"
 #include "models/runtime.h"
@@ -48,13 +49,8 @@ AttentionCapture ModelSession::attend(int index, const QString& text) const {
   if (static_cast<int64_t>(encoding.ids.size()) > loaded.config.max_positions)
     throw Error("the sentence has " + std::to_string(encoding.ids.size()) + " tokens but " + loaded.name +
                 " allows " + std::to_string(loaded.config.max_positions));
-  c10::InferenceMode inference;
-  ModelInput input;
-  input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
-  input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
-  ForwardOptions options;
-  options.capture = CaptureMode::Full;
-  const auto result = loaded.model->forward(input, options);
+  c10::InferenceMode inference;  // the conversion below reads the captured tensors
+  const auto result = capture_attention(*loaded.model, encoding);
 
   AttentionCapture capture;
   for (const auto& token : encoding.tokens) capture.tokens << QString::fromStdString(token);

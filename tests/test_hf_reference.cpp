@@ -172,17 +172,7 @@ Reference gpt2_reference(const TensorMap& tensors, const torch::Tensor& ids) {
   return reference;
 }
 
-// One code point (below U+0800) as UTF-8.
-std::string utf8(uint32_t code_point) {
-  std::string text;
-  if (code_point < 0x80) {
-    text += static_cast<char>(code_point);
-  } else {
-    text += static_cast<char>(0xC0 | (code_point >> 6));
-    text += static_cast<char>(0x80 | (code_point & 0x3F));
-  }
-  return text;
-}
+using test::utf8;
 
 // GPT-2's bytes_to_unicode: printable bytes keep their code point, the other 68 take 256, 257, …
 // in increasing byte order. Returned in vocabulary order (increasing code point), as GPT-2's ids.

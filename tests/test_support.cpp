@@ -51,6 +51,17 @@ void write_file(const std::string& path, const std::string& text) {
   out << text;
 }
 
+std::string utf8(uint32_t code_point) {
+  std::string text;
+  if (code_point < 0x80) {
+    text += static_cast<char>(code_point);
+  } else {
+    text += static_cast<char>(0xC0 | (code_point >> 6));
+    text += static_cast<char>(0x80 | (code_point & 0x3F));
+  }
+  return text;
+}
+
 std::string max_difference(const torch::Tensor& a, const torch::Tensor& b) {
   std::ostringstream text;
   text << "max |a - b| = " << (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();

@@ -38,6 +38,9 @@ void write_tiny_checkpoint(const std::string& dir, const ModelConfig& config, ui
 // Writes text to a file.
 void write_file(const std::string& path, const std::string& text);
 
+// One code point below U+0800 as UTF-8 (enough for GPT-2's byte symbols).
+std::string utf8(uint32_t code_point);
+
 // "max |a − b| = …" for failure messages.
 std::string max_difference(const torch::Tensor& a, const torch::Tensor& b);
 

@@ -44,14 +44,7 @@ std::string byte_spelling(int byte) {
     for (int b = 0; b < byte; ++b)
       if (!printable(b)) ++code_point;
   }
-  std::string text;
-  if (code_point < 0x80) {
-    text += static_cast<char>(code_point);
-  } else {
-    text += static_cast<char>(0xC0 | (code_point >> 6));
-    text += static_cast<char>(0x80 | (code_point & 0x3F));
-  }
-  return text;
+  return test::utf8(static_cast<uint32_t>(code_point));
 }
 
 // Merges of the test vocabulary, in rank order; merged tokens take ids 256, 257, … in this order.
