@@ -27,7 +27,7 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
 
   // Row 0: the title; row 1: the matrix and its colour scale.
   plot_->plotLayout()->insertRow(0);
-  title_ = new QCPTextElement(plot_, QString(), QFont(font().family(), 11, QFont::Bold));
+  title_ = new QCPTextElement(plot_, QString(), QFont(font().family(), 10, QFont::Bold));
   plot_->plotLayout()->addElement(0, 0, title_);
   color_scale_ = new QCPColorScale(plot_);
   plot_->plotLayout()->addElement(1, 1, color_scale_);
@@ -70,14 +70,26 @@ void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
 }
 
 void AttentionHeatmap::updateTicks() {
-  auto label_axis = [](QCPAxis* axis, const QStringList& labels) {
+  // Label every k-th token so neighbouring labels never overlap: at most kMaxLabelledTicks, and
+  // no closer than one text line at the axis' current length in pixels.
+  const int line = QFontMetrics(plot_->xAxis->tickLabelFont()).height();
+  auto label_axis = [line](QCPAxis* axis, const QStringList& labels, int pixels) {
     auto ticker = qSharedPointerCast<QCPAxisTickerText>(axis->ticker());
     ticker->clear();
-    const int step = std::max<int>(1, (labels.size() + kMaxLabelledTicks - 1) / kMaxLabelledTicks);
-    for (int i = 0; i < labels.size(); i += step) ticker->addTick(i, clipped(labels[i]));
+    const int count = static_cast<int>(labels.size());
+    int step = std::max(1, (count + kMaxLabelledTicks - 1) / kMaxLabelledTicks);
+    if (pixels > 0) step = std::max(step, (count * line + pixels - 1) / pixels);
+    for (int i = 0; i < count; i += step) ticker->addTick(i, clipped(labels[i]));
   };
-  label_axis(plot_->xAxis, matrix_.col_labels);
-  label_axis(plot_->yAxis, matrix_.row_labels);
+  label_axis(plot_->xAxis, matrix_.col_labels, plot_->axisRect()->width());
+  label_axis(plot_->yAxis, matrix_.row_labels, plot_->axisRect()->height());
+}
+
+void AttentionHeatmap::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  plot_->replot();  // lays the axis rect out at the new size first
+  updateTicks();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString AttentionHeatmap::cellText(int row, int col) const {
@@ -107,6 +119,9 @@ bool AttentionHeatmap::eventFilter(QObject* watched, QEvent* event) {
     } else {
       QToolTip::hideText();
     }
+  } else if (watched == plot_ && event->type() == QEvent::MouseButtonPress) {
+    const auto cell = cellAt(static_cast<QMouseEvent*>(event)->position().toPoint());
+    if (cell.x() >= 0) Q_EMIT cellClicked(cell.y(), cell.x());
   }
   return QWidget::eventFilter(watched, event);
 }

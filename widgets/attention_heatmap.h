@@ -33,9 +33,11 @@ class AttentionHeatmap : public QWidget {
 
  Q_SIGNALS:
   void cellHovered(int row, int col, float weight);
+  void cellClicked(int row, int col);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void updateTicks();

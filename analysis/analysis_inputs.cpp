@@ -1,0 +1,86 @@
+// analysis/analysis_inputs.cpp — see analysis_inputs.h.
+#include "analysis/analysis_inputs.h"
+
+#include "analysis/head_ablation.h"
+#include "analysis/head_importance.h"
+#include "models/corpus.h"
+#include "models/errors.h"
+#include "models/evaluation.h"
+
+#include <torch/torch.h>
+
+#include <memory>
+
+namespace aw {
+
+EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string& path, int64_t window,
+                                    int64_t batch_size, int64_t* truncated) {
+  if (loaded.config.is_classifier()) {
+    const auto batches = make_classifier_batches(read_labelled_file(path, loaded.config.labels), *loaded.tokenizer,
+                                                 loaded.config.max_positions, batch_size);
+    if (truncated) *truncated = batches.truncated;
+    return classification_data(batches);
+  }
+  if (window > loaded.config.max_positions)
+    throw Error("a window of " + std::to_string(window) + " tokens exceeds " + loaded.name + "'s " +
+                std::to_string(loaded.config.max_positions) + " positions");
+  if (truncated) *truncated = 0;
+  return language_model_data(make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, batch_size));
+}
+
+Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data) {
+  if (data.is_classification()) {
+    auto batches = std::make_shared<ClassifierBatches>();
+    batches->inputs = data.inputs;
+    batches->labels = data.labels;
+    return [&model, batches](const ForwardOptions& options, const ProgressCallback& progress) {
+      return evaluate_accuracy(model, *batches, options, progress);
+    };
+  }
+  return [&model, &data](const ForwardOptions& options, const ProgressCallback& progress) {
+    return evaluate_perplexity(model, data.inputs, options, progress);
+  };
+}
+
+torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std::vector<bool>>& flags) {
+  auto gates = all_heads_on(config);  // [L, H_max]
+  auto access = gates.accessor<float, 2>();
+  for (size_t layer = 0; layer < flags.size() && static_cast<int64_t>(layer) < gates.size(0); ++layer)
+    for (size_t head = 0; head < flags[layer].size() && static_cast<int64_t>(head) < gates.size(1); ++head)
+      if (!flags[layer][head]) access[layer][head] = 0.0f;
+  return gates;
+}
+
+PruningResult pruning_study(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                            const std::vector<std::string>& orders, double step_percent,
+                            const ProgressCallback& progress, std::vector<std::vector<HeadRef>>* orders_out,
+                            bool draw_curves) {
+  PruningResult result;
+  result.model = model_name;
+  result.metric_name = data.metric_name();
+  for (const auto& order_name : orders) {
+    std::vector<HeadRef> order;
+    if (order_name == "importance") {
+      const auto importance = head_importance(model, model_name, data, true, {}, progress);
+      if (importance.cancelled) return result.cancelled = true, result;
+      order = order_heads(importance.scores);
+    } else if (order_name == "oracle") {
+      const auto ablation = ablate_heads(model, model_name, data, AblationMode::Single, {}, progress);
+      if (ablation.cancelled) return result.cancelled = true, result;
+      std::vector<std::vector<double>> harm(model.config().n_layers);
+      for (const auto& effect : ablation.heads)
+        harm[effect.layer - 1].push_back(damage(ablation.metric_name, ablation.baseline, effect.metric));
+      order = order_heads(harm);
+    } else {
+      throw Error("pruning order must be importance or oracle, got '" + order_name + "'");
+    }
+    if (orders_out) orders_out->push_back(order);
+    if (!draw_curves) continue;
+    const auto points = pruning_curve(model, data, order_name, order, step_percent, progress);
+    if (points.empty()) return result.cancelled = true, result;
+    result.points.insert(result.points.end(), points.begin(), points.end());
+  }
+  return result;
+}
+
+}  // namespace aw

@@ -1,0 +1,39 @@
+// analysis/analysis_inputs.h — what the CLI and the desktop application both need around the
+// analyses: a data file read for a loaded model (corpus windows for a language model, labelled
+// examples for a classifier), an Evaluator for the diagonal sweep, head gates from on/off flags, and
+// the pruning study (both orders' curves) of Michel Figure 3.
+#pragma once
+
+#include "analysis/diagonal_sweep.h"
+#include "analysis/gate_evaluation.h"
+#include "analysis/head_pruning.h"
+#include "models/checkpoint.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+// `path` read for `loaded`: label<TAB>text lines for a classifier, else the text tokenised and cut
+// into windows of `window` tokens. Throws aw::Error when the window exceeds the model's positions.
+// `truncated` (optional) receives how many classifier examples were cut to the model's positions.
+EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string& path, int64_t window,
+                                    int64_t batch_size, int64_t* truncated = nullptr);
+
+// The whole-dataset evaluation diagonal_sweep runs per point: perplexity or accuracy.
+Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data);
+
+// Gates [L, H_max] from per-layer on/off flags (flags[l][h]); columns past a layer's heads stay 1.
+torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std::vector<bool>>& flags);
+
+// Michel Figure 3: pruning curves in ascending order of head importance and/or of the single-head
+// ablation damage ("oracle"), `step_percent` more heads off per point. `orders` holds "importance"
+// and/or "oracle". `progress` sees each phase's batches; on cancel the result has `cancelled` set.
+// `orders_out` (optional) receives each order's head sequence, in the order of `orders`.
+PruningResult pruning_study(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                            const std::vector<std::string>& orders, double step_percent,
+                            const ProgressCallback& progress = {},
+                            std::vector<std::vector<HeadRef>>* orders_out = nullptr, bool draw_curves = true);
+
+}  // namespace aw

@@ -1,0 +1,175 @@
+// widgets/analysis_panel.cpp — see analysis_panel.h.
+#include "widgets/analysis_panel.h"
+
+#include "widgets/result_plot.h"
+
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace aw {
+namespace {
+
+QString duration_text(double seconds) {
+  if (seconds < 60) return QString("%1 s").arg(seconds, 0, 'f', seconds < 10 ? 1 : 0);
+  return QString("%1 min %2 s").arg(static_cast<int>(seconds) / 60).arg(static_cast<int>(seconds) % 60);
+}
+
+}  // namespace
+
+AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
+    : QWidget(parent), settings_(new QFormLayout), table_model_(new CsvTableModel(this)), plot_(new ResultPlot) {
+  auto* layout = new QVBoxLayout(this);
+  auto* about = new QLabel(description);
+  about->setWordWrap(true);
+  about->setTextFormat(Qt::RichText);
+  layout->addWidget(about);
+
+  auto* top = new QHBoxLayout;
+  top->addLayout(settings_, 1);
+  auto* actions = new QVBoxLayout;
+  run_button_ = new QPushButton("Run");
+  run_button_->setDefault(true);
+  cancel_button_ = new QPushButton("Cancel");
+  cancel_button_->setEnabled(false);
+  actions->addWidget(run_button_);
+  actions->addWidget(cancel_button_);
+  actions->addStretch(1);
+  top->addLayout(actions);
+  layout->addLayout(top);
+
+  auto* progress_row = new QHBoxLayout;
+  progress_bar_ = new QProgressBar;
+  progress_bar_->setRange(0, 1);
+  progress_bar_->setValue(0);
+  progress_label_ = new QLabel;
+  progress_label_->setMinimumWidth(260);
+  progress_row->addWidget(progress_bar_, 1);
+  progress_row->addWidget(progress_label_);
+  layout->addLayout(progress_row);
+  message_label_ = new QLabel;
+  message_label_->setWordWrap(true);
+  message_label_->hide();
+  layout->addWidget(message_label_);
+
+  auto* splitter = new QSplitter(Qt::Horizontal);
+  table_view_ = new QTableView;
+  table_view_->setModel(table_model_);
+  table_view_->setAlternatingRowColors(true);
+  table_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_view_->verticalHeader()->setDefaultSectionSize(22);
+  splitter->addWidget(table_view_);
+  splitter->addWidget(plot_);
+  splitter->setStretchFactor(0, 2);
+  splitter->setStretchFactor(1, 3);
+  layout->addWidget(splitter, 1);
+
+  auto* exports = new QHBoxLayout;
+  exports->addStretch(1);
+  auto add_export = [&](const QString& text, const QString& filter, const QString& suffix,
+                        bool (AnalysisPanel::*write)(const QString&)) {
+    auto* button = new QPushButton(text);
+    button->setEnabled(false);
+    connect(button, &QPushButton::clicked, this, [this, filter, suffix, write] { chooseAndExport(filter, suffix, write); });
+    exports->addWidget(button);
+    export_buttons_ << button;
+  };
+  add_export("Export CSV…", "CSV files (*.csv)", "csv", &AnalysisPanel::exportCsv);
+  add_export("Export PNG…", "PNG images (*.png)", "png", &AnalysisPanel::exportPng);
+  add_export("Export PDF…", "PDF files (*.pdf)", "pdf", &AnalysisPanel::exportPdf);
+  layout->addLayout(exports);
+
+  connect(run_button_, &QPushButton::clicked, this, &AnalysisPanel::runRequested);
+  connect(cancel_button_, &QPushButton::clicked, this, &AnalysisPanel::cancelRequested);
+}
+
+void AnalysisPanel::setPlotVisible(bool visible) { plot_->setVisible(visible); }
+
+void AnalysisPanel::setRunning(bool running) {
+  running_ = running;
+  run_button_->setEnabled(!running);
+  cancel_button_->setEnabled(running);
+  if (running) {
+    clock_.start();
+    progress_bar_->setRange(0, 0);  // busy until the first report says how much there is
+    progress_label_->setText("starting…");
+    message_label_->hide();
+  } else {
+    progress_bar_->setRange(0, 1);
+    progress_bar_->setValue(progress_bar_->maximum());
+  }
+}
+
+void AnalysisPanel::setProgress(qint64 done, qint64 total, const QString& unit) {
+  if (total <= 0) return;
+  progress_bar_->setRange(0, static_cast<int>(std::min<qint64>(total, 1 << 30)));
+  progress_bar_->setValue(static_cast<int>(std::min(done, total)));
+  const double seconds = clock_.elapsed() / 1000.0;
+  const double rate = seconds > 0 ? done / seconds : 0;
+  auto text = QString("%1 / %2 %3").arg(done).arg(total).arg(unit);
+  if (rate > 0) text += QString(" · %1/s · ETA %2").arg(rate, 0, 'f', rate < 10 ? 1 : 0).arg(duration_text((total - done) / rate));
+  progress_label_->setText(text);
+}
+
+void AnalysisPanel::setResult(const QString& csv) {
+  csv_ = csv;
+  const auto table = parse_csv(csv);
+  table_model_->setTable(table);
+  if (plotter_) plotter_(*plot_, table);
+  for (auto* button : export_buttons_) button->setEnabled(!csv.isEmpty());
+  progress_label_->setText(table.comments.isEmpty() ? QString("%1 rows").arg(table.rows.size())
+                                                    : table.comments.join("; "));
+  Q_EMIT resultShown();
+}
+
+void AnalysisPanel::showMessage(const QString& message, bool is_error) {
+  message_label_->setText(message);
+  message_label_->setStyleSheet(is_error ? "color: #b00020; font-weight: bold;" : "color: #555555;");
+  message_label_->setVisible(!message.isEmpty());
+}
+
+const CsvTable& AnalysisPanel::table() const { return table_model_->table(); }
+QString AnalysisPanel::messageText() const { return message_label_->isVisible() ? message_label_->text() : QString(); }
+
+bool AnalysisPanel::exportCsv(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  const auto bytes = csv_.toUtf8();
+  return file.write(bytes) == bytes.size();
+}
+
+bool AnalysisPanel::exportPng(const QString& path) { return plot_->isVisible() ? plot_->savePng(path) : renderTable(path, false); }
+bool AnalysisPanel::exportPdf(const QString& path) { return plot_->isVisible() ? plot_->savePdf(path) : renderTable(path, true); }
+
+bool AnalysisPanel::renderTable(const QString& path, bool pdf) {
+  if (!pdf) return table_view_->grab().save(path, "PNG");
+  QPdfWriter writer(path);
+  writer.setResolution(144);
+  QPainter painter;
+  if (!painter.begin(&writer)) return false;
+  const auto image = table_view_->grab();
+  const double scale = std::min(1.0, painter.viewport().width() / static_cast<double>(image.width()));
+  painter.scale(scale, scale);
+  painter.drawPixmap(0, 0, image);
+  return painter.end();
+}
+
+void AnalysisPanel::chooseAndExport(const QString& filter, const QString& suffix, bool (AnalysisPanel::*write)(const QString&)) {
+  auto path = QFileDialog::getSaveFileName(this, "Export", QString(), filter);
+  if (path.isEmpty()) return;
+  if (!path.endsWith("." + suffix, Qt::CaseInsensitive)) path += "." + suffix;
+  if ((this->*write)(path)) showMessage("Written to " + path, false);
+  else showMessage(path + ": cannot be written", true);
+}
+
+}  // namespace aw

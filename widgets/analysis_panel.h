@@ -1,0 +1,81 @@
+// widgets/analysis_panel.h — one analysis tab: its settings (a form the application fills), Run and
+// Cancel, a progress bar with rate and ETA, the result as a table and a plot, and Export CSV / PNG /
+// PDF. The panel holds the result as the CSV text the CLI writes, so export is that text verbatim.
+#pragma once
+
+#include "widgets/csv_table.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <functional>
+
+class QFormLayout;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+
+namespace aw {
+
+class ResultPlot;
+
+class AnalysisPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  // Draws a result's plot from its table.
+  using Plotter = std::function<void(ResultPlot& plot, const CsvTable& table)>;
+
+  AnalysisPanel(const QString& description, QWidget* parent = nullptr);
+
+  QFormLayout* settingsForm() const { return settings_; }
+  void setPlotter(Plotter plotter) { plotter_ = std::move(plotter); }
+  // Without a plot (e.g. a table that is itself the figure), PNG/PDF export renders the table.
+  void setPlotVisible(bool visible);
+
+  void setRunning(bool running);
+  bool isRunning() const { return running_; }
+  void setProgress(qint64 done, qint64 total, const QString& unit);
+  // Shows a finished result (the CLI's CSV) as table and plot.
+  void setResult(const QString& csv);
+  void showMessage(const QString& message, bool is_error);
+  QString csv() const { return csv_; }
+  const CsvTable& table() const;
+  QString messageText() const;
+
+  bool exportCsv(const QString& path);
+  bool exportPng(const QString& path);
+  bool exportPdf(const QString& path);
+
+  ResultPlot* plot() const { return plot_; }
+  QTableView* tableView() const { return table_view_; }
+  QPushButton* runButton() const { return run_button_; }
+  QPushButton* cancelButton() const { return cancel_button_; }
+
+ Q_SIGNALS:
+  void runRequested();
+  void cancelRequested();
+  void resultShown();
+
+ private:
+  void chooseAndExport(const QString& filter, const QString& suffix, bool (AnalysisPanel::*write)(const QString&));
+  bool renderTable(const QString& path, bool pdf);
+
+  QFormLayout* settings_;
+  QPushButton* run_button_;
+  QPushButton* cancel_button_;
+  QProgressBar* progress_bar_;
+  QLabel* progress_label_;
+  QLabel* message_label_;
+  QTableView* table_view_;
+  CsvTableModel* table_model_;
+  ResultPlot* plot_;
+  QList<QPushButton*> export_buttons_;
+  Plotter plotter_;
+  QString csv_;
+  bool running_ = false;
+  QElapsedTimer clock_;
+};
+
+}  // namespace aw

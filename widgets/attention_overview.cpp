@@ -1,0 +1,136 @@
+// widgets/attention_overview.cpp — see attention_overview.h.
+#include "widgets/attention_overview.h"
+
+#include "widgets/color_maps.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace aw {
+namespace {
+
+constexpr int kLabelWidth = 30;
+constexpr int kHeaderHeight = 18;
+constexpr int kGap = 6;
+constexpr int kMinSide = 40;
+constexpr int kMaxSide = 160;
+
+// One matrix as an image, one pixel per cell (scaled up without smoothing when painted).
+QImage matrix_image(const AttentionMatrix& matrix, QCPColorGradient& gradient) {
+  QImage image(std::max(1, matrix.cols), std::max(1, matrix.rows), QImage::Format_RGB32);
+  image.fill(Qt::white);
+  const QCPRange range(0.0, 1.0);
+  for (int row = 0; row < matrix.rows; ++row) {
+    auto* line = reinterpret_cast<QRgb*>(image.scanLine(row));
+    for (int col = 0; col < matrix.cols; ++col) line[col] = gradient.color(matrix.at(row, col), range);
+  }
+  return image;
+}
+
+}  // namespace
+
+AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+  setToolTip("Click a thumbnail to show it large");
+}
+
+void AttentionOverview::setMatrices(const std::vector<std::vector<AttentionMatrix>>& matrices) {
+  auto gradient = viridis_gradient();
+  images_.clear();
+  for (const auto& layer : matrices) {
+    std::vector<QImage> row;
+    for (const auto& matrix : layer) row.push_back(matrix_image(matrix, gradient));
+    images_.push_back(std::move(row));
+  }
+  // Thumbnails never shrink below kMinSide: a scroll area around the overview takes over then.
+  setMinimumSize(sizeHint());
+  updateGeometry();
+  update();
+}
+
+void AttentionOverview::setGates(const HeadGates& gates) {
+  gates_ = gates;
+  update();
+}
+
+void AttentionOverview::setCurrent(int layer, int head) {
+  current_layer_ = layer;
+  current_head_ = head;
+  update();
+}
+
+void AttentionOverview::clear() {
+  images_.clear();
+  update();
+}
+
+int AttentionOverview::columnCount() const {
+  size_t columns = 0;
+  for (const auto& row : images_) columns = std::max(columns, row.size());
+  return static_cast<int>(columns);
+}
+
+int AttentionOverview::thumbnailSide() const {
+  if (images_.empty()) return kMinSide;
+  const int by_width = (width() - kLabelWidth) / std::max(1, columnCount()) - kGap;
+  const int by_height = (height() - kHeaderHeight) / std::max<int>(1, images_.size()) - kGap;
+  return std::clamp(std::min(by_width, by_height), kMinSide, kMaxSide);
+}
+
+QRect AttentionOverview::thumbnailRect(int layer, int head) const {
+  const int side = thumbnailSide();
+  return {kLabelWidth + (head + 1) * (side + kGap), kHeaderHeight + layer * (side + kGap), side, side};
+}
+
+QSize AttentionOverview::sizeHint() const {
+  return {kLabelWidth + columnCount() * (kMinSide + kGap), kHeaderHeight + static_cast<int>(images_.size()) * (kMinSide + kGap)};
+}
+
+void AttentionOverview::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  if (images_.empty()) {
+    painter.drawText(rect(), Qt::AlignCenter, "Run a sentence to see every layer and head");
+    return;
+  }
+  auto small = font();
+  small.setPointSizeF(font().pointSizeF() * 0.85);
+  painter.setFont(small);
+  const int side = thumbnailSide();
+  for (int column = 0; column < columnCount(); ++column)
+    painter.drawText(QRect(thumbnailRect(0, column - 1).left(), 0, side, kHeaderHeight), Qt::AlignCenter,
+                     column == 0 ? QString("mean") : QString("H%1").arg(column));
+  for (int layer = 0; layer < static_cast<int>(images_.size()); ++layer) {
+    const auto first = thumbnailRect(layer, -1);
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(0, first.top(), kLabelWidth - 4, side), Qt::AlignRight | Qt::AlignVCenter, QString("L%1").arg(layer + 1));
+    for (int column = 0; column < static_cast<int>(images_[layer].size()); ++column) {
+      const int head = column - 1;
+      const auto target = thumbnailRect(layer, head);
+      painter.drawImage(target, images_[layer][column]);  // no smoothing: one block per cell
+      if (head >= 0 && !gates_.on.empty() && !gates_.isOn(layer, head)) {
+        painter.fillRect(target, QColor(255, 255, 255, 170));
+        painter.setPen(QColor(0x60, 0x60, 0x60));
+        painter.drawText(target, Qt::AlignCenter, "off");
+      }
+      if (layer == current_layer_ && head == current_head_) {
+        painter.setPen(QPen(QColor(0xe6, 0x55, 0x0d), 3));
+        painter.drawRect(target.adjusted(-2, -2, 1, 1));
+      }
+    }
+  }
+}
+
+void AttentionOverview::mousePressEvent(QMouseEvent* event) {
+  const auto position = event->position().toPoint();
+  for (int layer = 0; layer < static_cast<int>(images_.size()); ++layer)
+    for (int column = 0; column < static_cast<int>(images_[layer].size()); ++column)
+      if (thumbnailRect(layer, column - 1).contains(position)) {
+        setCurrent(layer, column - 1);
+        Q_EMIT thumbnailClicked(layer, column - 1);
+        return;
+      }
+}
+
+}  // namespace aw

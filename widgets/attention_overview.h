@@ -1,0 +1,50 @@
+// widgets/attention_overview.h — every layer and head of one capture at a glance: a grid of small
+// heatmaps (rows = layers, first column = mean of the heads, then one column per head), viridis on
+// [0, 1] like the large view, switched-off heads marked. Clicking one selects it for the large view.
+#pragma once
+
+#include "widgets/attention_matrix.h"
+#include "widgets/head_gates.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <vector>
+
+namespace aw {
+
+class AttentionOverview : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit AttentionOverview(QWidget* parent = nullptr);
+
+  // matrices[layer][0] is the mean of the heads, matrices[layer][1 + h] head h.
+  void setMatrices(const std::vector<std::vector<AttentionMatrix>>& matrices);
+  void setGates(const HeadGates& gates);
+  // Highlights a thumbnail; head −1 = the mean column.
+  void setCurrent(int layer, int head);
+  void clear();
+
+  // The thumbnail's rectangle (head −1 = mean) in widget coordinates.
+  QRect thumbnailRect(int layer, int head) const;
+  int layerCount() const { return static_cast<int>(images_.size()); }
+  QSize sizeHint() const override;
+
+ Q_SIGNALS:
+  void thumbnailClicked(int layer, int head);  // head −1 = mean of heads
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  int columnCount() const;
+  int thumbnailSide() const;
+
+  std::vector<std::vector<QImage>> images_;  // [layer][column]
+  HeadGates gates_;
+  int current_layer_ = -1, current_head_ = -1;
+};
+
+}  // namespace aw

@@ -1,0 +1,236 @@
+// widgets/head_toggle_grid.cpp — see head_toggle_grid.h.
+#include "widgets/head_toggle_grid.h"
+
+#include "widgets/color_maps.h"
+
+#include <QGridLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace aw {
+namespace {
+
+constexpr int kCell = 34;         // cell side in pixels
+constexpr int kGap = 3;
+constexpr int kRowLabelWidth = 28;
+constexpr int kHeaderHeight = 18;
+
+}  // namespace
+
+HeadCellGrid::HeadCellGrid(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Minimum);
+}
+
+void HeadCellGrid::setGates(const HeadGates& gates) {
+  const bool shape_changed = gates.on.size() != gates_.on.size() || gates.total() != gates_.total();
+  gates_ = gates;
+  if (shape_changed) {
+    scores_.clear();
+    selected_layer_ = selected_head_ = -1;
+    updateGeometry();
+  }
+  update();
+}
+
+void HeadCellGrid::setScores(const std::vector<std::vector<double>>& scores, const QString& label) {
+  scores_ = scores;
+  score_label_ = label;
+  update();
+}
+
+void HeadCellGrid::setSelected(int layer, int head) {
+  selected_layer_ = layer;
+  selected_head_ = head;
+  update();
+}
+
+int HeadCellGrid::maxHeads() const {
+  size_t heads = 0;
+  for (const auto& layer : gates_.on) heads = std::max(heads, layer.size());
+  return static_cast<int>(heads);
+}
+
+QRect HeadCellGrid::cellRect(int layer, int head) const {
+  return {kRowLabelWidth + head * (kCell + kGap), kHeaderHeight + layer * (kCell + kGap), kCell, kCell};
+}
+
+QSize HeadCellGrid::sizeHint() const {
+  return {kRowLabelWidth + maxHeads() * (kCell + kGap), kHeaderHeight + static_cast<int>(gates_.on.size()) * (kCell + kGap)};
+}
+QSize HeadCellGrid::minimumSizeHint() const { return sizeHint(); }
+
+QPair<int, int> HeadCellGrid::cellAt(const QPoint& position) const {
+  for (int layer = 0; layer < static_cast<int>(gates_.on.size()); ++layer)
+    for (int head = 0; head < static_cast<int>(gates_.on[layer].size()); ++head)
+      if (cellRect(layer, head).contains(position)) return {layer, head};
+  return {-1, -1};
+}
+
+void HeadCellGrid::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.setRenderHint(QPainter::Antialiasing);
+  auto gradient = viridis_gradient();
+  double low = 0, high = 1;
+  bool coloured = !scores_.empty();
+  if (coloured) {
+    low = INFINITY, high = -INFINITY;
+    for (const auto& layer : scores_)
+      for (double score : layer)
+        if (std::isfinite(score)) low = std::min(low, score), high = std::max(high, score);
+    if (!(high > low)) high = low + 1;
+  }
+  auto small = font();
+  small.setPointSizeF(font().pointSizeF() * 0.85);
+  painter.setFont(small);
+  for (int head = 0; head < maxHeads(); ++head)
+    painter.drawText(QRect(cellRect(0, head).left(), 0, kCell, kHeaderHeight), Qt::AlignCenter, QString("H%1").arg(head + 1));
+  for (int layer = 0; layer < static_cast<int>(gates_.on.size()); ++layer) {
+    const auto row = cellRect(layer, 0);
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(0, row.top(), kRowLabelWidth - 4, kCell), Qt::AlignRight | Qt::AlignVCenter, QString("L%1").arg(layer + 1));
+    for (int head = 0; head < static_cast<int>(gates_.on[layer].size()); ++head) {
+      const auto rect = cellRect(layer, head);
+      const bool on = gates_.on[layer][head];
+      QColor fill(0x3b, 0x52, 0x8b);  // viridis' blue: "on" without a score
+      if (coloured && layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
+        fill = gradient.color(scores_[layer][head], QCPRange(low, high));
+      if (!on) fill = QColor(0xd0, 0xd0, 0xd0);
+      painter.setPen(Qt::NoPen);
+      painter.setBrush(fill);
+      painter.drawRoundedRect(rect, 4, 4);
+      if (!on) {  // a cross, so "off" reads without colour
+        painter.setPen(QPen(QColor(0x80, 0x80, 0x80), 2));
+        painter.drawLine(rect.topLeft() + QPoint(8, 8), rect.bottomRight() - QPoint(8, 8));
+        painter.drawLine(rect.topRight() + QPoint(-8, 8), rect.bottomLeft() + QPoint(8, -8));
+      }
+      if (layer == selected_layer_ && head == selected_head_) {
+        painter.setPen(QPen(QColor(0xe6, 0x55, 0x0d), 3));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 4, 4);
+      }
+    }
+  }
+}
+
+void HeadCellGrid::mousePressEvent(QMouseEvent* event) {
+  const auto [layer, head] = cellAt(event->position().toPoint());
+  if (layer < 0) return;
+  setSelected(layer, head);
+  if (event->button() == Qt::LeftButton) {
+    Q_EMIT cellClicked(layer, head);
+  } else if (event->button() == Qt::RightButton) {
+    QMenu menu(this);
+    menu.addAction(QString("Keep only head %1 in layer %2").arg(head + 1).arg(layer + 1), this,
+                   [this, layer = layer, head = head] { Q_EMIT keepOnlyRequested(layer, head); });
+    menu.exec(event->globalPosition().toPoint());
+  }
+}
+
+bool HeadCellGrid::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const auto [layer, head] = cellAt(help->pos());
+    if (layer >= 0) {
+      auto text = QString("layer %1, head %2: %3").arg(layer + 1).arg(head + 1).arg(gates_.on[layer][head] ? "on" : "off");
+      if (layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
+        text += QString("\n%1: %2").arg(score_label_).arg(scores_[layer][head], 0, 'g', 4);
+      QToolTip::showText(help->globalPos(), text, this);
+    } else {
+      QToolTip::hideText();
+    }
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new HeadCellGrid) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  summary_ = new QLabel;
+  summary_->setStyleSheet("font-weight: bold;");
+  layout->addWidget(summary_);
+  layout->addWidget(grid_, 0, Qt::AlignLeft | Qt::AlignTop);
+  auto* buttons = new QGridLayout;  // two by two keeps the panel narrow
+  int added = 0;
+  auto add_button = [&](const QString& text, const QString& tip, auto&& action) {
+    auto* button = new QPushButton(text);
+    button->setToolTip(tip);
+    connect(button, &QPushButton::clicked, this, action);
+    buttons->addWidget(button, added / 2, added % 2);
+    ++added;
+    return button;
+  };
+  add_button("All on", "Switch every head on", [this] { allOn(); });
+  add_button("Invert", "Switch every head that is on off, and the others on", [this] { invert(); });
+  keep_only_button_ = add_button("Keep only", "Keep only the selected head in its layer (right-click a cell works too)",
+                                 [this] { keepOnly(grid_->selectedLayer(), grid_->selectedHead()); });
+  add_button("Reset", "All heads on; clear the colouring and the selection", [this] { reset(); });
+  layout->addLayout(buttons);
+  layout->addStretch(1);
+  connect(grid_, &HeadCellGrid::cellClicked, this, [this](int layer, int head) { toggle(layer, head); });
+  connect(grid_, &HeadCellGrid::keepOnlyRequested, this, [this](int layer, int head) { keepOnly(layer, head); });
+  updateSummary();
+}
+
+void HeadToggleGrid::setGates(const HeadGates& gates) {
+  grid_->setGates(gates);
+  updateSummary();
+}
+
+void HeadToggleGrid::apply(const HeadGates& gates) {
+  if (gates == grid_->gates()) return;
+  grid_->setGates(gates);
+  updateSummary();
+  Q_EMIT gatesChanged(gates);
+}
+
+void HeadToggleGrid::toggle(int layer, int head) {
+  auto gates = grid_->gates();
+  if (layer < 0 || layer >= static_cast<int>(gates.on.size()) || head < 0 || head >= static_cast<int>(gates.on[layer].size())) return;
+  gates.on[layer][head] = !gates.on[layer][head];
+  apply(gates);
+}
+
+void HeadToggleGrid::keepOnly(int layer, int head) {
+  auto gates = grid_->gates();
+  if (layer < 0 || layer >= static_cast<int>(gates.on.size()) || head < 0 || head >= static_cast<int>(gates.on[layer].size())) return;
+  for (size_t h = 0; h < gates.on[layer].size(); ++h) gates.on[layer][h] = static_cast<int>(h) == head;
+  grid_->setSelected(layer, head);
+  apply(gates);
+}
+
+void HeadToggleGrid::allOn() {
+  auto gates = grid_->gates();
+  for (auto& layer : gates.on) std::fill(layer.begin(), layer.end(), true);
+  apply(gates);
+}
+
+void HeadToggleGrid::invert() {
+  auto gates = grid_->gates();
+  for (auto& layer : gates.on) layer.flip();
+  apply(gates);
+}
+
+void HeadToggleGrid::reset() {
+  grid_->setScores({}, {});
+  grid_->setSelected(-1, -1);
+  allOn();
+}
+
+QString HeadToggleGrid::summaryText() const { return summary_->text(); }
+
+void HeadToggleGrid::updateSummary() {
+  summary_->setText(grid_->gates().on.empty() ? QString("no model") : grid_->gates().summary());
+}
+
+}  // namespace aw

@@ -1,0 +1,87 @@
+// widgets/head_toggle_grid.h — the heads panel: a layers × heads grid of toggle cells (click to
+// switch a head off or on), the buttons All on / Invert / Keep only / Reset, a "7 of 24 heads off"
+// summary, and optional colouring of the cells by a score (importance, ablation Δ).
+#pragma once
+
+#include "widgets/head_gates.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+
+namespace aw {
+
+// The grid itself: paints the cells and turns clicks into toggles.
+class HeadCellGrid : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit HeadCellGrid(QWidget* parent = nullptr);
+
+  void setGates(const HeadGates& gates);
+  const HeadGates& gates() const { return gates_; }
+  // Scores per [layer][head] shown as cell colour (viridis over their range); empty = no colouring.
+  void setScores(const std::vector<std::vector<double>>& scores, const QString& label);
+  void setSelected(int layer, int head);
+  int selectedLayer() const { return selected_layer_; }
+  int selectedHead() const { return selected_head_; }
+
+  // The cell's rectangle in widget coordinates (for tests and hit-testing).
+  QRect cellRect(int layer, int head) const;
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+
+ Q_SIGNALS:
+  void cellClicked(int layer, int head);
+  void keepOnlyRequested(int layer, int head);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  bool event(QEvent* event) override;  // tooltips
+
+ private:
+  int maxHeads() const;
+  QPair<int, int> cellAt(const QPoint& position) const;
+
+  HeadGates gates_;
+  std::vector<std::vector<double>> scores_;
+  QString score_label_;
+  int selected_layer_ = -1, selected_head_ = -1;
+};
+
+class HeadToggleGrid : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit HeadToggleGrid(QWidget* parent = nullptr);
+
+  // Shows `gates` (e.g. another model's) without emitting gatesChanged.
+  void setGates(const HeadGates& gates);
+  const HeadGates& gates() const { return grid_->gates(); }
+  void setScores(const std::vector<std::vector<double>>& scores, const QString& label) { grid_->setScores(scores, label); }
+
+  // Each of these changes the gates and emits gatesChanged once (if anything changed).
+  void toggle(int layer, int head);
+  void keepOnly(int layer, int head);  // the head on, every other head of its layer off
+  void allOn();
+  void invert();
+  void reset();  // all on, and the score colouring and selection cleared
+
+  HeadCellGrid* grid() const { return grid_; }
+  QString summaryText() const;
+
+ Q_SIGNALS:
+  void gatesChanged(const aw::HeadGates& gates);
+
+ private:
+  void apply(const HeadGates& gates);
+  void updateSummary();
+
+  HeadCellGrid* grid_;
+  QLabel* summary_;
+  QPushButton* keep_only_button_;
+};
+
+}  // namespace aw

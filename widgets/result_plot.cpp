@@ -1,0 +1,184 @@
+// widgets/result_plot.cpp — see result_plot.h.
+#include "widgets/result_plot.h"
+
+#include "widgets/color_maps.h"
+
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+namespace aw {
+namespace {
+
+// Colour-blind-safe qualitative colours (Okabe & Ito).
+const QColor kSeriesColours[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0x00, 0x9e, 0x73),
+                                 QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00)};
+QColor series_colour(int index) { return kSeriesColours[index % 6]; }
+
+QCPColorGradient diverging_gradient() {
+  QCPColorGradient gradient;
+  gradient.clearColorStops();
+  gradient.setColorStopAt(0.0, QColor(0x21, 0x66, 0xac));
+  gradient.setColorStopAt(0.5, QColor(0xf7, 0xf7, 0xf7));
+  gradient.setColorStopAt(1.0, QColor(0xb2, 0x18, 0x2b));
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);
+  return gradient;
+}
+
+}  // namespace
+
+ResultPlot::ResultPlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+  plot_->setMinimumSize(320, 240);
+  clear("Run the analysis to see its plot");
+}
+
+bool ResultPlot::isEmpty() const { return plot_->plottableCount() == 0; }
+
+void ResultPlot::reset(const QString& title) {
+  plot_->clearPlottables();
+  plot_->clearItems();
+  if (color_scale_) {
+    plot_->plotLayout()->remove(color_scale_);
+    color_scale_ = nullptr;
+  }
+  // Row 0 holds the title, row 1 the axis rect (and the colour scale when there is one).
+  if (plot_->plotLayout()->rowCount() < 2) plot_->plotLayout()->insertRow(0);
+  if (plot_->plotLayout()->hasElement(0, 0)) plot_->plotLayout()->remove(plot_->plotLayout()->element(0, 0));
+  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title, QFont(font().family(), 11, QFont::Bold)));
+  plot_->plotLayout()->simplify();
+  for (auto* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setLabel({});
+    axis->setRangeReversed(false);
+    axis->grid()->setVisible(true);
+    axis->setSubTicks(true);
+  }
+  plot_->xAxis->setTickLabelRotation(0);
+  plot_->legend->setVisible(false);
+}
+
+void ResultPlot::clear(const QString& message) {
+  reset(message);
+  plot_->replot();
+}
+
+void ResultPlot::showBars(const QString& title, const QStringList& categories, const QVector<PlotSeries>& series,
+                          const QString& value_label) {
+  reset(title);
+  auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+  for (int c = 0; c < categories.size(); ++c) ticker->addTick(c + 1, categories[c]);
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setSubTicks(false);
+  plot_->xAxis->grid()->setVisible(false);
+  plot_->yAxis->setLabel(value_label);
+  auto* group = new QCPBarsGroup(plot_);
+  double high = 0, low = 0;
+  for (int s = 0; s < series.size(); ++s) {
+    auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+    bars->setName(series[s].name);
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(series_colour(s));
+    bars->setWidth(0.8 / std::max<int>(1, series.size()));
+    bars->setBarsGroup(group);
+    QVector<double> keys;
+    for (int c = 0; c < series[s].y.size(); ++c) keys << c + 1;
+    bars->setData(keys, series[s].y);
+    for (double value : series[s].y)
+      if (std::isfinite(value)) high = std::max(high, value), low = std::min(low, value);
+  }
+  plot_->xAxis->setRange(0.4, categories.size() + 0.6);
+  plot_->yAxis->setRange(low * 1.1, high * 1.1 + (high == low ? 1 : 0));
+  plot_->legend->setVisible(series.size() > 1);
+  plot_->replot();
+}
+
+void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
+                            const QString& y_label, const QVector<ReferenceLine>& references) {
+  reset(title);
+  plot_->xAxis->setLabel(x_label);
+  plot_->yAxis->setLabel(y_label);
+  for (int s = 0; s < series.size(); ++s) {
+    auto* graph = plot_->addGraph();
+    graph->setName(series[s].name);
+    graph->setPen(QPen(series_colour(s), 2));
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, series_colour(s), Qt::white, 6));
+    graph->setData(series[s].x, series[s].y);
+  }
+  for (int r = 0; r < references.size(); ++r) {
+    auto* line = new QCPItemStraightLine(plot_);
+    line->point1->setCoords(0, references[r].y);
+    line->point2->setCoords(1, references[r].y);
+    line->setPen(QPen(series_colour(series.size() + r), 1.5, Qt::DashLine));
+    // An empty graph carries the reference's legend entry.
+    auto* legend_entry = plot_->addGraph();
+    legend_entry->setName(references[r].name);
+    legend_entry->setPen(line->pen());
+  }
+  plot_->rescaleAxes();
+  double low = plot_->yAxis->range().lower, high = plot_->yAxis->range().upper;
+  for (const auto& reference : references) low = std::min(low, reference.y), high = std::max(high, reference.y);
+  const double pad = (high - low) * 0.08 + 1e-9;
+  plot_->yAxis->setRange(low - pad, high + pad);
+  plot_->xAxis->scaleRange(1.08);
+  plot_->legend->setVisible(series.size() + references.size() > 1);
+  plot_->replot();
+}
+
+void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>& values, const QString& row_prefix,
+                            const QString& col_prefix, const QString& scale_label, bool diverging) {
+  reset(title);
+  int cols = 0;
+  double low = INFINITY, high = -INFINITY;
+  for (const auto& row : values) {
+    cols = std::max<int>(cols, row.size());
+    for (double value : row)
+      if (std::isfinite(value)) low = std::min(low, value), high = std::max(high, value);
+  }
+  const int rows = values.size();
+  auto* map = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+  map->setInterpolate(false);
+  map->data()->setSize(cols, rows);
+  map->data()->setRange(QCPRange(1, std::max(1, cols)), QCPRange(1, std::max(1, rows)));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) map->data()->setCell(c, r, c < values[r].size() ? values[r][c] : NAN);
+  color_scale_ = new QCPColorScale(plot_);
+  plot_->plotLayout()->addElement(1, 1, color_scale_);
+  color_scale_->axis()->setLabel(scale_label);
+  map->setColorScale(color_scale_);
+  auto gradient = diverging ? diverging_gradient() : viridis_gradient();
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);
+  color_scale_->setGradient(gradient);
+  if (!std::isfinite(low)) low = 0, high = 1;
+  if (diverging) {
+    const double bound = std::max({std::abs(low), std::abs(high), 1e-12});
+    color_scale_->setDataRange(QCPRange(-bound, bound));
+  } else {
+    color_scale_->setDataRange(QCPRange(low, high > low ? high : low + 1));
+  }
+  auto label_axis = [](QCPAxis* axis, int count, const QString& prefix) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    const int step = std::max(1, (count + 23) / 24);
+    for (int i = 1; i <= count; i += step) ticker->addTick(i, prefix + QString::number(i));
+    axis->setTicker(ticker);
+    axis->setSubTicks(false);
+    axis->grid()->setVisible(false);
+  };
+  label_axis(plot_->xAxis, cols, col_prefix);
+  label_axis(plot_->yAxis, rows, row_prefix);
+  plot_->yAxis->setRangeReversed(true);  // layer 1 on top, like the heads panel
+  plot_->xAxis->setRange(0.5, cols + 0.5);
+  plot_->yAxis->setRange(0.5, rows + 0.5);
+  auto* margins = new QCPMarginGroup(plot_);
+  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  color_scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  plot_->replot();
+}
+
+bool ResultPlot::savePng(const QString& path) { return plot_->savePng(path, 0, 0, 2.0); }
+bool ResultPlot::savePdf(const QString& path) { return plot_->savePdf(path); }
+
+}  // namespace aw
