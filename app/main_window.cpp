@@ -134,8 +134,9 @@ QString MainWindow::lastSessionPath() {
   return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("last_session.json");
 }
 
-bool MainWindow::isBusy() const { return watcher_.isRunning() || !queued_.empty() || analyses_->isRunning(); }
-QString MainWindow::errorText() const { return error_label_->isVisible() ? error_label_->text() : QString(); }
+// job_active_, not watcher_.isRunning(): a job that has ended but whose result is not applied yet is still busy.
+bool MainWindow::isBusy() const { return job_active_ || !queued_.empty() || analyses_->isRunning(); }
+QString MainWindow::errorText() const { return error_label_->isHidden() ? QString() : error_label_->text(); }
 
 void MainWindow::showError(const QString& message) {
   error_label_->setText(message);
@@ -151,11 +152,12 @@ void MainWindow::enqueue(QueuedJob job) {
 }
 
 void MainWindow::startNextJob() {
-  if (watcher_.isRunning() || queued_.empty()) return;
+  if (job_active_ || queued_.empty()) return;
+  job_active_ = true;
   auto next = std::move(queued_.front());
   queued_.pop_front();
   statusBar()->showMessage(next.label + "…");
-  running_model_ = next.run_model;
+  job_generation_ = generation_;
   auto job = next.make();
   watcher_.setFuture(QtConcurrent::run([job = std::move(job)]() -> JobResult {
     try {
@@ -168,10 +170,15 @@ void MainWindow::startNextJob() {
 
 void MainWindow::onJobFinished() {
   const auto result = watcher_.result();
-  running_model_ = -1;
+  job_active_ = false;
   statusBar()->clearMessage();
-  if (!result.error.isEmpty()) showError(result.error);
-  else if (result.apply) result.apply();
+  if (job_generation_ != generation_) {
+    // From before a session was replaced: nothing to apply.
+  } else if (!result.error.isEmpty()) {
+    showError(result.error);
+  } else if (result.apply) {
+    result.apply();
+  }
   startNextJob();
   Q_EMIT jobFinished();
 }
@@ -207,7 +214,7 @@ void MainWindow::onModelAdded(const ModelSummary& summary, const HeadGates& gate
 
 void MainWindow::runSentence(const QString& sentence) {
   if (view_->sentence() != sentence) view_->setSentence(sentence);
-  if (models_.empty() && queued_.empty() && !watcher_.isRunning()) {
+  if (models_.empty() && !isBusy()) {
     showError("No model loaded: File → Open checkpoint folder…");
     return;
   }
@@ -306,7 +313,8 @@ void MainWindow::openSession(const QString& path) {
   // A new session replaces the old one: stop its analyses and drop its models.
   analyses_->cancelAll();
   queued_.clear();
-  watcher_.waitForFinished();
+  ++generation_;  // the running job's result (if any) belongs to the old session: it is dropped
+  watcher_.waitForFinished();  // …and a load must not land in the session after it is cleared
   session_->clear();
   models_.clear();
   gates_.clear();

@@ -96,7 +96,9 @@ class MainWindow : public QMainWindow {
   std::map<int, std::map<QString, std::vector<std::vector<double>>>> scores_;
   QFutureWatcher<JobResult> watcher_;
   std::deque<QueuedJob> queued_;
-  int running_model_ = -1;
+  bool job_active_ = false;  // from start until its result has been applied
+  int generation_ = 0;       // bumped when a session replaces everything
+  int job_generation_ = 0;   // the generation the running job was started in
 
   QTabWidget* tabs_;
   AttentionView* view_;

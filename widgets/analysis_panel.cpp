@@ -139,7 +139,7 @@ void AnalysisPanel::showMessage(const QString& message, bool is_error) {
 }
 
 const CsvTable& AnalysisPanel::table() const { return table_model_->table(); }
-QString AnalysisPanel::messageText() const { return message_label_->isVisible() ? message_label_->text() : QString(); }
+QString AnalysisPanel::messageText() const { return message_label_->isHidden() ? QString() : message_label_->text(); }
 
 bool AnalysisPanel::exportCsv(const QString& path) {
   QFile file(path);

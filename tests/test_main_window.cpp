@@ -1,0 +1,179 @@
+// tests/test_main_window.cpp — the main window end to end on sample_data/ (Qt Test, offscreen):
+// open the bundled session, run a sentence, switch a head off and see the heatmap change, run
+// Table 1 and export a CSV equal to attention-cli's, keep the event loop alive during an analysis
+// and cancel it, save and reopen a session (results kept), show bad input as a message — and write
+// a screenshot of the window into the build folder.
+#include "app/analysis_tabs.h"
+#include "app/attention_view.h"
+#include "app/main_window.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/head_toggle_grid.h"
+
+#include <QFile>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace aw;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+const QString kSampleData = AW_SOURCE_DIR "/sample_data";
+
+QByteArray read_all(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class MainWindowTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void endToEndOnTheSampleSession() {
+    MainWindow window;
+    window.resize(1360, 860);
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
+    QCOMPARE(window.modelCount(), 2);
+    auto* view = window.attentionView();
+    QVERIFY(view->compareModel() >= 0);                     // the bundled session compares two models
+    QVERIFY(view->heatmap()->matrix().rows > 0);             // …and has already run its sentence
+    QVERIFY(view->compareHeatmap()->matrix().rows > 0);
+
+    // Type a sentence and press Enter.
+    view->sentenceEdit()->clear();
+    QTest::keyClicks(view->sentenceEdit(), "the cat sat on the mat");
+    QTest::keyClick(view->sentenceEdit(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().rows == 6, kTimeoutMs);
+    QCOMPARE(view->heatmap()->matrix().col_labels.first(), QString("the"));
+    QVERIFY(view->predictions()->rowCount() == 5);
+
+    // Switch layer 1's head 1 off: its own weights stay (a gate scales the head's output), so layer
+    // 2's attention is what changes; switching it back on restores it.
+    view->setLayerHead(1, -1);
+    const auto before = view->heatmap()->matrix().weights;
+    auto* heads = window.headsPanel();
+    QTest::mouseClick(heads->grid(), Qt::LeftButton, {}, heads->grid()->cellRect(0, 0).center());
+    QCOMPARE(heads->summaryText(), QString("1 of 8 heads off"));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights != before, kTimeoutMs);
+    heads->allOn();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights == before, kTimeoutMs);
+
+    // Table 1 on the sample sentences: the exported CSV equals the CLI's.
+    auto* table1 = window.analyses()->panel("table1");
+    table1->findChild<QLineEdit*>("corpus")->setText(kSampleData + "/demo_sentences.txt");
+    table1->findChild<QSpinBox*>("window")->setValue(32);
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    window.analyses()->run("table1");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QVERIFY2(table1->messageText().isEmpty(), qPrintable(table1->messageText()));
+    QCOMPARE(table1->table().rows.size(), 4);  // 2 models × 2 layers
+    QTemporaryDir dir;
+    const auto gui_csv = dir.filePath("gui.csv"), cli_csv = dir.filePath("cli.csv");
+    QVERIFY(table1->exportCsv(gui_csv));
+    QProcess cli;
+    cli.start(AW_CLI_PATH, {"stats", "--model", kSampleData + "/vanilla_lm", "--model", kSampleData + "/bet_sf", "--text",
+                            kSampleData + "/demo_sentences.txt", "--window", "32", "--batch", "8", "--out", cli_csv});
+    QVERIFY(cli.waitForFinished(kTimeoutMs));
+    QCOMPARE(cli.exitCode(), 0);
+    QCOMPARE(read_all(gui_csv), read_all(cli_csv));
+
+    // Save, reopen in a new window: models, gates, sentence and the Table 1 result come back.
+    heads->toggle(1, 3);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    const auto session_path = dir.filePath("session.json");
+    QVERIFY(window.saveSession(session_path));
+    MainWindow reopened;
+    reopened.show();
+    reopened.openSession(session_path);
+    QTRY_VERIFY_WITH_TIMEOUT(!reopened.isBusy(), kTimeoutMs);
+    QCOMPARE(reopened.modelCount(), 2);
+    QCOMPARE(reopened.attentionView()->sentence(), QString("the cat sat on the mat"));
+    QCOMPARE(reopened.headsPanel()->summaryText(), QString("1 of 8 heads off"));
+    QVERIFY(!reopened.headsPanel()->gates().isOn(1, 3));
+    QCOMPARE(reopened.analyses()->panel("table1")->csv().toUtf8(), read_all(cli_csv));  // not recomputed
+    QCOMPARE(reopened.analyses()->panel("table1")->findChild<QSpinBox*>("window")->value(), 32);
+
+    // A screenshot of the window, to look at.
+    window.tabs()->setCurrentIndex(0);
+    QTest::qWait(200);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/main_window.png"));
+  }
+
+  void analysesLeaveTheEventLoopRunningAndCancel() {
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    // A long run: pruning curves over WikiText-2's validation text.
+    auto* panel = window.analyses()->panel("pruning");
+    panel->findChild<QLineEdit*>("corpus")->setText(AW_SHARED_DATA_DIR "/wikitext-2/valid.txt");
+    int ticks = 0;
+    QTimer ticker;
+    connect(&ticker, &QTimer::timeout, [&ticks] { ++ticks; });
+    ticker.start(10);
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    window.analyses()->run("pruning");
+    QVERIFY(panel->isRunning());
+    // The UI thread keeps processing timer events while the analysis works.
+    QTRY_VERIFY_WITH_TIMEOUT(ticks >= 20, 10000);
+    QVERIFY2(panel->isRunning(), "the analysis finished before the event loop could be checked");
+    QTest::mouseClick(panel->cancelButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QVERIFY(!panel->isRunning());
+    QVERIFY2(panel->messageText().startsWith("Cancelled"), qPrintable(panel->messageText()));
+    QVERIFY(panel->csv().isEmpty());
+  }
+
+  void badInputBecomesAMessageAndKeepsTheModels() {
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    window.openCheckpoint(kSampleData + "/no_such_model");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QVERIFY2(window.errorText().contains("no_such_model"), qPrintable("error text: " + window.errorText()));
+    QCOMPARE(window.modelCount(), 2);
+
+    QString long_sentence;
+    for (int i = 0; i < 100; ++i) long_sentence += "the ";
+    window.runSentence(long_sentence);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QVERIFY2(window.errorText().contains("allows 64"), qPrintable(window.errorText()));
+
+    auto* panel = window.analyses()->panel("table1");
+    panel->findChild<QLineEdit*>("corpus")->setText("/no/such/corpus.txt");
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    window.analyses()->run("table1");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QVERIFY2(panel->messageText().contains("/no/such/corpus.txt"), qPrintable(panel->messageText()));
+
+    QTemporaryDir dir;
+    QFile broken(dir.filePath("broken.json"));
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("{ not json");
+    broken.close();
+    window.openSession(dir.filePath("broken.json"));
+    QVERIFY2(window.errorText().contains("is not valid JSON"), qPrintable(window.errorText()));
+    QCOMPARE(window.modelCount(), 2);  // a bad session file leaves the current one alone
+  }
+};
+
+QTEST_MAIN(MainWindowTests)
+#include "test_main_window.moc"

@@ -1,0 +1,219 @@
+// tests/test_widgets.cpp — the widgets under QT_QPA_PLATFORM=offscreen (Qt Test): the heatmap's
+// data, ticks and hover text; the heads panel's clicks and buttons; the overview's clicks; CSV
+// parsing and the analysis panel's export. No model involved.
+#include "widgets/analysis_panel.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
+#include "widgets/csv_table.h"
+#include "widgets/head_toggle_grid.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+using namespace aw;
+
+namespace {
+
+// A 3 × 3 causal matrix with known weights.
+AttentionMatrix three_by_three() {
+  AttentionMatrix matrix;
+  matrix.rows = matrix.cols = 3;
+  matrix.weights = {1.0f, 0.0f, 0.0f, 0.25f, 0.75f, 0.0f, 0.5f, 0.125f, 0.375f};
+  matrix.row_labels = matrix.col_labels = QStringList{"the", "cat", "sat"};
+  matrix.title = "test";
+  return matrix;
+}
+
+}  // namespace
+
+class WidgetTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void heatmapSetsColourMapDataAndLabels() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(500, 500);
+    heatmap.setMatrix(three_by_three());
+    auto* data = heatmap.colorMap()->data();
+    QCOMPARE(data->keySize(), 3);
+    QCOMPARE(data->valueSize(), 3);
+    // Cell (key = column, value = row).
+    QCOMPARE(data->cell(1, 1), 0.75);
+    QCOMPARE(data->cell(0, 2), 0.5);
+    QCOMPARE(data->cell(2, 0), 0.0);
+    const auto x_ticks = qSharedPointerCast<QCPAxisTickerText>(heatmap.plot()->xAxis->ticker())->ticks();
+    const auto y_ticks = qSharedPointerCast<QCPAxisTickerText>(heatmap.plot()->yAxis->ticker())->ticks();
+    QCOMPARE(x_ticks.value(0), QString("the"));
+    QCOMPARE(x_ticks.value(2), QString("sat"));
+    QCOMPARE(y_ticks.value(1), QString("cat"));
+    QVERIFY(heatmap.plot()->yAxis->rangeReversed());  // query 0 on top
+    QCOMPARE(heatmap.colorMap()->dataRange().lower, 0.0);
+    QCOMPARE(heatmap.colorMap()->dataRange().upper, 1.0);
+    QVERIFY(!heatmap.colorMap()->interpolate());
+  }
+
+  void heatmapHoverTextNamesQueryKeyAndWeight() {
+    AttentionHeatmap heatmap;
+    heatmap.setMatrix(three_by_three());
+    QCOMPARE(heatmap.cellText(2, 1), QString("sat → cat: 0.125"));
+    QCOMPARE(heatmap.cellText(1, 1), QString("cat → cat: 0.750"));
+    QVERIFY(heatmap.cellText(3, 0).isEmpty());
+    QVERIFY(heatmap.cellText(-1, 0).isEmpty());
+  }
+
+  void heatmapCellUnderThePointer() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(500, 500);
+    heatmap.show();
+    heatmap.setMatrix(three_by_three());
+    heatmap.plot()->replot();
+    const auto centre = QPoint(static_cast<int>(heatmap.plot()->xAxis->coordToPixel(1)),
+                               static_cast<int>(heatmap.plot()->yAxis->coordToPixel(2)));
+    QCOMPARE(heatmap.cellAt(centre), QPoint(1, 2));  // (column, row)
+  }
+
+  void longTokenListsAreThinned() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(400, 400);
+    heatmap.show();
+    AttentionMatrix matrix;
+    matrix.rows = matrix.cols = 200;
+    matrix.weights.assign(200 * 200, 0.005f);
+    for (int i = 0; i < 200; ++i) matrix.row_labels << QString("token%1").arg(i);
+    matrix.col_labels = matrix.row_labels;
+    heatmap.setMatrix(matrix);
+    const auto ticks = qSharedPointerCast<QCPAxisTickerText>(heatmap.plot()->xAxis->ticker())->ticks();
+    QVERIFY2(ticks.size() <= 48, qPrintable(QString("%1 labels").arg(ticks.size())));
+    QVERIFY(ticks.size() >= 2);
+  }
+
+  void clickingACellTogglesItsGateOnce() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({4, 4}));
+    panel.show();
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    QTest::mouseClick(panel.grid(), Qt::LeftButton, {}, panel.grid()->cellRect(1, 2).center());
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!panel.gates().isOn(1, 2));
+    QCOMPARE(panel.gates().offCount(), 1);
+    QCOMPARE(panel.summaryText(), QString("1 of 8 heads off"));
+    QTest::mouseClick(panel.grid(), Qt::LeftButton, {}, panel.grid()->cellRect(1, 2).center());
+    QCOMPARE(changed.count(), 2);
+    QVERIFY(panel.gates().isOn(1, 2));
+  }
+
+  void clickingBetweenCellsChangesNothing() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({2, 2}));
+    panel.show();
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    QTest::mouseClick(panel.grid(), Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(changed.count(), 0);
+  }
+
+  void keepOnlySwitchesTheLayersOtherHeadsOff() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({3, 3}));
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    panel.keepOnly(0, 1);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(panel.gates().on[0], (std::vector<bool>{false, true, false}));
+    QCOMPARE(panel.gates().on[1], (std::vector<bool>{true, true, true}));  // other layers untouched
+    panel.keepOnly(0, 1);  // already so: no second signal
+    QCOMPARE(changed.count(), 1);
+  }
+
+  void invertAndAllOn() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({2, 3}));
+    panel.toggle(1, 0);
+    panel.invert();
+    QCOMPARE(panel.gates().offCount(), 4);
+    QVERIFY(panel.gates().isOn(1, 0));
+    panel.allOn();
+    QCOMPARE(panel.gates().offCount(), 0);
+    QCOMPARE(panel.summaryText(), QString("all 5 heads on"));
+  }
+
+  void setGatesDoesNotEmit() {
+    HeadToggleGrid panel;
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    auto gates = HeadGates::allOn({2});
+    gates.on[0][1] = false;
+    panel.setGates(gates);
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(panel.gates(), gates);
+  }
+
+  void overviewThumbnailClickSelectsLayerAndHead() {
+    AttentionOverview overview;
+    overview.resize(600, 400);
+    overview.show();
+    std::vector<std::vector<AttentionMatrix>> matrices(2, std::vector<AttentionMatrix>(3, three_by_three()));
+    overview.setMatrices(matrices);
+    QSignalSpy clicked(&overview, &AttentionOverview::thumbnailClicked);
+    QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.thumbnailRect(1, 0).center());
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.at(0).at(0).toInt(), 1);
+    QCOMPARE(clicked.at(0).at(1).toInt(), 0);
+    QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.thumbnailRect(0, -1).center());
+    QCOMPARE(clicked.at(1).at(1).toInt(), -1);  // the mean column
+  }
+
+  void csvParsingHandlesCommentsQuotesAndRepeatedHeaders() {
+    const auto table = parse_csv(
+        "# model=a, metric=perplexity, baseline=12.5\n"
+        "layer,sentence,target,top1\n"
+        "1,1,\"a,b@3\",\"say \"\"hi\"\"\"\n"
+        "# model=b\n"
+        "layer,sentence,target,top1\n"
+        "2,1,x@1,\n");
+    QCOMPARE(table.header, (QStringList{"layer", "sentence", "target", "top1"}));
+    QCOMPARE(table.rows.size(), 2);
+    QCOMPARE(table.rows[0][2], QString("a,b@3"));
+    QCOMPARE(table.rows[0][3], QString("say \"hi\""));
+    QCOMPARE(table.rows[1][3], QString());
+    QCOMPARE(table.commentValue("baseline"), QString("12.5"));
+    QCOMPARE(table.number(1, 0), 2.0);
+    QVERIFY(std::isnan(table.number(1, 2)));
+  }
+
+  void panelExportsTheCsvItWasGivenVerbatim() {
+    AnalysisPanel panel("test");
+    const QString csv = "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio\nm,1,0.123456789,0.1,0.01,1.23456789\n";
+    panel.setResult(csv);
+    QCOMPARE(panel.tableView()->model()->rowCount(), 1);
+    QCOMPARE(panel.tableView()->model()->columnCount(), 6);
+    QTemporaryDir dir;
+    const auto path = dir.filePath("out.csv");
+    QVERIFY(panel.exportCsv(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(file.readAll()), csv);
+    QVERIFY(panel.exportPng(dir.filePath("out.png")));
+    QVERIFY(QFileInfo(dir.filePath("out.png")).size() > 0);
+    QVERIFY(panel.exportPdf(dir.filePath("out.pdf")));
+    QVERIFY(QFileInfo(dir.filePath("out.pdf")).size() > 0);
+  }
+
+  void panelRunAndCancelButtonsFollowTheRunningState() {
+    AnalysisPanel panel("test");
+    QSignalSpy run(&panel, &AnalysisPanel::runRequested);
+    QSignalSpy cancel(&panel, &AnalysisPanel::cancelRequested);
+    QVERIFY(!panel.cancelButton()->isEnabled());
+    QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+    QCOMPARE(run.count(), 1);
+    panel.setRunning(true);
+    QVERIFY(!panel.runButton()->isEnabled());
+    QTest::mouseClick(panel.cancelButton(), Qt::LeftButton);
+    QCOMPARE(cancel.count(), 1);
+    panel.setRunning(false);
+    QVERIFY(panel.runButton()->isEnabled());
+  }
+};
+
+QTEST_MAIN(WidgetTests)
+#include "test_widgets.moc"
