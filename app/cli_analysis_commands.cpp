@@ -44,6 +44,8 @@ int run_stats(int argc, char** argv) {
                            argc, argv, 2);
   const auto path = options.require("text");
   const auto models = load_all_from_options(options);
+  // CA and HA are defined on causal attention: an encoder's upper triangle would go uncounted.
+  for (const auto& loaded : models) require_model(loaded, "stats", ModelRequirement::CausalLanguageModel);
   const auto batch_size = options.get_int("batch", 8, 1);
   install_interrupt_handler();
 
@@ -74,27 +76,16 @@ int run_diag_sweep(int argc, char** argv) {
   const auto path = options.require("text");
   auto points = parse_diagonal_factors(options.get("factors", default_diagonal_factors()));
   const auto loaded = load_from_options(options);
-  if (!loaded.config.causal && !loaded.config.is_classifier())
-    throw Error("attention-cli diag-sweep: " + loaded.name + " is neither a causal language model nor a classifier");
+  // The intervention, and DiagFreeMask's exception for row 0 (which sees only itself), are defined
+  // on causal attention; an encoder's [CLS] row would silently keep its diagonal.
+  require_model(loaded, "diag-sweep", ModelRequirement::CausalLanguageModel);
   const auto batch_size = options.get_int("batch", 8, 1);
+  const auto batches = corpus_windows(options, "diag-sweep", loaded, path, batch_size);
   install_interrupt_handler();
-
-  Evaluator evaluate;
-  int64_t batch_count = 0;
-  if (loaded.config.is_classifier()) {
-    auto batches = std::make_shared<ClassifierBatches>(make_classifier_batches(
-        read_labelled_file(path, loaded.config.labels), *loaded.tokenizer, loaded.config.max_positions, batch_size));
-    batch_count = static_cast<int64_t>(batches->inputs.size());
-    evaluate = [&loaded, batches](const ForwardOptions& forward, const ProgressCallback& progress) {
-      return evaluate_accuracy(*loaded.model, *batches, forward, progress);
-    };
-  } else {
-    auto batches = std::make_shared<std::vector<ModelInput>>(corpus_windows(options, "diag-sweep", loaded, path, batch_size));
-    batch_count = static_cast<int64_t>(batches->size());
-    evaluate = [&loaded, batches](const ForwardOptions& forward, const ProgressCallback& progress) {
-      return evaluate_perplexity(*loaded.model, *batches, forward, progress);
-    };
-  }
+  const Evaluator evaluate = [&](const ForwardOptions& forward, const ProgressCallback& progress) {
+    return evaluate_perplexity(*loaded.model, batches, forward, progress);
+  };
+  const auto batch_count = static_cast<int64_t>(batches.size());
   ProgressLine progress("diag-sweep", "batches");
   const auto result = diagonal_sweep(loaded.name, std::move(points), evaluate, batch_count, {}, std::ref(progress));
   if (result.cancelled) {
@@ -122,6 +113,8 @@ int run_top_tokens(int argc, char** argv) {
   }
   const auto k = options.get_int("k", 3, 1);
   const auto models = load_all_from_options(options);
+  // The row of token t−1 predicts token t only in a causal language model.
+  for (const auto& loaded : models) require_model(loaded, "top-tokens", ModelRequirement::CausalLanguageModel);
   std::vector<TopTokensRow> rows;
   install_interrupt_handler();
   for (const auto& loaded : models) {
@@ -148,6 +141,7 @@ int run_ablate(int argc, char** argv) {
   if (mode_name != "single" && mode_name != "all-but-one")
     throw Error("attention-cli ablate: --mode must be single or all-but-one, got '" + mode_name + "'");
   const auto loaded = load_from_options(options);
+  require_model(loaded, "ablate", ModelRequirement::LanguageModelOrClassifier);
   const auto data = evaluation_data(options, "ablate", loaded, path, options.get_int("batch", 8, 1));
   install_interrupt_handler();
   ProgressLine progress("ablate", "batches");
@@ -169,6 +163,7 @@ int run_importance(int argc, char** argv) {
                            argv, 2);
   const auto path = options.require("text");
   const auto loaded = load_from_options(options);
+  require_model(loaded, "importance", ModelRequirement::LanguageModelOrClassifier);
   const auto data = evaluation_data(options, "importance", loaded, path, options.get_int("batch", 8, 1));
   install_interrupt_handler();
   ProgressLine progress("importance", "batches");
@@ -198,6 +193,7 @@ int run_prune(int argc, char** argv) {
   const auto step = options.get_int("step", 10, 1);
   if (step > 100) throw Error("attention-cli prune: --step must be at most 100 (percent), got " + std::to_string(step));
   const auto loaded = load_from_options(options);
+  require_model(loaded, "prune", ModelRequirement::LanguageModelOrClassifier);
   const auto data = evaluation_data(options, "prune", loaded, path, options.get_int("batch", 8, 1));
   install_interrupt_handler();
 

@@ -108,6 +108,8 @@ int run_eval(int argc, char** argv) {
   const CliOptions options("eval", model_command_spec({"text", "window", "batch"}), argc, argv, 2);
   const auto path = options.require("text");
   const auto loaded = load_from_options(options);
+  require_model(loaded, "eval", ModelRequirement::LanguageModelOrClassifier);
+  reject_window_for_classifier(options, "eval", loaded);
   const auto batch_size = options.get_int("batch", 8, 1);
   install_interrupt_handler();
 

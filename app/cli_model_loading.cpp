@@ -4,6 +4,7 @@
 #include "models/corpus.h"
 #include "models/errors.h"
 #include "models/runtime.h"
+#include "models/syntax_hints.h"
 
 #include <torch/torch.h>
 
@@ -12,6 +13,44 @@
 #include <fstream>
 
 namespace aw {
+namespace {
+
+constexpr int64_t kLinesToSniff = 20;
+
+// Whether `path` reads as a classifier's labelled file: its first non-empty lines (up to
+// kLinesToSniff) all start with a one-word label and a tab. Plain corpora have no such tab; a file
+// that cannot be read says so later, when it is read for real.
+bool looks_labelled(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  int64_t labelled_lines = 0;
+  for (std::string line; labelled_lines < kLinesToSniff && std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const auto tab = line.find('\t');
+    if (tab == 0 || tab == std::string::npos || line.find(' ') < tab) return false;
+    ++labelled_lines;
+  }
+  return labelled_lines > 0;
+}
+
+}  // namespace
+
+std::string describe_model_kind(const ModelConfig& config) {
+  if (config.is_classifier()) return "a " + config.model_type + " classifier";
+  if (config.is_language_model()) return "a " + config.model_type + " language model";
+  return "a " + config.model_type + " encoder without a classification head";
+}
+
+void require_model(const LoadedModel& loaded, const std::string& command, ModelRequirement requirement) {
+  const auto& config = loaded.config;
+  const bool causal_lm = config.is_language_model();
+  if (requirement == ModelRequirement::CausalLanguageModel && !causal_lm)
+    throw Error(loaded.dir + ": " + command + " needs a causal language model; this checkpoint is " +
+                describe_model_kind(config));
+  if (requirement == ModelRequirement::LanguageModelOrClassifier && !causal_lm && !config.is_classifier())
+    throw Error(loaded.dir + ": " + command + " needs a language model or a classifier; this checkpoint is " +
+                describe_model_kind(config));
+}
 
 OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches) {
   with_value.insert({"model", "device", "threads"});
@@ -41,18 +80,29 @@ std::vector<ModelInput> corpus_windows(const CliOptions& options, const std::str
   if (window > positions)
     throw Error("attention-cli " + command + ": --window " + std::to_string(window) + " exceeds the model's " +
                 std::to_string(positions) + " positions");
+  if (!is_conllu_path(path) && looks_labelled(path))
+    fail_in_file(path, "holds label<TAB>text lines (a classifier's examples), but " + loaded.name +
+                           " is a language model: " + command + " needs plain text");
   return make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, batch_size);
 }
 
 EvaluationData evaluation_data(const CliOptions& options, const std::string& command, const LoadedModel& loaded,
                                const std::string& path, int64_t batch_size) {
   if (!loaded.config.is_classifier()) return language_model_data(corpus_windows(options, command, loaded, path, batch_size));
+  reject_window_for_classifier(options, command, loaded);
   const auto batches = make_classifier_batches(read_labelled_file(path, loaded.config.labels), *loaded.tokenizer,
                                                loaded.config.max_positions, batch_size);
   if (batches.truncated > 0)
     std::fprintf(stderr, "%s: %lld examples truncated to %lld tokens\n", command.c_str(),
                  static_cast<long long>(batches.truncated), static_cast<long long>(loaded.config.max_positions));
   return classification_data(batches);
+}
+
+void reject_window_for_classifier(const CliOptions& options, const std::string& command, const LoadedModel& loaded) {
+  if (loaded.config.is_classifier() && options.has("window"))
+    throw Error("attention-cli " + command + ": --window applies to language models; " + loaded.name + " is " +
+                describe_model_kind(loaded.config) + " and reads each example whole (up to its " +
+                std::to_string(loaded.config.max_positions) + " positions)");
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

@@ -128,7 +128,62 @@ aw_cli_test(samples_importance EXIT 0 STDOUT_LINES 10 REGEX "^# model=bet_sf, no
             ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity\norder,percent_pruned,heads_pruned,metric\nimportance,0,0,"
             ARGS prune --model ${samples}/vanilla_lm --text ${demo} --window 64 --step 50)
-aw_cli_test(prune_apply EXIT 0 REGEX "pruned 3 of 6 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters; perplexity [0-9.]+ \\(gated model [0-9.]+\\); saved to"
+aw_cli_test(prune_apply EXIT 0 REGEX "pruned 3 of 6 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters. perplexity [0-9.]+ \\(gated model [0-9.]+\\). saved to"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --apply 50 --save ${fixtures}/pruned_lm)
 aw_cli_test(error_prune_apply_without_save EXIT 1 STDERR_LINES 1 REGEX "--apply P and --save DIR go together"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --apply 50)
+
+# Which models and data each command takes (docs/analyses.md): classifiers run the metric-based
+# analyses on labelled examples; the Bird-Eye commands need a causal language model; anything else
+# is refused with one line naming the checkpoint or file. (A ";" would split the REGEX argument,
+# so "." stands for it.)
+aw_cli_test(classifier_eval EXIT 0 REGEX "accuracy [0-9.]+ \\(mean cross-entropy [0-9.]+ over 3 examples\\)"
+            ARGS eval --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
+aw_cli_test(classifier_ablate EXIT 0 REGEX "# model=tiny_bert_classifier, metric=accuracy, baseline=[0-9.]+, mode=single.layer,head,metric,delta.1,1,.*2,2,"
+            ARGS ablate --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
+aw_cli_test(classifier_importance EXIT 0 REGEX "# model=tiny_bert_classifier, normalized=true.layer,head,importance.1,1,.*2,2,"
+            ARGS importance --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
+aw_cli_test(error_classifier_top_tokens EXIT 1 STDERR_LINES 1
+            REGEX "error: .*/tiny_bert_classifier: top-tokens needs a causal language model. this checkpoint is a bert classifier\n"
+            ARGS top-tokens --model ${fixtures}/tiny_bert_classifier --text "the film was good")
+aw_cli_test(error_classifier_stats EXIT 1 STDERR_LINES 1
+            REGEX "/tiny_bert_classifier: stats needs a causal language model. this checkpoint is a bert classifier\n"
+            ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/corpus.txt)
+aw_cli_test(error_classifier_diag_sweep EXIT 1 STDERR_LINES 1
+            REGEX "/tiny_bert_classifier: diag-sweep needs a causal language model. this checkpoint is a bert classifier\n"
+            ARGS diag-sweep --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
+aw_cli_test(error_encoder_stats EXIT 1 STDERR_LINES 1
+            REGEX "/tiny_bert_encoder: stats needs a causal language model. this checkpoint is a bert encoder without a classification head\n"
+            ARGS stats --model ${fixtures}/tiny_bert_encoder --text ${fixtures}/corpus.txt)
+aw_cli_test(error_encoder_ablate EXIT 1 STDERR_LINES 1
+            REGEX "/tiny_bert_encoder: ablate needs a language model or a classifier. this checkpoint is a bert encoder without a classification head\n"
+            ARGS ablate --model ${fixtures}/tiny_bert_encoder --text ${fixtures}/corpus.txt)
+aw_cli_test(error_encoder_eval EXIT 1 STDERR_LINES 1
+            REGEX "/tiny_bert_encoder: eval needs a language model or a classifier. this checkpoint is a bert encoder without a classification head\n"
+            ARGS eval --model ${fixtures}/tiny_bert_encoder --text ${fixtures}/corpus.txt)
+aw_cli_test(error_language_model_labelled_data EXIT 1 STDERR_LINES 1
+            REGEX "/labelled.tsv: holds label<TAB>text lines \\(a classifier's examples\\), but tiny_lm is a language model: importance needs plain text\n"
+            ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/labelled.tsv)
+aw_cli_test(error_language_model_labelled_data_eval EXIT 1 STDERR_LINES 1
+            REGEX "/labelled.tsv: holds label<TAB>text lines \\(a classifier's examples\\), but tiny_bet_sf is a language model: eval needs plain text\n"
+            ARGS eval --model ${fixtures}/tiny_bet_sf --text ${fixtures}/labelled.tsv)
+aw_cli_test(error_classifier_plain_text EXIT 1 STDERR_LINES 1 REGEX "/corpus.txt: line 1: expected label<TAB>text\n"
+            ARGS prune --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/corpus.txt)
+aw_cli_test(error_classifier_window EXIT 1 STDERR_LINES 1
+            REGEX "attention-cli ablate: --window applies to language models. tiny_bert_classifier is a bert classifier and reads each example whole \\(up to its 16 positions\\)\n"
+            ARGS ablate --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv --window 8)
+
+# The other bad input of the analyses: empty text, a window or sentence beyond the model's
+# positions, a target out of range.
+aw_cli_test(error_ablate_empty_text EXIT 1 STDERR_LINES 1 REGEX "/empty.txt: holds no tokens \\(empty text\\)\n"
+            ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/empty.txt)
+aw_cli_test(error_top_tokens_empty_text EXIT 1 STDERR_LINES 1 REGEX "/empty.txt: holds no sentences\n"
+            ARGS top-tokens --model ${fixtures}/tiny_lm --sentences ${fixtures}/empty.txt)
+aw_cli_test(error_top_tokens_one_token EXIT 1 STDERR_LINES 1 REGEX "error: sentence 1 gives 1 token\\(s\\). a target needs at least 2\n"
+            ARGS top-tokens --model ${fixtures}/tiny_lm --text "w2")
+aw_cli_test(error_importance_window EXIT 1 STDERR_LINES 1 REGEX "attention-cli importance: --window 17 exceeds the model's 16 positions\n"
+            ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 17)
+aw_cli_test(error_top_tokens_sentence_too_long EXIT 1 STDERR_LINES 1 REGEX "error: sentence 1 has 17 tokens but tiny_lm allows 16\n"
+            ARGS top-tokens --model ${fixtures}/tiny_lm --text "a b c d e f g h i j k l m n o p q")
+aw_cli_test(error_top_tokens_target_zero EXIT 1 STDERR_LINES 1 REGEX "attention-cli top-tokens: --target must be at least 1, got 0\n"
+            ARGS top-tokens --model ${fixtures}/tiny_lm --text "w2 w3 w4" --target 0)

@@ -2,6 +2,8 @@
 #include "tests/test_support.h"
 
 #include "models/checkpoint.h"
+#include "models/safetensors.h"
+#include "models/weight_bindings.h"
 
 #include <filesystem>
 #include <fstream>
@@ -44,6 +46,37 @@ void write_tiny_checkpoint(const std::string& dir, const ModelConfig& config, ui
   for (auto& parameter : model->module().parameters())
     if (parameter.dim() >= 2) parameter.normal_(0.0, 0.4);
   save_native_checkpoint(dir, *model, tiny_vocabulary(config.vocab_size));
+}
+
+void write_tiny_bert_checkpoint(const std::string& dir, bool classifier, uint64_t seed) {
+  const std::vector<std::string> words = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film",
+                                          "was", "good", "bad", "not", "very", "plot", "##s", "."};
+  nlohmann::json json = {{"model_type", "bert"},
+                         {"architectures", {classifier ? "BertForSequenceClassification" : "BertModel"}},
+                         {"vocab_size", words.size()},
+                         {"hidden_size", 8},
+                         {"num_hidden_layers", 2},
+                         {"num_attention_heads", 2},
+                         {"intermediate_size", 16},
+                         {"max_position_embeddings", 16},
+                         {"type_vocab_size", 2},
+                         {"hidden_dropout_prob", 0.0}};
+  if (classifier) json["id2label"] = {{"0", "neg"}, {"1", "pos"}};
+  fs::create_directories(dir);
+  write_file(dir + "/config.json", json.dump(2));
+  std::string vocabulary;
+  for (const auto& word : words) vocabulary += word + "\n";
+  write_file(dir + "/vocab.txt", vocabulary);
+
+  // A random model of this config, written under BERT's names through the loader's own table.
+  torch::manual_seed(seed);
+  const auto config = parse_model_config(json, dir + "/config.json");
+  auto model = create_model(config);
+  const auto parameters = model->module().named_parameters();
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& binding : weight_table(config).bindings)
+    tensors.emplace_back(binding.sources.front(), parameters[binding.parameter].detach());
+  write_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
 }
 
 void write_file(const std::string& path, const std::string& text) {

@@ -35,6 +35,12 @@ std::vector<std::string> tiny_vocabulary(int64_t size);
 // Writes a randomly initialised native checkpoint of `config` into `dir` (seeded).
 void write_tiny_checkpoint(const std::string& dir, const ModelConfig& config, uint64_t seed = 7);
 
+// Writes a randomly initialised Hugging Face BERT folder (config.json, model.safetensors under
+// BERT's tensor names, a WordPiece vocab.txt): 2 layers × 2 heads, d 8, 16 positions. With
+// `classifier` it is a BertForSequenceClassification with the classes "neg" and "pos", else a
+// plain BertModel encoder.
+void write_tiny_bert_checkpoint(const std::string& dir, bool classifier, uint64_t seed = 7);
+
 // Writes text to a file.
 void write_file(const std::string& path, const std::string& text);
 
