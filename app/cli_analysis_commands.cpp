@@ -1,6 +1,7 @@
 // app/cli_analysis_commands.cpp — the analysis commands: each loads its models and corpus, runs the
 // analysis function from analysis/ with a progress line, and writes the paper-style CSV (--out) or
 // JSON (--json).
+#include "analysis/analysis_inputs.h"
 #include "analysis/attention_stats.h"
 #include "analysis/diagonal_sweep.h"
 #include "analysis/head_ablation.h"
@@ -197,36 +198,14 @@ int run_prune(int argc, char** argv) {
   const auto data = evaluation_data(options, "prune", loaded, path, options.get_int("batch", 8, 1));
   install_interrupt_handler();
 
-  PruningResult result;
-  result.model = loaded.name;
-  result.metric_name = data.metric_name();
-  std::vector<HeadRef> chosen_order;  // the order --apply prunes by
-  auto add_curve = [&](const std::string& name, const std::vector<HeadRef>& order) {
-    chosen_order = order;
-    if (apply) return;  // --apply prunes once, it draws no curve
-    ProgressLine progress("prune (" + name + " curve)", "batches");
-    const auto points = pruning_curve(*loaded.model, data, name, order, static_cast<double>(step), std::ref(progress));
-    result.cancelled = result.cancelled || points.empty();
-    result.points.insert(result.points.end(), points.begin(), points.end());
-  };
-  if (order_name != "oracle") {
-    ProgressLine progress("prune (importance)", "batches");
-    const auto importance = head_importance(*loaded.model, loaded.name, data, true, {}, std::ref(progress));
-    if (importance.cancelled) result.cancelled = true;
-    else add_curve("importance", order_heads(importance.scores));
-  }
-  if (order_name != "importance" && !result.cancelled) {
-    ProgressLine progress("prune (single-head ablation)", "batches");
-    const auto ablation = ablate_heads(*loaded.model, loaded.name, data, AblationMode::Single, {}, std::ref(progress));
-    if (ablation.cancelled) {
-      result.cancelled = true;
-    } else {
-      std::vector<std::vector<double>> harm(loaded.config.n_layers);
-      for (const auto& effect : ablation.heads)
-        harm[effect.layer - 1].push_back(damage(ablation.metric_name, ablation.baseline, effect.metric));
-      add_curve("oracle", order_heads(harm));
-    }
-  }
+  // --apply prunes once by one order and draws no curve.
+  const std::vector<std::string> orders =
+      order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
+  std::vector<std::vector<HeadRef>> head_orders;
+  ProgressLine progress("prune (" + order_name + ")", "batches");
+  const auto result = pruning_study(*loaded.model, loaded.name, data, orders, static_cast<double>(step),
+                                    std::ref(progress), &head_orders, !apply);
+  const std::vector<HeadRef> chosen_order = head_orders.empty() ? std::vector<HeadRef>{} : head_orders.back();
   if (result.cancelled) {
     std::fprintf(stderr, "prune: interrupted\n");
     return 130;

@@ -20,4 +20,13 @@ QCPColorGradient viridis_gradient() {
   return gradient;
 }
 
+QCPColorGradient diverging_gradient() {
+  QCPColorGradient gradient;
+  gradient.clearColorStops();
+  gradient.setColorStopAt(0.0, QColor(0x21, 0x66, 0xac));
+  gradient.setColorStopAt(0.5, QColor(0xf7, 0xf7, 0xf7));
+  gradient.setColorStopAt(1.0, QColor(0xb2, 0x18, 0x2b));
+  return gradient;
+}
+
 }  // namespace aw

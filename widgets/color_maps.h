@@ -9,4 +9,7 @@ namespace aw {
 // in grey and by colour-blind viewers.
 QCPColorGradient viridis_gradient();
 
+// Blue – white – red (ColorBrewer RdBu ends) for signed values centred on 0, e.g. ablation Δ.
+QCPColorGradient diverging_gradient();
+
 }  // namespace aw

@@ -16,16 +16,6 @@ const QColor kSeriesColours[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x
                                  QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00)};
 QColor series_colour(int index) { return kSeriesColours[index % 6]; }
 
-QCPColorGradient diverging_gradient() {
-  QCPColorGradient gradient;
-  gradient.clearColorStops();
-  gradient.setColorStopAt(0.0, QColor(0x21, 0x66, 0xac));
-  gradient.setColorStopAt(0.5, QColor(0xf7, 0xf7, 0xf7));
-  gradient.setColorStopAt(1.0, QColor(0xb2, 0x18, 0x2b));
-  gradient.setNanHandling(QCPColorGradient::nhTransparent);
-  return gradient;
-}
-
 }  // namespace
 
 ResultPlot::ResultPlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
