@@ -82,13 +82,17 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
 
     const int64_t row_limit = max_batch_rows > 0 ? max_batch_rows : default_batch_rows(device, input.input_ids.size(1));
     const int64_t chunk = std::max<int64_t>(1, row_limit / rows);
+    // A model that splits rows at the gates also shares the first upper layer's attention.
+    const bool split_at_gates = model.splits_rows_at_gates() && first_layer < config.n_layers;
     for (int64_t first = 0; first < settings; first += chunk) {
       const int64_t size = std::min(chunk, settings - first);
       const auto repeated = repeat_input(input, size);                                       // setting-major rows
       ForwardOptions upper;
       upper.head_gates = all_gates.narrow(0, first, size).repeat_interleave(rows, 0);      // (size·B, L, H)
-      const auto hidden = model.run_layers(shared.repeat({size, 1, 1}), repeated, first_layer, config.n_layers,
-                                           upper, nullptr);
+      const auto hidden = split_at_gates
+                              ? model.run_layers(shared, input, first_layer, config.n_layers, upper, nullptr)
+                              : model.run_layers(shared.repeat({size, 1, 1}), repeated, first_layer, config.n_layers,
+                                                 upper, nullptr);                          // (size·B, n, d)
       if (data.is_classification()) {
         const auto logits = model.output(hidden, repeated).to(torch::kFloat32);             // (size·B, C)
         const auto labels = data.labels[index].to(device).repeat({size});

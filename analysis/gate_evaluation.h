@@ -1,7 +1,9 @@
 // analysis/gate_evaluation.h — the metric of a model under many head-gate settings at once, the
 // engine behind ablation and pruning curves. Settings that agree on every layer below `first_layer`
 // share that part of the forward: its output is computed once per data batch and reused, and the
-// settings go through the upper layers together as one batch (gates with a batch dimension).
+// settings go through the upper layers together as one batch (gates with a batch dimension). Where
+// the model splits rows at its gates (AttentionModel::splits_rows_at_gates), the settings of one
+// forward also share layer `first_layer`'s attention, which a gate cannot change.
 #pragma once
 
 #include "models/corpus.h"
