@@ -1,6 +1,7 @@
 // analysis/gate_evaluation.cpp — see gate_evaluation.h.
 #include "analysis/gate_evaluation.h"
 
+#include "analysis/token_loss.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -19,7 +20,14 @@ ModelInput repeat_input(const ModelInput& input, int64_t times) {
   return repeated;
 }
 
+constexpr int64_t kCpuTokensPerForward = 2048;
+constexpr int64_t kGpuRowsPerForward = 64;
+
 }  // namespace
+
+int64_t default_batch_rows(const torch::Device& device, int64_t length) {
+  return device.is_cuda() ? kGpuRowsPerForward : std::max<int64_t>(1, kCpuTokensPerForward / std::max<int64_t>(1, length));
+}
 
 EvaluationData language_model_data(std::vector<ModelInput> windows) {
   EvaluationData data;
@@ -72,16 +80,21 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
     lower.head_gates = all_gates[0];
     const auto shared = model.run_layers(model.embed(input), input, 0, first_layer, lower, nullptr);
 
-    const int64_t chunk = std::max<int64_t>(1, max_batch_rows / rows);
+    const int64_t row_limit = max_batch_rows > 0 ? max_batch_rows : default_batch_rows(device, input.input_ids.size(1));
+    const int64_t chunk = std::max<int64_t>(1, row_limit / rows);
+    // A model that splits rows at the gates also shares the first upper layer's attention.
+    const bool split_at_gates = model.splits_rows_at_gates() && first_layer < config.n_layers;
     for (int64_t first = 0; first < settings; first += chunk) {
       const int64_t size = std::min(chunk, settings - first);
       const auto repeated = repeat_input(input, size);                                       // setting-major rows
       ForwardOptions upper;
       upper.head_gates = all_gates.narrow(0, first, size).repeat_interleave(rows, 0);      // (size·B, L, H)
-      const auto hidden = model.run_layers(shared.repeat({size, 1, 1}), repeated, first_layer, config.n_layers,
-                                           upper, nullptr);
-      const auto logits = model.output(hidden, repeated).to(torch::kFloat32);
+      const auto hidden = split_at_gates
+                              ? model.run_layers(shared, input, first_layer, config.n_layers, upper, nullptr)
+                              : model.run_layers(shared.repeat({size, 1, 1}), repeated, first_layer, config.n_layers,
+                                                 upper, nullptr);                          // (size·B, n, d)
       if (data.is_classification()) {
+        const auto logits = model.output(hidden, repeated).to(torch::kFloat32);             // (size·B, C)
         const auto labels = data.labels[index].to(device).repeat({size});
         const auto losses = torch::nn::functional::cross_entropy(
             logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
@@ -89,14 +102,11 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         correct.narrow(0, first, size) += logits.argmax(-1).eq(labels).view({size, rows}).sum(1).to(torch::kFloat64);
         count.narrow(0, first, size) += static_cast<double>(rows);
       } else {
-        const int64_t length = logits.size(1);
-        const auto predicted = logits.narrow(1, 0, length - 1);                              // (size·B, n−1, V)
-        const auto targets = repeated.input_ids.narrow(1, 1, length - 1).unsqueeze(-1);
-        // −log softmax at the target = logsumexp − target logit: reads the large logits tensor
-        // without writing a log-softmax copy of it (the sweep's logits are hundreds of MB).
-        const auto losses = (torch::logsumexp(predicted, -1) - predicted.gather(-1, targets).squeeze(-1)).reshape({-1});
+        // Output layer and loss in cache-sized chunks of positions (analysis/token_loss.h).
+        const auto losses = next_token_losses(model, hidden, repeated).reshape({-1});        // (size·B·(n−1))
+        const int64_t length = hidden.size(1);
         auto keep = repeated.attention_mask.defined()
-                        ? repeated.attention_mask.narrow(1, 1, length - 1).reshape({-1}).to(torch::kFloat32)
+                        ? repeated.attention_mask.narrow(1, 1, length - 1).reshape({-1}).to(losses.dtype())
                         : torch::ones_like(losses);
         loss_sum.narrow(0, first, size) += (losses * keep).view({size, -1}).sum(1).to(torch::kFloat64);
         count.narrow(0, first, size) += keep.view({size, -1}).sum(1).to(torch::kFloat64);

@@ -2,21 +2,73 @@
 #include "analysis/head_importance.h"
 
 #include "analysis/head_ablation.h"
-#include "models/errors.h"
-#include "models/evaluation.h"
+#include "analysis/token_loss.h"
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace aw {
+namespace {
+
+// Parameters that require grad make autograd record every product with a weight and keep its
+// inputs for a weight gradient nobody asked for: only the gates' gradient is wanted. They are
+// switched off for the analysis and restored afterwards (also when it throws).
+class FrozenParameters {
+ public:
+  explicit FrozenParameters(torch::nn::Module& module) {
+    for (auto& parameter : module.parameters())
+      if (parameter.requires_grad()) frozen_.push_back(parameter.requires_grad_(false));
+  }
+  ~FrozenParameters() {
+    for (auto& parameter : frozen_) parameter.requires_grad_(true);
+  }
+  FrozenParameters(const FrozenParameters&) = delete;
+  FrozenParameters& operator=(const FrozenParameters&) = delete;
+
+ private:
+  std::vector<torch::Tensor> frozen_;
+};
+
+// ∂L/∂ξ for one batch, L its mean loss. For a language model the output layer and loss run in
+// chunks (analysis/token_loss.h) and their gradient enters the layers' backward as ∂L/∂hidden.
+torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, int64_t index, const ModelInput& input,
+                            const torch::Tensor& gates) {
+  ForwardOptions options;
+  options.head_gates = gates;
+  const auto hidden = model.run_layers(model.embed(input), input, 0, model.config().n_layers, options, nullptr);
+  if (data.is_classification()) {
+    const auto logits = model.output(hidden, input).to(torch::kFloat32);                  // (B, C)
+    const auto loss = torch::nn::functional::cross_entropy(logits, data.labels[index].to(logits.device()));
+    return torch::autograd::grad({loss}, {gates}).front();
+  }
+  const int64_t length = hidden.size(1);
+  auto keep = input.attention_mask.defined() ? input.attention_mask.narrow(1, 1, length - 1).to(hidden.dtype())
+                                             : torch::ones({hidden.size(0), length - 1}, hidden.options());
+  const auto weights = keep / keep.sum();                                                 // (B, n−1)
+  const auto loss = next_token_loss_and_gradient(model, hidden, weights, input);
+  return torch::autograd::grad({hidden}, {gates}, {loss.hidden_gradient}).front();
+}
+
+ModelInput to_device(const ModelInput& input, const torch::Device& device) {
+  ModelInput moved;
+  moved.input_ids = input.input_ids.to(device);
+  if (input.attention_mask.defined()) moved.attention_mask = input.attention_mask.to(device);
+  if (input.token_type_ids.defined()) moved.token_type_ids = input.token_type_ids.to(device);
+  return moved;
+}
+
+}  // namespace
 
 ImportanceResult head_importance(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                                  bool normalize, const torch::Tensor& base_gates, const ProgressCallback& progress) {
   const auto& config = model.config();
   check_data_fits(config, data);
   model.module().eval();  // no dropout: the gradient of the model as it is evaluated
+  const FrozenParameters frozen(model.module());
   const auto device = model.module().parameters().front().device();
   const auto base = (base_gates.defined() ? base_gates : all_heads_on(config)).to(device, torch::kFloat32);
   auto sum = torch::zeros_like(base);
@@ -26,20 +78,9 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
   result.normalized = normalize;
   const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
-    ModelInput input = data.inputs[index];
+    const auto input = to_device(data.inputs[index], device);
     auto gates = base.clone().requires_grad_(true);
-    ForwardOptions options;
-    options.head_gates = gates;
-    const auto logits = model.forward(input, options).logits;
-    torch::Tensor loss;
-    if (data.is_classification()) {
-      loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), data.labels[index].to(device));
-    } else {
-      const auto sums = language_model_loss(logits, input);
-      loss = sums.total / sums.count;
-    }
-    const auto gradient = torch::autograd::grad({loss}, {gates}).front();
-    sum += gradient.abs().detach();
+    sum += gate_gradient(model, data, index, input, gates).abs();
     ++result.batches;
     if (!report_progress(progress, index + 1, batches)) {
       result.cancelled = true;

@@ -1,10 +1,12 @@
 // bench/bench_analysis.cpp — the analyses against their floors and baselines, on a random
 // 4-layer × 8-head model (d 512, d_ff 2048, vocabulary 8000), 8 windows × 128 tokens:
 //  - the single-head ablation sweep (batched, lower layers reused) vs the naive sweep (one full
-//    forward per head), and the FLOP floor of the sweep at the measured matmul rate (counter
-//    "floor_ms": what the sweep's FLOPs cost at the rate of BM_MatmulRate);
+//    forward per head), and the FLOP floor of the sweep at the measured matmul rate (counters
+//    "floor_ms": what the sweep's FLOPs cost at a 1024² matmul's rate, "x_floor": time / floor),
+//    and the sweep's matrix products alone (what of the gap the product shapes explain);
 //  - stats (streamed capture) vs plain evaluation without capture (tokens/s);
-//  - importance (forward + backward per batch) vs one evaluation pass;
+//  - importance (forward + backward per batch) vs one evaluation pass (counter "x_eval"; its FLOP
+//    ratio, the floor of that, is "x_eval_flops");
 //  - the model after real pruning of half its heads vs the full model (Michel Table 4).
 #include "analysis/attention_stats.h"
 #include "analysis/head_ablation.h"
@@ -16,6 +18,8 @@
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
+
+#include <chrono>
 
 namespace {
 
@@ -50,27 +54,42 @@ void set_up() {
 }
 
 // FLOPs of one layer and of the output layer for the bench batch (multiply-adds count 2).
-double layer_flops() {
-  const double tokens = kWindows * kWindow;
-  return tokens * (2.0 * 4 * kWidth * kWidth + 2.0 * 2 * kWidth * kFeedForward) + 2.0 * 2 * kWindows * kWindow * kWindow * kWidth;
-}
+constexpr double kTokens = kWindows * kWindow;
+double projection_flops() { return kTokens * 2.0 * kWidth * kWidth; }                   // one of Q, K, V, O
+double feed_forward_flops() { return kTokens * 2.0 * 2 * kWidth * kFeedForward; }
+double attention_flops() { return 2.0 * 2 * kWindows * kWindow * kWindow * kWidth; }   // QKᵀ and AV
+double layer_flops() { return 4 * projection_flops() + feed_forward_flops() + attention_flops(); }
 double output_flops() { return 2.0 * kWindows * kWindow * kWidth * kVocabulary; }
 
-// The matmul rate the floor is computed with: a 1024² float32 product.
-double matmul_rate() {
-  static const double rate = [] {
-    c10::InferenceMode inference;
-    auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
-    torch::matmul(a, b);
-    const auto start = std::chrono::steady_clock::now();
-    const int repeats = 20;
-    for (int i = 0; i < repeats; ++i) benchmark::DoNotOptimize(torch::matmul(a, b));
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return repeats * 2.0 * 1024 * 1024 * 1024 / seconds;
-  }();
-  return rate;
+// What importance must compute beyond a forward, in units of one forward: the backward to the
+// gates needs each product's input gradient only (same FLOPs as the product; attention's two
+// products need four), through the output layer and every layer but layer 0, whose attention
+// lies below its own gates (only its feed-forward and O projection are crossed).
+double importance_flops_over_forward() {
+  const double forward = kLayers * layer_flops() + output_flops();
+  const double backward = output_flops() + (kLayers - 1) * (layer_flops() + attention_flops()) +
+                          feed_forward_flops() + projection_flops();
+  return (forward + backward) / forward;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The matmul rate the floor is computed with: a 1024² float32 product. Measured again next to
+// every timed sweep, so a machine whose speed drifts (shared cores) is compared with itself.
+double matmul_rate() {
+  c10::InferenceMode inference;
+  auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
+  torch::matmul(a, b);
+  const auto start = std::chrono::steady_clock::now();
+  const int repeats = 20;
+  for (int i = 0; i < repeats; ++i) benchmark::DoNotOptimize(torch::matmul(a, b));
+  return repeats * 2.0 * 1024 * 1024 * 1024 / seconds_since(start);
+}
+
+// Counters: GFLOP, floor_ms (those FLOPs at the matmul rate measured before each iteration) and
+// x_floor (each iteration's time over its own floor, averaged).
 void BM_SingleHeadSweep(benchmark::State& state) {
   set_up();
   auto model = bench_model();
@@ -78,11 +97,64 @@ void BM_SingleHeadSweep(benchmark::State& state) {
   // Baseline pass plus, per head of layer l, layers l..L−1 and the output layer.
   double flops = kLayers * layer_flops() + output_flops();
   for (int64_t layer = 0; layer < kLayers; ++layer) flops += kHeads * ((kLayers - layer) * layer_flops() + output_flops());
-  for (auto _ : state) benchmark::DoNotOptimize(aw::ablate_heads(*model, "bench", data, aw::AblationMode::Single));
+  // Untimed first run: a process's first pass faults its memory in (~10 µs a page on these VMs).
+  aw::ablate_heads(*model, "bench", data, aw::AblationMode::Single);
+  double floor_seconds = 0.0, over_floor = 0.0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const double floor = flops / matmul_rate();
+    state.ResumeTiming();
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(aw::ablate_heads(*model, "bench", data, aw::AblationMode::Single));
+    over_floor += seconds_since(start) / floor;
+    floor_seconds += floor;
+  }
+  const double iterations = static_cast<double>(state.iterations());
   state.counters["GFLOP"] = flops / 1e9;
-  state.counters["floor_ms"] = flops / matmul_rate() * 1e3;
+  state.counters["floor_ms"] = floor_seconds / iterations * 1e3;
+  state.counters["x_floor"] = over_floor / iterations;
 }
 BENCHMARK(BM_SingleHeadSweep)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// The sweep's matrix products alone, in the sweep's shapes and schedule (2048 tokens a forward:
+// two settings of the 8 windows; the ablated layer's Q/K/V and attention once a forward; the
+// output layer in chunks of 256 positions), with no element-wise work between them. Its time
+// over floor_ms is what the product shapes cost; BM_SingleHeadSweep over it is everything else.
+void BM_SweepMatmulsOnly(benchmark::State& state) {
+  set_up();
+  c10::InferenceMode inference;
+  const int64_t rows = 2 * kWindows;                                         // settings × windows
+  auto x = torch::randn({rows * kWindow, kWidth}), inner = torch::randn({rows * kWindow, kFeedForward});
+  auto square = torch::randn({kWidth, kWidth}), up = torch::randn({kFeedForward, kWidth}),
+       down = torch::randn({kWidth, kFeedForward}), vocabulary = torch::randn({kVocabulary, kWidth});
+  auto queries = torch::randn({rows * kHeads, kWindow, kWidth / kHeads});
+  auto probabilities = torch::randn({rows * kHeads, kWindow, kWindow});
+  auto layer = [&](int64_t count, bool shared_attention) {
+    const auto attended = shared_attention ? x.narrow(0, 0, count / 2) : x.narrow(0, 0, count);
+    const auto heads = shared_attention ? queries.narrow(0, 0, queries.size(0) / 2) : queries;
+    const auto weights = shared_attention ? probabilities.narrow(0, 0, probabilities.size(0) / 2) : probabilities;
+    for (int i = 0; i < 3; ++i) benchmark::DoNotOptimize(torch::linear(attended, square));   // Q, K, V
+    benchmark::DoNotOptimize(torch::bmm(heads, heads.transpose(1, 2)));                      // QKᵀ
+    benchmark::DoNotOptimize(torch::bmm(weights, heads));                                   // AV
+    benchmark::DoNotOptimize(torch::linear(x.narrow(0, 0, count), square));                 // O
+    benchmark::DoNotOptimize(torch::linear(x.narrow(0, 0, count), up));                     // fc1
+    benchmark::DoNotOptimize(torch::linear(inner.narrow(0, 0, count), down));               // fc2
+  };
+  auto output = [&](int64_t count) {
+    for (int64_t start = 0; start < count; start += 256)
+      benchmark::DoNotOptimize(torch::linear(x.narrow(0, start, std::min<int64_t>(256, count - start)), vocabulary));
+  };
+  for (auto _ : state) {
+    for (int64_t l = 0; l < kLayers; ++l) layer(kWindows * kWindow, false);                // baseline pass
+    output(kWindows * kWindow);
+    for (int64_t ablated = 0; ablated < kLayers; ++ablated)
+      for (int64_t forward = 0; forward < kHeads / 2; ++forward) {
+        for (int64_t l = ablated; l < kLayers; ++l) layer(rows * kWindow, l == ablated);
+        output(rows * kWindow);
+      }
+  }
+}
+BENCHMARK(BM_SweepMatmulsOnly)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 void BM_NaiveSingleHeadSweep(benchmark::State& state) {
   set_up();
@@ -117,11 +189,29 @@ void BM_Stats(benchmark::State& state) {
 }
 BENCHMARK(BM_Stats)->Unit(benchmark::kMillisecond)->Iterations(5);
 
+// Counters: eval_ms (one evaluation pass, timed before each iteration) and x_eval (importance
+// time over evaluation time, both summed over the iterations).
 void BM_Importance(benchmark::State& state) {
   set_up();
   auto model = bench_model();
   const auto data = aw::language_model_data(bench_windows());
-  for (auto _ : state) benchmark::DoNotOptimize(aw::head_importance(*model, "bench", data));
+  // Untimed first runs, as in BM_SingleHeadSweep.
+  aw::evaluate_perplexity(*model, bench_windows());
+  aw::head_importance(*model, "bench", data);
+  double evaluation_seconds = 0.0, importance_seconds = 0.0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(aw::evaluate_perplexity(*model, bench_windows()).metric);
+    evaluation_seconds += seconds_since(start);
+    state.ResumeTiming();
+    start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(aw::head_importance(*model, "bench", data));
+    importance_seconds += seconds_since(start);
+  }
+  state.counters["eval_ms"] = evaluation_seconds / static_cast<double>(state.iterations()) * 1e3;
+  state.counters["x_eval"] = importance_seconds / evaluation_seconds;
+  state.counters["x_eval_flops"] = importance_flops_over_forward();
 }
 BENCHMARK(BM_Importance)->Unit(benchmark::kMillisecond)->Iterations(5);
 

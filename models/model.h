@@ -39,6 +39,7 @@ struct ForwardOptions {
   CaptureMode capture = CaptureMode::None;
   // 1 = head on, 0 = off, anything between scales the head's context (Michel's ξ_h).
   // [L, H_max] (same gates for the whole batch) or [B, L, H_max]; undefined = all on.
+  // Where the model splits_rows_at_gates(), also [k·B, L, H_max]: see there.
   // May require grad: that is how head importance is computed.
   torch::Tensor head_gates;
   DiagonalIntervention diagonal;
@@ -74,6 +75,12 @@ class AttentionModel {
                                    int64_t end_layer, const ForwardOptions& options,
                                    std::vector<torch::Tensor>* attention_by_layer) = 0;
   virtual torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) = 0;  // logits
+
+  // Whether run_layers also takes gates of k·B rows for hidden states of B rows (k settings of the
+  // same rows, setting-major): the rows are repeated where the first layer of the call applies its
+  // gates, so the settings share everything before — that layer's attention included — and the
+  // result has k·B rows. Gate sweeps use it when offered.
+  virtual bool splits_rows_at_gates() const { return false; }
 };
 
 }  // namespace aw

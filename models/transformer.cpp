@@ -101,8 +101,12 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x, const Atte
   auto attention = torch::softmax(scores, -1);                                            // (B, H, n, n)
   if (probabilities) *probabilities = attention;
   auto mixed = torch::matmul(torch::dropout(attention, dropout_, is_training()), value);  // (B, H, n, dh)
-  if (gates.defined()) mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
-  return o(mixed.transpose(1, 2).reshape({batch, length, heads_ * d_head_}));
+  if (gates.defined()) {
+    // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
+    if (gates.size(0) > batch) mixed = mixed.repeat({gates.size(0) / batch, 1, 1, 1});  // (k·B, H, n, dh)
+    mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
+  }
+  return o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,11 +129,17 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t he
 torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
                                             const torch::Tensor& gates, torch::Tensor* probabilities) {
   const bool training = is_training();
+  // The residual follows the attention's rows: k·B when k gate settings split the B rows of x.
+  auto residual_for = [&](const torch::Tensor& attended) {
+    return attended.size(0) == x.size(0) ? x : x.repeat({attended.size(0) / x.size(0), 1, 1});
+  };
   if (norm_ == NormPlacement::Pre) {
-    auto h = x + torch::dropout(attn(ln_1(x), context, gates, probabilities), dropout_, training);
+    auto attended = attn(ln_1(x), context, gates, probabilities);
+    auto h = residual_for(attended) + torch::dropout(attended, dropout_, training);
     return h + torch::dropout(mlp(ln_2(h)), dropout_, training);
   }
-  auto h = ln_1(x + torch::dropout(attn(x, context, gates, probabilities), dropout_, training));
+  auto attended = attn(x, context, gates, probabilities);
+  auto h = ln_1(residual_for(attended) + torch::dropout(attended, dropout_, training));
   return ln_2(h + torch::dropout(mlp(h), dropout_, training));
 }
 
@@ -214,8 +224,8 @@ torch::Tensor TransformerImpl::layer_gates(const torch::Tensor& gates, int64_t l
   if (!gates.defined()) return {};
   const int64_t heads = config_.heads_per_layer[layer];
   if (gates.dim() == 2) return gates.select(0, layer).narrow(0, 0, heads).view({1, heads});
-  TORCH_INTERNAL_ASSERT(gates.size(0) == batch);
-  return gates.select(1, layer).narrow(1, 0, heads);                                      // (B, H)
+  TORCH_INTERNAL_ASSERT(gates.size(0) % batch == 0);
+  return gates.select(1, layer).narrow(1, 0, heads);                                      // (k·B, H)
 }
 
 torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
@@ -226,19 +236,23 @@ torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput
   if (options.head_gates.defined()) {
     gates = options.head_gates.to(hidden.device(), hidden.scalar_type());
     const bool layers_ok = gates.dim() >= 2 && gates.size(-2) == config_.n_layers && gates.size(-1) == config_.max_heads();
-    const bool batch_ok = gates.dim() == 2 || (gates.dim() == 3 && gates.size(0) == batch);
+    const bool batch_ok = gates.dim() == 2 || (gates.dim() == 3 && gates.size(0) % batch == 0);
     if (!layers_ok || !batch_ok)
       throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [" +
-                  std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [" +
+                  std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
                   std::to_string(batch) + ", " + std::to_string(config_.n_layers) + ", " +
                   std::to_string(config_.max_heads()) + "]");
   }
-  const auto context = make_context(input, length, options);
+  auto context = make_context(input, length, options);
   const bool observe = options.capture != CaptureMode::None;
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     torch::Tensor probabilities;
-    hidden = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, batch),
+    const int64_t rows = hidden.size(0);
+    hidden = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
                                                              observe ? &probabilities : nullptr);
+    // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
+    if (hidden.size(0) != rows && context.blocked.defined() && context.blocked.size(0) > 1)
+      context.blocked = context.blocked.repeat({hidden.size(0) / rows, 1, 1, 1});
     if (!observe) continue;
     if (options.observer) options.observer(layer, probabilities);
     if (options.capture == CaptureMode::Full && attention_by_layer) attention_by_layer->push_back(probabilities);

@@ -45,8 +45,9 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
   MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads);
 
-  // x [B, n, d]; gates [B|1, H] or undefined. Writes the probabilities [B, H, n, n] to
-  // *probabilities when it is not null. Returns [B, n, d].
+  // x [B, n, d]; gates [k·B|1, H] or undefined. Writes the probabilities [B, H, n, n] to
+  // *probabilities when it is not null. Returns [k·B, n, d]: with k > 1 the context is repeated
+  // k times (setting-major) just before the gates, so the settings share the attention itself.
   torch::Tensor forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
                         torch::Tensor* probabilities);
 
@@ -102,6 +103,7 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
                            const ForwardOptions& options, std::vector<torch::Tensor>* attention_by_layer) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;
+  bool splits_rows_at_gates() const override { return true; }
 
   Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
   torch::nn::LayerNorm emb_ln{nullptr}, ln_f{nullptr};

@@ -160,6 +160,32 @@ TEST_P(EveryFamily, BatchedGatesEqualOneForwardPerGateSetting) {
   }
 }
 
+TEST_P(EveryFamily, GateRowsSplittingTheBatchEqualRepeatedRows) {
+  // k·B gate rows on B embedded rows: the rows part ways at layer 0's gates, and every layer after
+  // must see them (and their padding) as if they had been repeated k times from the start.
+  const auto c = config();
+  auto model = random_model(c);
+  ASSERT_TRUE(model->splits_rows_at_gates());
+  torch::manual_seed(11);
+  auto input = sample_input(2, 7);
+  input.attention_mask = torch::ones({2, 7}, torch::kLong);
+  input.attention_mask[1].narrow(0, 4, 3).fill_(0);
+  auto gates = torch::ones({3 * 2, c.n_layers, c.max_heads()});                  // 3 settings × 2 rows
+  gates[0][0][0] = 0.0;
+  gates[3][1][2] = 0.5;
+  gates[5][0][1] = 0.0;
+  gates[5][1][0] = 0.0;
+  ForwardOptions options;
+  options.head_gates = gates;
+  const auto split = model->run_layers(model->embed(input), input, 0, c.n_layers, options, nullptr);
+  ModelInput repeated;
+  repeated.input_ids = input.input_ids.repeat({3, 1});
+  repeated.attention_mask = input.attention_mask.repeat({3, 1});
+  const auto expected = model->run_layers(model->embed(repeated), repeated, 0, c.n_layers, options, nullptr);
+  ASSERT_EQ(split.sizes(), expected.sizes());
+  EXPECT_TRUE(torch::allclose(split, expected, 1e-5, 1e-5)) << max_difference(split, expected);
+}
+
 TEST_P(EveryFamily, GatesAreDifferentiable) {
   const auto c = config();
   auto model = random_model(c);
@@ -338,7 +364,7 @@ TEST(TransformerInput, GatesOfTheWrongShapeAreAClearError) {
     model->forward(sample_input(), options);
     FAIL() << "no error";
   } catch (const Error& error) {
-    EXPECT_STREQ(error.what(), "head gates have shape [2, 4]; expected [2, 3] or [2, 2, 3]");
+    EXPECT_STREQ(error.what(), "head gates have shape [2, 4]; expected [2, 3] or [k·2, 2, 3]");
   }
 }
 
