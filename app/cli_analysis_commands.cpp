@@ -74,6 +74,7 @@ int run_diag_sweep(int argc, char** argv) {
   const auto path = options.require("text");
   auto points = parse_diagonal_factors(options.get("factors", default_diagonal_factors()));
   const auto loaded = load_from_options(options);
+  require_token_attention(loaded.config, loaded.name, "diag-sweep");
   if (!loaded.config.causal && !loaded.config.is_classifier())
     throw Error("attention-cli diag-sweep: " + loaded.name + " is neither a causal language model nor a classifier");
   const auto batch_size = options.get_int("batch", 8, 1);

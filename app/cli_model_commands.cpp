@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -89,10 +90,16 @@ int run_attend(int argc, char** argv) {
   const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
   std::printf("%zu tokens:", encoding.tokens.size());
   for (const auto& token : encoding.tokens) std::printf(" [%s]", token.c_str());
-  std::printf("\ntop-%lld attended tokens from the last position (%s), mean over heads:\n",
-              static_cast<long long>(top), encoding.tokens.back().c_str());
+  if (loaded.config.model_type == "lama")
+    std::printf("\ntop-%lld attended words (LAMA: one distribution per head over the words), mean over heads:\n",
+                static_cast<long long>(top));
+  else
+    std::printf("\ntop-%lld attended tokens from the last position (%s), mean over heads:\n",
+                static_cast<long long>(top), encoding.tokens.back().c_str());
   for (size_t layer = 0; layer < result.attention.size(); ++layer) {
-    const auto row = result.attention[layer].select(0, 0).mean(0).select(0, last);   // (n)
+    // LAMA's attention has one query row (the global context) instead of one per token.
+    const auto rows = result.attention[layer].size(2);
+    const auto row = result.attention[layer].select(0, 0).mean(0).select(0, std::min<int64_t>(last, rows - 1));  // (n)
     std::printf("  layer %2zu:", layer);
     for (const auto& attended : top_attended(row, top))
       std::printf("  %s@%lld %.3f", encoding.tokens[attended.position].c_str(),
@@ -129,15 +136,38 @@ int run_eval(int argc, char** argv) {
     std::fprintf(stderr, "eval: interrupted after %lld batches\n", static_cast<long long>(result.batches_done));
     return 130;
   }
+  const auto scores = per_class_scores(result.confusion);
   if (options.flag("json")) {
-    std::cout << nlohmann::json{{"model", loaded.dir},       {"data", path},       {result.metric_name, result.metric},
-                                {"loss", result.loss},       {"count", result.count}}
-                     .dump(2)
-              << "\n";
-  } else {
-    std::printf("%s %.4f (mean cross-entropy %.4f over %lld %s)\n", result.metric_name.c_str(), result.metric,
-                result.loss, static_cast<long long>(result.count),
-                loaded.config.is_classifier() ? "examples" : "predicted tokens");
+    nlohmann::json json{{"model", loaded.dir}, {"data", path},          {result.metric_name, result.metric},
+                        {"loss", result.loss}, {"count", result.count}};
+    if (loaded.config.is_classifier()) {
+      auto per_class = nlohmann::json::array();
+      for (size_t c = 0; c < scores.size(); ++c)
+        per_class.push_back({{"label", loaded.config.labels[c]}, {"precision", scores[c].precision},
+                             {"recall", scores[c].recall}, {"f1", scores[c].f1}, {"support", scores[c].support}});
+      json["macro_f1"] = macro_f1(scores);
+      json["per_class"] = per_class;
+      json["labels"] = loaded.config.labels;
+      json["confusion"] = result.confusion;  // [true class][predicted class]
+    }
+    std::cout << json.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s %.4f (mean cross-entropy %.4f over %lld %s)\n", result.metric_name.c_str(), result.metric,
+              result.loss, static_cast<long long>(result.count),
+              loaded.config.is_classifier() ? "examples" : "predicted tokens");
+  if (!loaded.config.is_classifier()) return 0;
+  std::printf("macro F1 %.4f\nclass        precision  recall     F1   support\n", macro_f1(scores));
+  for (size_t c = 0; c < scores.size(); ++c)
+    std::printf("%-12s %9.4f %7.4f %6.4f %9lld\n", loaded.config.labels[c].c_str(), scores[c].precision,
+                scores[c].recall, scores[c].f1, static_cast<long long>(scores[c].support));
+  std::printf("confusion (rows: true class, columns: predicted)\n%-12s", "");
+  for (const auto& label : loaded.config.labels) std::printf(" %7s", label.c_str());
+  std::printf("\n");
+  for (size_t row = 0; row < result.confusion.size(); ++row) {
+    std::printf("%-12s", loaded.config.labels[row].c_str());
+    for (const auto count : result.confusion[row]) std::printf(" %7lld", static_cast<long long>(count));
+    std::printf("\n");
   }
   return 0;
 }
