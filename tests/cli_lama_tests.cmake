@@ -70,3 +70,15 @@ aw_cli_test(error_stats_lama EXIT 1 STDERR_LINES 1 REGEX "tiny_lama is a lama mo
             ARGS stats --model ${fixtures}/tiny_lama --text ${labelled})
 aw_cli_test(error_split_percent EXIT 1 STDERR_LINES 1 REGEX "--percent needs three numbers that sum to 100, got '80,30,10'"
             ARGS split --data ${labelled} --out ${fixtures}/never --percent 80,30,10)
+
+# The shipped LAMA sample on our own six demo reviews (sample_data/demo_reviews.tsv): the paper's
+# six words, one summary row per (word, label) that occurs; eval classifies all six (15 lines for
+# 5 classes); keywords' header.
+aw_cli_test(samples_lama_word_weights EXIT 0 STDOUT_LINES 7
+            REGEX "^word,label,count,mean,median\namazing,5,2,[0-9.e-]+,[0-9.e-]+\nhappy,5,2,.*worst,1,1,"
+            ARGS word-weights --model ${samples}/lama_amazon --data ${samples}/demo_reviews.tsv
+                 --words amazing,happy,recommended,poor,terrible,worst)
+aw_cli_test(samples_lama_eval EXIT 0 STDOUT_LINES 15 REGEX "accuracy 1.0000 \\(mean cross-entropy [0-9.]+ over 6 examples\\)"
+            ARGS eval --model ${samples}/lama_amazon --text ${samples}/demo_reviews.tsv)
+aw_cli_test(samples_lama_keywords EXIT 0 REGEX "^label,rank,word,mean_weight,count\n1,1,"
+            ARGS keywords --model ${samples}/lama_amazon --data ${samples}/demo_reviews.tsv --min-count 1 --top 2)
