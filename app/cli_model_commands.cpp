@@ -36,6 +36,12 @@ int run_info(int argc, char** argv) {
       {"device", describe_device(loaded.device)}};
   if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
   if (c.is_classifier()) info["labels"] = c.labels;
+  if (c.is_recurrent()) {
+    info["embedding_dim"] = c.embedding_dim;
+    info["rnn_hidden"] = c.rnn_hidden;
+    info["classifier_hidden"] = c.classifier_hidden;
+    if (c.model_type == "lama") info["context"] = c.context_mode;
+  }
   if (options.flag("json")) {
     std::cout << info.dump(2) << "\n";
     return 0;
@@ -45,9 +51,16 @@ int run_info(int argc, char** argv) {
               c.bird_eye ? (c.diag_free_mask ? " (bird-eye, diagonal-free mask)" : " (bird-eye, no diagonal mask)") : "");
   std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_layers),
               static_cast<long long>(c.n_heads), static_cast<long long>(c.d_head));
-  std::printf("d_model      %lld, d_ff %lld, %s-LN, %s positions (max %lld), %s\n", static_cast<long long>(c.d_model),
-              static_cast<long long>(c.d_ff), to_string(c.norm).c_str(), to_string(c.positions).c_str(),
-              static_cast<long long>(c.max_positions), to_string(c.activation).c_str());
+  if (c.is_recurrent())
+    std::printf("recurrent    embeddings %lld → bi-GRU 2 × %lld%s → MLP %lld (max %lld words)\n",
+                static_cast<long long>(c.embedding_dim), static_cast<long long>(c.rnn_hidden),
+                c.model_type == "lama" ? (c.context_mode == "mean" ? ", context: word-embedding mean" : ", context: learned")
+                                       : ", mean pooling",
+                static_cast<long long>(c.classifier_hidden), static_cast<long long>(c.max_positions));
+  else
+    std::printf("d_model      %lld, d_ff %lld, %s-LN, %s positions (max %lld), %s\n", static_cast<long long>(c.d_model),
+                static_cast<long long>(c.d_ff), to_string(c.norm).c_str(), to_string(c.positions).c_str(),
+                static_cast<long long>(c.max_positions), to_string(c.activation).c_str());
   std::printf("vocabulary   %lld (%s tokenizer)\n", static_cast<long long>(c.vocab_size), loaded.tokenizer->kind().c_str());
   if (c.is_classifier()) std::printf("classes      %lld\n", static_cast<long long>(c.num_labels));
   std::printf("parameters   %lld (%.2fM), stored as %s\n", static_cast<long long>(loaded.parameter_count),

@@ -82,3 +82,5 @@ aw_cli_test(samples_lama_eval EXIT 0 STDOUT_LINES 15 REGEX "accuracy 1.0000 \\(m
             ARGS eval --model ${samples}/lama_amazon --text ${samples}/demo_reviews.tsv)
 aw_cli_test(samples_lama_keywords EXIT 0 REGEX "^label,rank,word,mean_weight,count\n1,1,"
             ARGS keywords --model ${samples}/lama_amazon --data ${samples}/demo_reviews.tsv --min-count 1 --top 2)
+aw_cli_test(samples_lama_info EXIT 0 REGEX "architecture lama.*recurrent +embeddings 100 → bi-GRU 2 × 64, context: word-embedding mean → MLP 512 \\(max 256 words\\).*classes +5"
+            ARGS info --model ${samples}/lama_amazon)
