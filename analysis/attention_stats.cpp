@@ -82,6 +82,7 @@ void DiagonalStatsAccumulator::finish(AttentionStatsResult& result) const {
 AttentionStatsResult attention_stats(AttentionModel& model, const std::string& model_name,
                                      const std::vector<ModelInput>& batches, const AttentionStatsSettings& settings,
                                      const ProgressCallback& progress) {
+  require_token_attention(model.config(), model_name, "stats");
   c10::InferenceMode inference;
   model.module().eval();
   const auto& config = model.config();

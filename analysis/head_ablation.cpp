@@ -12,6 +12,7 @@ torch::Tensor all_heads_on(const ModelConfig& config) { return torch::ones({conf
 AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             AblationMode mode, const torch::Tensor& base_gates, const ProgressCallback& progress) {
   const auto& config = model.config();
+  require_attention_heads(config, model_name, "ablation");
   const auto base = base_gates.defined() ? base_gates.to(torch::kCPU, torch::kFloat32) : all_heads_on(config);
   AblationResult result;
   result.model = model_name;

@@ -66,6 +66,7 @@ ModelInput to_device(const ModelInput& input, const torch::Device& device) {
 ImportanceResult head_importance(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                                  bool normalize, const torch::Tensor& base_gates, const ProgressCallback& progress) {
   const auto& config = model.config();
+  require_attention_heads(config, model_name, "importance");
   check_data_fits(config, data);
   model.module().eval();  // no dropout: the gradient of the model as it is evaluated
   const FrozenParameters frozen(model.module());

@@ -27,6 +27,7 @@ std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores)
 std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
                                         const std::vector<HeadRef>& order, double step_percent,
                                         const ProgressCallback& progress) {
+  require_attention_heads(model.config(), "the model", "pruning");
   if (!(step_percent > 0 && step_percent <= 100))
     throw Error("--step must be a percentage in (0, 100], got " + std::to_string(step_percent));
   const auto& config = model.config();

@@ -28,6 +28,7 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
                                               const std::vector<TopTokensRequest>& sentences, int64_t k,
                                               const ForwardOptions& forward, const ProgressCallback& progress,
                                               bool* cancelled) {
+  require_token_attention(model.config(), model_name, "top-tokens");
   if (cancelled) *cancelled = false;
   c10::InferenceMode inference;
   model.module().eval();

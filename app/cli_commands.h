@@ -14,5 +14,8 @@ int run_top_tokens(int argc, char** argv);
 int run_ablate(int argc, char** argv);
 int run_importance(int argc, char** argv);
 int run_prune(int argc, char** argv);
+int run_word_weights(int argc, char** argv);
+int run_keywords(int argc, char** argv);
+int run_split(int argc, char** argv);
 
 }  // namespace aw

@@ -19,8 +19,8 @@ commands:
   info    --model DIR                      architecture, sizes, parameters, dtype, device
   attend  --model DIR --text "..."         every layer's and head's attention for a text
           [--out FILE.json] [--top K] [--truncate]
-  eval    --model DIR --text FILE          perplexity over windows (LM) or accuracy (classifier,
-          [--window N] [--batch B]         FILE = label<TAB>text lines)
+  eval    --model DIR --text FILE          perplexity over windows (LM) or accuracy, per-class F1 and
+          [--window N] [--batch B]         confusion matrix (classifier, FILE = label<TAB>text lines)
   train   --arch transformer_lm|bet_sf|bet_sg --train FILE --valid FILE --out DIR
           [--layers 2 --heads 4 --d-model 128 --d-ff 512 --window 64] [--epochs 10 --batch 16]
           [--lr 1e-3 --warmup 200 --schedule inverse_sqrt|cosine --dropout 0.1 --clip 1.0]
@@ -29,6 +29,14 @@ commands:
           [--f16] [--resume DIR]            Ctrl-C saves and stops; --resume continues
           [--lambda-p 1.0]                 bet_sg: pointer-loss weight; --train must be .conllu
                                            (a .conllu FILE is read as its word forms everywhere)
+  train   --arch lama|bigru_mean|encoder_classifier --train FILE.tsv --valid FILE.tsv --out DIR
+          [--embedding-dim 100 --hidden 64 --heads 10 --mlp-hidden 512 --dropout 0.4 --window 256]
+          [--context mean|learned --regularizer none|penal|emb --lambda 0.2]   (lama)
+          [--layers 1 --heads 4 --d-model 128 --d-ff 512 --d-head N]          (encoder_classifier)
+          [--epochs --batch 32 --lr --warmup 100 --seed --min-count --f16 --resume DIR --raw-words]
+          [--dry-run]                      label<TAB>text lines; best epoch by validation accuracy
+  split   --data FILE --out DIR            seeded shuffle of a labelled file into train/valid/test.tsv
+          [--seed 1] [--percent 80,10,10]
   stats   --model DIR [--model DIR2 …]     Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer
           --text FILE [--window N --batch B] (--per-head: per head; --no-first-row: row 0 not in CA)
           [--out FILE.csv]
@@ -47,6 +55,13 @@ commands:
   prune   --model DIR --text FILE          Michel Figure 3: the metric with step % more heads off each
           [--step 10] [--order importance|oracle|both] [--out FILE.csv]   step, in ascending order
           [--apply P --save DIR]           remove P % of the heads for real and save the checkpoint
+  word-weights --model DIR --data FILE    LAMA Figure 4: each occurrence's attention weight, by label
+          --words a,b,c [--head mean|K]    (CSV word,label,weight); --summary: word,label,count,mean,median;
+          [--scale none|length] [--out FILE.csv]   --density: Gaussian KDE (Silverman) per word and label
+          [--summary FILE.csv] [--density FILE.csv] [--points 100] [--batch 32]
+  keywords --model DIR --data FILE        LAMA Table 6: words with the highest mean weight per label
+          [--top 10 --min-count 5] [--head mean|K] [--scale none|length] [--with-punctuation]
+          [--out FILE.csv]                 (CSV label,rank,word,mean_weight,count)
   help                                     this text
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
@@ -72,6 +87,9 @@ int main(int argc, char** argv) {
     if (command == "ablate") return aw::run_ablate(argc, argv);
     if (command == "importance") return aw::run_importance(argc, argv);
     if (command == "prune") return aw::run_prune(argc, argv);
+    if (command == "word-weights") return aw::run_word_weights(argc, argv);
+    if (command == "keywords") return aw::run_keywords(argc, argv);
+    if (command == "split") return aw::run_split(argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   } catch (const aw::Error& error) {

@@ -1,7 +1,9 @@
 // models/checkpoint.cpp — checkpoint folders in and out (see checkpoint.h).
 #include "models/checkpoint.h"
 
+#include "models/bigru_classifier.h"
 #include "models/errors.h"
+#include "models/lama.h"
 #include "models/runtime.h"
 #include "models/safetensors.h"
 #include "models/transformer.h"
@@ -74,7 +76,11 @@ void place_parameters_in_populated_memory(torch::nn::Module& module) {
 
 }  // namespace
 
-std::shared_ptr<AttentionModel> create_model(const ModelConfig& config) { return make_transformer(config); }
+std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise) {
+  if (config.model_type == "lama") return std::make_shared<LamaImpl>(config);
+  if (config.model_type == "bigru_mean") return std::make_shared<BiGruMeanImpl>(config);
+  return make_transformer(config, initialise);
+}
 
 int64_t count_parameters(AttentionModel& model) {
   int64_t count = 0;
@@ -147,7 +153,7 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
     tokenizer = load_wordpiece_tokenizer(vocab_file, read_lowercase_flag(dir));
   } else {
     vocab_file = require_file(dir, "vocab.txt");
-    tokenizer = load_word_tokenizer(vocab_file);
+    tokenizer = load_word_tokenizer(vocab_file, config.normalize_words);
   }
   // Native vocabularies are built with the model and must match its embedding exactly; Hugging Face
   // models may pad the embedding beyond the vocabulary, but never the reverse.
@@ -173,7 +179,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
 
   const auto weights_path = require_file(dir, "model.safetensors");
   const auto file = SafetensorsFile::open(weights_path);
-  loaded.model = make_transformer(loaded.config, /*initialise=*/false);  // load_weights fills every parameter
+  loaded.model = create_model(loaded.config, /*initialise=*/false);  // load_weights fills every parameter
   if (device.is_cpu()) place_parameters_in_populated_memory(loaded.model->module());
   loaded.stored_dtype = load_weights(*loaded.model, *file);
   loaded.model->module().eval();
@@ -194,7 +200,8 @@ void save_native_checkpoint(const std::string& dir, AttentionModel& model, const
                             torch::ScalarType storage) {
   const auto& config = model.config();
   if (config.model_type == "gpt2" || config.model_type == "bert")
-    throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg) are saved in the native format");
+    throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean) are "
+                      "saved in the native format");
   if (static_cast<int64_t>(vocabulary.size()) != config.vocab_size)
     throw Error(dir + ": vocabulary has " + std::to_string(vocabulary.size()) + " tokens for an embedding of " +
                 std::to_string(config.vocab_size) + " rows");

@@ -29,8 +29,9 @@ struct LoadedModel {
 // Loads and validates a whole folder; throws aw::Error naming the file and what is wrong.
 LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device = torch::kCPU);
 
-// A new randomly initialised model of the config's family.
-std::shared_ptr<AttentionModel> create_model(const ModelConfig& config);
+// A new model of the config's family: randomly initialised, or with `initialise` false possibly
+// uninitialised (for a checkpoint to fill).
+std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise = true);
 
 // Fills every parameter of `model` from `file` through the architecture's weight table; checks
 // names, shapes and dtypes. Returns the dtypes found, e.g. "F16" or "F16+F32".
@@ -38,7 +39,8 @@ std::string load_weights(AttentionModel& model, const SafetensorsFile& file);
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config);
 
-// Writes a native folder (config.json, model.safetensors, vocab.txt): `vocabulary[i]` is token i.
+// Writes a native folder (config.json, model.safetensors, vocab.txt) of any native family
+// (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean): `vocabulary[i]` is token i.
 // `storage` is kFloat32 or kFloat16 (half the size; loads back as float32).
 void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
                             torch::ScalarType storage = torch::kFloat32);

@@ -43,6 +43,11 @@ ModelInput pad_batch(const std::vector<std::vector<int64_t>>& rows, const std::v
   return input;
 }
 
+bool is_integer_text(const std::string& text) {
+  const size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+  return text.size() > start && std::all_of(text.begin() + start, text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer) {
@@ -88,6 +93,8 @@ std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int
 }
 
 std::vector<LabelledExample> read_labelled_file(const std::string& path, const std::vector<std::string>& label_names) {
+  const bool names_are_integers =
+      !label_names.empty() && std::all_of(label_names.begin(), label_names.end(), is_integer_text);
   const auto text = read_whole_file(path);
   std::istringstream lines(text);
   std::string line;
@@ -108,6 +115,10 @@ std::vector<LabelledExample> read_labelled_file(const std::string& path, const s
     const auto named = std::find(label_names.begin(), label_names.end(), label_text);
     if (named != label_names.end()) {
       example.label = named - label_names.begin();
+    } else if (names_are_integers) {
+      std::string names;
+      for (const auto& name : label_names) names += (names.empty() ? "" : ", ") + name;
+      throw Error(where + ": label '" + label_text + "' is not one of the model's classes (" + names + ")");
     } else {
       size_t parsed = 0;
       int64_t index = -1;
@@ -125,6 +136,27 @@ std::vector<LabelledExample> read_labelled_file(const std::string& path, const s
   }
   if (examples.empty()) fail_in_file(path, "holds no labelled lines");
   return examples;
+}
+
+std::vector<std::string> read_label_names(const std::string& path) {
+  const auto text = read_whole_file(path);
+  std::istringstream lines(text);
+  std::string line;
+  std::vector<std::string> names;
+  for (int64_t number = 1; std::getline(lines, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos) throw Error(path + ": line " + std::to_string(number) + ": expected label<TAB>text");
+    const auto label = line.substr(0, tab);
+    if (std::find(names.begin(), names.end(), label) == names.end()) names.push_back(label);
+  }
+  if (names.empty()) fail_in_file(path, "holds no labelled lines");
+  if (std::all_of(names.begin(), names.end(), is_integer_text))
+    std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return std::stoll(a) < std::stoll(b); });
+  else
+    std::sort(names.begin(), names.end());
+  return names;
 }
 
 ClassifierBatches make_classifier_batches(const std::vector<LabelledExample>& examples, const Tokenizer& tokenizer,

@@ -27,9 +27,14 @@ struct LabelledExample {
   std::string text_b;  // empty for single texts
 };
 
-// Reads label<TAB>text[<TAB>text_b] lines. A label is a class name from `label_names` or an integer
-// index 0..C-1. Errors give the file and the line number.
+// Reads label<TAB>text[<TAB>text_b] lines. A label is a class name from `label_names` or, when the
+// names are not themselves integers ("1".."5" are names, not indices), an integer index 0..C-1.
+// Errors give the file and the line number.
 std::vector<LabelledExample> read_labelled_file(const std::string& path, const std::vector<std::string>& label_names);
+
+// The class names a labelled file uses (its distinct first fields): in numeric order when they are
+// all integers ("1" … "5"), else in alphabetical order. Errors as read_labelled_file.
+std::vector<std::string> read_label_names(const std::string& path);
 
 struct ClassifierBatches {
   std::vector<ModelInput> inputs;

@@ -74,13 +74,17 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
   EvaluationResult result;
   result.metric_name = "accuracy";
   auto correct = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
+  const int64_t classes = model.config().num_labels;
+  auto confusion = torch::zeros({classes * classes}, torch::dtype(torch::kLong).device(device));  // true·C + predicted
   auto total_loss = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   const auto batch_count = static_cast<int64_t>(batches.inputs.size());
   for (int64_t i = 0; i < batch_count; ++i) {
     const auto input = to_device(batches.inputs[i], device);
     const auto labels = batches.labels[i].to(device);
     const auto logits = model.forward(input, options).logits.to(torch::kFloat32);  // (b, C)
-    correct += logits.argmax(-1).eq(labels).sum().to(torch::kFloat64);
+    const auto predicted = logits.argmax(-1);
+    correct += predicted.eq(labels).sum().to(torch::kFloat64);
+    confusion += torch::bincount(labels * classes + predicted, {}, classes * classes);
     total_loss += torch::nn::functional::cross_entropy(
                       logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                       .to(torch::kFloat64);
@@ -91,11 +95,42 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
       break;
     }
   }
+  const auto counts = confusion.cpu();
+  const auto* cells = counts.data_ptr<int64_t>();
+  result.confusion.assign(classes, std::vector<int64_t>(classes, 0));
+  for (int64_t i = 0; i < classes * classes; ++i) result.confusion[i / classes][i % classes] = cells[i];
   if (result.count > 0) {
     result.metric = correct.item<double>() / result.count;
     result.loss = total_loss.item<double>() / result.count;
   }
   return result;
+}
+
+std::vector<ClassScores> per_class_scores(const std::vector<std::vector<int64_t>>& confusion) {
+  const auto classes = confusion.size();
+  std::vector<ClassScores> scores(classes);
+  for (size_t c = 0; c < classes; ++c) {
+    int64_t predicted = 0, actual = 0;
+    for (size_t other = 0; other < classes; ++other) {
+      predicted += confusion[other][c];
+      actual += confusion[c][other];
+    }
+    const auto hits = static_cast<double>(confusion[c][c]);
+    auto& score = scores[c];
+    score.support = actual;
+    score.precision = predicted > 0 ? hits / predicted : 0.0;
+    score.recall = actual > 0 ? hits / actual : 0.0;
+    const double sum = score.precision + score.recall;
+    score.f1 = sum > 0 ? 2 * score.precision * score.recall / sum : 0.0;
+  }
+  return scores;
+}
+
+double macro_f1(const std::vector<ClassScores>& scores) {
+  if (scores.empty()) return 0.0;
+  double total = 0.0;
+  for (const auto& score : scores) total += score.f1;
+  return total / static_cast<double>(scores.size());
 }
 
 }  // namespace aw

@@ -19,7 +19,18 @@ struct EvaluationResult {
   int64_t count = 0;        // predicted tokens, or examples
   int64_t batches_done = 0;
   bool cancelled = false;
+  // Classifiers: confusion[true class][predicted class] = examples; empty for language models.
+  std::vector<std::vector<int64_t>> confusion;
 };
+
+// Precision, recall and F1 of one class from a confusion matrix (0 where a ratio is 0/0).
+struct ClassScores {
+  double precision = 0.0, recall = 0.0, f1 = 0.0;
+  int64_t support = 0;  // examples whose true class it is
+};
+std::vector<ClassScores> per_class_scores(const std::vector<std::vector<int64_t>>& confusion);
+// The unweighted mean of the per-class F1 scores.
+double macro_f1(const std::vector<ClassScores>& scores);
 
 // Sum of next-token cross-entropies of one batch and the number of predicted tokens (padding and
 // each window's first token are not predicted). Both stay on the model's device.

@@ -69,6 +69,17 @@ class ConfigReader {
     }
     return values;
   }
+  std::vector<std::string> string_list(const std::string& key) const {
+    if (!has(key)) fail_in_file(path_, "missing key '" + key + "'");
+    const json& value = root_.at(key);
+    std::vector<std::string> values;
+    if (value.is_array())
+      for (const auto& item : value)
+        if (item.is_string()) values.push_back(item.get<std::string>());
+    if (!value.is_array() || values.size() != value.size() || values.empty())
+      fail_in_file(path_, "key '" + key + "' must be a non-empty list of strings, got " + value.dump());
+    return values;
+  }
   [[noreturn]] void fail(const std::string& message) const { fail_in_file(path_, message); }
 
  private:
@@ -108,6 +119,53 @@ void parse_native(const ConfigReader& reader, ModelConfig& config) {
   config.diag_free_mask = reader.boolean("diag_free_mask", config.model_type == "bet_sf");
   config.diag_mode = reader.choice("diag_mode", {"normal", "reduced", "magnified", "mask"}, "normal");
   config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
+  config.normalize_words = reader.boolean("normalize_words", false);
+}
+
+// Class names of a native classifier: "labels": ["1", "2", …] (index = class).
+void parse_labels(const ConfigReader& reader, ModelConfig& config) {
+  config.labels = reader.string_list("labels");
+  config.num_labels = static_cast<int64_t>(config.labels.size());
+  if (config.num_labels < 2) reader.fail("key 'labels' needs at least 2 classes");
+}
+
+// The 1-layer Transformer-encoder baseline of LAMA: native sizes, bidirectional, mean pooling.
+void parse_encoder_classifier(const ConfigReader& reader, ModelConfig& config) {
+  parse_native(reader, config);
+  config.causal = false;
+  config.pooling = "mean";
+  parse_labels(reader, config);
+}
+
+// lama and bigru_mean: word embeddings → bi-GRU → (LAMA attention | mean) → MLP.
+void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
+  const bool lama = config.model_type == "lama";
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.embedding_dim = reader.positive_int("embedding_dim");
+  config.rnn_hidden = reader.positive_int("rnn_hidden");
+  config.classifier_hidden = reader.positive_int("classifier_hidden", 512);
+  config.max_positions = reader.positive_int("max_positions");
+  config.dropout = reader.number("dropout", 0.4);
+  config.causal = false;
+  config.tie_embeddings = false;
+  config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
+  config.normalize_words = reader.boolean("normalize_words", false);
+  parse_labels(reader, config);
+  config.d_model = 2 * config.rnn_hidden;
+  config.d_ff = config.classifier_hidden;
+  if (lama) {
+    config.n_layers = 1;
+    config.n_heads = reader.positive_int("n_heads");
+    config.d_head = config.d_model;
+    config.context_mode = reader.choice("context", {"learned", "mean"}, "learned");
+    config.regularizer = reader.choice("regularizer", {"none", "penal", "emb"}, "none");
+    config.regularizer_weight = reader.number("regularizer_weight", 0.2);
+    if (config.regularizer_weight < 0)
+      reader.fail("key 'regularizer_weight' must be ≥ 0, got " + std::to_string(config.regularizer_weight));
+  } else {
+    config.n_layers = 0;  // no attention at all: the baseline without it
+    config.n_heads = 0;
+  }
 }
 
 void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
@@ -187,18 +245,23 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   config.model_type = json.at("model_type").get<std::string>();
   if (config.model_type == "transformer_lm" || config.model_type == "bet_sf" || config.model_type == "bet_sg")
     parse_native(reader, config);
+  else if (config.model_type == "encoder_classifier")
+    parse_encoder_classifier(reader, config);
+  else if (config.is_recurrent())
+    parse_recurrent(reader, config);
   else if (config.model_type == "gpt2")
     parse_gpt2(reader, config);
   else if (config.model_type == "bert")
     parse_bert(json, reader, config);
   else
     fail_in_file(path, "unknown model_type '" + config.model_type +
-                           "' (known: transformer_lm, bet_sf, bet_sg, gpt2, bert)");
+                           "' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, gpt2, bert)");
 
-  // Width of one head: stated (pruned or non-square models) or d_model / n_heads.
-  if (reader.has("d_head")) {
+  // Width of one head: stated (pruned or non-square models) or d_model / n_heads. A LAMA head's
+  // "width" is the whole annotation (2h), set by parse_recurrent.
+  if (!config.is_recurrent() && reader.has("d_head")) {
     config.d_head = reader.positive_int("d_head");
-  } else {
+  } else if (!config.is_recurrent()) {
     if (config.d_model % config.n_heads != 0)
       fail_in_file(path, "d_model " + std::to_string(config.d_model) + " is not divisible by " +
                              std::to_string(config.n_heads) + " heads");
@@ -239,7 +302,34 @@ ModelConfig read_model_config(const std::string& dir) {
   return parse_model_config(json, path);
 }
 
+namespace {
+
+nlohmann::json recurrent_config_json(const ModelConfig& config) {
+  nlohmann::json json = {
+      {"model_type", config.model_type},
+      {"vocab_size", config.vocab_size},
+      {"embedding_dim", config.embedding_dim},
+      {"rnn_hidden", config.rnn_hidden},
+      {"classifier_hidden", config.classifier_hidden},
+      {"max_positions", config.max_positions},
+      {"dropout", config.dropout},
+      {"labels", config.labels},
+      {"tokenizer", config.tokenizer},
+      {"normalize_words", config.normalize_words},
+  };
+  if (config.model_type == "lama") {
+    json["n_heads"] = config.n_heads;
+    json["context"] = config.context_mode;
+    json["regularizer"] = config.regularizer;
+    json["regularizer_weight"] = config.regularizer_weight;
+  }
+  return json;
+}
+
+}  // namespace
+
 nlohmann::json native_config_json(const ModelConfig& config) {
+  if (config.is_recurrent()) return recurrent_config_json(config);
   nlohmann::json json = {
       {"model_type", config.model_type},
       {"vocab_size", config.vocab_size},
@@ -260,7 +350,23 @@ nlohmann::json native_config_json(const ModelConfig& config) {
   if (config.model_type == "bet_sf") json["diag_free_mask"] = config.diag_free_mask;
   if (config.diag_mode != "normal") json["diag_mode"] = config.diag_mode;
   if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
+  if (config.normalize_words) json["normalize_words"] = true;
+  if (config.model_type == "encoder_classifier") json["labels"] = config.labels;
   return json;
+}
+
+void require_token_attention(const ModelConfig& config, const std::string& model_name, const std::string& analysis) {
+  if (config.has_token_attention()) return;
+  throw Error(model_name + " is a " + config.model_type + " model; " + analysis +
+              " needs token-to-token attention (a transformer), " +
+              (config.model_type == "lama" ? "LAMA attends from one global context to the words (try word-weights)"
+                                           : "and this model has no attention"));
+}
+
+void require_attention_heads(const ModelConfig& config, const std::string& model_name, const std::string& analysis) {
+  if (config.total_heads() > 0) return;
+  throw Error(model_name + " is a " + config.model_type + " model without attention heads; " + analysis +
+              " gates heads");
 }
 
 std::string to_string(NormPlacement norm) { return norm == NormPlacement::Pre ? "pre" : "post"; }

@@ -36,8 +36,12 @@ class Tokenizer {
 };
 
 // Word-level: split on whitespace; unknown words map to "<unk>" (which the vocabulary must contain).
-// vocab.txt: one token per line, the id is the line number (0-based).
-std::unique_ptr<Tokenizer> load_word_tokenizer(const std::string& vocab_path);
+// vocab.txt: one token per line, the id is the line number (0-based). `normalize`: see split_words.
+std::unique_ptr<Tokenizer> load_word_tokenizer(const std::string& vocab_path, bool normalize = false);
+
+// The words the word-level tokenizer looks up: whitespace-separated; with `normalize`, ASCII letters
+// lowercased and ASCII punctuation other than ' and - split off as one-character words.
+std::vector<std::string> split_words(const std::string& text, bool normalize);
 
 // GPT-2 byte-level BPE from Hugging Face files: vocab.json ({"token": id}) and merges.txt.
 std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_path,

@@ -1,9 +1,12 @@
 // models/tokenizer_word.cpp — the word-level tokenizer of native models: whitespace split, one id
-// per word, "<unk>" for words outside the vocabulary, no special tokens.
+// per word, "<unk>" for words outside the vocabulary, no special tokens. With normalisation (the
+// classifiers trained on raw reviews) ASCII letters are lowercased and ASCII punctuation other than
+// ' and - becomes a token of its own, so "Great!" is "great" "!".
 #include "models/tokenizer.h"
 
 #include "models/errors.h"
 
+#include <cctype>
 #include <unordered_map>
 
 namespace aw {
@@ -15,9 +18,40 @@ bool is_word_separator(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+// Punctuation that stands alone after normalisation; ' and - stay inside words ("don't", "re-make").
+bool is_split_punctuation(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x80 && std::ispunct(byte) && c != '\'' && c != '-';
+}
+
+}  // namespace
+
+std::vector<std::string> split_words(const std::string& text, bool normalize) {
+  std::vector<std::string> words;
+  std::string word;
+  auto finish = [&] {
+    if (!word.empty()) words.push_back(std::move(word));
+    word.clear();
+  };
+  for (const char c : text) {
+    if (is_word_separator(c)) {
+      finish();
+    } else if (normalize && is_split_punctuation(c)) {
+      finish();
+      words.emplace_back(1, c);
+    } else {
+      word += normalize && c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+  }
+  finish();
+  return words;
+}
+
+namespace {
+
 class WordTokenizer final : public tokenizer_detail::TableTokenizer {
  public:
-  explicit WordTokenizer(const std::string& vocab_path) {
+  WordTokenizer(const std::string& vocab_path, bool normalize) : normalize_(normalize) {
     set_tokens(tokenizer_detail::read_token_lines(vocab_path));
     const auto unk = ids_.find("<unk>");
     if (unk == ids_.end()) fail_in_file(vocab_path, "has no '<unk>' token (a word vocabulary needs one)");
@@ -26,13 +60,8 @@ class WordTokenizer final : public tokenizer_detail::TableTokenizer {
 
   Encoding encode(const std::string& text) const override {
     Encoding encoding;
-    size_t pos = 0;
-    while (pos < text.size()) {
-      while (pos < text.size() && is_word_separator(text[pos])) ++pos;
-      const size_t start = pos;
-      while (pos < text.size() && !is_word_separator(text[pos])) ++pos;
-      if (pos == start) break;
-      const auto found = ids_.find(text.substr(start, pos - start));
+    for (const auto& word : split_words(text, normalize_)) {
+      const auto found = ids_.find(word);
       const int64_t id = found == ids_.end() ? unk_id_ : found->second;
       encoding.ids.push_back(id);
       encoding.tokens.push_back(texts_[static_cast<size_t>(id)]);
@@ -44,13 +73,14 @@ class WordTokenizer final : public tokenizer_detail::TableTokenizer {
   std::string kind() const override { return "word"; }
 
  private:
+  bool normalize_;
   int64_t unk_id_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> load_word_tokenizer(const std::string& vocab_path) {
-  return std::make_unique<WordTokenizer>(vocab_path);
+std::unique_ptr<Tokenizer> load_word_tokenizer(const std::string& vocab_path, bool normalize) {
+  return std::make_unique<WordTokenizer>(vocab_path, normalize);
 }
 
 }  // namespace aw

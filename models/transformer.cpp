@@ -261,8 +261,15 @@ torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput
 }
 
 torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
-  (void)input;
   auto final_hidden = ln_f ? ln_f(hidden) : hidden;
+  if (classifier && config_.pooling == "mean") {
+    // encoder_classifier: the mean of the unpadded final states, straight into the classifier.
+    auto keep = input.attention_mask.defined()
+                    ? input.attention_mask.to(final_hidden.device(), final_hidden.scalar_type()).unsqueeze(-1)
+                    : torch::ones({final_hidden.size(0), final_hidden.size(1), 1}, final_hidden.options());
+    auto pooled = (final_hidden * keep).sum(1) / keep.sum(1);                             // (B, d)
+    return classifier(torch::dropout(pooled, config_.dropout, is_training()));            // (B, C)
+  }
   if (classifier) {
     auto pooled = torch::tanh(pooler(final_hidden.select(1, 0)));                         // (B, d)
     return classifier(torch::dropout(pooled, config_.dropout, is_training()));            // (B, C)

@@ -12,4 +12,9 @@ namespace aw {
 // has them) is not listed twice. A ".conllu" file contributes its word forms. Throws aw::Error naming the file when it cannot be read or is empty.
 std::vector<std::string> build_word_vocabulary(const std::string& path, int64_t min_count);
 
+// The same from the texts of a labelled file (split as split_words(text, normalize) does), for the
+// classifiers; `source` names the file in errors.
+std::vector<std::string> build_text_vocabulary(const std::vector<std::string>& texts, int64_t min_count, bool normalize,
+                                               const std::string& source);
+
 }  // namespace aw

@@ -41,7 +41,35 @@ WeightTable native_table(const ModelConfig& config) {
     same("ln_f.weight");
     same("ln_f.bias");
   }
-  if (!config.tie_embeddings) same("lm_head.weight");
+  if (config.is_language_model() && !config.tie_embeddings) same("lm_head.weight");
+  if (config.is_classifier()) {
+    same("classifier.weight");
+    same("classifier.bias");
+  }
+  return table;
+}
+
+// lama and bigru_mean: our parameter names as they are (docs/checkpoint-format.md lists them).
+WeightTable recurrent_table(const ModelConfig& config) {
+  WeightTable table;
+  auto same = [&](const std::string& name) { bind(table, name, {name}); };
+  same("encoder.embedding.weight");
+  for (const char* direction : {"", "_reverse"})
+    for (const char* kind : {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
+      same(std::string("encoder.gru.") + kind + direction);
+  if (config.model_type == "lama") {
+    same("word_proj.weight");
+    same("word_proj.bias");
+    if (config.context_mode == "learned") {
+      same("context");
+    } else if (config.embedding_dim != config.d_model) {
+      same("context_proj.weight");
+      same("context_proj.bias");
+    }
+    same("p");
+    same("q");
+  }
+  for (const char* name : {"mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias"}) same(name);
   return table;
 }
 
@@ -108,6 +136,7 @@ WeightTable bert_table(const ModelConfig& config) {
 WeightTable weight_table(const ModelConfig& config) {
   if (config.model_type == "gpt2") return gpt2_table(config);
   if (config.model_type == "bert") return bert_table(config);
+  if (config.is_recurrent()) return recurrent_table(config);
   return native_table(config);
 }
 

@@ -5,6 +5,9 @@
 #   scripts/train-samples.sh variants  # the Table 2 variants, and a vanilla model on UD EWT → build/table2/
 #   scripts/train-samples.sh table     # every model's held-out perplexity → build/table2/results.md
 #   scripts/train-samples.sh all       # the three in turn
+#   scripts/train-samples.sh lama        # LAMA+ctx on Amazon Fine Food reviews → sample_data/lama_amazon
+#   scripts/train-samples.sh lama-table  # LAMA+ctx, BiGRU-mean and 1-layer encoder on Amazon and SST-5,
+#                                        # test results and parameter counts → build/lama/results.md
 #
 # Every WikiText-2 model gets the same data, sizes, budget and seed; only --arch and the diagonal
 # options differ. Needs a built build/app/attention-cli (scripts/build.sh); ~5 minutes per model on
@@ -50,7 +53,75 @@ heldout() {  # heldout <model dir> <text>: prints the perplexity
   "$cli" eval --model "$1" --text "$2" --window 64 --json 2>/dev/null | sed -n 's/.*"perplexity": \([0-9.]*\).*/\1/p'
 }
 
-case "$what" in samples|variants|table|all) ;; *) echo "train-samples: unknown step '$what'" >&2; exit 2 ;; esac
+case "$what" in samples|variants|table|all|lama|lama-table) ;; *) echo "train-samples: unknown step '$what'" >&2; exit 2 ;; esac
+
+# ---- LAMA (docs/lama.md): classifiers on labelled reviews --------------------------------------
+amazon=$shared/amazon-fine-food/reviews.tsv
+sst=$shared/sst-5
+# The Amazon file is partly ordered by product: a seeded shuffle (seed 1) cut 80/10/10 into
+# build/lama/amazon/{train,valid,test}.tsv — the same split on every machine.
+lama_split() {
+  [ -f "$amazon" ] || { echo "train-samples: $amazon not found" >&2; exit 1; }
+  "$cli" split --data "$amazon" --out build/lama/amazon --seed 1 --percent 80,10,10
+}
+lama_budget=(--epochs "${AW_LAMA_EPOCHS:-6}" --batch 32 --lr 2e-3 --warmup 100 --seed 1 --window 256 --min-count 3
+             --threads "${AW_THREADS:-1}" --log-every 50 --f16)
+lama_sizes=(--embedding-dim 100 --hidden 64 --mlp-hidden 512 --dropout 0.4)
+encoder_sizes=(--layers 1 --heads 4 --d-model 128 --d-ff 512 --dropout 0.1)
+train_classifier() {  # train_classifier <folder under build/lama> <data dir> <options...>
+  local out=build/lama/$1 data=$2; shift 2
+  echo "== $out" >&2
+  rm -rf "$out"
+  /usr/bin/time -f "$out: %e s" "$cli" train --train "$data/train.tsv" --valid "$data/valid.tsv" "${lama_budget[@]}" "$@" --out "$out"
+}
+sst_split() {  # SST-5 keeps its own split; dev.tsv is the validation file
+  mkdir -p build/lama/sst5
+  cp "$sst/train.tsv" build/lama/sst5/train.tsv
+  cp "$sst/dev.tsv" build/lama/sst5/valid.tsv
+  cp "$sst/test.tsv" build/lama/sst5/test.tsv
+}
+
+if [ "$what" = lama ]; then
+  lama_split
+  train_classifier amazon_lama build/lama/amazon --arch lama --context mean --heads 10 "${lama_sizes[@]}"
+  rm -rf sample_data/lama_amazon && mkdir -p sample_data/lama_amazon
+  cp build/lama/amazon_lama/best/{config.json,model.safetensors,vocab.txt,training.json} sample_data/lama_amazon/
+  "$cli" eval --model sample_data/lama_amazon --text build/lama/amazon/test.tsv
+fi
+
+if [ "$what" = lama-table ]; then
+  lama_split
+  sst_split
+  for set in amazon sst5; do
+    [ "$set" = amazon ] && [ -f build/lama/amazon_lama/best/config.json ] ||
+      train_classifier ${set}_lama build/lama/$set --arch lama --context mean --heads 10 "${lama_sizes[@]}"
+    train_classifier ${set}_bigru_mean build/lama/$set --arch bigru_mean "${lama_sizes[@]}"
+    train_classifier ${set}_encoder build/lama/$set --arch encoder_classifier "${encoder_sizes[@]}"
+  done
+  {
+    for set in amazon sst5; do
+      echo "### $set (test split)"
+      echo
+      for m in lama bigru_mean encoder; do
+        echo "#### ${set}_$m"
+        echo '```'
+        "$cli" eval --model build/lama/${set}_$m/best --text build/lama/$set/test.tsv 2>/dev/null
+        echo '```'
+      done
+    done
+    echo "### parameters (Amazon vocabulary)"
+    echo
+    echo "| heads | LAMA+ctx | 1-layer encoder (d_head 32) |"
+    echo "|---|---|---|"
+    for heads in 1 5 10 20; do
+      lama=$("$cli" train --arch lama --heads $heads --train build/lama/amazon/train.tsv --valid build/lama/amazon/valid.tsv \
+        "${lama_sizes[@]}" --min-count 3 --dry-run | sed 's/.*: \([0-9]*\) parameters.*/\1/')
+      encoder=$("$cli" train --arch encoder_classifier --layers 1 --heads $heads --d-head 32 --d-model 128 --d-ff 512 \
+        --train build/lama/amazon/train.tsv --valid build/lama/amazon/valid.tsv --min-count 3 --dry-run | sed 's/.*: \([0-9]*\) parameters.*/\1/')
+      echo "| $heads | $lama | $encoder |"
+    done
+  } | tee build/lama/results.md
+fi
 
 if [ "$what" = samples ] || [ "$what" = all ]; then
   train samples/vanilla_lm --arch transformer_lm "${wiki_data[@]}" && ship vanilla_lm

@@ -77,7 +77,7 @@ aw_cli_test(error_train_lambda_p EXIT 1 STDERR_LINES 1 REGEX "--lambda-p applies
                  --out ${fixtures}/never)
 aw_cli_test(error_train_bet_sg_plain_text EXIT 1 STDERR_LINES 1 REGEX "corpus.txt: is not a CoNLL-U \\(.conllu\\) file"
             ARGS train --arch bet_sg --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
-aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf or bet_sg, got 'gpt5'"
+aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean or encoder_classifier, got .gpt5."
             ARGS train --arch gpt5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
 
 # Analyses.

@@ -31,6 +31,17 @@ ModelConfig tiny_config(const std::string& model_type) {
   return parse_model_config(json, "tiny config");
 }
 
+ModelConfig tiny_lama_config(const std::string& model_type, const std::string& context, int64_t embedding_dim) {
+  nlohmann::json json = {{"model_type", model_type}, {"vocab_size", 20},       {"embedding_dim", embedding_dim},
+                         {"rnn_hidden", 4},          {"classifier_hidden", 10}, {"max_positions", 16},
+                         {"dropout", 0.0},           {"labels", {"1", "2", "3"}}};
+  if (model_type == "lama") {
+    json["n_heads"] = 3;
+    json["context"] = context;
+  }
+  return parse_model_config(json, "tiny lama config");
+}
+
 std::vector<std::string> tiny_vocabulary(int64_t size) {
   std::vector<std::string> vocabulary = {"<unk>", "<eos>"};
   for (int64_t i = 2; i < size; ++i) vocabulary.push_back("w" + std::to_string(i));

@@ -29,6 +29,12 @@ class TempDir {
 // dropout 0 so training mode is deterministic.
 ModelConfig tiny_config(const std::string& model_type);
 
+// A tiny recurrent classifier (lama or bigru_mean): vocabulary 20, E 6, h 4 (annotations 8 wide),
+// 3 heads, MLP hidden 10, classes "1" "2" "3", 16 positions, dropout 0. `context`: "mean" (E ≠ 2h,
+// so through context_proj) or "learned".
+ModelConfig tiny_lama_config(const std::string& model_type = "lama", const std::string& context = "mean",
+                             int64_t embedding_dim = 6);
+
 // "<unk>", "<eos>", "w2", "w3", … — `size` tokens.
 std::vector<std::string> tiny_vocabulary(int64_t size);
 

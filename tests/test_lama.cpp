@@ -1,0 +1,618 @@
+// tests/test_lama.cpp — the LAMA classifier and its analyses: the attention chain and S = AH against
+// a float64 re-implementation, the low-rank score as a bilinear form, the regularisers and the
+// word-weight statistics against hand-computed values, gates, save/load, training, and the data
+// helpers (labels, split, word normalisation, confusion matrix).
+#include "analysis/gate_evaluation.h"
+#include "analysis/kernel_density.h"
+#include "analysis/lama_attention.h"
+#include "analysis/word_weights.h"
+#include "models/bigru_classifier.h"
+#include "models/checkpoint.h"
+#include "models/corpus.h"
+#include "models/data_split.h"
+#include "models/errors.h"
+#include "models/evaluation.h"
+#include "models/lama.h"
+#include "models/runtime.h"
+#include "models/trainer.h"
+#include "models/vocabulary.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+using test::max_difference;
+using test::TempDir;
+using test::write_file;
+
+// Two documents of 7 and 5 words (the second padded).
+ModelInput two_documents() {
+  ModelInput input;
+  input.input_ids = torch::tensor({3, 5, 7, 2, 9, 4, 11, 6, 8, 3, 12, 2, 0, 0}, torch::kLong).view({2, 7});
+  input.attention_mask = torch::tensor({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, torch::kLong).view({2, 7});
+  return input;
+}
+
+std::shared_ptr<LamaImpl> tiny_lama(const std::string& context = "mean", int64_t embedding_dim = 6, uint64_t seed = 5) {
+  torch::manual_seed(seed);
+  auto model = std::make_shared<LamaImpl>(test::tiny_lama_config("lama", context, embedding_dim));
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : model->parameters()) parameter.normal_(0.0, 0.5);  // far from uniform attention
+  model->eval();
+  return model;
+}
+
+torch::Tensor f64(const torch::Tensor& t) { return t.detach().to(torch::kFloat64); }
+
+// The attention chain written out independently in float64 from the model's parameters and its GRU
+// annotations (embed's output): returns {f, A, S}.
+std::vector<torch::Tensor> reference_chain(LamaImpl& model, const torch::Tensor& embedded, const torch::Tensor& mask) {
+  const int64_t width = 8;
+  const auto h = f64(embedded.narrow(-1, 0, width));                                  // (B, n, 2h)
+  const auto keep = mask.to(torch::kFloat64);                                          // (B, n)
+  torch::Tensor c;
+  if (model.context.defined()) {
+    c = f64(model.context).unsqueeze(0).expand({h.size(0), width});
+  } else {
+    const auto e = f64(embedded.narrow(-1, width, embedded.size(-1) - width));         // (B, n, E)
+    const auto mean = (e * keep.unsqueeze(-1)).sum(1) / keep.sum(1, true);
+    c = model.context_proj ? torch::matmul(mean, f64(model.context_proj->weight).t()) + f64(model.context_proj->bias)
+                           : mean;
+  }
+  const auto u = torch::tanh(torch::matmul(h, f64(model.word_proj->weight).t()) + f64(model.word_proj->bias));
+  const auto p = f64(model.p), q = f64(model.q);
+  const auto f = torch::matmul(c, p).unsqueeze(1) * torch::matmul(u, q);               // (B, n, m)
+  const auto t = torch::tanh(f);
+  const auto g = t / t.pow(2).sum(-1, true).sqrt();                                    // ℓ2 over heads
+  auto logits = g.transpose(1, 2);                                                     // (B, m, n)
+  logits = logits.masked_fill(keep.eq(0).unsqueeze(1), -INFINITY);
+  const auto a = logits.exp() / logits.exp().sum(-1, true);
+  return {f, a, torch::matmul(a, h)};
+}
+
+TEST(Lama, AttentionChainAndPooledMatchFloat64) {
+  for (const auto& [context, embedding_dim] : std::vector<std::pair<std::string, int64_t>>{{"mean", 6}, {"mean", 8}, {"learned", 6}}) {
+    SCOPED_TRACE(context + ", E=" + std::to_string(embedding_dim));
+    auto model = tiny_lama(context, embedding_dim);
+    torch::NoGradGuard no_grad;
+    const auto input = two_documents();
+    const auto embedded = model->embed(input);
+    const auto reference = reference_chain(*model, embedded, input.attention_mask);
+    const auto attended = model->attend(embedded, input.attention_mask, {});
+    EXPECT_TRUE(torch::allclose(f64(attended.scores), reference[0], 1e-5, 1e-6)) << max_difference(attended.scores, reference[0]);
+    ForwardOptions options;
+    options.capture = CaptureMode::Full;
+    const auto result = model->forward(input, options);
+    ASSERT_EQ(result.attention.size(), 1u);
+    EXPECT_EQ(result.attention[0].sizes(), (std::vector<int64_t>{2, 3, 1, 7}));
+    const auto a = result.attention[0].squeeze(2);
+    EXPECT_TRUE(torch::allclose(f64(a), reference[1], 1e-5, 1e-6)) << max_difference(a, reference[1]);
+    EXPECT_TRUE(torch::allclose(f64(result.hidden), reference[2], 1e-5, 1e-6)) << max_difference(result.hidden, reference[2]);
+    // Rows sum to 1 and padding gets no weight.
+    EXPECT_TRUE(torch::allclose(a.sum(-1), torch::ones({2, 3}), 1e-5, 1e-6));
+    EXPECT_EQ(a[1].narrow(1, 5, 2).abs().max().item<float>(), 0.0f);
+    // The MLP reads S flattened.
+    EXPECT_TRUE(torch::allclose(result.logits, model->mlp(result.hidden.flatten(1)), 1e-6, 1e-6));
+  }
+}
+
+TEST(Lama, PaddingDoesNotChangeADocument) {
+  auto model = tiny_lama();
+  torch::NoGradGuard no_grad;
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  const auto batch = model->forward(two_documents(), options);
+  ModelInput alone;
+  alone.input_ids = torch::tensor({6, 8, 3, 12, 2}, torch::kLong).view({1, 5});
+  const auto single = model->forward(alone, options);
+  const auto padded_row = batch.attention[0][1].narrow(-1, 0, 5);
+  EXPECT_TRUE(torch::allclose(padded_row, single.attention[0][0], 1e-5, 1e-6)) << max_difference(padded_row, single.attention[0][0]);
+  EXPECT_TRUE(torch::allclose(batch.logits[1], single.logits[0], 1e-5, 1e-6));
+}
+
+TEST(Lama, LowRankScoreIsTheBilinearForm) {
+  torch::manual_seed(1);
+  const auto c = torch::randn({2, 8}, torch::kFloat64), u = torch::randn({2, 5, 8}, torch::kFloat64);
+  const auto p = torch::randn({8, 4}, torch::kFloat64), q = torch::randn({8, 4}, torch::kFloat64);
+  const auto f = low_rank_scores(c, u, p, q);                                          // (2, 5, 4)
+  for (int64_t head = 0; head < 4; ++head) {
+    const auto w = torch::outer(p.select(1, head), q.select(1, head));                  // p qᵀ (8, 8)
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t t = 0; t < 5; ++t) {
+        const double bilinear = torch::dot(c[b], torch::mv(w, u[b][t])).item<double>();  // cᵀ (p qᵀ) u
+        EXPECT_NEAR(f[b][t][head].item<double>(), bilinear, 1e-12);
+      }
+  }
+}
+
+TEST(Lama, PenalRegularizerMatchesHandComputedValue) {
+  // Document 1: A = [[1, 0], [0.5, 0.5]] → AAᵀ − I = [[0, .5], [.5, −.5]], ‖·‖²_F = 0.75.
+  // Document 2: A = I → 0. Mean over the batch: 0.375.
+  const auto attention = torch::tensor({1.0, 0.0, 0.5, 0.5, 1.0, 0.0, 0.0, 1.0}, torch::kFloat64).view({2, 2, 2});
+  EXPECT_NEAR(penal_disagreement(attention).item<double>(), 0.375, 1e-12);
+}
+
+TEST(Lama, EmbeddingRegularizerMatchesHandComputedValue) {
+  // Two heads: rows [1, 0] and [3, 3]: cosine 1/√2 (both ordered pairs).
+  const auto two = torch::tensor({1.0, 0.0, 3.0, 3.0}, torch::kFloat64).view({1, 2, 2});
+  EXPECT_NEAR(embedding_disagreement(two).item<double>(), 1.0 / std::sqrt(2.0), 1e-12);
+  // Three heads [1,0], [0,2], [5,0]: cosines 0, 1, 0 → mean over the 6 ordered pairs = 2/6.
+  const auto three = torch::tensor({1.0, 0.0, 0.0, 2.0, 5.0, 0.0}, torch::kFloat64).view({1, 3, 2});
+  EXPECT_NEAR(embedding_disagreement(three).item<double>(), 1.0 / 3.0, 1e-12);
+  // One head has no pair.
+  EXPECT_EQ(embedding_disagreement(torch::ones({2, 1, 4})).item<double>(), 0.0);
+}
+
+TEST(Lama, RegularizerFollowsTheConfig) {
+  auto config = test::tiny_lama_config();
+  ForwardResult result;
+  result.attention = {torch::tensor({1.0, 0.0, 0.5, 0.5}, torch::kFloat64).view({1, 2, 1, 2})};
+  result.hidden = torch::tensor({1.0, 0.0, 3.0, 3.0}, torch::kFloat64).view({1, 2, 2});
+  EXPECT_FALSE(classification_regularizer(config, result).defined());  // "none"
+  config.regularizer = "penal";
+  config.regularizer_weight = 0.2;
+  EXPECT_NEAR(classification_regularizer(config, result).item<double>(), 0.2 * 0.75, 1e-12);
+  config.regularizer = "emb";
+  EXPECT_NEAR(classification_regularizer(config, result).item<double>(), 0.2 / std::sqrt(2.0), 1e-12);
+}
+
+TEST(Lama, GateOfZeroRemovesExactlyThatHead) {
+  auto model = tiny_lama();
+  torch::NoGradGuard no_grad;
+  const auto input = two_documents();
+  const auto open = model->forward(input);
+  for (int64_t head = 0; head < 3; ++head) {
+    ForwardOptions options;
+    options.head_gates = torch::ones({1, 3});
+    options.head_gates[0][head] = 0.0;
+    const auto gated = model->forward(input, options);
+    auto expected = open.hidden.clone();
+    expected.select(1, head).zero_();
+    EXPECT_TRUE(torch::equal(gated.hidden, expected)) << "head " << head;
+    EXPECT_TRUE(torch::allclose(gated.logits, model->mlp(expected.flatten(1)), 1e-6, 1e-6));
+  }
+  // Batched gates [B, 1, m]: one setting per row equals the two separate runs.
+  ForwardOptions batched;
+  batched.head_gates = torch::tensor({1.0, 0.0, 1.0, 0.5, 1.0, 1.0}).view({2, 1, 3});
+  const auto rows = model->forward(input, batched);
+  ForwardOptions first, second;
+  first.head_gates = torch::tensor({1.0, 0.0, 1.0}).view({1, 3});
+  second.head_gates = torch::tensor({0.5, 1.0, 1.0}).view({1, 3});
+  EXPECT_TRUE(torch::allclose(rows.logits[0], model->forward(input, first).logits[0], 1e-6, 1e-6));
+  EXPECT_TRUE(torch::allclose(rows.logits[1], model->forward(input, second).logits[1], 1e-6, 1e-6));
+  ForwardOptions wrong;
+  wrong.head_gates = torch::ones({2, 3});
+  EXPECT_THROW(model->forward(input, wrong), Error);
+}
+
+TEST(Lama, GateSweepReusesTheEncoderAndMatchesGatedForwards) {
+  auto model = tiny_lama();
+  const auto input = two_documents();
+  ClassifierBatches batches;
+  batches.inputs = {input};
+  batches.labels = {torch::tensor({0, 2}, torch::kLong)};
+  const auto data = classification_data(batches);
+  auto gates = torch::ones({3, 1, 3});
+  gates[1][0][0] = 0.0;
+  gates[2][0][2] = 0.0;
+  const auto metrics = evaluate_gate_settings(*model, data, gates, 0);
+  ASSERT_EQ(metrics.size(), 3u);
+  for (int64_t s = 0; s < 3; ++s) {
+    ForwardOptions options;
+    options.head_gates = gates[s];
+    torch::NoGradGuard no_grad;
+    const auto logits = model->forward(input, options).logits;
+    const double loss = torch::nn::functional::cross_entropy(logits, batches.labels[0]).item<double>();
+    EXPECT_NEAR(metrics[s].loss, loss, 1e-5) << "setting " << s;
+  }
+}
+
+TEST(Lama, SaveLoadRoundTripKeepsConfigAndOutputs) {
+  const std::vector<ModelConfig> configs = {test::tiny_lama_config("lama", "mean"), test::tiny_lama_config("lama", "learned"),
+                                            test::tiny_lama_config("lama", "mean", 8), test::tiny_lama_config("bigru_mean")};
+  for (auto config : configs) {
+    SCOPED_TRACE(config.model_type + " " + config.context_mode + " E=" + std::to_string(config.embedding_dim));
+    config.regularizer = config.model_type == "lama" ? "emb" : "none";
+    config.normalize_words = true;
+    TempDir dir;
+    torch::manual_seed(3);
+    auto original = create_model(config);
+    original->module().eval();
+    save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(20));
+    const auto loaded = load_checkpoint(dir.path());
+    EXPECT_EQ(loaded.config.model_type, config.model_type);
+    EXPECT_EQ(loaded.config.context_mode, config.context_mode);
+    EXPECT_EQ(loaded.config.regularizer, config.regularizer);
+    EXPECT_EQ(loaded.config.labels, config.labels);
+    EXPECT_EQ(loaded.config.n_heads, config.n_heads);
+    EXPECT_TRUE(loaded.config.normalize_words);
+    EXPECT_EQ(loaded.parameter_count, count_parameters(*original));
+    torch::NoGradGuard no_grad;
+    const auto input = two_documents();
+    EXPECT_TRUE(torch::equal(loaded.model->forward(input).logits, original->forward(input).logits));
+  }
+}
+
+TEST(Lama, EncoderClassifierRoundTripAndMeanPooling) {
+  nlohmann::json json = {{"model_type", "encoder_classifier"}, {"vocab_size", 20}, {"n_layers", 1}, {"n_heads", 2},
+                         {"d_model", 8}, {"max_positions", 16}, {"dropout", 0.0}, {"labels", {"neg", "pos"}}};
+  const auto config = parse_model_config(json, "encoder config");
+  EXPECT_FALSE(config.causal);
+  EXPECT_TRUE(config.is_classifier());
+  TempDir dir;
+  auto original = create_model(config);
+  original->module().eval();
+  save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(20));
+  const auto loaded = load_checkpoint(dir.path());
+  torch::NoGradGuard no_grad;
+  const auto input = two_documents();
+  const auto result = loaded.model->forward(input);
+  EXPECT_EQ(result.logits.sizes(), (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(torch::equal(result.logits, original->forward(input).logits));
+  // Padding does not reach the pooled mean.
+  ModelInput alone;
+  alone.input_ids = torch::tensor({6, 8, 3, 12, 2}, torch::kLong).view({1, 5});
+  EXPECT_TRUE(torch::allclose(result.logits[1], loaded.model->forward(alone).logits[0], 1e-5, 1e-6));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Training on a labelled set with an obvious signal: class 1 documents contain "awful", class 2 "fine",
+// class 3 "superb", each among random filler words.
+std::string sentiment_tsv(int documents, uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  const char* cue[] = {"awful", "fine", "superb"};
+  std::ostringstream text;
+  for (int d = 0; d < documents; ++d) {
+    const int label = d % 3;
+    text << label + 1 << '\t';
+    const int length = 3 + static_cast<int>(engine() % 5);
+    const int cue_at = static_cast<int>(engine() % length);
+    for (int i = 0; i < length; ++i) text << (i ? " " : "") << (i == cue_at ? cue[label] : "f" + std::to_string(engine() % 8));
+    text << '\n';
+  }
+  return text.str();
+}
+
+struct ClassifierRun {
+  TempDir dir;
+  TrainSettings settings;
+  ModelConfig config;
+  std::vector<std::string> vocabulary;
+
+  explicit ClassifierRun(const std::string& arch) {
+    write_file(dir.file("train.tsv"), sentiment_tsv(60, 1));
+    write_file(dir.file("valid.tsv"), sentiment_tsv(15, 2));
+    const auto labels = read_label_names(dir.file("train.tsv"));
+    std::vector<std::string> texts;
+    for (const auto& example : read_labelled_file(dir.file("train.tsv"), labels)) texts.push_back(example.text_a);
+    vocabulary = build_text_vocabulary(texts, 1, true, "train.tsv");
+    nlohmann::json json = {{"model_type", arch}, {"vocab_size", static_cast<int64_t>(vocabulary.size())},
+                           {"labels", labels},   {"max_positions", 16}, {"dropout", 0.1}};
+    if (arch == "encoder_classifier") {
+      json.update({{"n_layers", 1}, {"n_heads", 2}, {"d_model", 16}});
+    } else {
+      json.update({{"embedding_dim", 8}, {"rnn_hidden", 6}, {"classifier_hidden", 16}});
+      if (arch == "lama") json.update({{"n_heads", 3}, {"context", "mean"}, {"regularizer", "penal"}});
+    }
+    config = parse_model_config(json, "classifier run");
+    settings.train_path = dir.file("train.tsv");
+    settings.valid_path = dir.file("valid.tsv");
+    settings.epochs = 8;
+    settings.batch = 6;
+    settings.lr = 1e-2;
+    settings.warmup_steps = 3;
+    settings.log_every = 1;
+    settings.seed = 4;
+  }
+
+  TrainSummary train(const std::string& out, const TrainObserver& observer = {}) {
+    settings.out_dir = dir.file(out);
+    return train_classifier(config, vocabulary, settings, observer);
+  }
+};
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+class LamaTraining : public ::testing::Test {
+ protected:
+  void SetUp() override { configure_threads(1); }
+};
+
+TEST_F(LamaTraining, LossGoesDownAndTheBestEpochClassifies) {
+  ClassifierRun run("lama");
+  std::vector<double> losses, regularizer;
+  const auto summary = run.train("out", [&](const TrainProgress& progress) {
+    if (!progress.epoch_end) {
+      losses.push_back(progress.loss);
+      regularizer.push_back(progress.pointer_loss);
+    }
+    return true;
+  });
+  ASSERT_GE(losses.size(), 30u);
+  // The cross-entropy part (loss − λ·D_penal) over the first and last three steps.
+  auto cross_entropy = [&](size_t i) { return losses[i] - regularizer[i]; };
+  const size_t n = losses.size();
+  const double first = (cross_entropy(0) + cross_entropy(1) + cross_entropy(2)) / 3;
+  const double last = (cross_entropy(n - 1) + cross_entropy(n - 2) + cross_entropy(n - 3)) / 3;
+  EXPECT_LT(last, first - 0.3) << "cross-entropy " << first << " → " << last;
+  EXPECT_GT(regularizer.front(), 0.0);  // λ·D_penal is part of the loss
+  EXPECT_EQ(summary.metric_name, "accuracy");
+  EXPECT_GE(summary.best_valid_metric, 0.9);
+  const auto best = load_checkpoint(run.dir.file("out/best"));
+  EXPECT_EQ(best.config.model_type, "lama");
+  EXPECT_EQ(best.config.labels, (std::vector<std::string>{"1", "2", "3"}));
+}
+
+TEST_F(LamaTraining, SameSeedGivesBitIdenticalWeights) {
+  ClassifierRun run("lama");
+  run.settings.epochs = 2;
+  run.train("a");
+  run.train("b");
+  const auto a = file_bytes(run.dir.file("a/model.safetensors"));
+  EXPECT_FALSE(a.empty());
+  EXPECT_TRUE(a == file_bytes(run.dir.file("b/model.safetensors"))) << "two runs with seed 4 differ";
+  run.settings.seed = 5;
+  run.train("c");
+  EXPECT_FALSE(a == file_bytes(run.dir.file("c/model.safetensors"))) << "the seed has no effect";
+}
+
+TEST_F(LamaTraining, InterruptedRunResumesExactly) {
+  ClassifierRun run("lama");
+  run.settings.epochs = 2;
+  run.train("straight");
+  const auto stopped = run.train("stopped", [](const TrainProgress& progress) { return progress.step < 5; });
+  EXPECT_TRUE(stopped.stopped);
+  run.settings.resume_dir = run.dir.file("stopped");
+  run.train("stopped");
+  EXPECT_TRUE(file_bytes(run.dir.file("straight/model.safetensors")) == file_bytes(run.dir.file("stopped/model.safetensors")));
+}
+
+TEST_F(LamaTraining, BaselinesTrainTheSameWay) {
+  for (const char* arch : {"bigru_mean", "encoder_classifier"}) {
+    SCOPED_TRACE(arch);
+    ClassifierRun run(arch);
+    const auto summary = run.train("out");
+    EXPECT_EQ(summary.epochs_done, 8);
+    EXPECT_GE(summary.best_valid_metric, 0.6);
+    EXPECT_EQ(load_checkpoint(run.dir.file("out/best")).config.model_type, arch);
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
+DocumentAttention document(int64_t index, int64_t label, std::vector<std::string> tokens, std::vector<float> weights) {
+  DocumentAttention d;
+  d.index = index;
+  d.label = label;
+  d.heads = static_cast<int64_t>(weights.size() / tokens.size());
+  d.tokens = std::move(tokens);
+  d.weights = std::move(weights);
+  return d;
+}
+
+// Two heads. "good" occurs twice in document 0 (label "1"), once in document 2 (label "2").
+std::vector<DocumentAttention> hand_made_documents() {
+  return {document(0, 0, {"good", "movie", "good"}, {0.5f, 0.2f, 0.3f, /**/ 0.1f, 0.1f, 0.8f}),
+          document(1, 1, {"bad", "movie"}, {0.9f, 0.1f, /**/ 0.7f, 0.3f}),
+          document(2, 1, {"good", "bad", "plot", "<unk>"}, {0.1f, 0.6f, 0.2f, 0.1f, /**/ 0.3f, 0.2f, 0.4f, 0.1f})};
+}
+
+TEST(WordWeights, GroupsOccurrencesByWordAndLabel) {
+  const std::vector<std::string> labels = {"1", "2"};
+  const auto docs = hand_made_documents();
+  const auto mean = collect_word_weights(docs, labels, {"good", "bad"}, {});
+  ASSERT_EQ(mean.size(), 5u);
+  // good/1: (0.5+0.1)/2, (0.3+0.8)/2; good/2: (0.1+0.3)/2; bad/2: (0.9+0.7)/2, (0.6+0.2)/2.
+  const double expected[] = {0.3, 0.55, 0.2, 0.8, 0.4};
+  const char* words[] = {"good", "good", "good", "bad", "bad"};
+  const char* label_of[] = {"1", "1", "2", "2", "2"};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(mean[i].word, words[i]);
+    EXPECT_EQ(mean[i].label, label_of[i]);
+    EXPECT_NEAR(mean[i].weight, expected[i], 1e-6) << i;
+  }
+  WeightSelection head2;
+  head2.head = 2;
+  head2.scale = WeightScale::Length;
+  const auto scaled = collect_word_weights(docs, labels, {"good"}, head2);
+  ASSERT_EQ(scaled.size(), 3u);
+  EXPECT_NEAR(scaled[0].weight, 0.1 * 3, 1e-6);
+  EXPECT_NEAR(scaled[1].weight, 0.8 * 3, 1e-6);
+  EXPECT_NEAR(scaled[2].weight, 0.3 * 4, 1e-6);
+  EXPECT_EQ(scaled[2].document, 2);
+  EXPECT_EQ(scaled[1].position, 2);
+
+  const auto summary = summarize_word_weights(mean, labels, {"good", "bad"});
+  ASSERT_EQ(summary.size(), 3u);
+  EXPECT_EQ(summary[0].word, "good");
+  EXPECT_EQ(summary[0].count, 2);
+  EXPECT_NEAR(summary[0].mean, 0.425, 1e-6);
+  EXPECT_NEAR(summary[0].median, 0.425, 1e-6);
+  EXPECT_EQ(summary[2].word, "bad");
+  EXPECT_NEAR(summary[2].mean, 0.6, 1e-6);
+  EXPECT_EQ(word_weights_csv(mean).rfind("word,label,weight\ngood,1,0.3\ngood,1,0.55\ngood,2,0.2\nbad,2,0.8\n", 0), 0u);
+  EXPECT_EQ(word_summary_csv(summary).rfind("word,label,count,mean,median\ngood,1,2,0.425,0.425\n", 0), 0u);
+}
+
+TEST(WordWeights, KeywordsRankByMeanWeightWithMinimumCount) {
+  const std::vector<std::string> labels = {"1", "2"};
+  KeywordSettings settings;
+  settings.min_count = 1;
+  settings.top = 2;
+  const auto keywords = top_keywords(hand_made_documents(), labels, settings);
+  // Label 1: good (0.3, 0.55 → 0.425, 2), movie (0.15); label 2: bad (0.8, 0.4 → 0.6), plot 0.3, movie 0.2,
+  // good 0.2; "<unk>" never counts.
+  ASSERT_EQ(keywords.size(), 4u);
+  EXPECT_EQ(keywords[0].word, "good");
+  EXPECT_NEAR(keywords[0].mean_weight, 0.425, 1e-6);
+  EXPECT_EQ(keywords[0].count, 2);
+  EXPECT_EQ(keywords[1].word, "movie");
+  EXPECT_EQ(keywords[2].label, "2");
+  EXPECT_EQ(keywords[2].word, "bad");
+  EXPECT_EQ(keywords[3].word, "plot");
+  EXPECT_EQ(keywords[3].rank, 2);
+  settings.min_count = 2;
+  const auto frequent = top_keywords(hand_made_documents(), labels, settings);
+  ASSERT_EQ(frequent.size(), 2u);  // good in label 1, bad in label 2
+  EXPECT_EQ(frequent[1].word, "bad");
+  EXPECT_EQ(keywords_csv(frequent), "label,rank,word,mean_weight,count\n1,1,good,0.425,2\n2,1,bad,0.6,2\n");
+}
+
+TEST(WordWeights, SilvermanBandwidthAndDensity) {
+  // σ = √2.5, IQR = 4 − 2 → min(1.5811, 1.4925) = 1.4925; b = 0.9 · 1.4925 · 5^(−1/5).
+  const std::vector<double> values = {1, 2, 3, 4, 5};
+  EXPECT_NEAR(silverman_bandwidth(values), 0.9 * (2.0 / 1.34) * std::pow(5.0, -0.2), 1e-12);
+  EXPECT_NEAR(silverman_bandwidth({0.02, 0.02}), 0.001, 1e-12);  // equal values: 5 % of the mean
+  // The density integrates to 1 (trapezoid rule on a wide grid) and peaks at the centre.
+  std::vector<double> grid;
+  for (int i = 0; i <= 2000; ++i) grid.push_back(-7.0 + 20.0 * i / 2000.0);
+  const auto density = gaussian_kde(values, 0.8, grid);
+  double area = 0.0;
+  for (size_t i = 1; i < grid.size(); ++i) area += 0.5 * (density[i] + density[i - 1]) * (grid[i] - grid[i - 1]);
+  EXPECT_NEAR(area, 1.0, 1e-6);
+  // One point: f̂(x) = φ((x − v)/b) / b.
+  EXPECT_NEAR(gaussian_kde({2.0}, 0.5, {2.5})[0], std::exp(-0.5) / (0.5 * std::sqrt(2 * M_PI)), 1e-12);
+
+  const auto occurrences = collect_word_weights(hand_made_documents(), {"1", "2"}, {"good"}, {});
+  const auto curves = word_weight_densities(occurrences, {"1", "2"}, {"good"}, 50);
+  ASSERT_EQ(curves.size(), 2u);
+  EXPECT_EQ(curves[0].x, curves[1].x);  // one grid per word
+  EXPECT_EQ(curves[0].x.size(), 50u);
+  EXPECT_GE(curves[0].x.front(), 0.0);
+}
+
+TEST(WordWeights, ResolvesWordsThroughTheTokenizer) {
+  TempDir dir;
+  write_file(dir.file("vocab.txt"), "<unk>\n<eos>\ngreat\n!\nworst\n");
+  const auto tokenizer = load_word_tokenizer(dir.file("vocab.txt"), /*normalize=*/true);
+  EXPECT_EQ(resolve_words(*tokenizer, {"Great", "worst"}), (std::vector<std::string>{"great", "worst"}));
+  auto error_of = [&](const std::vector<std::string>& words) {
+    try {
+      resolve_words(*tokenizer, words);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of({}), "--words: no words given (expected a comma-separated list such as amazing,worst)");
+  EXPECT_EQ(error_of({"great", "zzz"}), "--words: 'zzz' is not in the model's vocabulary");
+  EXPECT_EQ(error_of({"great!"}), "--words: 'great!' is 2 tokens for this model, not one word");
+}
+
+TEST(WordWeights, DocumentAttentionFromTheModel) {
+  TempDir dir;
+  write_file(dir.file("vocab.txt"), "<unk>\n<eos>\nw2\nw3\nw4\nw5\nw6\nw7\nw8\nw9\nw10\nw11\nw12\nw13\nw14\nw15\nw16\nw17\nw18\nw19\n");
+  const auto tokenizer = load_word_tokenizer(dir.file("vocab.txt"));
+  auto model = tiny_lama();
+  const std::vector<LabelledExample> examples = {{0, "w2 w3 w4", ""}, {2, "w5 nothing", ""}, {1, "w6", ""}};
+  const auto result = lama_document_attention(*model, *tokenizer, examples, 2);
+  ASSERT_EQ(result.documents.size(), 3u);
+  EXPECT_EQ(result.documents[1].tokens, (std::vector<std::string>{"w5", "<unk>"}));
+  EXPECT_EQ(result.documents[1].label, 2);
+  EXPECT_EQ(result.documents[2].index, 2);
+  // Each head's weights sum to 1 over the document's words, and equal the forward's capture.
+  ModelInput input;
+  input.input_ids = torch::tensor({2, 3, 4}, torch::kLong).view({1, 3});
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  torch::NoGradGuard no_grad;
+  const auto a = model->forward(input, options).attention[0];
+  for (int64_t h = 0; h < 3; ++h) {
+    double sum = 0.0;
+    for (int64_t t = 0; t < 3; ++t) {
+      EXPECT_NEAR(result.documents[0].weight(h, t), a[0][h][0][t].item<float>(), 1e-6);
+      sum += result.documents[0].weight(h, t);
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+  TempDir lm_dir;
+  test::write_tiny_checkpoint(lm_dir.path(), test::tiny_config("transformer_lm"));
+  const auto lm = load_checkpoint(lm_dir.path());
+  EXPECT_THROW(lama_document_attention(*lm.model, *lm.tokenizer, examples), Error);
+}
+
+// ----------------------------------------------------------------------------------------------
+TEST(ClassifierData, LabelNamesAreNumericWhenTheyAreNumbers) {
+  TempDir dir;
+  write_file(dir.file("a.tsv"), "10\tx\n2\ty\n1\tz\n2\tw\n");
+  EXPECT_EQ(read_label_names(dir.file("a.tsv")), (std::vector<std::string>{"1", "2", "10"}));
+  write_file(dir.file("b.tsv"), "pos\tx\nneg\ty\n");
+  EXPECT_EQ(read_label_names(dir.file("b.tsv")), (std::vector<std::string>{"neg", "pos"}));
+  // With integer class names an integer is a name, never an index: "0" is not class "1".
+  write_file(dir.file("c.tsv"), "1\tx\n0\ty\n");
+  try {
+    read_labelled_file(dir.file("c.tsv"), {"1", "2", "3"});
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), dir.file("c.tsv") + ": line 2: label '0' is not one of the model's classes (1, 2, 3)");
+  }
+}
+
+TEST(ClassifierData, SeededSplitIsReproducibleAndComplete) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += std::to_string(i % 5 + 1) + "\tline " + std::to_string(i) + "\n";
+  write_file(dir.file("all.tsv"), text);
+  const auto a = split_labelled_lines(dir.file("all.tsv"), 7, 80, 10);
+  const auto b = split_labelled_lines(dir.file("all.tsv"), 7, 80, 10);
+  const auto c = split_labelled_lines(dir.file("all.tsv"), 8, 80, 10);
+  EXPECT_EQ(a.train.size(), 80u);
+  EXPECT_EQ(a.valid.size(), 10u);
+  EXPECT_EQ(a.test.size(), 10u);
+  EXPECT_EQ(a.train, b.train);
+  EXPECT_EQ(a.test, b.test);
+  EXPECT_NE(a.train, c.train);
+  std::vector<std::string> all = a.train;
+  all.insert(all.end(), a.valid.begin(), a.valid.end());
+  all.insert(all.end(), a.test.begin(), a.test.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end());
+  EXPECT_EQ(all.size(), 100u);
+  EXPECT_THROW(split_labelled_lines(dir.file("all.tsv"), 7, 80, 30), Error);
+}
+
+TEST(ClassifierData, NormalisedWordsAreLowercaseWithPunctuationSplit) {
+  EXPECT_EQ(split_words("Great taffy! Don't re-buy...", true),
+            (std::vector<std::string>{"great", "taffy", "!", "don't", "re-buy", ".", ".", "."}));
+  EXPECT_EQ(split_words("Great taffy!", false), (std::vector<std::string>{"Great", "taffy!"}));
+}
+
+TEST(ClassifierData, PerClassScoresFromTheConfusionMatrix) {
+  // Rows true, columns predicted: class 0: 3 right, 1 → class 1; class 1: 2 right; class 2: 1 → class 0.
+  const std::vector<std::vector<int64_t>> confusion = {{3, 1, 0}, {0, 2, 0}, {1, 0, 0}};
+  const auto scores = per_class_scores(confusion);
+  EXPECT_NEAR(scores[0].precision, 0.75, 1e-12);
+  EXPECT_NEAR(scores[0].recall, 0.75, 1e-12);
+  EXPECT_NEAR(scores[1].precision, 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(scores[1].f1, 0.8, 1e-12);
+  EXPECT_EQ(scores[2].f1, 0.0);
+  EXPECT_EQ(scores[2].support, 1);
+  EXPECT_NEAR(macro_f1(scores), (0.75 + 0.8 + 0.0) / 3.0, 1e-12);
+
+  auto model = tiny_lama();
+  ClassifierBatches batches;
+  batches.inputs = {two_documents()};
+  batches.labels = {torch::tensor({0, 2}, torch::kLong)};
+  const auto result = evaluate_accuracy(*model, batches);
+  ASSERT_EQ(result.confusion.size(), 3u);
+  torch::NoGradGuard no_grad;
+  const auto predicted = model->forward(two_documents()).logits.argmax(-1);
+  EXPECT_EQ(result.confusion[0][predicted[0].item<int64_t>()], 1);
+  EXPECT_EQ(result.confusion[2][predicted[1].item<int64_t>()], 1);
+}
+
+}  // namespace
+}  // namespace aw
