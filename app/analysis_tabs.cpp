@@ -1,6 +1,7 @@
 // app/analysis_tabs.cpp — see analysis_tabs.h.
 #include "app/analysis_tabs.h"
 
+#include "app/lama_tab.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/result_plot.h"
 
@@ -178,6 +179,7 @@ AnalysisTabs::AnalysisTabs(Context context, QTabWidget* tabs, QObject* parent)
   buildPruning();
   buildTopTokens();
   buildDiagonalSweep();
+  buildLama();
 }
 
 AnalysisTabs::~AnalysisTabs() {
@@ -361,6 +363,11 @@ void AnalysisTabs::buildDiagonalSweep() {
   addTab("diag_sweep", "Diagonal sweep", panel);
 }
 
+void AnalysisTabs::buildLama() {
+  lama_ = new LamaTab(context_.session, context_.gates, this);
+  addTab("lama", "LAMA words", lama_->panel());
+}
+
 void AnalysisTabs::setModels(const std::vector<ModelSummary>& models) {
   models_ = models;
   for (auto& [id, tab] : tab_by_id_)
@@ -370,11 +377,20 @@ void AnalysisTabs::setModels(const std::vector<ModelSummary>& models) {
       const QSignalBlocker block(box);
       box->clear();
       for (const auto& model : models) box->addItem(QString("%1 (%2)").arg(model.name, model.architecture));
-      // Model B defaults to the second model, so "two models side by side" works at once.
-      const int fallback = box->objectName() == "model_b" ? std::min<int>(1, models.size() - 1) : 0;
-      box->setCurrentIndex(previous >= 0 && previous < box->count() ? previous : fallback);
+      // Model B defaults to the second model, so "two models side by side" works at once; a chooser
+      // that prefers an architecture (the LAMA tab) starts on the first model of it.
+      int fallback = box->objectName() == "model_b" ? std::min<int>(1, models.size() - 1) : 0;
+      const auto prefers = box->property("prefers").toString();
+      const auto preferred = std::find_if(models.begin(), models.end(), [&](const auto& m) { return m.architecture == prefers; });
+      if (!prefers.isEmpty() && preferred != models.end()) fallback = static_cast<int>(preferred - models.begin());
+      // A preferred model that arrives later replaces a fallback that was not of its kind.
+      const bool keep = previous >= 0 && previous < box->count() &&
+                        (prefers.isEmpty() || previous >= static_cast<int>(models.size()) ||
+                         models[previous].architecture == prefers || preferred == models.end());
+      box->setCurrentIndex(keep ? previous : fallback);
     }
   refreshTargets();
+  lama_->modelsChanged(models);
 }
 
 void AnalysisTabs::setDefaultCorpus(const QString& path) {
@@ -479,6 +495,8 @@ void AnalysisTabs::start(const QString& id) {
     const int target = panel->findChild<QSpinBox*>("target")->value();
     const int k = panel->findChild<QSpinBox*>("k")->value();
     job = [=](const AnalysisProgress& progress) { return session->topTokens(models, gates, sentence, target, k, progress); };
+  } else if (id == "lama") {
+    job = lama_->job(model);
   } else if (id == "diag_sweep") {
     const auto gates = context_.gates(model);
     const auto data = corpus(panel);
@@ -521,13 +539,15 @@ void AnalysisTabs::finish(const QString& id) {
   tab.panel->setRunning(false);
   if (!outcome.error.isEmpty()) tab.panel->showMessage(outcome.error, true);
   else if (outcome.output.cancelled) tab.panel->showMessage("Cancelled — the previous result (if any) is kept", false);
-  else showResult(id, outcome.output.csv);
+  else showResult(id, outcome.output.csv, outcome.output.parts);
   Q_EMIT analysisFinished(id);
 }
 
-void AnalysisTabs::showResult(const QString& id, const QString& csv) {
+void AnalysisTabs::showResult(const QString& id, const QString& csv, const QMap<QString, QString>& parts) {
   auto& tab = tab_by_id_[id];
-  tab.panel->setResult(csv);
+  tab.parts = parts;
+  if (id == "lama") lama_->showResult(csv, parts);
+  else tab.panel->setResult(csv);
   const auto& table = tab.panel->table();
   if (id == "importance" && table.column("importance") >= 0) {
     Q_EMIT headScores(tab.model, "importance", to_scores(layer_head_matrix(table, "importance")));
@@ -546,7 +566,13 @@ QJsonObject AnalysisTabs::state(const QDir& base) const {
   for (const auto& id : order_) {
     const auto& tab = tab_by_id_.at(id);
     QJsonObject entry{{"settings", widget_settings(tab.panel, base)}};
-    if (!tab.panel->csv().isEmpty()) entry["csv"] = tab.panel->csv(), entry["model"] = tab.model;
+    if (!tab.panel->csv().isEmpty()) {
+      entry["csv"] = tab.panel->csv();
+      entry["model"] = tab.model;
+      QJsonObject parts;
+      for (auto part = tab.parts.begin(); part != tab.parts.end(); ++part) parts[part.key()] = part.value();
+      if (!parts.isEmpty()) entry["parts"] = parts;
+    }
     state[id] = entry;
   }
   return state;
@@ -560,14 +586,20 @@ void AnalysisTabs::restore(const QJsonObject& state, const QDir& base) {
     restore_widget_settings(tab.panel, entry["settings"].toObject(), base);
     if (entry.contains("csv")) {
       tab.model = entry["model"].toInt(-1);
-      showResult(id, entry["csv"].toString());
+      QMap<QString, QString> parts;
+      const auto saved_parts = entry["parts"].toObject();
+      for (auto part = saved_parts.begin(); part != saved_parts.end(); ++part) parts[part.key()] = part.value().toString();
+      showResult(id, entry["csv"].toString(), parts);
     }
   }
   refreshTargets();
+  lama_->modelsChanged(models_);  // its data file and split may have changed
 }
 
 void AnalysisTabs::clearResults() {
+  lama_->clear();
   for (auto& [id, tab] : tab_by_id_) {
+    tab.parts.clear();
     tab.panel->setResult({});
     tab.panel->plot()->clear("Run the analysis to see its plot");
   }

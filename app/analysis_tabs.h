@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QJsonObject>
+#include <QMap>
 #include <QObject>
 #include <QStringList>
 
@@ -26,6 +27,7 @@ class QFutureWatcher;
 namespace aw {
 
 class AnalysisPanel;
+class LamaTab;
 
 // What a background analysis hands back to the UI thread.
 struct AnalysisJobOutcome {
@@ -53,11 +55,12 @@ class AnalysisTabs : public QObject {
   // The sentence's tokens changed: the top-tokens tab offers them as targets.
   void refreshTargets();
 
-  // Panel ids: table1, ablation, importance, pruning, top_tokens, diag_sweep.
+  // Panel ids: table1, ablation, importance, pruning, top_tokens, diag_sweep, lama.
   AnalysisPanel* panel(const QString& id) const;
   QStringList ids() const;
   void run(const QString& id);
   bool isRunning() const;
+  LamaTab* lama() const { return lama_; }
   void cancelAll();
 
   // Settings and results of every tab; paths relative to `base` where they lie under it.
@@ -76,6 +79,7 @@ class AnalysisTabs : public QObject {
     std::shared_ptr<std::atomic<bool>> cancel;
     QFutureWatcher<AnalysisJobOutcome>* watcher = nullptr;
     int model = -1;  // the model the last run used (for head scores)
+    QMap<QString, QString> parts;  // a result's further CSVs (AnalysisOutput::parts), saved with it
   };
 
   void addTab(const QString& id, const QString& title, AnalysisPanel* panel);
@@ -88,9 +92,10 @@ class AnalysisTabs : public QObject {
   void buildPruning();
   void buildTopTokens();
   void buildDiagonalSweep();
+  void buildLama();
   void start(const QString& id);
   void finish(const QString& id);
-  void showResult(const QString& id, const QString& csv);
+  void showResult(const QString& id, const QString& csv, const QMap<QString, QString>& parts = {});
   int chosenModel(const AnalysisPanel* panel, const QString& name) const;
 
   Context context_;
@@ -100,6 +105,7 @@ class AnalysisTabs : public QObject {
   std::vector<ModelSummary> models_;
   QButtonGroup* target_buttons_ = nullptr;
   QWidget* target_row_ = nullptr;
+  LamaTab* lama_ = nullptr;
 };
 
 }  // namespace aw

@@ -1,5 +1,5 @@
 // app/gui_main.cpp — attention-workbench, the desktop application.
-//   attention-workbench [--session FILE | --sample-data DIR [--fresh]] [--model DIR]... [--text "..."]
+//   attention-workbench [--open-session FILE | --sample-data DIR [--fresh]] [--model DIR]... [--text "..."]
 //                       [--run ANALYSIS]... [--tab N] [--screenshot FILE.png]
 // With --sample-data the last session reopens (unless --fresh); without one, DIR's default session.
 // --screenshot renders the window once all work is done, writes the PNG and quits (this is how the
@@ -23,12 +23,13 @@ int main(int argc, char** argv) {
   QCommandLineParser parser;
   parser.setApplicationDescription("Study attention inside transformer models.");
   parser.addHelpOption();
-  const QCommandLineOption session_option("session", "A saved session to open.", "FILE");
+  // Not "--session": QApplication takes -session/--session for X11 session management before we see it.
+  const QCommandLineOption session_option("open-session", "A saved session to open.", "FILE");
   const QCommandLineOption sample_option("sample-data", "The sample folder: its default session opens when there is no last session.", "DIR");
   const QCommandLineOption fresh_option("fresh", "Do not reopen the last session.");
   const QCommandLineOption model_option("model", "A checkpoint folder to open (repeatable).", "DIR");
   const QCommandLineOption text_option("text", "The sentence to run.", "TEXT");
-  const QCommandLineOption run_option("run", "Run an analysis tab once loaded (table1, ablation, importance, pruning, top_tokens, diag_sweep).", "ID");
+  const QCommandLineOption run_option("run", "Run an analysis tab once loaded (table1, ablation, importance, pruning, top_tokens, diag_sweep, lama).", "ID");
   const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
   const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
   parser.addOptions({session_option, sample_option, fresh_option, model_option, text_option, run_option, tab_option,

@@ -6,8 +6,12 @@
 #include "analysis/attention_stats.h"
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
+#include "analysis/lama_attention.h"
+#include "analysis/word_weights.h"
 #include "analysis/top_tokens.h"
 #include "models/checkpoint.h"
+#include "models/corpus.h"
+#include "models/data_split.h"
 #include "models/errors.h"
 #include "models/runtime.h"
 
@@ -60,6 +64,37 @@ void require_causal_language_model(const LoadedModel& loaded, const QString& ana
                 loaded.config.model_type + (loaded.config.is_classifier() ? " classifier" : " encoder"));
 }
 
+// The split `attention-cli split` makes by default: 80 % train, 10 % valid, the rest test.
+constexpr double kTrainPercent = 80, kValidPercent = 10;
+
+const char* part_name(LabelledPart part) {
+  switch (part) {
+    case LabelledPart::Train: return "train";
+    case LabelledPart::Valid: return "valid";
+    case LabelledPart::Test: return "test";
+    case LabelledPart::Whole: break;
+  }
+  return "whole";
+}
+
+// The labelled examples of one part of `data` with the model's classes; `described` names them.
+std::vector<LabelledExample> labelled_part(const LoadedModel& loaded, const QString& data, LabelledPart part, int seed,
+                                           std::string* described) {
+  if (data.isEmpty()) throw Error("choose a labelled file (label<TAB>text lines) first");
+  const auto path = data.toStdString();
+  if (part == LabelledPart::Whole) {
+    if (described) *described = path;
+    return read_labelled_file(path, loaded.config.labels);
+  }
+  const auto split = split_labelled_lines(path, static_cast<uint64_t>(seed), kTrainPercent, kValidPercent);
+  const auto& lines = part == LabelledPart::Train ? split.train : part == LabelledPart::Valid ? split.valid : split.test;
+  const auto name = path + " (" + part_name(part) + " part of the seed-" + std::to_string(seed) + " 80/10/10 split)";
+  if (described) *described = name;
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return parse_labelled_text(text, name, loaded.config.labels);
+}
+
 }  // namespace
 
 struct ModelSession::Impl {
@@ -80,6 +115,8 @@ struct ModelSession::Impl {
   torch::Tensor gates(const LoadedModel& loaded, const HeadGates& flags) const {
     return gates_from_flags(loaded.config, flags.on).to(loaded.device);
   }
+  AttentionCapture capture(const LoadedModel& loaded, const Encoding& encoding, const QString& text,
+                           const HeadGates& gates) const;
 };
 
 ModelSession::ModelSession() : impl_(std::make_unique<Impl>()) {
@@ -115,10 +152,24 @@ AttentionCapture ModelSession::attend(int index, const QString& text, const Head
   if (static_cast<int64_t>(encoding.ids.size()) > loaded->config.max_positions)
     throw Error("the sentence has " + std::to_string(encoding.ids.size()) + " tokens but " + loaded->name +
                 " allows " + std::to_string(loaded->config.max_positions));
+  return impl_->capture(*loaded, encoding, text, gates);
+}
+
+AttentionCapture ModelSession::attendDocument(int index, const QString& text, const HeadGates& gates) const {
+  const auto loaded = impl_->model(index);
+  auto encoding = loaded->tokenizer->encode(text.toStdString());
+  if (encoding.ids.empty()) throw Error("the document gives no tokens");
+  truncate_to_positions(encoding, loaded->config.max_positions);
+  return impl_->capture(*loaded, encoding, text, gates);
+}
+
+AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded_model, const Encoding& encoding,
+                                             const QString& text, const HeadGates& gates) const {
+  const auto* loaded = &loaded_model;
   return guarded([&] {
     c10::InferenceMode inference;  // the conversion below reads the captured tensors
     ForwardOptions options;
-    if (!gates.on.empty()) options.head_gates = impl_->gates(*loaded, gates);
+    if (!gates.on.empty()) options.head_gates = this->gates(*loaded, gates);
     const auto result = capture_attention(*loaded->model, encoding, options);
 
     AttentionCapture capture;
@@ -248,6 +299,59 @@ AnalysisOutput ModelSession::diagonalSweep(int model, const HeadGates& gates, co
   });
   if (result.cancelled) return {{}, true};
   return {QString::fromStdString(diagonal_sweep_csv(result)), false};
+}
+
+std::vector<LabelledDocument> ModelSession::labelledDocuments(int model, const QString& data, LabelledPart part,
+                                                             int seed) const {
+  const auto loaded = impl_->model(model);
+  std::vector<LabelledDocument> documents;
+  for (const auto& example : labelled_part(*loaded, data, part, seed, nullptr)) {
+    auto text = QString::fromStdString(example.text_a);
+    if (!example.text_b.empty()) text += "\t" + QString::fromStdString(example.text_b);
+    documents.push_back({QString::fromStdString(loaded->config.labels.at(example.label)), text});
+  }
+  return documents;
+}
+
+AnalysisOutput ModelSession::lamaWordWeights(int model, const LamaWordSettings& settings,
+                                             const AnalysisProgress& progress) const {
+  const auto loaded = impl_->model(model);
+  require_lama(loaded->config, loaded->name);
+  WordWeightSettings words;
+  if (settings.head < 0 || settings.head > loaded->config.n_heads)
+    throw Error("head " + std::to_string(settings.head) + " does not exist in " + loaded->name);
+  words.selection.head = settings.head;
+  words.selection.scale = settings.scale_by_length ? WeightScale::Length : WeightScale::None;
+  words.density_points = settings.density_points;
+  std::vector<std::string> typed;
+  for (const auto& word : settings.words.split(',', Qt::SkipEmptyParts))
+    if (!word.trimmed().isEmpty()) typed.push_back(word.trimmed().toStdString());
+  words.words = resolve_words(*loaded->tokenizer, typed);
+
+  std::string described;
+  const auto examples = labelled_part(*loaded, settings.data, settings.part, settings.seed, &described);
+  const auto attention = guarded([&] {
+    return lama_document_attention(*loaded->model, *loaded->tokenizer, examples, settings.batch,
+                                   phase_progress(progress, "batches"));
+  });
+  if (attention.cancelled) return {{}, true, {}};
+  const auto& labels = loaded->config.labels;
+  const auto report = word_weight_report(attention.documents, labels, words);
+  KeywordSettings keyword_settings;
+  keyword_settings.selection = words.selection;
+  keyword_settings.top = settings.top;
+  keyword_settings.min_count = settings.min_count;
+  AnalysisOutput output;
+  output.csv = QString::fromStdString(word_summary_csv(report.summary));
+  output.parts["occurrences"] = QString::fromStdString(word_weights_csv(report.occurrences));
+  output.parts["density"] = QString::fromStdString(word_density_csv(report.densities));
+  output.parts["keywords"] =
+      QString::fromStdString(keywords_csv(top_keywords(attention.documents, labels, keyword_settings)));
+  auto description = QString("%1: %2 documents").arg(QString::fromStdString(described)).arg(attention.documents.size());
+  if (attention.truncated > 0)
+    description += QString(", %1 cut to %2 words").arg(attention.truncated).arg(loaded->config.max_positions);
+  output.parts["description"] = description;
+  return output;
 }
 
 }  // namespace aw

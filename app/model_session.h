@@ -7,6 +7,7 @@
 #include "widgets/head_gates.h"
 
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -56,10 +57,30 @@ struct CorpusSettings {
   int batch = 8;
 };
 
-// A finished analysis: the CLI's CSV, or cancelled.
+// A finished analysis: the CLI's CSV, or cancelled. Analyses with several results (LAMA word
+// weights) name the others in `parts`.
 struct AnalysisOutput {
   QString csv;
   bool cancelled = false;
+  QMap<QString, QString> parts;
+};
+
+// LAMA word weights (Figure 4) and keywords (Table 6) over one part of a labelled file.
+enum class LabelledPart { Whole = 0, Train = 1, Valid = 2, Test = 3 };
+struct LamaWordSettings {
+  QString data;                           // label<TAB>text lines
+  LabelledPart part = LabelledPart::Test; // which part of the seeded 80/10/10 split (as `attention-cli split`)
+  int seed = 1;
+  QString words;                          // comma-separated, as typed
+  int head = 0;                           // 0 = mean over heads, K = head K (1-based)
+  bool scale_by_length = false;           // weight × document length (1.0 = uniform)
+  int density_points = 100;
+  int top = 10, min_count = 5;            // keywords per label
+  int batch = 32;
+};
+struct LabelledDocument {
+  QString label;  // class name
+  QString text;
 };
 
 class ModelSession {
@@ -78,6 +99,13 @@ class ModelSession {
   // Runs model `index` on `text` with full capture and the given gates (empty = all on); throws
   // aw::Error for an empty or too long text.
   AttentionCapture attend(int index, const QString& text, const HeadGates& gates = {}) const;
+  // The same for a classifier's document: a text longer than the model's positions is cut as the
+  // analyses cut it (first words, final token kept), so the view shows what they measured.
+  AttentionCapture attendDocument(int index, const QString& text, const HeadGates& gates = {}) const;
+
+  // The documents of `part` of a labelled file, in the order the split gives them, with the model's
+  // class names (throws aw::Error naming the file for unreadable files and unknown labels).
+  std::vector<LabelledDocument> labelledDocuments(int model, const QString& data, LabelledPart part, int seed) const;
 
   // The analyses of docs/analyses.md, each returning the CSV the CLI writes (throw aw::Error on bad input).
   AnalysisOutput tableOne(const QList<int>& models, const std::vector<HeadGates>& gates, const CorpusSettings& corpus,
@@ -91,6 +119,10 @@ class ModelSession {
                            int target, int k, const AnalysisProgress& progress) const;
   AnalysisOutput diagonalSweep(int model, const HeadGates& gates, const CorpusSettings& corpus, const QString& factors,
                                const AnalysisProgress& progress) const;
+  // LAMA only (throws aw::Error for any other model; the gates do not change LAMA's attention A).
+  // csv = word-weights' summary (its stdout); parts: "occurrences" (its --out), "density" (its
+  // --density), "keywords" (the keywords command's CSV) and "description" (what was read).
+  AnalysisOutput lamaWordWeights(int model, const LamaWordSettings& settings, const AnalysisProgress& progress) const;
 
  private:
   struct Impl;

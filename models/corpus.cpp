@@ -93,9 +93,13 @@ std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int
 }
 
 std::vector<LabelledExample> read_labelled_file(const std::string& path, const std::vector<std::string>& label_names) {
+  return parse_labelled_text(read_whole_file(path), path, label_names);
+}
+
+std::vector<LabelledExample> parse_labelled_text(const std::string& text, const std::string& path,
+                                                 const std::vector<std::string>& label_names) {
   const bool names_are_integers =
       !label_names.empty() && std::all_of(label_names.begin(), label_names.end(), is_integer_text);
-  const auto text = read_whole_file(path);
   std::istringstream lines(text);
   std::string line;
   std::vector<LabelledExample> examples;
@@ -159,6 +163,20 @@ std::vector<std::string> read_label_names(const std::string& path) {
   return names;
 }
 
+bool truncate_to_positions(Encoding& encoding, int64_t max_positions) {
+  if (static_cast<int64_t>(encoding.ids.size()) <= max_positions) return false;
+  // Keep the final token ([SEP]) so the sequence still ends the way the model was trained.
+  for (auto* values : {&encoding.ids, &encoding.type_ids}) {
+    (*values)[max_positions - 1] = values->back();
+    values->resize(max_positions);
+  }
+  if (encoding.tokens.size() > static_cast<size_t>(max_positions)) {
+    encoding.tokens[max_positions - 1] = encoding.tokens.back();
+    encoding.tokens.resize(max_positions);
+  }
+  return true;
+}
+
 ClassifierBatches make_classifier_batches(const std::vector<LabelledExample>& examples, const Tokenizer& tokenizer,
                                           int64_t max_positions, int64_t batch_size) {
   if (batch_size < 1) throw Error("--batch must be at least 1, got " + std::to_string(batch_size));
@@ -175,14 +193,7 @@ ClassifierBatches make_classifier_batches(const std::vector<LabelledExample>& ex
   for (const auto& example : examples) {
     auto encoded = example.text_b.empty() ? tokenizer.encode(example.text_a)
                                           : tokenizer.encode_pair(example.text_a, example.text_b);
-    if (static_cast<int64_t>(encoded.ids.size()) > max_positions) {
-      // Keep the final token ([SEP]) so the sequence still ends the way the model was trained.
-      encoded.ids[max_positions - 1] = encoded.ids.back();
-      encoded.type_ids[max_positions - 1] = encoded.type_ids.back();
-      encoded.ids.resize(max_positions);
-      encoded.type_ids.resize(max_positions);
-      ++batches.truncated;
-    }
+    if (truncate_to_positions(encoded, max_positions)) ++batches.truncated;
     rows.push_back(std::move(encoded.ids));
     types.push_back(std::move(encoded.type_ids));
     labels.push_back(example.label);

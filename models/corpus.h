@@ -32,6 +32,10 @@ struct LabelledExample {
 // Errors give the file and the line number.
 std::vector<LabelledExample> read_labelled_file(const std::string& path, const std::vector<std::string>& label_names);
 
+// The same for labelled lines already in memory (e.g. one part of a split); `path` names them in errors.
+std::vector<LabelledExample> parse_labelled_text(const std::string& text, const std::string& path,
+                                                 const std::vector<std::string>& label_names);
+
 // The class names a labelled file uses (its distinct first fields): in numeric order when they are
 // all integers ("1" … "5"), else in alphabetical order. Errors as read_labelled_file.
 std::vector<std::string> read_label_names(const std::string& path);
@@ -41,6 +45,10 @@ struct ClassifierBatches {
   std::vector<torch::Tensor> labels;  // [b] int64 per batch
   int64_t truncated = 0;              // examples cut to the model's positions (keeping the last token)
 };
+
+// Cuts an encoding longer than `max_positions` to that length, keeping its final token in the last
+// place (a classifier's [SEP]); returns whether it was cut.
+bool truncate_to_positions(Encoding& encoding, int64_t max_positions);
 
 // Encodes examples into padded batches (token types for pairs).
 ClassifierBatches make_classifier_batches(const std::vector<LabelledExample>& examples, const Tokenizer& tokenizer,

@@ -50,7 +50,7 @@ class MainWindowTests : public QObject {
     window.openSampleData(kSampleData);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
-    QCOMPARE(window.modelCount(), 2);
+    QCOMPARE(window.modelCount(), 3);
     auto* view = window.attentionView();
     QVERIFY(view->compareModel() >= 0);                     // the bundled session compares two models
     QVERIFY(view->heatmap()->matrix().rows > 0);             // …and has already run its sentence
@@ -103,7 +103,7 @@ class MainWindowTests : public QObject {
     reopened.show();
     reopened.openSession(session_path);
     QTRY_VERIFY_WITH_TIMEOUT(!reopened.isBusy(), kTimeoutMs);
-    QCOMPARE(reopened.modelCount(), 2);
+    QCOMPARE(reopened.modelCount(), 3);
     QCOMPARE(reopened.attentionView()->sentence(), QString("the cat sat on the mat"));
     QCOMPARE(reopened.headsPanel()->summaryText(), QString("1 of 8 heads off"));
     QVERIFY(!reopened.headsPanel()->gates().isOn(1, 3));
@@ -149,7 +149,7 @@ class MainWindowTests : public QObject {
     window.openCheckpoint(kSampleData + "/no_such_model");
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().contains("no_such_model"), qPrintable("error text: " + window.errorText()));
-    QCOMPARE(window.modelCount(), 2);
+    QCOMPARE(window.modelCount(), 3);
 
     QString long_sentence;
     for (int i = 0; i < 100; ++i) long_sentence += "the ";
@@ -171,7 +171,7 @@ class MainWindowTests : public QObject {
     broken.close();
     window.openSession(dir.filePath("broken.json"));
     QVERIFY2(window.errorText().contains("is not valid JSON"), qPrintable(window.errorText()));
-    QCOMPARE(window.modelCount(), 2);  // a bad session file leaves the current one alone
+    QCOMPARE(window.modelCount(), 3);  // a bad session file leaves the current one alone
   }
 };
 

@@ -62,7 +62,8 @@ AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
   message_label_->hide();
   layout->addWidget(message_label_);
 
-  auto* splitter = new QSplitter(Qt::Horizontal);
+  splitter_ = new QSplitter(Qt::Horizontal);
+  auto* splitter = splitter_;
   table_view_ = new QTableView;
   table_view_->setModel(table_model_);
   table_view_->setAlternatingRowColors(true);
@@ -94,6 +95,19 @@ AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
 }
 
 void AnalysisPanel::setPlotVisible(bool visible) { plot_->setVisible(visible); }
+
+void AnalysisPanel::addResultViews(QWidget* below_table, QWidget* below_plot) {
+  auto stack = [this](int index, QWidget* top, QWidget* below) {
+    auto* column = new QSplitter(Qt::Vertical);
+    splitter_->replaceWidget(index, column);
+    column->addWidget(top);
+    column->addWidget(below);
+    column->setStretchFactor(0, 1);
+    column->setStretchFactor(1, 1);
+  };
+  stack(0, table_view_, below_table);
+  stack(1, plot_, below_plot);
+}
 
 void AnalysisPanel::setRunning(bool running) {
   running_ = running;

@@ -14,6 +14,7 @@ class QFormLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QTableView;
 
 namespace aw {
@@ -33,6 +34,9 @@ class AnalysisPanel : public QWidget {
   void setPlotter(Plotter plotter) { plotter_ = std::move(plotter); }
   // Without a plot (e.g. a table that is itself the figure), PNG/PDF export renders the table.
   void setPlotVisible(bool visible);
+  // Stacks a further view under the table and one under the plot (each column becomes a vertical
+  // splitter), for analyses with more than one result to show.
+  void addResultViews(QWidget* below_table, QWidget* below_plot);
 
   void setRunning(bool running);
   bool isRunning() const { return running_; }
@@ -68,6 +72,7 @@ class AnalysisPanel : public QWidget {
   QProgressBar* progress_bar_;
   QLabel* progress_label_;
   QLabel* message_label_;
+  QSplitter* splitter_;  // table | plot
   QTableView* table_view_;
   CsvTableModel* table_model_;
   ResultPlot* plot_;

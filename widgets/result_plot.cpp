@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace aw {
@@ -18,7 +19,8 @@ QColor series_colour(int index) { return kSeriesColours[index % 6]; }
 
 }  // namespace
 
-ResultPlot::ResultPlot(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+ResultPlot::ResultPlot(QWidget* parent)
+    : QWidget(parent), plot_(new QCustomPlot(this)), main_rect_(plot_->axisRect()) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
@@ -31,6 +33,19 @@ bool ResultPlot::isEmpty() const { return plot_->plottableCount() == 0; }
 void ResultPlot::reset(const QString& title) {
   plot_->clearPlottables();
   plot_->clearItems();
+  if (multiples_) {
+    // The first cell holds the single plot's axis rect, and the legend sits below the grid: keep both,
+    // delete the grid with the other cells.
+    main_rect_->layout()->take(main_rect_);
+    plot_->plotLayout()->remove(multiples_);
+    multiples_ = nullptr;
+    plot_->plotLayout()->take(plot_->legend);
+    plot_->plotLayout()->simplify();
+    plot_->plotLayout()->addElement(1, 0, main_rect_);
+    main_rect_->insetLayout()->addElement(plot_->legend, Qt::AlignRight | Qt::AlignTop);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+    plot_->legend->setBorderPen(QPen(Qt::black));
+  }
   if (color_scale_) {
     plot_->plotLayout()->remove(color_scale_);
     color_scale_ = nullptr;
@@ -46,6 +61,7 @@ void ResultPlot::reset(const QString& title) {
     axis->setRangeReversed(false);
     axis->grid()->setVisible(true);
     axis->setSubTicks(true);
+    axis->setTickLabels(true);
   }
   plot_->xAxis->setTickLabelRotation(0);
   plot_->legend->setVisible(false);
@@ -115,6 +131,65 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   plot_->yAxis->setRange(low - pad, high + pad);
   plot_->xAxis->scaleRange(1.08);
   plot_->legend->setVisible(series.size() + references.size() > 1);
+  plot_->replot();
+}
+
+void ResultPlot::showSmallMultiples(const QString& title, const QVector<SmallPlot>& plots, int columns,
+                                    const QString& x_label, const QString& y_label) {
+  reset(title);
+  if (plots.isEmpty()) {
+    plot_->replot();
+    return;
+  }
+  columns = std::clamp<int>(columns, 1, plots.size());
+  plot_->plotLayout()->take(main_rect_);
+  multiples_ = new QCPLayoutGrid;
+  plot_->plotLayout()->addElement(1, 0, multiples_);
+  QMap<QString, QColor> colour_by_name;  // one colour per series name across the plots
+  QMap<QString, QCPGraph*> legend_graph;  // the graph that stands for each name in the legend
+  for (int i = 0; i < plots.size(); ++i) {
+    auto* cell = new QCPLayoutGrid;  // the plot's title above its axes
+    multiples_->addElement(i / columns, i % columns, cell);
+    auto* rect = i == 0 ? main_rect_ : new QCPAxisRect(plot_);
+    cell->addElement(0, 0, new QCPTextElement(plot_, plots[i].title, QFont(font().family(), 9, QFont::Bold)));
+    cell->addElement(1, 0, rect);
+    cell->setRowStretchFactor(0, 0.001);
+    cell->setRowSpacing(0);
+    auto* x_axis = rect->axis(QCPAxis::atBottom);
+    auto* y_axis = rect->axis(QCPAxis::atLeft);
+    rect->axis(QCPAxis::atTop)->setVisible(false);
+    rect->axis(QCPAxis::atRight)->setVisible(false);
+    x_axis->ticker()->setTickCount(3);  // small plots: a few readable numbers rather than many overlapping ones
+    y_axis->ticker()->setTickCount(3);
+    x_axis->setLabel(i + columns >= plots.size() ? x_label : QString());  // the bottom plot of each column
+    y_axis->setLabel(i % columns == 0 ? y_label : QString());
+    for (const auto& series : plots[i].series) {
+      if (!colour_by_name.contains(series.name))
+        colour_by_name[series.name] = series.colour.isValid() ? series.colour : series_colour(colour_by_name.size());
+      auto* graph = plot_->addGraph(x_axis, y_axis);
+      graph->setName(series.name);
+      graph->setPen(QPen(colour_by_name[series.name], 1.6));
+      graph->setData(series.x, series.y);
+      graph->removeFromLegend();
+      if (!legend_graph.contains(series.name)) legend_graph[series.name] = graph;
+    }
+    if (plots[i].series.isEmpty()) {  // nothing to draw: a blank frame rather than made-up numbers
+      x_axis->setTickLabels(false);
+      y_axis->setTickLabels(false);
+      continue;
+    }
+    x_axis->rescale();
+    y_axis->rescale();
+    y_axis->setRange(0, std::max(y_axis->range().upper * 1.12, 1e-9));
+  }
+  // One legend row under the grid, names in sorted order (ratings 1 ★ … 5 ★ read left to right).
+  for (auto* graph : legend_graph) graph->addToLegend();
+  main_rect_->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->addElement(2, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(2, 0.001);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->legend->setVisible(!legend_graph.isEmpty());
   plot_->replot();
 }
 

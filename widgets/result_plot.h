@@ -1,15 +1,19 @@
 // widgets/result_plot.h — the plot beside an analysis table: grouped bars (Table 1 Ratio per layer),
-// curves (pruning, diagonal sweep) or a layers × heads matrix (ablation Δ, importance), on one
-// QCustomPlot that can be saved as PNG or PDF.
+// curves (pruning, diagonal sweep), a layers × heads matrix (ablation Δ, importance) or a grid of
+// small plots of curves (LAMA's word-weight densities, one plot per word), on one QCustomPlot that
+// can be saved as PNG or PDF.
 #pragma once
 
+#include <QColor>
 #include <QString>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
 
 class QCustomPlot;
+class QCPAxisRect;
 class QCPColorScale;
+class QCPLayoutGrid;
 
 namespace aw {
 
@@ -17,6 +21,12 @@ struct PlotSeries {
   QString name;
   QVector<double> x;
   QVector<double> y;
+  QColor colour = {};  // invalid: the next colour of the qualitative palette
+};
+
+struct SmallPlot {  // one cell of a small-multiples grid
+  QString title;
+  QVector<PlotSeries> series;
 };
 
 struct ReferenceLine {  // a horizontal dashed line, e.g. the unablated baseline or DiagFreeMask
@@ -38,6 +48,10 @@ class ResultPlot : public QWidget {
                   const QString& y_label, const QVector<ReferenceLine>& references = {});
   // values[row][col] (NaN = no such head); diverging: a blue–white–red map symmetric around 0,
   // else viridis over the values' range.
+  // One small plot per entry, `columns` per row, each with its own axes; one legend (every series
+  // name that occurs, in first-seen order) in the first plot. Series of the same name should share a colour.
+  void showSmallMultiples(const QString& title, const QVector<SmallPlot>& plots, int columns, const QString& x_label,
+                          const QString& y_label);
   void showMatrix(const QString& title, const QVector<QVector<double>>& values, const QString& row_prefix,
                   const QString& col_prefix, const QString& scale_label, bool diverging);
 
@@ -51,6 +65,8 @@ class ResultPlot : public QWidget {
 
   QCustomPlot* plot_;
   QCPColorScale* color_scale_ = nullptr;
+  QCPAxisRect* main_rect_;             // the single plot's axes; the first cell of a small-multiples grid
+  QCPLayoutGrid* multiples_ = nullptr;  // the grid while small multiples are shown
 };
 
 }  // namespace aw
