@@ -4,10 +4,16 @@
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
+#include "widgets/color_maps.h"
 #include "widgets/csv_table.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/result_plot.h"
+#include "widgets/word_weight_view.h"
 
+#include <QDir>
 #include <QFile>
+#include <QTextBrowser>
+#include <QUrl>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -212,6 +218,75 @@ class WidgetTests : public QObject {
     QCOMPARE(cancel.count(), 1);
     panel.setRunning(false);
     QVERIFY(panel.runButton()->isEnabled());
+  }
+
+  void heatmapShowsASingleDistributionRowScaledToItsLargestWeight() {
+    // LAMA: one row (the global context) over the words; weights near 1/n, so the scale tops out at the largest.
+    AttentionMatrix matrix;
+    matrix.rows = 1;
+    matrix.cols = 4;
+    matrix.weights = {0.1f, 0.4f, 0.2f, 0.3f};
+    matrix.row_labels = QStringList{"context"};
+    matrix.col_labels = QStringList{"good", "tasty", "cheap", "tea"};
+    AttentionHeatmap heatmap;
+    heatmap.resize(500, 400);
+    heatmap.show();
+    heatmap.setMatrix(matrix);
+    QCOMPARE(heatmap.colorMap()->dataRange().upper, static_cast<double>(0.4f));
+    QVERIFY(heatmap.colorMap()->data()->valueRange().size() > 0);  // a zero-height range would draw nothing
+    QCOMPARE(heatmap.cellText(0, 1), QString("context → tasty: 0.400"));
+    heatmap.plot()->replot();
+    const auto image = heatmap.plot()->toPixmap().toImage();
+    const int x = qRound(heatmap.plot()->xAxis->coordToPixel(1)), y = qRound(heatmap.plot()->yAxis->coordToPixel(0));
+    auto gradient = viridis_gradient();
+    QCOMPARE(QColor(image.pixel(x, y)), QColor(gradient.color(0.4, QCPRange(0.0, 0.4))));  // the top of the scale
+  }
+
+  void wordWeightViewColoursWordsByWeightAndReportsThem() {
+    WordWeightView view;
+    // Two heads over three words: the mean is a 0.40, b 0.35, c 0.25.
+    view.setDocument("doc", {"a", "b", "c"}, 2, {0.2f, 0.5f, 0.3f, 0.6f, 0.2f, 0.2f});
+    QCOMPARE(view.weight(WordWeightView::kMeanOfHeads, 0), (static_cast<double>(0.2f) + static_cast<double>(0.6f)) / 2.0);
+    QCOMPARE(view.weight(2, 0), static_cast<double>(0.6f));
+    // Mean of heads: a (largest) gets the full colour, c (smallest) white.
+    const auto html = view.html();
+    QVERIFY2(html.contains("#f46d43"), qPrintable(html));
+    QVERIFY(html.contains("#ffffff"));
+    QVERIFY(!html.contains("H2"));
+    view.setHeadChoice(WordWeightView::kEveryHead);
+    QVERIFY(view.html().contains("H1") && view.html().contains("H2"));
+
+    auto* browser = view.findChild<QTextBrowser*>();
+    QSignalSpy clicked(&view, &WordWeightView::wordClicked);
+    Q_EMIT browser->anchorClicked(QUrl("w:0:2"));
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.first().first().toString(), QString("c"));
+    Q_EMIT browser->highlighted(QUrl("w:0:1"));
+    QCOMPARE(view.infoText(), QString("'b' (word 2 of 3, mean of the heads): weight 0.3500 = 1.05 × uniform (1/3)"));
+  }
+
+  void resultPlotSmallMultiplesThenBackToOnePlot() {
+    ResultPlot plot;
+    plot.resize(700, 500);
+    const QVector<double> x{0.0, 1.0, 2.0};
+    QVector<SmallPlot> plots{{"amazing", {{"5 ★", x, {1, 2, 1}, Qt::blue}, {"1 ★", x, {0, 1, 0}, Qt::red}}},
+                             {"poor", {}},
+                             {"worst", {{"1 ★", x, {2, 3, 2}, Qt::red}}}};
+    plot.showSmallMultiples("densities", plots, 2, "weight", "density");
+    QCOMPARE(plot.plot()->axisRects().size(), 3);
+    QCOMPARE(plot.plot()->graphCount(), 3);
+    QCOMPARE(plot.plot()->legend->itemCount(), 2);  // one entry per name, in sorted order
+    QCOMPARE(plot.plot()->legend->itemWithPlottable(plot.plot()->graph(1)), plot.plot()->legend->item(0));  // "1 ★"
+    QCOMPARE(plot.plot()->graph(2)->pen().color(), QColor(Qt::red));
+    QCOMPARE(plot.plot()->axisRects()[2]->axis(QCPAxis::atLeft)->range().lower, 0.0);
+    QVERIFY(!plot.plot()->axisRects()[1]->axis(QCPAxis::atBottom)->tickLabels());  // "poor" has nothing to draw
+    QVERIFY(plot.savePng(QDir::temp().filePath("aw_small_multiples.png")));
+
+    plot.showCurves("one", {{"curve", x, {1, 2, 3}, {}}}, "x", "y");
+    QCOMPARE(plot.plot()->axisRects().size(), 1);
+    QCOMPARE(plot.plot()->graphCount(), 1);
+    QVERIFY(plot.plot()->xAxis->tickLabels());
+    QCOMPARE(plot.plot()->xAxis->range().lower < 1.0 && plot.plot()->xAxis->range().upper > 2.0, true);
   }
 };
 

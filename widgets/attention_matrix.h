@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
 #include <vector>
 
 namespace aw {
@@ -18,6 +19,14 @@ struct AttentionMatrix {
   QString title;                // e.g. "bet_sf · layer 2 · head 1"
 
   float at(int row, int col) const { return weights[static_cast<size_t>(row) * cols + col]; }
+  // The weight the colour scale tops out at: 1 for token-to-token attention (comparable across
+  // heads and models); for one distribution over a document's words (LAMA, weights near 1/n) its
+  // largest weight, else every word would look alike.
+  float colourCeiling() const {
+    if (rows != 1 || weights.empty()) return 1.0f;
+    const float largest = *std::max_element(weights.begin(), weights.end());
+    return largest > 0 ? largest : 1.0f;
+  }
 };
 
 }  // namespace aw

@@ -21,7 +21,7 @@ constexpr int kMaxSide = 160;
 QImage matrix_image(const AttentionMatrix& matrix, QCPColorGradient& gradient) {
   QImage image(std::max(1, matrix.cols), std::max(1, matrix.rows), QImage::Format_RGB32);
   image.fill(Qt::white);
-  const QCPRange range(0.0, 1.0);
+  const QCPRange range(0.0, matrix.colourCeiling());
   for (int row = 0; row < matrix.rows; ++row) {
     auto* line = reinterpret_cast<QRgb*>(image.scanLine(row));
     for (int col = 0; col < matrix.cols; ++col) line[col] = gradient.color(matrix.at(row, col), range);
