@@ -6,12 +6,41 @@
 #include "models/corpus.h"
 #include "models/errors.h"
 #include "models/evaluation.h"
+#include "models/syntax_hints.h"
 
 #include <torch/torch.h>
 
+#include <fstream>
 #include <memory>
 
 namespace aw {
+namespace {
+
+constexpr int64_t kLinesToSniff = 20;
+
+// Whether `path` reads as a classifier's labelled file: its first non-empty lines (up to
+// kLinesToSniff) all start with a one-word label and a tab. Plain corpora have no such tab; a file
+// that cannot be read says so later, when it is read for real.
+bool looks_labelled(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  int64_t labelled_lines = 0;
+  for (std::string line; labelled_lines < kLinesToSniff && std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const auto tab = line.find('\t');
+    if (tab == 0 || tab == std::string::npos || line.find(' ') < tab) return false;
+    ++labelled_lines;
+  }
+  return labelled_lines > 0;
+}
+
+}  // namespace
+
+void require_plain_text(const std::string& path, const std::string& model_name, const std::string& command) {
+  if (!is_conllu_path(path) && looks_labelled(path))
+    fail_in_file(path, "holds label<TAB>text lines (a classifier's examples), but " + model_name +
+                           " is a language model: " + command + " needs plain text");
+}
 
 EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string& path, int64_t window,
                                     int64_t batch_size, int64_t* truncated) {
@@ -24,6 +53,7 @@ EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string
   if (window > loaded.config.max_positions)
     throw Error("a window of " + std::to_string(window) + " tokens exceeds " + loaded.name + "'s " +
                 std::to_string(loaded.config.max_positions) + " positions");
+  require_plain_text(path, loaded.name, "this analysis");
   if (truncated) *truncated = 0;
   return language_model_data(make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, batch_size));
 }

@@ -15,8 +15,14 @@
 
 namespace aw {
 
-// `path` read for `loaded`: label<TAB>text lines for a classifier, else the text tokenised and cut
-// into windows of `window` tokens. Throws aw::Error when the window exceeds the model's positions.
+// Throws aw::Error "<path>: holds label<TAB>text lines …" when `path` looks like a classifier's
+// labelled file (its first non-empty lines, up to 20, all start with a one-word label and a tab),
+// since a language model would read the labels as text. CoNLL-U files pass.
+void require_plain_text(const std::string& path, const std::string& model_name, const std::string& command);
+
+// `path` read for `loaded`: label<TAB>text lines for a classifier, else the text (require_plain_text)
+// tokenised and cut into windows of `window` tokens. Throws aw::Error when the window exceeds the
+// model's positions.
 // `truncated` (optional) receives how many classifier examples were cut to the model's positions.
 EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string& path, int64_t window,
                                     int64_t batch_size, int64_t* truncated = nullptr);

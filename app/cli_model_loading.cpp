@@ -1,10 +1,10 @@
 // app/cli_model_loading.cpp — see cli_model_loading.h.
 #include "app/cli_model_loading.h"
 
+#include "analysis/analysis_inputs.h"
 #include "models/corpus.h"
 #include "models/errors.h"
 #include "models/runtime.h"
-#include "models/syntax_hints.h"
 
 #include <torch/torch.h>
 
@@ -13,27 +13,6 @@
 #include <fstream>
 
 namespace aw {
-namespace {
-
-constexpr int64_t kLinesToSniff = 20;
-
-// Whether `path` reads as a classifier's labelled file: its first non-empty lines (up to
-// kLinesToSniff) all start with a one-word label and a tab. Plain corpora have no such tab; a file
-// that cannot be read says so later, when it is read for real.
-bool looks_labelled(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  int64_t labelled_lines = 0;
-  for (std::string line; labelled_lines < kLinesToSniff && std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const auto tab = line.find('\t');
-    if (tab == 0 || tab == std::string::npos || line.find(' ') < tab) return false;
-    ++labelled_lines;
-  }
-  return labelled_lines > 0;
-}
-
-}  // namespace
 
 std::string describe_model_kind(const ModelConfig& config) {
   if (config.is_classifier()) return "a " + config.model_type + " classifier";
@@ -80,9 +59,7 @@ std::vector<ModelInput> corpus_windows(const CliOptions& options, const std::str
   if (window > positions)
     throw Error("attention-cli " + command + ": --window " + std::to_string(window) + " exceeds the model's " +
                 std::to_string(positions) + " positions");
-  if (!is_conllu_path(path) && looks_labelled(path))
-    fail_in_file(path, "holds label<TAB>text lines (a classifier's examples), but " + loaded.name +
-                           " is a language model: " + command + " needs plain text");
+  require_plain_text(path, loaded.name, command);
   return make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, batch_size);
 }
 

@@ -163,6 +163,11 @@ class MainWindowTests : public QObject {
     window.analyses()->run("table1");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(panel->messageText().contains("/no/such/corpus.txt"), qPrintable(panel->messageText()));
+    // A classifier's labelled file given to the language models: refused as the CLI refuses it.
+    panel->findChild<QLineEdit*>("corpus")->setText(kSampleData + "/demo_reviews.tsv");
+    window.analyses()->run("table1");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QVERIFY2(panel->messageText().contains("demo_reviews.tsv: holds label<TAB>text lines"), qPrintable(panel->messageText()));
 
     QTemporaryDir dir;
     QFile broken(dir.filePath("broken.json"));
