@@ -69,10 +69,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
 
   const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
-    ModelInput input = data.inputs[index];
-    input.input_ids = input.input_ids.to(device);
-    if (input.attention_mask.defined()) input.attention_mask = input.attention_mask.to(device);
-    if (input.token_type_ids.defined()) input.token_type_ids = input.token_type_ids.to(device);
+    const ModelInput input = data.inputs[index].to(device);
     const int64_t rows = input.input_ids.size(0);
 
     // The shared lower layers: once per batch, with the settings' common gates.

@@ -53,14 +53,6 @@ torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, i
   return torch::autograd::grad({hidden}, {gates}, {loss.hidden_gradient}).front();
 }
 
-ModelInput to_device(const ModelInput& input, const torch::Device& device) {
-  ModelInput moved;
-  moved.input_ids = input.input_ids.to(device);
-  if (input.attention_mask.defined()) moved.attention_mask = input.attention_mask.to(device);
-  if (input.token_type_ids.defined()) moved.token_type_ids = input.token_type_ids.to(device);
-  return moved;
-}
-
 }  // namespace
 
 ImportanceResult head_importance(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
@@ -79,7 +71,7 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
   result.normalized = normalize;
   const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
-    const auto input = to_device(data.inputs[index], device);
+    const auto input = data.inputs[index].to(device);
     auto gates = base.clone().requires_grad_(true);
     sum += gate_gradient(model, data, index, input, gates).abs();
     ++result.batches;

@@ -58,9 +58,7 @@ DocumentAttentionResult lama_document_attention(AttentionModel& model, const Tok
   const auto batch_count = static_cast<int64_t>(batches.inputs.size());
   int64_t next = 0;  // index of the next example
   for (int64_t b = 0; b < batch_count; ++b) {
-    ModelInput input;
-    input.input_ids = batches.inputs[b].input_ids.to(device);
-    input.attention_mask = batches.inputs[b].attention_mask.to(device);
+    const auto input = batches.inputs[b].to(device);
     ForwardOptions options;
     options.capture = CaptureMode::Full;
     const auto attention = model.forward(input, options).attention.at(0).squeeze(2)

@@ -1,6 +1,7 @@
 // analysis/top_tokens.cpp — see top_tokens.h.
 #include "analysis/top_tokens.h"
 
+#include "analysis/csv_field.h"
 #include "analysis/attention_export.h"
 #include "models/errors.h"
 
@@ -11,17 +12,6 @@
 #include <sstream>
 
 namespace aw {
-namespace {
-
-// Quotes a CSV field when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-}  // namespace
 
 std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Tokenizer& tokenizer,
                                               const std::string& model_name,

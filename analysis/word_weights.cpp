@@ -1,6 +1,7 @@
 // analysis/word_weights.cpp — see word_weights.h.
 #include "analysis/word_weights.h"
 
+#include "analysis/csv_field.h"
 #include "analysis/kernel_density.h"
 #include "models/errors.h"
 
@@ -12,14 +13,6 @@
 
 namespace aw {
 namespace {
-
-// RFC 4180: a field with a comma, quote or line break goes in quotes, quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
 
 std::string number(double value) {
   char text[32];

@@ -12,14 +12,6 @@ namespace {
 
 torch::Device device_of(AttentionModel& model) { return model.module().parameters().front().device(); }
 
-ModelInput to_device(const ModelInput& input, const torch::Device& device) {
-  ModelInput moved;
-  moved.input_ids = input.input_ids.to(device);
-  if (input.attention_mask.defined()) moved.attention_mask = input.attention_mask.to(device);
-  if (input.token_type_ids.defined()) moved.token_type_ids = input.token_type_ids.to(device);
-  return moved;
-}
-
 }  // namespace
 
 LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input) {
@@ -48,7 +40,7 @@ EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<Mo
   auto count = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   const auto batch_count = static_cast<int64_t>(batches.size());
   for (const auto& batch : batches) {
-    const auto input = to_device(batch, device);
+    const auto input = batch.to(device);
     const auto sums = language_model_loss(model.forward(input, options).logits, input);
     total += sums.total.to(torch::kFloat64);
     count += sums.count.to(torch::kFloat64);
@@ -79,7 +71,7 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
   auto total_loss = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   const auto batch_count = static_cast<int64_t>(batches.inputs.size());
   for (int64_t i = 0; i < batch_count; ++i) {
-    const auto input = to_device(batches.inputs[i], device);
+    const auto input = batches.inputs[i].to(device);
     const auto labels = batches.labels[i].to(device);
     const auto logits = model.forward(input, options).logits.to(torch::kFloat32);  // (b, C)
     const auto predicted = logits.argmax(-1);

@@ -50,6 +50,15 @@ struct ModelInput {
   torch::Tensor input_ids;       // [B, n] int64
   torch::Tensor attention_mask;  // [B, n], 1 = token, 0 = padding; undefined = no padding
   torch::Tensor token_type_ids;  // [B, n]; BERT only, undefined = all 0
+
+  // The same input on `device` (undefined tensors stay undefined).
+  ModelInput to(const torch::Device& device) const {
+    ModelInput moved;
+    moved.input_ids = input_ids.to(device);
+    if (attention_mask.defined()) moved.attention_mask = attention_mask.to(device);
+    if (token_type_ids.defined()) moved.token_type_ids = token_type_ids.to(device);
+    return moved;
+  }
 };
 
 struct ForwardResult {
