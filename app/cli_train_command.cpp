@@ -2,6 +2,7 @@
 // options, runs the trainer with a progress line per N steps, and saves on Ctrl-C. Language models
 // (transformer_lm, bet_sf, bet_sg) train on text; classifiers (lama, bigru_mean,
 // encoder_classifier) on label<TAB>text files.
+#include "analysis/analysis_inputs.h"
 #include "app/cli_commands.h"
 #include "app/cli_options.h"
 #include "app/cli_progress.h"
@@ -235,6 +236,9 @@ int run_train(int argc, char** argv) {
   if (settings.pointer_weight < 0) throw Error("attention-cli train: --lambda-p must be ≥ 0");
   if (settings.pointer_weight > 0 && arch != "bet_sg")
     throw Error("attention-cli train: --lambda-p applies to --arch bet_sg only (this run trains " + arch + ")");
+
+  // A classifier's label<TAB>text file would train the language model on its labels as words.
+  for (const auto& path : {settings.train_path, settings.valid_path}) require_plain_text(path, arch, "train --arch " + arch);
 
   ModelConfig config;
   std::vector<std::string> vocabulary;
