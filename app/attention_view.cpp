@@ -22,7 +22,8 @@
 
 namespace aw {
 
-AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name) {
+AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                               const HeadGates& gates) {
   AttentionMatrix matrix;
   if (layer < 0 || layer >= static_cast<int>(capture.weights_by_layer.size())) return matrix;
   const int heads = capture.heads_per_layer[layer], rows = capture.rows_per_layer[layer], n = capture.length();
@@ -39,10 +40,13 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
     const float share = head >= 0 ? 1.0f : 1.0f / heads;
     for (size_t i = 0; i < cells; ++i) matrix.weights[i] += share * weights[h * cells + i];
   }
-  matrix.title = QString("%1 · layer %2 · %3")
-                     .arg(model_name)
-                     .arg(layer + 1)
-                     .arg(head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads));
+  int off = 0;
+  if (layer < static_cast<int>(gates.on.size()))
+    for (int h = 0; h < heads; ++h) off += gates.isOn(layer, h) ? 0 : 1;
+  QString which = head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads);
+  if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
+  else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
+  matrix.title = QString("%1 · layer %2 · %3").arg(model_name).arg(layer + 1).arg(which);
   return matrix;
 }
 
@@ -250,7 +254,7 @@ void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
   // The compared model may have fewer layers or heads: show its nearest.
   const int layer = std::min(this->layer(), static_cast<int>(capture.heads_per_layer.size()) - 1);
   const int head = layer >= 0 ? std::min(this->head(), capture.heads_per_layer[layer] - 1) : -1;
-  heatmap->setMatrix(capture_matrix(capture, layer, head, models_[model].name));
+  heatmap->setMatrix(capture_matrix(capture, layer, head, models_[model].name, found->second.gates));
 }
 
 void AttentionView::refresh() {

@@ -24,8 +24,10 @@ namespace aw {
 class AttentionHeatmap;
 class AttentionOverview;
 
-// One matrix of a capture: head −1 = the mean of the layer's heads.
-AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name);
+// One matrix of a capture: head −1 = the mean of all the layer's heads. A switched-off head still has
+// its attention (its gate scales its output), so it stays in the mean; the title says how many are off.
+AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                               const HeadGates& gates = {});
 
 class AttentionView : public QWidget {
   Q_OBJECT

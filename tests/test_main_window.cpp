@@ -72,6 +72,10 @@ class MainWindowTests : public QObject {
     QTest::mouseClick(heads->grid(), Qt::LeftButton, {}, heads->grid()->cellRect(0, 0).center());
     QCOMPARE(heads->summaryText(), QString("1 of 8 heads off"));
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights != before, kTimeoutMs);
+    view->setLayerHead(0, -1);  // layer 1's mean says that one of its heads is off
+    QVERIFY2(view->heatmap()->matrix().title.endsWith("layer 1 · mean of 4 heads (1 off, still in the mean)"),
+             qPrintable(view->heatmap()->matrix().title));
+    view->setLayerHead(1, -1);
     heads->allOn();
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights == before, kTimeoutMs);
 
