@@ -288,6 +288,22 @@ class WidgetTests : public QObject {
     QVERIFY(plot.plot()->xAxis->tickLabels());
     QCOMPARE(plot.plot()->xAxis->range().lower < 1.0 && plot.plot()->xAxis->range().upper > 2.0, true);
   }
+
+  void resultPlotDrawsAOneLayerMatrix() {
+    // LAMA has one layer of heads: a layers × heads map with a single row must still be drawn.
+    ResultPlot plot;
+    plot.resize(600, 300);
+    plot.show();
+    plot.showMatrix("Δ", {{-0.2, 0.0, 0.2}}, "L", "H", "Δ", true);
+    auto* map = qobject_cast<QCPColorMap*>(plot.plot()->plottable(0));
+    QVERIFY(map);
+    QVERIFY(map->data()->valueRange().size() > 0);
+    plot.plot()->replot();
+    const auto image = plot.plot()->toPixmap().toImage();
+    const int x = qRound(plot.plot()->xAxis->coordToPixel(3)), y = qRound(plot.plot()->yAxis->coordToPixel(1));
+    auto gradient = diverging_gradient();
+    QCOMPARE(QColor(image.pixel(x, y)), QColor(gradient.color(0.2, QCPRange(-0.2, 0.2))));  // head 3: the red end
+  }
 };
 
 QTEST_MAIN(WidgetTests)

@@ -59,9 +59,7 @@ void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
   auto* data = color_map_->data();
   data->setSize(matrix.cols, matrix.rows);
   // Cell (col, row) is centred on integer coordinates so ticks sit under the tokens.
-  // A single row or column gets a range one cell wide (QCustomPlot draws a zero-width range as nothing).
-  auto centres = [](int count) { return count == 1 ? QCPRange(-0.5, 0.5) : QCPRange(0, std::max(0, count - 1)); };
-  data->setRange(centres(matrix.cols), centres(matrix.rows));
+  data->setRange(cell_centre_range(matrix.cols, 0), cell_centre_range(matrix.rows, 0));
   color_scale_->setDataRange(QCPRange(0.0, matrix.colourCeiling()));
   for (int row = 0; row < matrix.rows; ++row)
     for (int col = 0; col < matrix.cols; ++col) data->setCell(col, row, matrix.at(row, col));

@@ -1,6 +1,8 @@
 // widgets/color_maps.cpp — see color_maps.h.
 #include "widgets/color_maps.h"
 
+#include <algorithm>
+
 namespace aw {
 
 QCPColorGradient viridis_gradient() {
@@ -27,6 +29,10 @@ QCPColorGradient diverging_gradient() {
   gradient.setColorStopAt(0.5, QColor(0xf7, 0xf7, 0xf7));
   gradient.setColorStopAt(1.0, QColor(0xb2, 0x18, 0x2b));
   return gradient;
+}
+
+QCPRange cell_centre_range(int count, double first) {
+  return count == 1 ? QCPRange(first - 0.5, first + 0.5) : QCPRange(first, first + std::max(0, count - 1));
 }
 
 }  // namespace aw

@@ -207,7 +207,7 @@ void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>
   auto* map = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   map->setInterpolate(false);
   map->data()->setSize(cols, rows);
-  map->data()->setRange(QCPRange(1, std::max(1, cols)), QCPRange(1, std::max(1, rows)));
+  map->data()->setRange(cell_centre_range(cols, 1), cell_centre_range(rows, 1));
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) map->data()->setCell(c, r, c < values[r].size() ? values[r][c] : NAN);
   color_scale_ = new QCPColorScale(plot_);
