@@ -1,6 +1,7 @@
 // analysis/gate_evaluation.cpp — see gate_evaluation.h.
 #include "analysis/gate_evaluation.h"
 
+#include "analysis/parallel_workers.h"
 #include "analysis/token_loss.h"
 #include "models/errors.h"
 
@@ -67,6 +68,8 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
   auto count = torch::zeros({settings}, sums_options);
   auto correct = torch::zeros({settings}, sums_options);
 
+  const int workers = cpu_workers(device);  // chunks of settings side by side (parallel_workers.h)
+
   const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
     const ModelInput input = data.inputs[index].to(device);
@@ -81,7 +84,8 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
     const int64_t chunk = std::max<int64_t>(1, row_limit / rows);
     // A model that splits rows at the gates also shares the first upper layer's attention.
     const bool split_at_gates = model.splits_rows_at_gates() && first_layer < config.n_layers;
-    for (int64_t first = 0; first < settings; first += chunk) {
+    auto run_chunk = [&](int64_t chunk_index) {
+      const int64_t first = chunk_index * chunk;
       const int64_t size = std::min(chunk, settings - first);
       const auto repeated = repeat_input(input, size);                                       // setting-major rows
       ForwardOptions upper;
@@ -108,7 +112,9 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         loss_sum.narrow(0, first, size) += (losses * keep).view({size, -1}).sum(1).to(torch::kFloat64);
         count.narrow(0, first, size) += keep.view({size, -1}).sum(1).to(torch::kFloat64);
       }
-    }
+    };
+    // Each chunk writes only its own settings' sums, so chunks may run side by side.
+    run_on_workers((settings + chunk - 1) / chunk, workers, true, run_chunk);
     if (!report_progress(progress, index + 1, batches)) return {};
   }
 

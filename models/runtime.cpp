@@ -12,6 +12,8 @@
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <mutex>
 
@@ -54,6 +56,27 @@ int configure_threads(int requested) {
   if (threads <= 0) threads = kDefaultThreads;
   torch::set_num_threads(threads);
   return torch::get_num_threads();
+}
+
+namespace {
+
+template <typename Function>
+Function openblas_function(const char* name) {
+  return reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, name));
+}
+
+}  // namespace
+
+int blas_threads() {
+  static const auto get = openblas_function<int (*)()>("openblas_get_num_threads");
+  return get ? get() : -1;
+}
+
+bool set_blas_threads(int threads) {
+  static const auto set = openblas_function<void (*)(int)>("openblas_set_num_threads");
+  if (!set || threads < 1) return false;
+  set(threads);
+  return true;
 }
 
 void configure_allocator() {

@@ -25,6 +25,12 @@ std::string describe_device(const torch::Device& device);
 // Returns the count in effect.
 int configure_threads(int requested = 0);
 
+// OpenBLAS's own thread count, which is separate from LibTorch's intra-op threads: −1 when the BLAS
+// LibTorch calls is not OpenBLAS (looked up at run time, so other BLAS builds still link).
+int blas_threads();
+// Sets it; false (and nothing changed) when the BLAS is not OpenBLAS.
+bool set_blas_threads(int threads);
+
 // Makes glibc keep freed memory for reuse instead of handing it back to the kernel: a forward pass
 // allocates and frees tens of MB per layer, and re-faulting those pages made an 8×256 GPT-2-small
 // forward ~3× slower (bench_foundation). Keeps up to 1 GiB of free heap. Idempotent; no-op off glibc.

@@ -77,15 +77,27 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x, const Atte
   };
   auto query = split_heads(q(x)), key = split_heads(k(x)), value = split_heads(v(x));
 
-  // M_dp: scaled dot products (B, H, n, n), then the diagonal intervention and the masks.
-  auto raw_scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
-  if (context.diagonal_scale.defined()) raw_scores = raw_scores * context.diagonal_scale;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
   auto apply_masks = [&](torch::Tensor t) {
     if (context.blocked.defined()) t = t.masked_fill(context.blocked, -INFINITY);
     if (context.diagonal_blocked.defined()) t = t.masked_fill(context.diagonal_blocked, -INFINITY);
     return t;
   };
-  auto scores = apply_masks(raw_scores);
+  torch::Tensor raw_scores, scores;
+  if (context.blocked_bias.defined() && !context.diagonal_scale.defined() && !context.diagonal_blocked.defined() &&
+      !bird_eye.defined()) {
+    // Plain masked attention: the scale and the masks ride on the product, bias + scale · QKᵀ in one
+    // GEMM (baddbmm), instead of two more passes over the [B, H, n, n] scores after it.
+    scores = context.blocked_bias.expand({batch, heads_, length, length}).contiguous();
+    scores.view({batch * heads_, length, length})
+        .baddbmm_(query.reshape({batch * heads_, length, d_head_}),
+                  key.transpose(-2, -1).reshape({batch * heads_, d_head_, length}), 1.0, scale);
+  } else {
+    // M_dp: scaled dot products (B, H, n, n), then the diagonal intervention and the masks.
+    raw_scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
+    if (context.diagonal_scale.defined()) raw_scores = raw_scores * context.diagonal_scale;
+    scores = apply_masks(raw_scores);
+  }
 
   if (bird_eye.defined()) {
     // BET(SF): H = softmax(M_dp) V; R_j = sigmoid(wᵀ[H_j, K_j]) per key position j (B, H, n);
@@ -204,6 +216,9 @@ AttentionContext TransformerImpl::make_context(const ModelInput& input, int64_t 
     auto padding = input.attention_mask.to(device).eq(0).view({input.attention_mask.size(0), 1, 1, length});
     context.blocked = context.blocked.defined() ? context.blocked.logical_or(padding) : padding;
   }
+  if (context.blocked.defined())
+    context.blocked_bias =
+        torch::zeros(context.blocked.sizes(), tok_emb->weight.options()).masked_fill_(context.blocked, -INFINITY);
   auto diagonal_except_first = torch::eye(length, bool_options);
   diagonal_except_first.index_put_({0, 0}, false);
   auto diagonal = options.diagonal;
@@ -251,8 +266,10 @@ torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput
     hidden = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
                                                              observe ? &probabilities : nullptr);
     // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
-    if (hidden.size(0) != rows && context.blocked.defined() && context.blocked.size(0) > 1)
+    if (hidden.size(0) != rows && context.blocked.defined() && context.blocked.size(0) > 1) {
       context.blocked = context.blocked.repeat({hidden.size(0) / rows, 1, 1, 1});
+      context.blocked_bias = context.blocked_bias.repeat({hidden.size(0) / rows, 1, 1, 1});
+    }
     if (!observe) continue;
     if (options.observer) options.observer(layer, probabilities);
     if (options.capture == CaptureMode::Full && attention_by_layer) attention_by_layer->push_back(probabilities);

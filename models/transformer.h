@@ -36,6 +36,7 @@ TORCH_MODULE(Lookup);
 // Masks and interventions that every layer of one forward shares, built once per forward.
 struct AttentionContext {
   torch::Tensor blocked;          // bool [B|1, 1, n, n]: true where a score is set to −∞ (causal, padding)
+  torch::Tensor blocked_bias;     // the same as an additive bias in the model's dtype: 0, or −∞ where blocked
   torch::Tensor diagonal_blocked; // bool [n, n]: the diagonal except row 0 (DiagFreeMask), or undefined
   torch::Tensor diagonal_scale;   // float [n, n]: 1 off the diagonal, the factor on it, or undefined
   torch::Tensor reweighted_blocked;  // bool [n, n]: BET(SF)'s own diagonal-free mask, or undefined

@@ -12,6 +12,7 @@
 #include "models/errors.h"
 #include "models/evaluation.h"
 #include "models/checkpoint.h"
+#include "models/runtime.h"
 #include "models/corpus.h"
 #include "tests/test_support.h"
 
@@ -384,6 +385,30 @@ TEST(GateEvaluation, SmallBatchRowLimitGivesTheSameNumbers) {
   ASSERT_EQ(together.size(), 5u);
   for (size_t s = 0; s < 5; ++s) EXPECT_NEAR(together[s].metric, one_by_one[s].metric, 1e-4 * together[s].metric);
   EXPECT_THROW(evaluate_gate_settings(*loaded.model, classification_data({}), settings, 0), Error);
+}
+
+// On the CPU the chunks of settings run on one worker per OpenBLAS thread, each with a single-threaded
+// BLAS: the numbers are bit for bit those of one worker, and OpenBLAS gets its threads back.
+TEST(GateEvaluation, SettingsOnSeveralWorkersGiveTheNumbersOfOne) {
+  if (blas_threads() < 0) GTEST_SKIP() << "the BLAS is not OpenBLAS: one worker only";
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto data = language_model_data(tiny_batches());
+  auto settings = all_heads_on(loaded.config).unsqueeze(0).repeat({7, 1, 1});
+  for (int64_t s = 1; s < 7; ++s) settings[s][s % 2][(s - 1) % 3] = 0.0;
+  const int before = blas_threads();
+  ASSERT_TRUE(set_blas_threads(3));
+  const auto three_workers = evaluate_gate_settings(*loaded.model, data, settings, 0, {}, 1);
+  EXPECT_EQ(blas_threads(), 3);
+  ASSERT_TRUE(set_blas_threads(1));
+  const auto one_worker = evaluate_gate_settings(*loaded.model, data, settings, 0, {}, 1);
+  set_blas_threads(before);
+  ASSERT_EQ(three_workers.size(), 7u);
+  for (size_t s = 0; s < 7; ++s) {
+    EXPECT_EQ(three_workers[s].loss, one_worker[s].loss) << "setting " << s;
+    EXPECT_EQ(three_workers[s].metric, one_worker[s].metric) << "setting " << s;
+  }
 }
 
 // The last hidden states of a batch: (B, n, d).
