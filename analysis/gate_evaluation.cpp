@@ -114,7 +114,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
       }
     };
     // Each chunk writes only its own settings' sums, so chunks may run side by side.
-    run_on_workers((settings + chunk - 1) / chunk, workers, true, run_chunk);
+    run_on_workers((settings + chunk - 1) / chunk, workers, run_chunk);
     if (!report_progress(progress, index + 1, batches)) return {};
   }
 

@@ -64,14 +64,15 @@ DocumentAttentionResult lama_document_attention(AttentionModel& model, const Tok
     const auto attention = model.forward(input, options).attention.at(0).squeeze(2)
                                .to(torch::kCPU, torch::kFloat32).contiguous();              // (b, m, n)
     const auto ids = batches.inputs[b].input_ids;
-    const auto lengths = batches.inputs[b].attention_mask.sum(1);
+    const auto lengths = batches.inputs[b].attention_mask.sum(1).contiguous();             // (b) int64, CPU
+    const auto* length_of = lengths.data_ptr<int64_t>();
     const int64_t rows = attention.size(0), heads = attention.size(1);
     for (int64_t row = 0; row < rows; ++row, ++next) {
       DocumentAttention document;
       document.index = next;
       document.label = examples[next].label;
       document.heads = heads;
-      const auto length = lengths[row].item<int64_t>();
+      const auto length = length_of[row];
       const auto row_ids = ids[row].narrow(0, 0, length).contiguous();
       const auto* id = row_ids.data_ptr<int64_t>();
       for (int64_t t = 0; t < length; ++t) document.tokens.push_back(tokenizer.token_text(id[t]));

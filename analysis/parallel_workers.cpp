@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -36,9 +35,10 @@ int cpu_workers(const torch::Device& device) {
   return std::max(1, blas_threads());
 }
 
-void run_on_workers(int64_t count, int workers, bool inference, const std::function<void(int64_t)>& task) {
+void run_on_workers(int64_t count, int workers, const std::function<void(int64_t)>& task) {
   const int64_t threads = std::min<int64_t>(std::max(1, workers), count);
   if (threads <= 1) {
+    c10::InferenceMode inference;
     for (int64_t index = 0; index < count; ++index) task(index);
     return;
   }
@@ -47,8 +47,7 @@ void run_on_workers(int64_t count, int workers, bool inference, const std::funct
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto work = [&] {
-    std::optional<c10::InferenceMode> mode;
-    if (inference) mode.emplace();
+    c10::InferenceMode inference;
     try {
       for (int64_t index = next++; index < count; index = next++) task(index);
     } catch (...) {

@@ -16,9 +16,9 @@ namespace aw {
 int cpu_workers(const torch::Device& device);
 
 // Runs task(0) … task(count − 1) on up to `workers` threads (this one among them), each taking the
-// next index when it is done with one. With more than one worker OpenBLAS runs single-threaded
-// meanwhile and gets its thread count back afterwards. Tasks run in inference mode when `inference`
-// is set (the mode is per thread). The first exception a task throws is rethrown here.
-void run_on_workers(int64_t count, int workers, bool inference, const std::function<void(int64_t)>& task);
+// next index when it is done with one, in inference mode (the mode is per thread, so each worker
+// sets it). With more than one worker OpenBLAS runs single-threaded meanwhile and gets its thread
+// count back afterwards. The first exception a task throws is rethrown here.
+void run_on_workers(int64_t count, int workers, const std::function<void(int64_t)>& task);
 
 }  // namespace aw

@@ -385,8 +385,7 @@ void AnalysisTabs::setModels(const std::vector<ModelSummary>& models) {
       if (!prefers.isEmpty() && preferred != models.end()) fallback = static_cast<int>(preferred - models.begin());
       // A preferred model that arrives later replaces a fallback that was not of its kind.
       const bool keep = previous >= 0 && previous < box->count() &&
-                        (prefers.isEmpty() || previous >= static_cast<int>(models.size()) ||
-                         models[previous].architecture == prefers || preferred == models.end());
+                        (prefers.isEmpty() || models[previous].architecture == prefers || preferred == models.end());
       box->setCurrentIndex(keep ? previous : fallback);
     }
   refreshTargets();

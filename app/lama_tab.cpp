@@ -8,7 +8,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -44,6 +43,14 @@ QString rating_text(const QString& label) {
   bool numeric = false;
   label.toInt(&numeric);
   return numeric ? label + " ★" : label;
+}
+
+// The comma-separated words of a line edit, trimmed, without empty ones.
+QStringList word_list(const QString& text) {
+  QStringList words;
+  for (const auto& word : text.split(',', Qt::SkipEmptyParts))
+    if (!word.trimmed().isEmpty()) words << word.trimmed();
+  return words;
 }
 
 QWidget* row_of(std::initializer_list<QWidget*> widgets, int stretch_index = 0) {
@@ -137,7 +144,7 @@ LamaTab::LamaTab(ModelSession* session, std::function<HeadGates(int model)> gate
   for (const auto& [name, title] : {std::pair<QString, QString>{"occurrences", "Occurrences…"},
                                     {"density", "Densities…"}, {"keywords", "Keywords…"}}) {
     auto* button = new QPushButton(title);
-    button->setObjectName("export_" + name);
+    part_exports_[name] = button;
     button->setEnabled(false);
     connect(button, &QPushButton::clicked, this, [this, name = name] {
       auto path = QFileDialog::getSaveFileName(panel_, "Export " + name, name + ".csv", "CSV files (*.csv)");
@@ -213,7 +220,7 @@ std::function<AnalysisOutput(const AnalysisProgress&)> LamaTab::job(int model) c
   settings.data = data_edit_->text().trimmed();
   settings.part = static_cast<LabelledPart>(part_box_->currentIndex());
   settings.seed = seed_box_->value();
-  settings.words = words_edit_->text();
+  settings.words = word_list(words_edit_->text());
   settings.head = head_box_->currentIndex();
   settings.scale_by_length = scale_box_->currentIndex() == 1;
   settings.top = top_box_->value();
@@ -228,8 +235,8 @@ void LamaTab::showResult(const QString& csv, const QMap<QString, QString>& parts
   parts_ = parts;
   panel_->setResult(csv);  // draws the densities through the plotter
   keyword_model_->setTable(parse_csv(parts.value("keywords")));
-  for (const auto* name : {"occurrences", "density", "keywords"})
-    panel_->findChild<QPushButton*>(QString("export_") + name)->setEnabled(!parts.value(name).isEmpty());
+  for (auto button = part_exports_.begin(); button != part_exports_.end(); ++button)
+    button.value()->setEnabled(!parts.value(button.key()).isEmpty());
   if (parts.contains("description")) panel_->showMessage(parts.value("description"), false);
   listDocuments();
 }
@@ -237,14 +244,11 @@ void LamaTab::showResult(const QString& csv, const QMap<QString, QString>& parts
 void LamaTab::clear() {
   parts_.clear();
   keyword_model_->setTable({});
-  document_view_->clear("Pick a document or type one to see its words coloured by attention");
+  document_view_->clear();
 }
 
 bool LamaTab::exportPart(const QString& name, const QString& path) const {
-  if (parts_.value(name).isEmpty()) return false;
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-  return file.write(parts_.value(name).toUtf8()) >= 0;
+  return !parts_.value(name).isEmpty() && write_csv_file(path, parts_.value(name));
 }
 
 void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
@@ -307,8 +311,7 @@ void LamaTab::reloadDocuments() {
 
 void LamaTab::listDocuments() {
   QStringList words;
-  for (const auto& word : words_edit_->text().split(',', Qt::SkipEmptyParts))
-    if (!word.trimmed().isEmpty()) words << QRegularExpression::escape(word.trimmed());
+  for (const auto& word : word_list(words_edit_->text())) words << QRegularExpression::escape(word);
   const QRegularExpression any_word("\\b(" + words.join('|') + ")\\b", QRegularExpression::CaseInsensitiveOption);
   const bool filter = only_with_words_->isChecked() && !words.isEmpty();
   listed_.clear();
@@ -380,9 +383,7 @@ void LamaTab::showCapture(const QString& heading, const QString& text) {
 
 void LamaTab::addWord(const QString& word) {
   if (word.isEmpty() || word == "<unk>") return;
-  QStringList words;
-  for (const auto& item : words_edit_->text().split(',', Qt::SkipEmptyParts))
-    if (!item.trimmed().isEmpty()) words << item.trimmed();
+  auto words = word_list(words_edit_->text());
   if (words.contains(word, Qt::CaseInsensitive)) return;
   words << word;
   words_edit_->setText(words.join(','));

@@ -18,6 +18,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 class QTableView;
 
@@ -86,6 +87,7 @@ class LamaTab : public QObject {
   QCheckBox* only_with_words_;
   QLineEdit* typed_edit_;
   WordWeightView* document_view_;
+  QMap<QString, QPushButton*> part_exports_;  // "occurrences", "density", "keywords" → its Export button
   QMap<QString, QString> parts_;
   std::vector<LabelledDocument> documents_;  // the chosen part of the data file
   std::vector<int> listed_;                  // indexes into documents_ shown in the chooser

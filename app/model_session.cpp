@@ -163,14 +163,13 @@ AttentionCapture ModelSession::attendDocument(int index, const QString& text, co
   return impl_->capture(*loaded, encoding, text, gates);
 }
 
-AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded_model, const Encoding& encoding,
+AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded, const Encoding& encoding,
                                              const QString& text, const HeadGates& gates) const {
-  const auto* loaded = &loaded_model;
   return guarded([&] {
     c10::InferenceMode inference;  // the conversion below reads the captured tensors
     ForwardOptions options;
-    if (!gates.on.empty()) options.head_gates = this->gates(*loaded, gates);
-    const auto result = capture_attention(*loaded->model, encoding, options);
+    if (!gates.on.empty()) options.head_gates = this->gates(loaded, gates);
+    const auto result = capture_attention(*loaded.model, encoding, options);
 
     AttentionCapture capture;
     capture.text = text;
@@ -181,14 +180,14 @@ AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded_model, co
       capture.rows_per_layer.push_back(static_cast<int>(values.size(1)));
       capture.weights_by_layer.emplace_back(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
     }
-    capture.classifier = loaded->config.is_classifier();
+    capture.classifier = loaded.config.is_classifier();
     const auto probabilities = torch::softmax(result.logits.select(0, 0).to(torch::kCPU, torch::kFloat32), -1);
     if (capture.classifier) {  // (C)
       std::vector<Prediction> classes;
       const auto access = probabilities.accessor<float, 1>();
       for (int64_t c = 0; c < probabilities.size(0); ++c)
-        classes.push_back({QString::fromStdString(c < static_cast<int64_t>(loaded->config.labels.size())
-                                                      ? loaded->config.labels[c]
+        classes.push_back({QString::fromStdString(c < static_cast<int64_t>(loaded.config.labels.size())
+                                                      ? loaded.config.labels[c]
                                                       : std::to_string(c)),
                            access[c]});
       capture.predictions.push_back(classes);
@@ -199,7 +198,7 @@ AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded_model, co
       for (int64_t position = 0; position < values.size(0); ++position) {
         std::vector<Prediction> top;
         for (int64_t k = 0; k < values.size(1); ++k)
-          top.push_back({QString::fromStdString(loaded->tokenizer->token_text(id_access[position][k])),
+          top.push_back({QString::fromStdString(loaded.tokenizer->token_text(id_access[position][k])),
                          value_access[position][k]});
         capture.predictions.push_back(top);
       }
@@ -324,8 +323,7 @@ AnalysisOutput ModelSession::lamaWordWeights(int model, const LamaWordSettings& 
   words.selection.scale = settings.scale_by_length ? WeightScale::Length : WeightScale::None;
   words.density_points = settings.density_points;
   std::vector<std::string> typed;
-  for (const auto& word : settings.words.split(',', Qt::SkipEmptyParts))
-    if (!word.trimmed().isEmpty()) typed.push_back(word.trimmed().toStdString());
+  for (const auto& word : settings.words) typed.push_back(word.toStdString());
   words.words = resolve_words(*loaded->tokenizer, typed);
 
   std::string described;

@@ -71,7 +71,7 @@ struct LamaWordSettings {
   QString data;                           // label<TAB>text lines
   LabelledPart part = LabelledPart::Test; // which part of the seeded 80/10/10 split (as `attention-cli split`)
   int seed = 1;
-  QString words;                          // comma-separated, as typed
+  QStringList words;                      // as typed (the model's tokenizer normalises them)
   int head = 0;                           // 0 = mean over heads, K = head K (1-based)
   bool scale_by_length = false;           // weight × document length (1.0 = uniform)
   int density_points = 100;

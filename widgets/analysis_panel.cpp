@@ -3,7 +3,6 @@
 
 #include "widgets/result_plot.h"
 
-#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -155,12 +154,7 @@ void AnalysisPanel::showMessage(const QString& message, bool is_error) {
 const CsvTable& AnalysisPanel::table() const { return table_model_->table(); }
 QString AnalysisPanel::messageText() const { return message_label_->isHidden() ? QString() : message_label_->text(); }
 
-bool AnalysisPanel::exportCsv(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-  const auto bytes = csv_.toUtf8();
-  return file.write(bytes) == bytes.size();
-}
+bool AnalysisPanel::exportCsv(const QString& path) { return write_csv_file(path, csv_); }
 
 bool AnalysisPanel::exportPng(const QString& path) { return plot_->isVisible() ? plot_->savePng(path) : renderTable(path, false); }
 bool AnalysisPanel::exportPdf(const QString& path) { return plot_->isVisible() ? plot_->savePdf(path) : renderTable(path, true); }

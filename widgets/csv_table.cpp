@@ -1,6 +1,8 @@
 // widgets/csv_table.cpp — see csv_table.h.
 #include "widgets/csv_table.h"
 
+#include <QFile>
+
 #include <cmath>
 #include <limits>
 
@@ -91,6 +93,13 @@ CsvTable parse_csv(const QString& text) {
     table.rows << record;
   }
   return table;
+}
+
+bool write_csv_file(const QString& path, const QString& csv) {
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  const auto bytes = csv.toUtf8();
+  return file.write(bytes) == bytes.size();
 }
 
 CsvTableModel::CsvTableModel(QObject* parent) : QAbstractTableModel(parent) {}

@@ -27,6 +27,9 @@ struct CsvTable {
 // comment block starts (the CLI writes one per model): their rows are joined under the first header.
 CsvTable parse_csv(const QString& text);
 
+// Writes `csv` to `path` as UTF-8, replacing the file; false when it cannot be written whole.
+bool write_csv_file(const QString& path, const QString& csv);
+
 class CsvTableModel : public QAbstractTableModel {
   Q_OBJECT
 

@@ -48,7 +48,7 @@ WordWeightView::WordWeightView(QWidget* parent) : QWidget(parent) {
     const int position = link.path().section(':', 1, 1).toInt();
     if (position >= 0 && position < words_.size()) Q_EMIT wordClicked(words_[position]);
   });
-  clear("Pick a document or type one to see its words coloured by attention");
+  clear();
 }
 
 void WordWeightView::setDocument(const QString& heading, const QStringList& words, int heads,

@@ -26,7 +26,7 @@ class WordWeightView : public QWidget {
 
   // weights[h · n + t] for heads h and words t (each head's row sums to 1 over the n words).
   void setDocument(const QString& heading, const QStringList& words, int heads, const std::vector<float>& weights);
-  void clear(const QString& message);
+  void clear(const QString& message = "Pick a document or type one to see its words coloured by attention");
 
   // kMeanOfHeads, a head K (1-based) or kEveryHead.
   void setHeadChoice(int choice);
