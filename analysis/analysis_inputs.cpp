@@ -3,10 +3,10 @@
 
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
-#include "models/corpus.h"
+#include "models/text/corpus.h"
 #include "models/errors.h"
-#include "models/evaluation.h"
-#include "models/syntax_hints.h"
+#include "models/training/evaluation.h"
+#include "models/text/syntax_hints.h"
 
 #include <torch/torch.h>
 

@@ -7,7 +7,7 @@
 #include "analysis/diagonal_sweep.h"
 #include "analysis/gate_evaluation.h"
 #include "analysis/head_pruning.h"
-#include "models/checkpoint.h"
+#include "models/checkpoint/checkpoint.h"
 
 #include <cstdint>
 #include <string>

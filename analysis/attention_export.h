@@ -2,8 +2,8 @@
 // ({"tokens", "ids", "attention": [layer][head][row][col]}) and the top attended keys of a row.
 #pragma once
 
-#include "models/model.h"
-#include "models/tokenizer.h"
+#include "models/nn/model.h"
+#include "models/text/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/types.h>

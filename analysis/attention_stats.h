@@ -8,7 +8,7 @@
 // streamed: only running sums per (layer, head) are kept, on the model's device.
 #pragma once
 
-#include "models/model.h"
+#include "models/nn/model.h"
 #include "models/progress.h"
 
 #include <torch/types.h>

@@ -3,8 +3,8 @@
 // masked (DiagFreeMask). A factor replaces the diagonal mode the model was trained with.
 #pragma once
 
-#include "models/evaluation.h"
-#include "models/model.h"
+#include "models/training/evaluation.h"
+#include "models/nn/model.h"
 #include "models/progress.h"
 
 #include <nlohmann/json.hpp>

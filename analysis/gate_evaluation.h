@@ -6,8 +6,8 @@
 // forward also share layer `first_layer`'s attention, which a gate cannot change.
 #pragma once
 
-#include "models/corpus.h"
-#include "models/model.h"
+#include "models/text/corpus.h"
+#include "models/nn/model.h"
 #include "models/progress.h"
 
 #include <cstdint>

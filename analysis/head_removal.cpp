@@ -2,7 +2,7 @@
 #include "analysis/head_removal.h"
 
 #include "models/errors.h"
-#include "models/transformer.h"
+#include "models/nn/transformer.h"
 
 #include <torch/torch.h>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "analysis/head_pruning.h"
-#include "models/model.h"
+#include "models/nn/model.h"
 
 #include <memory>
 #include <vector>

@@ -3,10 +3,10 @@
 // attention is A [m × n]: per head, a distribution over its n words (rows sum to 1).
 #pragma once
 
-#include "models/corpus.h"
-#include "models/model.h"
+#include "models/text/corpus.h"
+#include "models/nn/model.h"
 #include "models/progress.h"
-#include "models/tokenizer.h"
+#include "models/text/tokenizer.h"
 
 #include <cstdint>
 #include <string>

@@ -11,7 +11,7 @@
 // may go through it.
 #pragma once
 
-#include "models/model.h"
+#include "models/nn/model.h"
 
 #include <torch/types.h>
 

@@ -4,9 +4,9 @@
 // top-k attended tokens. Several models side by side make the table's "method" column.
 #pragma once
 
-#include "models/model.h"
+#include "models/nn/model.h"
 #include "models/progress.h"
-#include "models/tokenizer.h"
+#include "models/text/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 

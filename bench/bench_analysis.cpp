@@ -12,8 +12,8 @@
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
 #include "analysis/head_removal.h"
-#include "models/checkpoint.h"
-#include "models/evaluation.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/training/evaluation.h"
 #include "models/runtime.h"
 
 #include <benchmark/benchmark.h>

@@ -3,9 +3,9 @@
 //  - softmax over 8×8×256×256 with 1 and 2 LibTorch threads: the default thread count;
 //  - loading a GPT-2-small-sized checkpoint (12 layers, 12 heads, d 768), written once at random;
 //  - a forward over 8×256 tokens with full attention capture vs. without.
-#include "models/checkpoint.h"
+#include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
-#include "models/safetensors.h"
+#include "models/checkpoint/safetensors.h"
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>

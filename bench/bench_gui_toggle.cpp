@@ -2,7 +2,7 @@
 // re-runs the current sentence through ModelSession::attend (full capture, predictions, conversion
 // to plain floats) with the new gates. Budget: 100 ms on the sample models on a CPU (issue 5); the
 // baseline in the same run is the same call with every head on.
-#include "app/model_session.h"
+#include "app/gui/model_session.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,9 +1,9 @@
 // bench/bench_training.cpp — one training step (forward, loss, backward, clipping, Adam) at the
 // sample models' size: transformer_lm is the baseline; bet_sf adds the bird-eye reweighting, bet_sg
 // the pointer loss over every layer's attention. Batch 16 × window 64, vocabulary 7000.
-#include "models/checkpoint.h"
+#include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
-#include "models/trainer.h"
+#include "models/training/trainer.h"
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>

@@ -10,10 +10,10 @@
 #include "analysis/token_loss.h"
 #include "analysis/top_tokens.h"
 #include "models/errors.h"
-#include "models/evaluation.h"
-#include "models/checkpoint.h"
+#include "models/training/evaluation.h"
+#include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
-#include "models/corpus.h"
+#include "models/text/corpus.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

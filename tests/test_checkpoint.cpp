@@ -1,8 +1,8 @@
 // tests/test_checkpoint.cpp — native checkpoint folders: save → load round trip, F16 storage, and
 // every bad-input case of the foundation issue with its exact one-line error.
-#include "models/checkpoint.h"
+#include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
-#include "models/safetensors.h"
+#include "models/checkpoint/safetensors.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

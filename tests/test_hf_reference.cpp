@@ -5,9 +5,9 @@
 // on those layouts.
 // Dimension letters: B batch, n sequence length, H heads, dh head width, d model width, V vocabulary,
 // P positions, C classes.
-#include "models/checkpoint.h"
+#include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
-#include "models/safetensors.h"
+#include "models/checkpoint/safetensors.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

@@ -4,9 +4,9 @@
 // to attention-cli's (split + word-weights + keywords); the document view's weights match the
 // run's occurrences; clicking a word adds it; a saved session brings the result back; bad input is
 // a message. Writes a screenshot of the tab into the build folder.
-#include "app/analysis_tabs.h"
-#include "app/lama_tab.h"
-#include "app/main_window.h"
+#include "app/gui/analysis_tabs.h"
+#include "app/gui/lama_tab.h"
+#include "app/gui/main_window.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/csv_table.h"
 #include "widgets/result_plot.h"

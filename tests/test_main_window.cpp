@@ -3,9 +3,9 @@
 // Table 1 and export a CSV equal to attention-cli's, keep the event loop alive during an analysis
 // and cancel it, save and reopen a session (results kept), show bad input as a message — and write
 // a screenshot of the window into the build folder.
-#include "app/analysis_tabs.h"
-#include "app/attention_view.h"
-#include "app/main_window.h"
+#include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
+#include "app/gui/main_window.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/head_toggle_grid.h"

@@ -1,9 +1,9 @@
 // tests/test_models.cpp — invariants of every model family (rows sum to 1, causal zeros, head
 // gates, BET(SF)'s diagonal, the diagonal intervention) and float64 re-computations of layer 0's
 // attention for the vanilla and the bird-eye transformer.
-#include "models/checkpoint.h"
+#include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
-#include "models/transformer.h"
+#include "models/nn/transformer.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

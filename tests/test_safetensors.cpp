@@ -1,7 +1,7 @@
 // tests/test_safetensors.cpp — the safetensors reader and writer: round trips, the mapping's lifetime,
 // and one exact error message for each kind of malformed file (files built byte by byte here).
 #include "models/errors.h"
-#include "models/safetensors.h"
+#include "models/checkpoint/safetensors.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

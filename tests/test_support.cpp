@@ -1,9 +1,9 @@
 // tests/test_support.cpp — see test_support.h.
 #include "tests/test_support.h"
 
-#include "models/checkpoint.h"
-#include "models/safetensors.h"
-#include "models/weight_bindings.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/checkpoint/safetensors.h"
+#include "models/checkpoint/weight_bindings.h"
 
 #include <filesystem>
 #include <fstream>

@@ -2,7 +2,7 @@
 // and native checkpoints written on the fly.
 #pragma once
 
-#include "models/model_config.h"
+#include "models/nn/model_config.h"
 
 #include <torch/torch.h>
 

@@ -5,7 +5,7 @@
 // 161..172, 174..255 take ids 0..187 in byte order, the other 68 bytes ids 188..255 (so "!" = 0,
 // "a" = 64, "Ġ" (space) = 220, "Ċ" (newline) = 198 — the same ids as the real GPT-2 vocabulary).
 #include "models/errors.h"
-#include "models/tokenizer.h"
+#include "models/text/tokenizer.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

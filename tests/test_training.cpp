@@ -1,14 +1,14 @@
 // tests/test_training.cpp — training (loss goes down, same seed → same bits, resume and interrupt
 // continue exactly), BET(SG) syntax hints and pointer loss against hand-worked values, and the
 // shipped sample checkpoints.
-#include "models/checkpoint.h"
-#include "models/corpus.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/text/corpus.h"
 #include "models/errors.h"
-#include "models/evaluation.h"
+#include "models/training/evaluation.h"
 #include "models/runtime.h"
-#include "models/syntax_hints.h"
-#include "models/trainer.h"
-#include "models/vocabulary.h"
+#include "models/text/syntax_hints.h"
+#include "models/training/trainer.h"
+#include "models/text/vocabulary.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,0 +1,190 @@
+// app/cli/model_commands.cpp — info, attend and eval: load a checkpoint, run it, report.
+#include "analysis/attention_export.h"
+#include "models/text/corpus.h"
+#include "models/training/evaluation.h"
+#include "app/cli/commands.h"
+#include "app/cli/model_loading.h"
+#include "app/cli/options.h"
+#include "app/cli/progress.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "models/runtime.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace aw {
+namespace {
+
+}  // namespace
+
+int run_info(int argc, char** argv) {
+  const CliOptions options("info", model_command_spec({}), argc, argv, 2);
+  const auto loaded = load_from_options(options);
+  const auto& c = loaded.config;
+  nlohmann::json info = {
+      {"model", loaded.dir},          {"model_type", c.model_type},        {"layers", c.n_layers},
+      {"heads", c.n_heads},           {"heads_per_layer", c.heads_per_layer}, {"d_model", c.d_model},
+      {"d_head", c.d_head},           {"d_ff", c.d_ff},                    {"vocab_size", c.vocab_size},
+      {"max_positions", c.max_positions}, {"norm", to_string(c.norm)},     {"positions", to_string(c.positions)},
+      {"activation", to_string(c.activation)}, {"causal", c.causal},       {"tokenizer", loaded.tokenizer->kind()},
+      {"parameters", loaded.parameter_count}, {"dtype", loaded.stored_dtype},
+      {"device", describe_device(loaded.device)}};
+  if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
+  if (c.is_classifier()) info["labels"] = c.labels;
+  if (c.is_recurrent()) {
+    info["embedding_dim"] = c.embedding_dim;
+    info["rnn_hidden"] = c.rnn_hidden;
+    info["classifier_hidden"] = c.classifier_hidden;
+    if (c.model_type == "lama") info["context"] = c.context_mode;
+  }
+  if (options.flag("json")) {
+    std::cout << info.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("model        %s\n", loaded.dir.c_str());
+  std::printf("architecture %s%s\n", c.model_type.c_str(),
+              c.bird_eye ? (c.diag_free_mask ? " (bird-eye, diagonal-free mask)" : " (bird-eye, no diagonal mask)") : "");
+  std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_layers),
+              static_cast<long long>(c.n_heads), static_cast<long long>(c.d_head));
+  if (c.is_recurrent())
+    std::printf("recurrent    embeddings %lld → bi-GRU 2 × %lld%s → MLP %lld (max %lld words)\n",
+                static_cast<long long>(c.embedding_dim), static_cast<long long>(c.rnn_hidden),
+                c.model_type == "lama" ? (c.context_mode == "mean" ? ", context: word-embedding mean" : ", context: learned")
+                                       : ", mean pooling",
+                static_cast<long long>(c.classifier_hidden), static_cast<long long>(c.max_positions));
+  else
+    std::printf("d_model      %lld, d_ff %lld, %s-LN, %s positions (max %lld), %s\n", static_cast<long long>(c.d_model),
+                static_cast<long long>(c.d_ff), to_string(c.norm).c_str(), to_string(c.positions).c_str(),
+                static_cast<long long>(c.max_positions), to_string(c.activation).c_str());
+  std::printf("vocabulary   %lld (%s tokenizer)\n", static_cast<long long>(c.vocab_size), loaded.tokenizer->kind().c_str());
+  if (c.is_classifier()) std::printf("classes      %lld\n", static_cast<long long>(c.num_labels));
+  std::printf("parameters   %lld (%.2fM), stored as %s\n", static_cast<long long>(loaded.parameter_count),
+              loaded.parameter_count / 1e6, loaded.stored_dtype.c_str());
+  std::printf("device       %s\n", describe_device(loaded.device).c_str());
+  return 0;
+}
+
+int run_attend(int argc, char** argv) {
+  const CliOptions options("attend", model_command_spec({"text", "out", "top"}, {"truncate"}), argc, argv, 2);
+  const auto text = options.require("text");
+  const auto top = options.get_int("top", 3, 1);
+  const auto loaded = load_from_options(options);
+
+  auto encoding = loaded.tokenizer->encode(text);
+  if (encoding.ids.empty()) throw Error("attention-cli attend: --text gives no tokens (empty text)");
+  const auto max_positions = loaded.config.max_positions;
+  if (static_cast<int64_t>(encoding.ids.size()) > max_positions) {
+    if (!options.flag("truncate"))
+      throw Error("attention-cli attend: the text has " + std::to_string(encoding.ids.size()) +
+                  " tokens but the model allows " + std::to_string(max_positions) +
+                  " positions (shorten it, or pass --truncate)");
+    std::fprintf(stderr, "attend: text truncated from %zu to %lld tokens\n", encoding.ids.size(),
+                 static_cast<long long>(max_positions));
+    encoding.ids.resize(max_positions);
+    encoding.tokens.resize(max_positions);
+    encoding.type_ids.resize(max_positions);
+  }
+
+  const auto result = capture_attention(*loaded.model, encoding);
+
+  const auto json = attention_json(encoding, result.attention);
+  if (options.has("out")) write_text_file(options.get("out", ""), json.dump() + "\n");
+  if (options.flag("json")) {
+    if (!options.has("out")) std::cout << json.dump() << "\n";
+    else std::cout << nlohmann::json{{"out", options.get("out", "")}, {"tokens", encoding.tokens}}.dump() << "\n";
+    return 0;
+  }
+
+  const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
+  std::printf("%zu tokens:", encoding.tokens.size());
+  for (const auto& token : encoding.tokens) std::printf(" [%s]", token.c_str());
+  if (loaded.config.model_type == "lama")
+    std::printf("\ntop-%lld attended words (LAMA: one distribution per head over the words), mean over heads:\n",
+                static_cast<long long>(top));
+  else
+    std::printf("\ntop-%lld attended tokens from the last position (%s), mean over heads:\n",
+                static_cast<long long>(top), encoding.tokens.back().c_str());
+  for (size_t layer = 0; layer < result.attention.size(); ++layer) {
+    // LAMA's attention has one query row (the global context) instead of one per token.
+    const auto rows = result.attention[layer].size(2);
+    const auto row = result.attention[layer].select(0, 0).mean(0).select(0, std::min<int64_t>(last, rows - 1));  // (n)
+    std::printf("  layer %2zu:", layer);
+    for (const auto& attended : top_attended(row, top))
+      std::printf("  %s@%lld %.3f", encoding.tokens[attended.position].c_str(),
+                  static_cast<long long>(attended.position), attended.weight);
+    std::printf("\n");
+  }
+  if (options.has("out")) std::printf("attention of %zu layers written to %s\n", result.attention.size(),
+                                      options.get("out", "").c_str());
+  return 0;
+}
+
+int run_eval(int argc, char** argv) {
+  const CliOptions options("eval", model_command_spec({"text", "window", "batch"}), argc, argv, 2);
+  const auto path = options.require("text");
+  const auto loaded = load_from_options(options);
+  require_model(loaded, "eval", ModelRequirement::LanguageModelOrClassifier);
+  reject_window_for_classifier(options, "eval", loaded);
+  const auto batch_size = options.get_int("batch", 8, 1);
+  install_interrupt_handler();
+
+  EvaluationResult result;
+  if (loaded.config.is_classifier()) {
+    const auto examples = read_labelled_file(path, loaded.config.labels);
+    const auto batches = make_classifier_batches(examples, *loaded.tokenizer, loaded.config.max_positions, batch_size);
+    if (batches.truncated > 0)
+      std::fprintf(stderr, "eval: %lld examples truncated to %lld tokens\n", static_cast<long long>(batches.truncated),
+                   static_cast<long long>(loaded.config.max_positions));
+    ProgressLine progress("eval", "batches");
+    result = evaluate_accuracy(*loaded.model, batches, {}, std::ref(progress));
+  } else {
+    const auto batches = corpus_windows(options, "eval", loaded, path, batch_size);
+    ProgressLine progress("eval", "batches");
+    result = evaluate_perplexity(*loaded.model, batches, {}, std::ref(progress));
+  }
+  if (result.cancelled) {
+    std::fprintf(stderr, "eval: interrupted after %lld batches\n", static_cast<long long>(result.batches_done));
+    return 130;
+  }
+  const auto scores = per_class_scores(result.confusion);
+  if (options.flag("json")) {
+    nlohmann::json json{{"model", loaded.dir}, {"data", path},          {result.metric_name, result.metric},
+                        {"loss", result.loss}, {"count", result.count}};
+    if (loaded.config.is_classifier()) {
+      auto per_class = nlohmann::json::array();
+      for (size_t c = 0; c < scores.size(); ++c)
+        per_class.push_back({{"label", loaded.config.labels[c]}, {"precision", scores[c].precision},
+                             {"recall", scores[c].recall}, {"f1", scores[c].f1}, {"support", scores[c].support}});
+      json["macro_f1"] = macro_f1(scores);
+      json["per_class"] = per_class;
+      json["labels"] = loaded.config.labels;
+      json["confusion"] = result.confusion;  // [true class][predicted class]
+    }
+    std::cout << json.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s %.4f (mean cross-entropy %.4f over %lld %s)\n", result.metric_name.c_str(), result.metric,
+              result.loss, static_cast<long long>(result.count),
+              loaded.config.is_classifier() ? "examples" : "predicted tokens");
+  if (!loaded.config.is_classifier()) return 0;
+  std::printf("macro F1 %.4f\nclass        precision  recall     F1   support\n", macro_f1(scores));
+  for (size_t c = 0; c < scores.size(); ++c)
+    std::printf("%-12s %9.4f %7.4f %6.4f %9lld\n", loaded.config.labels[c].c_str(), scores[c].precision,
+                scores[c].recall, scores[c].f1, static_cast<long long>(scores[c].support));
+  std::printf("confusion (rows: true class, columns: predicted)\n%-12s", "");
+  for (const auto& label : loaded.config.labels) std::printf(" %7s", label.c_str());
+  std::printf("\n");
+  for (size_t row = 0; row < result.confusion.size(); ++row) {
+    std::printf("%-12s", loaded.config.labels[row].c_str());
+    for (const auto count : result.confusion[row]) std::printf(" %7lld", static_cast<long long>(count));
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace aw

@@ -1,0 +1,45 @@
+// app/cli/progress.cpp — see cli_progress.h.
+#include "app/cli/progress.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+namespace aw {
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int) {
+  if (interrupted.exchange(true)) std::_Exit(130);
+}
+
+}  // namespace
+
+void install_interrupt_handler() { std::signal(SIGINT, on_interrupt); }
+bool interrupt_requested() { return interrupted.load(); }
+
+ProgressLine::ProgressLine(std::string task, std::string unit) : task_(std::move(task)), unit_(std::move(unit)) {}
+
+ProgressLine::~ProgressLine() {
+  if (printed_) std::fputc('\n', stderr);
+}
+
+bool ProgressLine::operator()(int64_t done, int64_t total) {
+  const auto now = Clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const bool finished = done >= total;
+  if (elapsed >= 1.0 && (finished || now - last_print_ >= std::chrono::milliseconds(200))) {
+    last_print_ = now;
+    const double rate = done / elapsed;
+    const double eta = rate > 0 ? (total - done) / rate : 0.0;
+    std::fprintf(stderr, "\r%s: %lld/%lld %s, %.1f/s, ETA %.0f s   ", task_.c_str(), static_cast<long long>(done),
+                 static_cast<long long>(total), unit_.c_str(), rate, eta);
+    std::fflush(stderr);
+    printed_ = true;
+  }
+  return !interrupted.load();
+}
+
+}  // namespace aw

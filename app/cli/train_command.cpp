@@ -1,0 +1,276 @@
+// app/cli/train_command.cpp — `attention-cli train`: builds the vocabulary and the config from the
+// options, runs the trainer with a progress line per N steps, and saves on Ctrl-C. Language models
+// (transformer_lm, bet_sf, bet_sg) train on text; classifiers (lama, bigru_mean,
+// encoder_classifier) on label<TAB>text files.
+#include "analysis/analysis_inputs.h"
+#include "app/cli/commands.h"
+#include "app/cli/options.h"
+#include "app/cli/progress.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/text/corpus.h"
+#include "models/errors.h"
+#include "models/nn/model_config.h"
+#include "models/runtime.h"
+#include "models/training/trainer.h"
+#include "models/text/vocabulary.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+double get_number(const CliOptions& options, const std::string& name, double fallback) {
+  if (!options.has(name)) return fallback;
+  const auto text = options.get(name, "");
+  size_t parsed = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(text, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  if (parsed == 0 || parsed != text.size())
+    throw Error("attention-cli train: --" + name + " expects a number, got '" + text + "'");
+  return value;
+}
+
+std::string format_duration(double seconds) {
+  const auto total = static_cast<long long>(seconds + 0.5);
+  char text[32];
+  if (total >= 3600) std::snprintf(text, sizeof text, "%lldh%02lldm", total / 3600, total / 60 % 60);
+  else std::snprintf(text, sizeof text, "%lldm%02llds", total / 60, total % 60);
+  return text;
+}
+
+bool is_classifier_arch(const std::string& arch) {
+  return arch == "lama" || arch == "bigru_mean" || arch == "encoder_classifier";
+}
+
+// The architecture a command line trains, looked up before the options are parsed (language models
+// and classifiers take different options): --arch, or the model_type of the --resume folder.
+std::string requested_arch(int argc, char** argv) {
+  std::string arch, resume;
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--arch") == 0) arch = argv[i + 1];
+    if (std::strcmp(argv[i], "--resume") == 0) resume = argv[i + 1];
+  }
+  if (!resume.empty()) return read_model_config(resume).model_type;
+  return arch;
+}
+
+// The text column of every line of a label<TAB>text file (for the vocabulary).
+std::vector<std::string> labelled_texts(const std::string& path, const std::vector<std::string>& labels) {
+  std::vector<std::string> texts;
+  for (const auto& example : read_labelled_file(path, labels)) texts.push_back(example.text_a);
+  return texts;
+}
+
+void print_progress(const TrainSettings& settings, const TrainProgress& progress, const char* auxiliary_name,
+                    const char* unit) {
+  if (progress.epoch_end) {
+    std::fprintf(stderr, "epoch %lld/%lld done: step %lld, valid %s %.4f\n", static_cast<long long>(progress.epoch),
+                 static_cast<long long>(settings.epochs), static_cast<long long>(progress.step),
+                 progress.metric_name.c_str(), progress.valid_metric);
+    return;
+  }
+  char auxiliary[40] = "";
+  if (auxiliary_name) std::snprintf(auxiliary, sizeof auxiliary, " (%s %.4f)", auxiliary_name, progress.pointer_loss);
+  std::fprintf(stderr, "step %lld/%lld  epoch %lld  loss %.4f%s  lr %.2e  %.0f %s/s  ETA %s\n",
+               static_cast<long long>(progress.step), static_cast<long long>(progress.total_steps),
+               static_cast<long long>(progress.epoch + 1), progress.loss, auxiliary, progress.learning_rate,
+               progress.tokens_per_second, unit, format_duration(progress.eta_seconds).c_str());
+}
+
+void print_summary(const CliOptions& options, const TrainSettings& settings, const TrainSummary& summary,
+                   const char* unit) {
+  if (options.flag("json")) {
+    std::cout << nlohmann::json{{"out", settings.out_dir},
+                                {"steps", summary.steps},
+                                {"epochs_done", summary.epochs_done},
+                                {"best_valid_" + summary.metric_name, summary.best_valid_metric},
+                                {"last_valid_" + summary.metric_name, summary.last_valid_metric},
+                                {std::string(unit) + "_per_second", summary.tokens_per_second},
+                                {"seconds", summary.seconds},
+                                {"parameters", summary.parameters},
+                                {"stopped", summary.stopped}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::printf("%s: %lld steps, %lld epochs in %s (%.0f %s/s), %lld parameters; best valid %s %.4f; saved to %s\n",
+              summary.stopped ? "stopped (saved, continue with --resume)" : "done",
+              static_cast<long long>(summary.steps), static_cast<long long>(summary.epochs_done),
+              format_duration(summary.seconds).c_str(), summary.tokens_per_second, unit,
+              static_cast<long long>(summary.parameters), summary.metric_name.c_str(), summary.best_valid_metric,
+              settings.out_dir.c_str());
+}
+
+// Settings every architecture shares.
+TrainSettings common_settings(const CliOptions& options, int64_t default_batch, int64_t default_warmup) {
+  TrainSettings settings;
+  settings.train_path = options.require("train");
+  settings.valid_path = options.require("valid");
+  settings.resume_dir = options.get("resume", "");
+  settings.out_dir = options.has("out") ? options.get("out", "") : settings.resume_dir;
+  if (settings.out_dir.empty() && !options.flag("dry-run")) throw Error("attention-cli train: --out is required");
+  settings.epochs = options.get_int("epochs", 10, 1);
+  settings.batch = options.get_int("batch", default_batch, 1);
+  settings.lr = get_number(options, "lr", 1e-3);
+  settings.warmup_steps = options.get_int("warmup", default_warmup, 0);
+  settings.schedule = options.get("schedule", "inverse_sqrt");
+  settings.clip = get_number(options, "clip", 1.0);
+  settings.seed = static_cast<uint64_t>(options.get_int("seed", 1, 0));
+  settings.log_every = options.get_int("log-every", 50, 1);
+  settings.device = resolve_device(options.get("device", "auto"));
+  settings.storage = options.flag("f16") ? torch::kFloat16 : torch::kFloat32;
+  return settings;
+}
+
+// The config of a fresh classifier run from the options (labels from the training file).
+ModelConfig classifier_config(const CliOptions& options, const std::string& arch, int64_t vocab_size,
+                              const std::vector<std::string>& labels) {
+  nlohmann::json json = {{"model_type", arch},
+                         {"vocab_size", vocab_size},
+                         {"labels", labels},
+                         {"max_positions", options.get_int("window", 256, 2)},
+                         {"normalize_words", !options.flag("raw-words")}};
+  if (arch == "encoder_classifier") {
+    json["n_layers"] = options.get_int("layers", 1, 1);
+    json["n_heads"] = options.get_int("heads", 4, 1);
+    json["d_model"] = options.get_int("d-model", 128, 1);
+    json["dropout"] = get_number(options, "dropout", 0.1);
+    json["activation"] = options.get("activation", "gelu");
+    json["norm"] = options.get("norm", "pre");
+    json["positions"] = options.get("positions", "learned");
+    if (options.has("d-ff")) json["d_ff"] = options.get_int("d-ff", 0, 1);
+    if (options.has("d-head")) json["d_head"] = options.get_int("d-head", 0, 1);
+  } else {
+    json["embedding_dim"] = options.get_int("embedding-dim", 100, 1);
+    json["rnn_hidden"] = options.get_int("hidden", 64, 1);
+    json["classifier_hidden"] = options.get_int("mlp-hidden", 512, 1);
+    json["dropout"] = get_number(options, "dropout", 0.4);
+    if (arch == "lama") {
+      json["n_heads"] = options.get_int("heads", 10, 1);
+      json["context"] = options.get("context", "mean");
+      json["regularizer"] = options.get("regularizer", "none");
+      json["regularizer_weight"] = get_number(options, "lambda", 0.2);
+    }
+  }
+  for (const char* lama_only : {"context", "regularizer", "lambda"})
+    if (options.has(lama_only) && arch != "lama")
+      throw Error("attention-cli train: --" + std::string(lama_only) + " applies to --arch lama only (this run trains " +
+                  arch + ")");
+  return parse_model_config(json, "attention-cli train");
+}
+
+int run_train_classifier(int argc, char** argv) {
+  const OptionSpec spec{{"arch", "train", "valid", "out", "resume", "epochs", "batch", "lr", "warmup", "schedule",
+                         "clip", "seed", "min-count", "log-every", "device", "threads", "window", "dropout",
+                         "heads", "context", "regularizer", "lambda", "embedding-dim", "hidden", "mlp-hidden",
+                         "layers", "d-model", "d-ff", "d-head", "activation", "norm", "positions"},
+                        {"f16", "json", "dry-run", "raw-words"}};
+  const CliOptions options("train", spec, argc, argv, 2);
+  configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
+  auto settings = common_settings(options, 32, 100);
+
+  ModelConfig config;
+  std::vector<std::string> vocabulary;
+  if (settings.resume_dir.empty()) {
+    const auto arch = options.require("arch");
+    const auto labels = read_label_names(settings.train_path);
+    const bool normalize = !options.flag("raw-words");
+    vocabulary = build_text_vocabulary(labelled_texts(settings.train_path, labels), options.get_int("min-count", 1, 1),
+                                       normalize, settings.train_path);
+    config = classifier_config(options, arch, static_cast<int64_t>(vocabulary.size()), labels);
+  }
+  if (options.flag("dry-run")) {
+    // The model this command line would train, without training it (parameter counts for docs/results.md).
+    if (!settings.resume_dir.empty()) throw Error("attention-cli train: --dry-run describes a fresh run, not --resume");
+    auto model = create_model(config);
+    const auto parameters = count_parameters(*model);
+    if (options.flag("json"))
+      std::cout << nlohmann::json{{"model_type", config.model_type}, {"heads", config.n_heads},
+                                  {"vocab_size", config.vocab_size}, {"labels", config.labels},
+                                  {"parameters", parameters}}
+                       .dump(2)
+                << "\n";
+    else
+      std::printf("%s: %lld parameters (vocabulary %lld, %lld classes)\n", config.model_type.c_str(),
+                  static_cast<long long>(parameters), static_cast<long long>(config.vocab_size),
+                  static_cast<long long>(config.num_labels));
+    return 0;
+  }
+
+  install_interrupt_handler();
+  const auto summary = train_classifier(config, vocabulary, settings, [&](const TrainProgress& progress) {
+    const bool regularised = config.model_type == "lama" && config.regularizer != "none";
+    print_progress(settings, progress, regularised ? config.regularizer.c_str() : nullptr, "words");
+    return !interrupt_requested();
+  });
+  print_summary(options, settings, summary, "words");
+  return summary.stopped ? 130 : 0;
+}
+
+}  // namespace
+
+int run_train(int argc, char** argv) {
+  if (is_classifier_arch(requested_arch(argc, argv))) return run_train_classifier(argc, argv);
+  const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
+                         "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
+                         "log-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
+                        {"no-diag-free-mask", "untied", "f16", "json"}};
+  const CliOptions options("train", spec, argc, argv, 2);
+  configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
+
+  auto settings = common_settings(options, 16, 200);
+
+  // BET(SG) trains with its pointer loss (weight 1 unless --lambda-p says otherwise); the other
+  // architectures have no syntax hints to point at.
+  const auto arch = settings.resume_dir.empty() ? options.get("arch", "transformer_lm")
+                                                : read_model_config(settings.resume_dir).model_type;
+  settings.pointer_weight = get_number(options, "lambda-p", arch == "bet_sg" ? 1.0 : 0.0);
+  if (settings.pointer_weight < 0) throw Error("attention-cli train: --lambda-p must be ≥ 0");
+  if (settings.pointer_weight > 0 && arch != "bet_sg")
+    throw Error("attention-cli train: --lambda-p applies to --arch bet_sg only (this run trains " + arch + ")");
+
+  // A classifier's label<TAB>text file would train the language model on its labels as words.
+  for (const auto& path : {settings.train_path, settings.valid_path}) require_plain_text(path, arch, "train --arch " + arch);
+
+  ModelConfig config;
+  std::vector<std::string> vocabulary;
+  if (settings.resume_dir.empty()) {
+    vocabulary = build_word_vocabulary(settings.train_path, options.get_int("min-count", 1, 1));
+    nlohmann::json json = {{"model_type", arch},
+                           {"vocab_size", static_cast<int64_t>(vocabulary.size())},
+                           {"n_layers", options.get_int("layers", 2, 1)},
+                           {"n_heads", options.get_int("heads", 4, 1)},
+                           {"d_model", options.get_int("d-model", 128, 1)},
+                           {"max_positions", options.get_int("window", 64, 2)},
+                           {"dropout", get_number(options, "dropout", 0.1)},
+                           {"norm", options.get("norm", "pre")},
+                           {"positions", options.get("positions", "learned")},
+                           {"activation", options.get("activation", "gelu")},
+                           {"tie_embeddings", !options.flag("untied")},
+                           {"diag_mode", options.get("diag-mode", "normal")}};
+    if (options.has("d-ff")) json["d_ff"] = options.get_int("d-ff", 0, 1);
+    if (arch == "bet_sf") json["diag_free_mask"] = !options.flag("no-diag-free-mask");
+    if (arch != "transformer_lm" && arch != "bet_sf" && arch != "bet_sg")
+      throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean or "
+                  "encoder_classifier, got '" + arch + "'");
+    config = parse_model_config(json, "attention-cli train");
+  }
+
+  install_interrupt_handler();
+  const auto summary = train_language_model(config, vocabulary, settings, [&](const TrainProgress& progress) {
+    print_progress(settings, progress, settings.pointer_weight > 0 ? "pointer" : nullptr, "tokens");
+    return !interrupt_requested();
+  });
+  print_summary(options, settings, summary, "tokens");
+  return summary.stopped ? 130 : 0;
+}
+
+}  // namespace aw

@@ -1,0 +1,327 @@
+// app/gui/attention_view.cpp — see attention_view.h.
+#include "app/gui/attention_view.h"
+
+#include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace aw {
+
+AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                               const HeadGates& gates) {
+  AttentionMatrix matrix;
+  if (layer < 0 || layer >= static_cast<int>(capture.weights_by_layer.size())) return matrix;
+  const int heads = capture.heads_per_layer[layer], rows = capture.rows_per_layer[layer], n = capture.length();
+  matrix.rows = rows;
+  matrix.cols = n;
+  matrix.col_labels = capture.tokens;
+  // One query row is a global context (LAMA); otherwise query i is token i.
+  matrix.row_labels = rows == n ? capture.tokens : QStringList(rows, "context");
+  const auto& weights = capture.weights_by_layer[layer];
+  const size_t cells = static_cast<size_t>(rows) * n;
+  matrix.weights.assign(cells, 0.0f);
+  for (int h = 0; h < heads; ++h) {
+    if (head >= 0 && h != head) continue;
+    const float share = head >= 0 ? 1.0f : 1.0f / heads;
+    for (size_t i = 0; i < cells; ++i) matrix.weights[i] += share * weights[h * cells + i];
+  }
+  int off = 0;
+  if (layer < static_cast<int>(gates.on.size()))
+    for (int h = 0; h < heads; ++h) off += gates.isOn(layer, h) ? 0 : 1;
+  QString which = head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads);
+  if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
+  else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
+  matrix.title = QString("%1 · layer %2 · %3").arg(model_name).arg(layer + 1).arg(which);
+  return matrix;
+}
+
+AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* choosers = new QHBoxLayout;
+  model_box_ = new QComboBox;
+  model_box_->setMinimumContentsLength(14);
+  compare_check_ = new QCheckBox("Compare with");
+  compare_box_ = new QComboBox;
+  compare_box_->setMinimumContentsLength(14);
+  compare_box_->setEnabled(false);
+  layer_box_ = new QSpinBox;
+  layer_box_->setPrefix("layer ");
+  layer_box_->setToolTip("PgUp / PgDn");
+  head_box_ = new QComboBox;
+  head_box_->setMinimumContentsLength(14);
+  head_box_->setToolTip("← / →");
+  choosers->addWidget(new QLabel("Model"));
+  choosers->addWidget(model_box_);
+  choosers->addSpacing(12);
+  choosers->addWidget(compare_check_);
+  choosers->addWidget(compare_box_);
+  choosers->addSpacing(12);
+  choosers->addWidget(layer_box_);
+  choosers->addWidget(head_box_);
+  choosers->addStretch(1);
+  layout->addLayout(choosers);
+
+  auto* sentence_row = new QHBoxLayout;
+  sentence_edit_ = new QLineEdit;
+  sentence_edit_->setPlaceholderText("Type a sentence and press Enter");
+  run_button_ = new QPushButton("Run");
+  sentence_row->addWidget(sentence_edit_, 1);
+  sentence_row->addWidget(run_button_);
+  layout->addLayout(sentence_row);
+
+  auto* splitter = new QSplitter(Qt::Horizontal);
+  auto* maps = new QWidget;
+  auto* maps_layout = new QHBoxLayout(maps);
+  maps_layout->setContentsMargins(0, 0, 0, 0);
+  heatmap_ = new AttentionHeatmap;
+  compare_heatmap_ = new AttentionHeatmap;
+  compare_heatmap_->hide();
+  maps_layout->addWidget(heatmap_);
+  maps_layout->addWidget(compare_heatmap_);
+  splitter->addWidget(maps);
+
+  auto* side = new QWidget;
+  auto* side_layout = new QVBoxLayout(side);
+  side_layout->setContentsMargins(0, 0, 0, 0);
+  auto* overview_box = new QGroupBox("Every layer and head (click to enlarge)");
+  auto* overview_layout = new QVBoxLayout(overview_box);
+  overview_ = new AttentionOverview;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(overview_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  overview_layout->addWidget(scroll);
+  side_layout->addWidget(overview_box, 3);
+
+  auto* predictions_box = new QGroupBox("Predictions");
+  auto* predictions_layout = new QVBoxLayout(predictions_box);
+  auto* position_row = new QHBoxLayout;
+  position_row->addWidget(new QLabel("After token"));
+  position_box_ = new QComboBox;
+  position_box_->setToolTip("Or click a row of the heatmap");
+  position_row->addWidget(position_box_, 1);
+  predictions_layout->addLayout(position_row);
+  predictions_title_ = new QLabel;
+  predictions_layout->addWidget(predictions_title_);
+  predictions_ = new QTableWidget(0, 2);
+  predictions_->setHorizontalHeaderLabels({"prediction", "probability"});
+  predictions_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  predictions_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  predictions_->verticalHeader()->hide();
+  predictions_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  predictions_layout->addWidget(predictions_);
+  side_layout->addWidget(predictions_box, 2);
+  splitter->addWidget(side);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+  splitter->setSizes({800, 380});  // the heatmaps need the width; the overview scrolls
+  layout->addWidget(splitter, 1);
+
+  auto run = [this] { Q_EMIT runRequested(sentence_edit_->text()); };
+  connect(sentence_edit_, &QLineEdit::returnPressed, this, run);
+  connect(run_button_, &QPushButton::clicked, this, run);
+  connect(model_box_, &QComboBox::currentIndexChanged, this, [this] {
+    refreshHeads();
+    Q_EMIT modelsChosen();
+  });
+  connect(compare_check_, &QCheckBox::toggled, this, [this](bool on) {
+    compare_box_->setEnabled(on);
+    refresh();
+    Q_EMIT modelsChosen();
+  });
+  connect(compare_box_, &QComboBox::currentIndexChanged, this, [this] {
+    refresh();
+    Q_EMIT modelsChosen();
+  });
+  connect(layer_box_, &QSpinBox::valueChanged, this, [this] { refreshHeads(); });
+  connect(head_box_, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+  connect(overview_, &AttentionOverview::thumbnailClicked, this, [this](int layer, int head) { setLayerHead(layer, head); });
+  connect(position_box_, &QComboBox::currentIndexChanged, this, [this] { refreshPredictions(); });
+  connect(heatmap_, &AttentionHeatmap::cellClicked, this, [this](int row, int) {
+    if (row < position_box_->count()) position_box_->setCurrentIndex(row);
+  });
+}
+
+void AttentionView::setModels(const std::vector<ModelSummary>& models) {
+  const int current = model_box_->currentIndex(), compared = compare_box_->currentIndex();
+  models_ = models;
+  const QSignalBlocker block_model(model_box_), block_compare(compare_box_);
+  model_box_->clear();
+  compare_box_->clear();
+  for (const auto& model : models) {
+    const auto label = QString("%1 (%2)").arg(model.name, model.architecture);
+    model_box_->addItem(label);
+    compare_box_->addItem(label);
+  }
+  model_box_->setCurrentIndex(std::clamp(current, 0, static_cast<int>(models.size()) - 1));
+  compare_box_->setCurrentIndex(std::clamp(compared < 0 ? 1 : compared, 0, static_cast<int>(models.size()) - 1));
+  refreshHeads();
+}
+
+int AttentionView::currentModel() const { return model_box_->currentIndex(); }
+void AttentionView::setCurrentModel(int model) { model_box_->setCurrentIndex(model); }
+int AttentionView::compareModel() const { return compare_check_->isChecked() ? compare_box_->currentIndex() : -1; }
+
+void AttentionView::setCompare(bool enabled, int model) {
+  if (model >= 0 && model < compare_box_->count()) compare_box_->setCurrentIndex(model);
+  compare_check_->setChecked(enabled);
+}
+
+QString AttentionView::sentence() const { return sentence_edit_->text(); }
+void AttentionView::setSentence(const QString& sentence) { sentence_edit_->setText(sentence); }
+int AttentionView::layer() const { return layer_box_->value() - 1; }
+int AttentionView::head() const { return head_box_->currentIndex() - 1; }
+
+void AttentionView::setLayerHead(int layer, int head) {
+  layer_box_->setValue(layer + 1);
+  if (head + 1 < head_box_->count()) head_box_->setCurrentIndex(head + 1);
+}
+
+int AttentionView::position() const { return position_box_->currentIndex(); }
+
+void AttentionView::setCapture(int model, const AttentionCapture& capture, const HeadGates& gates) {
+  captures_[model] = {capture, gates};
+  if (model == currentModel()) {
+    // New tokens: the predictions default to the last position.
+    const QSignalBlocker block(position_box_);
+    const bool same_tokens = position_box_->count() == capture.length();
+    const int previous = position_box_->currentIndex();
+    position_box_->clear();
+    for (int i = 0; i < capture.length(); ++i) position_box_->addItem(QString("%1: %2").arg(i + 1).arg(capture.tokens[i]));
+    position_box_->setCurrentIndex(same_tokens && previous >= 0 ? previous : capture.length() - 1);
+  }
+  refreshHeads();
+}
+
+void AttentionView::clearCaptures() {
+  captures_.clear();
+  overview_->clear();
+}
+
+bool AttentionView::hasCapture(int model, const QString& sentence, const HeadGates& gates) const {
+  const auto found = captures_.find(model);
+  return found != captures_.end() && found->second.capture.text == sentence && found->second.gates == gates;
+}
+
+const AttentionCapture* AttentionView::capture(int model) const {
+  const auto found = captures_.find(model);
+  return found == captures_.end() ? nullptr : &found->second.capture;
+}
+
+void AttentionView::refreshHeads() {
+  const int model = currentModel();
+  if (model < 0 || model >= static_cast<int>(models_.size())) return;
+  const auto& summary = models_[model];
+  {
+    const QSignalBlocker block(layer_box_);
+    layer_box_->setRange(1, std::max(1, summary.layers));
+  }
+  const int layer = layer_box_->value() - 1;
+  const int heads = layer < static_cast<int>(summary.heads_per_layer.size()) ? summary.heads_per_layer[layer] : 0;
+  {
+    const QSignalBlocker block(head_box_);
+    const int previous = head_box_->currentIndex();
+    head_box_->clear();
+    head_box_->addItem("mean of heads");
+    for (int head = 0; head < heads; ++head) head_box_->addItem(QString("head %1").arg(head + 1));
+    head_box_->setCurrentIndex(std::clamp(previous, 0, heads));
+  }
+  refresh();
+}
+
+void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
+  const auto found = captures_.find(model);
+  if (found == captures_.end() || model >= static_cast<int>(models_.size())) {
+    heatmap->setMatrix({});
+    return;
+  }
+  const auto& capture = found->second.capture;
+  // The compared model may have fewer layers or heads: show its nearest.
+  const int layer = std::min(this->layer(), static_cast<int>(capture.heads_per_layer.size()) - 1);
+  const int head = layer >= 0 ? std::min(this->head(), capture.heads_per_layer[layer] - 1) : -1;
+  heatmap->setMatrix(capture_matrix(capture, layer, head, models_[model].name, found->second.gates));
+}
+
+void AttentionView::refresh() {
+  const int model = currentModel();
+  showMatrix(heatmap_, model);
+  const int compared = compareModel();
+  compare_heatmap_->setVisible(compared >= 0);
+  if (compared >= 0) showMatrix(compare_heatmap_, compared);
+
+  const auto found = captures_.find(model);
+  if (found == captures_.end()) {
+    overview_->clear();
+  } else {
+    const auto& capture = found->second.capture;
+    std::vector<std::vector<AttentionMatrix>> matrices;
+    for (int layer = 0; layer < static_cast<int>(capture.heads_per_layer.size()); ++layer) {
+      std::vector<AttentionMatrix> row;
+      for (int head = -1; head < capture.heads_per_layer[layer]; ++head) row.push_back(capture_matrix(capture, layer, head, {}));
+      matrices.push_back(std::move(row));
+    }
+    overview_->setMatrices(matrices);
+    overview_->setGates(found->second.gates);
+    overview_->setCurrent(layer(), head());
+  }
+  refreshPredictions();
+}
+
+void AttentionView::refreshPredictions() {
+  predictions_->setRowCount(0);
+  const auto found = captures_.find(currentModel());
+  if (found == captures_.end()) {
+    predictions_title_->clear();
+    return;
+  }
+  const auto& capture = found->second.capture;
+  const std::vector<Prediction>* shown = nullptr;
+  if (capture.classifier) {
+    position_box_->setEnabled(false);
+    predictions_title_->setText("Class probabilities for the whole text");
+    shown = capture.predictions.empty() ? nullptr : &capture.predictions.front();
+  } else {
+    position_box_->setEnabled(true);
+    const int position = std::clamp(position_box_->currentIndex(), 0, static_cast<int>(capture.predictions.size()) - 1);
+    if (position >= 0) {
+      predictions_title_->setText(QString("Next token after “%1” (position %2)").arg(capture.tokens.value(position)).arg(position + 1));
+      shown = &capture.predictions[position];
+    }
+  }
+  if (!shown) return;
+  predictions_->setRowCount(static_cast<int>(shown->size()));
+  for (int i = 0; i < static_cast<int>(shown->size()); ++i) {
+    predictions_->setItem(i, 0, new QTableWidgetItem((*shown)[i].label));
+    auto* probability = new QTableWidgetItem(QString::number((*shown)[i].probability, 'f', 4));
+    probability->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    predictions_->setItem(i, 1, probability);
+  }
+}
+
+void AttentionView::keyPressEvent(QKeyEvent* event) {
+  switch (event->key()) {
+    case Qt::Key_PageUp: layer_box_->setValue(layer_box_->value() - 1); break;
+    case Qt::Key_PageDown: layer_box_->setValue(layer_box_->value() + 1); break;
+    case Qt::Key_Left: head_box_->setCurrentIndex(std::max(0, head_box_->currentIndex() - 1)); break;
+    case Qt::Key_Right: head_box_->setCurrentIndex(std::min(head_box_->count() - 1, head_box_->currentIndex() + 1)); break;
+    default: QWidget::keyPressEvent(event); return;
+  }
+  event->accept();
+}
+
+}  // namespace aw

@@ -1,0 +1,100 @@
+// app/gui/attention_view.h — the Attention tab: type a sentence, see the chosen model's layer and head
+// (or the mean of the heads) as a large heatmap, optionally beside a second model (compare mode), an
+// overview of every layer × head, and the next-token predictions of a chosen position. It shows
+// captures the main window hands it; it never runs a model itself.
+#pragma once
+
+#include "app/gui/model_session.h"
+#include "widgets/attention_matrix.h"
+
+#include <QWidget>
+
+#include <map>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace aw {
+
+class AttentionHeatmap;
+class AttentionOverview;
+
+// One matrix of a capture: head −1 = the mean of all the layer's heads. A switched-off head still has
+// its attention (its gate scales its output), so it stays in the mean; the title says how many are off.
+AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                               const HeadGates& gates = {});
+
+class AttentionView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit AttentionView(QWidget* parent = nullptr);
+
+  void setModels(const std::vector<ModelSummary>& models);
+  int currentModel() const;
+  void setCurrentModel(int model);
+  // −1 when compare mode is off.
+  int compareModel() const;
+  void setCompare(bool enabled, int model);
+
+  QString sentence() const;
+  void setSentence(const QString& sentence);
+  int layer() const;  // 0-based
+  int head() const;   // 0-based; −1 = mean of heads
+  void setLayerHead(int layer, int head);
+  int position() const;  // the query row whose predictions are shown
+
+  // A model's capture (run on sentence() with `gates`), shown when it is the current or compared model.
+  void setCapture(int model, const AttentionCapture& capture, const HeadGates& gates);
+  void clearCaptures();
+  // Whether `model` has a capture of this sentence with these gates.
+  bool hasCapture(int model, const QString& sentence, const HeadGates& gates) const;
+  const AttentionCapture* capture(int model) const;
+
+  AttentionHeatmap* heatmap() const { return heatmap_; }
+  AttentionHeatmap* compareHeatmap() const { return compare_heatmap_; }
+  AttentionOverview* overview() const { return overview_; }
+  QTableWidget* predictions() const { return predictions_; }
+  QLineEdit* sentenceEdit() const { return sentence_edit_; }
+
+ Q_SIGNALS:
+  void runRequested(const QString& sentence);
+  void modelsChosen();  // the current or compared model changed: the window runs what is missing
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+
+ private:
+  void refresh();
+  void refreshHeads();
+  void refreshPredictions();
+  void showMatrix(AttentionHeatmap* heatmap, int model);
+
+  struct Shown {
+    AttentionCapture capture;
+    HeadGates gates;
+  };
+  std::vector<ModelSummary> models_;
+  std::map<int, Shown> captures_;
+
+  QComboBox* model_box_;
+  QCheckBox* compare_check_;
+  QComboBox* compare_box_;
+  QSpinBox* layer_box_;
+  QComboBox* head_box_;
+  QLineEdit* sentence_edit_;
+  QPushButton* run_button_;
+  AttentionHeatmap* heatmap_;
+  AttentionHeatmap* compare_heatmap_;
+  AttentionOverview* overview_;
+  QComboBox* position_box_;
+  QLabel* predictions_title_;
+  QTableWidget* predictions_;
+};
+
+}  // namespace aw

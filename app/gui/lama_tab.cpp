@@ -1,0 +1,393 @@
+// app/gui/lama_tab.cpp — see lama_tab.h.
+#include "app/gui/lama_tab.h"
+
+#include "widgets/analysis_panel.h"
+#include "widgets/csv_table.h"
+#include "widgets/result_plot.h"
+#include "widgets/word_weight_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSpinBox>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace aw {
+namespace {
+
+constexpr int kPreviewCharacters = 90;
+constexpr int kMinPlottedCount = 3;  // occurrences a (word, rating) needs for its density curve
+
+// Ratings 1–5 from red (bad) through grey to blue (good), as reviews are usually read; other labels
+// get the plot's qualitative palette (an invalid colour).
+QColor rating_colour(const QString& label) {
+  static const QColor five[] = {QColor(0xd7, 0x19, 0x1c), QColor(0xf0, 0x9a, 0x3e), QColor(0x8c, 0x8c, 0x8c),
+                                QColor(0x74, 0xad, 0xd1), QColor(0x2c, 0x7b, 0xb6)};
+  bool numeric = false;
+  const int rating = label.toInt(&numeric);
+  return numeric && rating >= 1 && rating <= 5 ? five[rating - 1] : QColor();
+}
+
+QString rating_text(const QString& label) {
+  bool numeric = false;
+  label.toInt(&numeric);
+  return numeric ? label + " ★" : label;
+}
+
+// The comma-separated words of a line edit, trimmed, without empty ones.
+QStringList word_list(const QString& text) {
+  QStringList words;
+  for (const auto& word : text.split(',', Qt::SkipEmptyParts))
+    if (!word.trimmed().isEmpty()) words << word.trimmed();
+  return words;
+}
+
+QWidget* row_of(std::initializer_list<QWidget*> widgets, int stretch_index = 0) {
+  auto* row = new QWidget;
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  int index = 0;
+  for (auto* widget : widgets) layout->addWidget(widget, index++ == stretch_index ? 1 : 0);
+  return row;
+}
+
+}  // namespace
+
+const QString LamaTab::kDefaultWords = "amazing,happy,recommended,poor,terrible,worst";
+
+LamaTab::LamaTab(ModelSession* session, std::function<HeadGates(int model)> gates, QObject* parent)
+    : QObject(parent), session_(session), gates_(std::move(gates)) {
+  panel_ = new AnalysisPanel(
+      "<b>LAMA Figure 4 and Table 6.</b> Every occurrence of the chosen words in the labelled documents, with its "
+      "attention weight (mean of the heads or one head; × document length makes 1.0 = uniform), as one density "
+      "curve per rating (Gaussian KDE, Silverman's bandwidth) in one plot per word; the words with the highest mean "
+      "weight per rating; and any document with its words coloured by weight. A rating needs 3 occurrences of a word "
+      "for its curve. Head gates do not change LAMA's attention, only what the classifier reads from it.");
+  auto* form = panel_->settingsForm();
+  model_box_ = new QComboBox;
+  model_box_->setObjectName("model");
+  model_box_->setProperty("modelChooser", true);
+  model_box_->setProperty("prefers", "lama");
+  model_box_->setMinimumContentsLength(16);
+  form->addRow("Model", model_box_);
+
+  data_edit_ = new QLineEdit;
+  data_edit_->setObjectName("data");
+  data_edit_->setProperty("path", true);
+  data_edit_->setPlaceholderText("label<TAB>text lines, e.g. ../shared/data/amazon-fine-food/reviews.tsv");
+  auto* browse = new QPushButton("Browse…");
+  connect(browse, &QPushButton::clicked, panel_, [this] {
+    const auto file = QFileDialog::getOpenFileName(panel_, "Labelled documents", data_edit_->text());
+    if (!file.isEmpty()) data_edit_->setText(file), reloadDocuments();
+  });
+  part_box_ = new QComboBox;
+  part_box_->setObjectName("part");
+  part_box_->addItems({"whole file", "train part (80 %)", "valid part (10 %)", "test part (10 %)"});
+  part_box_->setCurrentIndex(static_cast<int>(LabelledPart::Test));
+  part_box_->setToolTip("The seeded shuffle-and-cut of `attention-cli split` (80/10/10)");
+  seed_box_ = new QSpinBox;
+  seed_box_->setObjectName("seed");
+  seed_box_->setRange(0, 1 << 30);
+  seed_box_->setValue(1);
+  seed_box_->setPrefix("seed ");
+  form->addRow("Data", row_of({data_edit_, browse, part_box_, seed_box_}));
+
+  words_edit_ = new QLineEdit(kDefaultWords);
+  words_edit_->setObjectName("words");
+  words_edit_->setToolTip("Comma-separated; or click a word in the document view, or double-click a keyword");
+  form->addRow("Words", words_edit_);
+
+  head_box_ = new QComboBox;
+  head_box_->setObjectName("head");
+  head_box_->addItem("mean of the heads");
+  scale_box_ = new QComboBox;
+  scale_box_->setObjectName("scale");
+  scale_box_->addItems({"weight", "weight × document length (1 = uniform)"});
+  top_box_ = new QSpinBox;
+  top_box_->setObjectName("top");
+  top_box_->setRange(1, 100);
+  top_box_->setValue(10);
+  top_box_->setPrefix("keywords: top ");
+  min_count_box_ = new QSpinBox;
+  min_count_box_->setObjectName("min_count");
+  min_count_box_->setRange(1, 100000);
+  min_count_box_->setValue(5);
+  min_count_box_->setPrefix("seen ≥ ");
+  min_count_box_->setSuffix(" times");
+  form->addRow("Weight", row_of({head_box_, scale_box_, top_box_, min_count_box_}, 4));
+
+  // Under the summary table: the keywords and the other CSVs; under the plot: the document view.
+  auto* keywords = new QWidget;
+  auto* keyword_layout = new QVBoxLayout(keywords);
+  keyword_layout->setContentsMargins(0, 0, 0, 0);
+  keyword_layout->addWidget(new QLabel("<b>Keywords per rating</b> (LAMA Table 6) — double-click one to add it"));
+  keyword_model_ = new CsvTableModel(this);
+  keyword_view_ = new QTableView;
+  keyword_view_->setModel(keyword_model_);
+  keyword_view_->setAlternatingRowColors(true);
+  keyword_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  keyword_view_->verticalHeader()->setDefaultSectionSize(22);
+  keyword_layout->addWidget(keyword_view_, 1);
+  auto* exports = new QHBoxLayout;
+  exports->addWidget(new QLabel("Export CSV:"));
+  for (const auto& [name, title] : {std::pair<QString, QString>{"occurrences", "Occurrences…"},
+                                    {"density", "Densities…"}, {"keywords", "Keywords…"}}) {
+    auto* button = new QPushButton(title);
+    part_exports_[name] = button;
+    button->setEnabled(false);
+    connect(button, &QPushButton::clicked, this, [this, name = name] {
+      auto path = QFileDialog::getSaveFileName(panel_, "Export " + name, name + ".csv", "CSV files (*.csv)");
+      if (path.isEmpty()) return;
+      if (!path.endsWith(".csv")) path += ".csv";
+      if (!exportPart(name, path)) panel_->showMessage(path + ": cannot be written", true);
+    });
+    exports->addWidget(button);
+  }
+  exports->addStretch(1);
+  keyword_layout->addLayout(exports);
+
+  auto* documents = new QWidget;
+  auto* document_layout = new QVBoxLayout(documents);
+  document_layout->setContentsMargins(0, 0, 0, 0);
+  document_box_ = new QComboBox;
+  document_box_->setMinimumContentsLength(30);
+  document_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  only_with_words_ = new QCheckBox("only with a chosen word");
+  only_with_words_->setObjectName("only_with_words");
+  only_with_words_->setChecked(true);
+  document_layout->addWidget(row_of({new QLabel("Document"), document_box_, only_with_words_}, 1));
+  typed_edit_ = new QLineEdit;
+  typed_edit_->setPlaceholderText("…or type a review and press Enter");
+  document_layout->addWidget(typed_edit_);
+  document_view_ = new WordWeightView;
+  document_layout->addWidget(document_view_, 1);
+  panel_->addResultViews(keywords, documents);
+
+  panel_->setPlotter([this](ResultPlot& plot, const CsvTable& summary) { plotDensities(plot, summary); });
+  connect(model_box_, &QComboBox::currentIndexChanged, this, [this] {
+    fillHeadChoices();
+    reloadDocuments();
+  });
+  connect(data_edit_, &QLineEdit::editingFinished, this, [this] { reloadDocuments(); });
+  connect(part_box_, &QComboBox::currentIndexChanged, this, [this] { reloadDocuments(); });
+  connect(seed_box_, &QSpinBox::valueChanged, this, [this] { reloadDocuments(); });
+  connect(words_edit_, &QLineEdit::editingFinished, this, [this] { listDocuments(); });
+  connect(only_with_words_, &QCheckBox::toggled, this, [this] { listDocuments(); });
+  connect(document_box_, &QComboBox::activated, this, [this](int row) { showListedDocument(row); });
+  connect(typed_edit_, &QLineEdit::returnPressed, this, [this] { showText(typed_edit_->text()); });
+  connect(document_view_, &WordWeightView::wordClicked, this, [this](const QString& word) { addWord(word); });
+  connect(keyword_view_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const int column = keyword_model_->table().column("word");
+    if (column >= 0) addWord(keyword_model_->table().rows.value(index.row()).value(column));
+  });
+}
+
+int LamaTab::chosenModel() const { return model_box_->currentIndex(); }
+
+bool LamaTab::isLama(int model) const {
+  return model >= 0 && model < static_cast<int>(models_.size()) && models_[model].architecture == "lama";
+}
+
+void LamaTab::modelsChanged(const std::vector<ModelSummary>& models) {
+  models_ = models;
+  fillHeadChoices();
+  reloadDocuments();
+}
+
+void LamaTab::fillHeadChoices() {
+  const int model = chosenModel();
+  const int heads = isLama(model) && !models_[model].heads_per_layer.empty() ? models_[model].heads_per_layer[0] : 0;
+  const int previous = head_box_->currentIndex();
+  head_box_->clear();
+  head_box_->addItem("mean of the heads");
+  for (int head = 1; head <= heads; ++head) head_box_->addItem(QString("head %1").arg(head));
+  head_box_->setCurrentIndex(previous >= 0 && previous < head_box_->count() ? previous : 0);
+}
+
+std::function<AnalysisOutput(const AnalysisProgress&)> LamaTab::job(int model) const {
+  LamaWordSettings settings;
+  settings.data = data_edit_->text().trimmed();
+  settings.part = static_cast<LabelledPart>(part_box_->currentIndex());
+  settings.seed = seed_box_->value();
+  settings.words = word_list(words_edit_->text());
+  settings.head = head_box_->currentIndex();
+  settings.scale_by_length = scale_box_->currentIndex() == 1;
+  settings.top = top_box_->value();
+  settings.min_count = min_count_box_->value();
+  auto* session = session_;
+  return [session, model, settings](const AnalysisProgress& progress) {
+    return session->lamaWordWeights(model, settings, progress);
+  };
+}
+
+void LamaTab::showResult(const QString& csv, const QMap<QString, QString>& parts) {
+  parts_ = parts;
+  panel_->setResult(csv);  // draws the densities through the plotter
+  keyword_model_->setTable(parse_csv(parts.value("keywords")));
+  for (auto button = part_exports_.begin(); button != part_exports_.end(); ++button)
+    button.value()->setEnabled(!parts.value(button.key()).isEmpty());
+  if (parts.contains("description")) panel_->showMessage(parts.value("description"), false);
+  listDocuments();
+}
+
+void LamaTab::clear() {
+  parts_.clear();
+  keyword_model_->setTable({});
+  document_view_->clear();
+}
+
+bool LamaTab::exportPart(const QString& name, const QString& path) const {
+  return !parts_.value(name).isEmpty() && write_csv_file(path, parts_.value(name));
+}
+
+void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
+  // A density over one or two weights is a spike that flattens every other curve of its plot:
+  // such (word, rating) groups stay in the table only.
+  QSet<QString> plotted;
+  const int count_col = summary.column("count");
+  for (int row = 0; row < summary.rows.size(); ++row)
+    if (summary.number(row, count_col) >= kMinPlottedCount)
+      plotted << summary.rows[row].value(summary.column("word")) + '\t' + summary.rows[row].value(summary.column("label"));
+  const auto table = parse_csv(parts_.value("density"));
+  const int word_col = table.column("word"), label_col = table.column("label"), x_col = table.column("x"),
+            density_col = table.column("density");
+  if (word_col < 0 || label_col < 0 || x_col < 0 || density_col < 0) {
+    plot.clear("Run to see the word-weight densities");
+    return;
+  }
+  QVector<SmallPlot> plots;
+  for (int row = 0; row < table.rows.size(); ++row) {
+    const auto word = table.rows[row].value(word_col), label = table.rows[row].value(label_col);
+    if (plots.isEmpty() || plots.back().title != word) plots << SmallPlot{word, {}};
+    if (!plotted.contains(word + '\t' + label)) continue;
+    auto& series = plots.back().series;
+    if (series.isEmpty() || series.back().name != rating_text(label))
+      series << PlotSeries{rating_text(label), {}, {}, rating_colour(label)};
+    series.back().x << table.number(row, x_col);
+    series.back().y << table.number(row, density_col);
+  }
+  const auto x_label = scale_box_->currentIndex() == 1 ? QString("weight × length") : QString("attention weight");
+  for (auto& small : plots)
+    if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
+  plot.showSmallMultiples("Word weights per rating (LAMA Figure 4)", plots, plots.size() <= 4 ? plots.size() : 3,
+                          x_label, "density");
+}
+
+void LamaTab::reloadDocuments() {
+  const int model = chosenModel();
+  const auto key = QString("%1|%2|%3|%4")
+                       .arg(model)
+                       .arg(data_edit_->text().trimmed())
+                       .arg(part_box_->currentIndex())
+                       .arg(seed_box_->value());
+  if (key == documents_key_) return;
+  documents_key_ = key;
+  documents_.clear();
+  shown_document_ = -1;
+  if (!isLama(model)) {
+    document_view_->clear(models_.empty() ? "Load a LAMA checkpoint (e.g. sample_data/lama_amazon) first"
+                                          : "Choose a LAMA model to see its attention over a document");
+  } else if (!data_edit_->text().trimmed().isEmpty()) {
+    try {
+      documents_ = session_->labelledDocuments(model, data_edit_->text().trimmed(),
+                                               static_cast<LabelledPart>(part_box_->currentIndex()), seed_box_->value());
+    } catch (const std::exception& error) {
+      document_view_->clear(QString::fromUtf8(error.what()));
+    }
+  }
+  listDocuments();
+}
+
+void LamaTab::listDocuments() {
+  QStringList words;
+  for (const auto& word : word_list(words_edit_->text())) words << QRegularExpression::escape(word);
+  const QRegularExpression any_word("\\b(" + words.join('|') + ")\\b", QRegularExpression::CaseInsensitiveOption);
+  const bool filter = only_with_words_->isChecked() && !words.isEmpty();
+  listed_.clear();
+  const QSignalBlocker block(document_box_);
+  document_box_->clear();
+  for (int i = 0; i < static_cast<int>(documents_.size()); ++i) {
+    const auto& document = documents_[i];
+    if (filter && !any_word.match(document.text).hasMatch()) continue;
+    listed_.push_back(i);
+    auto preview = document.text.left(kPreviewCharacters);
+    if (document.text.size() > kPreviewCharacters) preview += "…";
+    document_box_->addItem(QString("%1 · #%2 · %3").arg(rating_text(document.label)).arg(i + 1).arg(preview));
+  }
+  if (listed_.empty()) {
+    document_box_->addItem(documents_.empty() ? "no documents read" : "no document has one of the words");
+    document_box_->setEnabled(false);
+    return;
+  }
+  document_box_->setEnabled(true);
+  document_box_->setToolTip(QString("%1 of %2 documents").arg(listed_.size()).arg(documents_.size()));
+  // Keep the document on view when it is still listed; otherwise show the first one.
+  const auto shown = std::find(listed_.begin(), listed_.end(), shown_document_);
+  if (shown != listed_.end()) document_box_->setCurrentIndex(static_cast<int>(shown - listed_.begin()));
+  else showListedDocument(0);
+}
+
+void LamaTab::showListedDocument(int row) {
+  if (row < 0 || row >= static_cast<int>(listed_.size())) return;
+  const auto& document = documents_[listed_[row]];
+  shown_document_ = listed_[row];
+  if (document_box_->currentIndex() != row) document_box_->setCurrentIndex(row);
+  showCapture(QString("Document #%1 of %2, rated %3")
+                  .arg(listed_[row] + 1)
+                  .arg(documents_.size())
+                  .arg(rating_text(document.label)),
+              document.text);
+}
+
+void LamaTab::showText(const QString& text) {
+  if (text.trimmed().isEmpty()) return;
+  shown_document_ = -1;
+  showCapture("Typed text", text);
+}
+
+void LamaTab::showCapture(const QString& heading, const QString& text) {
+  const int model = chosenModel();
+  if (!isLama(model)) {
+    document_view_->clear("Choose a LAMA model to see its attention over a document");
+    return;
+  }
+  try {
+    const auto capture = session_->attendDocument(model, text, gates_ ? gates_(model) : HeadGates{});
+    if (capture.weights_by_layer.empty() || capture.rows_per_layer.front() != 1)
+      throw std::runtime_error("this model's attention is not one weight per word and head");
+    QString predicted;
+    if (!capture.predictions.empty() && !capture.predictions.front().empty()) {
+      const auto& classes = capture.predictions.front();
+      const auto best = std::max_element(classes.begin(), classes.end(), [](const auto& a, const auto& b) {
+        return a.probability < b.probability;
+      });
+      predicted = QString(" — the model says %1 (p = %2)").arg(rating_text(best->label)).arg(best->probability, 0, 'f', 2);
+    }
+    document_view_->setDocument(heading + predicted, capture.tokens, capture.heads_per_layer.front(),
+                                capture.weights_by_layer.front());
+  } catch (const std::exception& error) {
+    document_view_->clear(QString::fromUtf8(error.what()));
+  }
+}
+
+void LamaTab::addWord(const QString& word) {
+  if (word.isEmpty() || word == "<unk>") return;
+  auto words = word_list(words_edit_->text());
+  if (words.contains(word, Qt::CaseInsensitive)) return;
+  words << word;
+  words_edit_->setText(words.join(','));
+  panel_->showMessage(QString("Added '%1' to the words — Run to see its densities").arg(word), false);
+}
+
+}  // namespace aw

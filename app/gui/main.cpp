@@ -1,0 +1,70 @@
+// app/gui/main.cpp — attention-workbench, the desktop application.
+//   attention-workbench [--open-session FILE | --sample-data DIR [--fresh]] [--model DIR]... [--text "..."]
+//                       [--run ANALYSIS]... [--tab N] [--screenshot FILE.png]
+// With --sample-data the last session reopens (unless --fresh); without one, DIR's default session.
+// --screenshot renders the window once all work is done, writes the PNG and quits (this is how the
+// window is looked at on a machine without a display: QT_QPA_PLATFORM=offscreen).
+#include "app/gui/analysis_tabs.h"
+#include "app/gui/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QIcon>
+#include <QTabWidget>
+#include <QTimer>
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("Attention Workbench");
+  QApplication::setOrganizationName("attention-workbench");
+  QApplication::setWindowIcon(QIcon(":/attention-workbench.png"));
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Study attention inside transformer models.");
+  parser.addHelpOption();
+  // Not "--session": QApplication takes -session/--session for X11 session management before we see it.
+  const QCommandLineOption session_option("open-session", "A saved session to open.", "FILE");
+  const QCommandLineOption sample_option("sample-data", "The sample folder: its default session opens when there is no last session.", "DIR");
+  const QCommandLineOption fresh_option("fresh", "Do not reopen the last session.");
+  const QCommandLineOption model_option("model", "A checkpoint folder to open (repeatable).", "DIR");
+  const QCommandLineOption text_option("text", "The sentence to run.", "TEXT");
+  const QCommandLineOption run_option("run", "Run an analysis tab once loaded (table1, ablation, importance, pruning, top_tokens, diag_sweep, lama).", "ID");
+  const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
+  const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
+  parser.addOptions({session_option, sample_option, fresh_option, model_option, text_option, run_option, tab_option,
+                     screenshot_option});
+  parser.process(app);
+
+  aw::MainWindow window;
+  window.show();
+  const auto last = aw::MainWindow::lastSessionPath();
+  if (parser.isSet(session_option)) window.openSession(parser.value(session_option));
+  else if (parser.isSet(sample_option) && !parser.isSet(fresh_option) && QFile::exists(last)) window.openSession(last);
+  else if (parser.isSet(sample_option)) window.openSampleData(parser.value(sample_option));
+  for (const auto& dir : parser.values(model_option)) window.openCheckpoint(dir);
+  if (parser.isSet(text_option)) window.runSentence(parser.value(text_option));
+
+  // Analyses and the tab wait until the models have loaded.
+  auto* once_loaded = new QTimer(&window);
+  QObject::connect(once_loaded, &QTimer::timeout, &window, [&window, &parser, run_option, tab_option, once_loaded] {
+    if (window.isBusy()) return;
+    once_loaded->stop();
+    for (const auto& id : parser.values(run_option)) window.analyses()->run(id);
+    if (parser.isSet(tab_option)) window.tabs()->setCurrentIndex(parser.value(tab_option).toInt());
+  });
+  once_loaded->start(100);
+
+  if (parser.isSet(screenshot_option)) {
+    const auto path = parser.value(screenshot_option);
+    auto* poll = new QTimer(&window);
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, path, poll, once_loaded] {
+      if (once_loaded->isActive() || window.isBusy()) return;
+      poll->stop();
+      window.grab().save(path);
+      QApplication::quit();
+    });
+    poll->start(300);
+  }
+  return app.exec();
+}

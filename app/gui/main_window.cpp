@@ -1,0 +1,435 @@
+// app/gui/main_window.cpp — see main_window.h.
+#include "app/gui/main_window.h"
+
+#include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
+#include "widgets/head_toggle_grid.h"
+
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTextStream>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace aw {
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+bool is_checkpoint_folder(const QString& path) { return QFileInfo(path).isDir() && QFile::exists(QDir(path).filePath("config.json")); }
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::make_unique<ModelSession>()) {
+  setWindowTitle("Attention Workbench");
+  resize(1360, 860);
+  setAcceptDrops(true);
+
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(6, 6, 6, 0);
+  error_label_ = new QLabel;
+  error_label_->setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;");
+  error_label_->setWordWrap(true);
+  error_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  error_label_->hide();
+  layout->addWidget(error_label_);
+  tabs_ = new QTabWidget;
+  view_ = new AttentionView;
+  tabs_->addTab(view_, "Attention");
+  layout->addWidget(tabs_, 1);
+  setCentralWidget(central);
+
+  AnalysisTabs::Context context;
+  context.session = session_.get();
+  context.gates = [this](int model) { return model >= 0 && model < static_cast<int>(gates_.size()) ? gates_[model] : HeadGates{}; };
+  context.sentence = [this] { return view_->sentence(); };
+  context.tokens = [this](int model) {
+    const auto* capture = view_->capture(model);
+    return capture && capture->text == view_->sentence() ? capture->tokens : QStringList();
+  };
+  analyses_ = new AnalysisTabs(context, tabs_, this);
+
+  heads_dock_ = new QDockWidget("Heads", this);
+  heads_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  auto* dock_body = new QWidget;
+  auto* dock_layout = new QVBoxLayout(dock_body);
+  dock_layout->setContentsMargins(4, 4, 4, 4);
+  colour_box_ = new QComboBox;
+  colour_box_->addItem("no colouring");
+  colour_box_->setToolTip("Colour the cells by a finished importance or single-head ablation run");
+  heads_ = new HeadToggleGrid;
+  dock_layout->addWidget(colour_box_);
+  dock_layout->addWidget(heads_, 1);
+  heads_dock_->setWidget(dock_body);
+  addDockWidget(Qt::LeftDockWidgetArea, heads_dock_);
+
+  status_label_ = new QLabel;
+  statusBar()->addPermanentWidget(status_label_, 1);
+  buildMenus();
+
+  connect(view_, &AttentionView::runRequested, this, &MainWindow::runSentence);
+  connect(view_, &AttentionView::modelsChosen, this, [this] {
+    showHeadsOf(view_->currentModel());
+    analyses_->refreshTargets();
+    requestRuns();
+  });
+  connect(heads_, &HeadToggleGrid::gatesChanged, this, &MainWindow::onGatesChanged);
+  connect(colour_box_, &QComboBox::currentIndexChanged, this, [this] { updateColouring(); });
+  connect(analyses_, &AnalysisTabs::headScores, this, [this](int model, const QString& label, const auto& scores) {
+    scores_[model][label] = scores;
+    if (model == view_->currentModel()) {
+      showHeadsOf(model);
+      colour_box_->setCurrentText(label);
+    }
+  });
+  connect(&watcher_, &QFutureWatcher<JobResult>::finished, this, &MainWindow::onJobFinished);
+  updateStatus();
+}
+
+MainWindow::~MainWindow() {
+  queued_.clear();
+  watcher_.waitForFinished();
+}
+
+void MainWindow::buildMenus() {
+  auto* file_menu = menuBar()->addMenu("&File");
+  file_menu->addAction("&Open checkpoint folder…", QKeySequence::Open, this, [this] {
+    const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (native, GPT-2 or BERT)");
+    if (!dir.isEmpty()) openCheckpoint(dir);
+  });
+  recent_menu_ = file_menu->addMenu("Open &recent");
+  file_menu->addSeparator();
+  file_menu->addAction("Open &session…", this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, "Open session", QString(), "Workbench sessions (*.json)");
+    if (!path.isEmpty()) openSession(path);
+  });
+  file_menu->addAction("&Save session…", QKeySequence::Save, this, [this] {
+    auto path = QFileDialog::getSaveFileName(this, "Save session", QString(), "Workbench sessions (*.json)");
+    if (path.isEmpty()) return;
+    if (!path.endsWith(".json")) path += ".json";
+    if (saveSession(path)) statusBar()->showMessage("Session saved to " + path, 4000);
+  });
+  file_menu->addSeparator();
+  file_menu->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+  auto* view_menu = menuBar()->addMenu("&View");
+  view_menu->addAction(heads_dock_->toggleViewAction());
+  refreshRecentMenu();
+}
+
+QString MainWindow::lastSessionPath() {
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("last_session.json");
+}
+
+// job_active_, not watcher_.isRunning(): a job that has ended but whose result is not applied yet is still busy.
+bool MainWindow::isBusy() const { return job_active_ || !queued_.empty() || analyses_->isRunning(); }
+QString MainWindow::errorText() const { return error_label_->isHidden() ? QString() : error_label_->text(); }
+
+void MainWindow::showError(const QString& message) {
+  error_label_->setText(message);
+  error_label_->show();
+}
+void MainWindow::clearError() { error_label_->hide(); }
+
+// ---- background jobs: one at a time, in order ------------------------------------------------------
+
+void MainWindow::enqueue(QueuedJob job) {
+  queued_.push_back(std::move(job));
+  startNextJob();
+}
+
+void MainWindow::startNextJob() {
+  if (job_active_ || queued_.empty()) return;
+  job_active_ = true;
+  auto next = std::move(queued_.front());
+  queued_.pop_front();
+  statusBar()->showMessage(next.label + "…");
+  job_generation_ = generation_;
+  auto job = next.make();
+  watcher_.setFuture(QtConcurrent::run([job = std::move(job)]() -> JobResult {
+    try {
+      return job();
+    } catch (const std::exception& error) {
+      return {QString::fromUtf8(error.what()), {}};
+    }
+  }));
+}
+
+void MainWindow::onJobFinished() {
+  const auto result = watcher_.result();
+  job_active_ = false;
+  statusBar()->clearMessage();
+  if (job_generation_ != generation_) {
+    // From before a session was replaced: nothing to apply.
+  } else if (!result.error.isEmpty()) {
+    showError(result.error);
+  } else if (result.apply) {
+    result.apply();
+  }
+  startNextJob();
+  Q_EMIT jobFinished();
+}
+
+// ---- models and sentences ---------------------------------------------------------------------------
+
+void MainWindow::openCheckpoint(const QString& dir) {
+  auto* session = session_.get();
+  enqueue({"Loading " + dir, [this, session, dir]() -> Job {
+             return [this, session, dir]() -> JobResult {
+               const auto summary = session->load(dir);
+               return {{}, [this, summary] {
+                         clearError();
+                         onModelAdded(summary, HeadGates::allOn(summary.heads_per_layer));
+                         view_->setCurrentModel(static_cast<int>(models_.size()) - 1);
+                       }};
+             };
+           }});
+}
+
+void MainWindow::onModelAdded(const ModelSummary& summary, const HeadGates& gates) {
+  models_.push_back(summary);
+  // Saved gates must fit the model; otherwise it starts with every head on.
+  HeadGates fitted = HeadGates::allOn(summary.heads_per_layer);
+  if (gates.on.size() == fitted.on.size() && gates.total() == fitted.total()) fitted = gates;
+  gates_.push_back(fitted);
+  rememberRecent(summary.dir);
+  view_->setModels(models_);
+  analyses_->setModels(models_);
+  showHeadsOf(view_->currentModel());
+  updateStatus();
+}
+
+void MainWindow::runSentence(const QString& sentence) {
+  if (view_->sentence() != sentence) view_->setSentence(sentence);
+  if (models_.empty() && !isBusy()) {
+    showError("No model loaded: File → Open checkpoint folder…");
+    return;
+  }
+  requestRuns();
+}
+
+void MainWindow::requestRuns() {
+  for (int model : {view_->currentModel(), view_->compareModel()})
+    if (model >= 0 && model < static_cast<int>(models_.size()) && !view_->sentence().trimmed().isEmpty() &&
+        !view_->hasCapture(model, view_->sentence(), gates_[model]))
+      queueRun(model);
+}
+
+void MainWindow::queueRun(int model) {
+  // A queued run reads the newest sentence and gates when it starts, so one per model is enough.
+  for (const auto& job : queued_)
+    if (job.run_model == model) return;
+  auto* session = session_.get();
+  enqueue({"Running " + models_[model].name, [this, session, model]() -> Job {
+             const auto sentence = view_->sentence();
+             const auto gates = gates_[model];
+             return [this, session, model, sentence, gates]() -> JobResult {
+               auto capture = session->attend(model, sentence, gates);
+               return {{}, [this, model, gates, capture = std::move(capture)] {
+                         clearError();
+                         view_->setCapture(model, capture, gates);
+                         if (model == view_->currentModel()) analyses_->refreshTargets();
+                         requestRuns();  // the sentence or gates may have changed meanwhile
+                       }};
+             };
+           },
+           model});
+}
+
+void MainWindow::onGatesChanged(const HeadGates& gates) {
+  const int model = view_->currentModel();
+  if (model < 0 || model >= static_cast<int>(gates_.size())) return;
+  gates_[model] = gates;
+  requestRuns();
+}
+
+void MainWindow::showHeadsOf(int model) {
+  const QSignalBlocker block(colour_box_);
+  const auto previous = colour_box_->currentText();
+  while (colour_box_->count() > 1) colour_box_->removeItem(1);
+  if (model < 0 || model >= static_cast<int>(models_.size())) {
+    heads_->setGates({});
+    heads_dock_->setWindowTitle("Heads");
+    return;
+  }
+  heads_dock_->setWindowTitle("Heads — " + models_[model].name);
+  heads_->setGates(gates_[model]);
+  for (const auto& [label, scores] : scores_[model]) colour_box_->addItem(label);
+  colour_box_->setCurrentText(previous);
+  updateColouring();
+}
+
+void MainWindow::updateColouring() {
+  const int model = view_->currentModel();
+  const auto label = colour_box_->currentText();
+  const auto& by_label = scores_[model];
+  const auto found = by_label.find(label);
+  if (found == by_label.end()) heads_->setScores({}, {});
+  else heads_->setScores(found->second, label);
+}
+
+// ---- sessions ----------------------------------------------------------------------------------------
+
+void MainWindow::openSampleData(const QString& dir) {
+  const QDir folder(dir);
+  if (!folder.exists()) {
+    showError(dir + ": no such folder (sample data not found)");
+    return;
+  }
+  if (QFile::exists(folder.filePath("default_session.json"))) {
+    openSession(folder.filePath("default_session.json"));
+    return;
+  }
+  QFile sentences(folder.filePath("demo_sentences.txt"));
+  if (sentences.open(QIODevice::ReadOnly | QIODevice::Text)) view_->setSentence(QTextStream(&sentences).readLine().trimmed());
+  for (const auto& entry : folder.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+    if (is_checkpoint_folder(folder.filePath(entry))) openCheckpoint(folder.filePath(entry));
+  enqueue({"Running", [this]() -> Job {
+             return [this]() -> JobResult { return {{}, [this] { requestRuns(); }}; };
+           }});
+}
+
+void MainWindow::openSession(const QString& path) {
+  WorkbenchSession saved;
+  try {
+    saved = read_session(path);
+  } catch (const std::exception& error) {
+    showError(QString::fromUtf8(error.what()));
+    return;
+  }
+  // A new session replaces the old one: stop its analyses and drop its models.
+  analyses_->cancelAll();
+  queued_.clear();
+  ++generation_;  // the running job's result (if any) belongs to the old session: it is dropped
+  watcher_.waitForFinished();  // …and a load must not land in the session after it is cleared
+  session_->clear();
+  models_.clear();
+  gates_.clear();
+  scores_.clear();
+  view_->clearCaptures();
+  view_->setModels(models_);
+  analyses_->clearResults();
+  clearError();
+  view_->setSentence(saved.sentence);
+  auto* session = session_.get();
+  for (const auto& model : saved.models) {
+    enqueue({"Loading " + model.dir, [this, session, model]() -> Job {
+               return [this, session, model]() -> JobResult {
+                 const auto summary = session->load(model.dir);
+                 return {{}, [this, summary, gates = model.gates] { onModelAdded(summary, gates); }};
+               };
+             }});
+  }
+  // After the loads: restore the view and the analyses, then run what the view shows.
+  const QDir base = QFileInfo(path).absoluteDir();
+  enqueue({"Opening session", [this, saved, base]() -> Job {
+             return [this, saved, base]() -> JobResult {
+               return {{}, [this, saved, base] {
+                         view_->setCurrentModel(std::min<int>(saved.current_model, models_.size() - 1));
+                         view_->setCompare(saved.compare && models_.size() > 1, saved.compare_model);
+                         view_->setLayerHead(saved.layer, saved.head);
+                         analyses_->setDefaultCorpus(QFileInfo(base.filePath("demo_sentences.txt")).exists()
+                                                         ? base.filePath("demo_sentences.txt")
+                                                         : QString());
+                         analyses_->restore(saved.analyses, base);
+                         tabs_->setCurrentIndex(std::clamp(saved.tab, 0, tabs_->count() - 1));
+                         setWindowTitle("Attention Workbench — " + QFileInfo(base.path()).fileName());
+                         requestRuns();
+                       }};
+             };
+           }});
+}
+
+WorkbenchSession MainWindow::currentSession(const QString& path) const {
+  WorkbenchSession state;
+  for (size_t i = 0; i < models_.size(); ++i) state.models.push_back({models_[i].dir, gates_[i]});
+  state.sentence = view_->sentence();
+  state.current_model = view_->currentModel();
+  state.compare = view_->compareModel() >= 0;
+  state.compare_model = std::max(0, view_->compareModel());
+  state.layer = view_->layer();
+  state.head = view_->head();
+  state.tab = tabs_->currentIndex();
+  state.analyses = analyses_->state(QFileInfo(path).absoluteDir());
+  return state;
+}
+
+bool MainWindow::saveSession(const QString& path) {
+  try {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    write_session(path, currentSession(path));
+    return true;
+  } catch (const std::exception& error) {
+    showError(QString::fromUtf8(error.what()));
+    return false;
+  }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  analyses_->cancelAll();
+  if (!models_.empty()) saveSession(lastSessionPath());
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const auto& url : event->mimeData()->urls()) {
+    const auto path = url.toLocalFile();
+    if (path.endsWith(".json", Qt::CaseInsensitive) && QFileInfo(path).isFile()) openSession(path);
+    else if (QFileInfo(path).isDir()) openCheckpoint(path);  // a bad folder gets its loader's message
+    else showError(path + ": drop a checkpoint folder or a session .json file");
+  }
+  event->acceptProposedAction();
+}
+
+// ---- status and recent folders ---------------------------------------------------------------------
+
+void MainWindow::rememberRecent(const QString& dir) {
+  QSettings settings;
+  auto recent = settings.value("recentCheckpoints").toStringList();
+  recent.removeAll(dir);
+  recent.prepend(dir);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("recentCheckpoints", recent);
+  refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu() {
+  recent_menu_->clear();
+  const auto recent = QSettings().value("recentCheckpoints").toStringList();
+  for (const auto& dir : recent) recent_menu_->addAction(dir, this, [this, dir] { openCheckpoint(dir); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::updateStatus() {
+  // Short on the bar (several models must fit), in full in the tooltip.
+  QStringList short_parts{session_->deviceDescription()}, full_parts{session_->deviceDescription()};
+  for (const auto& s : models_) {
+    short_parts << QString("%1 (%2, %3M)").arg(s.name, s.architecture).arg(s.parameters / 1e6, 0, 'f', 2);
+    full_parts << QString("%1: %2, %3 layers, %4M parameters (%5), %6")
+                      .arg(s.name, s.architecture)
+                      .arg(s.layers)
+                      .arg(s.parameters / 1e6, 0, 'f', 2)
+                      .arg(s.dtype, s.dir);
+  }
+  status_label_->setText(short_parts.join("   |   "));
+  status_label_->setToolTip(full_parts.join("\n"));
+}
+
+}  // namespace aw

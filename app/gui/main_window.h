@@ -1,0 +1,114 @@
+// app/gui/main_window.h — the desktop workbench: the Attention tab (AttentionView), a heads panel that
+// switches heads off and on live, one tab per analysis (AnalysisTabs), sessions, recent folders and
+// drag-and-drop. Model work runs on worker threads; the window only sees plain data and messages.
+#pragma once
+
+#include "app/gui/model_session.h"
+#include "app/gui/session_file.h"
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QTabWidget;
+
+namespace aw {
+
+class AnalysisTabs;
+class AttentionView;
+class HeadToggleGrid;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // sample_data/: its default_session.json when there is one, else every checkpoint folder in it.
+  void openSampleData(const QString& dir);
+  void openCheckpoint(const QString& dir);
+  void openSession(const QString& path);
+  bool saveSession(const QString& path);
+  void runSentence(const QString& sentence);
+
+  // Where the session is kept between runs (reopened on start).
+  static QString lastSessionPath();
+
+  bool isBusy() const;  // loading, running a sentence or an analysis
+  QString errorText() const;
+  AttentionView* attentionView() const { return view_; }
+  HeadToggleGrid* headsPanel() const { return heads_; }
+  AnalysisTabs* analyses() const { return analyses_; }
+  QTabWidget* tabs() const { return tabs_; }
+  int modelCount() const { return static_cast<int>(models_.size()); }
+
+ Q_SIGNALS:
+  void jobFinished();  // after each background load or sentence run has been applied
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  struct JobResult {
+    QString error;
+    std::function<void()> apply;  // runs on the UI thread when the job succeeded
+  };
+  using Job = std::function<JobResult()>;
+  // Built on the UI thread when the job starts, so it reads the newest sentence and gates.
+  struct QueuedJob {
+    QString label;
+    std::function<Job()> make;
+    int run_model = -1;  // ≥ 0: a sentence run for that model (queued at most once)
+  };
+
+  void buildMenus();
+  void enqueue(QueuedJob job);
+  void startNextJob();
+  void onJobFinished();
+  void requestRuns();
+  void queueRun(int model);
+  void onModelAdded(const ModelSummary& summary, const HeadGates& gates);
+  void onGatesChanged(const HeadGates& gates);
+  void showHeadsOf(int model);
+  void updateColouring();
+  void showError(const QString& message);
+  void clearError();
+  void updateStatus();
+  void rememberRecent(const QString& dir);
+  void refreshRecentMenu();
+  WorkbenchSession currentSession(const QString& path) const;
+
+  std::unique_ptr<ModelSession> session_;
+  std::vector<ModelSummary> models_;
+  std::vector<HeadGates> gates_;  // per model
+  // Per model: head scores by label ("importance", "ablation damage") for colouring the heads panel.
+  std::map<int, std::map<QString, std::vector<std::vector<double>>>> scores_;
+  QFutureWatcher<JobResult> watcher_;
+  std::deque<QueuedJob> queued_;
+  bool job_active_ = false;  // from start until its result has been applied
+  int generation_ = 0;       // bumped when a session replaces everything
+  int job_generation_ = 0;   // the generation the running job was started in
+
+  QTabWidget* tabs_;
+  AttentionView* view_;
+  AnalysisTabs* analyses_;
+  QDockWidget* heads_dock_;
+  HeadToggleGrid* heads_;
+  QComboBox* colour_box_;
+  QLabel* error_label_;
+  QLabel* status_label_;
+  QMenu* recent_menu_;
+};
+
+}  // namespace aw

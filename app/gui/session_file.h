@@ -1,0 +1,38 @@
+// app/gui/session_file.h — a saved workbench session (JSON): the models with their head gates, the
+// sentence, what the attention view showed, and each analysis tab's settings and finished result.
+// Paths are stored relative to the session file's folder, so a session travels with its data.
+#pragma once
+
+#include "widgets/head_gates.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <vector>
+
+namespace aw {
+
+struct SessionModel {
+  QString dir;      // absolute once read
+  HeadGates gates;  // empty = all on
+};
+
+struct WorkbenchSession {
+  std::vector<SessionModel> models;
+  QString sentence;
+  int current_model = 0;
+  bool compare = false;
+  int compare_model = 1;
+  int layer = 0;  // 0-based
+  int head = -1;  // −1 = mean of heads
+  int tab = 0;
+  QJsonObject analyses;  // AnalysisTabs::state, paths already relative to the file's folder
+};
+
+// Throws aw::Error "path: what is wrong" for an unreadable file, bad JSON or a wrong format.
+WorkbenchSession read_session(const QString& path);
+// Throws aw::Error when the file cannot be written. Writes to a temporary file first, so a failed
+// save never leaves half a session behind.
+void write_session(const QString& path, const WorkbenchSession& session);
+
+}  // namespace aw

@@ -1,0 +1,50 @@
+// models/checkpoint/checkpoint.h — loading and saving checkpoint folders: config.json, model.safetensors and
+// the tokenizer files (native: vocab.txt; GPT-2: vocab.json + merges.txt; BERT: vocab.txt).
+#pragma once
+
+#include "models/nn/model.h"
+#include "models/text/tokenizer.h"
+
+#include <torch/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+class SafetensorsFile;
+
+struct LoadedModel {
+  std::string dir;                           // the checkpoint folder
+  std::string name;                          // its last path component, for tables and legends
+  ModelConfig config;
+  std::shared_ptr<AttentionModel> model;     // in eval() mode, on `device`
+  std::shared_ptr<const Tokenizer> tokenizer;
+  std::string stored_dtype;                  // "F32", "F16", "BF16" or e.g. "F16+F32"
+  int64_t parameter_count = 0;
+  torch::Device device{torch::kCPU};
+};
+
+// Loads and validates a whole folder; throws aw::Error naming the file and what is wrong.
+LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device = torch::kCPU);
+
+// A new model of the config's family: randomly initialised, or with `initialise` false possibly
+// uninitialised (for a checkpoint to fill).
+std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise = true);
+
+// Fills every parameter of `model` from `file` through the architecture's weight table; checks
+// names, shapes and dtypes. Returns the dtypes found, e.g. "F16" or "F16+F32".
+std::string load_weights(AttentionModel& model, const SafetensorsFile& file);
+
+std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config);
+
+// Writes a native folder (config.json, model.safetensors, vocab.txt) of any native family
+// (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean): `vocabulary[i]` is token i.
+// `storage` is kFloat32 or kFloat16 (half the size; loads back as float32).
+void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
+                            torch::ScalarType storage = torch::kFloat32);
+
+int64_t count_parameters(AttentionModel& model);
+
+}  // namespace aw

@@ -1,0 +1,330 @@
+// models/checkpoint/safetensors.cpp — the safetensors reader (memory-mapped, validated at open) and writer.
+//
+// Layout: 8-byte little-endian header length N, N bytes of UTF-8 JSON, then the data section.
+// The JSON maps each tensor name to {"dtype", "shape", "data_offsets": [begin, end]} (offsets relative
+// to the data section) and may hold "__metadata__", an object of string → string.
+// The reader maps the whole file read-only and hands out tensors that view the mapped bytes; each such
+// tensor holds a shared_ptr to the file, so the mapping lives until the last tensor is gone.
+// Both sides assume a little-endian host (x86-64): header length and tensor bytes are used as they lie.
+#include "models/checkpoint/safetensors.h"
+
+#include "models/errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors I/O assumes a little-endian host");
+
+namespace aw {
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kHeaderLengthBytes = 8;
+constexpr const char* kMetadataKey = "__metadata__";
+
+struct DtypeInfo {
+  const char* name;
+  torch::ScalarType scalar_type;
+  uint64_t element_bytes;
+};
+
+constexpr DtypeInfo kDtypes[] = {
+    {"F64", torch::kFloat64, 8}, {"F32", torch::kFloat32, 4}, {"F16", torch::kFloat16, 2},
+    {"BF16", torch::kBFloat16, 2}, {"I64", torch::kInt64, 8}, {"I32", torch::kInt32, 4},
+    {"I16", torch::kInt16, 2},     {"I8", torch::kInt8, 1},     {"U8", torch::kUInt8, 1},
+    {"BOOL", torch::kBool, 1},
+};
+
+const DtypeInfo* dtype_by_name(const std::string& name) {
+  for (const auto& info : kDtypes)
+    if (name == info.name) return &info;
+  return nullptr;
+}
+
+const DtypeInfo* dtype_by_scalar_type(torch::ScalarType scalar_type) {
+  for (const auto& info : kDtypes)
+    if (scalar_type == info.scalar_type) return &info;
+  return nullptr;
+}
+
+std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
+
+// "an array", "a number", ... for "X is <described>, not an object".
+std::string described(const json& value) {
+  switch (value.type()) {
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::null: return "null";
+    default: return std::string("a ") + value.type_name();
+  }
+}
+
+// A JSON value as it appears in a message, cut short so a hostile header cannot flood it.
+std::string excerpt(const json& value) {
+  constexpr size_t kMaxChars = 60;
+  auto text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text.size() <= kMaxChars ? text : text.substr(0, kMaxChars) + "...";
+}
+
+bool is_count(const json& value) { return value.is_number_unsigned(); }
+
+// One header entry, checked field by field; returns the record with the dtype still unchecked.
+TensorRecord parse_entry(const std::string& path, const std::string& name, const json& entry) {
+  const auto tensor = "tensor " + in_quotes(name);
+  if (!entry.is_object()) fail_in_file(path, "entry for " + tensor + " is " + described(entry) + ", not an object");
+  for (const char* field : {"dtype", "shape", "data_offsets"})
+    if (!entry.contains(field)) fail_in_file(path, tensor + " has no " + field);
+
+  TensorRecord record;
+  record.name = name;
+  const auto& dtype = entry.at("dtype");
+  if (!dtype.is_string()) fail_in_file(path, tensor + ": dtype must be a string, found " + excerpt(dtype));
+  record.dtype = dtype.get<std::string>();
+
+  const auto& shape = entry.at("shape");
+  if (!shape.is_array() || !std::all_of(shape.begin(), shape.end(), is_count))
+    fail_in_file(path, tensor + ": shape must be an array of non-negative integers, found " + excerpt(shape));
+  std::vector<uint64_t> dims;
+  for (const auto& dim : shape) dims.push_back(dim.get<uint64_t>());
+
+  const auto& offsets = entry.at("data_offsets");
+  if (!offsets.is_array() || offsets.size() != 2 || !is_count(offsets[0]) || !is_count(offsets[1]))
+    fail_in_file(path, tensor + ": data_offsets must be two non-negative integers, found " + excerpt(offsets));
+  record.begin = offsets[0].get<uint64_t>();
+  record.end = offsets[1].get<uint64_t>();
+  if (record.begin > record.end)
+    fail_in_file(path, tensor + " has data_offsets " + shape_string(std::vector<uint64_t>{record.begin, record.end}) +
+                           " whose begin is after its end");
+
+  // Element count and byte size must fit int64 (torch sizes), with no silent wrap-around.
+  const auto* info = dtype_by_name(record.dtype);
+  if (info == nullptr) fail_in_file(path, tensor + " has unsupported dtype " + in_quotes(record.dtype));
+  constexpr auto kMaxSize = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  uint64_t bytes = info->element_bytes;
+  for (const auto dim : dims)
+    if (dim > kMaxSize || __builtin_mul_overflow(bytes, dim, &bytes) || bytes > kMaxSize)
+      fail_in_file(path, tensor + " has shape " + shape_string(dims) + " whose size overflows 64 bits");
+  if (bytes != record.end - record.begin)
+    fail_in_file(path, tensor + " has shape " + shape_string(dims) + " of " + record.dtype + " (" +
+                           std::to_string(bytes) + " bytes) but its data range holds " +
+                           std::to_string(record.end - record.begin) + " bytes");
+  record.shape.assign(dims.begin(), dims.end());
+  return record;
+}
+
+std::map<std::string, std::string> parse_metadata(const std::string& path, const json& metadata) {
+  if (!metadata.is_object())
+    fail_in_file(path, std::string(kMetadataKey) + " is " + described(metadata) + ", not an object");
+  std::map<std::string, std::string> entries;
+  for (const auto& item : metadata.items()) {
+    if (!item.value().is_string())
+      fail_in_file(path, std::string(kMetadataKey) + " value " + in_quotes(item.key()) + " is " +
+                             described(item.value()) + ", not a string");
+    entries[item.key()] = item.value().get<std::string>();
+  }
+  return entries;
+}
+
+// Non-empty ranges must not share a byte; zero-byte tensors overlap nothing.
+void check_no_overlap(const std::string& path, const std::map<std::string, TensorRecord>& records) {
+  std::vector<const TensorRecord*> by_begin;
+  for (const auto& item : records)
+    if (item.second.begin < item.second.end) by_begin.push_back(&item.second);
+  std::sort(by_begin.begin(), by_begin.end(), [](const TensorRecord* a, const TensorRecord* b) {
+    return std::tie(a->begin, a->end, a->name) < std::tie(b->begin, b->end, b->name);
+  });
+  const TensorRecord* furthest = nullptr;  // the range seen so far that reaches furthest
+  for (const auto* record : by_begin) {
+    if (furthest != nullptr && record->begin < furthest->end) {
+      const auto offsets = [](const TensorRecord* r) {
+        return "(data_offsets " + shape_string(std::vector<uint64_t>{r->begin, r->end}) + ")";
+      };
+      fail_in_file(path, "tensors " + in_quotes(furthest->name) + " " + offsets(furthest) + " and " +
+                             in_quotes(record->name) + " " + offsets(record) + " overlap");
+    }
+    if (furthest == nullptr || record->end > furthest->end) furthest = record;
+  }
+}
+
+std::string system_error() { return std::strerror(errno); }
+
+}  // namespace
+
+std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& path) {
+  // O_NONBLOCK so that a FIFO does not hang us; it changes nothing for regular files.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) fail_in_file(path, "cannot open: " + system_error());
+  struct stat info {};
+  const bool stat_ok = ::fstat(fd, &info) == 0;
+  const auto stat_error = system_error();
+  if (!stat_ok || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    if (!stat_ok) fail_in_file(path, "cannot open: " + stat_error);
+    fail_in_file(path, S_ISDIR(info.st_mode) ? "is a directory, not a safetensors file" : "is not a regular file");
+  }
+  const auto file_size = static_cast<uint64_t>(info.st_size);
+  if (file_size < kHeaderLengthBytes) {
+    ::close(fd);
+    fail_in_file(path, "is " + std::to_string(file_size) + (file_size == 1 ? " byte" : " bytes") +
+                           ", too short for a safetensors file (at least 8)");
+  }
+  void* mapping = ::mmap(nullptr, file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const auto map_error = system_error();
+  ::close(fd);  // the mapping keeps its own reference to the file
+  if (mapping == MAP_FAILED) fail_in_file(path, "cannot map into memory: " + map_error);
+
+  // Owned from here on, so that every failure below unmaps.
+  std::shared_ptr<SafetensorsFile> file(new SafetensorsFile());
+  file->self_ = file;
+  file->path_ = path;
+  file->file_size_ = file_size;
+  file->mapping_ = static_cast<const uint8_t*>(mapping);
+
+  uint64_t header_length = 0;
+  std::memcpy(&header_length, file->mapping_, kHeaderLengthBytes);  // little-endian on disk and host
+  if (header_length == 0) fail_in_file(path, "header length is 0");
+  if (header_length > file_size - kHeaderLengthBytes)
+    fail_in_file(path, "header length " + std::to_string(header_length) + " runs past the end of the file (" +
+                           std::to_string(file_size) + " bytes)");
+  file->data_ = file->mapping_ + kHeaderLengthBytes + header_length;
+  const uint64_t data_size = file_size - kHeaderLengthBytes - header_length;
+
+  // Duplicate names would silently collapse into one in the parsed object; catch them while parsing.
+  std::string duplicate;
+  std::set<std::string> seen;
+  const json::parser_callback_t on_key = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth == 1 && event == json::parse_event_t::key && duplicate.empty() &&
+        !seen.insert(parsed.get<std::string>()).second)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  const auto* header_begin = reinterpret_cast<const char*>(file->mapping_ + kHeaderLengthBytes);
+  json header;
+  try {
+    header = json::parse(header_begin, header_begin + header_length, on_key);
+  } catch (const json::parse_error& e) {
+    fail_in_file(path, "header is not valid JSON (parse error at byte " + std::to_string(e.byte) + " of " +
+                           std::to_string(header_length) + ")");
+  }
+  if (!header.is_object()) fail_in_file(path, "header is " + described(header) + ", not a JSON object");
+  if (!duplicate.empty()) fail_in_file(path, "tensor " + in_quotes(duplicate) + " appears twice in the header");
+
+  for (const auto& item : header.items()) {
+    if (item.key() == kMetadataKey) {
+      file->metadata_ = parse_metadata(path, item.value());
+      continue;
+    }
+    auto record = parse_entry(path, item.key(), item.value());
+    if (record.end > data_size)
+      fail_in_file(path, "tensor " + in_quotes(record.name) + " has data_offsets " +
+                             shape_string(std::vector<uint64_t>{record.begin, record.end}) +
+                             " past the end of the " + std::to_string(data_size) + "-byte data section");
+    file->records_.emplace(record.name, std::move(record));
+  }
+  check_no_overlap(path, file->records_);
+  return file;
+}
+
+SafetensorsFile::~SafetensorsFile() {
+  if (mapping_ != nullptr) ::munmap(const_cast<uint8_t*>(mapping_), file_size_);
+}
+
+bool SafetensorsFile::contains(const std::string& name) const { return records_.count(name) != 0; }
+
+const TensorRecord& SafetensorsFile::record(const std::string& name) const {
+  const auto found = records_.find(name);
+  if (found == records_.end()) fail_in_file(path_, "no tensor " + in_quotes(name));
+  return found->second;
+}
+
+std::vector<std::string> SafetensorsFile::names() const {
+  std::vector<std::string> names;
+  names.reserve(records_.size());
+  for (const auto& item : records_) names.push_back(item.first);
+  return names;
+}
+
+torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
+  const auto& found = record(name);
+  const auto* info = dtype_by_name(found.dtype);  // checked at open
+  const auto options = torch::TensorOptions().dtype(info->scalar_type);
+  if (found.begin == found.end) return torch::empty(found.shape, options);
+
+  auto* bytes = const_cast<uint8_t*>(data_ + found.begin);
+  // The format does not promise aligned offsets; a misaligned view would be undefined behaviour in
+  // kernels, so such a tensor (rare) is copied instead.
+  if (reinterpret_cast<uintptr_t>(bytes) % info->element_bytes != 0)
+    return torch::from_blob(bytes, found.shape, options).clone();
+  auto keep_alive = self_.lock();
+  return torch::from_blob(bytes, found.shape, [keep_alive](void*) {}, options);
+}
+
+void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) header[kMetadataKey] = metadata;
+
+  std::set<std::string> names;
+  std::vector<torch::Tensor> contiguous;
+  contiguous.reserve(tensors.size());
+  uint64_t offset = 0;
+  for (const auto& [name, value] : tensors) {
+    if (name == kMetadataKey) fail_in_file(path, "tensor name " + in_quotes(name) + " is reserved");
+    if (!names.insert(name).second) fail_in_file(path, "duplicate tensor name " + in_quotes(name));
+    if (!value.defined()) fail_in_file(path, "tensor " + in_quotes(name) + " is undefined");
+    const auto* info = dtype_by_scalar_type(value.scalar_type());
+    if (info == nullptr)
+      fail_in_file(path, "tensor " + in_quotes(name) + " has unsupported dtype " +
+                             std::string(c10::toString(value.scalar_type())));
+    auto bytes = value.detach().to(torch::kCPU).contiguous();
+    const uint64_t size = bytes.nbytes();
+    header[name] = {{"dtype", info->name}, {"shape", value.sizes().vec()}, {"data_offsets", {offset, offset + size}}};
+    offset += size;
+    contiguous.push_back(std::move(bytes));
+  }
+
+  std::string header_text;
+  try {
+    header_text = header.dump();
+  } catch (const nlohmann::json::type_error&) {
+    fail_in_file(path, "a tensor name or metadata entry is not valid UTF-8");
+  }
+  // Spaces up to a multiple of 8 keep the data section 8-byte aligned (as the reference writer does).
+  header_text.append((8 - header_text.size() % 8) % 8, ' ');
+  const uint64_t header_length = header_text.size();  // little-endian on disk and host
+
+  const auto temporary = path + ".tmp";
+  std::FILE* out = std::fopen(temporary.c_str(), "wb");
+  if (out == nullptr) fail_in_file(path, "cannot write: " + system_error());
+  bool written = std::fwrite(&header_length, kHeaderLengthBytes, 1, out) == 1 &&
+                 std::fwrite(header_text.data(), 1, header_text.size(), out) == header_text.size();
+  for (const auto& bytes : contiguous)
+    if (written && bytes.nbytes() > 0)
+      written = std::fwrite(bytes.data_ptr(), 1, bytes.nbytes(), out) == bytes.nbytes();
+  const auto write_error = system_error();
+  const bool closed = std::fclose(out) == 0;
+  if (!written || !closed) {
+    const auto error = written ? system_error() : write_error;
+    std::remove(temporary.c_str());
+    fail_in_file(path, "cannot write: " + error);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const auto error = system_error();
+    std::remove(temporary.c_str());
+    fail_in_file(path, "cannot replace with " + temporary + ": " + error);
+  }
+}
+
+}  // namespace aw

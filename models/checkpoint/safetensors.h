@@ -1,0 +1,64 @@
+// models/checkpoint/safetensors.h — memory-mapped reader and a writer for the safetensors format
+// (8-byte little-endian header length N, N bytes of JSON, then the raw tensor bytes).
+// Every file is validated before use: header length, JSON, dtypes, shape × dtype size = byte range,
+// ranges inside the data section and not overlapping. Errors name the file and the tensor.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace aw {
+
+struct TensorRecord {
+  std::string name;
+  std::string dtype;             // as written in the file: "F32", "F16", "BF16", "I64", ...
+  std::vector<int64_t> shape;
+  uint64_t begin = 0;            // byte offsets relative to the start of the data section
+  uint64_t end = 0;
+};
+
+class SafetensorsFile {
+ public:
+  // Maps and validates the file; throws aw::Error("<path>: <what is wrong>").
+  static std::shared_ptr<const SafetensorsFile> open(const std::string& path);
+  ~SafetensorsFile();
+  SafetensorsFile(const SafetensorsFile&) = delete;
+  SafetensorsFile& operator=(const SafetensorsFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  uint64_t file_size() const { return file_size_; }
+  bool contains(const std::string& name) const;
+  // Throws aw::Error("<path>: no tensor '<name>'") when absent.
+  const TensorRecord& record(const std::string& name) const;
+  std::vector<std::string> names() const;  // sorted
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+
+  // A CPU tensor in the stored dtype that views the mapped bytes (no copy); it keeps the mapping
+  // alive. Read-only: copy or convert before writing to it.
+  torch::Tensor tensor(const std::string& name) const;
+
+ private:
+  SafetensorsFile() = default;
+  std::string path_;
+  uint64_t file_size_ = 0;
+  const uint8_t* mapping_ = nullptr;   // whole file
+  const uint8_t* data_ = nullptr;      // start of the data section
+  std::map<std::string, TensorRecord> records_;
+  std::map<std::string, std::string> metadata_;
+  std::weak_ptr<const SafetensorsFile> self_;
+};
+
+// Writes tensors (any device; contiguous copies are made as needed) in the given order.
+// Supported dtypes: float32, float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool.
+// Writes to "<path>.tmp" and renames, so an interrupted write never leaves a half file.
+void write_safetensors(const std::string& path,
+                       const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                       const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace aw

@@ -1,0 +1,143 @@
+// models/checkpoint/weight_bindings.cpp — the tensor-name tables of the native, GPT-2 and BERT layouts.
+#include "models/checkpoint/weight_bindings.h"
+
+namespace aw {
+namespace {
+
+std::string layer_name(const std::string& prefix, int64_t layer, const std::string& rest) {
+  return prefix + std::to_string(layer) + "." + rest;
+}
+
+void bind(WeightTable& table, std::string parameter, std::vector<std::string> sources, bool transpose = false,
+          int64_t part = 0, int64_t parts = 1) {
+  table.bindings.push_back({std::move(parameter), std::move(sources), transpose, part, parts});
+}
+
+// LayerNorm weights: BERT checkpoints written by old code call them gamma/beta.
+void bind_norm(WeightTable& table, const std::string& ours, const std::string& theirs) {
+  bind(table, ours + ".weight", {theirs + ".weight", theirs + ".gamma"});
+  bind(table, ours + ".bias", {theirs + ".bias", theirs + ".beta"});
+}
+
+void bind_linear(WeightTable& table, const std::string& ours, const std::string& theirs) {
+  bind(table, ours + ".weight", {theirs + ".weight"});
+  bind(table, ours + ".bias", {theirs + ".bias"});
+}
+
+WeightTable native_table(const ModelConfig& config) {
+  // Native files use our parameter names as they are.
+  WeightTable table;
+  auto same = [&](const std::string& name) { bind(table, name, {name}); };
+  same("tok_emb.weight");
+  if (config.positions == PositionKind::Learned) same("pos_emb.weight");
+  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    for (const char* rest : {"ln_1.weight", "ln_1.bias", "ln_2.weight", "ln_2.bias", "attn.q.weight", "attn.q.bias",
+                             "attn.k.weight", "attn.k.bias", "attn.v.weight", "attn.v.bias", "attn.o.weight",
+                             "attn.o.bias", "mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias"})
+      same(layer_name("layers.", layer, rest));
+    if (config.bird_eye) same(layer_name("layers.", layer, "attn.bird_eye"));
+  }
+  if (config.norm == NormPlacement::Pre) {
+    same("ln_f.weight");
+    same("ln_f.bias");
+  }
+  if (config.is_language_model() && !config.tie_embeddings) same("lm_head.weight");
+  if (config.is_classifier()) {
+    same("classifier.weight");
+    same("classifier.bias");
+  }
+  return table;
+}
+
+// lama and bigru_mean: our parameter names as they are (docs/checkpoint-format.md lists them).
+WeightTable recurrent_table(const ModelConfig& config) {
+  WeightTable table;
+  auto same = [&](const std::string& name) { bind(table, name, {name}); };
+  same("encoder.embedding.weight");
+  for (const char* direction : {"", "_reverse"})
+    for (const char* kind : {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
+      same(std::string("encoder.gru.") + kind + direction);
+  if (config.model_type == "lama") {
+    same("word_proj.weight");
+    same("word_proj.bias");
+    if (config.context_mode == "learned") {
+      same("context");
+    } else if (config.embedding_dim != config.d_model) {
+      same("context_proj.weight");
+      same("context_proj.bias");
+    }
+    same("p");
+    same("q");
+  }
+  for (const char* name : {"mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias"}) same(name);
+  return table;
+}
+
+WeightTable gpt2_table(const ModelConfig& config) {
+  WeightTable table;
+  table.name_prefixes = {"", "transformer."};
+  table.ignored = {".attn.bias", ".attn.masked_bias", "lm_head.weight"};  // causal-mask buffers; tied head
+  table.allow_unknown = true;
+  bind(table, "tok_emb.weight", {"wte.weight"});
+  bind(table, "pos_emb.weight", {"wpe.weight"});
+  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
+    auto theirs = [&](const std::string& rest) { return layer_name("h.", layer, rest); };
+    bind_norm(table, ours("ln_1"), theirs("ln_1"));
+    bind_norm(table, ours("ln_2"), theirs("ln_2"));
+    const char* projections[] = {"q", "k", "v"};
+    for (int64_t part = 0; part < 3; ++part) {
+      const std::string projection = projections[part];
+      bind(table, ours("attn." + projection + ".weight"), {theirs("attn.c_attn.weight")}, true, part, 3);
+      bind(table, ours("attn." + projection + ".bias"), {theirs("attn.c_attn.bias")}, false, part, 3);
+    }
+    bind(table, ours("attn.o.weight"), {theirs("attn.c_proj.weight")}, true);
+    bind(table, ours("attn.o.bias"), {theirs("attn.c_proj.bias")});
+    bind(table, ours("mlp.fc1.weight"), {theirs("mlp.c_fc.weight")}, true);
+    bind(table, ours("mlp.fc1.bias"), {theirs("mlp.c_fc.bias")});
+    bind(table, ours("mlp.fc2.weight"), {theirs("mlp.c_proj.weight")}, true);
+    bind(table, ours("mlp.fc2.bias"), {theirs("mlp.c_proj.bias")});
+  }
+  bind_norm(table, "ln_f", "ln_f");
+  return table;
+}
+
+WeightTable bert_table(const ModelConfig& config) {
+  WeightTable table;
+  table.name_prefixes = {"", "bert."};
+  table.ignored = {"position_ids", "cls.", "pooler."};  // buffers, pre-training heads, unused pooler
+  table.allow_unknown = true;
+  bind(table, "tok_emb.weight", {"embeddings.word_embeddings.weight"});
+  bind(table, "pos_emb.weight", {"embeddings.position_embeddings.weight"});
+  if (config.type_vocab_size > 0) bind(table, "type_emb.weight", {"embeddings.token_type_embeddings.weight"});
+  bind_norm(table, "emb_ln", "embeddings.LayerNorm");
+  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
+    auto theirs = [&](const std::string& rest) { return layer_name("encoder.layer.", layer, rest); };
+    bind_linear(table, ours("attn.q"), theirs("attention.self.query"));
+    bind_linear(table, ours("attn.k"), theirs("attention.self.key"));
+    bind_linear(table, ours("attn.v"), theirs("attention.self.value"));
+    bind_linear(table, ours("attn.o"), theirs("attention.output.dense"));
+    bind_norm(table, ours("ln_1"), theirs("attention.output.LayerNorm"));
+    bind_linear(table, ours("mlp.fc1"), theirs("intermediate.dense"));
+    bind_linear(table, ours("mlp.fc2"), theirs("output.dense"));
+    bind_norm(table, ours("ln_2"), theirs("output.LayerNorm"));
+  }
+  if (config.pooler) {
+    bind_linear(table, "pooler", "pooler.dense");
+    table.ignored.pop_back();  // the pooler is used
+  }
+  if (config.is_classifier()) bind_linear(table, "classifier", "classifier");
+  return table;
+}
+
+}  // namespace
+
+WeightTable weight_table(const ModelConfig& config) {
+  if (config.model_type == "gpt2") return gpt2_table(config);
+  if (config.model_type == "bert") return bert_table(config);
+  if (config.is_recurrent()) return recurrent_table(config);
+  return native_table(config);
+}
+
+}  // namespace aw

@@ -1,0 +1,30 @@
+// models/checkpoint/weight_bindings.h — one table per architecture: which tensor of the checkpoint file fills
+// which parameter of the transformer, and how (Hugging Face GPT-2 stores Conv1D weights as
+// (in, out) and fuses Q, K, V into one c_attn matrix).
+#pragma once
+
+#include "models/nn/model_config.h"
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct WeightBinding {
+  std::string parameter;             // our parameter, e.g. "layers.0.attn.q.weight"
+  std::vector<std::string> sources;  // tensor names in the file, first found wins (aliases: gamma/beta)
+  bool transpose = false;            // the file holds the (in, out) transpose (GPT-2 Conv1D)
+  int64_t part = 0;                  // take slice `part` of `parts` equal slices along the file's last dim
+  int64_t parts = 1;
+};
+
+struct WeightTable {
+  std::vector<WeightBinding> bindings;     // one per parameter of the model
+  std::vector<std::string> name_prefixes;  // prefixes a file may put before every name ("transformer.")
+  std::vector<std::string> ignored;        // file tensors that are known and unused (substring match)
+  bool allow_unknown = false;              // Hugging Face files carry heads we do not use
+};
+
+WeightTable weight_table(const ModelConfig& config);
+
+}  // namespace aw

@@ -1,0 +1,132 @@
+// models/nn/lama.cpp — the LAMA forward (see lama.h).
+#include "models/nn/lama.h"
+
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace aw {
+namespace {
+
+namespace F = torch::nn::functional;
+
+// Gates of the one LAMA layer: [1, m] or [B, 1, m] → [1|B, m]; undefined stays undefined.
+torch::Tensor lama_gates(const torch::Tensor& head_gates, int64_t heads, int64_t batch, const torch::Tensor& like) {
+  if (!head_gates.defined()) return {};
+  auto gates = head_gates.to(like.device(), like.scalar_type());
+  const bool shape_ok = (gates.dim() == 2 && gates.size(0) == 1 && gates.size(1) == heads) ||
+                        (gates.dim() == 3 && gates.size(0) == batch && gates.size(1) == 1 && gates.size(2) == heads);
+  if (!shape_ok)
+    throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [1, " + std::to_string(heads) +
+                "] or [" + std::to_string(batch) + ", 1, " + std::to_string(heads) + "]");
+  return gates.dim() == 2 ? gates : gates.select(1, 0);                                    // (1|B, m)
+}
+
+}  // namespace
+
+LamaImpl::LamaImpl(ModelConfig config) : config_(std::move(config)) {
+  const int64_t width = 2 * config_.rnn_hidden, heads = config_.n_heads;
+  encoder = register_module("encoder", WordGru(config_));
+  word_proj = register_module("word_proj", Dense(width, width, true));
+  if (config_.context_mode == "learned") context = register_parameter("context", torch::empty({width}));
+  else if (config_.embedding_dim != width) context_proj = register_module("context_proj", Dense(config_.embedding_dim, width, true));
+  p = register_parameter("p", torch::empty({width, heads}));
+  q = register_parameter("q", torch::empty({width, heads}));
+  mlp = register_module("mlp", ClassifierMlp(heads * width, config_.classifier_hidden, config_.num_labels, config_.dropout));
+  initialise_recurrent_weights(*this);
+  torch::NoGradGuard no_grad;
+  if (context.defined()) context.normal_(0.0, 1.0 / std::sqrt(static_cast<double>(width)));
+}
+
+torch::Tensor LamaImpl::embed(const ModelInput& input) {
+  TORCH_CHECK(input.input_ids.dim() == 2, "input_ids must be [B, n]");
+  const auto device = p.device();
+  const auto encoded = encoder(input.input_ids.to(device), document_lengths(input));
+  if (config_.context_mode == "mean") return torch::cat({encoded.annotations, encoded.embeddings}, -1);  // (B, n, 2h+E)
+  return encoded.annotations;                                                                            // (B, n, 2h)
+}
+
+LamaAttention LamaImpl::attend(const torch::Tensor& embedded, const torch::Tensor& mask, const torch::Tensor& gates) {
+  const int64_t batch = embedded.size(0), width = 2 * config_.rnn_hidden;
+  const auto annotations = embedded.narrow(-1, 0, width);                                 // H (B, n, 2h)
+  const auto keep = mask.defined() ? mask.to(embedded.device()).gt(0) : torch::Tensor();  // (B, n) bool
+  LamaAttention out;
+  if (context.defined()) {
+    out.context = context.unsqueeze(0).expand({batch, width});                            // (B, 2h)
+  } else {
+    // The mean of the unpadded word embeddings, mapped to 2h when E ≠ 2h.
+    const auto embeddings = embedded.narrow(-1, width, config_.embedding_dim);            // (B, n, E)
+    const auto weights = keep.defined() ? keep.to(embedded.scalar_type()).unsqueeze(-1)
+                                        : torch::ones({batch, embedded.size(1), 1}, embedded.options());
+    const auto mean = (embeddings * weights).sum(1) / weights.sum(1);                     // (B, E)
+    out.context = context_proj ? context_proj(mean) : mean;                               // (B, 2h)
+  }
+  const auto u = torch::tanh(word_proj(annotations));                                     // (B, n, 2h)
+  out.scores = low_rank_scores(out.context, u, p, q);                                     // (B, n, m)
+  auto normalised = F::normalize(torch::tanh(out.scores), F::NormalizeFuncOptions().p(2).dim(-1));
+  auto logits = normalised.transpose(1, 2);                                               // (B, m, n)
+  if (keep.defined()) logits = logits.masked_fill(keep.logical_not().unsqueeze(1), -INFINITY);
+  out.attention = torch::softmax(logits, -1);                                             // (B, m, n)
+  out.pooled = torch::matmul(out.attention, annotations);                                 // (B, m, 2h)
+  if (gates.defined()) out.pooled = out.pooled * gates.unsqueeze(-1);
+  return out;
+}
+
+torch::Tensor LamaImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
+                                   int64_t end_layer, const ForwardOptions& options,
+                                   std::vector<torch::Tensor>* attention_by_layer) {
+  if (first_layer >= end_layer) return hidden;
+  TORCH_CHECK(first_layer == 0 && end_layer == 1, "LAMA has one attention layer; asked for layers ", first_layer,
+              "..", end_layer);
+  const auto gates = lama_gates(options.head_gates, config_.n_heads, hidden.size(0), hidden);
+  const auto attended = attend(hidden, input.attention_mask, gates);
+  if (options.capture != CaptureMode::None) {
+    const auto probabilities = attended.attention.unsqueeze(2);                           // (B, m, 1, n)
+    if (options.observer) options.observer(0, probabilities);
+    if (options.capture == CaptureMode::Full && attention_by_layer) attention_by_layer->push_back(probabilities);
+  }
+  return attended.pooled;
+}
+
+torch::Tensor LamaImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
+  (void)input;
+  return mlp(hidden.flatten(1));                                                          // (B, C)
+}
+
+ForwardResult LamaImpl::forward(const ModelInput& input, const ForwardOptions& options) {
+  ForwardResult result;
+  result.hidden = run_layers(embed(input), input, 0, 1, options, &result.attention);      // S (B, m, 2h)
+  result.logits = output(result.hidden, input);
+  return result;
+}
+
+torch::Tensor low_rank_scores(const torch::Tensor& context, const torch::Tensor& u, const torch::Tensor& p,
+                              const torch::Tensor& q) {
+  return torch::matmul(context, p).unsqueeze(1) * torch::matmul(u, q);                   // (B, 1, m) ⊙ (B, n, m)
+}
+
+torch::Tensor penal_disagreement(const torch::Tensor& attention) {
+  const auto heads = attention.size(1);
+  const auto gram = torch::matmul(attention, attention.transpose(1, 2));                  // (B, m, m)
+  const auto identity = torch::eye(heads, attention.options());
+  return (gram - identity).pow(2).sum({1, 2}).mean();
+}
+
+torch::Tensor embedding_disagreement(const torch::Tensor& pooled) {
+  const auto heads = pooled.size(1);
+  if (heads < 2) return torch::zeros({}, pooled.options());
+  const auto unit = F::normalize(pooled, F::NormalizeFuncOptions().p(2).dim(-1));        // (B, m, 2h)
+  const auto cosine = torch::matmul(unit, unit.transpose(1, 2));                          // (B, m, m)
+  const auto off_diagonal = cosine.sum({1, 2}) - cosine.diagonal(0, 1, 2).sum(-1);        // (B)
+  return (off_diagonal / static_cast<double>(heads * (heads - 1))).mean();
+}
+
+torch::Tensor classification_regularizer(const ModelConfig& config, const ForwardResult& result) {
+  if (config.model_type != "lama" || config.regularizer == "none" || config.regularizer_weight == 0.0) return {};
+  if (config.regularizer == "penal") return config.regularizer_weight * penal_disagreement(result.attention.at(0).squeeze(2));
+  return config.regularizer_weight * embedding_disagreement(result.hidden);
+}
+
+}  // namespace aw

@@ -1,0 +1,95 @@
+// models/nn/model.h — the contract every model family implements (DESIGN.md "model contract").
+// Dimension letters used across models/: B batch, n sequence length, L layers, H heads (of one
+// layer), dh head width, d model width, V vocabulary, C classes.
+#pragma once
+
+#include "models/nn/model_config.h"
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+#include <functional>
+#include <vector>
+
+namespace aw {
+
+enum class CaptureMode {
+  None,   // no attention leaves the forward
+  Stats,  // each layer's probabilities go to the observer, nothing is kept
+  Full,   // each layer's probabilities [B, H, n, n] are returned in ForwardResult::attention
+};
+
+// An intervention on the dot-product diagonal (Bird-Eye Table 2, Figure 3), applied to the scaled
+// scores before masking and softmax: "Reduced Diag" = scale(0.2), "Magnified Diag" = scale(2.0),
+// DiagFreeMask = mask() (−∞ on the diagonal except row 0).
+struct DiagonalIntervention {
+  enum class Kind { None, Scale, Mask };
+  Kind kind = Kind::None;
+  double factor = 1.0;
+
+  static DiagonalIntervention none() { return {}; }
+  static DiagonalIntervention scale(double factor) { return {Kind::Scale, factor}; }
+  static DiagonalIntervention mask() { return {Kind::Mask, 1.0}; }
+};
+
+// Sees one layer's attention probabilities [B, H, n, n] as soon as they are computed.
+using AttentionObserver = std::function<void(int64_t layer, const torch::Tensor& probabilities)>;
+
+struct ForwardOptions {
+  CaptureMode capture = CaptureMode::None;
+  // 1 = head on, 0 = off, anything between scales the head's context (Michel's ξ_h).
+  // [L, H_max] (same gates for the whole batch) or [B, L, H_max]; undefined = all on.
+  // Where the model splits_rows_at_gates(), also [k·B, L, H_max]: see there.
+  // May require grad: that is how head importance is computed.
+  torch::Tensor head_gates;
+  DiagonalIntervention diagonal;
+  AttentionObserver observer;  // called per layer when capture is Stats or Full
+};
+
+struct ModelInput {
+  torch::Tensor input_ids;       // [B, n] int64
+  torch::Tensor attention_mask;  // [B, n], 1 = token, 0 = padding; undefined = no padding
+  torch::Tensor token_type_ids;  // [B, n]; BERT only, undefined = all 0
+
+  // The same input on `device` (undefined tensors stay undefined).
+  ModelInput to(const torch::Device& device) const {
+    ModelInput moved;
+    moved.input_ids = input_ids.to(device);
+    if (attention_mask.defined()) moved.attention_mask = attention_mask.to(device);
+    if (token_type_ids.defined()) moved.token_type_ids = token_type_ids.to(device);
+    return moved;
+  }
+};
+
+struct ForwardResult {
+  torch::Tensor logits;                   // [B, n, V] (language model) or [B, C] (classifier)
+  torch::Tensor hidden;                   // [B, n, d] output of the last layer (before any final norm)
+  std::vector<torch::Tensor> attention;   // per layer [B, H, n, n] when capture == Full
+};
+
+class AttentionModel {
+ public:
+  virtual ~AttentionModel() = default;
+
+  virtual const ModelConfig& config() const = 0;
+  // The LibTorch module: parameters, train()/eval(), to(device).
+  virtual torch::nn::Module& module() = 0;
+
+  virtual ForwardResult forward(const ModelInput& input, const ForwardOptions& options = {}) = 0;
+
+  // The forward in three stages, so analyses can cache the hidden states below an ablated layer.
+  // forward(x) == output(run_layers(embed(x), x, 0, L, options), x).
+  virtual torch::Tensor embed(const ModelInput& input) = 0;                     // [B, n, d]
+  virtual torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
+                                   int64_t end_layer, const ForwardOptions& options,
+                                   std::vector<torch::Tensor>* attention_by_layer) = 0;
+  virtual torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) = 0;  // logits
+
+  // Whether run_layers also takes gates of k·B rows for hidden states of B rows (k settings of the
+  // same rows, setting-major): the rows are repeated where the first layer of the call applies its
+  // gates, so the settings share everything before — that layer's attention included — and the
+  // result has k·B rows. Gate sweeps use it when offered.
+  virtual bool splits_rows_at_gates() const { return false; }
+};
+
+}  // namespace aw

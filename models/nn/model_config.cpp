@@ -1,0 +1,385 @@
+// models/nn/model_config.cpp — config.json parsing for the native and Hugging Face families.
+#include "models/nn/model_config.h"
+
+#include "models/errors.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+namespace aw {
+namespace {
+
+using nlohmann::json;
+
+// Typed access to config keys with errors that name the file and the key.
+class ConfigReader {
+ public:
+  ConfigReader(const json& root, std::string path) : root_(root), path_(std::move(path)) {}
+
+  bool has(const std::string& key) const { return root_.contains(key) && !root_.at(key).is_null(); }
+
+  int64_t positive_int(const std::string& key) const {
+    if (!has(key)) fail_in_file(path_, "missing key '" + key + "'");
+    return positive_int_value(key, root_.at(key));
+  }
+  int64_t positive_int(const std::string& key, int64_t fallback) const {
+    return has(key) ? positive_int(key) : fallback;
+  }
+  int64_t non_negative_int(const std::string& key, int64_t fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (!value.is_number_integer() || value.get<int64_t>() < 0)
+      fail_in_file(path_, "key '" + key + "' must be a non-negative integer, got " + value.dump());
+    return value.get<int64_t>();
+  }
+  double number(const std::string& key, double fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (!value.is_number()) fail_in_file(path_, "key '" + key + "' must be a number, got " + value.dump());
+    return value.get<double>();
+  }
+  bool boolean(const std::string& key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (!value.is_boolean()) fail_in_file(path_, "key '" + key + "' must be true or false, got " + value.dump());
+    return value.get<bool>();
+  }
+  std::string choice(const std::string& key, const std::vector<std::string>& allowed,
+                     const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    const json& value = root_.at(key);
+    if (value.is_string()) {
+      const auto text = value.get<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
+    }
+    std::string options;
+    for (const auto& option : allowed) options += (options.empty() ? "" : ", ") + option;
+    fail_in_file(path_, "key '" + key + "' must be one of " + options + ", got " + value.dump());
+  }
+  std::vector<int64_t> int_list(const std::string& key) const {
+    const json& value = root_.at(key);
+    if (!value.is_array()) fail_in_file(path_, "key '" + key + "' must be a list of integers");
+    std::vector<int64_t> values;
+    for (const auto& item : value) {
+      if (!item.is_number_integer() || item.get<int64_t>() < 0)
+        fail_in_file(path_, "key '" + key + "' must be a list of non-negative integers, got " + value.dump());
+      values.push_back(item.get<int64_t>());
+    }
+    return values;
+  }
+  std::vector<std::string> string_list(const std::string& key) const {
+    if (!has(key)) fail_in_file(path_, "missing key '" + key + "'");
+    const json& value = root_.at(key);
+    std::vector<std::string> values;
+    if (value.is_array())
+      for (const auto& item : value)
+        if (item.is_string()) values.push_back(item.get<std::string>());
+    if (!value.is_array() || values.size() != value.size() || values.empty())
+      fail_in_file(path_, "key '" + key + "' must be a non-empty list of strings, got " + value.dump());
+    return values;
+  }
+  [[noreturn]] void fail(const std::string& message) const { fail_in_file(path_, message); }
+
+ private:
+  int64_t positive_int_value(const std::string& key, const json& value) const {
+    if (!value.is_number_integer() || value.get<int64_t>() <= 0)
+      fail_in_file(path_, "key '" + key + "' must be a positive integer, got " + value.dump());
+    return value.get<int64_t>();
+  }
+  const json& root_;
+  std::string path_;
+};
+
+Activation parse_activation(const ConfigReader& reader, const std::string& key, const std::string& fallback) {
+  const auto name = reader.choice(key, {"relu", "gelu", "gelu_new", "gelu_pytorch_tanh"}, fallback);
+  if (name == "relu") return Activation::Relu;
+  if (name == "gelu") return Activation::Gelu;
+  return Activation::GeluTanh;
+}
+
+void parse_native(const ConfigReader& reader, ModelConfig& config) {
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.n_layers = reader.positive_int("n_layers");
+  config.n_heads = reader.positive_int("n_heads");
+  config.d_model = reader.positive_int("d_model");
+  config.d_ff = reader.positive_int("d_ff", 4 * config.d_model);
+  config.max_positions = reader.positive_int("max_positions");
+  config.causal = true;
+  config.norm = reader.choice("norm", {"pre", "post"}, "pre") == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+  config.positions = reader.choice("positions", {"learned", "sinusoidal"}, "learned") == "learned"
+                         ? PositionKind::Learned
+                         : PositionKind::Sinusoidal;
+  config.tie_embeddings = reader.boolean("tie_embeddings", true);
+  config.activation = parse_activation(reader, "activation", "gelu");
+  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-5);
+  config.dropout = reader.number("dropout", 0.1);
+  config.bird_eye = config.model_type == "bet_sf";
+  config.diag_free_mask = reader.boolean("diag_free_mask", config.model_type == "bet_sf");
+  config.diag_mode = reader.choice("diag_mode", {"normal", "reduced", "magnified", "mask"}, "normal");
+  config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
+  config.normalize_words = reader.boolean("normalize_words", false);
+}
+
+// Class names of a native classifier: "labels": ["1", "2", …] (index = class).
+void parse_labels(const ConfigReader& reader, ModelConfig& config) {
+  config.labels = reader.string_list("labels");
+  config.num_labels = static_cast<int64_t>(config.labels.size());
+  if (config.num_labels < 2) reader.fail("key 'labels' needs at least 2 classes");
+}
+
+// The 1-layer Transformer-encoder baseline of LAMA: native sizes, bidirectional, mean pooling.
+void parse_encoder_classifier(const ConfigReader& reader, ModelConfig& config) {
+  parse_native(reader, config);
+  config.causal = false;
+  config.pooling = "mean";
+  parse_labels(reader, config);
+}
+
+// lama and bigru_mean: word embeddings → bi-GRU → (LAMA attention | mean) → MLP.
+void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
+  const bool lama = config.model_type == "lama";
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.embedding_dim = reader.positive_int("embedding_dim");
+  config.rnn_hidden = reader.positive_int("rnn_hidden");
+  config.classifier_hidden = reader.positive_int("classifier_hidden", 512);
+  config.max_positions = reader.positive_int("max_positions");
+  config.dropout = reader.number("dropout", 0.4);
+  config.causal = false;
+  config.tie_embeddings = false;
+  config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
+  config.normalize_words = reader.boolean("normalize_words", false);
+  parse_labels(reader, config);
+  config.d_model = 2 * config.rnn_hidden;
+  config.d_ff = config.classifier_hidden;
+  if (lama) {
+    config.n_layers = 1;
+    config.n_heads = reader.positive_int("n_heads");
+    config.d_head = config.d_model;
+    config.context_mode = reader.choice("context", {"learned", "mean"}, "learned");
+    config.regularizer = reader.choice("regularizer", {"none", "penal", "emb"}, "none");
+    config.regularizer_weight = reader.number("regularizer_weight", 0.2);
+    if (config.regularizer_weight < 0)
+      reader.fail("key 'regularizer_weight' must be ≥ 0, got " + std::to_string(config.regularizer_weight));
+  } else {
+    config.n_layers = 0;  // no attention at all: the baseline without it
+    config.n_heads = 0;
+  }
+}
+
+void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.n_layers = reader.positive_int("n_layer");
+  config.n_heads = reader.positive_int("n_head");
+  config.d_model = reader.positive_int("n_embd");
+  config.d_ff = reader.positive_int("n_inner", 4 * config.d_model);
+  config.max_positions = reader.has("n_positions") ? reader.positive_int("n_positions") : reader.positive_int("n_ctx");
+  config.causal = true;
+  config.norm = NormPlacement::Pre;
+  config.positions = PositionKind::Learned;
+  config.tie_embeddings = true;
+  config.activation = parse_activation(reader, "activation_function", "gelu_new");
+  config.layer_norm_eps = reader.number("layer_norm_epsilon", 1e-5);
+  config.dropout = reader.number("resid_pdrop", 0.1);
+  config.tokenizer = "gpt2_bpe";
+}
+
+void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelConfig& config) {
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.n_layers = reader.positive_int("num_hidden_layers");
+  config.n_heads = reader.positive_int("num_attention_heads");
+  config.d_model = reader.positive_int("hidden_size");
+  config.d_ff = reader.positive_int("intermediate_size");
+  config.max_positions = reader.positive_int("max_position_embeddings");
+  config.causal = false;
+  config.norm = NormPlacement::Post;
+  config.positions = PositionKind::Learned;
+  config.tie_embeddings = false;
+  config.activation = parse_activation(reader, "hidden_act", "gelu");
+  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-12);
+  config.dropout = reader.number("hidden_dropout_prob", 0.1);
+  config.type_vocab_size = reader.non_negative_int("type_vocab_size", 2);
+  config.embedding_norm = true;
+  config.tokenizer = "wordpiece";
+
+  bool classifier = false;
+  if (root.contains("architectures") && root.at("architectures").is_array())
+    for (const auto& name : root.at("architectures"))
+      if (name.is_string() && name.get<std::string>() == "BertForSequenceClassification") classifier = true;
+  if (!classifier) return;
+  config.pooler = true;
+  if (root.contains("id2label") && root.at("id2label").is_object()) {
+    const auto& id2label = root.at("id2label");
+    config.num_labels = static_cast<int64_t>(id2label.size());
+    config.labels.resize(config.num_labels);
+    for (int64_t i = 0; i < config.num_labels; ++i) {
+      const auto key = std::to_string(i);
+      if (!id2label.contains(key) || !id2label.at(key).is_string())
+        reader.fail("id2label must map \"0\".." + std::to_string(config.num_labels - 1) + " to names");
+      config.labels[i] = id2label.at(key).get<std::string>();
+    }
+  } else {
+    config.num_labels = reader.positive_int("num_labels", 2);
+    for (int64_t i = 0; i < config.num_labels; ++i) config.labels.push_back("LABEL_" + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+int64_t ModelConfig::total_heads() const {
+  return std::accumulate(heads_per_layer.begin(), heads_per_layer.end(), int64_t{0});
+}
+
+int64_t ModelConfig::max_heads() const {
+  return heads_per_layer.empty() ? 0 : *std::max_element(heads_per_layer.begin(), heads_per_layer.end());
+}
+
+ModelConfig parse_model_config(const nlohmann::json& json, const std::string& path) {
+  if (!json.is_object()) fail_in_file(path, "config must be a JSON object");
+  ConfigReader reader(json, path);
+  if (!reader.has("model_type")) fail_in_file(path, "missing key 'model_type'");
+  if (!json.at("model_type").is_string()) fail_in_file(path, "key 'model_type' must be a string");
+
+  ModelConfig config;
+  config.model_type = json.at("model_type").get<std::string>();
+  if (config.model_type == "transformer_lm" || config.model_type == "bet_sf" || config.model_type == "bet_sg")
+    parse_native(reader, config);
+  else if (config.model_type == "encoder_classifier")
+    parse_encoder_classifier(reader, config);
+  else if (config.is_recurrent())
+    parse_recurrent(reader, config);
+  else if (config.model_type == "gpt2")
+    parse_gpt2(reader, config);
+  else if (config.model_type == "bert")
+    parse_bert(json, reader, config);
+  else
+    fail_in_file(path, "unknown model_type '" + config.model_type +
+                           "' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, gpt2, bert)");
+
+  // Width of one head: stated (pruned or non-square models) or d_model / n_heads. A LAMA head's
+  // "width" is the whole annotation (2h), set by parse_recurrent.
+  if (!config.is_recurrent() && reader.has("d_head")) {
+    config.d_head = reader.positive_int("d_head");
+  } else if (!config.is_recurrent()) {
+    if (config.d_model % config.n_heads != 0)
+      fail_in_file(path, "d_model " + std::to_string(config.d_model) + " is not divisible by " +
+                             std::to_string(config.n_heads) + " heads");
+    config.d_head = config.d_model / config.n_heads;
+  }
+  // Heads left in each layer (after real pruning); all heads when absent.
+  if (reader.has("heads_per_layer")) {
+    config.heads_per_layer = reader.int_list("heads_per_layer");
+    if (static_cast<int64_t>(config.heads_per_layer.size()) != config.n_layers)
+      fail_in_file(path, "heads_per_layer has " + std::to_string(config.heads_per_layer.size()) +
+                             " entries for " + std::to_string(config.n_layers) + " layers");
+    for (auto heads : config.heads_per_layer)
+      if (heads < 0 || heads > config.n_heads)
+        fail_in_file(path, "heads_per_layer entry " + std::to_string(heads) + " is outside 0..n_heads " +
+                               std::to_string(config.n_heads));
+  } else {
+    config.heads_per_layer.assign(config.n_layers, config.n_heads);
+  }
+  if (config.dropout < 0.0 || config.dropout >= 1.0)
+    fail_in_file(path, "dropout must be in [0, 1), got " + std::to_string(config.dropout));
+  return config;
+}
+
+ModelConfig read_model_config(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(dir)) throw Error(dir + ": no such file or directory");
+  if (!fs::is_directory(dir)) fail_in_file(dir, "not a checkpoint folder (expected a directory with config.json)");
+  const auto path = (fs::path(dir) / "config.json").string();
+  if (!fs::exists(path)) fail_in_file(dir, "no config.json in this folder");
+  std::ifstream in(path);
+  if (!in) fail_in_file(path, "cannot be read");
+  nlohmann::json json;
+  try {
+    in >> json;
+  } catch (const nlohmann::json::parse_error& e) {
+    fail_in_file(path, std::string("invalid JSON: ") + e.what());
+  }
+  return parse_model_config(json, path);
+}
+
+namespace {
+
+nlohmann::json recurrent_config_json(const ModelConfig& config) {
+  nlohmann::json json = {
+      {"model_type", config.model_type},
+      {"vocab_size", config.vocab_size},
+      {"embedding_dim", config.embedding_dim},
+      {"rnn_hidden", config.rnn_hidden},
+      {"classifier_hidden", config.classifier_hidden},
+      {"max_positions", config.max_positions},
+      {"dropout", config.dropout},
+      {"labels", config.labels},
+      {"tokenizer", config.tokenizer},
+      {"normalize_words", config.normalize_words},
+  };
+  if (config.model_type == "lama") {
+    json["n_heads"] = config.n_heads;
+    json["context"] = config.context_mode;
+    json["regularizer"] = config.regularizer;
+    json["regularizer_weight"] = config.regularizer_weight;
+  }
+  return json;
+}
+
+}  // namespace
+
+nlohmann::json native_config_json(const ModelConfig& config) {
+  if (config.is_recurrent()) return recurrent_config_json(config);
+  nlohmann::json json = {
+      {"model_type", config.model_type},
+      {"vocab_size", config.vocab_size},
+      {"n_layers", config.n_layers},
+      {"n_heads", config.n_heads},
+      {"d_model", config.d_model},
+      {"d_head", config.d_head},
+      {"d_ff", config.d_ff},
+      {"max_positions", config.max_positions},
+      {"norm", to_string(config.norm)},
+      {"positions", to_string(config.positions)},
+      {"tie_embeddings", config.tie_embeddings},
+      {"activation", to_string(config.activation)},
+      {"layer_norm_eps", config.layer_norm_eps},
+      {"dropout", config.dropout},
+      {"tokenizer", config.tokenizer},
+  };
+  if (config.model_type == "bet_sf") json["diag_free_mask"] = config.diag_free_mask;
+  if (config.diag_mode != "normal") json["diag_mode"] = config.diag_mode;
+  if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
+  if (config.normalize_words) json["normalize_words"] = true;
+  if (config.model_type == "encoder_classifier") json["labels"] = config.labels;
+  return json;
+}
+
+void require_token_attention(const ModelConfig& config, const std::string& model_name, const std::string& analysis) {
+  if (config.has_token_attention()) return;
+  throw Error(model_name + " is a " + config.model_type + " model; " + analysis +
+              " needs token-to-token attention (a transformer), " +
+              (config.model_type == "lama" ? "LAMA attends from one global context to the words (try word-weights)"
+                                           : "and this model has no attention"));
+}
+
+void require_attention_heads(const ModelConfig& config, const std::string& model_name, const std::string& analysis) {
+  if (config.total_heads() > 0) return;
+  throw Error(model_name + " is a " + config.model_type + " model without attention heads; " + analysis +
+              " gates heads");
+}
+
+std::string to_string(NormPlacement norm) { return norm == NormPlacement::Pre ? "pre" : "post"; }
+std::string to_string(PositionKind positions) {
+  return positions == PositionKind::Learned ? "learned" : "sinusoidal";
+}
+std::string to_string(Activation activation) {
+  switch (activation) {
+    case Activation::Relu: return "relu";
+    case Activation::Gelu: return "gelu";
+    case Activation::GeluTanh: return "gelu_new";
+  }
+  return "gelu";
+}
+
+}  // namespace aw

@@ -1,0 +1,95 @@
+// models/nn/model_config.h — one normalised description of a model, parsed from config.json.
+// Native families (transformer_lm, bet_sf, bet_sg, encoder_classifier), the recurrent classifiers
+// (lama, bigru_mean) and Hugging Face families (gpt2, bert) all map to this struct; the modules and
+// the weight tables are built from it alone.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+enum class NormPlacement { Pre, Post };          // LayerNorm before (GPT-2) or after (BERT) each sublayer
+enum class PositionKind { Learned, Sinusoidal };
+enum class Activation { Relu, Gelu, GeluTanh };  // GeluTanh = GPT-2's "gelu_new"
+
+struct ModelConfig {
+  std::string model_type;        // transformer_lm | bet_sf | bet_sg | encoder_classifier | lama | bigru_mean | gpt2 | bert
+  int64_t vocab_size = 0;
+  int64_t n_layers = 0;
+  int64_t n_heads = 0;           // heads per layer before any pruning
+  std::vector<int64_t> heads_per_layer;  // size n_layers; fewer than n_heads after real pruning
+  int64_t d_model = 0;
+  int64_t d_head = 0;            // width of one head (d_model / n_heads unless stated)
+  int64_t d_ff = 0;
+  int64_t max_positions = 0;
+  bool causal = true;            // decoder LM (mask above the diagonal) vs bidirectional encoder
+  NormPlacement norm = NormPlacement::Pre;
+  PositionKind positions = PositionKind::Learned;
+  bool tie_embeddings = true;    // LM head shares the token embedding matrix
+  Activation activation = Activation::Gelu;
+  double layer_norm_eps = 1e-5;
+  double dropout = 0.1;
+  // Bird-eye reweighting (bet_sf): R = sigmoid(wᵀ[H, K]) scales the score columns.
+  bool bird_eye = false;
+  bool diag_free_mask = false;   // −∞ on the score diagonal except row 0 (bet_sf default)
+  // Diagonal treatment the model was trained with (Bird-Eye Table 2): "normal", "reduced" (×0.2),
+  // "magnified" (×2.0) or "mask"; applied whenever a forward asks for no other intervention.
+  std::string diag_mode = "normal";
+  // BERT only.
+  int64_t type_vocab_size = 0;   // 0 = no token-type embedding
+  bool embedding_norm = false;   // LayerNorm right after the embeddings
+  bool pooler = false;
+  int64_t num_labels = 0;        // 0 = no classification head
+  std::vector<std::string> labels;  // names of the classes, size num_labels
+  // Tokenizer family: word | gpt2_bpe | wordpiece.
+  std::string tokenizer = "word";
+  bool lowercase = true;         // wordpiece only
+  // Word tokenizer: lowercase ASCII letters and split ASCII punctuation (except ' and -) into tokens
+  // of their own, so raw review text ("Great!") meets the vocabulary ("great", "!").
+  bool normalize_words = false;
+  // Classifier pooling of a transformer: "first" token through the pooler (BERT) or "mean" of the
+  // unpadded final hidden states straight into the classifier (encoder_classifier).
+  std::string pooling = "first";
+  // Recurrent classifiers (lama, bigru_mean; docs/lama.md). LAMA is one attention "layer" of
+  // n_heads = m heads whose attention is [B, m, 1, n]; d_model = d_head = 2h, the width of a row of S.
+  int64_t embedding_dim = 0;           // E: word-embedding width
+  int64_t rnn_hidden = 0;              // h: bi-GRU hidden size per direction
+  std::string context_mode = "learned";  // lama: "learned" (LAMA) or "mean" of the word embeddings (LAMA+ctx)
+  int64_t classifier_hidden = 0;       // hidden width of the classifier MLP (512 in the paper)
+  std::string regularizer = "none";    // lama training: none | penal (‖AAᵀ − I‖²_F) | emb (cosine of S rows)
+  double regularizer_weight = 0.2;     // λ
+
+  bool is_classifier() const { return num_labels > 0; }
+  bool is_language_model() const { return causal && !is_classifier(); }
+  bool is_recurrent() const { return model_type == "lama" || model_type == "bigru_mean"; }
+  // Attention is token-to-token, [B, H, n, n] (every transformer family); LAMA's is [B, m, 1, n]
+  // (one query: the global context) and bigru_mean has none.
+  bool has_token_attention() const { return !is_recurrent(); }
+  int64_t total_heads() const;
+  int64_t max_heads() const;     // largest head count of any layer (gate tensors use this width)
+  int64_t attention_width(int64_t layer) const { return heads_per_layer.at(layer) * d_head; }
+};
+
+// Parses and validates a config.json already read into `json`; errors name `path` and the key.
+ModelConfig parse_model_config(const nlohmann::json& json, const std::string& path);
+// Reads <dir>/config.json.
+ModelConfig read_model_config(const std::string& dir);
+// The native config.json for a native family (transformer_lm, bet_sf, bet_sg, encoder_classifier,
+// lama, bigru_mean).
+nlohmann::json native_config_json(const ModelConfig& config);
+
+// For analyses that read token-to-token attention [B, H, n, n] (stats, top-tokens, diag-sweep):
+// throws aw::Error "<model_name> is a lama model; <analysis> needs …" for LAMA and bigru_mean.
+void require_token_attention(const ModelConfig& config, const std::string& model_name, const std::string& analysis);
+// For head gating (ablation, importance, pruning): throws aw::Error for a model without heads (bigru_mean).
+void require_attention_heads(const ModelConfig& config, const std::string& model_name, const std::string& analysis);
+
+std::string to_string(NormPlacement norm);
+std::string to_string(PositionKind positions);
+std::string to_string(Activation activation);
+
+}  // namespace aw

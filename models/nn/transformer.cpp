@@ -1,0 +1,310 @@
+// models/nn/transformer.cpp — forward passes of the shared transformer (see transformer.h).
+#include "models/nn/transformer.h"
+
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace aw {
+namespace {
+
+constexpr double kInitStd = 0.02;
+
+Dense make_linear(int64_t in, int64_t out, bool bias = true) { return Dense(in, out, bias); }
+
+torch::nn::LayerNorm make_layer_norm(const ModelConfig& config) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model}).eps(config.layer_norm_eps));
+}
+
+torch::Tensor activate(const torch::Tensor& x, Activation activation) {
+  switch (activation) {
+    case Activation::Relu: return torch::relu(x);
+    case Activation::Gelu: return torch::gelu(x);
+    case Activation::GeluTanh: return torch::gelu(x, "tanh");
+  }
+  return x;
+}
+
+// Vaswani et al.: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(p / 10000^(2i/d)).
+torch::Tensor sinusoid_table(int64_t positions, int64_t d_model) {
+  auto position = torch::arange(positions, torch::kFloat64).unsqueeze(1);               // (P, 1)
+  auto even = torch::arange(0, d_model, 2, torch::kFloat64);                             // (⌈d/2⌉)
+  auto angle = position / torch::pow(10000.0, even / static_cast<double>(d_model));    // (P, ⌈d/2⌉)
+  auto table = torch::zeros({positions, d_model}, torch::kFloat64);
+  table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)}, torch::sin(angle));
+  table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, torch::indexing::None, 2)},
+                   torch::cos(angle).narrow(1, 0, d_model / 2));
+  return table.to(torch::kFloat32);
+}
+
+}  // namespace
+
+DiagonalIntervention trained_diagonal(const std::string& diag_mode) {
+  if (diag_mode == "reduced") return DiagonalIntervention::scale(0.2);
+  if (diag_mode == "magnified") return DiagonalIntervention::scale(2.0);
+  if (diag_mode == "mask") return DiagonalIntervention::mask();
+  return DiagonalIntervention::none();
+}
+
+// ---------------------------------------------------------------------------------------------
+DenseImpl::DenseImpl(int64_t in, int64_t out, bool with_bias) {
+  weight = register_parameter("weight", torch::empty({out, in}));
+  if (with_bias) bias = register_parameter("bias", torch::empty({out}));
+}
+
+LookupImpl::LookupImpl(int64_t rows, int64_t width) {
+  weight = register_parameter("weight", torch::empty({rows, width}));
+}
+
+// ---------------------------------------------------------------------------------------------
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads)
+    : heads_(heads), d_head_(config.d_head), dropout_(config.dropout) {
+  const int64_t width = heads * config.d_head;
+  q = register_module("q", make_linear(config.d_model, width));
+  k = register_module("k", make_linear(config.d_model, width));
+  v = register_module("v", make_linear(config.d_model, width));
+  o = register_module("o", make_linear(width, config.d_model));
+  if (config.bird_eye) bird_eye = register_parameter("bird_eye", torch::zeros({heads, 2 * config.d_head}));
+}
+
+torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
+                                              const torch::Tensor& gates, torch::Tensor* probabilities) {
+  const int64_t batch = x.size(0), length = x.size(1);
+  auto split_heads = [&](const torch::Tensor& t) {  // (B, n, H·dh) -> (B, H, n, dh)
+    return t.view({batch, length, heads_, d_head_}).transpose(1, 2);
+  };
+  auto query = split_heads(q(x)), key = split_heads(k(x)), value = split_heads(v(x));
+
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
+  auto apply_masks = [&](torch::Tensor t) {
+    if (context.blocked.defined()) t = t.masked_fill(context.blocked, -INFINITY);
+    if (context.diagonal_blocked.defined()) t = t.masked_fill(context.diagonal_blocked, -INFINITY);
+    return t;
+  };
+  torch::Tensor raw_scores, scores;
+  if (context.blocked_bias.defined() && !context.diagonal_scale.defined() && !context.diagonal_blocked.defined() &&
+      !bird_eye.defined()) {
+    // Plain masked attention: the scale and the masks ride on the product, bias + scale · QKᵀ in one
+    // GEMM (baddbmm), instead of two more passes over the [B, H, n, n] scores after it.
+    scores = context.blocked_bias.expand({batch, heads_, length, length}).contiguous();
+    scores.view({batch * heads_, length, length})
+        .baddbmm_(query.reshape({batch * heads_, length, d_head_}),
+                  key.transpose(-2, -1).reshape({batch * heads_, d_head_, length}), 1.0, scale);
+  } else {
+    // M_dp: scaled dot products (B, H, n, n), then the diagonal intervention and the masks.
+    raw_scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
+    if (context.diagonal_scale.defined()) raw_scores = raw_scores * context.diagonal_scale;
+    scores = apply_masks(raw_scores);
+  }
+
+  if (bird_eye.defined()) {
+    // BET(SF): H = softmax(M_dp) V; R_j = sigmoid(wᵀ[H_j, K_j]) per key position j (B, H, n);
+    // every score column j is multiplied by R_j. The product is taken before masking: −∞ · R_j
+    // would give a NaN gradient for R_j even though the forward value stays −∞.
+    auto bird_context = torch::matmul(torch::softmax(scores, -1), value);                 // (B, H, n, dh)
+    auto features = torch::cat({bird_context, key}, -1);                                  // (B, H, n, 2dh)
+    auto reweight = torch::sigmoid(torch::einsum("bhnc,hc->bhn", {features, bird_eye}));  // (B, H, n)
+    scores = apply_masks(raw_scores * reweight.unsqueeze(-2));
+    if (context.reweighted_blocked.defined()) scores = scores.masked_fill(context.reweighted_blocked, -INFINITY);
+  }
+
+  auto attention = torch::softmax(scores, -1);                                            // (B, H, n, n)
+  if (probabilities) *probabilities = attention;
+  auto mixed = torch::matmul(torch::dropout(attention, dropout_, is_training()), value);  // (B, H, n, dh)
+  if (gates.defined()) {
+    // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
+    if (gates.size(0) > batch) mixed = mixed.repeat({gates.size(0) / batch, 1, 1, 1});  // (k·B, H, n, dh)
+    mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
+  }
+  return o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}));
+}
+
+// ---------------------------------------------------------------------------------------------
+FeedForwardImpl::FeedForwardImpl(const ModelConfig& config) : activation_(config.activation) {
+  fc1 = register_module("fc1", make_linear(config.d_model, config.d_ff));
+  fc2 = register_module("fc2", make_linear(config.d_ff, config.d_model));
+}
+
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return fc2(activate(fc1(x), activation_)); }
+
+// ---------------------------------------------------------------------------------------------
+TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t heads)
+    : norm_(config.norm), dropout_(config.dropout) {
+  ln_1 = register_module("ln_1", make_layer_norm(config));
+  attn = register_module("attn", MultiHeadAttention(config, heads));
+  ln_2 = register_module("ln_2", make_layer_norm(config));
+  mlp = register_module("mlp", FeedForward(config));
+}
+
+torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
+                                            const torch::Tensor& gates, torch::Tensor* probabilities) {
+  const bool training = is_training();
+  // The residual follows the attention's rows: k·B when k gate settings split the B rows of x.
+  auto residual_for = [&](const torch::Tensor& attended) {
+    return attended.size(0) == x.size(0) ? x : x.repeat({attended.size(0) / x.size(0), 1, 1});
+  };
+  if (norm_ == NormPlacement::Pre) {
+    auto attended = attn(ln_1(x), context, gates, probabilities);
+    auto h = residual_for(attended) + torch::dropout(attended, dropout_, training);
+    return h + torch::dropout(mlp(ln_2(h)), dropout_, training);
+  }
+  auto attended = attn(x, context, gates, probabilities);
+  auto h = ln_1(residual_for(attended) + torch::dropout(attended, dropout_, training));
+  return ln_2(h + torch::dropout(mlp(h), dropout_, training));
+}
+
+// ---------------------------------------------------------------------------------------------
+TransformerImpl::TransformerImpl(ModelConfig config, bool initialise) : config_(std::move(config)) {
+  const auto& c = config_;
+  tok_emb = register_module("tok_emb", Lookup(c.vocab_size, c.d_model));
+  if (c.positions == PositionKind::Learned)
+    pos_emb = register_module("pos_emb", Lookup(c.max_positions, c.d_model));
+  else
+    sinusoid_ = register_buffer("sinusoid", sinusoid_table(c.max_positions, c.d_model));
+  if (c.type_vocab_size > 0) type_emb = register_module("type_emb", Lookup(c.type_vocab_size, c.d_model));
+  if (c.embedding_norm) emb_ln = register_module("emb_ln", make_layer_norm(c));
+
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (int64_t layer = 0; layer < c.n_layers; ++layer) layers->push_back(TransformerBlock(c, c.heads_per_layer[layer]));
+
+  if (c.norm == NormPlacement::Pre) ln_f = register_module("ln_f", make_layer_norm(c));
+  if (c.is_language_model() && !c.tie_embeddings)
+    lm_head = register_module("lm_head", make_linear(c.d_model, c.vocab_size, /*bias=*/false));
+  if (c.pooler) pooler = register_module("pooler", make_linear(c.d_model, c.d_model));
+  if (c.is_classifier()) classifier = register_module("classifier", make_linear(c.d_model, c.num_labels));
+
+  if (!initialise) return;
+  torch::NoGradGuard no_grad;
+  for (auto& item : named_parameters()) {
+    const auto& name = item.key();
+    auto& tensor = item.value();
+    const bool is_norm = name.find("ln_") != std::string::npos || name.find("emb_ln") != std::string::npos;
+    if (is_norm) tensor.fill_(name.size() > 6 && name.substr(name.size() - 6) == "weight" ? 1.0 : 0.0);
+    else if (name.size() > 4 && name.substr(name.size() - 4) == "bias") tensor.zero_();
+    else tensor.normal_(0.0, kInitStd);
+  }
+}
+
+torch::Tensor TransformerImpl::embed(const ModelInput& input) {
+  const auto device = tok_emb->weight.device();
+  TORCH_CHECK(input.input_ids.dim() == 2, "input_ids must be [B, n]");
+  const int64_t length = input.input_ids.size(1);
+  if (length > config_.max_positions)
+    throw Error("sequence length " + std::to_string(length) + " exceeds the model's " +
+                std::to_string(config_.max_positions) + " positions");
+  auto ids = input.input_ids.to(device);
+  auto hidden = tok_emb(ids);                                                              // (B, n, d)
+  auto positions = torch::arange(length, torch::dtype(torch::kLong).device(device));
+  hidden = hidden + (pos_emb ? pos_emb(positions) : sinusoid_.narrow(0, 0, length)).unsqueeze(0);
+  if (type_emb) {
+    auto types = input.token_type_ids.defined() ? input.token_type_ids.to(device) : torch::zeros_like(ids);
+    hidden = hidden + type_emb(types);
+  }
+  if (emb_ln) hidden = emb_ln(hidden);
+  return torch::dropout(hidden, config_.dropout, is_training());
+}
+
+AttentionContext TransformerImpl::make_context(const ModelInput& input, int64_t length,
+                                               const ForwardOptions& options) const {
+  const auto device = tok_emb->weight.device();
+  const auto bool_options = torch::dtype(torch::kBool).device(device);
+  AttentionContext context;
+  if (config_.causal) context.blocked = torch::ones({length, length}, bool_options).triu(1).view({1, 1, length, length});
+  if (input.attention_mask.defined()) {
+    auto padding = input.attention_mask.to(device).eq(0).view({input.attention_mask.size(0), 1, 1, length});
+    context.blocked = context.blocked.defined() ? context.blocked.logical_or(padding) : padding;
+  }
+  if (context.blocked.defined())
+    context.blocked_bias =
+        torch::zeros(context.blocked.sizes(), tok_emb->weight.options()).masked_fill_(context.blocked, -INFINITY);
+  auto diagonal_except_first = torch::eye(length, bool_options);
+  diagonal_except_first.index_put_({0, 0}, false);
+  auto diagonal = options.diagonal;
+  if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
+  switch (diagonal.kind) {
+    case DiagonalIntervention::Kind::None: break;
+    case DiagonalIntervention::Kind::Scale:
+      context.diagonal_scale = torch::ones({length, length}, tok_emb->weight.options())
+                                   .fill_diagonal_(diagonal.factor);
+      break;
+    case DiagonalIntervention::Kind::Mask: context.diagonal_blocked = diagonal_except_first; break;
+  }
+  if (config_.bird_eye && config_.diag_free_mask) context.reweighted_blocked = diagonal_except_first;
+  return context;
+}
+
+torch::Tensor TransformerImpl::layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const {
+  if (!gates.defined()) return {};
+  const int64_t heads = config_.heads_per_layer[layer];
+  if (gates.dim() == 2) return gates.select(0, layer).narrow(0, 0, heads).view({1, heads});
+  TORCH_INTERNAL_ASSERT(gates.size(0) % batch == 0);
+  return gates.select(1, layer).narrow(1, 0, heads);                                      // (k·B, H)
+}
+
+torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
+                                          int64_t end_layer, const ForwardOptions& options,
+                                          std::vector<torch::Tensor>* attention_by_layer) {
+  const int64_t batch = hidden.size(0), length = hidden.size(1);
+  torch::Tensor gates;
+  if (options.head_gates.defined()) {
+    gates = options.head_gates.to(hidden.device(), hidden.scalar_type());
+    const bool layers_ok = gates.dim() >= 2 && gates.size(-2) == config_.n_layers && gates.size(-1) == config_.max_heads();
+    const bool batch_ok = gates.dim() == 2 || (gates.dim() == 3 && gates.size(0) % batch == 0);
+    if (!layers_ok || !batch_ok)
+      throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [" +
+                  std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
+                  std::to_string(batch) + ", " + std::to_string(config_.n_layers) + ", " +
+                  std::to_string(config_.max_heads()) + "]");
+  }
+  auto context = make_context(input, length, options);
+  const bool observe = options.capture != CaptureMode::None;
+  for (int64_t layer = first_layer; layer < end_layer; ++layer) {
+    torch::Tensor probabilities;
+    const int64_t rows = hidden.size(0);
+    hidden = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
+                                                             observe ? &probabilities : nullptr);
+    // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
+    if (hidden.size(0) != rows && context.blocked.defined() && context.blocked.size(0) > 1) {
+      context.blocked = context.blocked.repeat({hidden.size(0) / rows, 1, 1, 1});
+      context.blocked_bias = context.blocked_bias.repeat({hidden.size(0) / rows, 1, 1, 1});
+    }
+    if (!observe) continue;
+    if (options.observer) options.observer(layer, probabilities);
+    if (options.capture == CaptureMode::Full && attention_by_layer) attention_by_layer->push_back(probabilities);
+  }
+  return hidden;
+}
+
+torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
+  auto final_hidden = ln_f ? ln_f(hidden) : hidden;
+  if (classifier && config_.pooling == "mean") {
+    // encoder_classifier: the mean of the unpadded final states, straight into the classifier.
+    auto keep = input.attention_mask.defined()
+                    ? input.attention_mask.to(final_hidden.device(), final_hidden.scalar_type()).unsqueeze(-1)
+                    : torch::ones({final_hidden.size(0), final_hidden.size(1), 1}, final_hidden.options());
+    auto pooled = (final_hidden * keep).sum(1) / keep.sum(1);                             // (B, d)
+    return classifier(torch::dropout(pooled, config_.dropout, is_training()));            // (B, C)
+  }
+  if (classifier) {
+    auto pooled = torch::tanh(pooler(final_hidden.select(1, 0)));                         // (B, d)
+    return classifier(torch::dropout(pooled, config_.dropout, is_training()));            // (B, C)
+  }
+  if (!config_.is_language_model()) return {};
+  return lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, tok_emb->weight);  // (B, n, V)
+}
+
+ForwardResult TransformerImpl::forward(const ModelInput& input, const ForwardOptions& options) {
+  ForwardResult result;
+  auto hidden = run_layers(embed(input), input, 0, config_.n_layers, options, &result.attention);
+  result.logits = output(hidden, input);
+  result.hidden = hidden;
+  return result;
+}
+
+std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config, bool initialise) {
+  return std::make_shared<TransformerImpl>(config, initialise);
+}
+
+}  // namespace aw

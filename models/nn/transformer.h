@@ -1,0 +1,129 @@
+// models/nn/transformer.h — the transformer shared by every family in this workbench: decoder LMs
+// (transformer_lm, bet_sg, gpt2), the Bird-Eye Transformer BET(SF) (bird-eye reweighting and the
+// diagonal-free mask), and the BERT encoder. Attention probabilities are always computed explicitly
+// (masked scores → softmax) so they can be captured, gated and intervened on.
+// Parameter names are the native checkpoint's tensor names ("layers.3.attn.q.weight").
+#pragma once
+
+#include "models/nn/model.h"
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/normalization.h>
+
+namespace aw {
+
+// A linear map y = x Wᵀ + b whose parameters start uninitialised. LibTorch's Linear and Embedding
+// fill every weight at random on construction, which loading then overwrites: ~1 s of wasted work
+// for a GPT-2-small checkpoint. Fresh models are initialised once, by make_transformer.
+class DenseImpl : public torch::nn::Module {
+ public:
+  DenseImpl(int64_t in, int64_t out, bool with_bias);
+  torch::Tensor forward(const torch::Tensor& x) { return torch::linear(x, weight, bias); }
+  torch::Tensor weight, bias;  // [out, in], [out] (bias undefined when with_bias is false)
+};
+TORCH_MODULE(Dense);
+
+// An embedding table [rows, width], uninitialised for the same reason as Dense.
+class LookupImpl : public torch::nn::Module {
+ public:
+  LookupImpl(int64_t rows, int64_t width);
+  torch::Tensor forward(const torch::Tensor& ids) { return torch::embedding(weight, ids); }
+  torch::Tensor weight;
+};
+TORCH_MODULE(Lookup);
+
+// Masks and interventions that every layer of one forward shares, built once per forward.
+struct AttentionContext {
+  torch::Tensor blocked;          // bool [B|1, 1, n, n]: true where a score is set to −∞ (causal, padding)
+  torch::Tensor blocked_bias;     // the same as an additive bias in the model's dtype: 0, or −∞ where blocked
+  torch::Tensor diagonal_blocked; // bool [n, n]: the diagonal except row 0 (DiagFreeMask), or undefined
+  torch::Tensor diagonal_scale;   // float [n, n]: 1 off the diagonal, the factor on it, or undefined
+  torch::Tensor reweighted_blocked;  // bool [n, n]: BET(SF)'s own diagonal-free mask, or undefined
+};
+
+class MultiHeadAttentionImpl : public torch::nn::Module {
+ public:
+  MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads);
+
+  // x [B, n, d]; gates [k·B|1, H] or undefined. Writes the probabilities [B, H, n, n] to
+  // *probabilities when it is not null. Returns [k·B, n, d]: with k > 1 the context is repeated
+  // k times (setting-major) just before the gates, so the settings share the attention itself.
+  torch::Tensor forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
+                        torch::Tensor* probabilities);
+
+  int64_t heads() const { return heads_; }
+
+  Dense q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
+  torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)
+
+ private:
+  int64_t heads_;
+  int64_t d_head_;
+  double dropout_;
+};
+TORCH_MODULE(MultiHeadAttention);
+
+class FeedForwardImpl : public torch::nn::Module {
+ public:
+  FeedForwardImpl(const ModelConfig& config);
+  torch::Tensor forward(const torch::Tensor& x);
+  Dense fc1{nullptr}, fc2{nullptr};
+
+ private:
+  Activation activation_;
+};
+TORCH_MODULE(FeedForward);
+
+class TransformerBlockImpl : public torch::nn::Module {
+ public:
+  TransformerBlockImpl(const ModelConfig& config, int64_t heads);
+  torch::Tensor forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
+                        torch::Tensor* probabilities);
+
+  torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
+  MultiHeadAttention attn{nullptr};
+  FeedForward mlp{nullptr};
+
+ private:
+  NormPlacement norm_;
+  double dropout_;
+};
+TORCH_MODULE(TransformerBlock);
+
+class TransformerImpl : public torch::nn::Module, public AttentionModel {
+ public:
+  // `initialise` false leaves the weights uninitialised, for a checkpoint to fill.
+  explicit TransformerImpl(ModelConfig config, bool initialise = true);
+
+  const ModelConfig& config() const override { return config_; }
+  torch::nn::Module& module() override { return *this; }
+
+  ForwardResult forward(const ModelInput& input, const ForwardOptions& options = {}) override;
+  torch::Tensor embed(const ModelInput& input) override;
+  torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
+                           const ForwardOptions& options, std::vector<torch::Tensor>* attention_by_layer) override;
+  torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;
+  bool splits_rows_at_gates() const override { return true; }
+
+  Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
+  torch::nn::LayerNorm emb_ln{nullptr}, ln_f{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+  Dense lm_head{nullptr}, pooler{nullptr}, classifier{nullptr};
+
+ private:
+  AttentionContext make_context(const ModelInput& input, int64_t length, const ForwardOptions& options) const;
+  torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
+
+  ModelConfig config_;
+  torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
+};
+
+// The intervention a config's diag_mode stands for ("reduced" = ×0.2, "magnified" = ×2.0, "mask").
+DiagonalIntervention trained_diagonal(const std::string& diag_mode);
+
+// A model for `config`: freshly initialised (weights N(0, 0.02), biases 0, LayerNorm 1/0), or with
+// `initialise` false, uninitialised weights that a checkpoint will overwrite.
+std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config, bool initialise = true);
+
+}  // namespace aw

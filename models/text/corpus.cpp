@@ -1,0 +1,206 @@
+// models/text/corpus.cpp — corpus windows and labelled files (see corpus.h).
+#include "models/text/corpus.h"
+
+#include "models/errors.h"
+#include "models/text/syntax_hints.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Pads rows of ids into one [b, n] batch with its attention mask.
+ModelInput pad_batch(const std::vector<std::vector<int64_t>>& rows, const std::vector<std::vector<int64_t>>* types) {
+  int64_t length = 0;
+  for (const auto& row : rows) length = std::max<int64_t>(length, row.size());
+  const auto count = static_cast<int64_t>(rows.size());
+  auto ids = torch::zeros({count, length}, torch::kLong);
+  auto mask = torch::zeros({count, length}, torch::kLong);
+  auto type_ids = torch::zeros({count, length}, torch::kLong);
+  for (int64_t i = 0; i < count; ++i) {
+    const auto n = static_cast<int64_t>(rows[i].size());
+    if (n == 0) continue;
+    ids[i].narrow(0, 0, n).copy_(torch::tensor(rows[i], torch::kLong));
+    mask[i].narrow(0, 0, n).fill_(1);
+    if (types) type_ids[i].narrow(0, 0, n).copy_(torch::tensor((*types)[i], torch::kLong));
+  }
+  ModelInput input;
+  input.input_ids = ids;
+  input.attention_mask = mask;
+  if (types) input.token_type_ids = type_ids;
+  return input;
+}
+
+bool is_integer_text(const std::string& text) {
+  const size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+  return text.size() > start && std::all_of(text.begin() + start, text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer) {
+  std::string text;
+  if (is_conllu_path(path)) {
+    for (const auto& sentence : read_conllu(path)) text += sentence_text(sentence) + "\n";
+  } else {
+    text = read_whole_file(path);
+  }
+  std::vector<int64_t> ids;
+  const int64_t eos = tokenizer.kind() == "word" ? tokenizer.token_id("<eos>") : -1;
+  if (eos >= 0) {
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      auto encoded = tokenizer.encode(line);
+      if (encoded.ids.empty()) continue;
+      ids.insert(ids.end(), encoded.ids.begin(), encoded.ids.end());
+      ids.push_back(eos);
+    }
+  } else {
+    ids = tokenizer.encode(text).ids;
+  }
+  if (ids.empty()) fail_in_file(path, "holds no tokens (empty text)");
+  return ids;
+}
+
+std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int64_t window, int64_t batch_size) {
+  if (window < 2) throw Error("--window must be at least 2 tokens, got " + std::to_string(window));
+  if (batch_size < 1) throw Error("--batch must be at least 1, got " + std::to_string(batch_size));
+  std::vector<ModelInput> batches;
+  std::vector<std::vector<int64_t>> rows;
+  for (size_t start = 0; start < ids.size(); start += window) {
+    const auto end = std::min(ids.size(), start + static_cast<size_t>(window));
+    rows.emplace_back(ids.begin() + start, ids.begin() + end);
+    if (static_cast<int64_t>(rows.size()) == batch_size) {
+      batches.push_back(pad_batch(rows, nullptr));
+      rows.clear();
+    }
+  }
+  if (!rows.empty()) batches.push_back(pad_batch(rows, nullptr));
+  return batches;
+}
+
+std::vector<LabelledExample> read_labelled_file(const std::string& path, const std::vector<std::string>& label_names) {
+  return parse_labelled_text(read_whole_file(path), path, label_names);
+}
+
+std::vector<LabelledExample> parse_labelled_text(const std::string& text, const std::string& path,
+                                                 const std::vector<std::string>& label_names) {
+  const bool names_are_integers =
+      !label_names.empty() && std::all_of(label_names.begin(), label_names.end(), is_integer_text);
+  std::istringstream lines(text);
+  std::string line;
+  std::vector<LabelledExample> examples;
+  for (int64_t number = 1; std::getline(lines, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto where = path + ": line " + std::to_string(number);
+    const auto first_tab = line.find('\t');
+    if (first_tab == std::string::npos) throw Error(where + ": expected label<TAB>text");
+    const auto label_text = line.substr(0, first_tab);
+    auto rest = line.substr(first_tab + 1);
+    LabelledExample example;
+    const auto second_tab = rest.find('\t');
+    example.text_a = rest.substr(0, second_tab);
+    if (second_tab != std::string::npos) example.text_b = rest.substr(second_tab + 1);
+
+    const auto named = std::find(label_names.begin(), label_names.end(), label_text);
+    if (named != label_names.end()) {
+      example.label = named - label_names.begin();
+    } else if (names_are_integers) {
+      std::string names;
+      for (const auto& name : label_names) names += (names.empty() ? "" : ", ") + name;
+      throw Error(where + ": label '" + label_text + "' is not one of the model's classes (" + names + ")");
+    } else {
+      size_t parsed = 0;
+      int64_t index = -1;
+      try {
+        index = std::stoll(label_text, &parsed);
+      } catch (const std::exception&) {
+        parsed = 0;
+      }
+      if (parsed != label_text.size() || index < 0 || index >= static_cast<int64_t>(label_names.size()))
+        throw Error(where + ": label '" + label_text + "' is neither a class name nor an index 0.." +
+                    std::to_string(label_names.size() - 1));
+      example.label = index;
+    }
+    examples.push_back(std::move(example));
+  }
+  if (examples.empty()) fail_in_file(path, "holds no labelled lines");
+  return examples;
+}
+
+std::vector<std::string> read_label_names(const std::string& path) {
+  const auto text = read_whole_file(path);
+  std::istringstream lines(text);
+  std::string line;
+  std::vector<std::string> names;
+  for (int64_t number = 1; std::getline(lines, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos) throw Error(path + ": line " + std::to_string(number) + ": expected label<TAB>text");
+    const auto label = line.substr(0, tab);
+    if (std::find(names.begin(), names.end(), label) == names.end()) names.push_back(label);
+  }
+  if (names.empty()) fail_in_file(path, "holds no labelled lines");
+  if (std::all_of(names.begin(), names.end(), is_integer_text))
+    std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return std::stoll(a) < std::stoll(b); });
+  else
+    std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool truncate_to_positions(Encoding& encoding, int64_t max_positions) {
+  if (static_cast<int64_t>(encoding.ids.size()) <= max_positions) return false;
+  // Keep the final token ([SEP]) so the sequence still ends the way the model was trained.
+  for (auto* values : {&encoding.ids, &encoding.type_ids}) {
+    (*values)[max_positions - 1] = values->back();
+    values->resize(max_positions);
+  }
+  if (encoding.tokens.size() > static_cast<size_t>(max_positions)) {
+    encoding.tokens[max_positions - 1] = encoding.tokens.back();
+    encoding.tokens.resize(max_positions);
+  }
+  return true;
+}
+
+ClassifierBatches make_classifier_batches(const std::vector<LabelledExample>& examples, const Tokenizer& tokenizer,
+                                          int64_t max_positions, int64_t batch_size) {
+  if (batch_size < 1) throw Error("--batch must be at least 1, got " + std::to_string(batch_size));
+  ClassifierBatches batches;
+  std::vector<std::vector<int64_t>> rows, types;
+  std::vector<int64_t> labels;
+  auto flush = [&] {
+    batches.inputs.push_back(pad_batch(rows, &types));
+    batches.labels.push_back(torch::tensor(labels, torch::kLong));
+    rows.clear();
+    types.clear();
+    labels.clear();
+  };
+  for (const auto& example : examples) {
+    auto encoded = example.text_b.empty() ? tokenizer.encode(example.text_a)
+                                          : tokenizer.encode_pair(example.text_a, example.text_b);
+    if (truncate_to_positions(encoded, max_positions)) ++batches.truncated;
+    rows.push_back(std::move(encoded.ids));
+    types.push_back(std::move(encoded.type_ids));
+    labels.push_back(example.label);
+    if (static_cast<int64_t>(rows.size()) == batch_size) flush();
+  }
+  if (!rows.empty()) flush();
+  return batches;
+}
+
+}  // namespace aw

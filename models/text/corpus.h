@@ -1,0 +1,57 @@
+// models/text/corpus.h — turning text files into model inputs: a language-model corpus cut into
+// consecutive non-overlapping windows (the last, shorter one kept and padding masked), and labelled
+// TSV files (label<TAB>text or label<TAB>text_a<TAB>text_b) for classifiers.
+#pragma once
+
+#include "models/nn/model.h"
+#include "models/text/tokenizer.h"
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+// Reads and tokenises a whole text file. Word-level vocabularies that contain "<eos>" get it at the
+// end of every non-empty line (the WikiText convention the sample models are trained with). A
+// ".conllu" file is read as CoNLL-U: one line per sentence, its word forms joined by spaces.
+// Throws aw::Error naming the file when it cannot be read or holds no tokens.
+std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer);
+
+// Cuts `ids` into windows of `window` tokens and groups them into batches of up to `batch_size`
+// windows: input_ids [b, n] (padded with 0) and attention_mask [b, n] (0 on padding).
+std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int64_t window, int64_t batch_size);
+
+struct LabelledExample {
+  int64_t label = 0;
+  std::string text_a;
+  std::string text_b;  // empty for single texts
+};
+
+// Reads label<TAB>text[<TAB>text_b] lines. A label is a class name from `label_names` or, when the
+// names are not themselves integers ("1".."5" are names, not indices), an integer index 0..C-1.
+// Errors give the file and the line number.
+std::vector<LabelledExample> read_labelled_file(const std::string& path, const std::vector<std::string>& label_names);
+
+// The same for labelled lines already in memory (e.g. one part of a split); `path` names them in errors.
+std::vector<LabelledExample> parse_labelled_text(const std::string& text, const std::string& path,
+                                                 const std::vector<std::string>& label_names);
+
+// The class names a labelled file uses (its distinct first fields): in numeric order when they are
+// all integers ("1" … "5"), else in alphabetical order. Errors as read_labelled_file.
+std::vector<std::string> read_label_names(const std::string& path);
+
+struct ClassifierBatches {
+  std::vector<ModelInput> inputs;
+  std::vector<torch::Tensor> labels;  // [b] int64 per batch
+  int64_t truncated = 0;              // examples cut to the model's positions (keeping the last token)
+};
+
+// Cuts an encoding longer than `max_positions` to that length, keeping its final token in the last
+// place (a classifier's [SEP]); returns whether it was cut.
+bool truncate_to_positions(Encoding& encoding, int64_t max_positions);
+
+// Encodes examples into padded batches (token types for pairs).
+ClassifierBatches make_classifier_batches(const std::vector<LabelledExample>& examples, const Tokenizer& tokenizer,
+                                          int64_t max_positions, int64_t batch_size);
+
+}  // namespace aw

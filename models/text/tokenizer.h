@@ -1,0 +1,88 @@
+// models/text/tokenizer.h — text → token ids for the three tokenizer families the workbench loads:
+// word-level (native models), GPT-2 byte-level BPE, and BERT WordPiece.
+// Encoding adds what the family expects and nothing else: BERT wraps in [CLS] … [SEP],
+// GPT-2 and word-level add no special tokens.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace aw {
+
+struct Encoding {
+  std::vector<int64_t> ids;          // token ids, in order
+  std::vector<std::string> tokens;   // readable text of each token (for labels), same length as ids
+  std::vector<int64_t> type_ids;     // segment id per token (0 / 1 for BERT pairs, else all 0)
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  virtual Encoding encode(const std::string& text) const = 0;
+  // Sentence pairs (BERT: [CLS] a [SEP] b [SEP], type ids 0 then 1). Other families throw aw::Error.
+  virtual Encoding encode_pair(const std::string& text_a, const std::string& text_b) const;
+
+  virtual int64_t vocab_size() const = 0;
+  // Readable text of one id (GPT-2: the decoded bytes, e.g. " the"; WordPiece: "##ing").
+  virtual std::string token_text(int64_t id) const = 0;
+  // Id of a token spelled exactly as in the vocabulary file, or -1.
+  virtual int64_t token_id(const std::string& token) const = 0;
+  // "word", "gpt2_bpe" or "wordpiece".
+  virtual std::string kind() const = 0;
+};
+
+// Word-level: split on whitespace; unknown words map to "<unk>" (which the vocabulary must contain).
+// vocab.txt: one token per line, the id is the line number (0-based). `normalize`: see split_words.
+std::unique_ptr<Tokenizer> load_word_tokenizer(const std::string& vocab_path, bool normalize = false);
+
+// The words the word-level tokenizer looks up: whitespace-separated; with `normalize`, ASCII letters
+// lowercased and ASCII punctuation other than ' and - split off as one-character words.
+std::vector<std::string> split_words(const std::string& text, bool normalize);
+
+// GPT-2 byte-level BPE from Hugging Face files: vocab.json ({"token": id}) and merges.txt.
+std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_path,
+                                               const std::string& merges_path);
+
+// BERT WordPiece from vocab.txt (one token per line). lowercase also strips accents, as BERT uncased.
+std::unique_ptr<Tokenizer> load_wordpiece_tokenizer(const std::string& vocab_path, bool lowercase);
+
+// Helpers the tokenizer_*.cpp files share (defined in tokenizer.cpp); not part of the public API.
+namespace tokenizer_detail {
+
+// The id ↔ token tables every family keeps, and the three lookups over them.
+class TableTokenizer : public Tokenizer {
+ public:
+  int64_t vocab_size() const override { return static_cast<int64_t>(texts_.size()); }
+  // Throws aw::Error for an id outside the vocabulary.
+  std::string token_text(int64_t id) const override;
+  int64_t token_id(const std::string& token) const override;
+
+ protected:
+  // Texts and spellings the same (one token per line files): id = index.
+  void set_tokens(std::vector<std::string> tokens);
+
+  std::vector<std::string> texts_;                // index = id: the readable text of each token
+  std::unordered_map<std::string, int64_t> ids_;  // spelling as in the vocabulary file → id
+};
+
+// The tokens of a one-token-per-line file (vocab.txt), index = id; a trailing '\r' is dropped.
+// Throws aw::Error naming the file for a missing file, an empty or duplicate token, or no tokens.
+std::vector<std::string> read_token_lines(const std::string& path);
+
+// Byte length of the well-formed UTF-8 sequence that starts at text[pos], or 0 if it is ill-formed.
+size_t utf8_sequence_length(const std::string& text, size_t pos);
+
+// Code points of `text`; throws aw::Error "text is not valid UTF-8 (byte offset N)" at the first
+// ill-formed sequence.
+std::u32string decode_utf8(const std::string& text);
+// The same check without decoding.
+void require_utf8(const std::string& text);
+
+void append_utf8(std::string& out, char32_t code_point);
+
+}  // namespace tokenizer_detail
+}  // namespace aw

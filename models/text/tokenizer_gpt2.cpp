@@ -1,0 +1,347 @@
+// models/text/tokenizer_gpt2.cpp — GPT-2 byte-level BPE, giving the ids Hugging Face's GPT2Tokenizer
+// gives for the same vocab.json, merges.txt and text. No special tokens are added, and
+// "<|endoftext|>" inside the text is ordinary text here (Hugging Face matches it as a special token).
+//
+// Text → pieces (GPT-2's regular expression) → each piece's UTF-8 bytes → one symbol per byte
+// (GPT-2's printable stand-ins, which is how vocab.json spells tokens) → BPE merges by rank → ids.
+//
+// Readable token text is the bytes a token stands for (" the" for "Ġthe"). Byte-level BPE can cut
+// a multi-byte character (emoji, CJK) between tokens; a byte that is not part of a whole UTF-8
+// character is shown as the four characters \xNN ("\xF0\x9F"), so labels stay valid UTF-8.
+#include "models/text/tokenizer.h"
+
+#include "models/errors.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+
+namespace aw {
+namespace {
+
+using tokenizer_detail::append_utf8;
+using tokenizer_detail::utf8_sequence_length;
+
+// GPT-2's bytes_to_unicode: the printable bytes 33..126, 161..172 and 174..255 stand for
+// themselves; the other 68 bytes get the code points 256, 257, … in increasing byte order.
+std::array<char32_t, 256> make_byte_symbols() {
+  std::array<char32_t, 256> symbols{};
+  char32_t next = 256;
+  for (int byte = 0; byte < 256; ++byte) {
+    const bool printable = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || byte >= 174;
+    symbols[byte] = printable ? static_cast<char32_t>(byte) : next++;
+  }
+  return symbols;
+}
+
+const std::array<char32_t, 256>& byte_symbols() {
+  static const auto symbols = make_byte_symbols();
+  return symbols;
+}
+
+// The byte a symbol stands for, or -1 for a code point that is no byte's symbol.
+int byte_of_symbol(char32_t symbol) {
+  static const auto bytes = [] {
+    std::array<int, 256 + 68> table;
+    table.fill(-1);
+    for (int byte = 0; byte < 256; ++byte) table[byte_symbols()[byte]] = byte;
+    return table;
+  }();
+  return symbol < bytes.size() ? bytes[symbol] : -1;
+}
+
+std::string symbol_utf8(unsigned char byte) {
+  std::string text;
+  append_utf8(text, byte_symbols()[byte]);
+  return text;
+}
+
+std::string hex_byte(unsigned char byte) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02X", static_cast<unsigned>(byte));
+  return text;
+}
+
+// Bytes → readable text: whole UTF-8 characters as they are, any other byte as \xNN.
+std::string escape_partial_characters(const std::string& bytes) {
+  std::string text;
+  for (size_t pos = 0; pos < bytes.size();) {
+    const size_t length = utf8_sequence_length(bytes, pos);
+    if (length > 0) {
+      text.append(bytes, pos, length);
+      pos += length;
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(bytes[pos])));
+      text += escaped;
+      ++pos;
+    }
+  }
+  return text;
+}
+
+// A vocab.json spelling ("Ġthe") → readable text (" the"). Code points that are no byte's symbol
+// (none in GPT-2's own files) are kept as they are.
+std::string readable_text(const std::string& spelling) {
+  std::string bytes;
+  for (const char32_t symbol : tokenizer_detail::decode_utf8(spelling)) {
+    const int byte = byte_of_symbol(symbol);
+    if (byte >= 0) bytes += static_cast<char>(byte);
+    else append_utf8(bytes, symbol);
+  }
+  return escape_partial_characters(bytes);
+}
+
+// GPT-2's pre-tokenisation pattern, with \s spelt \p{White_Space}: under PCRE2_UCP, \s also
+// matches U+180E, which the `regex` module Hugging Face uses does not count as space.
+constexpr const char* kPiecePattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+)"
+    R"(|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+)";
+
+std::string pcre2_message(int code) {
+  PCRE2_UCHAR buffer[256];
+  if (pcre2_get_error_message(code, buffer, sizeof buffer) < 0) return "PCRE2 error " + std::to_string(code);
+  return reinterpret_cast<const char*>(buffer);
+}
+
+struct Pcre2CodeFree {
+  void operator()(pcre2_code* code) const { pcre2_code_free(code); }
+};
+struct Pcre2MatchDataFree {
+  void operator()(pcre2_match_data* data) const { pcre2_match_data_free(data); }
+};
+
+std::unique_ptr<pcre2_code, Pcre2CodeFree> compile_piece_pattern() {
+  int error = 0;
+  PCRE2_SIZE error_offset = 0;
+  std::unique_ptr<pcre2_code, Pcre2CodeFree> code(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPiecePattern),
+                                                                PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
+                                                                &error, &error_offset, nullptr));
+  if (!code)
+    throw Error("GPT-2 pre-tokenisation pattern does not compile at offset " + std::to_string(error_offset) + ": " +
+                pcre2_message(error));
+  // JIT is only a speed-up: without it (or when it fails) pcre2_match interprets the pattern.
+  pcre2_jit_compile(code.get(), PCRE2_JIT_COMPLETE);
+  return code;
+}
+
+// One merge of merges.txt: its rank (earlier lines merge first) and the id of the merged symbol.
+struct Merge {
+  int32_t rank;
+  int64_t result;
+};
+
+uint64_t pair_key(int64_t left, int64_t right) {
+  return (static_cast<uint64_t>(left) << 32) | static_cast<uint32_t>(right);
+}
+
+std::vector<std::string> split_on_blanks(const std::string& line) {
+  std::vector<std::string> words;
+  size_t pos = 0;
+  while (pos < line.size()) {
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+    const size_t start = pos;
+    while (pos < line.size() && line[pos] != ' ' && line[pos] != '\t') ++pos;
+    if (pos > start) words.push_back(line.substr(start, pos - start));
+  }
+  return words;
+}
+
+// Pieces are cached by their bytes up to this length; the cache is emptied when it reaches kCacheLimit.
+constexpr size_t kCachedPieceBytes = 64;
+constexpr size_t kCacheLimit = 1 << 16;
+
+class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
+ public:
+  Gpt2Tokenizer(const std::string& vocab_path, const std::string& merges_path)
+      : vocab_path_(vocab_path), pattern_(compile_piece_pattern()) {
+    read_vocab(vocab_path);
+    read_merges(merges_path);
+  }
+
+  Encoding encode(const std::string& text) const override {
+    tokenizer_detail::require_utf8(text);  // before PCRE2_NO_UTF_CHECK below
+    Encoding encoding;
+    std::unique_ptr<pcre2_match_data, Pcre2MatchDataFree> match(
+        pcre2_match_data_create_from_pattern(pattern_.get(), nullptr));
+    if (!match) throw Error("GPT-2 tokenizer: out of memory for pattern matching");
+    const auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+    PCRE2_SIZE offset = 0;
+    while (offset < text.size()) {
+      int found = pcre2_match(pattern_.get(), subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
+      if (found == PCRE2_ERROR_JIT_STACKLIMIT)
+        found = pcre2_match(pattern_.get(), subject, text.size(), offset, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT,
+                            match.get(), nullptr);
+      if (found == PCRE2_ERROR_NOMATCH) break;
+      if (found < 0) throw Error("GPT-2 pre-tokenisation failed at byte offset " + std::to_string(offset) + ": " +
+                                 pcre2_message(found));
+      const PCRE2_SIZE* bounds = pcre2_get_ovector_pointer(match.get());
+      const size_t begin = bounds[0], end = bounds[1];
+      for (const int64_t id : piece_ids(text.substr(begin, end - begin))) {
+        encoding.ids.push_back(id);
+        encoding.tokens.push_back(texts_[static_cast<size_t>(id)]);
+        encoding.type_ids.push_back(0);
+      }
+      // Every alternative consumes at least one character; step over one anyway if that ever fails.
+      offset = end > begin ? end : begin + utf8_sequence_length(text, begin);
+    }
+    return encoding;
+  }
+
+  std::string kind() const override { return "gpt2_bpe"; }
+
+ private:
+  void read_vocab(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+    nlohmann::json vocab;
+    try {
+      vocab = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& error) {
+      fail_in_file(path, std::string("is not valid JSON (") + error.what() + ")");
+    }
+    if (!vocab.is_object())
+      fail_in_file(path, std::string("is not a JSON object of token → id (found ") + vocab.type_name() + ")");
+    if (vocab.empty()) fail_in_file(path, "holds no tokens (empty object)");
+
+    const size_t size = vocab.size();
+    spellings_.resize(size);
+    std::vector<bool> taken(size, false);
+    for (const auto& [spelling, value] : vocab.items()) {
+      if (!value.is_number_integer())
+        fail_in_file(path, "token '" + spelling + "' has id " + value.dump() + ", not an integer");
+      const auto id = value.get<int64_t>();
+      if (id < 0 || id >= static_cast<int64_t>(size))
+        fail_in_file(path, "token '" + spelling + "' has id " + std::to_string(id) + ", outside 0.." +
+                               std::to_string(size - 1) + " (ids must number the " + std::to_string(size) +
+                               " tokens without gaps)");
+      if (taken[id]) fail_in_file(path, "id " + std::to_string(id) + " is given to both '" + spellings_[id] + "' and '" + spelling + "'");
+      taken[id] = true;
+      spellings_[id] = spelling;
+      ids_.emplace(spelling, id);
+    }
+    texts_.reserve(size);
+    for (const auto& spelling : spellings_) texts_.push_back(readable_text(spelling));
+    for (int byte = 0; byte < 256; ++byte) byte_ids_[byte] = token_id(symbol_utf8(static_cast<unsigned char>(byte)));
+  }
+
+  // merges.txt: an optional "#version: …" first line, then one merge per line, "left right",
+  // earliest line first merged. Blank lines are skipped.
+  void read_merges(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+    std::unordered_map<uint64_t, size_t> line_of_merge;
+    std::string line;
+    size_t line_number = 0;
+    while (std::getline(in, line)) {
+      ++line_number;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line_number == 1 && line.rfind("#version", 0) == 0) continue;
+      const auto words = split_on_blanks(line);
+      if (words.empty()) continue;
+      const std::string where = "line " + std::to_string(line_number) + ": ";
+      if (words.size() != 2)
+        fail_in_file(path, where + "expected two tokens separated by a space, found " + std::to_string(words.size()) +
+                               " ('" + line + "')");
+      const std::string merge = "merge '" + words[0] + " " + words[1] + "'";
+      const int64_t left = token_id(words[0]), right = token_id(words[1]);
+      const int64_t result = token_id(words[0] + words[1]);
+      for (const auto& [id, spelling] : {std::pair{left, words[0]}, std::pair{right, words[1]}})
+        if (id < 0) fail_in_file(path, where + merge + " uses '" + spelling + "', which is not in the vocabulary");
+      if (result < 0)
+        fail_in_file(path, where + merge + " makes '" + words[0] + words[1] + "', which is not in the vocabulary");
+      const auto key = pair_key(left, right);
+      const auto [previous, inserted] = line_of_merge.emplace(key, line_number);
+      if (!inserted) fail_in_file(path, where + merge + " repeats line " + std::to_string(previous->second));
+      if (merges_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+        fail_in_file(path, where + "too many merges");
+      merges_.emplace(key, Merge{static_cast<int32_t>(merges_.size()), result});
+    }
+  }
+
+  // The ids of one piece, through the cache for short pieces.
+  std::vector<int64_t> piece_ids(const std::string& piece) const {
+    if (piece.size() <= kCachedPieceBytes) {
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      const auto cached = cache_.find(piece);
+      if (cached != cache_.end()) return cached->second;
+    }
+    auto ids = merge_bytes(piece);
+    for (const int64_t id : ids)
+      if (id < 0) {
+        const auto byte = static_cast<unsigned char>(-1 - id);
+        fail_in_file(vocab_path_, "has no token for byte " + hex_byte(byte) + " (symbol '" + symbol_utf8(byte) +
+                                      "'), which the text needs");
+      }
+    if (piece.size() <= kCachedPieceBytes) {
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      if (cache_.size() >= kCacheLimit) cache_.clear();
+      cache_.emplace(piece, ids);
+    }
+    return ids;
+  }
+
+  // BPE: start from one symbol per byte; repeatedly take the adjacent pair with the lowest rank and
+  // merge every occurrence of it, left to right, until no adjacent pair is a merge. A byte without a
+  // vocabulary entry stays as -1 - byte (no merge can involve it, since every merge's tokens are
+  // vocabulary entries).
+  std::vector<int64_t> merge_bytes(const std::string& piece) const {
+    std::vector<int64_t> symbols;
+    symbols.reserve(piece.size());
+    for (const char c : piece) {
+      const auto byte = static_cast<unsigned char>(c);
+      symbols.push_back(byte_ids_[byte] >= 0 ? byte_ids_[byte] : -1 - static_cast<int64_t>(byte));
+    }
+    std::vector<int64_t> merged;
+    while (symbols.size() > 1) {
+      const Merge* best = nullptr;
+      int64_t best_left = 0, best_right = 0;
+      for (size_t i = 0; i + 1 < symbols.size(); ++i) {
+        if (symbols[i] < 0 || symbols[i + 1] < 0) continue;
+        const auto found = merges_.find(pair_key(symbols[i], symbols[i + 1]));
+        if (found != merges_.end() && (best == nullptr || found->second.rank < best->rank)) {
+          best = &found->second;
+          best_left = symbols[i];
+          best_right = symbols[i + 1];
+        }
+      }
+      if (best == nullptr) break;
+      merged.clear();
+      for (size_t i = 0; i < symbols.size();) {
+        if (i + 1 < symbols.size() && symbols[i] == best_left && symbols[i + 1] == best_right) {
+          merged.push_back(best->result);
+          i += 2;
+        } else {
+          merged.push_back(symbols[i]);
+          ++i;
+        }
+      }
+      symbols.swap(merged);
+    }
+    return symbols;
+  }
+
+  std::string vocab_path_;
+  std::unique_ptr<pcre2_code, Pcre2CodeFree> pattern_;  // compiled once, shared by all encode calls
+  std::vector<std::string> spellings_;                  // index = id, as in vocab.json ("Ġthe")
+  std::array<int64_t, 256> byte_ids_{};                 // byte → id of its symbol, -1 if absent
+  std::unordered_map<uint64_t, Merge> merges_;          // (left id, right id) → merge
+  mutable std::mutex cache_mutex_;
+  mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;  // piece bytes → ids
+};
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_path, const std::string& merges_path) {
+  return std::make_unique<Gpt2Tokenizer>(vocab_json_path, merges_path);
+}
+
+}  // namespace aw

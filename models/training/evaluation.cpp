@@ -1,0 +1,128 @@
+// models/training/evaluation.cpp — perplexity and accuracy (see evaluation.h).
+#include "models/training/evaluation.h"
+
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace aw {
+namespace {
+
+torch::Device device_of(AttentionModel& model) { return model.module().parameters().front().device(); }
+
+}  // namespace
+
+LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input) {
+  const int64_t length = logits.size(1);
+  auto predicted = logits.narrow(1, 0, length - 1);                                // (B, n-1, V)
+  auto targets = input.input_ids.narrow(1, 1, length - 1).to(logits.device());    // (B, n-1)
+  auto losses = torch::nn::functional::cross_entropy(
+      predicted.reshape({-1, predicted.size(-1)}).to(torch::kFloat32), targets.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));   // (B·(n-1))
+  if (!input.attention_mask.defined()) return {losses.sum(), torch::tensor(losses.numel(), losses.device())};
+  auto keep = input.attention_mask.narrow(1, 1, length - 1).to(logits.device()).reshape({-1}).to(losses.dtype());
+  return {(losses * keep).sum(), keep.sum()};
+}
+
+EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
+                                     const ForwardOptions& options, const ProgressCallback& progress) {
+  if (!model.config().is_language_model())
+    throw Error("perplexity needs a language model; " + model.config().model_type + " here is " +
+                (model.config().is_classifier() ? "a classifier (use a labelled file for accuracy)"
+                                                : "an encoder without a language-model head"));
+  c10::InferenceMode inference;
+  const auto device = device_of(model);
+  EvaluationResult result;
+  result.metric_name = "perplexity";
+  auto total = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
+  auto count = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
+  const auto batch_count = static_cast<int64_t>(batches.size());
+  for (const auto& batch : batches) {
+    const auto input = batch.to(device);
+    const auto sums = language_model_loss(model.forward(input, options).logits, input);
+    total += sums.total.to(torch::kFloat64);
+    count += sums.count.to(torch::kFloat64);
+    ++result.batches_done;
+    if (!report_progress(progress, result.batches_done, batch_count)) {
+      result.cancelled = true;
+      break;
+    }
+  }
+  result.count = static_cast<int64_t>(count.item<double>());
+  result.loss = result.count > 0 ? total.item<double>() / result.count : 0.0;
+  result.metric = std::exp(result.loss);
+  return result;
+}
+
+EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatches& batches,
+                                   const ForwardOptions& options, const ProgressCallback& progress) {
+  if (!model.config().is_classifier())
+    throw Error("accuracy needs a classifier; " + model.config().model_type +
+                " here has no classification head (use a plain text file for perplexity)");
+  c10::InferenceMode inference;
+  const auto device = device_of(model);
+  EvaluationResult result;
+  result.metric_name = "accuracy";
+  auto correct = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
+  const int64_t classes = model.config().num_labels;
+  auto confusion = torch::zeros({classes * classes}, torch::dtype(torch::kLong).device(device));  // true·C + predicted
+  auto total_loss = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
+  const auto batch_count = static_cast<int64_t>(batches.inputs.size());
+  for (int64_t i = 0; i < batch_count; ++i) {
+    const auto input = batches.inputs[i].to(device);
+    const auto labels = batches.labels[i].to(device);
+    const auto logits = model.forward(input, options).logits.to(torch::kFloat32);  // (b, C)
+    const auto predicted = logits.argmax(-1);
+    correct += predicted.eq(labels).sum().to(torch::kFloat64);
+    confusion += torch::bincount(labels * classes + predicted, {}, classes * classes);
+    total_loss += torch::nn::functional::cross_entropy(
+                      logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                      .to(torch::kFloat64);
+    result.count += labels.size(0);
+    ++result.batches_done;
+    if (!report_progress(progress, result.batches_done, batch_count)) {
+      result.cancelled = true;
+      break;
+    }
+  }
+  const auto counts = confusion.cpu();
+  const auto* cells = counts.data_ptr<int64_t>();
+  result.confusion.assign(classes, std::vector<int64_t>(classes, 0));
+  for (int64_t i = 0; i < classes * classes; ++i) result.confusion[i / classes][i % classes] = cells[i];
+  if (result.count > 0) {
+    result.metric = correct.item<double>() / result.count;
+    result.loss = total_loss.item<double>() / result.count;
+  }
+  return result;
+}
+
+std::vector<ClassScores> per_class_scores(const std::vector<std::vector<int64_t>>& confusion) {
+  const auto classes = confusion.size();
+  std::vector<ClassScores> scores(classes);
+  for (size_t c = 0; c < classes; ++c) {
+    int64_t predicted = 0, actual = 0;
+    for (size_t other = 0; other < classes; ++other) {
+      predicted += confusion[other][c];
+      actual += confusion[c][other];
+    }
+    const auto hits = static_cast<double>(confusion[c][c]);
+    auto& score = scores[c];
+    score.support = actual;
+    score.precision = predicted > 0 ? hits / predicted : 0.0;
+    score.recall = actual > 0 ? hits / actual : 0.0;
+    const double sum = score.precision + score.recall;
+    score.f1 = sum > 0 ? 2 * score.precision * score.recall / sum : 0.0;
+  }
+  return scores;
+}
+
+double macro_f1(const std::vector<ClassScores>& scores) {
+  if (scores.empty()) return 0.0;
+  double total = 0.0;
+  for (const auto& score : scores) total += score.f1;
+  return total / static_cast<double>(scores.size());
+}
+
+}  // namespace aw

@@ -1,0 +1,104 @@
+// models/training/trainer.h — training a language model (transformer_lm, bet_sf, bet_sg) on a word-level
+// corpus (plain text, or CoNLL-U whose dependency trees give BET(SG) its syntax hints), or a
+// classifier (lama, bigru_mean, encoder_classifier) on label<TAB>text documents. One loop for both:
+// windows or documents shuffled per epoch with the seed, Adam (β = 0.9, 0.98), linear warm-up then
+// inverse-square-root or cosine decay, dropout, gradient clipping. Each epoch writes a loadable
+// checkpoint folder (plus the optimiser state for --resume) and keeps the best one by validation
+// perplexity (lowest) or accuracy (highest) in <out>/best.
+#pragma once
+
+#include "models/nn/model.h"
+#include "models/nn/model_config.h"
+
+#include <torch/optim/optimizer.h>
+#include <torch/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct TrainSettings {
+  std::string train_path;
+  std::string valid_path;
+  std::string out_dir;
+  std::string resume_dir;          // empty: start fresh
+  int64_t epochs = 10;
+  int64_t batch = 16;
+  double lr = 1e-3;                // peak learning rate, reached after the warm-up
+  int64_t warmup_steps = 200;
+  std::string schedule = "inverse_sqrt";  // or "cosine" (to 0 at the last step)
+  double clip = 1.0;               // max gradient ℓ2 norm; 0 = no clipping
+  uint64_t seed = 1;
+  double pointer_weight = 0.0;     // --lambda-p: BET(SG)'s pointer loss weight; > 0 needs a CoNLL-U train file
+  int64_t log_every = 50;          // steps between progress reports
+  torch::Device device = torch::kCPU;
+  torch::ScalarType storage = torch::kFloat32;  // dtype of the saved weights (kFloat16 halves them)
+};
+
+struct TrainProgress {
+  int64_t step = 0, total_steps = 0, epoch = 0;
+  double loss = 0.0;               // mean training loss since the last report (task loss + auxiliary)
+  // Mean auxiliary loss since the last report: BET(SG)'s λ_p-free pointer loss, or LAMA's λ · D
+  // (0 without either).
+  double pointer_loss = 0.0;
+  double learning_rate = 0.0;
+  double tokens_per_second = 0.0;
+  double eta_seconds = 0.0;
+  bool epoch_end = false;          // set once per epoch, with the validation metric
+  std::string metric_name;         // "perplexity" (language models) or "accuracy" (classifiers)
+  double valid_metric = 0.0;
+  double valid_perplexity = 0.0;   // = valid_metric for language models
+};
+
+// Called every log_every steps and at each epoch end; returning false stops training after saving.
+using TrainObserver = std::function<bool(const TrainProgress&)>;
+
+struct TrainSummary {
+  int64_t steps = 0;
+  int64_t epochs_done = 0;
+  std::string metric_name;         // "perplexity" or "accuracy"
+  double best_valid_metric = 0.0;
+  double last_valid_metric = 0.0;
+  double best_valid_perplexity = 0.0;  // language models: = best_valid_metric
+  double last_valid_perplexity = 0.0;
+  double tokens_per_second = 0.0;
+  double seconds = 0.0;
+  int64_t parameters = 0;
+  bool stopped = false;            // interrupted (and saved) before the last epoch
+};
+
+// Trains `config` from scratch (fresh) or continues `settings.resume_dir`. `vocabulary` is used
+// for a fresh run (ignored on resume, where the folder's own vocabulary is read).
+TrainSummary train_language_model(const ModelConfig& config, const std::vector<std::string>& vocabulary,
+                                  const TrainSettings& settings, const TrainObserver& observer = {});
+
+// Trains a classifier (lama, bigru_mean, encoder_classifier; config.labels names the classes the
+// label<TAB>text lines use) from scratch or from settings.resume_dir; best by validation accuracy.
+TrainSummary train_classifier(const ModelConfig& config, const std::vector<std::string>& vocabulary,
+                              const TrainSettings& settings, const TrainObserver& observer = {});
+
+// The losses of one training step, as tensors on the model's device (no host sync).
+struct StepLosses {
+  torch::Tensor loss;     // task loss + auxiliary loss (what was minimised)
+  torch::Tensor pointer;  // the auxiliary loss: pointer loss (BET(SG)) or λ · D (LAMA); undefined without
+  torch::Tensor tokens;   // predicted tokens (LM) or words (classifier) in the batch
+};
+
+// One optimiser step on a batch: forward (capturing attention when `hints` [B, n] is defined),
+// mean token cross-entropy plus settings.pointer_weight × pointer loss, backward, gradient clipping
+// to settings.clip, optimizer.step(). The caller sets the learning rate and the training mode.
+StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
+                         const torch::Tensor& hints, const TrainSettings& settings);
+
+// One optimiser step of a classifier: mean example cross-entropy plus the model's regulariser
+// (classification_regularizer), backward, clipping, optimizer.step().
+StepLosses classification_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
+                               const torch::Tensor& labels, const TrainSettings& settings);
+
+// The learning rate at `step` (1-based) for the settings' schedule.
+double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps);
+
+}  // namespace aw
