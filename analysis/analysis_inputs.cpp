@@ -58,6 +58,41 @@ EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string
   return language_model_data(make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, batch_size));
 }
 
+std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
+                                       const std::string& analysis) {
+  const auto& settings = request.settings;
+  const auto positions = loaded.config.max_positions;
+  const auto window = settings.given("window") ? settings.integer("window") : std::min<int64_t>(128, positions);
+  if (window > positions)
+    throw SettingError("window", std::to_string(window) + " exceeds the model's " + std::to_string(positions) +
+                                     " positions");
+  const auto path = settings.required_text("text");
+  require_plain_text(path, loaded.name, analysis);
+  return make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, settings.integer("batch"));
+}
+
+EvaluationData corpus_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis) {
+  if (!loaded.config.is_classifier()) return language_model_data(corpus_windows(request, loaded, analysis));
+  const auto& settings = request.settings;
+  if (settings.given("window"))
+    throw SettingError("window", "applies to language models; " + loaded.name + " is " +
+                                     describe_model_kind(loaded.config) + " and reads each example whole (up to its " +
+                                     std::to_string(loaded.config.max_positions) + " positions)");
+  const auto batches = make_classifier_batches(read_labelled_file(settings.required_text("text"), loaded.config.labels),
+                                               *loaded.tokenizer, loaded.config.max_positions, settings.integer("batch"));
+  if (batches.truncated > 0)
+    request.tell(std::to_string(batches.truncated) + " examples truncated to " +
+                 std::to_string(loaded.config.max_positions) + " tokens");
+  return classification_data(batches);
+}
+
+torch::Tensor request_gates(const AnalysisRequest& request, size_t index) {
+  const auto& flags = request.gates_of(index);
+  if (flags.empty()) return {};
+  const auto& loaded = *request.models.at(index);
+  return gates_from_flags(loaded.config, flags).to(loaded.device);
+}
+
 Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data) {
   if (data.is_classification()) {
     auto batches = std::make_shared<ClassifierBatches>();

@@ -4,6 +4,7 @@
 // the pruning study (both orders' curves) of Michel Figure 3.
 #pragma once
 
+#include "analysis/descriptor.h"
 #include "analysis/diagonal_sweep.h"
 #include "analysis/gate_evaluation.h"
 #include "analysis/head_pruning.h"
@@ -26,6 +27,19 @@ void require_plain_text(const std::string& path, const std::string& model_name, 
 // `truncated` (optional) receives how many classifier examples were cut to the model's positions.
 EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string& path, int64_t window,
                                     int64_t batch_size, int64_t* truncated = nullptr);
+
+// The request's --text for `loaded`, read as `analysis` needs it: windows of --window tokens
+// (default min(128, the model's positions); more than the positions is a SettingError) for a
+// language model, label<TAB>text examples (cut at the model's positions; the request is told how
+// many) for a classifier, where --window is refused rather than silently ignored.
+EvaluationData corpus_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis);
+// The same for analyses that need a language model's windows.
+std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
+                                       const std::string& analysis);
+
+// Gates [L, H_max] on the model's device from a request's on/off flags for model `index`;
+// undefined when every head is on (the flags are empty).
+torch::Tensor request_gates(const AnalysisRequest& request, size_t index);
 
 // The whole-dataset evaluation diagonal_sweep runs per point: perplexity or accuracy.
 Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data);

@@ -1,4 +1,4 @@
-// app/cli/model_commands.cpp — info, attend and eval: load a checkpoint, run it, report.
+// app/cli/model_commands.cpp — info and attend: load a checkpoint, run it, report.
 #include "analysis/attention_export.h"
 #include "models/text/corpus.h"
 #include "models/training/evaluation.h"
@@ -124,67 +124,5 @@ int run_attend(int argc, char** argv) {
   return 0;
 }
 
-int run_eval(int argc, char** argv) {
-  const CliOptions options("eval", model_command_spec({"text", "window", "batch"}), argc, argv, 2);
-  const auto path = options.require("text");
-  const auto loaded = load_from_options(options);
-  require_model(loaded, "eval", ModelRequirement::LanguageModelOrClassifier);
-  reject_window_for_classifier(options, "eval", loaded);
-  const auto batch_size = options.get_int("batch", 8, 1);
-  install_interrupt_handler();
-
-  EvaluationResult result;
-  if (loaded.config.is_classifier()) {
-    const auto examples = read_labelled_file(path, loaded.config.labels);
-    const auto batches = make_classifier_batches(examples, *loaded.tokenizer, loaded.config.max_positions, batch_size);
-    if (batches.truncated > 0)
-      std::fprintf(stderr, "eval: %lld examples truncated to %lld tokens\n", static_cast<long long>(batches.truncated),
-                   static_cast<long long>(loaded.config.max_positions));
-    ProgressLine progress("eval", "batches");
-    result = evaluate_accuracy(*loaded.model, batches, {}, std::ref(progress));
-  } else {
-    const auto batches = corpus_windows(options, "eval", loaded, path, batch_size);
-    ProgressLine progress("eval", "batches");
-    result = evaluate_perplexity(*loaded.model, batches, {}, std::ref(progress));
-  }
-  if (result.cancelled) {
-    std::fprintf(stderr, "eval: interrupted after %lld batches\n", static_cast<long long>(result.batches_done));
-    return 130;
-  }
-  const auto scores = per_class_scores(result.confusion);
-  if (options.flag("json")) {
-    nlohmann::json json{{"model", loaded.dir}, {"data", path},          {result.metric_name, result.metric},
-                        {"loss", result.loss}, {"count", result.count}};
-    if (loaded.config.is_classifier()) {
-      auto per_class = nlohmann::json::array();
-      for (size_t c = 0; c < scores.size(); ++c)
-        per_class.push_back({{"label", loaded.config.labels[c]}, {"precision", scores[c].precision},
-                             {"recall", scores[c].recall}, {"f1", scores[c].f1}, {"support", scores[c].support}});
-      json["macro_f1"] = macro_f1(scores);
-      json["per_class"] = per_class;
-      json["labels"] = loaded.config.labels;
-      json["confusion"] = result.confusion;  // [true class][predicted class]
-    }
-    std::cout << json.dump(2) << "\n";
-    return 0;
-  }
-  std::printf("%s %.4f (mean cross-entropy %.4f over %lld %s)\n", result.metric_name.c_str(), result.metric,
-              result.loss, static_cast<long long>(result.count),
-              loaded.config.is_classifier() ? "examples" : "predicted tokens");
-  if (!loaded.config.is_classifier()) return 0;
-  std::printf("macro F1 %.4f\nclass        precision  recall     F1   support\n", macro_f1(scores));
-  for (size_t c = 0; c < scores.size(); ++c)
-    std::printf("%-12s %9.4f %7.4f %6.4f %9lld\n", loaded.config.labels[c].c_str(), scores[c].precision,
-                scores[c].recall, scores[c].f1, static_cast<long long>(scores[c].support));
-  std::printf("confusion (rows: true class, columns: predicted)\n%-12s", "");
-  for (const auto& label : loaded.config.labels) std::printf(" %7s", label.c_str());
-  std::printf("\n");
-  for (size_t row = 0; row < result.confusion.size(); ++row) {
-    std::printf("%-12s", loaded.config.labels[row].c_str());
-    for (const auto count : result.confusion[row]) std::printf(" %7lld", static_cast<long long>(count));
-    std::printf("\n");
-  }
-  return 0;
-}
 
 }  // namespace aw

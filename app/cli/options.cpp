@@ -1,4 +1,4 @@
-// app/cli/options.cpp — see cli_options.h.
+// app/cli/options.cpp — see options.h.
 #include "app/cli/options.h"
 
 #include "models/errors.h"

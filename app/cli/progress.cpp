@@ -1,4 +1,4 @@
-// app/cli/progress.cpp — see cli_progress.h.
+// app/cli/progress.cpp — see progress.h.
 #include "app/cli/progress.h"
 
 #include <atomic>

@@ -10,6 +10,10 @@
 
 namespace aw {
 
+// The split `attention-cli split` makes by default and the GUI's LAMA tab reads: 80 / 10 / 10.
+constexpr double kDefaultTrainPercent = 80;
+constexpr double kDefaultValidPercent = 10;
+
 struct LabelledSplit {
   std::vector<std::string> train, valid, test;  // whole lines, without the line break
 };

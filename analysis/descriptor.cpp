@@ -1,0 +1,155 @@
+// analysis/descriptor.cpp — see descriptor.h.
+#include "analysis/descriptor.h"
+
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+
+#include <sstream>
+
+namespace aw {
+namespace {
+
+std::string join_choices(const std::vector<std::string>& choices) {
+  std::string joined;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) joined += i + 1 == choices.size() ? " or " : ", ";
+    joined += choices[i];
+  }
+  return joined;
+}
+
+}  // namespace
+
+void SettingValues::set_flag(const std::string& name, bool on) {
+  if (on) values_[name] = "";
+  else values_.erase(name);
+}
+
+const SettingField& SettingValues::field(const std::string& name) const {
+  if (fields_)
+    for (const auto& field : *fields_)
+      if (field.name == name) return field;
+  throw SettingError(name, "is not a setting of this analysis");
+}
+
+std::string SettingValues::text(const std::string& name) const {
+  const auto& described = field(name);
+  const auto found = values_.find(name);
+  return found == values_.end() ? described.default_text : found->second;
+}
+
+std::string SettingValues::required_text(const std::string& name) const {
+  const auto value = text(name);
+  if (value.empty()) throw SettingError(name, "is required");
+  return value;
+}
+
+int64_t SettingValues::integer(const std::string& name) const {
+  const auto& described = field(name);
+  const auto value_text = text(name);
+  size_t parsed = 0;
+  int64_t value = 0;
+  try {
+    value = std::stoll(value_text, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  if (parsed == 0 || parsed != value_text.size())
+    throw SettingError(name, "expects an integer, got '" + value_text + "'");
+  if (value < described.minimum)
+    throw SettingError(name, "must be at least " + std::to_string(described.minimum) + ", got " + value_text);
+  if (value > described.maximum)
+    throw SettingError(name, "must be at most " + std::to_string(described.maximum) + ", got " + value_text);
+  return value;
+}
+
+bool SettingValues::flag(const std::string& name) const {
+  field(name);
+  return values_.count(name) > 0;
+}
+
+std::string SettingValues::choice(const std::string& name) const {
+  const auto& described = field(name);
+  const auto value = text(name);
+  for (const auto& allowed : described.choices)
+    if (allowed == value) return value;
+  throw SettingError(name, "must be " + join_choices(described.choices) + ", got '" + value + "'");
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+std::vector<std::string> SettingValues::list(const std::string& name) const { return split_list(text(name)); }
+
+void SettingValues::validate() const {
+  for (const auto& [name, value] : values_) field(name);
+  if (!fields_) return;
+  for (const auto& described : *fields_) {
+    if (described.required && text(described.name).empty()) throw SettingError(described.name, "is required");
+    if (!given(described.name) && described.default_text.empty()) continue;
+    if (described.kind == FieldKind::Integer) integer(described.name);
+    if (described.kind == FieldKind::Choice) choice(described.name);
+  }
+}
+
+std::string describe_model_kind(const ModelConfig& config) {
+  if (config.is_classifier()) return "a " + config.model_type + " classifier";
+  if (config.is_language_model()) return "a " + config.model_type + " language model";
+  return "a " + config.model_type + " encoder without a classification head";
+}
+
+void require_model(const LoadedModel& loaded, const std::string& analysis, ModelRequirement requirement) {
+  const auto& config = loaded.config;
+  const auto refuse = [&](const std::string& needed) {
+    throw Error(loaded.dir + ": " + analysis + " needs " + needed + "; this checkpoint is " + describe_model_kind(config));
+  };
+  switch (requirement) {
+    case ModelRequirement::CausalLanguageModel:
+      if (!config.is_language_model()) refuse("a causal language model");
+      break;
+    case ModelRequirement::LanguageModelOrClassifier:
+      if (!config.is_language_model() && !config.is_classifier()) refuse("a language model or a classifier");
+      break;
+    case ModelRequirement::Lama:
+      if (config.model_type != "lama") refuse("a lama model (its per-word attention)");
+      break;
+  }
+}
+
+const HeadFlags& AnalysisRequest::gates_of(size_t model) const {
+  static const HeadFlags all_on;
+  return model < gates.size() ? gates[model] : all_on;
+}
+
+ProgressCallback AnalysisRequest::phase(const std::string& name) const {
+  return [this, name](int64_t done, int64_t total) { return report(done, total, name); };
+}
+
+std::vector<std::vector<double>> HeadScores::damage() const {
+  auto signed_values = values;
+  for (auto& layer : signed_values)
+    for (auto& value : layer) value *= damage_sign;
+  return signed_values;
+}
+
+const SettingField* AnalysisDescriptor::field(const std::string& name) const {
+  for (const auto& described : fields)
+    if (described.name == name) return &described;
+  return nullptr;
+}
+
+AnalysisReport AnalysisDescriptor::operator()(const AnalysisRequest& request) const {
+  if (request.models.empty()) throw Error(name + " needs a model");
+  if (request.models.size() > 1 && !several_models)
+    throw Error(name + " takes one model, got " + std::to_string(request.models.size()));
+  for (const auto* loaded : request.models) require_model(*loaded, name, models);
+  request.settings.validate();
+  return run(request);
+}
+
+}  // namespace aw

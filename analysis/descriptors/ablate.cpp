@@ -1,0 +1,45 @@
+// analysis/descriptors/ablate.cpp — Michel Tables 1–3 as a descriptor: the metric with each head off
+// (single) or each head alone in its layer (all-but-one) (analysis/head_ablation.h).
+#include "analysis/analysis_inputs.h"
+#include "analysis/head_ablation.h"
+#include "analysis/registry.h"
+#include "analysis/setting_fields.h"
+
+namespace aw {
+
+AnalysisDescriptor ablate_descriptor() {
+  AnalysisDescriptor descriptor;
+  descriptor.name = "ablate";
+  descriptor.title = "Ablation";
+  descriptor.summary = "Michel Tables 1–3: the metric with each head off (single) or each head alone in its layer";
+  descriptor.fields = {choice_field("mode", "Mode", {"single", "all-but-one"}, "single",
+                                    "one head off at a time, or each head kept alone in its layer")};
+  for (auto& field : corpus_fields()) descriptor.fields.push_back(std::move(field));
+  descriptor.fields.push_back(
+      flag_field("all", "Every head", "all-but-one: every head's row, not only the best per layer"));
+  descriptor.run = [](const AnalysisRequest& request) {
+    AnalysisReport report;
+    const auto& loaded = *request.models.front();
+    const bool single = request.settings.choice("mode") == "single";
+    const auto data = corpus_data(request, loaded, "ablate");
+    auto result = ablate_heads(*loaded.model, loaded.name, data, single ? AblationMode::Single : AblationMode::AllButOne,
+                               request_gates(request, 0), request.phase("batches"));
+    if (result.cancelled) return report.cancelled = true, report;
+    report.csv["csv"] = ablation_csv(result, request.settings.flag("all"));
+    report.json = ablation_json(result);
+    if (single) {
+      HeadScores scores;
+      scores.label = "Δ " + result.metric_name;
+      scores.values.resize(loaded.config.n_layers);
+      for (const auto& effect : result.heads) scores.values[effect.layer - 1].push_back(effect.delta);
+      // Perplexity going up and accuracy going down both count as harm.
+      scores.damage_sign = damage(result.metric_name, 0.0, 1.0) > 0 ? 1 : -1;
+      report.head_scores = std::move(scores);
+    }
+    report.result = std::move(result);
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

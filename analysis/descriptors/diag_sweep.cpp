@@ -1,0 +1,39 @@
+// analysis/descriptors/diag_sweep.cpp — Bird-Eye Table 2 / Figure 3 as a descriptor: the metric with
+// every layer's dot-product diagonal scaled by each factor, or masked (analysis/diagonal_sweep.h).
+#include "analysis/analysis_inputs.h"
+#include "analysis/diagonal_sweep.h"
+#include "analysis/registry.h"
+#include "analysis/setting_fields.h"
+
+namespace aw {
+
+AnalysisDescriptor diag_sweep_descriptor() {
+  AnalysisDescriptor descriptor;
+  descriptor.name = "diag-sweep";
+  descriptor.title = "Diagonal sweep";
+  descriptor.summary = "Bird-Eye Table 2 / Figure 3: the metric with the dot-product diagonal scaled by each factor";
+  // The intervention, and DiagFreeMask's exception for row 0 (which sees only itself), are defined
+  // on causal attention; an encoder's [CLS] row would silently keep its diagonal.
+  descriptor.models = ModelRequirement::CausalLanguageModel;
+  descriptor.fields = corpus_fields();
+  descriptor.fields.push_back(text_field("factors", "Factors", default_diagonal_factors(),
+                                         "diagonal factors (\"mask\" = DiagFreeMask)", "0,0.2,…,2,mask"));
+  descriptor.run = [](const AnalysisRequest& request) {
+    AnalysisReport report;
+    auto points = parse_diagonal_factors(request.settings.text("factors"));
+    const auto& loaded = *request.models.front();
+    const auto data = corpus_data(request, loaded, "diag-sweep");
+    ForwardOptions base;
+    base.head_gates = request_gates(request, 0);
+    auto result = diagonal_sweep(loaded.name, std::move(points), data_evaluator(*loaded.model, data),
+                                 static_cast<int64_t>(data.inputs.size()), base, request.phase("batches"));
+    if (result.cancelled) return report.cancelled = true, report;
+    report.csv["csv"] = diagonal_sweep_csv(result);
+    report.json = diagonal_sweep_json(result);
+    report.result = std::move(result);
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

@@ -1,0 +1,97 @@
+// analysis/descriptors/prune.cpp — Michel Figure 3 and Table 4 as a descriptor: the metric as more
+// and more heads are switched off in ascending order of importance and/or ablation damage
+// (analysis_inputs.h: pruning_study), or — with apply/save — heads removed from the weights for real.
+#include "analysis/analysis_inputs.h"
+#include "analysis/head_ablation.h"
+#include "analysis/head_removal.h"
+#include "analysis/registry.h"
+#include "analysis/setting_fields.h"
+#include "models/checkpoint/checkpoint.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace aw {
+namespace {
+
+// Removes the first `percent` % of `order` for real, saves the model into `save_dir`, reloads it and
+// compares its metric with the gated model's.
+AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& data, const std::string& order_name,
+                             const std::vector<HeadRef>& order, int64_t percent, const std::string& save_dir) {
+  const auto count = static_cast<int64_t>(std::lround(percent / 100.0 * order.size()));
+  const std::vector<HeadRef> removed(order.begin(), order.begin() + count);
+  auto gates = all_heads_on(loaded.config);
+  for (const auto& head : removed) gates[head.layer][head.head] = 0.0;
+  const auto gated = evaluate_gate_settings(*loaded.model, data, gates.unsqueeze(0), 0).front();
+  const auto pruned = remove_heads(*loaded.model, removed);
+  std::vector<std::string> vocabulary;
+  for (int64_t id = 0; id < loaded.tokenizer->vocab_size(); ++id) vocabulary.push_back(loaded.tokenizer->token_text(id));
+  save_native_checkpoint(save_dir, *pruned, vocabulary, loaded.stored_dtype == "F16" ? torch::kFloat16 : torch::kFloat32);
+  const auto reloaded = load_checkpoint(save_dir, loaded.device);
+  // The saved vocabulary is the loaded one, so the same data serves the reloaded model.
+  const auto after = evaluate_gate_settings(*reloaded.model, data, all_heads_on(reloaded.config).unsqueeze(0), 0).front();
+  AnalysisReport report;
+  report.json = {{"model", loaded.name},           {"order", order_name},
+                 {"heads_removed", count},         {"heads_total", order.size()},
+                 {"parameters_before", loaded.parameter_count},
+                 {"parameters_after", reloaded.parameter_count},
+                 {"metric", data.metric_name()},   {"gated_metric", gated.metric},
+                 {"pruned_metric", after.metric},  {"saved", save_dir}};
+  char line[512];
+  std::snprintf(line, sizeof line, "pruned %lld of %zu heads (%s order): %lld → %lld parameters; %s %.4f (gated model %.4f); saved to %s\n",
+                static_cast<long long>(count), order.size(), order_name.c_str(),
+                static_cast<long long>(loaded.parameter_count), static_cast<long long>(reloaded.parameter_count),
+                data.metric_name().c_str(), after.metric, gated.metric, save_dir.c_str());
+  report.text = line;
+  return report;
+}
+
+}  // namespace
+
+AnalysisDescriptor prune_descriptor() {
+  AnalysisDescriptor descriptor;
+  descriptor.name = "prune";
+  descriptor.title = "Pruning";
+  descriptor.summary = "Michel Figure 3: the metric with step % more heads off each step, in ascending order";
+  descriptor.fields = corpus_fields();
+  descriptor.fields.push_back(integer_field("step", "Step", 10, 1, 100, "percent of the heads switched off per step", "%"));
+  auto order = choice_field("order", "Order", {"importance", "oracle", "both"}, "",
+                            "importance, single-head ablation damage (oracle) or both (default both; importance with --apply)");
+  descriptor.fields.push_back(order);
+  auto apply = integer_field("apply", "Apply", 0, 0, 100, "remove P % of the heads for real (with --save)", "P");
+  apply.default_text.clear();
+  apply.in_form = false;
+  descriptor.fields.push_back(apply);
+  auto save = path_field("save", "Save", false, "where --apply saves the pruned checkpoint", "DIR");
+  save.in_form = false;
+  descriptor.fields.push_back(save);
+  descriptor.run = [](const AnalysisRequest& request) {
+    const auto& settings = request.settings;
+    const bool apply = settings.given("apply");
+    if (apply != settings.given("save"))
+      throw SettingError("", "--apply P and --save DIR go together (prune P % of the heads into DIR)");
+    const auto order_name = settings.given("order") ? settings.choice("order") : apply ? "importance" : "both";
+    if (apply && order_name == "both") throw SettingError("", "--apply needs one --order, importance or oracle");
+    const auto& loaded = *request.models.front();
+    const auto data = corpus_data(request, loaded, "prune");
+    // --apply prunes once by one order and draws no curve.
+    const std::vector<std::string> orders =
+        order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
+    std::vector<std::vector<HeadRef>> head_orders;
+    auto result = pruning_study(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
+                                request.phase("batches (importance, ablation, then each curve)"), &head_orders, !apply);
+    AnalysisReport report;
+    if (result.cancelled) return report.cancelled = true, report;
+    if (apply)
+      return apply_pruning(loaded, data, order_name, head_orders.back(), settings.integer("apply"), settings.text("save"));
+    report.csv["csv"] = pruning_csv(result);
+    report.json = pruning_json(result);
+    report.result = std::move(result);
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

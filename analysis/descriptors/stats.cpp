@@ -1,0 +1,42 @@
+// analysis/descriptors/stats.cpp — Bird-Eye Table 1 as a descriptor: CA, HA(μ), HA(σ), Ratio per
+// layer (or head) of every model given, over the windows of a corpus (analysis/attention_stats.h).
+#include "analysis/analysis_inputs.h"
+#include "analysis/attention_stats.h"
+#include "analysis/registry.h"
+#include "analysis/setting_fields.h"
+
+namespace aw {
+
+AnalysisDescriptor stats_descriptor() {
+  AnalysisDescriptor descriptor;
+  descriptor.name = "stats";
+  descriptor.title = "Table 1";
+  descriptor.summary = "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer";
+  descriptor.models = ModelRequirement::CausalLanguageModel;
+  descriptor.several_models = true;
+  descriptor.fields = corpus_fields();
+  descriptor.fields.push_back(flag_field("per-head", "Per head", "one row per head instead of per layer"));
+  descriptor.fields.push_back(flag_field("no-first-row", "Without row 0", "row 0 (always 1.0) not counted in CA"));
+  descriptor.run = [](const AnalysisRequest& request) {
+    AnalysisReport report;
+    AttentionStatsSettings settings;
+    settings.include_first_row = !request.settings.flag("no-first-row");
+    std::vector<AttentionStatsResult> results;
+    for (size_t index = 0; index < request.models.size(); ++index) {
+      const auto& loaded = *request.models[index];
+      const auto windows = corpus_windows(request, loaded, "stats");
+      settings.forward.head_gates = request_gates(request, index);
+      results.push_back(
+          attention_stats(*loaded.model, loaded.name, windows, settings, request.phase(loaded.name + ": batches")));
+      if (results.back().cancelled) return report.cancelled = true, report;
+    }
+    report.csv["csv"] = attention_stats_csv(results, request.settings.flag("per-head"));
+    report.json = nlohmann::json::array();
+    for (const auto& result : results) report.json.push_back(attention_stats_json(result));
+    report.result = results;
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

@@ -1,0 +1,57 @@
+// analysis/descriptors/top_tokens.cpp — Bird-Eye Table 3 as a descriptor: the top-k tokens each
+// model attends to (head mean, row of token t−1) per layer when predicting token t
+// (analysis/top_tokens.h). Several models side by side make the table's "method" column.
+#include "analysis/analysis_inputs.h"
+#include "analysis/registry.h"
+#include "analysis/setting_fields.h"
+#include "analysis/top_tokens.h"
+
+namespace aw {
+
+AnalysisDescriptor top_tokens_descriptor() {
+  AnalysisDescriptor descriptor;
+  descriptor.name = "top-tokens";
+  descriptor.title = "Top tokens";
+  descriptor.summary = "Bird-Eye Table 3: top-k tokens attended (head mean, row of token t−1) per layer";
+  // The row of token t−1 predicts token t only in a causal language model.
+  descriptor.models = ModelRequirement::CausalLanguageModel;
+  descriptor.several_models = true;
+  descriptor.data = DataKind::Sentences;
+  descriptor.fields = {
+      text_field("text", "Sentence", "", "one sentence", "\"…\""),
+      path_field("sentences", "Sentences", false, "one sentence a line, optionally ending in <TAB>T"),
+      integer_field("target", "Target", 0, 1, 1 << 20, "the 0-based position of the predicted token (default the last)",
+                    "T"),
+      integer_field("k", "Top k", 3, 1, 1 << 20, "tokens per row", "K")};
+  descriptor.fields[2].default_text.clear();  // the last token
+  descriptor.run = [](const AnalysisRequest& request) {
+    const auto& settings = request.settings;
+    if (settings.text("text").empty() == settings.text("sentences").empty())
+      throw SettingError("", "give either --text \"sentence\" or --sentences FILE");
+    std::vector<TopTokensRequest> sentences;
+    if (!settings.text("sentences").empty()) sentences = read_top_token_requests(settings.text("sentences"));
+    else sentences.push_back({settings.text("text"), -1});
+    if (settings.given("target"))
+      for (auto& sentence : sentences) sentence.target = settings.integer("target");
+    const auto k = settings.integer("k");
+    AnalysisReport report;
+    std::vector<TopTokensRow> rows;
+    for (size_t index = 0; index < request.models.size(); ++index) {
+      const auto& loaded = *request.models[index];
+      ForwardOptions forward;
+      forward.head_gates = request_gates(request, index);
+      bool cancelled = false;
+      auto model_rows = top_attended_tokens(*loaded.model, *loaded.tokenizer, loaded.name, sentences, k, forward,
+                                            request.phase(loaded.name + ": sentences"), &cancelled);
+      if (cancelled) return report.cancelled = true, report;
+      rows.insert(rows.end(), model_rows.begin(), model_rows.end());
+    }
+    report.csv["csv"] = top_tokens_csv(rows, k);
+    report.json = top_tokens_json(rows);
+    report.result = std::move(rows);
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

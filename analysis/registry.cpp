@@ -1,0 +1,21 @@
+// analysis/registry.cpp — see registry.h.
+#include "analysis/registry.h"
+
+namespace aw {
+
+const std::vector<AnalysisDescriptor>& analysis_registry() {
+  static const std::vector<AnalysisDescriptor> registry{
+      eval_descriptor(),     stats_descriptor(),      top_tokens_descriptor(),
+      diag_sweep_descriptor(), ablate_descriptor(),   importance_descriptor(),
+      prune_descriptor(),    word_weights_descriptor(), keywords_descriptor(),
+  };
+  return registry;
+}
+
+const AnalysisDescriptor* find_analysis(const std::string& name) {
+  for (const auto& descriptor : analysis_registry())
+    if (descriptor.name == name) return &descriptor;
+  return nullptr;
+}
+
+}  // namespace aw

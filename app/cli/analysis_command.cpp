@@ -1,0 +1,115 @@
+// app/cli/analysis_command.cpp — every analysis of the registry as an attention-cli command: options
+// map onto the descriptor's settings by field name, the models load, the descriptor runs with a
+// progress line, and its CSVs go to the output options (or stdout) and its JSON to --json.
+#include "app/cli/analysis_command.h"
+
+#include "app/cli/model_loading.h"
+#include "app/cli/progress.h"
+#include "models/errors.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace aw {
+namespace {
+
+// Options named by the descriptor: its fields, its output files, and what every model command takes.
+OptionSpec descriptor_spec(const AnalysisDescriptor& descriptor) {
+  std::set<std::string> with_value, switches;
+  for (const auto& field : descriptor.fields)
+    (field.kind == FieldKind::Flag ? switches : with_value).insert(field.name);
+  for (const auto& output : descriptor.outputs) with_value.insert(output.option);
+  return model_command_spec(std::move(with_value), std::move(switches));
+}
+
+// An error about an option names the command, as every other usage error does.
+Error command_error(const std::string& command, const std::string& message) {
+  return Error("attention-cli " + command + ": " + message);
+}
+
+Error setting_error(const std::string& command, const SettingError& error) {
+  return command_error(command, error.field().empty() ? error.problem() : error.what());
+}
+
+// Wraps the usual ProgressLine, one line per phase ("stats: 3/9 vanilla_lm: batches").
+class PhaseLines {
+ public:
+  explicit PhaseLines(std::string command) : command_(std::move(command)) {}
+  bool operator()(int64_t done, int64_t total, const std::string& phase) {
+    if (!line_ || phase != phase_) {
+      line_.reset();
+      line_ = std::make_unique<ProgressLine>(command_, phase);
+      phase_ = phase;
+    }
+    return (*line_)(done, total);
+  }
+
+ private:
+  std::string command_, phase_;
+  std::unique_ptr<ProgressLine> line_;
+};
+
+}  // namespace
+
+int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
+  const auto& command = descriptor.name;
+  const CliOptions options(command, descriptor_spec(descriptor), argc, argv, 2);
+  AnalysisRequest request;
+  request.settings = descriptor.settings();
+  for (const auto& field : descriptor.fields) {
+    if (field.kind == FieldKind::Flag) request.settings.set_flag(field.name, options.flag(field.name));
+    else if (options.has(field.name)) request.settings.set(field.name, options.get(field.name, ""));
+  }
+  try {
+    request.settings.validate();  // before the models load: a typo should not wait for them
+  } catch (const SettingError& error) {
+    throw setting_error(command, error);
+  }
+
+  const auto models = load_all_from_options(options);
+  for (const auto& loaded : models) request.models.push_back(&loaded);
+  install_interrupt_handler();
+  auto lines = std::make_shared<PhaseLines>(command);
+  request.progress = [lines](int64_t done, int64_t total, const std::string& phase) {
+    return (*lines)(done, total, phase);
+  };
+  request.note = [&command](const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", command.c_str(), message.c_str());
+  };
+
+  AnalysisReport report;
+  try {
+    report = descriptor(request);
+  } catch (const SettingError& error) {
+    throw setting_error(command, error);
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    if (message.rfind("--", 0) == 0) throw command_error(command, message);
+    throw;
+  }
+  lines.reset();
+  if (report.cancelled) {
+    std::fprintf(stderr, "%s: interrupted\n", command.c_str());
+    return 130;
+  }
+
+  for (const auto& output : descriptor.outputs) {
+    const auto part = report.csv.find(output.part);
+    if (!options.has(output.option) || part == report.csv.end()) continue;
+    const auto path = options.get(output.option, "");
+    write_text_file(path, part->second);
+    std::fprintf(stderr, "%s: written to %s\n", command.c_str(), path.c_str());
+  }
+  if (options.flag("json")) {
+    std::cout << report.json.dump(2) << "\n";
+  } else if (!report.text.empty()) {
+    std::cout << report.text;
+  } else if (!options.has("out")) {
+    const auto part = report.csv.find(descriptor.stdout_part);
+    std::cout << (part != report.csv.end() ? part->second : report.text);
+  }
+  return 0;
+}
+
+}  // namespace aw

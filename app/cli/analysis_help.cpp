@@ -1,0 +1,83 @@
+// app/cli/analysis_help.cpp — the usage text of the analysis commands, generated from their
+// descriptors so `attention-cli help` can never disagree with what a command accepts.
+#include "app/cli/analysis_command.h"
+
+#include <string>
+#include <vector>
+
+namespace aw {
+namespace {
+
+constexpr size_t kSummaryColumn = 43;  // where the one-line summary starts
+constexpr size_t kLineWidth = 104;
+const std::string kContinuation(10, ' ');
+
+std::string option_text(const SettingField& field) {
+  return "--" + field.name + (field.kind == FieldKind::Flag ? "" : " " + field.value_name);
+}
+
+std::string models_text(const AnalysisDescriptor& descriptor) {
+  return descriptor.several_models ? "--model DIR [--model DIR2 …]" : "--model DIR";
+}
+
+std::string accepts_text(ModelRequirement requirement) {
+  switch (requirement) {
+    case ModelRequirement::CausalLanguageModel: return "a causal language model";
+    case ModelRequirement::LanguageModelOrClassifier: return "a language model or a classifier";
+    case ModelRequirement::Lama: return "a lama model";
+  }
+  return "";
+}
+
+// Words joined with spaces, wrapped at kLineWidth, every line after the first indented.
+std::string wrap(const std::vector<std::string>& words, size_t first_column) {
+  std::string text;
+  size_t column = first_column;
+  for (const auto& word : words) {
+    if (column + word.size() + 1 > kLineWidth && column > kContinuation.size()) {
+      text += "\n" + kContinuation;
+      column = kContinuation.size();
+    } else if (!text.empty()) {
+      text += " ";
+      ++column;
+    }
+    text += word;
+    column += word.size();
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string analysis_usage_lines(const AnalysisDescriptor& descriptor) {
+  auto head = "  " + descriptor.name + " " + models_text(descriptor);
+  std::vector<std::string> optional;
+  for (const auto& field : descriptor.fields) {
+    if (field.required) head += " " + option_text(field);
+    else optional.push_back("[" + option_text(field) + "]");
+  }
+  for (const auto& output : descriptor.outputs) optional.push_back("[--" + output.option + " FILE.csv]");
+  head += std::string(head.size() < kSummaryColumn ? kSummaryColumn - head.size() : 1, ' ') + descriptor.summary;
+  return head + "\n" + kContinuation + wrap(optional, kContinuation.size()) + "\n";
+}
+
+std::string analysis_help_page(const AnalysisDescriptor& descriptor) {
+  auto page = "usage: attention-cli " + descriptor.name + " " + models_text(descriptor) + " [options]\n\n" +
+              descriptor.summary + ".\nRuns on " + accepts_text(descriptor.models) + ".\n\noptions:\n";
+  const auto line = [&page](const std::string& option, const std::string& help) {
+    page += "  " + option + std::string(option.size() < 28 ? 28 - option.size() : 1, ' ') + help + "\n";
+  };
+  for (const auto& field : descriptor.fields) {
+    auto help = field.help;
+    if (field.required) help += " (required)";
+    else if (!field.default_text.empty()) help += " (default " + field.default_text + ")";
+    line(option_text(field), help);
+  }
+  for (const auto& output : descriptor.outputs) line("--" + output.option + " FILE", "write " + output.help);
+  line("--device auto|cpu|cuda[:N]", "where the model runs (default auto: CUDA when present)");
+  line("--threads N", "LibTorch intra-op threads");
+  line("--json", "the result as JSON on stdout");
+  return page;
+}
+
+}  // namespace aw
