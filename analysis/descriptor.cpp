@@ -1,6 +1,7 @@
 // analysis/descriptor.cpp — see descriptor.h.
 #include "analysis/descriptor.h"
 
+#include "analysis/lama_attention.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 
@@ -116,7 +117,7 @@ void require_model(const LoadedModel& loaded, const std::string& analysis, Model
       if (!config.is_language_model() && !config.is_classifier()) refuse("a language model or a classifier");
       break;
     case ModelRequirement::Lama:
-      if (config.model_type != "lama") refuse("a lama model (its per-word attention)");
+      require_lama(config, loaded.name);  // word weights need LAMA's per-word attention
       break;
   }
 }

@@ -84,3 +84,9 @@ aw_cli_test(samples_lama_keywords EXIT 0 REGEX "^label,rank,word,mean_weight,cou
             ARGS keywords --model ${samples}/lama_amazon --data ${samples}/demo_reviews.tsv --min-count 1 --top 2)
 aw_cli_test(samples_lama_info EXIT 0 REGEX "architecture lama.*recurrent +embeddings 100 → bi-GRU 2 × 64, context: word-embedding mean → MLP 512 \\(max 256 words\\).*classes +5"
             ARGS info --model ${samples}/lama_amazon)
+
+# word-weights also writes the keywords of the same pass, and reads one part of the seeded split.
+aw_cli_test(word_weights_keywords_part EXIT 0 REGEX "word-weights: written to .*keywords_part.csv"
+            OUT_FILE ${fixtures}/keywords_part.csv OUT_FILE_REGEX "^label,rank,word,mean_weight,count\n"
+            ARGS word-weights --model ${fixtures}/tiny_lama --data ${labelled} --words w2 --part train --seed 2
+                 --min-count 1 --keywords ${fixtures}/keywords_part.csv)

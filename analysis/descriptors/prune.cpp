@@ -56,7 +56,7 @@ AnalysisDescriptor prune_descriptor() {
   descriptor.title = "Pruning";
   descriptor.summary = "Michel Figure 3: the metric with step % more heads off each step, in ascending order";
   descriptor.fields = corpus_fields();
-  descriptor.fields.push_back(integer_field("step", "Step", 10, 1, 100, "percent of the heads switched off per step", "%"));
+  descriptor.fields.push_back(integer_field("step", "Step", 10, 1, 100, "percent of the heads switched off per step", "P"));
   auto order = choice_field("order", "Order", {"importance", "oracle", "both"}, "",
                             "importance, single-head ablation damage (oracle) or both (default both; importance with --apply)");
   descriptor.fields.push_back(order);

@@ -8,7 +8,6 @@
 namespace aw {
 namespace {
 
-constexpr size_t kSummaryColumn = 43;  // where the one-line summary starts
 constexpr size_t kLineWidth = 104;
 const std::string kContinuation(10, ' ');
 
@@ -57,12 +56,15 @@ std::string analysis_usage_lines(const AnalysisDescriptor& descriptor) {
     else optional.push_back("[" + option_text(field) + "]");
   }
   for (const auto& output : descriptor.outputs) optional.push_back("[--" + output.option + " FILE.csv]");
-  head += std::string(head.size() < kSummaryColumn ? kSummaryColumn - head.size() : 1, ' ') + descriptor.summary;
-  return head + "\n" + kContinuation + wrap(optional, kContinuation.size()) + "\n";
+  return head + "\n" + kContinuation + descriptor.summary + "\n" + kContinuation + wrap(optional, kContinuation.size()) +
+         "\n";
 }
 
 std::string analysis_help_page(const AnalysisDescriptor& descriptor) {
-  auto page = "usage: attention-cli " + descriptor.name + " " + models_text(descriptor) + " [options]\n\n" +
+  auto required = models_text(descriptor);
+  for (const auto& field : descriptor.fields)
+    if (field.required) required += " " + option_text(field);
+  auto page = "usage: attention-cli " + descriptor.name + " " + required + " [options]\n\n" +
               descriptor.summary + ".\nRuns on " + accepts_text(descriptor.models) + ".\n\noptions:\n";
   const auto line = [&page](const std::string& option, const std::string& help) {
     page += "  " + option + std::string(option.size() < 28 ? 28 - option.size() : 1, ' ') + help + "\n";

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# tests/architecture.sh — the include rules of docs/architecture.md ("Layers and folders"), checked
+# on every #include of the tree: app -> widgets, app -> analysis -> models, and LibTorch kept out
+# of widgets/ and of the window code (app/gui/ but model_session.cpp). Prints each broken rule as
+# "file:line: rule" and exits 1; exit 0 when the code matches the drawing.
+# Usage: tests/architecture.sh [SOURCE_DIR]
+set -uo pipefail
+cd "${1:-$(dirname "$0")/..}" || exit 2
+broken=0
+
+# forbid DIR REGEX RULE [EXCEPT]: no file under DIR may include a header matching REGEX.
+forbid() {
+  local dir=$1 pattern=$2 rule=$3 except=${4:-^$}
+  while IFS= read -r hit; do
+    [[ -z "$hit" || "$hit" =~ $except ]] && continue
+    echo "$hit: $rule"
+    broken=1
+  done < <(grep -rnE --include='*.h' --include='*.cpp' "^#include [<\"]($pattern)" "$dir")
+}
+
+forbid models   'analysis/|app/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "models/ includes only LibTorch and libraries"
+forbid analysis 'app/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "analysis/ never includes Qt, widgets/ or app/"
+forbid widgets  'models/|analysis/|app/|torch/|ATen/|c10/' "widgets/ never includes LibTorch or the layers above models"
+forbid app/cli  'app/gui/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "the CLI never includes Qt or the GUI"
+forbid app/gui  'app/cli/' "the GUI never includes the CLI"
+forbid app/gui  'torch/|ATen/|c10/' "only model_session.cpp includes LibTorch in app/gui/" 'model_session\.cpp:'
+# The window code may include only the LibTorch-free headers of the layers below.
+forbid app/gui  'analysis/' "app/gui/ includes only analysis/descriptor.h and analysis/registry.h (no LibTorch)" \
+  'model_session\.cpp:|"analysis/(descriptor|registry)\.h"'
+forbid app/gui  'models/' "app/gui/ includes only models/errors.h (no LibTorch)" 'model_session\.cpp:|"models/errors\.h"'
+# The LibTorch-free headers must stay so.
+for header in analysis/descriptor.h analysis/registry.h models/progress.h models/errors.h; do
+  if grep -nE '^#include [<"](torch/|ATen/|c10/|models/(nn|checkpoint|text|training)/)' "$header"; then
+    echo "$header: must not include LibTorch (the window code includes it)"
+    broken=1
+  fi
+done
+
+[ "$broken" -eq 0 ] && echo "architecture: every include follows docs/architecture.md"
+exit "$broken"

@@ -1,0 +1,230 @@
+// tests/test_descriptors.cpp — the analysis contract: settings validated with the exact messages
+// both front ends show, the registry's descriptors well formed, the model check, and a descriptor
+// run giving what the analysis function it wraps gives (CSV and typed head scores).
+#include "analysis/analysis_inputs.h"
+#include "analysis/head_ablation.h"
+#include "analysis/head_importance.h"
+#include "analysis/labelled_parts.h"
+#include "analysis/registry.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+namespace aw {
+namespace {
+
+std::string setting_error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const SettingError& error) {
+    return error.what();
+  }
+  return "(no SettingError)";
+}
+
+const AnalysisDescriptor& analysis(const std::string& name) {
+  const auto* descriptor = find_analysis(name);
+  if (!descriptor) throw std::runtime_error("no analysis " + name);
+  return *descriptor;
+}
+
+TEST(SettingValues, DefaultsComeFromTheFields) {
+  auto settings = analysis("ablate").settings();
+  EXPECT_EQ(settings.choice("mode"), "single");
+  EXPECT_EQ(settings.integer("batch"), 8);
+  EXPECT_FALSE(settings.flag("all"));
+  EXPECT_FALSE(settings.given("window"));
+  settings.set("batch", "3");
+  settings.set_flag("all", true);
+  EXPECT_EQ(settings.integer("batch"), 3);
+  EXPECT_TRUE(settings.flag("all"));
+}
+
+TEST(SettingValues, BadValuesNameTheFieldAndTheValue) {
+  auto settings = analysis("ablate").settings();
+  settings.set("text", "corpus.txt");
+  settings.set("window", "ten");
+  EXPECT_EQ(setting_error_of([&] { settings.integer("window"); }), "--window expects an integer, got 'ten'");
+  settings.set("window", "1");
+  EXPECT_EQ(setting_error_of([&] { settings.validate(); }), "--window must be at least 2, got 1");
+  settings.erase("window");
+  settings.set("mode", "double");
+  EXPECT_EQ(setting_error_of([&] { settings.validate(); }), "--mode must be single or all-but-one, got 'double'");
+  auto prune = analysis("prune").settings();
+  prune.set("text", "corpus.txt");
+  prune.set("order", "random");
+  EXPECT_EQ(setting_error_of([&] { prune.validate(); }), "--order must be importance, oracle or both, got 'random'");
+  prune.erase("order");
+  prune.set("step", "101");
+  EXPECT_EQ(setting_error_of([&] { prune.validate(); }), "--step must be at most 100, got 101");
+}
+
+TEST(SettingValues, UnknownAndMissingSettingsAreRefused) {
+  auto settings = analysis("importance").settings();
+  settings.set("windwo", "8");
+  EXPECT_EQ(setting_error_of([&] { settings.validate(); }), "--windwo is not a setting of this analysis");
+  settings.erase("windwo");
+  EXPECT_EQ(setting_error_of([&] { settings.validate(); }), "--text is required");
+}
+
+TEST(SettingValues, ListsSkipEmptyItems) {
+  auto settings = analysis("word-weights").settings();
+  settings.set("words", "good,,bad,");
+  EXPECT_EQ(settings.list("words"), (std::vector<std::string>{"good", "bad"}));
+}
+
+TEST(Registry, ListsEveryAnalysisOnceWithWellFormedFields) {
+  std::set<std::string> names;
+  for (const auto& descriptor : analysis_registry()) {
+    EXPECT_TRUE(names.insert(descriptor.name).second) << descriptor.name;
+    EXPECT_FALSE(descriptor.summary.empty()) << descriptor.name;
+    EXPECT_TRUE(descriptor.run) << descriptor.name;
+    std::set<std::string> fields;
+    for (const auto& field : descriptor.fields) {
+      EXPECT_TRUE(fields.insert(field.name).second) << descriptor.name << " --" << field.name;
+      EXPECT_TRUE(std::regex_match(field.name, std::regex("[a-z][a-z0-9-]*"))) << field.name;
+      EXPECT_FALSE(field.label.empty()) << descriptor.name << " --" << field.name;
+      // A default must pass its own field's checks.
+      auto settings = descriptor.settings();
+      if (!field.default_text.empty() && field.kind == FieldKind::Integer) EXPECT_NO_THROW(settings.integer(field.name));
+      if (!field.default_text.empty() && field.kind == FieldKind::Choice) EXPECT_NO_THROW(settings.choice(field.name));
+    }
+    for (const auto& output : descriptor.outputs) EXPECT_FALSE(fields.count(output.option)) << output.option;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"eval", "stats", "top-tokens", "diag-sweep", "ablate", "importance", "prune",
+                                          "word-weights", "keywords"}));
+}
+
+class DescriptorRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::write_tiny_checkpoint(dir_.file("lm"), test::tiny_config("transformer_lm"));
+    test::write_tiny_checkpoint(dir_.file("lama"), test::tiny_lama_config());
+    std::string corpus;
+    for (int i = 0; i < 40; ++i) corpus += "w" + std::to_string(2 + i % 15) + (i % 9 == 8 ? "\n" : " ");
+    test::write_file(dir_.file("corpus.txt"), corpus);
+    test::write_file(dir_.file("labelled.tsv"), "1\tw2 w3 w4\n2\tw5 w6\n3\tw7 w8 w9 w2\n1\tw3 w3\n");
+  }
+  test::TempDir dir_;
+};
+
+TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("ablate").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "8");
+  const auto report = analysis("ablate")(request);
+
+  const auto data = read_evaluation_data(lm, dir_.file("corpus.txt"), 8, 8);
+  const auto direct = ablate_heads(*lm.model, lm.name, data, AblationMode::Single);
+  EXPECT_EQ(report.csv.at("csv"), ablation_csv(direct));
+  ASSERT_TRUE(report.head_scores.has_value());
+  EXPECT_EQ(report.head_scores->damage_sign, 1);  // perplexity going up is damage
+  ASSERT_EQ(report.head_scores->values.size(), 2u);
+  EXPECT_DOUBLE_EQ(report.head_scores->values[1][2], direct.heads[5].delta);
+  EXPECT_TRUE(std::any_cast<AblationResult>(&report.result));
+}
+
+TEST_F(DescriptorRun, AccuracyDeltasCountDamageDownwards) {
+  const auto lama = load_checkpoint(dir_.file("lama"));
+  AnalysisRequest request;
+  request.models = {&lama};
+  request.settings = analysis("ablate").settings();
+  request.settings.set("text", dir_.file("labelled.tsv"));
+  const auto report = analysis("ablate")(request);
+  ASSERT_TRUE(report.head_scores.has_value());
+  EXPECT_EQ(report.head_scores->damage_sign, -1);
+  EXPECT_EQ(report.head_scores->damage()[0][1], -report.head_scores->values[0][1]);
+}
+
+TEST_F(DescriptorRun, ImportanceScoresAreTheResultsScores) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("importance").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "8");
+  request.gates = {{{true, false, true}, {true, true, true}}};  // layer 1, head 2 off
+  const auto report = analysis("importance")(request);
+  const auto data = read_evaluation_data(lm, dir_.file("corpus.txt"), 8, 8);
+  const auto direct = head_importance(*lm.model, lm.name, data, true, request_gates(request, 0));
+  EXPECT_EQ(report.head_scores->values, direct.scores);
+  EXPECT_EQ(report.csv.at("csv"), importance_csv(direct));
+}
+
+TEST_F(DescriptorRun, TheModelCheckHasOneMessage) {
+  const auto lama = load_checkpoint(dir_.file("lama"));
+  AnalysisRequest request;
+  request.models = {&lama};
+  request.settings = analysis("stats").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  try {
+    analysis("stats")(request);
+    FAIL() << "stats ran on a LAMA model";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              dir_.file("lama") + ": stats needs a causal language model; this checkpoint is a lama classifier");
+  }
+}
+
+TEST_F(DescriptorRun, WindowIsRefusedForAClassifierAndCheckedForALanguageModel) {
+  const auto lama = load_checkpoint(dir_.file("lama"));
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  AnalysisRequest request;
+  request.settings = analysis("eval").settings();
+  request.settings.set("text", dir_.file("labelled.tsv"));
+  request.settings.set("window", "8");
+  request.models = {&lama};
+  EXPECT_EQ(setting_error_of([&] { analysis("eval")(request); }),
+            "--window applies to language models; lama is a lama classifier and reads each example whole (up to its "
+            "16 positions)");
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "17");
+  request.models = {&lm};
+  EXPECT_EQ(setting_error_of([&] { analysis("eval")(request); }), "--window 17 exceeds the model's 16 positions");
+}
+
+TEST_F(DescriptorRun, ProgressCancelsARun) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("stats").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "4");
+  request.settings.set("batch", "1");
+  std::vector<std::string> phases;
+  request.progress = [&phases](int64_t done, int64_t, const std::string& phase) {
+    phases.push_back(phase);
+    return done < 2;
+  };
+  EXPECT_TRUE(analysis("stats")(request).cancelled);
+  EXPECT_EQ(phases.front(), "lm: batches");
+}
+
+TEST(LabelledParts, PartsOfTheDefaultSplitCoverTheFileOnce) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 20; ++i) text += std::to_string(1 + i % 2) + "\tdoc" + std::to_string(i) + "\n";
+  test::write_file(dir.file("data.tsv"), text);
+  const std::vector<std::string> labels{"1", "2"};
+  std::multiset<std::string> seen;
+  for (auto part : {LabelledPart::Train, LabelledPart::Valid, LabelledPart::Test})
+    for (const auto& example : read_labelled_part(dir.file("data.tsv"), labels, part, 3)) seen.insert(example.text_a);
+  EXPECT_EQ(seen.size(), 20u);
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 20u);
+  std::string described;
+  EXPECT_EQ(read_labelled_part(dir.file("data.tsv"), labels, LabelledPart::Test, 3, &described).size(), 2u);
+  EXPECT_EQ(described, dir.file("data.tsv") + " (test part of the seed-3 80/10/10 split)");
+  EXPECT_EQ(parse_labelled_part("valid"), LabelledPart::Valid);
+  EXPECT_THROW(parse_labelled_part("dev"), Error);
+}
+
+}  // namespace
+}  // namespace aw
