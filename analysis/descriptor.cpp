@@ -4,6 +4,7 @@
 #include "analysis/lama_attention.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/parse_number.h"
 
 #include <sstream>
 
@@ -48,14 +49,8 @@ std::string SettingValues::required_text(const std::string& name) const {
 int64_t SettingValues::integer(const std::string& name) const {
   const auto& described = field(name);
   const auto value_text = text(name);
-  size_t parsed = 0;
   int64_t value = 0;
-  try {
-    value = std::stoll(value_text, &parsed);
-  } catch (const std::exception&) {
-    parsed = 0;
-  }
-  if (parsed == 0 || parsed != value_text.size())
+  if (!parse_integer(value_text, value))
     throw SettingError(name, "expects an integer, got '" + value_text + "'");
   if (value < described.minimum)
     throw SettingError(name, "must be at least " + std::to_string(described.minimum) + ", got " + value_text);

@@ -56,11 +56,13 @@ std::vector<std::string> split_list(const std::string& text);
 
 // A bad setting: `field` names it, `problem` says what is wrong without naming it ("must be at
 // least 1, got 0"). The CLI prints "attention-cli <command>: --<field> <problem>", the GUI
-// "<label>: <problem>".
+// "<label>: <problem>". A problem of several settings together has no field.
 class SettingError : public std::runtime_error {
  public:
   SettingError(std::string field, const std::string& problem)
-      : std::runtime_error("--" + field + " " + problem), field_(std::move(field)), problem_(problem) {}
+      : std::runtime_error(field.empty() ? problem : "--" + field + " " + problem),
+        field_(std::move(field)),
+        problem_(problem) {}
   const std::string& field() const { return field_; }
   const std::string& problem() const { return problem_; }
 

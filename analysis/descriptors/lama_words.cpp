@@ -66,16 +66,23 @@ DocumentAttentionResult attend_documents(const AnalysisRequest& request, const L
   return result;
 }
 
-}  // namespace
-
-AnalysisDescriptor word_weights_descriptor() {
+// What the two descriptors share: a LAMA model over labelled documents, and the document fields.
+AnalysisDescriptor lama_descriptor(std::string name, std::string title, std::string summary) {
   AnalysisDescriptor descriptor;
-  descriptor.name = "word-weights";
-  descriptor.title = "LAMA words";
-  descriptor.summary = "LAMA Figure 4: each occurrence's attention weight, by label, with summary and densities";
+  descriptor.name = std::move(name);
+  descriptor.title = std::move(title);
+  descriptor.summary = std::move(summary);
   descriptor.models = ModelRequirement::Lama;
   descriptor.data = DataKind::Labelled;
   descriptor.fields = document_fields();
+  return descriptor;
+}
+
+}  // namespace
+
+AnalysisDescriptor word_weights_descriptor() {
+  auto descriptor = lama_descriptor("word-weights", "LAMA words",
+                                    "LAMA Figure 4: each occurrence's attention weight, by label, with summary and densities");
   auto words = text_field("words", "Words", "", "the words to follow", "a,b,c");
   words.kind = FieldKind::List;
   words.required = true;
@@ -110,13 +117,7 @@ AnalysisDescriptor word_weights_descriptor() {
 }
 
 AnalysisDescriptor keywords_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "keywords";
-  descriptor.title = "Keywords";
-  descriptor.summary = "LAMA Table 6: words with the highest mean weight per label";
-  descriptor.models = ModelRequirement::Lama;
-  descriptor.data = DataKind::Labelled;
-  descriptor.fields = document_fields();
+  auto descriptor = lama_descriptor("keywords", "Keywords", "LAMA Table 6: words with the highest mean weight per label");
   for (auto& field : keyword_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.outputs = {{"out", "csv", "label,rank,word,mean_weight,count (default: stdout)"}};
   descriptor.run = [](const AnalysisRequest& request) {

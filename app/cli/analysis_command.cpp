@@ -29,7 +29,7 @@ Error command_error(const std::string& command, const std::string& message) {
 }
 
 Error setting_error(const std::string& command, const SettingError& error) {
-  return command_error(command, error.field().empty() ? error.problem() : error.what());
+  return command_error(command, error.what());
 }
 
 // Wraps the usual ProgressLine, one line per phase ("stats: 3/9 vanilla_lm: batches").

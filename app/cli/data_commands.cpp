@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 #include "models/errors.h"
+#include "models/parse_number.h"
 #include "models/text/data_split.h"
 
 #include <cmath>
@@ -28,14 +29,8 @@ int run_split(int argc, char** argv) {
   const auto percents = split_list(options.get("percent", default_percents()));
   std::vector<double> values;
   for (const auto& text : percents) {
-    size_t parsed = 0;
     double value = -1;
-    try {
-      value = std::stod(text, &parsed);
-    } catch (const std::exception&) {
-      parsed = 0;
-    }
-    if (parsed != text.size() || value < 0)
+    if (!parse_real(text, value) || value < 0)
       throw Error("attention-cli split: --percent expects TRAIN,VALID,TEST percentages, got '" + options.get("percent", "") + "'");
     values.push_back(value);
   }

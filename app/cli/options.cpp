@@ -2,6 +2,7 @@
 #include "app/cli/options.h"
 
 #include "models/errors.h"
+#include "models/parse_number.h"
 
 namespace aw {
 
@@ -53,14 +54,8 @@ std::vector<std::string> CliOptions::all(const std::string& name) const {
 int64_t CliOptions::get_int(const std::string& name, int64_t fallback, int64_t minimum) const {
   if (!has(name)) return fallback;
   const auto text = get(name, "");
-  size_t parsed = 0;
   int64_t value = 0;
-  try {
-    value = std::stoll(text, &parsed);
-  } catch (const std::exception&) {
-    parsed = 0;
-  }
-  if (parsed == 0 || parsed != text.size())
+  if (!parse_integer(text, value))
     throw Error("attention-cli " + command_ + ": --" + name + " expects an integer, got '" + text + "'");
   if (value < minimum)
     throw Error("attention-cli " + command_ + ": --" + name + " must be at least " + std::to_string(minimum) +

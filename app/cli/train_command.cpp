@@ -9,6 +9,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
+#include "models/parse_number.h"
 #include "models/nn/model_config.h"
 #include "models/runtime.h"
 #include "models/training/trainer.h"
@@ -26,14 +27,8 @@ namespace {
 double get_number(const CliOptions& options, const std::string& name, double fallback) {
   if (!options.has(name)) return fallback;
   const auto text = options.get(name, "");
-  size_t parsed = 0;
   double value = 0.0;
-  try {
-    value = std::stod(text, &parsed);
-  } catch (const std::exception&) {
-    parsed = 0;
-  }
-  if (parsed == 0 || parsed != text.size())
+  if (!parse_real(text, value))
     throw Error("attention-cli train: --" + name + " expects a number, got '" + text + "'");
   return value;
 }
