@@ -57,12 +57,12 @@ WeightTable recurrent_table(const ModelConfig& config) {
   for (const char* direction : {"", "_reverse"})
     for (const char* kind : {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
       same(std::string("encoder.gru.") + kind + direction);
-  if (config.model_type == "lama") {
+  if (config.is_lama()) {
     same("word_proj.weight");
     same("word_proj.bias");
-    if (config.context_mode == "learned") {
+    if (config.recurrent.context == LamaContext::Learned) {
       same("context");
-    } else if (config.embedding_dim != config.d_model) {
+    } else if (config.recurrent.embedding_dim != config.d_model) {
       same("context_proj.weight");
       same("context_proj.bias");
     }
@@ -109,7 +109,7 @@ WeightTable bert_table(const ModelConfig& config) {
   table.allow_unknown = true;
   bind(table, "tok_emb.weight", {"embeddings.word_embeddings.weight"});
   bind(table, "pos_emb.weight", {"embeddings.position_embeddings.weight"});
-  if (config.type_vocab_size > 0) bind(table, "type_emb.weight", {"embeddings.token_type_embeddings.weight"});
+  if (config.bert.type_vocab_size > 0) bind(table, "type_emb.weight", {"embeddings.token_type_embeddings.weight"});
   bind_norm(table, "emb_ln", "embeddings.LayerNorm");
   for (int64_t layer = 0; layer < config.n_layers; ++layer) {
     auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
@@ -123,7 +123,7 @@ WeightTable bert_table(const ModelConfig& config) {
     bind_linear(table, ours("mlp.fc2"), theirs("output.dense"));
     bind_norm(table, ours("ln_2"), theirs("output.LayerNorm"));
   }
-  if (config.pooler) {
+  if (config.bert.pooler) {
     bind_linear(table, "pooler", "pooler.dense");
     table.ignored.pop_back();  // the pooler is used
   }
@@ -134,8 +134,8 @@ WeightTable bert_table(const ModelConfig& config) {
 }  // namespace
 
 WeightTable weight_table(const ModelConfig& config) {
-  if (config.model_type == "gpt2") return gpt2_table(config);
-  if (config.model_type == "bert") return bert_table(config);
+  if (config.family == ModelFamily::Gpt2) return gpt2_table(config);
+  if (config.family == ModelFamily::Bert) return bert_table(config);
   if (config.is_recurrent()) return recurrent_table(config);
   return native_table(config);
 }
