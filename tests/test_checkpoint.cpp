@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <set>
 
 namespace aw {
 namespace {
@@ -215,6 +216,49 @@ TEST_F(NativeFolder, DeviceCanBeChosen) {
   const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
   EXPECT_TRUE(loaded.model->module().parameters().front().device().is_cpu());
   EXPECT_FALSE(loaded.model->module().is_training());
+}
+
+// Native files are read by the module's named_parameters(): in every native family each parameter
+// must be in the file under its own name, and a tensor the module does not have is refused.
+TEST(NativeCheckpoint, EveryFamilyNeedsEachNamedParameterAndNothingElse) {
+  std::vector<ModelConfig> configs = {tiny_config("transformer_lm"), tiny_config("bet_sf"), tiny_config("bet_sg"),
+                                      test::tiny_lama_config("lama", "mean"), test::tiny_lama_config("lama", "learned"),
+                                      test::tiny_lama_config("bigru_mean")};
+  configs.push_back(parse_model_config(
+      {{"model_type", "encoder_classifier"}, {"vocab_size", 20}, {"n_layers", 1}, {"n_heads", 2}, {"d_model", 8},
+       {"max_positions", 16}, {"dropout", 0.0}, {"labels", {"neg", "pos"}}},
+      "encoder config"));
+  for (const auto& config : configs) {
+    SCOPED_TRACE(config.family_name());
+    TempDir dir;
+    test::write_tiny_checkpoint(dir.path(), config);
+    const auto weights = dir.file("model.safetensors");
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    {
+      const auto file = SafetensorsFile::open(weights);
+      for (const auto& name : file->names()) tensors.emplace_back(name, file->tensor(name).clone());
+    }
+    const auto loaded = load_checkpoint(dir.path());
+    std::set<std::string> parameter_names, file_names;
+    for (const auto& item : loaded.model->module().named_parameters()) parameter_names.insert(item.key());
+    for (const auto& item : tensors) file_names.insert(item.first);
+    EXPECT_EQ(parameter_names, file_names);
+
+    auto with_stranger = tensors;
+    with_stranger.emplace_back("stranger.weight", torch::zeros({2, 2}));
+    write_safetensors(weights, with_stranger);
+    EXPECT_EQ(load_error(dir.path()), weights + ": unexpected tensor 'stranger.weight' (not part of a " +
+                                          config.family_name() + " model with this config)");
+
+    auto without_last = tensors;
+    const auto last = loaded.model->module().named_parameters().keys().back();
+    without_last.erase(std::remove_if(without_last.begin(), without_last.end(),
+                                      [&](const auto& item) { return item.first == last; }),
+                       without_last.end());
+    write_safetensors(weights, without_last);
+    EXPECT_EQ(load_error(dir.path()), weights + ": missing tensor '" + last + "' (a " + config.family_name() +
+                                          " model with this config needs it)");
+  }
 }
 
 // --- Typed config modes -------------------------------------------------------------------------

@@ -91,16 +91,23 @@ int64_t count_parameters(AttentionModel& model) {
 }
 
 std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
-  const auto table = weight_table(model.config());
+  // Native files hold every parameter under its own name (the module's named_parameters(), as
+  // saved), untransformed; only foreign layouts need a table. Either way every parameter must be
+  // found and nothing else may be in the file, unless the table allows it.
+  const auto foreign = foreign_weight_table(model.config());
+  const auto table = foreign ? *foreign : WeightTable{};
   std::map<std::string, const WeightBinding*> binding_of;
   for (const auto& binding : table.bindings) binding_of[binding.parameter] = &binding;
 
   std::set<std::string> used, dtypes;
   torch::NoGradGuard no_grad;
   for (auto& item : model.module().named_parameters()) {
-    const auto found = binding_of.find(item.key());
-    TORCH_INTERNAL_ASSERT(found != binding_of.end(), "no weight binding for parameter ", item.key());
-    const auto& binding = *found->second;
+    WeightBinding binding{item.key(), {item.key()}};
+    if (foreign) {
+      const auto found = binding_of.find(item.key());
+      TORCH_INTERNAL_ASSERT(found != binding_of.end(), "no weight binding for parameter ", item.key());
+      binding = *found->second;
+    }
 
     std::string source;
     for (const auto& prefix : table.name_prefixes.empty() ? std::vector<std::string>{""} : table.name_prefixes)
