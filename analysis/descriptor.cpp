@@ -94,9 +94,9 @@ void SettingValues::validate() const {
 }
 
 std::string describe_model_kind(const ModelConfig& config) {
-  if (config.is_classifier()) return "a " + config.model_type + " classifier";
-  if (config.is_language_model()) return "a " + config.model_type + " language model";
-  return "a " + config.model_type + " encoder without a classification head";
+  if (config.is_classifier()) return "a " + config.family_name() + " classifier";
+  if (config.is_language_model()) return "a " + config.family_name() + " language model";
+  return "a " + config.family_name() + " encoder without a classification head";
 }
 
 void require_model(const LoadedModel& loaded, const std::string& analysis, ModelRequirement requirement) {

@@ -23,8 +23,10 @@ std::vector<std::string> split_name(const std::string& name) {
 
 std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::vector<HeadRef>& heads) {
   auto config = model.config();
-  if (config.model_type != "transformer_lm" && config.model_type != "bet_sf" && config.model_type != "bet_sg")
-    throw Error("real pruning supports the native transformer_lm, bet_sf and bet_sg models, not " + config.model_type);
+  const auto family = config.family;
+  if (family != ModelFamily::TransformerLm && family != ModelFamily::BetSf && family != ModelFamily::BetSg)
+    throw Error("real pruning supports the native transformer_lm, bet_sf and bet_sg models, not " +
+                config.family_name());
   std::vector<std::set<int64_t>> removed(config.n_layers);
   for (const auto& head : heads) {
     if (head.layer < 0 || head.layer >= config.n_layers || head.head < 0 || head.head >= config.heads_per_layer[head.layer])

@@ -39,8 +39,8 @@ WeightScale parse_weight_scale(const std::string& text) {
 }
 
 void require_lama(const ModelConfig& config, const std::string& model_name) {
-  if (config.model_type != "lama")
-    throw Error(model_name + " is a " + config.model_type +
+  if (!config.is_lama())
+    throw Error(model_name + " is a " + config.family_name() +
                 " model; word weights need a LAMA classifier (model_type lama), whose attention is one weight per word "
                 "and head");
 }

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <set>
 
 namespace aw {
 namespace {
@@ -59,7 +60,7 @@ TEST(NativeCheckpoint, RoundTripGivesTheSameLogitsAndAttention) {
     save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(config.vocab_size));
     const auto loaded = load_checkpoint(dir.path());
 
-    EXPECT_EQ(loaded.config.model_type, family);
+    EXPECT_EQ(loaded.config.family_name(), family);
     EXPECT_EQ(loaded.stored_dtype, "F32");
     EXPECT_EQ(loaded.parameter_count, count_parameters(*original));
     EXPECT_EQ(loaded.tokenizer->kind(), "word");
@@ -215,6 +216,122 @@ TEST_F(NativeFolder, DeviceCanBeChosen) {
   const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
   EXPECT_TRUE(loaded.model->module().parameters().front().device().is_cpu());
   EXPECT_FALSE(loaded.model->module().is_training());
+}
+
+// Native files are read by the module's named_parameters(): in every native family each parameter
+// must be in the file under its own name, and a tensor the module does not have is refused.
+TEST(NativeCheckpoint, EveryFamilyNeedsEachNamedParameterAndNothingElse) {
+  std::vector<ModelConfig> configs = {tiny_config("transformer_lm"), tiny_config("bet_sf"), tiny_config("bet_sg"),
+                                      test::tiny_lama_config("lama", "mean"), test::tiny_lama_config("lama", "learned"),
+                                      test::tiny_lama_config("bigru_mean")};
+  configs.push_back(parse_model_config(
+      {{"model_type", "encoder_classifier"}, {"vocab_size", 20}, {"n_layers", 1}, {"n_heads", 2}, {"d_model", 8},
+       {"max_positions", 16}, {"dropout", 0.0}, {"labels", {"neg", "pos"}}},
+      "encoder config"));
+  for (const auto& config : configs) {
+    SCOPED_TRACE(config.family_name());
+    TempDir dir;
+    test::write_tiny_checkpoint(dir.path(), config);
+    const auto weights = dir.file("model.safetensors");
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    {
+      const auto file = SafetensorsFile::open(weights);
+      for (const auto& name : file->names()) tensors.emplace_back(name, file->tensor(name).clone());
+    }
+    const auto loaded = load_checkpoint(dir.path());
+    std::set<std::string> parameter_names, file_names;
+    for (const auto& item : loaded.model->module().named_parameters()) parameter_names.insert(item.key());
+    for (const auto& item : tensors) file_names.insert(item.first);
+    EXPECT_EQ(parameter_names, file_names);
+
+    auto with_stranger = tensors;
+    with_stranger.emplace_back("stranger.weight", torch::zeros({2, 2}));
+    write_safetensors(weights, with_stranger);
+    EXPECT_EQ(load_error(dir.path()), weights + ": unexpected tensor 'stranger.weight' (not part of a " +
+                                          config.family_name() + " model with this config)");
+
+    auto without_last = tensors;
+    const auto last = loaded.model->module().named_parameters().keys().back();
+    without_last.erase(std::remove_if(without_last.begin(), without_last.end(),
+                                      [&](const auto& item) { return item.first == last; }),
+                       without_last.end());
+    write_safetensors(weights, without_last);
+    EXPECT_EQ(load_error(dir.path()), weights + ": missing tensor '" + last + "' (a " + config.family_name() +
+                                          " model with this config needs it)");
+  }
+}
+
+// --- Typed config modes -------------------------------------------------------------------------
+
+template <typename Enum>
+void expect_names_round_trip() {
+  for (const auto value : all_values<Enum>()) {
+    const auto name = to_string(value);
+    const auto parsed = parse_enum<Enum>(name);
+    ASSERT_TRUE(parsed.has_value()) << name;
+    EXPECT_EQ(*parsed, value) << name;
+  }
+  EXPECT_FALSE(parse_enum<Enum>("no such name").has_value());
+}
+
+TEST(ConfigEnums, EveryValueRoundTripsThroughItsName) {
+  expect_names_round_trip<ModelFamily>();
+  expect_names_round_trip<Pooling>();
+  expect_names_round_trip<LamaContext>();
+  expect_names_round_trip<Regularizer>();
+  expect_names_round_trip<TokenizerKind>();
+  expect_names_round_trip<DiagMode>();
+  EXPECT_EQ(to_string(ModelFamily::BiGruMean), "bigru_mean");
+  EXPECT_EQ(to_string(TokenizerKind::Gpt2Bpe), "gpt2_bpe");
+  EXPECT_EQ(to_string(DiagMode::Magnified), "magnified");
+}
+
+TEST(ConfigEnums, NativeConfigJsonWritesTheNamesItReads) {
+  for (const auto family : {ModelFamily::TransformerLm, ModelFamily::BetSf, ModelFamily::BetSg}) {
+    for (const auto diag_mode : all_values<DiagMode>()) {
+      auto config = tiny_config(to_string(family));
+      config.diag_mode = diag_mode;
+      const auto json = native_config_json(config);
+      EXPECT_EQ(json.at("model_type"), to_string(family));
+      EXPECT_EQ(json.contains("diag_mode"), diag_mode != DiagMode::Normal);
+      const auto parsed = parse_model_config(json, "round trip");
+      EXPECT_EQ(parsed.family, family);
+      EXPECT_EQ(parsed.diag_mode, diag_mode);
+    }
+  }
+  for (const auto context : all_values<LamaContext>()) {
+    for (const auto regularizer : all_values<Regularizer>()) {
+      auto config = test::tiny_lama_config();
+      config.recurrent.context = context;
+      config.recurrent.regularizer = regularizer;
+      const auto json = native_config_json(config);
+      EXPECT_EQ(json.at("context"), to_string(context));
+      EXPECT_EQ(json.at("regularizer"), to_string(regularizer));
+      const auto parsed = parse_model_config(json, "round trip");
+      EXPECT_EQ(parsed.recurrent.context, context);
+      EXPECT_EQ(parsed.recurrent.regularizer, regularizer);
+    }
+  }
+}
+
+TEST(ConfigEnums, BadModeNamesTheChoices) {
+  auto expect_error = [](const nlohmann::json& json, const std::string& message) {
+    try {
+      parse_model_config(json, "cfg.json");
+      ADD_FAILURE() << "no error for " << json.dump();
+    } catch (const Error& error) {
+      EXPECT_EQ(std::string(error.what()), "cfg.json: " + message);
+    }
+  };
+  auto lama = native_config_json(test::tiny_lama_config());
+  lama["regularizer"] = "l2";
+  expect_error(lama, "key 'regularizer' must be one of none, penal, emb, got \"l2\"");
+  auto native = native_config_json(tiny_config("transformer_lm"));
+  native["tokenizer"] = "gpt2_bpe";
+  expect_error(native, "key 'tokenizer' must be one of word, got \"gpt2_bpe\"");
+  native["tokenizer"] = "word";
+  native["diag_mode"] = 2;
+  expect_error(native, "key 'diag_mode' must be one of normal, reduced, magnified, mask, got 2");
 }
 
 }  // namespace

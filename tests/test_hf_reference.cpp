@@ -256,7 +256,7 @@ void expect_close(const torch::Tensor& actual, const torch::Tensor& expected, do
 
 void expect_gpt2_matches_reference(const TempDir& dir, const TensorMap& reference_weights, double tolerance) {
   const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
-  EXPECT_EQ(loaded.config.model_type, "gpt2");
+  EXPECT_EQ(loaded.config.family, ModelFamily::Gpt2);
   EXPECT_EQ(loaded.tokenizer->kind(), "gpt2_bpe");
   EXPECT_EQ(loaded.tokenizer->vocab_size(), kGpt2Vocab);
 
@@ -459,7 +459,7 @@ void expect_bert_matches_reference(const BertLayout& layout, uint64_t seed) {
   const auto weights = random_bert_weights(seed);
   write_bert_folder(dir, weights, layout);
   const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
-  EXPECT_EQ(loaded.config.model_type, "bert");
+  EXPECT_EQ(loaded.config.family, ModelFamily::Bert);
   EXPECT_EQ(loaded.tokenizer->kind(), "wordpiece");
   EXPECT_EQ(loaded.stored_dtype, "F32");
 

@@ -157,11 +157,11 @@ TEST(Lama, RegularizerFollowsTheConfig) {
   ForwardResult result;
   result.attention = {torch::tensor({1.0, 0.0, 0.5, 0.5}, torch::kFloat64).view({1, 2, 1, 2})};
   result.hidden = torch::tensor({1.0, 0.0, 3.0, 3.0}, torch::kFloat64).view({1, 2, 2});
-  EXPECT_FALSE(classification_regularizer(config, result).defined());  // "none"
-  config.regularizer = "penal";
-  config.regularizer_weight = 0.2;
+  EXPECT_FALSE(classification_regularizer(config, result).defined());  // Regularizer::None
+  config.recurrent.regularizer = Regularizer::Penal;
+  config.recurrent.regularizer_weight = 0.2;
   EXPECT_NEAR(classification_regularizer(config, result).item<double>(), 0.2 * 0.75, 1e-12);
-  config.regularizer = "emb";
+  config.recurrent.regularizer = Regularizer::Emb;
   EXPECT_NEAR(classification_regularizer(config, result).item<double>(), 0.2 / std::sqrt(2.0), 1e-12);
 }
 
@@ -220,8 +220,9 @@ TEST(Lama, SaveLoadRoundTripKeepsConfigAndOutputs) {
   const std::vector<ModelConfig> configs = {test::tiny_lama_config("lama", "mean"), test::tiny_lama_config("lama", "learned"),
                                             test::tiny_lama_config("lama", "mean", 8), test::tiny_lama_config("bigru_mean")};
   for (auto config : configs) {
-    SCOPED_TRACE(config.model_type + " " + config.context_mode + " E=" + std::to_string(config.embedding_dim));
-    config.regularizer = config.model_type == "lama" ? "emb" : "none";
+    SCOPED_TRACE(config.family_name() + " " + to_string(config.recurrent.context) +
+                 " E=" + std::to_string(config.recurrent.embedding_dim));
+    config.recurrent.regularizer = config.is_lama() ? Regularizer::Emb : Regularizer::None;
     config.normalize_words = true;
     TempDir dir;
     torch::manual_seed(3);
@@ -229,9 +230,9 @@ TEST(Lama, SaveLoadRoundTripKeepsConfigAndOutputs) {
     original->module().eval();
     save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(20));
     const auto loaded = load_checkpoint(dir.path());
-    EXPECT_EQ(loaded.config.model_type, config.model_type);
-    EXPECT_EQ(loaded.config.context_mode, config.context_mode);
-    EXPECT_EQ(loaded.config.regularizer, config.regularizer);
+    EXPECT_EQ(loaded.config.family, config.family);
+    EXPECT_EQ(loaded.config.recurrent.context, config.recurrent.context);
+    EXPECT_EQ(loaded.config.recurrent.regularizer, config.recurrent.regularizer);
     EXPECT_EQ(loaded.config.labels, config.labels);
     EXPECT_EQ(loaded.config.n_heads, config.n_heads);
     EXPECT_TRUE(loaded.config.normalize_words);
@@ -353,7 +354,7 @@ TEST_F(LamaTraining, LossGoesDownAndTheBestEpochClassifies) {
   EXPECT_EQ(summary.metric_name, "accuracy");
   EXPECT_GE(summary.best_valid_metric, 0.9);
   const auto best = load_checkpoint(run.dir.file("out/best"));
-  EXPECT_EQ(best.config.model_type, "lama");
+  EXPECT_EQ(best.config.family, ModelFamily::Lama);
   EXPECT_EQ(best.config.labels, (std::vector<std::string>{"1", "2", "3"}));
 }
 
@@ -388,7 +389,7 @@ TEST_F(LamaTraining, BaselinesTrainTheSameWay) {
     const auto summary = run.train("out");
     EXPECT_EQ(summary.epochs_done, 8);
     EXPECT_GE(summary.best_valid_metric, 0.6);
-    EXPECT_EQ(load_checkpoint(run.dir.file("out/best")).config.model_type, arch);
+    EXPECT_EQ(load_checkpoint(run.dir.file("out/best")).config.family_name(), arch);
   }
 }
 

@@ -85,7 +85,7 @@ void write_tiny_bert_checkpoint(const std::string& dir, bool classifier, uint64_
   auto model = create_model(config);
   const auto parameters = model->module().named_parameters();
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
-  for (const auto& binding : weight_table(config).bindings)
+  for (const auto& binding : foreign_weight_table(config)->bindings)
     tensors.emplace_back(binding.sources.front(), parameters[binding.parameter].detach());
   write_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
 }

@@ -27,7 +27,7 @@ int run_info(int argc, char** argv) {
   const auto loaded = load_from_options(options);
   const auto& c = loaded.config;
   nlohmann::json info = {
-      {"model", loaded.dir},          {"model_type", c.model_type},        {"layers", c.n_layers},
+      {"model", loaded.dir},          {"model_type", c.family_name()},        {"layers", c.n_layers},
       {"heads", c.n_heads},           {"heads_per_layer", c.heads_per_layer}, {"d_model", c.d_model},
       {"d_head", c.d_head},           {"d_ff", c.d_ff},                    {"vocab_size", c.vocab_size},
       {"max_positions", c.max_positions}, {"norm", to_string(c.norm)},     {"positions", to_string(c.positions)},
@@ -37,26 +37,27 @@ int run_info(int argc, char** argv) {
   if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
   if (c.is_classifier()) info["labels"] = c.labels;
   if (c.is_recurrent()) {
-    info["embedding_dim"] = c.embedding_dim;
-    info["rnn_hidden"] = c.rnn_hidden;
-    info["classifier_hidden"] = c.classifier_hidden;
-    if (c.model_type == "lama") info["context"] = c.context_mode;
+    info["embedding_dim"] = c.recurrent.embedding_dim;
+    info["rnn_hidden"] = c.recurrent.rnn_hidden;
+    info["classifier_hidden"] = c.recurrent.classifier_hidden;
+    if (c.is_lama()) info["context"] = to_string(c.recurrent.context);
   }
   if (options.flag("json")) {
     std::cout << info.dump(2) << "\n";
     return 0;
   }
   std::printf("model        %s\n", loaded.dir.c_str());
-  std::printf("architecture %s%s\n", c.model_type.c_str(),
+  std::printf("architecture %s%s\n", c.family_name().c_str(),
               c.bird_eye ? (c.diag_free_mask ? " (bird-eye, diagonal-free mask)" : " (bird-eye, no diagonal mask)") : "");
   std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_layers),
               static_cast<long long>(c.n_heads), static_cast<long long>(c.d_head));
   if (c.is_recurrent())
     std::printf("recurrent    embeddings %lld → bi-GRU 2 × %lld%s → MLP %lld (max %lld words)\n",
-                static_cast<long long>(c.embedding_dim), static_cast<long long>(c.rnn_hidden),
-                c.model_type == "lama" ? (c.context_mode == "mean" ? ", context: word-embedding mean" : ", context: learned")
-                                       : ", mean pooling",
-                static_cast<long long>(c.classifier_hidden), static_cast<long long>(c.max_positions));
+                static_cast<long long>(c.recurrent.embedding_dim), static_cast<long long>(c.recurrent.rnn_hidden),
+                c.is_lama() ? (c.recurrent.context == LamaContext::Mean ? ", context: word-embedding mean"
+                                                                         : ", context: learned")
+                            : ", mean pooling",
+                static_cast<long long>(c.recurrent.classifier_hidden), static_cast<long long>(c.max_positions));
   else
     std::printf("d_model      %lld, d_ff %lld, %s-LN, %s positions (max %lld), %s\n", static_cast<long long>(c.d_model),
                 static_cast<long long>(c.d_ff), to_string(c.norm).c_str(), to_string(c.positions).c_str(),
@@ -103,7 +104,7 @@ int run_attend(int argc, char** argv) {
   const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
   std::printf("%zu tokens:", encoding.tokens.size());
   for (const auto& token : encoding.tokens) std::printf(" [%s]", token.c_str());
-  if (loaded.config.model_type == "lama")
+  if (loaded.config.is_lama())
     std::printf("\ntop-%lld attended words (LAMA: one distribution per head over the words), mean over heads:\n",
                 static_cast<long long>(top));
   else

@@ -53,7 +53,7 @@ std::string requested_arch(int argc, char** argv) {
     if (std::strcmp(argv[i], "--arch") == 0) arch = argv[i + 1];
     if (std::strcmp(argv[i], "--resume") == 0) resume = argv[i + 1];
   }
-  if (!resume.empty()) return read_model_config(resume).model_type;
+  if (!resume.empty()) return read_model_config(resume).family_name();
   return arch;
 }
 
@@ -188,22 +188,23 @@ int run_train_classifier(int argc, char** argv) {
     auto model = create_model(config);
     const auto parameters = count_parameters(*model);
     if (options.flag("json"))
-      std::cout << nlohmann::json{{"model_type", config.model_type}, {"heads", config.n_heads},
+      std::cout << nlohmann::json{{"model_type", config.family_name()}, {"heads", config.n_heads},
                                   {"vocab_size", config.vocab_size}, {"labels", config.labels},
                                   {"parameters", parameters}}
                        .dump(2)
                 << "\n";
     else
-      std::printf("%s: %lld parameters (vocabulary %lld, %lld classes)\n", config.model_type.c_str(),
+      std::printf("%s: %lld parameters (vocabulary %lld, %lld classes)\n", config.family_name().c_str(),
                   static_cast<long long>(parameters), static_cast<long long>(config.vocab_size),
                   static_cast<long long>(config.num_labels));
     return 0;
   }
 
   install_interrupt_handler();
+  const bool regularised = config.is_lama() && config.recurrent.regularizer != Regularizer::None;
+  const auto regularizer_name = to_string(config.recurrent.regularizer);
   const auto summary = train_classifier(config, vocabulary, settings, [&](const TrainProgress& progress) {
-    const bool regularised = config.model_type == "lama" && config.regularizer != "none";
-    print_progress(settings, progress, regularised ? config.regularizer.c_str() : nullptr, "words");
+    print_progress(settings, progress, regularised ? regularizer_name.c_str() : nullptr, "words");
     return !interrupt_requested();
   });
   print_summary(options, settings, summary, "words");
@@ -226,7 +227,7 @@ int run_train(int argc, char** argv) {
   // BET(SG) trains with its pointer loss (weight 1 unless --lambda-p says otherwise); the other
   // architectures have no syntax hints to point at.
   const auto arch = settings.resume_dir.empty() ? options.get("arch", "transformer_lm")
-                                                : read_model_config(settings.resume_dir).model_type;
+                                                : read_model_config(settings.resume_dir).family_name();
   settings.pointer_weight = get_number(options, "lambda-p", arch == "bet_sg" ? 1.0 : 0.0);
   if (settings.pointer_weight < 0) throw Error("attention-cli train: --lambda-p must be ≥ 0");
   if (settings.pointer_weight > 0 && arch != "bet_sg")

@@ -47,7 +47,7 @@ ModelSummary summarise(const LoadedModel& loaded) {
   ModelSummary summary;
   summary.name = QString::fromStdString(loaded.name);
   summary.dir = QString::fromStdString(loaded.dir);
-  summary.architecture = QString::fromStdString(loaded.config.model_type);
+  summary.architecture = QString::fromStdString(loaded.config.family_name());
   summary.layers = static_cast<int>(loaded.config.n_layers);
   for (auto heads : loaded.config.heads_per_layer) summary.heads_per_layer.push_back(static_cast<int>(heads));
   summary.parameters = loaded.parameter_count;
@@ -61,7 +61,7 @@ ModelSummary summarise(const LoadedModel& loaded) {
 void require_causal_language_model(const LoadedModel& loaded, const QString& analysis) {
   if (!loaded.config.is_language_model())
     throw Error(analysis.toStdString() + " needs a causal language model; " + loaded.name + " is a " +
-                loaded.config.model_type + (loaded.config.is_classifier() ? " classifier" : " encoder"));
+                loaded.config.family_name() + (loaded.config.is_classifier() ? " classifier" : " encoder"));
 }
 
 // The split `attention-cli split` makes by default: 80 % train, 10 % valid, the rest test.

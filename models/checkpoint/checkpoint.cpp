@@ -77,9 +77,11 @@ void place_parameters_in_populated_memory(torch::nn::Module& module) {
 }  // namespace
 
 std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise) {
-  if (config.model_type == "lama") return std::make_shared<LamaImpl>(config);
-  if (config.model_type == "bigru_mean") return std::make_shared<BiGruMeanImpl>(config);
-  return make_transformer(config, initialise);
+  switch (config.family) {
+    case ModelFamily::Lama: return std::make_shared<LamaImpl>(config);
+    case ModelFamily::BiGruMean: return std::make_shared<BiGruMeanImpl>(config);
+    default: return make_transformer(config, initialise);
+  }
 }
 
 int64_t count_parameters(AttentionModel& model) {
@@ -89,23 +91,30 @@ int64_t count_parameters(AttentionModel& model) {
 }
 
 std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
-  const auto table = weight_table(model.config());
+  // Native files hold every parameter under its own name (the module's named_parameters(), as
+  // saved), untransformed; only foreign layouts need a table. Either way every parameter must be
+  // found and nothing else may be in the file, unless the table allows it.
+  const auto foreign = foreign_weight_table(model.config());
+  const auto table = foreign ? *foreign : WeightTable{};
   std::map<std::string, const WeightBinding*> binding_of;
   for (const auto& binding : table.bindings) binding_of[binding.parameter] = &binding;
 
   std::set<std::string> used, dtypes;
   torch::NoGradGuard no_grad;
   for (auto& item : model.module().named_parameters()) {
-    const auto found = binding_of.find(item.key());
-    TORCH_INTERNAL_ASSERT(found != binding_of.end(), "no weight binding for parameter ", item.key());
-    const auto& binding = *found->second;
+    WeightBinding binding{item.key(), {item.key()}};
+    if (foreign) {
+      const auto found = binding_of.find(item.key());
+      TORCH_INTERNAL_ASSERT(found != binding_of.end(), "no weight binding for parameter ", item.key());
+      binding = *found->second;
+    }
 
     std::string source;
     for (const auto& prefix : table.name_prefixes.empty() ? std::vector<std::string>{""} : table.name_prefixes)
       for (const auto& candidate : binding.sources)
         if (source.empty() && file.contains(prefix + candidate)) source = prefix + candidate;
     if (source.empty())
-      fail_in_file(file.path(), "missing tensor '" + binding.sources.front() + "' (a " + model.config().model_type +
+      fail_in_file(file.path(), "missing tensor '" + binding.sources.front() + "' (a " + model.config().family_name() +
                                     " model with this config needs it)");
 
     const auto& record = file.record(source);
@@ -134,7 +143,7 @@ std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
   if (!unknown.empty()) {
     if (!table.allow_unknown)
       fail_in_file(file.path(), "unexpected tensor '" + unknown.front() + "' (not part of a " +
-                                    model.config().model_type + " model with this config)");
+                                    model.config().family_name() + " model with this config)");
     logger("models")->debug("{}: {} tensors not used (first: {})", file.path(), unknown.size(), unknown.front());
   }
   std::string joined;
@@ -145,19 +154,23 @@ std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config) {
   std::shared_ptr<const Tokenizer> tokenizer;
   std::string vocab_file;
-  if (config.tokenizer == "gpt2_bpe") {
-    vocab_file = require_file(dir, "vocab.json");
-    tokenizer = load_gpt2_tokenizer(vocab_file, require_file(dir, "merges.txt"));
-  } else if (config.tokenizer == "wordpiece") {
-    vocab_file = require_file(dir, "vocab.txt");
-    tokenizer = load_wordpiece_tokenizer(vocab_file, read_lowercase_flag(dir));
-  } else {
-    vocab_file = require_file(dir, "vocab.txt");
-    tokenizer = load_word_tokenizer(vocab_file, config.normalize_words);
+  switch (config.tokenizer) {
+    case TokenizerKind::Gpt2Bpe:
+      vocab_file = require_file(dir, "vocab.json");
+      tokenizer = load_gpt2_tokenizer(vocab_file, require_file(dir, "merges.txt"));
+      break;
+    case TokenizerKind::WordPiece:
+      vocab_file = require_file(dir, "vocab.txt");
+      tokenizer = load_wordpiece_tokenizer(vocab_file, read_lowercase_flag(dir));
+      break;
+    case TokenizerKind::Word:
+      vocab_file = require_file(dir, "vocab.txt");
+      tokenizer = load_word_tokenizer(vocab_file, config.normalize_words);
+      break;
   }
   // Native vocabularies are built with the model and must match its embedding exactly; Hugging Face
   // models may pad the embedding beyond the vocabulary, but never the reverse.
-  const bool native = config.model_type != "gpt2" && config.model_type != "bert";
+  const bool native = config.is_native();
   const auto tokens = tokenizer->vocab_size();
   if (tokens > config.vocab_size || (native && tokens != config.vocab_size))
     fail_in_file(vocab_file, "has " + std::to_string(tokens) + " tokens but the model's embedding has " +
@@ -191,7 +204,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
                          : std::to_string(loaded.config.n_heads) + " heads, " +
                                std::to_string(loaded.config.total_heads()) + " left after pruning";
   logger("models")->info("loaded {} ({}, {} layers × {}, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
-                         loaded.config.model_type, loaded.config.n_layers, heads, loaded.config.d_model,
+                         loaded.config.family_name(), loaded.config.n_layers, heads, loaded.config.d_model,
                          loaded.parameter_count / 1e6, loaded.stored_dtype, describe_device(device));
   return loaded;
 }
@@ -199,7 +212,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
 void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
                             torch::ScalarType storage) {
   const auto& config = model.config();
-  if (config.model_type == "gpt2" || config.model_type == "bert")
+  if (!config.is_native())
     throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean) are "
                       "saved in the native format");
   if (static_cast<int64_t>(vocabulary.size()) != config.vocab_size)

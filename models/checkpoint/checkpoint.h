@@ -33,8 +33,9 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device 
 // uninitialised (for a checkpoint to fill).
 std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise = true);
 
-// Fills every parameter of `model` from `file` through the architecture's weight table; checks
-// names, shapes and dtypes. Returns the dtypes found, e.g. "F16" or "F16+F32".
+// Fills every parameter of `model` from `file`: native files by the parameter's own name, foreign
+// layouts through their weight table; checks names, shapes and dtypes, and refuses unknown tensors
+// (foreign files may carry heads we do not use). Returns the dtypes found, e.g. "F16" or "F16+F32".
 std::string load_weights(AttentionModel& model, const SafetensorsFile& file);
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config);

@@ -1,4 +1,4 @@
-// models/checkpoint/weight_bindings.cpp — the tensor-name tables of the native, GPT-2 and BERT layouts.
+// models/checkpoint/weight_bindings.cpp — the tensor-name tables of the GPT-2 and BERT layouts.
 #include "models/checkpoint/weight_bindings.h"
 
 namespace aw {
@@ -22,55 +22,6 @@ void bind_norm(WeightTable& table, const std::string& ours, const std::string& t
 void bind_linear(WeightTable& table, const std::string& ours, const std::string& theirs) {
   bind(table, ours + ".weight", {theirs + ".weight"});
   bind(table, ours + ".bias", {theirs + ".bias"});
-}
-
-WeightTable native_table(const ModelConfig& config) {
-  // Native files use our parameter names as they are.
-  WeightTable table;
-  auto same = [&](const std::string& name) { bind(table, name, {name}); };
-  same("tok_emb.weight");
-  if (config.positions == PositionKind::Learned) same("pos_emb.weight");
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
-    for (const char* rest : {"ln_1.weight", "ln_1.bias", "ln_2.weight", "ln_2.bias", "attn.q.weight", "attn.q.bias",
-                             "attn.k.weight", "attn.k.bias", "attn.v.weight", "attn.v.bias", "attn.o.weight",
-                             "attn.o.bias", "mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias"})
-      same(layer_name("layers.", layer, rest));
-    if (config.bird_eye) same(layer_name("layers.", layer, "attn.bird_eye"));
-  }
-  if (config.norm == NormPlacement::Pre) {
-    same("ln_f.weight");
-    same("ln_f.bias");
-  }
-  if (config.is_language_model() && !config.tie_embeddings) same("lm_head.weight");
-  if (config.is_classifier()) {
-    same("classifier.weight");
-    same("classifier.bias");
-  }
-  return table;
-}
-
-// lama and bigru_mean: our parameter names as they are (docs/checkpoint-format.md lists them).
-WeightTable recurrent_table(const ModelConfig& config) {
-  WeightTable table;
-  auto same = [&](const std::string& name) { bind(table, name, {name}); };
-  same("encoder.embedding.weight");
-  for (const char* direction : {"", "_reverse"})
-    for (const char* kind : {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
-      same(std::string("encoder.gru.") + kind + direction);
-  if (config.model_type == "lama") {
-    same("word_proj.weight");
-    same("word_proj.bias");
-    if (config.context_mode == "learned") {
-      same("context");
-    } else if (config.embedding_dim != config.d_model) {
-      same("context_proj.weight");
-      same("context_proj.bias");
-    }
-    same("p");
-    same("q");
-  }
-  for (const char* name : {"mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias"}) same(name);
-  return table;
 }
 
 WeightTable gpt2_table(const ModelConfig& config) {
@@ -109,7 +60,7 @@ WeightTable bert_table(const ModelConfig& config) {
   table.allow_unknown = true;
   bind(table, "tok_emb.weight", {"embeddings.word_embeddings.weight"});
   bind(table, "pos_emb.weight", {"embeddings.position_embeddings.weight"});
-  if (config.type_vocab_size > 0) bind(table, "type_emb.weight", {"embeddings.token_type_embeddings.weight"});
+  if (config.bert.type_vocab_size > 0) bind(table, "type_emb.weight", {"embeddings.token_type_embeddings.weight"});
   bind_norm(table, "emb_ln", "embeddings.LayerNorm");
   for (int64_t layer = 0; layer < config.n_layers; ++layer) {
     auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
@@ -123,7 +74,7 @@ WeightTable bert_table(const ModelConfig& config) {
     bind_linear(table, ours("mlp.fc2"), theirs("output.dense"));
     bind_norm(table, ours("ln_2"), theirs("output.LayerNorm"));
   }
-  if (config.pooler) {
+  if (config.bert.pooler) {
     bind_linear(table, "pooler", "pooler.dense");
     table.ignored.pop_back();  // the pooler is used
   }
@@ -133,11 +84,10 @@ WeightTable bert_table(const ModelConfig& config) {
 
 }  // namespace
 
-WeightTable weight_table(const ModelConfig& config) {
-  if (config.model_type == "gpt2") return gpt2_table(config);
-  if (config.model_type == "bert") return bert_table(config);
-  if (config.is_recurrent()) return recurrent_table(config);
-  return native_table(config);
+std::optional<WeightTable> foreign_weight_table(const ModelConfig& config) {
+  if (config.family == ModelFamily::Gpt2) return gpt2_table(config);
+  if (config.family == ModelFamily::Bert) return bert_table(config);
+  return std::nullopt;
 }
 
 }  // namespace aw

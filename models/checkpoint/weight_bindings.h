@@ -1,10 +1,12 @@
-// models/checkpoint/weight_bindings.h — one table per architecture: which tensor of the checkpoint file fills
-// which parameter of the transformer, and how (Hugging Face GPT-2 stores Conv1D weights as
-// (in, out) and fuses Q, K, V into one c_attn matrix).
+// models/checkpoint/weight_bindings.h — one table per foreign layout (Hugging Face GPT-2, BERT): which
+// tensor of the checkpoint file fills which parameter of the transformer, and how (GPT-2 stores
+// Conv1D weights as (in, out) and fuses Q, K, V into one c_attn matrix). Native files need no table:
+// they hold the module's named_parameters() under their own names (save_native_checkpoint).
 #pragma once
 
 #include "models/nn/model_config.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@ struct WeightTable {
   bool allow_unknown = false;              // Hugging Face files carry heads we do not use
 };
 
-WeightTable weight_table(const ModelConfig& config);
+// The table of a foreign layout (gpt2, bert); nothing for the native families.
+std::optional<WeightTable> foreign_weight_table(const ModelConfig& config);
 
 }  // namespace aw

@@ -9,7 +9,7 @@ namespace aw {
 
 BiGruMeanImpl::BiGruMeanImpl(ModelConfig config) : config_(std::move(config)) {
   encoder = register_module("encoder", WordGru(config_));
-  mlp = register_module("mlp", ClassifierMlp(2 * config_.rnn_hidden, config_.classifier_hidden, config_.num_labels,
+  mlp = register_module("mlp", ClassifierMlp(2 * config_.recurrent.rnn_hidden, config_.recurrent.classifier_hidden, config_.num_labels,
                                              config_.dropout));
   initialise_recurrent_weights(*this);
 }

@@ -27,14 +27,15 @@ torch::Tensor lama_gates(const torch::Tensor& head_gates, int64_t heads, int64_t
 }  // namespace
 
 LamaImpl::LamaImpl(ModelConfig config) : config_(std::move(config)) {
-  const int64_t width = 2 * config_.rnn_hidden, heads = config_.n_heads;
+  const auto& recurrent = config_.recurrent;
+  const int64_t width = 2 * recurrent.rnn_hidden, heads = config_.n_heads;
   encoder = register_module("encoder", WordGru(config_));
   word_proj = register_module("word_proj", Dense(width, width, true));
-  if (config_.context_mode == "learned") context = register_parameter("context", torch::empty({width}));
-  else if (config_.embedding_dim != width) context_proj = register_module("context_proj", Dense(config_.embedding_dim, width, true));
+  if (recurrent.context == LamaContext::Learned) context = register_parameter("context", torch::empty({width}));
+  else if (recurrent.embedding_dim != width) context_proj = register_module("context_proj", Dense(recurrent.embedding_dim, width, true));
   p = register_parameter("p", torch::empty({width, heads}));
   q = register_parameter("q", torch::empty({width, heads}));
-  mlp = register_module("mlp", ClassifierMlp(heads * width, config_.classifier_hidden, config_.num_labels, config_.dropout));
+  mlp = register_module("mlp", ClassifierMlp(heads * width, recurrent.classifier_hidden, config_.num_labels, config_.dropout));
   initialise_recurrent_weights(*this);
   torch::NoGradGuard no_grad;
   if (context.defined()) context.normal_(0.0, 1.0 / std::sqrt(static_cast<double>(width)));
@@ -44,12 +45,12 @@ torch::Tensor LamaImpl::embed(const ModelInput& input) {
   TORCH_CHECK(input.input_ids.dim() == 2, "input_ids must be [B, n]");
   const auto device = p.device();
   const auto encoded = encoder(input.input_ids.to(device), document_lengths(input));
-  if (config_.context_mode == "mean") return torch::cat({encoded.annotations, encoded.embeddings}, -1);  // (B, n, 2h+E)
+  if (config_.recurrent.context == LamaContext::Mean) return torch::cat({encoded.annotations, encoded.embeddings}, -1);  // (B, n, 2h+E)
   return encoded.annotations;                                                                            // (B, n, 2h)
 }
 
 LamaAttention LamaImpl::attend(const torch::Tensor& embedded, const torch::Tensor& mask, const torch::Tensor& gates) {
-  const int64_t batch = embedded.size(0), width = 2 * config_.rnn_hidden;
+  const int64_t batch = embedded.size(0), width = 2 * config_.recurrent.rnn_hidden;
   const auto annotations = embedded.narrow(-1, 0, width);                                 // H (B, n, 2h)
   const auto keep = mask.defined() ? mask.to(embedded.device()).gt(0) : torch::Tensor();  // (B, n) bool
   LamaAttention out;
@@ -57,7 +58,7 @@ LamaAttention LamaImpl::attend(const torch::Tensor& embedded, const torch::Tenso
     out.context = context.unsqueeze(0).expand({batch, width});                            // (B, 2h)
   } else {
     // The mean of the unpadded word embeddings, mapped to 2h when E ≠ 2h.
-    const auto embeddings = embedded.narrow(-1, width, config_.embedding_dim);            // (B, n, E)
+    const auto embeddings = embedded.narrow(-1, width, config_.recurrent.embedding_dim);            // (B, n, E)
     const auto weights = keep.defined() ? keep.to(embedded.scalar_type()).unsqueeze(-1)
                                         : torch::ones({batch, embedded.size(1), 1}, embedded.options());
     const auto mean = (embeddings * weights).sum(1) / weights.sum(1);                     // (B, E)
@@ -124,9 +125,11 @@ torch::Tensor embedding_disagreement(const torch::Tensor& pooled) {
 }
 
 torch::Tensor classification_regularizer(const ModelConfig& config, const ForwardResult& result) {
-  if (config.model_type != "lama" || config.regularizer == "none" || config.regularizer_weight == 0.0) return {};
-  if (config.regularizer == "penal") return config.regularizer_weight * penal_disagreement(result.attention.at(0).squeeze(2));
-  return config.regularizer_weight * embedding_disagreement(result.hidden);
+  const auto& recurrent = config.recurrent;
+  if (!config.is_lama() || recurrent.regularizer == Regularizer::None || recurrent.regularizer_weight == 0.0) return {};
+  if (recurrent.regularizer == Regularizer::Penal)
+    return recurrent.regularizer_weight * penal_disagreement(result.attention.at(0).squeeze(2));
+  return recurrent.regularizer_weight * embedding_disagreement(result.hidden);
 }
 
 }  // namespace aw

@@ -73,7 +73,7 @@ torch::Tensor penal_disagreement(const torch::Tensor& attention);
 torch::Tensor embedding_disagreement(const torch::Tensor& pooled);
 
 // λ · D of the model's config.regularizer for a forward run with CaptureMode::Full, or an
-// undefined tensor when the model has none ("none", or not a LAMA model).
+// undefined tensor when the model has none (Regularizer::None, or not a LAMA model).
 torch::Tensor classification_regularizer(const ModelConfig& config, const ForwardResult& result);
 
 }  // namespace aw

@@ -58,6 +58,15 @@ class ConfigReader {
     for (const auto& option : allowed) options += (options.empty() ? "" : ", ") + option;
     fail_in_file(path_, "key '" + key + "' must be one of " + options + ", got " + value.dump());
   }
+  // A named mode: one of `allowed` (all values when empty), spelled as EnumNames<Enum> spells it.
+  template <typename Enum>
+  Enum choice(const std::string& key, Enum fallback, std::vector<Enum> allowed = {}) const {
+    if (allowed.empty())
+      for (auto value : all_values<Enum>()) allowed.push_back(value);
+    std::vector<std::string> names;
+    for (auto value : allowed) names.push_back(to_string(value));
+    return *parse_enum<Enum>(choice(key, names, to_string(fallback)));
+  }
   std::vector<int64_t> int_list(const std::string& key) const {
     const json& value = root_.at(key);
     if (!value.is_array()) fail_in_file(path_, "key '" + key + "' must be a list of integers");
@@ -115,10 +124,10 @@ void parse_native(const ConfigReader& reader, ModelConfig& config) {
   config.activation = parse_activation(reader, "activation", "gelu");
   config.layer_norm_eps = reader.number("layer_norm_eps", 1e-5);
   config.dropout = reader.number("dropout", 0.1);
-  config.bird_eye = config.model_type == "bet_sf";
-  config.diag_free_mask = reader.boolean("diag_free_mask", config.model_type == "bet_sf");
-  config.diag_mode = reader.choice("diag_mode", {"normal", "reduced", "magnified", "mask"}, "normal");
-  config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
+  config.bird_eye = config.family == ModelFamily::BetSf;
+  config.diag_free_mask = reader.boolean("diag_free_mask", config.bird_eye);
+  config.diag_mode = reader.choice("diag_mode", DiagMode::Normal);
+  config.tokenizer = reader.choice("tokenizer", TokenizerKind::Word, {TokenizerKind::Word});
   config.normalize_words = reader.boolean("normalize_words", false);
 }
 
@@ -133,35 +142,35 @@ void parse_labels(const ConfigReader& reader, ModelConfig& config) {
 void parse_encoder_classifier(const ConfigReader& reader, ModelConfig& config) {
   parse_native(reader, config);
   config.causal = false;
-  config.pooling = "mean";
+  config.pooling = Pooling::Mean;
   parse_labels(reader, config);
 }
 
 // lama and bigru_mean: word embeddings → bi-GRU → (LAMA attention | mean) → MLP.
 void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
-  const bool lama = config.model_type == "lama";
+  auto& recurrent = config.recurrent;
   config.vocab_size = reader.positive_int("vocab_size");
-  config.embedding_dim = reader.positive_int("embedding_dim");
-  config.rnn_hidden = reader.positive_int("rnn_hidden");
-  config.classifier_hidden = reader.positive_int("classifier_hidden", 512);
+  recurrent.embedding_dim = reader.positive_int("embedding_dim");
+  recurrent.rnn_hidden = reader.positive_int("rnn_hidden");
+  recurrent.classifier_hidden = reader.positive_int("classifier_hidden", 512);
   config.max_positions = reader.positive_int("max_positions");
   config.dropout = reader.number("dropout", 0.4);
   config.causal = false;
   config.tie_embeddings = false;
-  config.tokenizer = reader.choice("tokenizer", {"word"}, "word");
+  config.tokenizer = reader.choice("tokenizer", TokenizerKind::Word, {TokenizerKind::Word});
   config.normalize_words = reader.boolean("normalize_words", false);
   parse_labels(reader, config);
-  config.d_model = 2 * config.rnn_hidden;
-  config.d_ff = config.classifier_hidden;
-  if (lama) {
+  config.d_model = 2 * recurrent.rnn_hidden;
+  config.d_ff = recurrent.classifier_hidden;
+  if (config.is_lama()) {
     config.n_layers = 1;
     config.n_heads = reader.positive_int("n_heads");
     config.d_head = config.d_model;
-    config.context_mode = reader.choice("context", {"learned", "mean"}, "learned");
-    config.regularizer = reader.choice("regularizer", {"none", "penal", "emb"}, "none");
-    config.regularizer_weight = reader.number("regularizer_weight", 0.2);
-    if (config.regularizer_weight < 0)
-      reader.fail("key 'regularizer_weight' must be ≥ 0, got " + std::to_string(config.regularizer_weight));
+    recurrent.context = reader.choice("context", LamaContext::Learned);
+    recurrent.regularizer = reader.choice("regularizer", Regularizer::None);
+    recurrent.regularizer_weight = reader.number("regularizer_weight", 0.2);
+    if (recurrent.regularizer_weight < 0)
+      reader.fail("key 'regularizer_weight' must be ≥ 0, got " + std::to_string(recurrent.regularizer_weight));
   } else {
     config.n_layers = 0;  // no attention at all: the baseline without it
     config.n_heads = 0;
@@ -182,7 +191,7 @@ void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
   config.activation = parse_activation(reader, "activation_function", "gelu_new");
   config.layer_norm_eps = reader.number("layer_norm_epsilon", 1e-5);
   config.dropout = reader.number("resid_pdrop", 0.1);
-  config.tokenizer = "gpt2_bpe";
+  config.tokenizer = TokenizerKind::Gpt2Bpe;
 }
 
 void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelConfig& config) {
@@ -199,16 +208,16 @@ void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelCon
   config.activation = parse_activation(reader, "hidden_act", "gelu");
   config.layer_norm_eps = reader.number("layer_norm_eps", 1e-12);
   config.dropout = reader.number("hidden_dropout_prob", 0.1);
-  config.type_vocab_size = reader.non_negative_int("type_vocab_size", 2);
-  config.embedding_norm = true;
-  config.tokenizer = "wordpiece";
+  config.bert.type_vocab_size = reader.non_negative_int("type_vocab_size", 2);
+  config.bert.embedding_norm = true;
+  config.tokenizer = TokenizerKind::WordPiece;
 
   bool classifier = false;
   if (root.contains("architectures") && root.at("architectures").is_array())
     for (const auto& name : root.at("architectures"))
       if (name.is_string() && name.get<std::string>() == "BertForSequenceClassification") classifier = true;
   if (!classifier) return;
-  config.pooler = true;
+  config.bert.pooler = true;
   if (root.contains("id2label") && root.at("id2label").is_object()) {
     const auto& id2label = root.at("id2label");
     config.num_labels = static_cast<int64_t>(id2label.size());
@@ -241,21 +250,25 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   if (!reader.has("model_type")) fail_in_file(path, "missing key 'model_type'");
   if (!json.at("model_type").is_string()) fail_in_file(path, "key 'model_type' must be a string");
 
+  const auto model_type = json.at("model_type").get<std::string>();
+  const auto family = parse_enum<ModelFamily>(model_type);
+  if (!family) {
+    std::string known;
+    for (const auto* name : EnumNames<ModelFamily>::names) known += (known.empty() ? "" : ", ") + std::string(name);
+    fail_in_file(path, "unknown model_type '" + model_type + "' (known: " + known + ")");
+  }
   ModelConfig config;
-  config.model_type = json.at("model_type").get<std::string>();
-  if (config.model_type == "transformer_lm" || config.model_type == "bet_sf" || config.model_type == "bet_sg")
-    parse_native(reader, config);
-  else if (config.model_type == "encoder_classifier")
-    parse_encoder_classifier(reader, config);
-  else if (config.is_recurrent())
-    parse_recurrent(reader, config);
-  else if (config.model_type == "gpt2")
-    parse_gpt2(reader, config);
-  else if (config.model_type == "bert")
-    parse_bert(json, reader, config);
-  else
-    fail_in_file(path, "unknown model_type '" + config.model_type +
-                           "' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, gpt2, bert)");
+  config.family = *family;
+  switch (config.family) {
+    case ModelFamily::TransformerLm:
+    case ModelFamily::BetSf:
+    case ModelFamily::BetSg: parse_native(reader, config); break;
+    case ModelFamily::EncoderClassifier: parse_encoder_classifier(reader, config); break;
+    case ModelFamily::Lama:
+    case ModelFamily::BiGruMean: parse_recurrent(reader, config); break;
+    case ModelFamily::Gpt2: parse_gpt2(reader, config); break;
+    case ModelFamily::Bert: parse_bert(json, reader, config); break;
+  }
 
   // Width of one head: stated (pruned or non-square models) or d_model / n_heads. A LAMA head's
   // "width" is the whole annotation (2h), set by parse_recurrent.
@@ -305,23 +318,24 @@ ModelConfig read_model_config(const std::string& dir) {
 namespace {
 
 nlohmann::json recurrent_config_json(const ModelConfig& config) {
+  const auto& recurrent = config.recurrent;
   nlohmann::json json = {
-      {"model_type", config.model_type},
+      {"model_type", config.family_name()},
       {"vocab_size", config.vocab_size},
-      {"embedding_dim", config.embedding_dim},
-      {"rnn_hidden", config.rnn_hidden},
-      {"classifier_hidden", config.classifier_hidden},
+      {"embedding_dim", recurrent.embedding_dim},
+      {"rnn_hidden", recurrent.rnn_hidden},
+      {"classifier_hidden", recurrent.classifier_hidden},
       {"max_positions", config.max_positions},
       {"dropout", config.dropout},
       {"labels", config.labels},
-      {"tokenizer", config.tokenizer},
+      {"tokenizer", to_string(config.tokenizer)},
       {"normalize_words", config.normalize_words},
   };
-  if (config.model_type == "lama") {
+  if (config.is_lama()) {
     json["n_heads"] = config.n_heads;
-    json["context"] = config.context_mode;
-    json["regularizer"] = config.regularizer;
-    json["regularizer_weight"] = config.regularizer_weight;
+    json["context"] = to_string(recurrent.context);
+    json["regularizer"] = to_string(recurrent.regularizer);
+    json["regularizer_weight"] = recurrent.regularizer_weight;
   }
   return json;
 }
@@ -331,7 +345,7 @@ nlohmann::json recurrent_config_json(const ModelConfig& config) {
 nlohmann::json native_config_json(const ModelConfig& config) {
   if (config.is_recurrent()) return recurrent_config_json(config);
   nlohmann::json json = {
-      {"model_type", config.model_type},
+      {"model_type", config.family_name()},
       {"vocab_size", config.vocab_size},
       {"n_layers", config.n_layers},
       {"n_heads", config.n_heads},
@@ -345,27 +359,27 @@ nlohmann::json native_config_json(const ModelConfig& config) {
       {"activation", to_string(config.activation)},
       {"layer_norm_eps", config.layer_norm_eps},
       {"dropout", config.dropout},
-      {"tokenizer", config.tokenizer},
+      {"tokenizer", to_string(config.tokenizer)},
   };
-  if (config.model_type == "bet_sf") json["diag_free_mask"] = config.diag_free_mask;
-  if (config.diag_mode != "normal") json["diag_mode"] = config.diag_mode;
+  if (config.family == ModelFamily::BetSf) json["diag_free_mask"] = config.diag_free_mask;
+  if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
   if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
   if (config.normalize_words) json["normalize_words"] = true;
-  if (config.model_type == "encoder_classifier") json["labels"] = config.labels;
+  if (config.family == ModelFamily::EncoderClassifier) json["labels"] = config.labels;
   return json;
 }
 
 void require_token_attention(const ModelConfig& config, const std::string& model_name, const std::string& analysis) {
   if (config.has_token_attention()) return;
-  throw Error(model_name + " is a " + config.model_type + " model; " + analysis +
+  throw Error(model_name + " is a " + config.family_name() + " model; " + analysis +
               " needs token-to-token attention (a transformer), " +
-              (config.model_type == "lama" ? "LAMA attends from one global context to the words (try word-weights)"
+              (config.is_lama() ? "LAMA attends from one global context to the words (try word-weights)"
                                            : "and this model has no attention"));
 }
 
 void require_attention_heads(const ModelConfig& config, const std::string& model_name, const std::string& analysis) {
   if (config.total_heads() > 0) return;
-  throw Error(model_name + " is a " + config.model_type + " model without attention heads; " + analysis +
+  throw Error(model_name + " is a " + config.family_name() + " model without attention heads; " + analysis +
               " gates heads");
 }
 

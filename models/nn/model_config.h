@@ -4,6 +4,8 @@
 // the weight tables are built from it alone.
 #pragma once
 
+#include "models/nn/config_enums.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -16,8 +18,26 @@ enum class NormPlacement { Pre, Post };          // LayerNorm before (GPT-2) or 
 enum class PositionKind { Learned, Sinusoidal };
 enum class Activation { Relu, Gelu, GeluTanh };  // GeluTanh = GPT-2's "gelu_new"
 
+// BERT only: the parts of a Hugging Face BERT that no native family has.
+struct BertPart {
+  int64_t type_vocab_size = 0;   // 0 = no token-type embedding
+  bool embedding_norm = false;   // LayerNorm right after the embeddings
+  bool pooler = false;           // tanh(W h_0 + b) before the classifier (BertForSequenceClassification)
+};
+
+// Recurrent classifiers only (lama, bigru_mean; docs/lama.md). LAMA is one attention "layer" of
+// n_heads = m heads whose attention is [B, m, 1, n]; d_model = d_head = 2h, the width of a row of S.
+struct RecurrentPart {
+  int64_t embedding_dim = 0;                    // E: word-embedding width
+  int64_t rnn_hidden = 0;                       // h: bi-GRU hidden size per direction
+  int64_t classifier_hidden = 0;                // hidden width of the classifier MLP (512 in the paper)
+  LamaContext context = LamaContext::Learned;   // lama: learned vector (LAMA) or word-embedding mean (LAMA+ctx)
+  Regularizer regularizer = Regularizer::None;  // lama training only
+  double regularizer_weight = 0.2;              // λ
+};
+
 struct ModelConfig {
-  std::string model_type;        // transformer_lm | bet_sf | bet_sg | encoder_classifier | lama | bigru_mean | gpt2 | bert
+  ModelFamily family = ModelFamily::TransformerLm;  // config.json "model_type"
   int64_t vocab_size = 0;
   int64_t n_layers = 0;
   int64_t n_heads = 0;           // heads per layer before any pruning
@@ -36,36 +56,27 @@ struct ModelConfig {
   // Bird-eye reweighting (bet_sf): R = sigmoid(wᵀ[H, K]) scales the score columns.
   bool bird_eye = false;
   bool diag_free_mask = false;   // −∞ on the score diagonal except row 0 (bet_sf default)
-  // Diagonal treatment the model was trained with (Bird-Eye Table 2): "normal", "reduced" (×0.2),
-  // "magnified" (×2.0) or "mask"; applied whenever a forward asks for no other intervention.
-  std::string diag_mode = "normal";
-  // BERT only.
-  int64_t type_vocab_size = 0;   // 0 = no token-type embedding
-  bool embedding_norm = false;   // LayerNorm right after the embeddings
-  bool pooler = false;
+  // Applied whenever a forward asks for no other diagonal intervention.
+  DiagMode diag_mode = DiagMode::Normal;
   int64_t num_labels = 0;        // 0 = no classification head
   std::vector<std::string> labels;  // names of the classes, size num_labels
-  // Tokenizer family: word | gpt2_bpe | wordpiece.
-  std::string tokenizer = "word";
+  TokenizerKind tokenizer = TokenizerKind::Word;
   bool lowercase = true;         // wordpiece only
   // Word tokenizer: lowercase ASCII letters and split ASCII punctuation (except ' and -) into tokens
   // of their own, so raw review text ("Great!") meets the vocabulary ("great", "!").
   bool normalize_words = false;
-  // Classifier pooling of a transformer: "first" token through the pooler (BERT) or "mean" of the
-  // unpadded final hidden states straight into the classifier (encoder_classifier).
-  std::string pooling = "first";
-  // Recurrent classifiers (lama, bigru_mean; docs/lama.md). LAMA is one attention "layer" of
-  // n_heads = m heads whose attention is [B, m, 1, n]; d_model = d_head = 2h, the width of a row of S.
-  int64_t embedding_dim = 0;           // E: word-embedding width
-  int64_t rnn_hidden = 0;              // h: bi-GRU hidden size per direction
-  std::string context_mode = "learned";  // lama: "learned" (LAMA) or "mean" of the word embeddings (LAMA+ctx)
-  int64_t classifier_hidden = 0;       // hidden width of the classifier MLP (512 in the paper)
-  std::string regularizer = "none";    // lama training: none | penal (‖AAᵀ − I‖²_F) | emb (cosine of S rows)
-  double regularizer_weight = 0.2;     // λ
+  Pooling pooling = Pooling::First;  // transformer classifiers
+  BertPart bert;
+  RecurrentPart recurrent;
 
+  // "bet_sf": the family as config.json names it, for messages ("a bet_sf language model").
+  std::string family_name() const { return to_string(family); }
+  bool is_lama() const { return family == ModelFamily::Lama; }
+  // Written in the native format (everything but the Hugging Face gpt2 and bert).
+  bool is_native() const { return family != ModelFamily::Gpt2 && family != ModelFamily::Bert; }
   bool is_classifier() const { return num_labels > 0; }
   bool is_language_model() const { return causal && !is_classifier(); }
-  bool is_recurrent() const { return model_type == "lama" || model_type == "bigru_mean"; }
+  bool is_recurrent() const { return family == ModelFamily::Lama || family == ModelFamily::BiGruMean; }
   // Attention is token-to-token, [B, H, n, n] (every transformer family); LAMA's is [B, m, 1, n]
   // (one query: the global context) and bigru_mean has none.
   bool has_token_attention() const { return !is_recurrent(); }

@@ -8,8 +8,9 @@
 namespace aw {
 
 WordGruImpl::WordGruImpl(const ModelConfig& config) {
-  embedding = register_module("embedding", Lookup(config.vocab_size, config.embedding_dim));
-  gru = register_module("gru", torch::nn::GRU(torch::nn::GRUOptions(config.embedding_dim, config.rnn_hidden)
+  const auto& recurrent = config.recurrent;
+  embedding = register_module("embedding", Lookup(config.vocab_size, recurrent.embedding_dim));
+  gru = register_module("gru", torch::nn::GRU(torch::nn::GRUOptions(recurrent.embedding_dim, recurrent.rnn_hidden)
                                                   .num_layers(1)
                                                   .batch_first(true)
                                                   .bidirectional(true)));

@@ -41,10 +41,13 @@ torch::Tensor sinusoid_table(int64_t positions, int64_t d_model) {
 
 }  // namespace
 
-DiagonalIntervention trained_diagonal(const std::string& diag_mode) {
-  if (diag_mode == "reduced") return DiagonalIntervention::scale(0.2);
-  if (diag_mode == "magnified") return DiagonalIntervention::scale(2.0);
-  if (diag_mode == "mask") return DiagonalIntervention::mask();
+DiagonalIntervention trained_diagonal(DiagMode diag_mode) {
+  switch (diag_mode) {
+    case DiagMode::Normal: break;
+    case DiagMode::Reduced: return DiagonalIntervention::scale(0.2);
+    case DiagMode::Magnified: return DiagonalIntervention::scale(2.0);
+    case DiagMode::Mask: return DiagonalIntervention::mask();
+  }
   return DiagonalIntervention::none();
 }
 
@@ -163,8 +166,8 @@ TransformerImpl::TransformerImpl(ModelConfig config, bool initialise) : config_(
     pos_emb = register_module("pos_emb", Lookup(c.max_positions, c.d_model));
   else
     sinusoid_ = register_buffer("sinusoid", sinusoid_table(c.max_positions, c.d_model));
-  if (c.type_vocab_size > 0) type_emb = register_module("type_emb", Lookup(c.type_vocab_size, c.d_model));
-  if (c.embedding_norm) emb_ln = register_module("emb_ln", make_layer_norm(c));
+  if (c.bert.type_vocab_size > 0) type_emb = register_module("type_emb", Lookup(c.bert.type_vocab_size, c.d_model));
+  if (c.bert.embedding_norm) emb_ln = register_module("emb_ln", make_layer_norm(c));
 
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t layer = 0; layer < c.n_layers; ++layer) layers->push_back(TransformerBlock(c, c.heads_per_layer[layer]));
@@ -172,7 +175,7 @@ TransformerImpl::TransformerImpl(ModelConfig config, bool initialise) : config_(
   if (c.norm == NormPlacement::Pre) ln_f = register_module("ln_f", make_layer_norm(c));
   if (c.is_language_model() && !c.tie_embeddings)
     lm_head = register_module("lm_head", make_linear(c.d_model, c.vocab_size, /*bias=*/false));
-  if (c.pooler) pooler = register_module("pooler", make_linear(c.d_model, c.d_model));
+  if (c.bert.pooler) pooler = register_module("pooler", make_linear(c.d_model, c.d_model));
   if (c.is_classifier()) classifier = register_module("classifier", make_linear(c.d_model, c.num_labels));
 
   if (!initialise) return;
@@ -279,7 +282,7 @@ torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput
 
 torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
   auto final_hidden = ln_f ? ln_f(hidden) : hidden;
-  if (classifier && config_.pooling == "mean") {
+  if (classifier && config_.pooling == Pooling::Mean) {
     // encoder_classifier: the mean of the unpadded final states, straight into the classifier.
     auto keep = input.attention_mask.defined()
                     ? input.attention_mask.to(final_hidden.device(), final_hidden.scalar_type()).unsqueeze(-1)

@@ -119,8 +119,8 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
 };
 
-// The intervention a config's diag_mode stands for ("reduced" = ×0.2, "magnified" = ×2.0, "mask").
-DiagonalIntervention trained_diagonal(const std::string& diag_mode);
+// The intervention a config's diag_mode stands for (Reduced = ×0.2, Magnified = ×2.0, Mask).
+DiagonalIntervention trained_diagonal(DiagMode diag_mode);
 
 // A model for `config`: freshly initialised (weights N(0, 0.02), biases 0, LayerNorm 1/0), or with
 // `initialise` false, uninitialised weights that a checkpoint will overwrite.

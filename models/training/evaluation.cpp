@@ -29,7 +29,7 @@ LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
                                      const ForwardOptions& options, const ProgressCallback& progress) {
   if (!model.config().is_language_model())
-    throw Error("perplexity needs a language model; " + model.config().model_type + " here is " +
+    throw Error("perplexity needs a language model; " + model.config().family_name() + " here is " +
                 (model.config().is_classifier() ? "a classifier (use a labelled file for accuracy)"
                                                 : "an encoder without a language-model head"));
   c10::InferenceMode inference;
@@ -59,7 +59,7 @@ EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<Mo
 EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatches& batches,
                                    const ForwardOptions& options, const ProgressCallback& progress) {
   if (!model.config().is_classifier())
-    throw Error("accuracy needs a classifier; " + model.config().model_type +
+    throw Error("accuracy needs a classifier; " + model.config().family_name() +
                 " here has no classification head (use a plain text file for perplexity)");
   c10::InferenceMode inference;
   const auto device = device_of(model);

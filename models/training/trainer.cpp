@@ -323,8 +323,8 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
                                   const TrainSettings& settings, const TrainObserver& observer) {
   const auto setup = prepare_run(fresh_config, fresh_vocabulary, settings);
   const auto& config = setup.config;
-  if (!config.is_language_model() || config.model_type == "gpt2")
-    throw Error("train: --arch must be transformer_lm, bet_sf or bet_sg, got " + config.model_type);
+  if (!config.is_language_model() || config.family == ModelFamily::Gpt2)
+    throw Error("train: --arch must be transformer_lm, bet_sf or bet_sg, got " + config.family_name());
 
   // Data: the same window cut as evaluation, all training windows in one padded tensor.
   const int64_t window = config.max_positions;
@@ -369,7 +369,7 @@ StepLosses classification_step(AttentionModel& model, torch::optim::Optimizer& o
   const auto& config = model.config();
   ForwardOptions options;
   // LAMA's disagreement regularisers read the attention A (or S = result.hidden).
-  if (config.model_type == "lama" && config.regularizer != "none") options.capture = CaptureMode::Full;
+  if (config.is_lama() && config.recurrent.regularizer != Regularizer::None) options.capture = CaptureMode::Full;
   const auto result = model.forward(input, options);
   const auto targets = labels.to(result.logits.device());
   StepLosses losses;
@@ -389,8 +389,9 @@ TrainSummary train_classifier(const ModelConfig& fresh_config, const std::vector
                               const TrainSettings& settings, const TrainObserver& observer) {
   const auto setup = prepare_run(fresh_config, fresh_vocabulary, settings);
   const auto& config = setup.config;
-  if (!config.is_classifier() || config.model_type == "bert")
-    throw Error("train: a classifier run needs --arch lama, bigru_mean or encoder_classifier, got " + config.model_type);
+  if (!config.is_classifier() || config.family == ModelFamily::Bert)
+    throw Error("train: a classifier run needs --arch lama, bigru_mean or encoder_classifier, got " +
+                config.family_name());
   if (settings.pointer_weight > 0) throw Error("train: --lambda-p applies to --arch bet_sg only");
 
   // Every training document in one padded tensor; a batch is cut to its own longest document.

@@ -1,0 +1,84 @@
+// models/nn/config_enums.h — the named modes of a ModelConfig, as enums. Each has one table of the
+// names config.json spells it with (in declaration order): to_string and the parse read that table,
+// so what is written is exactly what is read back.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace aw {
+
+// config.json "model_type".
+enum class ModelFamily { TransformerLm, BetSf, BetSg, EncoderClassifier, Lama, BiGruMean, Gpt2, Bert };
+// How a transformer classifier pools its final states: the first token through the pooler (BERT) or
+// the mean of the unpadded states straight into the classifier (encoder_classifier).
+enum class Pooling { First, Mean };
+// LAMA's global context c: a learned vector (LAMA) or the mean of the word embeddings (LAMA+ctx).
+enum class LamaContext { Learned, Mean };
+// LAMA's training regularizer: none, penal (‖AAᵀ − I‖²_F) or emb (cosine of the rows of S).
+enum class Regularizer { None, Penal, Emb };
+enum class TokenizerKind { Word, Gpt2Bpe, WordPiece };
+// The diagonal treatment a native LM was trained with (Bird-Eye Table 2).
+enum class DiagMode { Normal, Reduced, Magnified, Mask };
+
+// The names of an enum's values, indexed by the value.
+template <typename Enum>
+struct EnumNames;
+template <>
+struct EnumNames<ModelFamily> {
+  static constexpr std::array<const char*, 8> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
+                                                        "lama",           "bigru_mean", "gpt2", "bert"};
+};
+template <>
+struct EnumNames<Pooling> {
+  static constexpr std::array<const char*, 2> names = {"first", "mean"};
+};
+template <>
+struct EnumNames<LamaContext> {
+  static constexpr std::array<const char*, 2> names = {"learned", "mean"};
+};
+template <>
+struct EnumNames<Regularizer> {
+  static constexpr std::array<const char*, 3> names = {"none", "penal", "emb"};
+};
+template <>
+struct EnumNames<TokenizerKind> {
+  static constexpr std::array<const char*, 3> names = {"word", "gpt2_bpe", "wordpiece"};
+};
+template <>
+struct EnumNames<DiagMode> {
+  static constexpr std::array<const char*, 4> names = {"normal", "reduced", "magnified", "mask"};
+};
+
+// The value named `name`, or nothing when no value has that name.
+template <typename Enum>
+std::optional<Enum> parse_enum(const std::string& name) {
+  const auto& names = EnumNames<Enum>::names;
+  for (std::size_t index = 0; index < names.size(); ++index)
+    if (name == names[index]) return static_cast<Enum>(index);
+  return std::nullopt;
+}
+
+// Every value of an enum, in declaration order.
+template <typename Enum>
+std::array<Enum, EnumNames<Enum>::names.size()> all_values() {
+  std::array<Enum, EnumNames<Enum>::names.size()> values{};
+  for (std::size_t index = 0; index < values.size(); ++index) values[index] = static_cast<Enum>(index);
+  return values;
+}
+
+template <typename Enum>
+std::string enum_name(Enum value) {
+  return EnumNames<Enum>::names.at(static_cast<std::size_t>(value));
+}
+
+inline std::string to_string(ModelFamily value) { return enum_name(value); }
+inline std::string to_string(Pooling value) { return enum_name(value); }
+inline std::string to_string(LamaContext value) { return enum_name(value); }
+inline std::string to_string(Regularizer value) { return enum_name(value); }
+inline std::string to_string(TokenizerKind value) { return enum_name(value); }
+inline std::string to_string(DiagMode value) { return enum_name(value); }
+
+}  // namespace aw
