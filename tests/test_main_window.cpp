@@ -2,8 +2,8 @@
 // open the bundled session, run a sentence, switch a head off and see the heatmap change, run
 // Table 1 and export a CSV equal to attention-cli's, keep the event loop alive during an analysis
 // and cancel it, save and reopen a session (results kept), open a session of the old format with the
-// same settings, show bad input as a message — and write a screenshot of the window into the build
-// folder.
+// same settings, show bad input as a message, recompute the overview only for a new capture — and
+// write a screenshot of the window into the build folder.
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
@@ -12,6 +12,7 @@
 #include "app/gui/settings_form.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
 #include "widgets/head_toggle_grid.h"
 
 #include <QCheckBox>
@@ -258,6 +259,45 @@ class MainWindowTests : public QObject {
                        "only_with_words": false}
     })").object();
     QCOMPARE(migrate_analyses_v1(old), expected);
+  }
+
+  // Item 7: a head or layer change re-draws the large heatmap from the overview's matrices; only a
+  // new capture renders the thumbnails again.
+  void overviewRendersOnlyForANewCapture() {
+    AttentionView view;
+    view.resize(1200, 700);
+    view.show();
+    ModelSummary summary;
+    summary.name = "tiny";
+    summary.architecture = "vanilla_lm";
+    summary.layers = 2;
+    summary.heads_per_layer = {2, 2};
+    view.setModels({summary});
+    AttentionCapture capture;
+    capture.text = "a b c";
+    capture.tokens = {"a", "b", "c"};
+    capture.heads_per_layer = {2, 2};
+    capture.rows_per_layer = {3, 3};
+    for (int layer = 0; layer < 2; ++layer) {
+      std::vector<float> weights(2 * 9);
+      for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>((i * 7 + layer * 3) % 10) / 10.0f;
+      capture.weights_by_layer.push_back(weights);
+    }
+    capture.predictions.assign(3, {{"x", 1.0}});
+    view.setCapture(0, capture, {});
+    auto* overview = view.overview();
+    const int rendered = overview->renderCount();
+    QCOMPARE(rendered, 2 * 3);  // 2 layers × (mean + 2 heads)
+    for (const auto& [layer, head] : {std::pair{0, 1}, std::pair{1, -1}, std::pair{1, 0}}) {
+      view.setLayerHead(layer, head);
+      QCOMPARE(overview->renderCount(), rendered);
+      QCOMPARE(view.heatmap()->matrix().weights, overview->matrix(layer, head).weights);
+      QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, layer, head, "tiny").weights);
+    }
+    auto changed = capture;
+    changed.text = "a b d";
+    view.setCapture(0, changed, {});
+    QCOMPARE(overview->renderCount(), 2 * rendered);
   }
 };
 
