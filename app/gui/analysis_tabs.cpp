@@ -12,82 +12,47 @@
 
 namespace aw {
 
+namespace {
+
+const char* const kStatsDescription =
+    "<b>Bird-Eye Table 1.</b> Per layer, over every head, row and window: CA = mean attention on the diagonal, "
+    "HA(μ), HA(σ) = mean and standard deviation of the strictly lower-triangular weights, Ratio = CA / HA(μ). "
+    "Runs every loaded causal language model with its current head gates.";
+const char* const kAblateDescription =
+    "<b>Michel Tables 1–3.</b> <i>single</i>: the metric with each head switched off in turn (Δ against the "
+    "current gates). <i>all-but-one</i>: per layer, each head kept alone; the best head per layer.";
+const char* const kImportanceDescription =
+    "<b>Michel §4.1.</b> I_h = mean over batches of |∂L/∂ξ_h|, each layer divided by its ℓ2 norm.";
+const char* const kPruneDescription =
+    "<b>Michel Figure 3.</b> The metric as more and more heads are switched off, in ascending order of "
+    "importance and of the single-head ablation damage (oracle). Runs on the full model (all heads on).";
+const char* const kTopTokensDescription =
+    "<b>Bird-Eye Table 3.</b> For the attention view's sentence and a target token t (click one), the top-k "
+    "tokens attended from the row of token t−1, per layer, mean of the heads, for two models side by side.";
+const char* const kDiagSweepDescription =
+    "<b>Bird-Eye Table 2 / Figure 3.</b> The metric with the dot-product diagonal multiplied by each factor at "
+    "inference; \"mask\" = DiagFreeMask (the diagonal removed except for row 0).";
+
+template <typename Tab>
+AnalysisTab* make_tab(const TabSpec& spec, const TabContext& context, QObject* parent) {
+  return new Tab(spec, context, parent);
+}
+
+}  // namespace
+
 const std::vector<TabSpec>& AnalysisTabs::table() {
-  static const std::vector<TabSpec> specs = [] {
-    std::vector<TabSpec> rows;
-    TabSpec stats;
-    stats.name = "stats";
-    stats.legacy_id = "table1";
-    stats.description =
-        "<b>Bird-Eye Table 1.</b> Per layer, over every head, row and window: CA = mean attention on the diagonal, "
-        "HA(μ), HA(σ) = mean and standard deviation of the strictly lower-triangular weights, Ratio = CA / HA(μ). "
-        "Runs every loaded causal language model with its current head gates.";
-    stats.plotter = plot_table_one;
-    stats.models = ModelChoice::EveryCausal;
-    rows.push_back(stats);
-
-    TabSpec ablate;
-    ablate.name = "ablate";
-    ablate.legacy_id = "ablation";
-    ablate.description =
-        "<b>Michel Tables 1–3.</b> <i>single</i>: the metric with each head switched off in turn (Δ against the "
-        "current gates). <i>all-but-one</i>: per layer, each head kept alone; the best head per layer.";
-    ablate.plotter = plot_ablation;
-    ablate.score_label = "ablation damage";
-    rows.push_back(ablate);
-
-    TabSpec importance;
-    importance.name = "importance";
-    importance.legacy_id = "importance";
-    importance.description =
-        "<b>Michel §4.1.</b> I_h = mean over batches of |∂L/∂ξ_h|, each layer divided by its ℓ2 norm.";
-    importance.plotter = plot_importance;
-    importance.score_label = "importance";
-    rows.push_back(importance);
-
-    TabSpec prune;
-    prune.name = "prune";
-    prune.legacy_id = "pruning";
-    prune.description =
-        "<b>Michel Figure 3.</b> The metric as more and more heads are switched off, in ascending order of "
-        "importance and of the single-head ablation damage (oracle). Runs on the full model (all heads on).";
-    prune.plotter = plot_pruning;
-    prune.gated = false;
-    rows.push_back(prune);
-
-    TabSpec top_tokens;
-    top_tokens.name = "top-tokens";
-    top_tokens.legacy_id = "top_tokens";
-    top_tokens.description =
-        "<b>Bird-Eye Table 3.</b> For the attention view's sentence and a target token t (click one), the top-k "
-        "tokens attended from the row of token t−1, per layer, mean of the heads, for two models side by side.";
-    top_tokens.models = ModelChoice::Two;
-    top_tokens.hidden = {"text", "sentences", "target"};
-    top_tokens.make = [](const TabSpec& spec, const TabContext& context, QObject* parent) -> AnalysisTab* {
-      return new TopTokensTab(spec, context, parent);
-    };
-    rows.push_back(top_tokens);
-
-    TabSpec diag_sweep;
-    diag_sweep.name = "diag-sweep";
-    diag_sweep.legacy_id = "diag_sweep";
-    diag_sweep.description =
-        "<b>Bird-Eye Table 2 / Figure 3.</b> The metric with the dot-product diagonal multiplied by each factor at "
-        "inference; \"mask\" = DiagFreeMask (the diagonal removed except for row 0).";
-    diag_sweep.plotter = plot_diagonal_sweep;
-    rows.push_back(diag_sweep);
-
-    TabSpec words;
-    words.name = "word-weights";
-    words.legacy_id = "lama";
-    words.description = LamaTab::kDescription;
-    words.prefers = "lama";
-    words.make = [](const TabSpec& spec, const TabContext& context, QObject* parent) -> AnalysisTab* {
-      return new LamaTab(spec, context, parent);
-    };
-    rows.push_back(words);
-    return rows;
-  }();
+  // name, old id, description, plot, models, gated, fields the tab fills, head-score colouring,
+  // preferred architecture, the tab's class when it has extras.
+  static const std::vector<TabSpec> specs{
+      {"stats", "table1", kStatsDescription, plot_table_one, ModelChoice::EveryCausal},
+      {"ablate", "ablation", kAblateDescription, plot_ablation, ModelChoice::One, true, {}, "ablation damage"},
+      {"importance", "importance", kImportanceDescription, plot_importance, ModelChoice::One, true, {}, "importance"},
+      {"prune", "pruning", kPruneDescription, plot_pruning, ModelChoice::One, false},
+      {"top-tokens", "top_tokens", kTopTokensDescription, {}, ModelChoice::Two, true, {"text", "sentences", "target"},
+       {}, {}, make_tab<TopTokensTab>},
+      {"diag-sweep", "diag_sweep", kDiagSweepDescription, plot_diagonal_sweep},
+      {"word-weights", "lama", LamaTab::kDescription, {}, ModelChoice::One, true, {}, {}, "lama", make_tab<LamaTab>},
+  };
   return specs;
 }
 

@@ -168,7 +168,7 @@ void LamaTab::layOutForm() {
   words_edit_ = qobject_cast<QLineEdit*>(settings->input("words"));
   words_edit_->setText(kDefaultWords);
   words_edit_->setToolTip("Comma-separated; or click a word in the document view, or double-click a keyword");
-  form->addRow("Words", words_edit_);
+  form->addRow("Words", row_of({words_edit_, spin_box(settings->input("points"), "", " density points")}));
 
   head_box_ = new QComboBox;
   head_box_->addItem("mean of the heads", "mean");
@@ -176,11 +176,10 @@ void LamaTab::layOutForm() {
   scale_box_ = qobject_cast<QComboBox*>(settings->input("scale"));
   scale_box_->setItemText(scale_box_->findData("none"), "weight");
   scale_box_->setItemText(scale_box_->findData("length"), "weight × document length (1 = uniform)");
-  form->addRow("Weight", row_of({head_box_, scale_box_, spin_box(settings->input("points"), "", " density points")}, -1));
-  form->addRow("Keywords", row_of({spin_box(settings->input("top"), "top "),
-                                   spin_box(settings->input("min-count"), "seen ≥ ", " times"),
-                                   settings->input("with-punctuation")},
-                                  -1));
+  form->addRow("Weight", row_of({head_box_, scale_box_, spin_box(settings->input("top"), "keywords: top "),
+                                 spin_box(settings->input("min-count"), "seen ≥ ", " times"),
+                                 settings->input("with-punctuation")},
+                                -1));
 }
 
 QString LamaTab::dataPath() const { return qobject_cast<QLineEdit*>(form()->input("data"))->text().trimmed(); }
