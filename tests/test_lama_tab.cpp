@@ -53,7 +53,7 @@ QByteArray run_cli(const QStringList& arguments) {
 
 void run_lama(MainWindow& window) {
   QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
-  window.analyses()->run("lama");
+  window.analyses()->run("word-weights");
   QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
 }
 
@@ -79,7 +79,7 @@ class LamaTabTests : public QObject {
     QCOMPARE(panel->findChild<QComboBox*>("model")->currentText(), QString("lama_amazon (lama)"));
     QCOMPARE(QFileInfo(panel->findChild<QLineEdit*>("data")->text()).canonicalFilePath(),
              QFileInfo(kReviews).canonicalFilePath());
-    QCOMPARE(panel->findChild<QComboBox*>("part")->currentIndex(), static_cast<int>(LabelledPart::Test));
+    QCOMPARE(panel->findChild<QComboBox*>("part")->currentData().toString(), QString("test"));
     QCOMPARE(panel->findChild<QLineEdit*>("words")->text(), LamaTab::kDefaultWords);
     QVERIFY(lama->listedDocumentCount() > 0);  // test-part reviews with one of the words, before any run
     QVERIFY(lama->documentView()->heads() == 10);
@@ -200,7 +200,7 @@ class LamaTabTests : public QObject {
     panel->findChild<QComboBox*>("model")->setCurrentIndex(0);
     panel->findChild<QLineEdit*>("data")->setText(kReviews);
     run_lama(window);
-    QVERIFY2(panel->messageText().contains("word weights need a LAMA classifier"), qPrintable(panel->messageText()));
+    QVERIFY2(panel->messageText().contains("word-weights needs a lama model"), qPrintable(panel->messageText()));
     QCOMPARE(lama->listedDocumentCount(), 0);
   }
 };

@@ -1,16 +1,25 @@
 // tests/test_main_window.cpp — the main window end to end on sample_data/ (Qt Test, offscreen):
 // open the bundled session, run a sentence, switch a head off and see the heatmap change, run
 // Table 1 and export a CSV equal to attention-cli's, keep the event loop alive during an analysis
-// and cancel it, save and reopen a session (results kept), show bad input as a message — and write
-// a screenshot of the window into the build folder.
+// and cancel it, save and reopen a session (results kept), open a session of the old format with the
+// same settings, show bad input as a message, recompute the overview only for a new capture — and
+// write a screenshot of the window into the build folder.
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/session_file.h"
+#include "app/gui/session_migration.h"
+#include "app/gui/settings_form.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
 #include "widgets/head_toggle_grid.h"
 
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
 #include <QFile>
+#include <QJsonDocument>
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
@@ -80,11 +89,11 @@ class MainWindowTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights == before, kTimeoutMs);
 
     // Table 1 on the sample sentences: the exported CSV equals the CLI's.
-    auto* table1 = window.analyses()->panel("table1");
-    table1->findChild<QLineEdit*>("corpus")->setText(kSampleData + "/demo_sentences.txt");
+    auto* table1 = window.analyses()->panel("stats");
+    table1->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     table1->findChild<QSpinBox*>("window")->setValue(32);
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
-    window.analyses()->run("table1");
+    window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(table1->messageText().isEmpty(), qPrintable(table1->messageText()));
     QCOMPARE(table1->table().rows.size(), 4);  // 2 models × 2 layers
@@ -111,8 +120,8 @@ class MainWindowTests : public QObject {
     QCOMPARE(reopened.attentionView()->sentence(), QString("the cat sat on the mat"));
     QCOMPARE(reopened.headsPanel()->summaryText(), QString("1 of 8 heads off"));
     QVERIFY(!reopened.headsPanel()->gates().isOn(1, 3));
-    QCOMPARE(reopened.analyses()->panel("table1")->csv().toUtf8(), read_all(cli_csv));  // not recomputed
-    QCOMPARE(reopened.analyses()->panel("table1")->findChild<QSpinBox*>("window")->value(), 32);
+    QCOMPARE(reopened.analyses()->panel("stats")->csv().toUtf8(), read_all(cli_csv));  // not recomputed
+    QCOMPARE(reopened.analyses()->panel("stats")->findChild<QSpinBox*>("window")->value(), 32);
 
     // A screenshot of the window, to look at.
     window.tabs()->setCurrentIndex(0);
@@ -126,14 +135,14 @@ class MainWindowTests : public QObject {
     window.openSampleData(kSampleData);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     // A long run: pruning curves over WikiText-2's validation text.
-    auto* panel = window.analyses()->panel("pruning");
-    panel->findChild<QLineEdit*>("corpus")->setText(AW_SHARED_DATA_DIR "/wikitext-2/valid.txt");
+    auto* panel = window.analyses()->panel("prune");
+    panel->findChild<QLineEdit*>("text")->setText(AW_SHARED_DATA_DIR "/wikitext-2/valid.txt");
     int ticks = 0;
     QTimer ticker;
     connect(&ticker, &QTimer::timeout, [&ticks] { ++ticks; });
     ticker.start(10);
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
-    window.analyses()->run("pruning");
+    window.analyses()->run("pruning");  // the id before descriptors still runs it
     QVERIFY(panel->isRunning());
     // The UI thread keeps processing timer events while the analysis works.
     QTRY_VERIFY_WITH_TIMEOUT(ticks >= 20, 10000);
@@ -161,17 +170,27 @@ class MainWindowTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().contains("allows 64"), qPrintable(window.errorText()));
 
-    auto* panel = window.analyses()->panel("table1");
-    panel->findChild<QLineEdit*>("corpus")->setText("/no/such/corpus.txt");
+    auto* panel = window.analyses()->panel("stats");
+    panel->findChild<QLineEdit*>("text")->setText("/no/such/corpus.txt");
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
-    window.analyses()->run("table1");
+    window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(panel->messageText().contains("/no/such/corpus.txt"), qPrintable(panel->messageText()));
     // A classifier's labelled file given to the language models: refused as the CLI refuses it.
-    panel->findChild<QLineEdit*>("corpus")->setText(kSampleData + "/demo_reviews.tsv");
-    window.analyses()->run("table1");
+    panel->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_reviews.tsv");
+    window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
     QVERIFY2(panel->messageText().contains("demo_reviews.tsv: holds label<TAB>text lines"), qPrintable(panel->messageText()));
+    // A bad setting names the field's label, as the form shows it.
+    panel->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
+    panel->findChild<QSpinBox*>("window")->setValue(99);
+    window.analyses()->run("stats");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, kTimeoutMs);
+    QCOMPARE(panel->messageText(), QString("Window: 99 exceeds the model's 64 positions"));
+    panel->findChild<QLineEdit*>("text")->clear();
+    window.analyses()->run("stats");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 4, kTimeoutMs);
+    QCOMPARE(panel->messageText(), QString("Data: is required"));
 
     QTemporaryDir dir;
     QFile broken(dir.filePath("broken.json"));
@@ -181,6 +200,104 @@ class MainWindowTests : public QObject {
     window.openSession(dir.filePath("broken.json"));
     QVERIFY2(window.errorText().contains("is not valid JSON"), qPrintable(window.errorText()));
     QCOMPARE(window.modelCount(), 3);  // a bad session file leaves the current one alone
+  }
+
+  // tests/fixtures/session_v1.json is the bundled session as version 1 wrote it; it opens with the
+  // settings the current sample_data/default_session.json gives (both opened from one folder, so
+  // their relative paths agree: the models and ../../shared are links).
+  void oldSessionOpensWithTheSameSettings() {
+    QTemporaryDir dir;
+    const QDir root(dir.path());
+    QVERIFY(root.mkpath("x/a"));
+    const QDir folder(root.filePath("x/a"));
+    for (const auto* model : {"vanilla_lm", "bet_sf", "lama_amazon"})
+      QVERIFY(QFile::link(kSampleData + "/" + model, folder.filePath(model)));
+    QVERIFY(QFile::link(QDir(AW_SHARED_DATA_DIR "/..").canonicalPath(), root.filePath("shared")));
+    QVERIFY(QFile::copy(AW_SOURCE_DIR "/tests/fixtures/session_v1.json", folder.filePath("old.json")));
+    QVERIFY(QFile::copy(kSampleData + "/default_session.json", folder.filePath("new.json")));
+    QCOMPARE(read_session(folder.filePath("old.json")).analyses, read_session(folder.filePath("new.json")).analyses);
+
+    QJsonObject states[2];
+    for (int i = 0; i < 2; ++i) {
+      MainWindow window;
+      window.openSession(folder.filePath(i == 0 ? "old.json" : "new.json"));
+      QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+      QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
+      QCOMPARE(window.modelCount(), 3);
+      auto* lama = window.analyses()->panel("word-weights");
+      QCOMPARE(lama->findChild<QComboBox*>("part")->currentData().toString(), QString("test"));
+      QCOMPARE(lama->findChild<QComboBox*>("model")->currentIndex(), 2);
+      QVERIFY(QFileInfo(lama->findChild<QLineEdit*>("data")->text()).exists());
+      states[i] = window.analyses()->state(folder);
+    }
+    QCOMPARE(QJsonDocument(states[0]).toJson(), QJsonDocument(states[1]).toJson());
+  }
+
+  // Every key version 1 saved, mapped onto the descriptors' field names; results are kept.
+  void versionOneSettingsMigrateByFieldName() {
+    const auto old = QJsonDocument::fromJson(R"({
+      "table1": {"settings": {"corpus": "demo_sentences.txt", "window": 64, "batch": 8, "per_head": true,
+                              "first_row": true}, "csv": "model,layer\n", "model": 0},
+      "ablation": {"settings": {"model": 1, "mode": 1, "corpus": "c.txt", "window": 32, "batch": 4}},
+      "importance": {"settings": {"model": 2, "normalize": false, "corpus": "", "window": 64, "batch": 8}},
+      "pruning": {"settings": {"model": 0, "step": 20, "corpus": "c.txt", "window": 64, "batch": 8}},
+      "top_tokens": {"settings": {"model_a": 1, "model_b": 0, "k": 5, "target": 3}},
+      "diag_sweep": {"settings": {"model": 0, "factors": "0,1,mask", "corpus": "c.txt", "window": 64, "batch": 8}},
+      "lama": {"settings": {"model": 2, "data": "r.tsv", "part": 3, "seed": 7, "words": "good,bad", "head": 4,
+                            "scale": 1, "top": 12, "min_count": 3, "only_with_words": false}}
+    })").object();
+    const auto expected = QJsonDocument::fromJson(R"({
+      "stats": {"settings": {"text": "demo_sentences.txt", "window": "64", "batch": "8", "per-head": true,
+                             "no-first-row": false}, "csv": "model,layer\n", "model": 0},
+      "ablate": {"settings": {"mode": "all-but-one", "text": "c.txt", "window": "32", "batch": "4"}, "models": [1]},
+      "importance": {"settings": {"no-normalize": true, "text": "", "window": "64", "batch": "8"}, "models": [2]},
+      "prune": {"settings": {"step": "20", "text": "c.txt", "window": "64", "batch": "8"}, "models": [0]},
+      "top-tokens": {"settings": {"k": "5", "target": "3"}, "models": [1, 0]},
+      "diag-sweep": {"settings": {"factors": "0,1,mask", "text": "c.txt", "window": "64", "batch": "8"}, "models": [0]},
+      "word-weights": {"settings": {"data": "r.tsv", "part": "test", "seed": "7", "words": "good,bad", "head": "4",
+                                    "scale": "length", "top": "12", "min-count": "3"}, "models": [2],
+                       "only_with_words": false}
+    })").object();
+    QCOMPARE(migrate_analyses_v1(old), expected);
+  }
+
+  // Item 7: a head or layer change re-draws the large heatmap from the overview's matrices; only a
+  // new capture renders the thumbnails again.
+  void overviewRendersOnlyForANewCapture() {
+    AttentionView view;
+    view.resize(1200, 700);
+    view.show();
+    ModelSummary summary;
+    summary.name = "tiny";
+    summary.architecture = "vanilla_lm";
+    summary.layers = 2;
+    summary.heads_per_layer = {2, 2};
+    view.setModels({summary});
+    AttentionCapture capture;
+    capture.text = "a b c";
+    capture.tokens = {"a", "b", "c"};
+    capture.heads_per_layer = {2, 2};
+    capture.rows_per_layer = {3, 3};
+    for (int layer = 0; layer < 2; ++layer) {
+      std::vector<float> weights(2 * 9);
+      for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>((i * 7 + layer * 3) % 10) / 10.0f;
+      capture.weights_by_layer.push_back(weights);
+    }
+    capture.predictions.assign(3, {{"x", 1.0}});
+    view.setCapture(0, capture, {});
+    auto* overview = view.overview();
+    const int rendered = overview->renderCount();
+    QCOMPARE(rendered, 2 * 3);  // 2 layers × (mean + 2 heads)
+    for (const auto& [layer, head] : {std::pair{0, 1}, std::pair{1, -1}, std::pair{1, 0}}) {
+      view.setLayerHead(layer, head);
+      QCOMPARE(overview->renderCount(), rendered);
+      QCOMPARE(view.heatmap()->matrix().weights, overview->matrix(layer, head).weights);
+      QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, layer, head, "tiny").weights);
+    }
+    auto changed = capture;
+    changed.text = "a b d";
+    view.setCapture(0, changed, {});
+    QCOMPARE(overview->renderCount(), 2 * rendered);
   }
 };
 

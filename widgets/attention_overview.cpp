@@ -36,12 +36,14 @@ AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
   setToolTip("Click a thumbnail to show it large");
 }
 
-void AttentionOverview::setMatrices(const std::vector<std::vector<AttentionMatrix>>& matrices) {
+void AttentionOverview::setMatrices(std::vector<std::vector<AttentionMatrix>> matrices) {
   auto gradient = viridis_gradient();
+  matrices_ = std::move(matrices);
   images_.clear();
-  for (const auto& layer : matrices) {
+  for (const auto& layer : matrices_) {
     std::vector<QImage> row;
     for (const auto& matrix : layer) row.push_back(matrix_image(matrix, gradient));
+    render_count_ += static_cast<int>(row.size());
     images_.push_back(std::move(row));
   }
   // Thumbnails never shrink below kMinSide: a scroll area around the overview takes over then.
@@ -61,7 +63,15 @@ void AttentionOverview::setCurrent(int layer, int head) {
   update();
 }
 
+const AttentionMatrix& AttentionOverview::matrix(int layer, int head) const {
+  static const AttentionMatrix none;
+  if (layer < 0 || layer >= static_cast<int>(matrices_.size())) return none;
+  const auto& row = matrices_[layer];
+  return head + 1 >= 0 && head + 1 < static_cast<int>(row.size()) ? row[head + 1] : none;
+}
+
 void AttentionOverview::clear() {
+  matrices_.clear();
   images_.clear();
   update();
 }

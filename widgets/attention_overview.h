@@ -1,6 +1,8 @@
 // widgets/attention_overview.h — every layer and head of one capture at a glance: a grid of small
 // heatmaps (rows = layers, first column = mean of the heads, then one column per head), viridis on
 // [0, 1] like the large view, switched-off heads marked. Clicking one selects it for the large view.
+// It keeps the matrices it was given, so the large view shows them without computing them again;
+// thumbnails are rendered once per setMatrices (a new capture), never on a selection change.
 #pragma once
 
 #include "widgets/attention_matrix.h"
@@ -20,7 +22,11 @@ class AttentionOverview : public QWidget {
   explicit AttentionOverview(QWidget* parent = nullptr);
 
   // matrices[layer][0] is the mean of the heads, matrices[layer][1 + h] head h.
-  void setMatrices(const std::vector<std::vector<AttentionMatrix>>& matrices);
+  void setMatrices(std::vector<std::vector<AttentionMatrix>> matrices);
+  // The matrix of a thumbnail (head −1 = mean); an empty matrix when there is none.
+  const AttentionMatrix& matrix(int layer, int head) const;
+  // How many thumbnails have been rendered since construction (tests check what recomputes them).
+  int renderCount() const { return render_count_; }
   void setGates(const HeadGates& gates);
   // Highlights a thumbnail; head −1 = the mean column.
   void setCurrent(int layer, int head);
@@ -42,7 +48,9 @@ class AttentionOverview : public QWidget {
   int columnCount() const;
   int thumbnailSide() const;
 
-  std::vector<std::vector<QImage>> images_;  // [layer][column]
+  std::vector<std::vector<AttentionMatrix>> matrices_;  // [layer][column]
+  std::vector<std::vector<QImage>> images_;            // [layer][column]
+  int render_count_ = 0;
   HeadGates gates_;
   int current_layer_ = -1, current_head_ = -1;
 };

@@ -1,52 +1,37 @@
-// app/gui/analysis_tabs.h — the analysis tabs of the main window (Table 1, ablation, importance,
-// pruning, top-attended tokens, diagonal sweep): their settings forms, the background jobs that
-// run them on the ModelSession (progress, cancel), the plots drawn from their CSV, and their part
-// of a saved session (settings and finished results, so reopening does not recompute them).
+// app/gui/analysis_tabs.h — the analysis tabs of the main window, built from a table {descriptor name
+// → description, plot, model choice, extras} (analysis_tabs.cpp) over the analysis registry: Table 1,
+// ablation, importance, pruning, top-attended tokens, diagonal sweep and LAMA words. Each tab is an
+// AnalysisTab (analysis_tab.h); this collection finds them by id, runs them, and saves and restores
+// them with a session.
 #pragma once
 
-#include "app/gui/model_session.h"
+#include "app/gui/analysis_tab.h"
 
 #include <QDir>
 #include <QJsonObject>
-#include <QMap>
 #include <QObject>
 #include <QStringList>
 
-#include <atomic>
-#include <functional>
-#include <map>
-#include <memory>
+#include <vector>
 
-class QButtonGroup;
-class QComboBox;
 class QTabWidget;
-class QWidget;
-template <typename T>
-class QFutureWatcher;
 
 namespace aw {
 
-class AnalysisPanel;
 class LamaTab;
-
-// What a background analysis hands back to the UI thread.
-struct AnalysisJobOutcome {
-  AnalysisOutput output;
-  QString error;  // one line for the user; empty on success
-};
+class TopTokensTab;
 
 class AnalysisTabs : public QObject {
   Q_OBJECT
 
  public:
-  struct Context {
-    ModelSession* session = nullptr;
-    std::function<HeadGates(int model)> gates;           // the heads panel's state of a model
-    std::function<QString()> sentence;                   // the attention view's sentence
-    std::function<QStringList(int model)> tokens;        // that sentence's tokens for a model (may be empty)
-  };
+  // Every analysis tab, in the order they appear.
+  static const std::vector<TabSpec>& table();
+  // A tab's id (its descriptor's name) from that name or from its id before descriptors ("table1"
+  // → "stats"); "" when no tab has it.
+  static QString tabId(const QString& id);
 
-  AnalysisTabs(Context context, QTabWidget* tabs, QObject* parent = nullptr);
+  AnalysisTabs(TabContext context, QTabWidget* tabs, QObject* parent = nullptr);
   ~AnalysisTabs() override;
 
   void setModels(const std::vector<ModelSummary>& models);
@@ -55,15 +40,18 @@ class AnalysisTabs : public QObject {
   // The sentence's tokens changed: the top-tokens tab offers them as targets.
   void refreshTargets();
 
-  // Panel ids: table1, ablation, importance, pruning, top_tokens, diag_sweep, lama.
+  // Ids are the descriptor names (stats, ablate, importance, prune, top-tokens, diag-sweep,
+  // word-weights); the old ids (table1, ablation, pruning, top_tokens, diag_sweep, lama) work too.
+  AnalysisTab* tab(const QString& id) const;
   AnalysisPanel* panel(const QString& id) const;
   QStringList ids() const;
   void run(const QString& id);
   bool isRunning() const;
   LamaTab* lama() const { return lama_; }
+  TopTokensTab* topTokens() const { return top_tokens_; }
   void cancelAll();
 
-  // Settings and results of every tab; paths relative to `base` where they lie under it.
+  // Settings (by field name) and results of every tab; paths relative to `base` where they lie under it.
   QJsonObject state(const QDir& base) const;
   void restore(const QJsonObject& state, const QDir& base);
   void clearResults();
@@ -74,38 +62,9 @@ class AnalysisTabs : public QObject {
   void analysisFinished(const QString& id);
 
  private:
-  struct Tab {
-    AnalysisPanel* panel = nullptr;
-    std::shared_ptr<std::atomic<bool>> cancel;
-    QFutureWatcher<AnalysisJobOutcome>* watcher = nullptr;
-    int model = -1;  // the model the last run used (for head scores)
-    QMap<QString, QString> parts;  // a result's further CSVs (AnalysisOutput::parts), saved with it
-  };
-
-  void addTab(const QString& id, const QString& title, AnalysisPanel* panel);
-  QWidget* corpusFields(AnalysisPanel* panel);
-  QComboBox* modelChooser(AnalysisPanel* panel, const QString& name, const QString& label);
-  CorpusSettings corpus(const AnalysisPanel* panel) const;
-  void buildTableOne();
-  void buildAblation();
-  void buildImportance();
-  void buildPruning();
-  void buildTopTokens();
-  void buildDiagonalSweep();
-  void buildLama();
-  void start(const QString& id);
-  void finish(const QString& id);
-  void showResult(const QString& id, const QString& csv, const QMap<QString, QString>& parts = {});
-  int chosenModel(const AnalysisPanel* panel, const QString& name) const;
-
-  Context context_;
-  QTabWidget* tabs_;
-  std::map<QString, Tab> tab_by_id_;
-  QStringList order_;
-  std::vector<ModelSummary> models_;
-  QButtonGroup* target_buttons_ = nullptr;
-  QWidget* target_row_ = nullptr;
+  std::vector<AnalysisTab*> tabs_;  // in table order
   LamaTab* lama_ = nullptr;
+  TopTokensTab* top_tokens_ = nullptr;
 };
 
 }  // namespace aw

@@ -40,14 +40,21 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
     const float share = head >= 0 ? 1.0f : 1.0f / heads;
     for (size_t i = 0; i < cells; ++i) matrix.weights[i] += share * weights[h * cells + i];
   }
+  matrix.title = matrix_title(capture, layer, head, model_name, gates);
+  return matrix;
+}
+
+QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                     const HeadGates& gates) {
+  if (layer < 0 || layer >= static_cast<int>(capture.heads_per_layer.size())) return {};
+  const int heads = capture.heads_per_layer[layer];
   int off = 0;
   if (layer < static_cast<int>(gates.on.size()))
     for (int h = 0; h < heads; ++h) off += gates.isOn(layer, h) ? 0 : 1;
   QString which = head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads);
   if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
   else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
-  matrix.title = QString("%1 · layer %2 · %3").arg(model_name).arg(layer + 1).arg(which);
-  return matrix;
+  return QString("%1 · layer %2 · %3").arg(model_name).arg(layer + 1).arg(which);
 }
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
@@ -195,7 +202,7 @@ void AttentionView::setLayerHead(int layer, int head) {
 int AttentionView::position() const { return position_box_->currentIndex(); }
 
 void AttentionView::setCapture(int model, const AttentionCapture& capture, const HeadGates& gates) {
-  captures_[model] = {capture, gates};
+  captures_[model] = {capture, gates, ++next_serial_};
   if (model == currentModel()) {
     // New tokens: the predictions default to the last position.
     const QSignalBlocker block(position_box_);
@@ -211,6 +218,7 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
 void AttentionView::clearCaptures() {
   captures_.clear();
   overview_->clear();
+  overview_shows_ = {-1, -1};
 }
 
 bool AttentionView::hasCapture(int model, const QString& sentence, const HeadGates& gates) const {
@@ -254,20 +262,26 @@ void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
   // The compared model may have fewer layers or heads: show its nearest.
   const int layer = std::min(this->layer(), static_cast<int>(capture.heads_per_layer.size()) - 1);
   const int head = layer >= 0 ? std::min(this->head(), capture.heads_per_layer[layer] - 1) : -1;
-  heatmap->setMatrix(capture_matrix(capture, layer, head, models_[model].name, found->second.gates));
+  const auto& name = models_[model].name;
+  if (overview_shows_ != std::pair{model, found->second.serial}) {
+    heatmap->setMatrix(capture_matrix(capture, layer, head, name, found->second.gates));
+    return;
+  }
+  // The current model: the overview holds this matrix already.
+  auto matrix = overview_->matrix(layer, head);
+  matrix.title = matrix_title(capture, layer, head, name, found->second.gates);
+  heatmap->setMatrix(matrix);
 }
 
-void AttentionView::refresh() {
+void AttentionView::refreshOverview() {
   const int model = currentModel();
-  showMatrix(heatmap_, model);
-  const int compared = compareModel();
-  compare_heatmap_->setVisible(compared >= 0);
-  if (compared >= 0) showMatrix(compare_heatmap_, compared);
-
   const auto found = captures_.find(model);
   if (found == captures_.end()) {
     overview_->clear();
-  } else {
+    overview_shows_ = {-1, -1};
+    return;
+  }
+  if (overview_shows_ != std::pair{model, found->second.serial}) {  // a new capture: render its thumbnails
     const auto& capture = found->second.capture;
     std::vector<std::vector<AttentionMatrix>> matrices;
     for (int layer = 0; layer < static_cast<int>(capture.heads_per_layer.size()); ++layer) {
@@ -275,10 +289,19 @@ void AttentionView::refresh() {
       for (int head = -1; head < capture.heads_per_layer[layer]; ++head) row.push_back(capture_matrix(capture, layer, head, {}));
       matrices.push_back(std::move(row));
     }
-    overview_->setMatrices(matrices);
-    overview_->setGates(found->second.gates);
-    overview_->setCurrent(layer(), head());
+    overview_->setMatrices(std::move(matrices));
+    overview_shows_ = {model, found->second.serial};
   }
+  overview_->setGates(found->second.gates);
+  overview_->setCurrent(layer(), head());
+}
+
+void AttentionView::refresh() {
+  refreshOverview();
+  showMatrix(heatmap_, currentModel());
+  const int compared = compareModel();
+  compare_heatmap_->setVisible(compared >= 0);
+  if (compared >= 0) showMatrix(compare_heatmap_, compared);
   refreshPredictions();
 }
 

@@ -28,6 +28,9 @@ class AttentionOverview;
 // its attention (its gate scales its output), so it stays in the mean; the title says how many are off.
 AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                                const HeadGates& gates = {});
+// Its title alone: "bet_sf · layer 2 · mean of 4 heads (1 off, still in the mean)".
+QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                     const HeadGates& gates);
 
 class AttentionView : public QWidget {
   Q_OBJECT
@@ -72,15 +75,19 @@ class AttentionView : public QWidget {
  private:
   void refresh();
   void refreshHeads();
+  void refreshOverview();
   void refreshPredictions();
   void showMatrix(AttentionHeatmap* heatmap, int model);
 
   struct Shown {
     AttentionCapture capture;
     HeadGates gates;
+    int serial = 0;  // which setCapture brought it
   };
   std::vector<ModelSummary> models_;
   std::map<int, Shown> captures_;
+  int next_serial_ = 0;
+  std::pair<int, int> overview_shows_{-1, -1};  // (model, serial) of the overview's matrices
 
   QComboBox* model_box_;
   QCheckBox* compare_check_;

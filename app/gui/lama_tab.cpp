@@ -1,6 +1,7 @@
 // app/gui/lama_tab.cpp — see lama_tab.h.
 #include "app/gui/lama_tab.h"
 
+#include "app/gui/settings_form.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/csv_table.h"
 #include "widgets/result_plot.h"
@@ -59,74 +60,30 @@ QWidget* row_of(std::initializer_list<QWidget*> widgets, int stretch_index = 0) 
   layout->setContentsMargins(0, 0, 0, 0);
   int index = 0;
   for (auto* widget : widgets) layout->addWidget(widget, index++ == stretch_index ? 1 : 0);
+  if (stretch_index < 0) layout->addStretch(1);
   return row;
+}
+
+QSpinBox* spin_box(QWidget* input, const QString& prefix, const QString& suffix = {}) {
+  auto* spin = qobject_cast<QSpinBox*>(input);
+  spin->setPrefix(prefix);
+  spin->setSuffix(suffix);
+  return spin;
 }
 
 }  // namespace
 
 const QString LamaTab::kDefaultWords = "amazing,happy,recommended,poor,terrible,worst";
+const QString LamaTab::kDescription =
+    "<b>LAMA Figure 4 and Table 6.</b> Every occurrence of the chosen words in the labelled documents, with its "
+    "attention weight (mean of the heads or one head; × document length makes 1.0 = uniform), as one density "
+    "curve per rating (Gaussian KDE, Silverman's bandwidth) in one plot per word; the words with the highest mean "
+    "weight per rating; and any document with its words coloured by weight. A rating needs 3 occurrences of a word "
+    "for its curve. Head gates do not change LAMA's attention, only what the classifier reads from it.";
 
-LamaTab::LamaTab(ModelSession* session, std::function<HeadGates(int model)> gates, QObject* parent)
-    : QObject(parent), session_(session), gates_(std::move(gates)) {
-  panel_ = new AnalysisPanel(
-      "<b>LAMA Figure 4 and Table 6.</b> Every occurrence of the chosen words in the labelled documents, with its "
-      "attention weight (mean of the heads or one head; × document length makes 1.0 = uniform), as one density "
-      "curve per rating (Gaussian KDE, Silverman's bandwidth) in one plot per word; the words with the highest mean "
-      "weight per rating; and any document with its words coloured by weight. A rating needs 3 occurrences of a word "
-      "for its curve. Head gates do not change LAMA's attention, only what the classifier reads from it.");
-  auto* form = panel_->settingsForm();
-  model_box_ = new QComboBox;
-  model_box_->setObjectName("model");
-  model_box_->setProperty("modelChooser", true);
-  model_box_->setProperty("prefers", "lama");
-  model_box_->setMinimumContentsLength(16);
-  form->addRow("Model", model_box_);
-
-  data_edit_ = new QLineEdit;
-  data_edit_->setObjectName("data");
-  data_edit_->setProperty("path", true);
-  data_edit_->setPlaceholderText("label<TAB>text lines, e.g. ../shared/data/amazon-fine-food/reviews.tsv");
-  auto* browse = new QPushButton("Browse…");
-  connect(browse, &QPushButton::clicked, panel_, [this] {
-    const auto file = QFileDialog::getOpenFileName(panel_, "Labelled documents", data_edit_->text());
-    if (!file.isEmpty()) data_edit_->setText(file), reloadDocuments();
-  });
-  part_box_ = new QComboBox;
-  part_box_->setObjectName("part");
-  part_box_->addItems({"whole file", "train part (80 %)", "valid part (10 %)", "test part (10 %)"});
-  part_box_->setCurrentIndex(static_cast<int>(LabelledPart::Test));
-  part_box_->setToolTip("The seeded shuffle-and-cut of `attention-cli split` (80/10/10)");
-  seed_box_ = new QSpinBox;
-  seed_box_->setObjectName("seed");
-  seed_box_->setRange(0, 1 << 30);
-  seed_box_->setValue(1);
-  seed_box_->setPrefix("seed ");
-  form->addRow("Data", row_of({data_edit_, browse, part_box_, seed_box_}));
-
-  words_edit_ = new QLineEdit(kDefaultWords);
-  words_edit_->setObjectName("words");
-  words_edit_->setToolTip("Comma-separated; or click a word in the document view, or double-click a keyword");
-  form->addRow("Words", words_edit_);
-
-  head_box_ = new QComboBox;
-  head_box_->setObjectName("head");
-  head_box_->addItem("mean of the heads");
-  scale_box_ = new QComboBox;
-  scale_box_->setObjectName("scale");
-  scale_box_->addItems({"weight", "weight × document length (1 = uniform)"});
-  top_box_ = new QSpinBox;
-  top_box_->setObjectName("top");
-  top_box_->setRange(1, 100);
-  top_box_->setValue(10);
-  top_box_->setPrefix("keywords: top ");
-  min_count_box_ = new QSpinBox;
-  min_count_box_->setObjectName("min_count");
-  min_count_box_->setRange(1, 100000);
-  min_count_box_->setValue(5);
-  min_count_box_->setPrefix("seen ≥ ");
-  min_count_box_->setSuffix(" times");
-  form->addRow("Weight", row_of({head_box_, scale_box_, top_box_, min_count_box_}, 4));
-
+LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent)
+    : AnalysisTab(spec, context, parent, false) {
+  layOutForm();
   // Under the summary table: the keywords and the other CSVs; under the plot: the document view.
   auto* keywords = new QWidget;
   auto* keyword_layout = new QVBoxLayout(keywords);
@@ -147,10 +104,10 @@ LamaTab::LamaTab(ModelSession* session, std::function<HeadGates(int model)> gate
     part_exports_[name] = button;
     button->setEnabled(false);
     connect(button, &QPushButton::clicked, this, [this, name = name] {
-      auto path = QFileDialog::getSaveFileName(panel_, "Export " + name, name + ".csv", "CSV files (*.csv)");
+      auto path = QFileDialog::getSaveFileName(panel(), "Export " + name, name + ".csv", "CSV files (*.csv)");
       if (path.isEmpty()) return;
       if (!path.endsWith(".csv")) path += ".csv";
-      if (!exportPart(name, path)) panel_->showMessage(path + ": cannot be written", true);
+      if (!exportPart(name, path)) panel()->showMessage(path + ": cannot be written", true);
     });
     exports->addWidget(button);
   }
@@ -172,17 +129,18 @@ LamaTab::LamaTab(ModelSession* session, std::function<HeadGates(int model)> gate
   document_layout->addWidget(typed_edit_);
   document_view_ = new WordWeightView;
   document_layout->addWidget(document_view_, 1);
-  panel_->addResultViews(keywords, documents);
+  panel()->setPlotVisible(true);  // before it moves into its column: a hidden widget would take no room there
+  panel()->addResultViews(keywords, documents);
 
-  panel_->setPlotter([this](ResultPlot& plot, const CsvTable& summary) { plotDensities(plot, summary); });
-  connect(model_box_, &QComboBox::currentIndexChanged, this, [this] {
+  panel()->setPlotter([this](ResultPlot& plot, const CsvTable& summary) { plotDensities(plot, summary); });
+  connect(modelChooser(), &QComboBox::currentIndexChanged, this, [this] {
     fillHeadChoices();
     reloadDocuments();
   });
-  connect(data_edit_, &QLineEdit::editingFinished, this, [this] { reloadDocuments(); });
-  connect(part_box_, &QComboBox::currentIndexChanged, this, [this] { reloadDocuments(); });
-  connect(seed_box_, &QSpinBox::valueChanged, this, [this] { reloadDocuments(); });
-  connect(words_edit_, &QLineEdit::editingFinished, this, [this] { listDocuments(); });
+  connect(form(), &SettingsForm::edited, this, [this](const QString& name) {
+    if (name == "data" || name == "part" || name == "seed") reloadDocuments();
+    if (name == "words") listDocuments();
+  });
   connect(only_with_words_, &QCheckBox::toggled, this, [this] { listDocuments(); });
   connect(document_box_, &QComboBox::activated, this, [this](int row) { showListedDocument(row); });
   connect(typed_edit_, &QLineEdit::returnPressed, this, [this] { showText(typed_edit_->text()); });
@@ -193,62 +151,92 @@ LamaTab::LamaTab(ModelSession* session, std::function<HeadGates(int model)> gate
   });
 }
 
-int LamaTab::chosenModel() const { return model_box_->currentIndex(); }
+void LamaTab::layOutForm() {
+  auto* form = panel()->settingsForm();
+  auto* settings = this->form();
+  settings->setValue("part", "test");
+  auto* part = qobject_cast<QComboBox*>(settings->input("part"));
+  for (const auto& [choice, text] : {std::pair<QString, QString>{"whole", "whole file"}, {"train", "train part (80 %)"},
+                                     {"valid", "valid part (10 %)"}, {"test", "test part (10 %)"}})
+    part->setItemText(part->findData(choice), text);
+  part->setToolTip("The seeded shuffle-and-cut of `attention-cli split` (80/10/10)");
+  qobject_cast<QLineEdit*>(settings->input("data"))
+      ->setPlaceholderText("label<TAB>text lines, e.g. ../shared/data/amazon-fine-food/reviews.tsv");
+  form->addRow("Data", row_of({settings->placed("data"), part, spin_box(settings->input("seed"), "seed "),
+                               spin_box(settings->input("batch"), "batch ")}));
 
-bool LamaTab::isLama(int model) const {
-  return model >= 0 && model < static_cast<int>(models_.size()) && models_[model].architecture == "lama";
+  words_edit_ = qobject_cast<QLineEdit*>(settings->input("words"));
+  words_edit_->setText(kDefaultWords);
+  words_edit_->setToolTip("Comma-separated; or click a word in the document view, or double-click a keyword");
+  form->addRow("Words", row_of({words_edit_, spin_box(settings->input("points"), "", " density points")}));
+
+  head_box_ = new QComboBox;
+  head_box_->addItem("mean of the heads", "mean");
+  settings->replaceWithChoices("head", head_box_);
+  scale_box_ = qobject_cast<QComboBox*>(settings->input("scale"));
+  scale_box_->setItemText(scale_box_->findData("none"), "weight");
+  scale_box_->setItemText(scale_box_->findData("length"), "weight × document length (1 = uniform)");
+  form->addRow("Weight", row_of({head_box_, scale_box_, spin_box(settings->input("top"), "keywords: top "),
+                                 spin_box(settings->input("min-count"), "seen ≥ ", " times"),
+                                 settings->input("with-punctuation")},
+                                -1));
 }
 
-void LamaTab::modelsChanged(const std::vector<ModelSummary>& models) {
-  models_ = models;
+QString LamaTab::dataPath() const { return qobject_cast<QLineEdit*>(form()->input("data"))->text().trimmed(); }
+
+bool LamaTab::isLama(int model) const {
+  return model >= 0 && model < static_cast<int>(models().size()) && models()[model].architecture == "lama";
+}
+
+void LamaTab::setModels(const std::vector<ModelSummary>& models) {
+  AnalysisTab::setModels(models);
   fillHeadChoices();
   reloadDocuments();
 }
 
 void LamaTab::fillHeadChoices() {
   const int model = chosenModel();
-  const int heads = isLama(model) && !models_[model].heads_per_layer.empty() ? models_[model].heads_per_layer[0] : 0;
-  const int previous = head_box_->currentIndex();
+  const int heads = isLama(model) && !models()[model].heads_per_layer.empty() ? models()[model].heads_per_layer[0] : 0;
+  const auto previous = head_box_->currentData().toString();
+  const QSignalBlocker block(head_box_);
   head_box_->clear();
-  head_box_->addItem("mean of the heads");
-  for (int head = 1; head <= heads; ++head) head_box_->addItem(QString("head %1").arg(head));
-  head_box_->setCurrentIndex(previous >= 0 && previous < head_box_->count() ? previous : 0);
+  head_box_->addItem("mean of the heads", "mean");
+  for (int head = 1; head <= heads; ++head) head_box_->addItem(QString("head %1").arg(head), QString::number(head));
+  head_box_->setCurrentIndex(std::max(0, head_box_->findData(previous)));
 }
 
-std::function<AnalysisOutput(const AnalysisProgress&)> LamaTab::job(int model) const {
-  LamaWordSettings settings;
-  settings.data = data_edit_->text().trimmed();
-  settings.part = static_cast<LabelledPart>(part_box_->currentIndex());
-  settings.seed = seed_box_->value();
-  settings.words = word_list(words_edit_->text());
-  settings.head = head_box_->currentIndex();
-  settings.scale_by_length = scale_box_->currentIndex() == 1;
-  settings.top = top_box_->value();
-  settings.min_count = min_count_box_->value();
-  auto* session = session_;
-  return [session, model, settings](const AnalysisProgress& progress) {
-    return session->lamaWordWeights(model, settings, progress);
-  };
+bool LamaTab::prepare(Run& run, QString* refusal) const {
+  if (!AnalysisTab::prepare(run, refusal)) return false;
+  // Typed words may carry spaces after the commas.
+  if (run.settings.contains("words")) run.settings["words"] = word_list(run.settings["words"]).join(',');
+  return true;
 }
 
-void LamaTab::showResult(const QString& csv, const QMap<QString, QString>& parts) {
-  parts_ = parts;
-  panel_->setResult(csv);  // draws the densities through the plotter
-  keyword_model_->setTable(parse_csv(parts.value("keywords")));
+void LamaTab::showOutput(const AnalysisOutput& output) {
+  AnalysisTab::showOutput(output);  // draws the densities through the plotter
+  keyword_model_->setTable(parse_csv(output.parts.value("keywords")));
   for (auto button = part_exports_.begin(); button != part_exports_.end(); ++button)
-    button.value()->setEnabled(!parts.value(button.key()).isEmpty());
-  if (parts.contains("description")) panel_->showMessage(parts.value("description"), false);
+    button.value()->setEnabled(!output.parts.value(button.key()).isEmpty());
+  if (output.parts.contains("description")) panel()->showMessage(output.parts.value("description"), false);
   listDocuments();
 }
 
-void LamaTab::clear() {
-  parts_.clear();
+void LamaTab::clearResult() {
+  AnalysisTab::clearResult();
   keyword_model_->setTable({});
   document_view_->clear();
 }
 
+void LamaTab::saveExtra(QJsonObject& entry) const { entry["only_with_words"] = only_with_words_->isChecked(); }
+
+void LamaTab::restoreExtra(const QJsonObject& entry, const QDir&) {
+  if (entry.contains("only_with_words")) only_with_words_->setChecked(entry["only_with_words"].toBool());
+  fillHeadChoices();
+  reloadDocuments();  // its data file and split may have changed
+}
+
 bool LamaTab::exportPart(const QString& name, const QString& path) const {
-  return !parts_.value(name).isEmpty() && write_csv_file(path, parts_.value(name));
+  return !part(name).isEmpty() && write_csv_file(path, part(name));
 }
 
 void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
@@ -259,7 +247,7 @@ void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
   for (int row = 0; row < summary.rows.size(); ++row)
     if (summary.number(row, count_col) >= kMinPlottedCount)
       plotted << summary.rows[row].value(summary.column("word")) + '\t' + summary.rows[row].value(summary.column("label"));
-  const auto table = parse_csv(parts_.value("density"));
+  const auto table = parse_csv(part("density"));
   const int word_col = table.column("word"), label_col = table.column("label"), x_col = table.column("x"),
             density_col = table.column("density");
   if (word_col < 0 || label_col < 0 || x_col < 0 || density_col < 0) {
@@ -277,7 +265,7 @@ void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
     series.back().x << table.number(row, x_col);
     series.back().y << table.number(row, density_col);
   }
-  const auto x_label = scale_box_->currentIndex() == 1 ? QString("weight × length") : QString("attention weight");
+  const auto x_label = scale_box_->currentData().toString() == "length" ? QString("weight × length") : QString("attention weight");
   for (auto& small : plots)
     if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
   plot.showSmallMultiples("Word weights per rating (LAMA Figure 4)", plots, plots.size() <= 4 ? plots.size() : 3,
@@ -286,22 +274,19 @@ void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
 
 void LamaTab::reloadDocuments() {
   const int model = chosenModel();
-  const auto key = QString("%1|%2|%3|%4")
-                       .arg(model)
-                       .arg(data_edit_->text().trimmed())
-                       .arg(part_box_->currentIndex())
-                       .arg(seed_box_->value());
+  const auto values = form()->values();
+  const auto key = QString("%1|%2|%3|%4").arg(model).arg(dataPath(), values.value("part"), values.value("seed"));
   if (key == documents_key_) return;
   documents_key_ = key;
   documents_.clear();
   shown_document_ = -1;
   if (!isLama(model)) {
-    document_view_->clear(models_.empty() ? "Load a LAMA checkpoint (e.g. sample_data/lama_amazon) first"
-                                          : "Choose a LAMA model to see its attention over a document");
-  } else if (!data_edit_->text().trimmed().isEmpty()) {
+    document_view_->clear(models().empty() ? "Load a LAMA checkpoint (e.g. sample_data/lama_amazon) first"
+                                           : "Choose a LAMA model to see its attention over a document");
+  } else if (!dataPath().isEmpty()) {
     try {
-      documents_ = session_->labelledDocuments(model, data_edit_->text().trimmed(),
-                                               static_cast<LabelledPart>(part_box_->currentIndex()), seed_box_->value());
+      documents_ = context_.session->labelledDocuments(model, dataPath(), values.value("part", "whole"),
+                                                       values.value("seed", "1").toInt());
     } catch (const std::exception& error) {
       document_view_->clear(QString::fromUtf8(error.what()));
     }
@@ -363,7 +348,7 @@ void LamaTab::showCapture(const QString& heading, const QString& text) {
     return;
   }
   try {
-    const auto capture = session_->attendDocument(model, text, gates_ ? gates_(model) : HeadGates{});
+    const auto capture = context_.session->attendDocument(model, text, context_.gates ? context_.gates(model) : HeadGates{});
     if (capture.weights_by_layer.empty() || capture.rows_per_layer.front() != 1)
       throw std::runtime_error("this model's attention is not one weight per word and head");
     QString predicted;
@@ -387,7 +372,7 @@ void LamaTab::addWord(const QString& word) {
   if (words.contains(word, Qt::CaseInsensitive)) return;
   words << word;
   words_edit_->setText(words.join(','));
-  panel_->showMessage(QString("Added '%1' to the words — Run to see its densities").arg(word), false);
+  panel()->showMessage(QString("Added '%1' to the words — Run to see its densities").arg(word), false);
 }
 
 }  // namespace aw

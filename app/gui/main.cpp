@@ -4,6 +4,7 @@
 // With --sample-data the last session reopens (unless --fresh); without one, DIR's default session.
 // --screenshot renders the window once all work is done, writes the PNG and quits (this is how the
 // window is looked at on a machine without a display: QT_QPA_PLATFORM=offscreen).
+#include "analysis/registry.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/main_window.h"
 
@@ -14,6 +15,23 @@
 #include <QIcon>
 #include <QTabWidget>
 #include <QTimer>
+
+namespace {
+
+// "Run an analysis tab once loaded: stats (Table 1), ablate (Ablation), …; the ids of older versions
+// (table1, ablation, …) work too."
+QString run_help() {
+  QStringList tabs, legacy;
+  for (const auto& spec : aw::AnalysisTabs::table()) {
+    const auto* descriptor = aw::find_analysis(spec.name.toStdString());
+    tabs << QString("%1 (%2)").arg(spec.name, QString::fromStdString(descriptor ? descriptor->title : std::string()));
+    if (spec.legacy_id != spec.name) legacy << spec.legacy_id;
+  }
+  return "Run an analysis tab once loaded: " + tabs.join(", ") + "; the ids of older versions (" + legacy.join(", ") +
+         ") work too.";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -29,7 +47,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption fresh_option("fresh", "Do not reopen the last session.");
   const QCommandLineOption model_option("model", "A checkpoint folder to open (repeatable).", "DIR");
   const QCommandLineOption text_option("text", "The sentence to run.", "TEXT");
-  const QCommandLineOption run_option("run", "Run an analysis tab once loaded (table1, ablation, importance, pruning, top_tokens, diag_sweep, lama).", "ID");
+  const QCommandLineOption run_option("run", run_help(), "ID");
   const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
   const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
   parser.addOptions({session_option, sample_option, fresh_option, model_option, text_option, run_option, tab_option,

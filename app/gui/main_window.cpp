@@ -53,7 +53,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   layout->addWidget(tabs_, 1);
   setCentralWidget(central);
 
-  AnalysisTabs::Context context;
+  TabContext context;
   context.session = session_.get();
   context.gates = [this](int model) { return model >= 0 && model < static_cast<int>(gates_.size()) ? gates_[model] : HeadGates{}; };
   context.sentence = [this] { return view_->sentence(); };
@@ -241,7 +241,7 @@ void MainWindow::queueRun(int model) {
                return {{}, [this, model, gates, capture = std::move(capture)] {
                          clearError();
                          view_->setCapture(model, capture, gates);
-                         if (model == view_->currentModel()) analyses_->refreshTargets();
+                         analyses_->refreshTargets();  // the top-tokens tab's model A may be this one
                          requestRuns();  // the sentence or gates may have changed meanwhile
                        }};
              };

@@ -3,15 +3,10 @@
 
 #include "analysis/analysis_inputs.h"
 #include "analysis/attention_export.h"
-#include "analysis/attention_stats.h"
-#include "analysis/head_ablation.h"
-#include "analysis/head_importance.h"
-#include "analysis/lama_attention.h"
-#include "analysis/word_weights.h"
-#include "analysis/top_tokens.h"
+#include "analysis/labelled_parts.h"
+#include "analysis/registry.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"
-#include "models/text/data_split.h"
 #include "models/errors.h"
 #include "models/runtime.h"
 
@@ -25,10 +20,6 @@ namespace {
 constexpr int64_t kTopPredictions = 5;
 
 using ModelRef = std::shared_ptr<const LoadedModel>;
-
-ProgressCallback phase_progress(const AnalysisProgress& progress, const QString& phase) {
-  return [progress, phase](int64_t done, int64_t total) { return !progress || progress(done, total, phase); };
-}
 
 // LibTorch errors (CUDA out of memory, …) come with a C++ backtrace: keep the first line for people.
 template <typename Function>
@@ -58,41 +49,11 @@ ModelSummary summarise(const LoadedModel& loaded) {
   return summary;
 }
 
-void require_causal_language_model(const LoadedModel& loaded, const QString& analysis) {
-  if (!loaded.config.is_language_model())
-    throw Error(analysis.toStdString() + " needs a causal language model; " + loaded.name + " is a " +
-                loaded.config.family_name() + (loaded.config.is_classifier() ? " classifier" : " encoder"));
-}
-
-// The split `attention-cli split` makes by default: 80 % train, 10 % valid, the rest test.
-constexpr double kTrainPercent = 80, kValidPercent = 10;
-
-const char* part_name(LabelledPart part) {
-  switch (part) {
-    case LabelledPart::Train: return "train";
-    case LabelledPart::Valid: return "valid";
-    case LabelledPart::Test: return "test";
-    case LabelledPart::Whole: break;
-  }
-  return "whole";
-}
-
-// The labelled examples of one part of `data` with the model's classes; `described` names them.
-std::vector<LabelledExample> labelled_part(const LoadedModel& loaded, const QString& data, LabelledPart part, int seed,
-                                           std::string* described) {
-  if (data.isEmpty()) throw Error("choose a labelled file (label<TAB>text lines) first");
-  const auto path = data.toStdString();
-  if (part == LabelledPart::Whole) {
-    if (described) *described = path;
-    return read_labelled_file(path, loaded.config.labels);
-  }
-  const auto split = split_labelled_lines(path, static_cast<uint64_t>(seed), kTrainPercent, kValidPercent);
-  const auto& lines = part == LabelledPart::Train ? split.train : part == LabelledPart::Valid ? split.valid : split.test;
-  const auto name = path + " (" + part_name(part) + " part of the seed-" + std::to_string(seed) + " 80/10/10 split)";
-  if (described) *described = name;
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return parse_labelled_text(text, name, loaded.config.labels);
+// A bad setting as the form shows it: "Window: 99 exceeds the model's 16 positions".
+Error setting_message(const AnalysisDescriptor& descriptor, const SettingError& error) {
+  const auto* field = descriptor.field(error.field());
+  if (!field) return Error(error.problem());
+  return Error((field->label.empty() ? field->name : field->label) + ": " + error.problem());
 }
 
 }  // namespace
@@ -107,13 +68,6 @@ struct ModelSession::Impl {
     if (index < 0 || index >= static_cast<int>(models.size()))
       throw Error("no model number " + std::to_string(index + 1) + " is loaded");
     return models[index];
-  }
-  EvaluationData data(const LoadedModel& loaded, const CorpusSettings& corpus) const {
-    if (corpus.path.isEmpty()) throw Error("choose a data file first");
-    return read_evaluation_data(loaded, corpus.path.toStdString(), corpus.window, corpus.batch);
-  }
-  torch::Tensor gates(const LoadedModel& loaded, const HeadGates& flags) const {
-    return gates_from_flags(loaded.config, flags.on).to(loaded.device);
   }
   AttentionCapture capture(const LoadedModel& loaded, const Encoding& encoding, const QString& text,
                            const HeadGates& gates) const;
@@ -168,7 +122,7 @@ AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded, const En
   return guarded([&] {
     c10::InferenceMode inference;  // the conversion below reads the captured tensors
     ForwardOptions options;
-    if (!gates.on.empty()) options.head_gates = this->gates(loaded, gates);
+    if (!gates.on.empty()) options.head_gates = gates_from_flags(loaded.config, gates.on).to(loaded.device);
     const auto result = capture_attention(*loaded.model, encoding, options);
 
     AttentionCapture capture;
@@ -207,104 +161,13 @@ AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded, const En
   });
 }
 
-AnalysisOutput ModelSession::tableOne(const QList<int>& models, const std::vector<HeadGates>& gates,
-                                      const CorpusSettings& corpus, bool per_head, bool include_first_row,
-                                      const AnalysisProgress& progress) const {
-  std::vector<AttentionStatsResult> results;
-  for (int i = 0; i < models.size(); ++i) {
-    const auto loaded = impl_->model(models[i]);
-    require_causal_language_model(*loaded, "Table 1");
-    const auto data = impl_->data(*loaded, corpus);
-    AttentionStatsSettings settings;
-    settings.include_first_row = include_first_row;
-    if (i < static_cast<int>(gates.size()) && !gates[i].on.empty())
-      settings.forward.head_gates = impl_->gates(*loaded, gates[i]);
-    auto result = guarded([&] {
-      return attention_stats(*loaded->model, loaded->name, data.inputs, settings,
-                             phase_progress(progress, QString::fromStdString(loaded->name) + ": batches"));
-    });
-    if (result.cancelled) return {{}, true};
-    results.push_back(std::move(result));
-  }
-  return {QString::fromStdString(attention_stats_csv(results, per_head)), false};
-}
-
-AnalysisOutput ModelSession::ablation(int model, const HeadGates& gates, const CorpusSettings& corpus, bool all_but_one,
-                                      const AnalysisProgress& progress) const {
-  const auto loaded = impl_->model(model);
-  const auto data = impl_->data(*loaded, corpus);
-  const auto result = guarded([&] {
-    return ablate_heads(*loaded->model, loaded->name, data, all_but_one ? AblationMode::AllButOne : AblationMode::Single,
-                        impl_->gates(*loaded, gates), phase_progress(progress, "batches"));
-  });
-  if (result.cancelled) return {{}, true};
-  return {QString::fromStdString(ablation_csv(result)), false};
-}
-
-AnalysisOutput ModelSession::importance(int model, const HeadGates& gates, const CorpusSettings& corpus, bool normalize,
-                                        const AnalysisProgress& progress) const {
-  const auto loaded = impl_->model(model);
-  const auto data = impl_->data(*loaded, corpus);
-  const auto result = guarded([&] {
-    return head_importance(*loaded->model, loaded->name, data, normalize, impl_->gates(*loaded, gates),
-                           phase_progress(progress, "batches"));
-  });
-  if (result.cancelled) return {{}, true};
-  return {QString::fromStdString(importance_csv(result)), false};
-}
-
-AnalysisOutput ModelSession::pruning(int model, const CorpusSettings& corpus, int step_percent,
-                                     const AnalysisProgress& progress) const {
-  const auto loaded = impl_->model(model);
-  const auto data = impl_->data(*loaded, corpus);
-  const auto result = guarded([&] {
-    return pruning_study(*loaded->model, loaded->name, data, {"importance", "oracle"}, step_percent,
-                         phase_progress(progress, "batches (importance, ablation, then each curve)"));
-  });
-  if (result.cancelled) return {{}, true};
-  return {QString::fromStdString(pruning_csv(result)), false};
-}
-
-AnalysisOutput ModelSession::topTokens(const QList<int>& models, const std::vector<HeadGates>& gates,
-                                       const QString& sentence, int target, int k,
-                                       const AnalysisProgress& progress) const {
-  std::vector<TopTokensRow> rows;
-  for (int i = 0; i < models.size(); ++i) {
-    const auto loaded = impl_->model(models[i]);
-    require_causal_language_model(*loaded, "Top-attended tokens");
-    ForwardOptions forward;
-    if (i < static_cast<int>(gates.size()) && !gates[i].on.empty()) forward.head_gates = impl_->gates(*loaded, gates[i]);
-    bool cancelled = false;
-    auto model_rows = guarded([&] {
-      return top_attended_tokens(*loaded->model, *loaded->tokenizer, loaded->name, {{sentence.toStdString(), target}}, k,
-                                 forward, phase_progress(progress, "sentences"), &cancelled);
-    });
-    if (cancelled) return {{}, true};
-    rows.insert(rows.end(), model_rows.begin(), model_rows.end());
-  }
-  return {QString::fromStdString(top_tokens_csv(rows, k)), false};
-}
-
-AnalysisOutput ModelSession::diagonalSweep(int model, const HeadGates& gates, const CorpusSettings& corpus,
-                                           const QString& factors, const AnalysisProgress& progress) const {
-  const auto loaded = impl_->model(model);
-  auto points = parse_diagonal_factors(factors.toStdString());
-  const auto data = impl_->data(*loaded, corpus);
-  ForwardOptions base;
-  base.head_gates = impl_->gates(*loaded, gates);
-  const auto result = guarded([&] {
-    return diagonal_sweep(loaded->name, std::move(points), data_evaluator(*loaded->model, data),
-                          static_cast<int64_t>(data.inputs.size()), base, phase_progress(progress, "batches"));
-  });
-  if (result.cancelled) return {{}, true};
-  return {QString::fromStdString(diagonal_sweep_csv(result)), false};
-}
-
-std::vector<LabelledDocument> ModelSession::labelledDocuments(int model, const QString& data, LabelledPart part,
+std::vector<LabelledDocument> ModelSession::labelledDocuments(int model, const QString& data, const QString& part,
                                                              int seed) const {
   const auto loaded = impl_->model(model);
+  if (data.isEmpty()) throw Error("choose a labelled file (label<TAB>text lines) first");
   std::vector<LabelledDocument> documents;
-  for (const auto& example : labelled_part(*loaded, data, part, seed, nullptr)) {
+  for (const auto& example : read_labelled_part(data.toStdString(), loaded->config.labels,
+                                                parse_labelled_part(part.toStdString()), static_cast<uint64_t>(seed))) {
     auto text = QString::fromStdString(example.text_a);
     if (!example.text_b.empty()) text += "\t" + QString::fromStdString(example.text_b);
     documents.push_back({QString::fromStdString(loaded->config.labels.at(example.label)), text});
@@ -312,43 +175,45 @@ std::vector<LabelledDocument> ModelSession::labelledDocuments(int model, const Q
   return documents;
 }
 
-AnalysisOutput ModelSession::lamaWordWeights(int model, const LamaWordSettings& settings,
-                                             const AnalysisProgress& progress) const {
-  const auto loaded = impl_->model(model);
-  require_lama(loaded->config, loaded->name);
-  WordWeightSettings words;
-  if (settings.head < 0 || settings.head > loaded->config.n_heads)
-    throw Error("head " + std::to_string(settings.head) + " does not exist in " + loaded->name);
-  words.selection.head = settings.head;
-  words.selection.scale = settings.scale_by_length ? WeightScale::Length : WeightScale::None;
-  words.density_points = settings.density_points;
-  std::vector<std::string> typed;
-  for (const auto& word : settings.words) typed.push_back(word.toStdString());
-  words.words = resolve_words(*loaded->tokenizer, typed);
-
-  std::string described;
-  const auto examples = labelled_part(*loaded, settings.data, settings.part, settings.seed, &described);
-  const auto attention = guarded([&] {
-    return lama_document_attention(*loaded->model, *loaded->tokenizer, examples, settings.batch,
-                                   phase_progress(progress, "batches"));
-  });
-  if (attention.cancelled) return {{}, true, {}};
-  const auto& labels = loaded->config.labels;
-  const auto report = word_weight_report(attention.documents, labels, words);
-  KeywordSettings keyword_settings;
-  keyword_settings.selection = words.selection;
-  keyword_settings.top = settings.top;
-  keyword_settings.min_count = settings.min_count;
+AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& models, const std::vector<HeadGates>& gates,
+                                 const AnalysisSettings& settings, const AnalysisProgress& progress) const {
+  const auto* descriptor = find_analysis(analysis.toStdString());
+  if (!descriptor) throw Error("no analysis is called '" + analysis.toStdString() + "'");
+  // The job keeps its own references: a session cleared meanwhile does not pull the models away.
+  std::vector<ModelRef> loaded;
+  for (int index : models) loaded.push_back(impl_->model(index));
+  AnalysisRequest request;
+  for (const auto& model : loaded) request.models.push_back(model.get());
+  for (const auto& flags : gates) request.gates.push_back(flags.on);
+  request.settings = descriptor->settings();
+  for (auto value = settings.begin(); value != settings.end(); ++value)
+    request.settings.set(value.key().toStdString(), value.value().toStdString());
+  request.progress = [&progress](int64_t done, int64_t total, const std::string& phase) {
+    return !progress || progress(done, total, QString::fromStdString(phase));
+  };
   AnalysisOutput output;
-  output.csv = QString::fromStdString(word_summary_csv(report.summary));
-  output.parts["occurrences"] = QString::fromStdString(word_weights_csv(report.occurrences));
-  output.parts["density"] = QString::fromStdString(word_density_csv(report.densities));
-  output.parts["keywords"] =
-      QString::fromStdString(keywords_csv(top_keywords(attention.documents, labels, keyword_settings)));
-  auto description = QString("%1: %2 documents").arg(QString::fromStdString(described)).arg(attention.documents.size());
-  if (attention.truncated > 0)
-    description += QString(", %1 cut to %2 words").arg(attention.truncated).arg(loaded->config.max_positions);
-  output.parts["description"] = description;
+  request.note = [&output](const std::string& message) { output.notes << QString::fromStdString(message); };
+
+  AnalysisReport report;
+  try {
+    report = guarded([&] { return (*descriptor)(request); });
+  } catch (const SettingError& error) {
+    throw setting_message(*descriptor, error);
+  }
+  if (report.cancelled) {
+    output.cancelled = true;
+    return output;
+  }
+  const auto printed = report.csv.find(descriptor->stdout_part);
+  output.csv = QString::fromStdString(printed != report.csv.end() ? printed->second : report.text);
+  for (const auto& [name, csv] : report.csv)
+    if (name != descriptor->stdout_part) output.parts[QString::fromStdString(name)] = QString::fromStdString(csv);
+  if (!report.description.empty()) output.parts["description"] = QString::fromStdString(report.description);
+  if (report.head_scores) {
+    const auto& scores = *report.head_scores;
+    output.head_scores = HeadScoreGrid{QString::fromStdString(scores.label), scores.values, scores.damage_sign,
+                                       scores.model < static_cast<size_t>(models.size()) ? models[scores.model] : -1};
+  }
   return output;
 }
 

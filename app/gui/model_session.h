@@ -1,5 +1,5 @@
 // app/gui/model_session.h — the models the desktop application has loaded and everything it asks of
-// them (attention capture, predictions, the analyses as CSV), behind a header without LibTorch so
+// them (attention capture, predictions, any analysis of the registry), behind a header without LibTorch so
 // the window code compiles fast. Thread-safe: loading takes a lock, and every job works on its own
 // reference to the model, so an analysis can run while sentences are re-run with other gates.
 #pragma once
@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace aw {
@@ -51,33 +52,34 @@ struct AttentionCapture {
 // An analysis' progress: (done, total) of the current phase, named; returning false cancels.
 using AnalysisProgress = std::function<bool(qint64 done, qint64 total, const QString& phase)>;
 
-struct CorpusSettings {
-  QString path;     // a text file (language models) or label<TAB>text lines (classifiers)
-  int window = 64;  // tokens per window (language models)
-  int batch = 8;
+// An analysis' settings by the descriptor's field name (analysis/descriptor.h), as typed: a flag is on
+// when present (its value is ignored); a field left out takes the descriptor's default.
+using AnalysisSettings = QMap<QString, QString>;
+
+// A descriptor's layer × head scores (analysis/descriptor.h HeadScores) without LibTorch or Qt types.
+struct HeadScoreGrid {
+  QString label;                            // "importance", "Δ perplexity"
+  std::vector<std::vector<double>> values;  // [layer][head], 0-based
+  int damage_sign = 1;                      // +1: larger = removing the head hurts more; −1: smaller
+  int model = -1;                           // the session's model index
+  std::vector<std::vector<double>> damage() const {
+    auto signed_values = values;
+    for (auto& layer : signed_values)
+      for (auto& value : layer) value *= damage_sign;
+    return signed_values;
+  }
 };
 
-// A finished analysis: the CLI's CSV, or cancelled. Analyses with several results (LAMA word
-// weights) name the others in `parts`.
+// A finished analysis: the CSV the CLI prints (its stdout part), or cancelled. `parts` holds the
+// descriptor's other CSVs by name ("occurrences", "density", …) and "description" (what was read).
 struct AnalysisOutput {
   QString csv;
   bool cancelled = false;
   QMap<QString, QString> parts;
+  std::optional<HeadScoreGrid> head_scores;
+  QStringList notes;  // what the analysis told on the way ("3 examples truncated to 256 tokens")
 };
 
-// LAMA word weights (Figure 4) and keywords (Table 6) over one part of a labelled file.
-enum class LabelledPart { Whole = 0, Train = 1, Valid = 2, Test = 3 };
-struct LamaWordSettings {
-  QString data;                           // label<TAB>text lines
-  LabelledPart part = LabelledPart::Test; // which part of the seeded 80/10/10 split (as `attention-cli split`)
-  int seed = 1;
-  QStringList words;                      // as typed (the model's tokenizer normalises them)
-  int head = 0;                           // 0 = mean over heads, K = head K (1-based)
-  bool scale_by_length = false;           // weight × document length (1.0 = uniform)
-  int density_points = 100;
-  int top = 10, min_count = 5;            // keywords per label
-  int batch = 32;
-};
 struct LabelledDocument {
   QString label;  // class name
   QString text;
@@ -103,26 +105,16 @@ class ModelSession {
   // analyses cut it (first words, final token kept), so the view shows what they measured.
   AttentionCapture attendDocument(int index, const QString& text, const HeadGates& gates = {}) const;
 
-  // The documents of `part` of a labelled file, in the order the split gives them, with the model's
-  // class names (throws aw::Error naming the file for unreadable files and unknown labels).
-  std::vector<LabelledDocument> labelledDocuments(int model, const QString& data, LabelledPart part, int seed) const;
+  // The documents of `part` ("whole", "train", "valid" or "test": analysis/labelled_parts.h) of a
+  // labelled file, in the order the split gives them, with the model's class names (throws aw::Error
+  // naming the file for unreadable files and unknown labels).
+  std::vector<LabelledDocument> labelledDocuments(int model, const QString& data, const QString& part, int seed) const;
 
-  // The analyses of docs/analyses.md, each returning the CSV the CLI writes (throw aw::Error on bad input).
-  AnalysisOutput tableOne(const QList<int>& models, const std::vector<HeadGates>& gates, const CorpusSettings& corpus,
-                          bool per_head, bool include_first_row, const AnalysisProgress& progress) const;
-  AnalysisOutput ablation(int model, const HeadGates& gates, const CorpusSettings& corpus, bool all_but_one,
-                          const AnalysisProgress& progress) const;
-  AnalysisOutput importance(int model, const HeadGates& gates, const CorpusSettings& corpus, bool normalize,
-                            const AnalysisProgress& progress) const;
-  AnalysisOutput pruning(int model, const CorpusSettings& corpus, int step_percent, const AnalysisProgress& progress) const;
-  AnalysisOutput topTokens(const QList<int>& models, const std::vector<HeadGates>& gates, const QString& sentence,
-                           int target, int k, const AnalysisProgress& progress) const;
-  AnalysisOutput diagonalSweep(int model, const HeadGates& gates, const CorpusSettings& corpus, const QString& factors,
-                               const AnalysisProgress& progress) const;
-  // LAMA only (throws aw::Error for any other model; the gates do not change LAMA's attention A).
-  // csv = word-weights' summary (its stdout); parts: "occurrences" (its --out), "density" (its
-  // --density), "keywords" (the keywords command's CSV) and "description" (what was read).
-  AnalysisOutput lamaWordWeights(int model, const LamaWordSettings& settings, const AnalysisProgress& progress) const;
+  // Runs the registry's analysis `analysis` (analysis/registry.h) on `models` (session indexes) with
+  // each model's gates (may be shorter; empty = all on) and `settings`. Throws aw::Error with a line
+  // for the user: a bad setting names its label ("Window: 99 exceeds the model's 16 positions").
+  AnalysisOutput run(const QString& analysis, const QList<int>& models, const std::vector<HeadGates>& gates,
+                     const AnalysisSettings& settings, const AnalysisProgress& progress) const;
 
  private:
   struct Impl;

@@ -1,6 +1,8 @@
 // app/gui/session_file.cpp — see session_file.h.
 #include "app/gui/session_file.h"
 
+#include "app/gui/session_migration.h"
+
 #include "models/errors.h"
 
 #include <QDir>
@@ -14,7 +16,7 @@ namespace aw {
 namespace {
 
 constexpr const char* kFormat = "attention-workbench-session";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: analysis settings by descriptor field name (session_migration.h)
 
 [[noreturn]] void fail(const QString& path, const QString& message) {
   throw Error(path.toStdString() + ": " + message.toStdString());
@@ -57,6 +59,7 @@ WorkbenchSession read_session(const QString& path) {
   session.head = view["head"].toInt(-1);
   session.tab = view["tab"].toInt(0);
   session.analyses = root["analyses"].toObject();
+  if (root["version"].toInt(1) < 2) session.analyses = migrate_analyses_v1(session.analyses);
   return session;
 }
 

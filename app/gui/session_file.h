@@ -26,7 +26,8 @@ struct WorkbenchSession {
   int layer = 0;  // 0-based
   int head = -1;  // −1 = mean of heads
   int tab = 0;
-  QJsonObject analyses;  // AnalysisTabs::state, paths already relative to the file's folder
+  QJsonObject analyses;  // AnalysisTabs::state, paths already relative to the file's folder (read: in the
+                         // current format, an older file's migrated)
 };
 
 // Throws aw::Error "path: what is wrong" for an unreadable file, bad JSON or a wrong format.

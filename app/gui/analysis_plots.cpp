@@ -1,0 +1,115 @@
+// app/gui/analysis_plots.cpp — see analysis_plots.h.
+#include "app/gui/analysis_plots.h"
+
+#include "widgets/csv_table.h"
+#include "widgets/result_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace aw {
+namespace {
+
+// Table rows grouped by a text column, in first-seen order: {group, row indexes}.
+std::vector<std::pair<QString, std::vector<int>>> group_rows(const CsvTable& table, int column) {
+  std::vector<std::pair<QString, std::vector<int>>> groups;
+  for (int row = 0; row < table.rows.size(); ++row) {
+    const auto key = column >= 0 ? table.rows[row].value(column) : QString();
+    auto found = std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == key; });
+    if (found == groups.end()) groups.push_back({key, {row}});
+    else found->second.push_back(row);
+  }
+  return groups;
+}
+
+// values[layer − 1][head − 1] from a table with 1-based `layer` and `head` columns.
+QVector<QVector<double>> layer_head_matrix(const CsvTable& table, const QString& value_column) {
+  QVector<QVector<double>> values;
+  const int layer_col = table.column("layer"), head_col = table.column("head"), value_col = table.column(value_column);
+  for (int row = 0; row < table.rows.size(); ++row) {
+    const int layer = static_cast<int>(table.number(row, layer_col)), head = static_cast<int>(table.number(row, head_col));
+    if (layer < 1 || head < 1) continue;
+    while (values.size() < layer) values.append(QVector<double>());
+    while (values[layer - 1].size() < head) values[layer - 1].append(NAN);
+    values[layer - 1][head - 1] = table.number(row, value_col);
+  }
+  return values;
+}
+
+QString metric_label(const CsvTable& table) {
+  const auto metric = table.commentValue("metric");
+  return metric.isEmpty() ? QString("metric") : metric;
+}
+
+}  // namespace
+
+void plot_table_one(ResultPlot& plot, const CsvTable& table) {
+  const int model_col = table.column("model"), layer_col = table.column("layer"), head_col = table.column("head"),
+            ratio_col = table.column("Ratio");
+  QStringList categories;
+  QVector<PlotSeries> series;
+  for (const auto& [model, rows] : group_rows(table, model_col)) {
+    PlotSeries bars{model, {}, {}};
+    QStringList model_categories;
+    for (int row : rows) {
+      bars.y << table.number(row, ratio_col);
+      model_categories << (head_col >= 0 ? QString("L%1 H%2").arg(table.rows[row].value(layer_col), table.rows[row].value(head_col))
+                                         : QString("layer %1").arg(table.rows[row].value(layer_col)));
+    }
+    if (model_categories.size() > categories.size()) categories = model_categories;
+    series << bars;
+  }
+  plot.showBars("Ratio = CA / HA(μ) per layer", categories, series, "Ratio");
+}
+
+void plot_ablation(ResultPlot& plot, const CsvTable& table) {
+  const auto metric = metric_label(table);
+  if (table.column("best_head") >= 0) {  // all-but-one: the best lone head's delta per layer
+    PlotSeries bars{"best head alone", {}, {}};
+    QStringList layers;
+    for (int row = 0; row < table.rows.size(); ++row) {
+      layers << QString("layer %1 (H%2)").arg(table.rows[row].value(0), table.rows[row].value(1));
+      bars.y << table.number(row, table.column("delta"));
+    }
+    plot.showBars("Each layer with only its best head: Δ" + metric, layers, {bars}, "Δ " + metric);
+    return;
+  }
+  plot.showMatrix("Δ" + metric + " with one head off (baseline " + table.commentValue("baseline") + ")",
+                  layer_head_matrix(table, "delta"), "L", "H", "Δ " + metric, true);
+}
+
+void plot_importance(ResultPlot& plot, const CsvTable& table) {
+  plot.showMatrix("Head importance I_h", layer_head_matrix(table, "importance"), "L", "H", "importance", false);
+}
+
+void plot_pruning(ResultPlot& plot, const CsvTable& table) {
+  QVector<PlotSeries> series;
+  for (const auto& [order, rows] : group_rows(table, table.column("order"))) {
+    PlotSeries curve{order + " order", {}, {}};
+    for (int row : rows) {
+      curve.x << table.number(row, table.column("percent_pruned"));
+      curve.y << table.number(row, table.column("metric"));
+    }
+    series << curve;
+  }
+  plot.showCurves("Pruning heads (Michel Figure 3)", series, "% of heads pruned", metric_label(table));
+}
+
+void plot_diagonal_sweep(ResultPlot& plot, const CsvTable& table) {
+  PlotSeries curve{"diagonal × factor", {}, {}};
+  QVector<ReferenceLine> references;
+  for (int row = 0; row < table.rows.size(); ++row) {
+    const auto factor = table.rows[row].value(table.column("factor"));
+    const double metric = table.number(row, table.column("metric"));
+    bool numeric = false;
+    const double x = factor.toDouble(&numeric);
+    if (numeric) curve.x << x, curve.y << metric;
+    else references << ReferenceLine{"DiagFreeMask", metric};
+  }
+  plot.showCurves("Metric with the attention diagonal scaled (Bird-Eye Figure 3)", {curve}, "diagonal factor",
+                  metric_label(table), references);
+}
+
+}  // namespace aw

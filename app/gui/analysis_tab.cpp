@@ -1,0 +1,257 @@
+// app/gui/analysis_tab.cpp — see analysis_tab.h.
+#include "app/gui/analysis_tab.h"
+
+#include "analysis/registry.h"
+#include "app/gui/settings_form.h"
+#include "widgets/result_plot.h"
+
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFormLayout>
+#include <QFutureWatcher>
+#include <QJsonArray>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace aw {
+namespace {
+
+constexpr int kProgressIntervalMs = 100;  // progress reaches the UI at most this often
+
+QJsonArray to_json(const std::vector<std::vector<double>>& values) {
+  QJsonArray layers;
+  for (const auto& layer : values) {
+    QJsonArray heads;
+    for (double value : layer) heads.append(value);
+    layers.append(heads);
+  }
+  return layers;
+}
+
+std::vector<std::vector<double>> from_json(const QJsonArray& layers) {
+  std::vector<std::vector<double>> values;
+  for (const auto& layer : layers) {
+    values.emplace_back();
+    for (const auto& head : layer.toArray()) values.back().push_back(head.toDouble());
+  }
+  return values;
+}
+
+}  // namespace
+
+AnalysisTab::AnalysisTab(const TabSpec& spec, TabContext context, QObject* parent, bool lay_out_form)
+    : QObject(parent), context_(std::move(context)), spec_(spec), descriptor_(find_analysis(spec.name.toStdString())) {
+  Q_ASSERT(descriptor_);
+  panel_ = new AnalysisPanel(spec.description);
+  form_ = new SettingsForm(*descriptor_, spec.hidden, panel_);
+  if (spec.models == ModelChoice::One) addModelChooser("Model");
+  if (spec.models == ModelChoice::Two) addModelChooser("Model A"), addModelChooser("Model B");
+  if (lay_out_form) form_->addRowsTo(panel_->settingsForm());
+  if (spec.plotter) panel_->setPlotter(spec.plotter);
+  else panel_->setPlotVisible(false);
+  connect(panel_, &AnalysisPanel::runRequested, this, &AnalysisTab::start);
+  connect(panel_, &AnalysisPanel::cancelRequested, this, &AnalysisTab::cancel);
+}
+
+AnalysisTab::~AnalysisTab() {
+  cancel();
+  waitForFinished();
+}
+
+QComboBox* AnalysisTab::addModelChooser(const QString& label) {
+  auto* box = new QComboBox;
+  box->setObjectName(choosers_.isEmpty() ? "model" : QString("model_%1").arg(choosers_.size() + 1));
+  box->setMinimumContentsLength(16);
+  panel_->settingsForm()->addRow(label, box);
+  choosers_ << box;
+  connect(box, &QComboBox::currentIndexChanged, this, [this] { updateWindowField(); });
+  return box;
+}
+
+int AnalysisTab::chosenModel(int index) const {
+  auto* box = choosers_.value(index);
+  return box ? box->currentIndex() : -1;
+}
+
+bool AnalysisTab::isClassifier(int model) const {
+  return model >= 0 && model < static_cast<int>(models_.size()) && models_[model].classifier;
+}
+
+void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
+  models_ = models;
+  const auto preferred = std::find_if(models.begin(), models.end(),
+                                      [&](const auto& model) { return model.architecture == spec_.prefers; });
+  for (int index = 0; index < choosers_.size(); ++index) {
+    auto* box = choosers_[index];
+    const int previous = box->currentIndex();
+    const QSignalBlocker block(box);
+    box->clear();
+    for (const auto& model : models) box->addItem(QString("%1 (%2)").arg(model.name, model.architecture));
+    // The second chooser starts on the second model, so "two models side by side" works at once; a
+    // tab that prefers an architecture (LAMA) starts on the first model of it.
+    int fallback = std::min<int>(index, static_cast<int>(models.size()) - 1);
+    if (!spec_.prefers.isEmpty() && preferred != models.end()) fallback = static_cast<int>(preferred - models.begin());
+    // A preferred model that arrives later replaces a fallback that was not of its kind.
+    // A second chooser left on the first one's model (all there was) moves on when another arrives.
+    const bool keep = previous >= 0 && previous < box->count() &&
+                      (spec_.prefers.isEmpty() || models[previous].architecture == spec_.prefers ||
+                       preferred == models.end()) &&
+                      !(index > 0 && previous == choosers_[0]->currentIndex() && fallback != previous);
+    box->setCurrentIndex(keep ? previous : fallback);
+  }
+  updateWindowField();
+}
+
+// A classifier reads each example whole: the window is a language model's setting.
+void AnalysisTab::updateWindowField() {
+  auto* window = form_->input("window");
+  if (!window) return;
+  bool classifier = false;
+  for (int index = 0; index < choosers_.size(); ++index) classifier = classifier || isClassifier(chosenModel(index));
+  window->setEnabled(!classifier);
+}
+
+bool AnalysisTab::prepare(Run& run, QString* refusal) const {
+  if (spec_.models == ModelChoice::EveryCausal) {
+    for (int model = 0; model < static_cast<int>(models_.size()); ++model)
+      if (models_[model].causal && !models_[model].classifier) run.models << model;
+    if (run.models.isEmpty()) {
+      *refusal = QString::fromStdString(descriptor_->title) + " needs a causal language model; none is loaded";
+      return false;
+    }
+  } else {
+    for (int index = 0; index < choosers_.size(); ++index)
+      if (!run.models.contains(chosenModel(index))) run.models << chosenModel(index);
+  }
+  for (int model : run.models) run.gates.push_back(spec_.gated && context_.gates ? context_.gates(model) : HeadGates{});
+  run.settings = form_->values();
+  for (int model : run.models)
+    if (isClassifier(model)) run.settings.remove("window");
+  return true;
+}
+
+void AnalysisTab::start() {
+  if (isRunning()) return;
+  if (models_.empty()) {
+    panel_->showMessage("No model loaded: File → Open checkpoint folder…", true);
+    return;
+  }
+  Run run;
+  QString refusal;
+  if (!prepare(run, &refusal)) {
+    panel_->showMessage(refusal, true);
+    return;
+  }
+  result_model_ = run.models.value(0, -1);
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  auto cancel = cancel_;
+  QPointer<AnalysisPanel> target = panel_;
+  auto clock = std::make_shared<QElapsedTimer>();
+  clock->start();
+  // Runs on the worker thread: report at most every kProgressIntervalMs, and always the last step.
+  AnalysisProgress progress = [cancel, target, clock](qint64 done, qint64 total, const QString& phase) {
+    if (done == total || clock->elapsed() >= kProgressIntervalMs) {
+      clock->restart();
+      QMetaObject::invokeMethod(
+          target.data(), [target, done, total, phase] { if (target) target->setProgress(done, total, phase); },
+          Qt::QueuedConnection);
+    }
+    return !*cancel;
+  };
+  panel_->setRunning(true);
+  if (!watcher_) {
+    watcher_ = new QFutureWatcher<AnalysisJobOutcome>(this);
+    connect(watcher_, &QFutureWatcher<AnalysisJobOutcome>::finished, this, &AnalysisTab::finish);
+  }
+  auto* session = context_.session;
+  const auto name = spec_.name;
+  watcher_->setFuture(QtConcurrent::run([session, name, run, progress]() -> AnalysisJobOutcome {
+    try {
+      return {session->run(name, run.models, run.gates, run.settings, progress), {}};
+    } catch (const std::exception& error) {
+      return {{}, QString::fromUtf8(error.what())};
+    }
+  }));
+}
+
+void AnalysisTab::cancel() {
+  if (cancel_) *cancel_ = true;
+}
+
+bool AnalysisTab::isRunning() const { return panel_->isRunning(); }
+
+void AnalysisTab::waitForFinished() {
+  if (watcher_) watcher_->waitForFinished();
+}
+
+void AnalysisTab::finish() {
+  const auto outcome = watcher_->result();
+  panel_->setRunning(false);
+  if (!outcome.error.isEmpty()) panel_->showMessage(outcome.error, true);
+  else if (outcome.output.cancelled) panel_->showMessage("Cancelled — the previous result (if any) is kept", false);
+  else showOutput(outcome.output);
+  Q_EMIT finished();
+}
+
+void AnalysisTab::showOutput(const AnalysisOutput& output) {
+  shown_ = output;
+  panel_->setResult(output.csv);
+  if (!output.notes.isEmpty()) panel_->showMessage(output.notes.join("; "), false);
+  if (output.head_scores && !spec_.score_label.isEmpty()) {
+    const int model = output.head_scores->model >= 0 ? output.head_scores->model : result_model_;
+    Q_EMIT headScores(model, spec_.score_label, output.head_scores->damage());
+  }
+}
+
+void AnalysisTab::clearResult() {
+  shown_ = {};
+  panel_->setResult({});
+  panel_->plot()->clear("Run the analysis to see its plot");
+}
+
+QJsonObject AnalysisTab::state(const QDir& base) const {
+  QJsonObject entry{{"settings", form_->save(base)}};
+  QJsonArray chosen;
+  for (int index = 0; index < choosers_.size(); ++index) chosen.append(chosenModel(index));
+  if (!chosen.isEmpty()) entry["models"] = chosen;
+  if (!panel_->csv().isEmpty()) {
+    entry["csv"] = panel_->csv();
+    entry["model"] = result_model_;
+    QJsonObject parts;
+    for (auto part = shown_.parts.begin(); part != shown_.parts.end(); ++part) parts[part.key()] = part.value();
+    if (!parts.isEmpty()) entry["parts"] = parts;
+    if (const auto& scores = shown_.head_scores)
+      entry["head_scores"] = QJsonObject{{"label", scores->label},
+                                         {"damage_sign", scores->damage_sign},
+                                         {"model", scores->model},
+                                         {"values", to_json(scores->values)}};
+  }
+  saveExtra(entry);
+  return entry;
+}
+
+void AnalysisTab::restore(const QJsonObject& entry, const QDir& base) {
+  form_->restore(entry["settings"].toObject(), base);
+  const auto chosen = entry["models"].toArray();
+  for (int index = 0; index < choosers_.size() && index < chosen.size(); ++index) {
+    const int model = chosen[index].toInt(-1);
+    if (model >= 0 && model < choosers_[index]->count()) choosers_[index]->setCurrentIndex(model);
+  }
+  restoreExtra(entry, base);
+  if (!entry.contains("csv")) return;
+  result_model_ = entry["model"].toInt(-1);
+  AnalysisOutput output;
+  output.csv = entry["csv"].toString();
+  const auto parts = entry["parts"].toObject();
+  for (auto part = parts.begin(); part != parts.end(); ++part) output.parts[part.key()] = part.value().toString();
+  if (entry.contains("head_scores")) {
+    const auto scores = entry["head_scores"].toObject();
+    output.head_scores = HeadScoreGrid{scores["label"].toString(), from_json(scores["values"].toArray()),
+                                       scores["damage_sign"].toInt(1), scores["model"].toInt(result_model_)};
+  }
+  showOutput(output);
+}
+
+}  // namespace aw

@@ -1,0 +1,132 @@
+// app/gui/analysis_tab.h — one analysis tab, made from its descriptor (analysis/registry.h) and a row
+// of the tab table (analysis_tabs.cpp): the model chooser(s), a settings form generated from the
+// descriptor's fields (settings_form.h), a background run through ModelSession::run with progress and
+// cancel, the result as table and plot, head scores for the heads panel, and the tab's part of a
+// saved session (settings by field name and the finished result, so reopening does not recompute).
+// Tabs with more to show (top tokens, LAMA words) derive from it.
+#pragma once
+
+#include "app/gui/model_session.h"
+#include "widgets/analysis_panel.h"
+
+#include <QDir>
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QStringList>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QComboBox;
+template <typename T>
+class QFutureWatcher;
+
+namespace aw {
+
+struct AnalysisDescriptor;
+class AnalysisTab;
+class SettingsForm;
+
+// What every tab may ask of the window.
+struct TabContext {
+  ModelSession* session = nullptr;
+  std::function<HeadGates(int model)> gates;     // the heads panel's state of a model
+  std::function<QString()> sentence;             // the attention view's sentence
+  std::function<QStringList(int model)> tokens;  // that sentence's tokens for a model (may be empty)
+};
+
+enum class ModelChoice {
+  One,          // a "Model" chooser
+  Two,          // "Model A" and "Model B", side by side (B skipped when it is A)
+  EveryCausal,  // no chooser: every loaded causal language model
+};
+
+// One row of the tab table: which descriptor, and the little that differs between tabs.
+struct TabSpec {
+  QString name;         // the descriptor's name, and the tab's id ("ablate")
+  QString legacy_id;    // its id before descriptors ("ablation"): old sessions and --run
+  QString description;  // rich text over the form
+  AnalysisPanel::Plotter plotter;  // empty: no plot (the table is the figure)
+  ModelChoice models = ModelChoice::One;
+  bool gated = true;    // false: runs the full model, every head on (pruning)
+  QStringList hidden;   // fields the tab fills itself (top tokens: the sentence and target)
+  QString score_label;  // the heads panel's colouring for the run's head scores ("" = none)
+  QString prefers;      // the chooser starts on a model of this architecture ("lama")
+  // Makes a tab with extras; empty: a plain AnalysisTab.
+  std::function<AnalysisTab*(const TabSpec&, const TabContext&, QObject* parent)> make;
+};
+
+// What a background run hands back to the UI thread.
+struct AnalysisJobOutcome {
+  AnalysisOutput output;
+  QString error;  // one line for the user; empty on success
+};
+
+class AnalysisTab : public QObject {
+  Q_OBJECT
+
+ public:
+  // `lay_out_form` false: the derived tab places the form's editors itself.
+  AnalysisTab(const TabSpec& spec, TabContext context, QObject* parent, bool lay_out_form = true);
+  ~AnalysisTab() override;
+
+  const TabSpec& spec() const { return spec_; }
+  const AnalysisDescriptor& descriptor() const { return *descriptor_; }
+  AnalysisPanel* panel() const { return panel_; }
+  SettingsForm* form() const { return form_; }
+  QComboBox* modelChooser(int index = 0) const { return choosers_.value(index); }
+  int chosenModel(int index = 0) const;
+
+  virtual void setModels(const std::vector<ModelSummary>& models);
+  void start();
+  void cancel();
+  bool isRunning() const;
+  void waitForFinished();
+
+  QJsonObject state(const QDir& base) const;
+  void restore(const QJsonObject& entry, const QDir& base);
+  virtual void clearResult();
+
+ Q_SIGNALS:
+  // A finished or restored run's scores per [layer][head] (damage sign applied), for the heads panel.
+  void headScores(int model, const QString& label, const std::vector<std::vector<double>>& scores);
+  void finished();
+
+ protected:
+  struct Run {
+    QList<int> models;
+    std::vector<HeadGates> gates;
+    AnalysisSettings settings;
+  };
+  // Fills the run from the choosers, the heads panel and the form; false with a message to refuse.
+  virtual bool prepare(Run& run, QString* refusal) const;
+  virtual void showOutput(const AnalysisOutput& output);
+  virtual void saveExtra(QJsonObject& /*entry*/) const {}
+  virtual void restoreExtra(const QJsonObject& /*entry*/, const QDir& /*base*/) {}
+  QComboBox* addModelChooser(const QString& label);
+  const std::vector<ModelSummary>& models() const { return models_; }
+  bool isClassifier(int model) const;
+  const AnalysisOutput& shown() const { return shown_; }
+
+  TabContext context_;
+
+ private:
+  void finish();
+  void updateWindowField();
+
+  TabSpec spec_;
+  const AnalysisDescriptor* descriptor_;
+  AnalysisPanel* panel_;
+  SettingsForm* form_;
+  QList<QComboBox*> choosers_;
+  std::vector<ModelSummary> models_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  QFutureWatcher<AnalysisJobOutcome>* watcher_ = nullptr;
+  AnalysisOutput shown_;  // the result on view: its CSV, further parts and head scores
+  int result_model_ = -1;  // the model the result on view was computed on
+};
+
+}  // namespace aw

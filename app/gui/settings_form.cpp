@@ -1,0 +1,225 @@
+// app/gui/settings_form.cpp — see settings_form.h.
+#include "app/gui/settings_form.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QJsonValue>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+
+#include <algorithm>
+#include <climits>
+
+namespace aw {
+namespace {
+
+int clamped(int64_t value) { return static_cast<int>(std::clamp<int64_t>(value, INT_MIN + 1, INT_MAX)); }
+
+bool is_wide(FieldKind kind) { return kind == FieldKind::Path || kind == FieldKind::Text || kind == FieldKind::List; }
+
+QString label_of(const SettingField& field) {
+  return QString::fromStdString(field.label.empty() ? field.name : field.label);
+}
+
+QWidget* make_input(const SettingField& field) {
+  const auto initial = QString::fromStdString(field.default_text);
+  switch (field.kind) {
+    case FieldKind::Integer: {
+      auto* spin = new QSpinBox;
+      // A field whose default the analysis decides (the window: the model's positions) starts on
+      // "auto", one below its minimum.
+      const bool automatic = field.default_text.empty();
+      spin->setRange(clamped(field.minimum) - (automatic ? 1 : 0), clamped(field.maximum));
+      if (automatic) spin->setSpecialValueText("auto");
+      spin->setValue(automatic ? spin->minimum() : initial.toInt());
+      spin->setMinimumWidth(70);
+      return spin;
+    }
+    case FieldKind::Flag:
+      return new QCheckBox(label_of(field));
+    case FieldKind::Choice: {
+      auto* box = new QComboBox;
+      if (field.default_text.empty()) box->addItem("default", QString());
+      for (const auto& choice : field.choices) box->addItem(QString::fromStdString(choice), QString::fromStdString(choice));
+      box->setCurrentIndex(std::max(0, box->findData(initial)));
+      return box;
+    }
+    case FieldKind::Number:
+    case FieldKind::Text:
+    case FieldKind::Path:
+    case FieldKind::List: {
+      auto* edit = new QLineEdit(initial);
+      edit->setPlaceholderText(QString::fromStdString(field.value_name));
+      return edit;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+SettingsForm::SettingsForm(const AnalysisDescriptor& descriptor, const QStringList& hidden, QWidget* owner)
+    : QObject(owner), owner_(owner) {
+  for (const auto& field : descriptor.fields) {
+    const auto name = QString::fromStdString(field.name);
+    if (!field.in_form || hidden.contains(name)) continue;
+    auto* input = make_input(field);
+    input->setObjectName(name);
+    input->setToolTip(QString::fromStdString(field.help));
+    QWidget* placed = input;
+    if (field.kind == FieldKind::Path) {
+      auto* edit = static_cast<QLineEdit*>(input);
+      placed = new QWidget;
+      auto* layout = new QHBoxLayout(placed);
+      layout->setContentsMargins(0, 0, 0, 0);
+      auto* browse = new QPushButton("Browse…");
+      layout->addWidget(edit, 1);
+      layout->addWidget(browse);
+      const bool folder = field.value_name == "DIR";
+      connect(browse, &QPushButton::clicked, this, [this, edit, name, folder, title = label_of(field)] {
+        const auto chosen = folder ? QFileDialog::getExistingDirectory(owner_, title, edit->text())
+                                   : QFileDialog::getOpenFileName(owner_, title, edit->text());
+        if (chosen.isEmpty()) return;
+        edit->setText(chosen);
+        Q_EMIT edited(name);
+      });
+    }
+    if (auto* edit = qobject_cast<QLineEdit*>(input))
+      connect(edit, &QLineEdit::editingFinished, this, [this, name] { Q_EMIT edited(name); });
+    else if (auto* spin = qobject_cast<QSpinBox*>(input))
+      connect(spin, &QSpinBox::valueChanged, this, [this, name] { Q_EMIT edited(name); });
+    else if (auto* box = qobject_cast<QComboBox*>(input))
+      connect(box, &QComboBox::currentIndexChanged, this, [this, name] { Q_EMIT edited(name); });
+    else if (auto* check = qobject_cast<QCheckBox*>(input))
+      connect(check, &QCheckBox::toggled, this, [this, name] { Q_EMIT edited(name); });
+    entries_.push_back({&field, input, placed});
+  }
+}
+
+void SettingsForm::addRowsTo(QFormLayout* form) const {
+  QHBoxLayout* row = nullptr;
+  bool row_stretches = false;  // a row with a path or text field fills the width; others keep left
+  const auto close_row = [&] {
+    if (row && !row_stretches) row->addStretch(1);
+  };
+  for (const auto& entry : entries_) {
+    const bool wide = is_wide(entry.field->kind);
+    if (wide || !row) {
+      close_row();
+      auto* holder = new QWidget;
+      row = new QHBoxLayout(holder);
+      row->setContentsMargins(0, 0, 0, 0);
+      row_stretches = wide;
+      form->addRow(entry.field->kind == FieldKind::Flag ? QString() : label_of(*entry.field), holder);
+      row->addWidget(entry.placed, wide ? 1 : 0);
+      continue;
+    }
+    row->addSpacing(10);
+    if (entry.field->kind != FieldKind::Flag) row->addWidget(new QLabel(label_of(*entry.field)));
+    row->addWidget(entry.placed);
+  }
+  close_row();
+}
+
+const SettingsForm::Entry* SettingsForm::entry(const QString& name) const {
+  const auto found = std::find_if(entries_.begin(), entries_.end(),
+                                  [&](const Entry& entry) { return entry.input->objectName() == name; });
+  return found == entries_.end() ? nullptr : &*found;
+}
+
+QWidget* SettingsForm::input(const QString& name) const {
+  const auto* found = entry(name);
+  return found ? found->input : nullptr;
+}
+
+QWidget* SettingsForm::placed(const QString& name) const {
+  const auto* found = entry(name);
+  return found ? found->placed : nullptr;
+}
+
+void SettingsForm::replaceWithChoices(const QString& name, QComboBox* box) {
+  auto found = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.input->objectName() == name; });
+  if (found == entries_.end()) return;
+  box->setObjectName(name);
+  box->setToolTip(found->input->toolTip());
+  delete found->placed;
+  found->input = found->placed = box;
+  connect(box, &QComboBox::currentIndexChanged, this, [this, name] { Q_EMIT edited(name); });
+}
+
+QString SettingsForm::text(const Entry& entry, bool* given) const {
+  QString value;
+  if (auto* check = qobject_cast<QCheckBox*>(entry.input)) {
+    *given = check->isChecked();
+    return {};
+  }
+  if (auto* spin = qobject_cast<QSpinBox*>(entry.input))
+    value = !spin->specialValueText().isEmpty() && spin->value() == spin->minimum() ? QString() : QString::number(spin->value());
+  else if (auto* box = qobject_cast<QComboBox*>(entry.input))
+    value = box->currentData().toString();
+  else if (auto* edit = qobject_cast<QLineEdit*>(entry.input))
+    value = edit->text().trimmed();
+  *given = !value.isEmpty();
+  return value;
+}
+
+AnalysisSettings SettingsForm::values() const {
+  AnalysisSettings settings;
+  for (const auto& entry : entries_) {
+    bool given = false;
+    const auto value = text(entry, &given);
+    if (given) settings[entry.input->objectName()] = value;
+  }
+  return settings;
+}
+
+void SettingsForm::setValue(const QString& name, const QString& value) {
+  const auto* found = entry(name);
+  if (!found) return;
+  if (auto* check = qobject_cast<QCheckBox*>(found->input)) {
+    check->setChecked(!value.isEmpty() && value != "false" && value != "0");
+  } else if (auto* spin = qobject_cast<QSpinBox*>(found->input)) {
+    bool numeric = false;
+    const int number = value.toInt(&numeric);
+    spin->setValue(numeric ? number : spin->minimum());
+  } else if (auto* box = qobject_cast<QComboBox*>(found->input)) {
+    const int index = box->findData(value);
+    if (index >= 0) box->setCurrentIndex(index);
+  } else if (auto* edit = qobject_cast<QLineEdit*>(found->input)) {
+    edit->setText(value);
+  }
+}
+
+QJsonObject SettingsForm::save(const QDir& base) const {
+  QJsonObject saved;
+  for (const auto& entry : entries_) {
+    bool given = false;
+    const auto value = text(entry, &given);
+    const auto name = entry.input->objectName();
+    if (entry.field->kind == FieldKind::Flag) saved[name] = given;
+    else saved[name] = entry.field->kind == FieldKind::Path && given ? base.relativeFilePath(value) : value;
+  }
+  return saved;
+}
+
+void SettingsForm::restore(const QJsonObject& saved, const QDir& base) {
+  for (const auto& entry : entries_) {
+    const auto name = entry.input->objectName();
+    if (!saved.contains(name)) continue;
+    const auto value = saved[name];
+    if (entry.field->kind == FieldKind::Flag) {
+      setValue(name, value.toBool() ? "1" : "");
+      continue;
+    }
+    auto text = value.isDouble() ? QString::number(value.toInteger()) : value.toString();
+    if (entry.field->kind == FieldKind::Path && !text.isEmpty()) text = QDir::cleanPath(base.absoluteFilePath(text));
+    setValue(name, text);
+  }
+}
+
+}  // namespace aw

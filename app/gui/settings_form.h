@@ -1,0 +1,64 @@
+// app/gui/settings_form.h — an analysis' settings as editors, made from its descriptor's fields
+// (analysis/descriptor.h) the way attention-cli makes options of them: Integer → spin box (a field
+// without a default starts on "auto"), Flag → check box, Choice → combo box, Path → line edit with
+// Browse…, Text / List → line edit; label from the field's label, tooltip from its help. Each editor
+// is named after its field (objectName), and the settings read, save and restore by field name.
+#pragma once
+
+#include "analysis/descriptor.h"
+#include "app/gui/model_session.h"
+
+#include <QDir>
+#include <QJsonObject>
+#include <QObject>
+#include <QStringList>
+
+#include <vector>
+
+class QComboBox;
+class QFormLayout;
+class QWidget;
+
+namespace aw {
+
+class SettingsForm : public QObject {
+  Q_OBJECT
+
+ public:
+  // Editors for the fields shown in a form (in_form), except those in `hidden` (the tab fills them).
+  SettingsForm(const AnalysisDescriptor& descriptor, const QStringList& hidden, QWidget* owner);
+
+  // Lays the editors out: each path or text field starts a row under its label; the spin boxes,
+  // choices and check boxes that follow join that row (each with its label), so a form stays short.
+  void addRowsTo(QFormLayout* form) const;
+  // The editor itself (QSpinBox, QCheckBox, QComboBox or QLineEdit), and what to place in a layout
+  // (for a path, the line edit with its Browse… button).
+  QWidget* input(const QString& name) const;
+  QWidget* placed(const QString& name) const;
+  // Shows `box` for a field instead of the generated editor; its items carry the values as item data.
+  void replaceWithChoices(const QString& name, QComboBox* box);
+
+  // What is given: flags that are on, values that are not "auto" or empty.
+  AnalysisSettings values() const;
+  void setValue(const QString& name, const QString& value);
+  // By field name: flags as booleans, the rest as text ("" = not given); paths relative to `base`.
+  QJsonObject save(const QDir& base) const;
+  void restore(const QJsonObject& saved, const QDir& base);
+
+ Q_SIGNALS:
+  void edited(const QString& name);  // the user changed a field (a path picked with Browse… too)
+
+ private:
+  struct Entry {
+    const SettingField* field;
+    QWidget* input;
+    QWidget* placed;
+  };
+  const Entry* entry(const QString& name) const;
+  QString text(const Entry& entry, bool* given) const;
+
+  std::vector<Entry> entries_;
+  QWidget* owner_;
+};
+
+}  // namespace aw

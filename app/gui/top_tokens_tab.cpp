@@ -1,0 +1,85 @@
+// app/gui/top_tokens_tab.cpp — see top_tokens_tab.h.
+#include "app/gui/top_tokens_tab.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QScrollArea>
+#include <QToolButton>
+
+namespace aw {
+
+TopTokensTab::TopTokensTab(const TabSpec& spec, const TabContext& context, QObject* parent)
+    : AnalysisTab(spec, context, parent) {
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFixedHeight(48);
+  target_row_ = new QWidget;
+  new QHBoxLayout(target_row_);
+  target_row_->layout()->setContentsMargins(0, 0, 0, 0);
+  scroll->setWidget(target_row_);
+  target_buttons_ = new QButtonGroup(this);
+  target_buttons_->setExclusive(true);
+  panel()->settingsForm()->addRow("Target", scroll);
+  connect(target_buttons_, &QButtonGroup::idClicked, this, [this](int position) { target_ = position; });
+  connect(modelChooser(0), &QComboBox::currentIndexChanged, this, [this] { refreshTargets(); });
+}
+
+void TopTokensTab::setModels(const std::vector<ModelSummary>& models) {
+  AnalysisTab::setModels(models);
+  refreshTargets();
+}
+
+void TopTokensTab::refreshTargets() {
+  const auto tokens = context_.tokens ? context_.tokens(chosenModel(0)) : QStringList();
+  for (auto* button : target_buttons_->buttons()) {
+    target_buttons_->removeButton(button);
+    delete button;
+  }
+  const int chosen = target_ >= 1 && target_ < tokens.size() ? target_ : tokens.size() - 1;
+  for (int position = 1; position < tokens.size(); ++position) {
+    auto* button = new QToolButton;
+    button->setText(tokens[position]);
+    button->setToolTip(QString("target position %1").arg(position));
+    button->setCheckable(true);
+    button->setChecked(position == chosen);
+    target_buttons_->addButton(button, position);
+    target_row_->layout()->addWidget(button);
+  }
+  if (tokens.size() < 2) {
+    auto* hint = new QToolButton;
+    hint->setText("run a sentence of two or more tokens in the Attention tab");
+    hint->setEnabled(false);
+    target_buttons_->addButton(hint, -1);
+    target_row_->layout()->addWidget(hint);
+  }
+  target_ = tokens.size() >= 2 ? chosen : -1;
+}
+
+bool TopTokensTab::prepare(Run& run, QString* refusal) const {
+  if (!AnalysisTab::prepare(run, refusal)) return false;
+  const auto sentence = context_.sentence ? context_.sentence().trimmed() : QString();
+  if (sentence.isEmpty()) {
+    *refusal = "Type a sentence in the Attention tab first";
+    return false;
+  }
+  run.settings["text"] = sentence;
+  if (target_ >= 1) run.settings["target"] = QString::number(target_);
+  return true;
+}
+
+void TopTokensTab::saveExtra(QJsonObject& entry) const {
+  auto settings = entry["settings"].toObject();
+  settings["target"] = target_ >= 1 ? QString::number(target_) : QString();
+  entry["settings"] = settings;
+}
+
+void TopTokensTab::restoreExtra(const QJsonObject& entry, const QDir&) {
+  const auto settings = entry["settings"].toObject();
+  const auto saved = settings["target"];
+  target_ = saved.isDouble() ? saved.toInt(-1) : saved.toString().isEmpty() ? -1 : saved.toString().toInt();
+  refreshTargets();
+}
+
+}  // namespace aw
