@@ -182,6 +182,7 @@ struct AnalysisDescriptor {
   std::vector<SettingField> fields;
   std::vector<OutputFile> outputs{{"out", "csv", "the CSV (default: stdout)"}};
   std::string stdout_part = "csv";  // printed when --out is not given ("" = print `text`)
+  bool desktop_tab = true;          // the desktop application gives it a tab of its own
   std::function<AnalysisReport(const AnalysisRequest&)> run;
 
   const SettingField* field(const std::string& name) const;

@@ -3,6 +3,17 @@
 
 namespace aw {
 
+// Defined in analysis/descriptors/*.cpp, one file each.
+AnalysisDescriptor eval_descriptor();
+AnalysisDescriptor stats_descriptor();
+AnalysisDescriptor top_tokens_descriptor();
+AnalysisDescriptor diag_sweep_descriptor();
+AnalysisDescriptor ablate_descriptor();
+AnalysisDescriptor importance_descriptor();
+AnalysisDescriptor prune_descriptor();
+AnalysisDescriptor word_weights_descriptor();
+AnalysisDescriptor keywords_descriptor();
+
 const std::vector<AnalysisDescriptor>& analysis_registry() {
   static const std::vector<AnalysisDescriptor> registry{
       eval_descriptor(),     stats_descriptor(),      top_tokens_descriptor(),

@@ -72,6 +72,7 @@ AnalysisDescriptor eval_descriptor() {
   descriptor.fields = corpus_fields();
   descriptor.outputs = {};
   descriptor.stdout_part = "";
+  descriptor.desktop_tab = false;  // the attention view shows predictions; this is a report to read
   descriptor.run = [](const AnalysisRequest& request) {
     const auto& loaded = *request.models.front();
     const auto data = corpus_data(request, loaded, "eval");

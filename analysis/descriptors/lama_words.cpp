@@ -120,6 +120,7 @@ AnalysisDescriptor keywords_descriptor() {
   auto descriptor = lama_descriptor("keywords", "Keywords", "LAMA Table 6: words with the highest mean weight per label");
   for (auto& field : keyword_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.outputs = {{"out", "csv", "label,rank,word,mean_weight,count (default: stdout)"}};
+  descriptor.desktop_tab = false;  // the LAMA words tab shows them (word-weights' keywords part)
   descriptor.run = [](const AnalysisRequest& request) {
     const auto& loaded = *request.models.front();
     const auto selection = weight_selection(request, loaded);

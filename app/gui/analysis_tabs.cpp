@@ -1,5 +1,5 @@
-// app/gui/analysis_tabs.cpp — see analysis_tabs.h. Adding a tab for a new descriptor is one row of
-// the table below (and, at most, a plot in analysis_plots.cpp).
+// app/gui/analysis_tabs.cpp — see analysis_tabs.h. A new descriptor gets a plain tab by itself;
+// a row in the table below gives it a plot (analysis_plots.cpp) or extras.
 #include "app/gui/analysis_tabs.h"
 
 #include "app/gui/analysis_plots.h"
@@ -7,7 +7,11 @@
 #include "app/gui/settings_form.h"
 #include "app/gui/top_tokens_tab.h"
 
+#include "analysis/registry.h"
+
 #include <QLineEdit>
+
+#include <algorithm>
 #include <QTabWidget>
 
 namespace aw {
@@ -38,12 +42,29 @@ AnalysisTab* make_tab(const TabSpec& spec, const TabContext& context, QObject* p
   return new Tab(spec, context, parent);
 }
 
+// The rows of the table below, then a plain tab for every other descriptor of the registry that
+// wants one: a new analysis has a tab (form, run, table, export) without a row here.
+std::vector<TabSpec> with_registry_tabs(std::vector<TabSpec> specs) {
+  for (const auto& descriptor : analysis_registry()) {
+    const auto name = QString::fromStdString(descriptor.name);
+    const bool listed = std::any_of(specs.begin(), specs.end(), [&](const TabSpec& spec) { return spec.name == name; });
+    if (listed || !descriptor.desktop_tab) continue;
+    TabSpec spec;
+    spec.name = name;
+    spec.description = QString("<b>%1.</b> %2.").arg(QString::fromStdString(descriptor.title),
+                                                     QString::fromStdString(descriptor.summary).toHtmlEscaped());
+    spec.score_label = QString::fromStdString(descriptor.title).toLower();
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
 }  // namespace
 
 const std::vector<TabSpec>& AnalysisTabs::table() {
   // name, old id, description, plot, models, gated, fields the tab fills, head-score colouring,
   // preferred architecture, the tab's class when it has extras.
-  static const std::vector<TabSpec> specs{
+  static const std::vector<TabSpec> specs = with_registry_tabs({
       {"stats", "table1", kStatsDescription, plot_table_one, ModelChoice::EveryCausal},
       {"ablate", "ablation", kAblateDescription, plot_ablation, ModelChoice::One, true, {}, "ablation damage"},
       {"importance", "importance", kImportanceDescription, plot_importance, ModelChoice::One, true, {}, "importance"},
@@ -52,7 +73,7 @@ const std::vector<TabSpec>& AnalysisTabs::table() {
        {}, {}, make_tab<TopTokensTab>},
       {"diag-sweep", "diag_sweep", kDiagSweepDescription, plot_diagonal_sweep},
       {"word-weights", "lama", LamaTab::kDescription, {}, ModelChoice::One, true, {}, {}, "lama", make_tab<LamaTab>},
-  };
+  });
   return specs;
 }
 
