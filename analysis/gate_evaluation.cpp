@@ -78,7 +78,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
     // The shared lower layers: once per batch, with the settings' common gates.
     ForwardOptions lower;
     lower.head_gates = all_gates[0];
-    const auto shared = model.run_layers(model.embed(input), input, 0, first_layer, lower, nullptr);
+    const auto shared = model.run_layers(model.embed(input), input, 0, first_layer, lower).hidden;
 
     const int64_t row_limit = max_batch_rows > 0 ? max_batch_rows : default_batch_rows(device, input.input_ids.size(1));
     const int64_t chunk = std::max<int64_t>(1, row_limit / rows);
@@ -91,9 +91,9 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
       ForwardOptions upper;
       upper.head_gates = all_gates.narrow(0, first, size).repeat_interleave(rows, 0);      // (size·B, L, H)
       const auto hidden = split_at_gates
-                              ? model.run_layers(shared, input, first_layer, config.n_layers, upper, nullptr)
+                              ? model.run_layers(shared, input, first_layer, config.n_layers, upper).hidden
                               : model.run_layers(shared.repeat({size, 1, 1}), repeated, first_layer, config.n_layers,
-                                                 upper, nullptr);                          // (size·B, n, d)
+                                                 upper).hidden;                            // (size·B, n, d)
       if (data.is_classification()) {
         const auto logits = model.output(hidden, repeated).to(torch::kFloat32);             // (size·B, C)
         const auto labels = data.labels[index].to(device).repeat({size});

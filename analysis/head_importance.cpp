@@ -39,7 +39,7 @@ torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, i
                             const torch::Tensor& gates) {
   ForwardOptions options;
   options.head_gates = gates;
-  const auto hidden = model.run_layers(model.embed(input), input, 0, model.config().n_layers, options, nullptr);
+  const auto hidden = model.run_layers(model.embed(input), input, 0, model.config().n_layers, options).hidden;
   if (data.is_classification()) {
     const auto logits = model.output(hidden, input).to(torch::kFloat32);                  // (B, C)
     const auto loss = torch::nn::functional::cross_entropy(logits, data.labels[index].to(logits.device()));

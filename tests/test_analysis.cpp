@@ -413,7 +413,7 @@ TEST(GateEvaluation, SettingsOnSeveralWorkersGiveTheNumbersOfOne) {
 
 // The last hidden states of a batch: (B, n, d).
 torch::Tensor last_hidden(AttentionModel& model, const ModelInput& batch) {
-  return model.run_layers(model.embed(batch), batch, 0, model.config().n_layers, {}, nullptr);
+  return model.run_layers(model.embed(batch), batch, 0, model.config().n_layers, {}).hidden;
 }
 
 TEST(TokenLoss, ChunkedLossesEqualCrossEntropyOfTheWholeOutput) {

@@ -124,11 +124,12 @@ TEST_P(EveryFamily, GateOfZeroRemovesExactlyThatHeadsContribution) {
   if (c.causal) context.blocked = torch::ones({9, 9}, torch::kBool).triu(1).view({1, 1, 9, 9});
   if (c.bird_eye && c.diag_free_mask) context.reweighted_blocked = torch::eye(9, torch::kBool).index_put_({0, 0}, false);
 
-  torch::Tensor probabilities;
-  const auto all_on = attention_module->forward(x, context, {}, &probabilities);
+  const auto attended = attention_module->forward(x, context, {}, /*return_probabilities=*/true);
+  const auto& all_on = attended.output;
+  const auto& probabilities = attended.probabilities;
   const int64_t head = 1, dh = c.d_head;
   const auto gates = torch::tensor({1.0f, 0.0f, 1.0f}).view({1, 3});
-  const auto gated = attention_module->forward(x, context, gates, nullptr);
+  const auto gated = attention_module->forward(x, context, gates, /*return_probabilities=*/false).output;
 
   const auto values = attention_module->v(x).view({2, 9, 3, dh}).select(2, head);                   // (B, n, dh)
   const auto head_context = torch::matmul(probabilities.select(1, head), values);                     // (B, n, dh)
@@ -177,11 +178,11 @@ TEST_P(EveryFamily, GateRowsSplittingTheBatchEqualRepeatedRows) {
   gates[5][1][0] = 0.0;
   ForwardOptions options;
   options.head_gates = gates;
-  const auto split = model->run_layers(model->embed(input), input, 0, c.n_layers, options, nullptr);
+  const auto split = model->run_layers(model->embed(input), input, 0, c.n_layers, options).hidden;
   ModelInput repeated;
   repeated.input_ids = input.input_ids.repeat({3, 1});
   repeated.attention_mask = input.attention_mask.repeat({3, 1});
-  const auto expected = model->run_layers(model->embed(repeated), repeated, 0, c.n_layers, options, nullptr);
+  const auto expected = model->run_layers(model->embed(repeated), repeated, 0, c.n_layers, options).hidden;
   ASSERT_EQ(split.sizes(), expected.sizes());
   EXPECT_TRUE(torch::allclose(split, expected, 1e-5, 1e-5)) << max_difference(split, expected);
 }
@@ -206,8 +207,8 @@ TEST_P(EveryFamily, StagedForwardEqualsForward) {
   torch::manual_seed(8);
   const auto input = sample_input();
   const auto whole = model->forward(input, {});
-  auto hidden = model->run_layers(model->embed(input), input, 0, 1, {}, nullptr);
-  hidden = model->run_layers(hidden, input, 1, c.n_layers, {}, nullptr);
+  auto hidden = model->run_layers(model->embed(input), input, 0, 1, {}).hidden;
+  hidden = model->run_layers(hidden, input, 1, c.n_layers, {}).hidden;
   EXPECT_TRUE(torch::equal(hidden, whole.hidden));
   if (whole.logits.defined()) EXPECT_TRUE(torch::equal(model->output(hidden, input), whole.logits));
 }
@@ -224,6 +225,26 @@ TEST_P(EveryFamily, ObserverSeesEveryLayerInStatsMode) {
   const auto result = model->forward(sample_input(), options);
   EXPECT_EQ(seen, (std::vector<int64_t>{0, 1}));
   EXPECT_TRUE(result.attention.empty());  // Stats keeps nothing
+}
+
+TEST_P(EveryFamily, RunLayersReturnsWhatTheObserverSaw) {
+  const auto c = config();
+  auto model = random_model(c);
+  torch::manual_seed(13);
+  const auto input = sample_input();
+  std::vector<torch::Tensor> observed;
+  auto options = capture_all();
+  options.observer = [&](int64_t, const torch::Tensor& probabilities) { observed.push_back(probabilities); };
+  const auto run = model->run_layers(model->embed(input), input, 0, c.n_layers, options);
+  const auto whole = model->forward(input, capture_all());
+  ASSERT_EQ(run.attention.size(), static_cast<size_t>(c.n_layers));
+  ASSERT_EQ(observed.size(), run.attention.size());
+  for (int64_t layer = 0; layer < c.n_layers; ++layer) {
+    EXPECT_TRUE(observed[layer].is_same(run.attention[layer])) << "layer " << layer;  // the one tensor, not a copy
+    EXPECT_TRUE(torch::equal(run.attention[layer], whole.attention[layer])) << "layer " << layer;
+  }
+  EXPECT_TRUE(torch::equal(run.hidden, whole.hidden));
+  EXPECT_TRUE(model->run_layers(model->embed(input), input, 0, c.n_layers, {}).attention.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, EveryFamily,
@@ -376,6 +397,33 @@ TEST(TransformerInput, PaddedKeysGetNoAttention) {
   const auto result = model->forward(input, capture_all());
   for (const auto& attention : result.attention)
     EXPECT_EQ(attention[1].narrow(-1, 6, 3).abs().max().item<double>(), 0.0);
+}
+
+// --- A block's typed output ---------------------------------------------------------------------
+
+// A transformer block hands its attention back as a value: the probabilities Full capture keeps,
+// and none (undefined) when they are not asked for; the hidden state is the same either way.
+TEST(TransformerBlock, ReturnsTheProbabilitiesCaptureKeepsOnlyWhenAsked) {
+  auto model = random_model(tiny_config("transformer_lm"));
+  torch::manual_seed(14);
+  const auto input = sample_input(2, 9);
+  const int64_t length = 9;
+  AttentionContext context;  // what a causal model without padding or diagonal treatment builds
+  context.blocked = torch::ones({length, length}, torch::kBool).triu(1).view({1, 1, length, length});
+  context.blocked_bias = torch::zeros({1, 1, length, length}).masked_fill_(context.blocked, -INFINITY);
+
+  const auto embedded = model->embed(input);
+  auto block = model->layers[0]->as<TransformerBlock>();
+  const auto asked = block->forward(embedded, context, {}, true);
+  const auto not_asked = block->forward(embedded, context, {}, false);
+  const auto captured = model->forward(input, capture_all());
+
+  ASSERT_TRUE(asked.probabilities.defined());
+  EXPECT_EQ(asked.probabilities.sizes(), (std::vector<int64_t>{2, 3, length, length}));
+  EXPECT_TRUE(torch::equal(asked.probabilities, captured.attention[0])) << max_difference(asked.probabilities, captured.attention[0]);
+  EXPECT_FALSE(not_asked.probabilities.defined());
+  EXPECT_TRUE(torch::equal(asked.hidden, not_asked.hidden));
+  EXPECT_TRUE(torch::equal(asked.hidden, model->run_layers(embedded, input, 0, 1, {}).hidden));
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ void write_tiny_bert_checkpoint(const std::string& dir, bool classifier, uint64_
   auto model = create_model(config);
   const auto parameters = model->module().named_parameters();
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
-  for (const auto& binding : foreign_weight_table(config)->bindings)
+  const auto table = foreign_weight_table(config);
+  for (const auto& binding : table->bindings)
     tensors.emplace_back(binding.sources.front(), parameters[binding.parameter].detach());
   write_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
 }

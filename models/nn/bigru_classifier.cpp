@@ -20,15 +20,13 @@ torch::Tensor BiGruMeanImpl::embed(const ModelInput& input) {
   return encoder(input.input_ids.to(device), document_lengths(input)).annotations;       // (B, n, 2h)
 }
 
-torch::Tensor BiGruMeanImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
-                                        int64_t end_layer, const ForwardOptions& options,
-                                        std::vector<torch::Tensor>* attention_by_layer) {
+LayersResult BiGruMeanImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
+                                       int64_t end_layer, const ForwardOptions& options) {
   (void)input;
   (void)first_layer;
   (void)end_layer;
-  (void)attention_by_layer;
   if (options.head_gates.defined()) throw Error("bigru_mean has no attention heads to gate");
-  return hidden;
+  return {std::move(hidden), {}};
 }
 
 torch::Tensor BiGruMeanImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
@@ -39,7 +37,7 @@ torch::Tensor BiGruMeanImpl::output(const torch::Tensor& hidden, const ModelInpu
 
 ForwardResult BiGruMeanImpl::forward(const ModelInput& input, const ForwardOptions& options) {
   ForwardResult result;
-  result.hidden = run_layers(embed(input), input, 0, 0, options, &result.attention);
+  result.hidden = run_layers(embed(input), input, 0, 0, options).hidden;
   result.logits = output(result.hidden, input);
   return result;
 }

@@ -18,8 +18,8 @@ class BiGruMeanImpl : public torch::nn::Module, public AttentionModel {
 
   ForwardResult forward(const ModelInput& input, const ForwardOptions& options = {}) override;
   torch::Tensor embed(const ModelInput& input) override;  // annotations (B, n, 2h)
-  torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
-                           const ForwardOptions& options, std::vector<torch::Tensor>* attention_by_layer) override;
+  LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
+                          const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;  // (B, C)
 
   WordGru encoder{nullptr};

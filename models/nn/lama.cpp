@@ -75,20 +75,16 @@ LamaAttention LamaImpl::attend(const torch::Tensor& embedded, const torch::Tenso
   return out;
 }
 
-torch::Tensor LamaImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
-                                   int64_t end_layer, const ForwardOptions& options,
-                                   std::vector<torch::Tensor>* attention_by_layer) {
-  if (first_layer >= end_layer) return hidden;
+LayersResult LamaImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
+                                  int64_t end_layer, const ForwardOptions& options) {
+  if (first_layer >= end_layer) return {std::move(hidden), {}};
   TORCH_CHECK(first_layer == 0 && end_layer == 1, "LAMA has one attention layer; asked for layers ", first_layer,
               "..", end_layer);
   const auto gates = lama_gates(options.head_gates, config_.n_heads, hidden.size(0), hidden);
-  const auto attended = attend(hidden, input.attention_mask, gates);
-  if (options.capture != CaptureMode::None) {
-    const auto probabilities = attended.attention.unsqueeze(2);                           // (B, m, 1, n)
-    if (options.observer) options.observer(0, probabilities);
-    if (options.capture == CaptureMode::Full && attention_by_layer) attention_by_layer->push_back(probabilities);
-  }
-  return attended.pooled;
+  auto attended = attend(hidden, input.attention_mask, gates);
+  AttentionSink sink(options);
+  if (sink.wants_probabilities()) sink.take(0, attended.attention.unsqueeze(2));    // (B, m, 1, n)
+  return {std::move(attended.pooled), sink.release()};
 }
 
 torch::Tensor LamaImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
@@ -97,8 +93,10 @@ torch::Tensor LamaImpl::output(const torch::Tensor& hidden, const ModelInput& in
 }
 
 ForwardResult LamaImpl::forward(const ModelInput& input, const ForwardOptions& options) {
+  auto layers_result = run_layers(embed(input), input, 0, 1, options);
   ForwardResult result;
-  result.hidden = run_layers(embed(input), input, 0, 1, options, &result.attention);      // S (B, m, 2h)
+  result.hidden = std::move(layers_result.hidden);                                        // S (B, m, 2h)
+  result.attention = std::move(layers_result.attention);
   result.logits = output(result.hidden, input);
   return result;
 }

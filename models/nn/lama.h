@@ -43,8 +43,8 @@ class LamaImpl : public torch::nn::Module, public AttentionModel {
   // (B, n, 2h) annotations, or (B, n, 2h + E) annotations ‖ embeddings for the "mean" context.
   torch::Tensor embed(const ModelInput& input) override;
   // Layer 0 maps embed()'s output to S (B, m, 2h); an empty range returns `hidden` unchanged.
-  torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
-                           const ForwardOptions& options, std::vector<torch::Tensor>* attention_by_layer) override;
+  LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
+                          const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;  // (B, C)
 
   // The attention from embed()'s output; gates [B|1, m] or undefined; mask [B, n] or undefined.

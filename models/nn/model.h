@@ -16,7 +16,7 @@ namespace aw {
 enum class CaptureMode {
   None,   // no attention leaves the forward
   Stats,  // each layer's probabilities go to the observer, nothing is kept
-  Full,   // each layer's probabilities [B, H, n, n] are returned in ForwardResult::attention
+  Full,   // each layer's probabilities [B, H, n, n] are returned in ForwardResult::attention (and observed)
 };
 
 // An intervention on the dot-product diagonal (Bird-Eye Table 2, Figure 3), applied to the scaled
@@ -46,6 +46,28 @@ struct ForwardOptions {
   AttentionObserver observer;  // called per layer when capture is Stats or Full
 };
 
+// The one place a forward's attention goes, layer by layer: a model's layer loop hands each layer's
+// probabilities to take(), which drops them (None), shows them to the observer (Stats), or shows
+// and keeps them (Full). Layers compute probabilities for it only when wants_probabilities().
+class AttentionSink {
+ public:
+  explicit AttentionSink(const ForwardOptions& options) : mode_(options.capture), observer_(options.observer) {}
+
+  bool wants_probabilities() const { return mode_ != CaptureMode::None; }
+  void take(int64_t layer, const torch::Tensor& probabilities) {
+    if (mode_ == CaptureMode::None) return;
+    if (observer_) observer_(layer, probabilities);
+    if (mode_ == CaptureMode::Full) kept_.push_back(probabilities);
+  }
+  // The probabilities kept so far (Full), one per layer taken, in order; empty otherwise.
+  std::vector<torch::Tensor> release() { return std::move(kept_); }
+
+ private:
+  CaptureMode mode_;
+  const AttentionObserver& observer_;
+  std::vector<torch::Tensor> kept_;
+};
+
 struct ModelInput {
   torch::Tensor input_ids;       // [B, n] int64
   torch::Tensor attention_mask;  // [B, n], 1 = token, 0 = padding; undefined = no padding
@@ -59,6 +81,13 @@ struct ModelInput {
     if (token_type_ids.defined()) moved.token_type_ids = token_type_ids.to(device);
     return moved;
   }
+};
+
+// What run_layers gives back: the hidden state after the last layer run, and the attention of the
+// layers run, per layer [B, H, n, n], when capture == Full (empty otherwise).
+struct LayersResult {
+  torch::Tensor hidden;
+  std::vector<torch::Tensor> attention;
 };
 
 struct ForwardResult {
@@ -78,11 +107,10 @@ class AttentionModel {
   virtual ForwardResult forward(const ModelInput& input, const ForwardOptions& options = {}) = 0;
 
   // The forward in three stages, so analyses can cache the hidden states below an ablated layer.
-  // forward(x) == output(run_layers(embed(x), x, 0, L, options), x).
+  // forward(x) == output(run_layers(embed(x), x, 0, L, options).hidden, x).
   virtual torch::Tensor embed(const ModelInput& input) = 0;                     // [B, n, d]
-  virtual torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
-                                   int64_t end_layer, const ForwardOptions& options,
-                                   std::vector<torch::Tensor>* attention_by_layer) = 0;
+  virtual LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
+                                  int64_t end_layer, const ForwardOptions& options) = 0;
   virtual torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) = 0;  // logits
 
   // Whether run_layers also takes gates of k·B rows for hidden states of B rows (k settings of the

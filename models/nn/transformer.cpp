@@ -72,8 +72,8 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_
   if (config.bird_eye) bird_eye = register_parameter("bird_eye", torch::zeros({heads, 2 * config.d_head}));
 }
 
-torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
-                                              const torch::Tensor& gates, torch::Tensor* probabilities) {
+AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
+                                                const torch::Tensor& gates, bool return_probabilities) {
   const int64_t batch = x.size(0), length = x.size(1);
   auto split_heads = [&](const torch::Tensor& t) {  // (B, n, H·dh) -> (B, H, n, dh)
     return t.view({batch, length, heads_, d_head_}).transpose(1, 2);
@@ -114,14 +114,14 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x, const Atte
   }
 
   auto attention = torch::softmax(scores, -1);                                            // (B, H, n, n)
-  if (probabilities) *probabilities = attention;
   auto mixed = torch::matmul(torch::dropout(attention, dropout_, is_training()), value);  // (B, H, n, dh)
   if (gates.defined()) {
     // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
     if (gates.size(0) > batch) mixed = mixed.repeat({gates.size(0) / batch, 1, 1, 1});  // (k·B, H, n, dh)
     mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
   }
-  return o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}));
+  auto output = o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}));  // (k·B, n, d)
+  return {std::move(output), return_probabilities ? std::move(attention) : torch::Tensor()};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,21 +141,21 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t he
   mlp = register_module("mlp", FeedForward(config));
 }
 
-torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
-                                            const torch::Tensor& gates, torch::Tensor* probabilities) {
+BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
+                                          const torch::Tensor& gates, bool return_probabilities) {
   const bool training = is_training();
   // The residual follows the attention's rows: k·B when k gate settings split the B rows of x.
   auto residual_for = [&](const torch::Tensor& attended) {
     return attended.size(0) == x.size(0) ? x : x.repeat({attended.size(0) / x.size(0), 1, 1});
   };
   if (norm_ == NormPlacement::Pre) {
-    auto attended = attn(ln_1(x), context, gates, probabilities);
-    auto h = residual_for(attended) + torch::dropout(attended, dropout_, training);
-    return h + torch::dropout(mlp(ln_2(h)), dropout_, training);
+    auto attended = attn(ln_1(x), context, gates, return_probabilities);
+    auto h = residual_for(attended.output) + torch::dropout(attended.output, dropout_, training);
+    return {h + torch::dropout(mlp(ln_2(h)), dropout_, training), std::move(attended.probabilities)};
   }
-  auto attended = attn(x, context, gates, probabilities);
-  auto h = ln_1(residual_for(attended) + torch::dropout(attended, dropout_, training));
-  return ln_2(h + torch::dropout(mlp(h), dropout_, training));
+  auto attended = attn(x, context, gates, return_probabilities);
+  auto h = ln_1(residual_for(attended.output) + torch::dropout(attended.output, dropout_, training));
+  return {ln_2(h + torch::dropout(mlp(h), dropout_, training)), std::move(attended.probabilities)};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,9 +246,8 @@ torch::Tensor TransformerImpl::layer_gates(const torch::Tensor& gates, int64_t l
   return gates.select(1, layer).narrow(1, 0, heads);                                      // (k·B, H)
 }
 
-torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
-                                          int64_t end_layer, const ForwardOptions& options,
-                                          std::vector<torch::Tensor>* attention_by_layer) {
+LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
+                                         int64_t end_layer, const ForwardOptions& options) {
   const int64_t batch = hidden.size(0), length = hidden.size(1);
   torch::Tensor gates;
   if (options.head_gates.defined()) {
@@ -262,22 +261,20 @@ torch::Tensor TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput
                   std::to_string(config_.max_heads()) + "]");
   }
   auto context = make_context(input, length, options);
-  const bool observe = options.capture != CaptureMode::None;
+  AttentionSink sink(options);
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
-    torch::Tensor probabilities;
     const int64_t rows = hidden.size(0);
-    hidden = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
-                                                             observe ? &probabilities : nullptr);
+    auto block = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
+                                                                sink.wants_probabilities());
+    hidden = std::move(block.hidden);
     // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
     if (hidden.size(0) != rows && context.blocked.defined() && context.blocked.size(0) > 1) {
       context.blocked = context.blocked.repeat({hidden.size(0) / rows, 1, 1, 1});
       context.blocked_bias = context.blocked_bias.repeat({hidden.size(0) / rows, 1, 1, 1});
     }
-    if (!observe) continue;
-    if (options.observer) options.observer(layer, probabilities);
-    if (options.capture == CaptureMode::Full && attention_by_layer) attention_by_layer->push_back(probabilities);
+    sink.take(layer, block.probabilities);
   }
-  return hidden;
+  return {std::move(hidden), sink.release()};
 }
 
 torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
@@ -299,10 +296,11 @@ torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelIn
 }
 
 ForwardResult TransformerImpl::forward(const ModelInput& input, const ForwardOptions& options) {
+  auto layers_result = run_layers(embed(input), input, 0, config_.n_layers, options);
   ForwardResult result;
-  auto hidden = run_layers(embed(input), input, 0, config_.n_layers, options, &result.attention);
-  result.logits = output(hidden, input);
-  result.hidden = hidden;
+  result.logits = output(layers_result.hidden, input);
+  result.hidden = std::move(layers_result.hidden);
+  result.attention = std::move(layers_result.attention);
   return result;
 }
 

@@ -42,15 +42,26 @@ struct AttentionContext {
   torch::Tensor reweighted_blocked;  // bool [n, n]: BET(SF)'s own diagonal-free mask, or undefined
 };
 
+// What attention (and a block) gives back. `probabilities` [B, H, n, n] is defined only when the
+// caller asked for it: otherwise it is released as soon as the context is mixed.
+struct AttentionOutput {
+  torch::Tensor output;         // [k·B, n, d]
+  torch::Tensor probabilities;  // [B, H, n, n] or undefined
+};
+struct BlockOutput {
+  torch::Tensor hidden;         // [k·B, n, d]
+  torch::Tensor probabilities;  // [B, H, n, n] or undefined
+};
+
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
   MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads);
 
-  // x [B, n, d]; gates [k·B|1, H] or undefined. Writes the probabilities [B, H, n, n] to
-  // *probabilities when it is not null. Returns [k·B, n, d]: with k > 1 the context is repeated
-  // k times (setting-major) just before the gates, so the settings share the attention itself.
-  torch::Tensor forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
-                        torch::Tensor* probabilities);
+  // x [B, n, d]; gates [k·B|1, H] or undefined. The output is [k·B, n, d]: with k > 1 the context
+  // is repeated k times (setting-major) just before the gates, so the settings share the attention
+  // itself. The probabilities come back when `return_probabilities` is true.
+  AttentionOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
+                          bool return_probabilities);
 
   int64_t heads() const { return heads_; }
 
@@ -78,8 +89,8 @@ TORCH_MODULE(FeedForward);
 class TransformerBlockImpl : public torch::nn::Module {
  public:
   TransformerBlockImpl(const ModelConfig& config, int64_t heads);
-  torch::Tensor forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
-                        torch::Tensor* probabilities);
+  BlockOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
+                      bool return_probabilities);
 
   torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
   MultiHeadAttention attn{nullptr};
@@ -101,8 +112,8 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
 
   ForwardResult forward(const ModelInput& input, const ForwardOptions& options = {}) override;
   torch::Tensor embed(const ModelInput& input) override;
-  torch::Tensor run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
-                           const ForwardOptions& options, std::vector<torch::Tensor>* attention_by_layer) override;
+  LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
+                          const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;
   bool splits_rows_at_gates() const override { return true; }
 
