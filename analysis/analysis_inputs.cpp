@@ -42,22 +42,6 @@ void require_plain_text(const std::string& path, const std::string& model_name, 
                            " is a language model: " + command + " needs plain text");
 }
 
-EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string& path, int64_t window,
-                                    int64_t batch_size, int64_t* truncated) {
-  if (loaded.config.is_classifier()) {
-    const auto batches = make_classifier_batches(read_labelled_file(path, loaded.config.labels), *loaded.tokenizer,
-                                                 loaded.config.max_positions, batch_size);
-    if (truncated) *truncated = batches.truncated;
-    return classification_data(batches);
-  }
-  if (window > loaded.config.max_positions)
-    throw Error("a window of " + std::to_string(window) + " tokens exceeds " + loaded.name + "'s " +
-                std::to_string(loaded.config.max_positions) + " positions");
-  require_plain_text(path, loaded.name, "this analysis");
-  if (truncated) *truncated = 0;
-  return language_model_data(make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, batch_size));
-}
-
 std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
                                        const std::string& analysis) {
   const auto& settings = request.settings;

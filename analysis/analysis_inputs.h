@@ -1,7 +1,7 @@
-// analysis/analysis_inputs.h — what the CLI and the desktop application both need around the
-// analyses: a data file read for a loaded model (corpus windows for a language model, labelled
-// examples for a classifier), an Evaluator for the diagonal sweep, head gates from on/off flags, and
-// the pruning study (both orders' curves) of Michel Figure 3.
+// analysis/analysis_inputs.h — what the analysis descriptors share around the analyses: a request's
+// data file read for a loaded model (corpus windows for a language model, labelled examples for a
+// classifier), an Evaluator for the diagonal sweep and eval, head gates from on/off flags, and the
+// pruning study (both orders' curves) of Michel Figure 3.
 #pragma once
 
 #include "analysis/descriptor.h"
@@ -20,13 +20,6 @@ namespace aw {
 // labelled file (its first non-empty lines, up to 20, all start with a one-word label and a tab),
 // since a language model would read the labels as text. CoNLL-U files pass.
 void require_plain_text(const std::string& path, const std::string& model_name, const std::string& command);
-
-// `path` read for `loaded`: label<TAB>text lines for a classifier, else the text (require_plain_text)
-// tokenised and cut into windows of `window` tokens. Throws aw::Error when the window exceeds the
-// model's positions.
-// `truncated` (optional) receives how many classifier examples were cut to the model's positions.
-EvaluationData read_evaluation_data(const LoadedModel& loaded, const std::string& path, int64_t window,
-                                    int64_t batch_size, int64_t* truncated = nullptr);
 
 // The request's --text for `loaded`, read as `analysis` needs it: windows of --window tokens
 // (default min(128, the model's positions); more than the positions is a SettingError) for a

@@ -8,6 +8,7 @@
 #include "analysis/registry.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/text/corpus.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -122,7 +123,8 @@ TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
   request.settings.set("window", "8");
   const auto report = analysis("ablate")(request);
 
-  const auto data = read_evaluation_data(lm, dir_.file("corpus.txt"), 8, 8);
+  // The windows built by hand, not through the descriptor's data reading.
+  const auto data = language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8));
   const auto direct = ablate_heads(*lm.model, lm.name, data, AblationMode::Single);
   EXPECT_EQ(report.csv.at("csv"), ablation_csv(direct));
   ASSERT_TRUE(report.head_scores.has_value());
@@ -153,7 +155,8 @@ TEST_F(DescriptorRun, ImportanceScoresAreTheResultsScores) {
   request.settings.set("window", "8");
   request.gates = {{{true, false, true}, {true, true, true}}};  // layer 1, head 2 off
   const auto report = analysis("importance")(request);
-  const auto data = read_evaluation_data(lm, dir_.file("corpus.txt"), 8, 8);
+  // The windows built by hand, not through the descriptor's data reading.
+  const auto data = language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8));
   const auto direct = head_importance(*lm.model, lm.name, data, true, request_gates(request, 0));
   EXPECT_EQ(report.head_scores->values, direct.scores);
   EXPECT_EQ(report.csv.at("csv"), importance_csv(direct));

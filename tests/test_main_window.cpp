@@ -4,6 +4,8 @@
 // and cancel it, save and reopen a session (results kept), open a session of the old format with the
 // same settings, show bad input as a message, recompute the overview only for a new capture — and
 // write a screenshot of the window into the build folder.
+#include "analysis/registry.h"
+#include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
@@ -51,6 +53,24 @@ class MainWindowTests : public QObject {
 
  private Q_SLOTS:
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  // The tabs come from the registry: every analysis that wants a tab has one, with an editor for
+  // each of its settings that belongs in a form (but those the tab fills itself), named after it.
+  void everyRegisteredAnalysisHasATab() {
+    MainWindow window;
+    for (const auto& descriptor : analysis_registry()) {
+      const auto name = QString::fromStdString(descriptor.name);
+      auto* tab = window.analyses()->tab(name);
+      if (!descriptor.desktop_tab) {
+        QVERIFY2(!tab, qPrintable(name + " has a tab but asked for none"));
+        continue;
+      }
+      QVERIFY2(tab, qPrintable(name + " has no tab"));
+      for (const auto& field : descriptor.fields)
+        if (field.in_form && !tab->spec().hidden.contains(QString::fromStdString(field.name))) QVERIFY2(tab->form()->input(QString::fromStdString(field.name)),
+                                    qPrintable(name + ": no editor for --" + QString::fromStdString(field.name)));
+    }
+  }
 
   void endToEndOnTheSampleSession() {
     MainWindow window;

@@ -81,8 +81,8 @@ bool AnalysisTab::isClassifier(int model) const {
 
 void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
   models_ = models;
-  const auto preferred = std::find_if(models.begin(), models.end(),
-                                      [&](const auto& model) { return model.architecture == spec_.prefers; });
+  const auto able = [this](const ModelSummary& model) { return model.analyses.contains(spec_.name); };
+  const auto preferred = std::find_if(models.begin(), models.end(), able);
   for (int index = 0; index < choosers_.size(); ++index) {
     auto* box = choosers_[index];
     const int previous = box->currentIndex();
@@ -90,13 +90,13 @@ void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
     box->clear();
     for (const auto& model : models) box->addItem(QString("%1 (%2)").arg(model.name, model.architecture));
     // The second chooser starts on the second model, so "two models side by side" works at once; a
-    // tab that prefers an architecture (LAMA) starts on the first model of it.
+    // tab that prefers a model able to run it (LAMA words) starts on the first such model.
     int fallback = std::min<int>(index, static_cast<int>(models.size()) - 1);
-    if (!spec_.prefers.isEmpty() && preferred != models.end()) fallback = static_cast<int>(preferred - models.begin());
+    if (spec_.prefers_able && preferred != models.end()) fallback = static_cast<int>(preferred - models.begin());
     // A preferred model that arrives later replaces a fallback that was not of its kind.
     // A second chooser left on the first one's model (all there was) moves on when another arrives.
     const bool keep = previous >= 0 && previous < box->count() &&
-                      (spec_.prefers.isEmpty() || models[previous].architecture == spec_.prefers ||
+                      (!spec_.prefers_able || able(models[previous]) ||
                        preferred == models.end()) &&
                       !(index > 0 && previous == choosers_[0]->currentIndex() && fallback != previous);
     box->setCurrentIndex(keep ? previous : fallback);
@@ -116,7 +116,7 @@ void AnalysisTab::updateWindowField() {
 bool AnalysisTab::prepare(Run& run, QString* refusal) const {
   if (spec_.models == ModelChoice::EveryCausal) {
     for (int model = 0; model < static_cast<int>(models_.size()); ++model)
-      if (models_[model].causal && !models_[model].classifier) run.models << model;
+      if (models_[model].analyses.contains(spec_.name)) run.models << model;
     if (run.models.isEmpty()) {
       *refusal = QString::fromStdString(descriptor_->title) + " needs a causal language model; none is loaded";
       return false;

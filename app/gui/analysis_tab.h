@@ -41,7 +41,7 @@ struct TabContext {
 enum class ModelChoice {
   One,          // a "Model" chooser
   Two,          // "Model A" and "Model B", side by side (B skipped when it is A)
-  EveryCausal,  // no chooser: every loaded causal language model
+  EveryCausal,  // no chooser: every loaded model able to run it (Table 1: the causal language models)
 };
 
 // One row of the tab table: which descriptor, and the little that differs between tabs.
@@ -54,7 +54,7 @@ struct TabSpec {
   bool gated = true;    // false: runs the full model, every head on (pruning)
   QStringList hidden;   // fields the tab fills itself (top tokens: the sentence and target)
   QString score_label;  // the heads panel's colouring for the run's head scores ("" = none)
-  QString prefers;      // the chooser starts on a model of this architecture ("lama")
+  bool prefers_able = false;  // the chooser starts on the first model that can run the analysis (LAMA)
   // Makes a tab with extras; empty: a plain AnalysisTab.
   std::function<AnalysisTab*(const TabSpec&, const TabContext&, QObject* parent)> make;
 };

@@ -63,7 +63,7 @@ std::vector<TabSpec> with_registry_tabs(std::vector<TabSpec> specs) {
 
 const std::vector<TabSpec>& AnalysisTabs::table() {
   // name, old id, description, plot, models, gated, fields the tab fills, head-score colouring,
-  // preferred architecture, the tab's class when it has extras.
+  // whether the chooser prefers a model able to run it, the tab's class when it has extras.
   static const std::vector<TabSpec> specs = with_registry_tabs({
       {"stats", "table1", kStatsDescription, plot_table_one, ModelChoice::EveryCausal},
       {"ablate", "ablation", kAblateDescription, plot_ablation, ModelChoice::One, true, {}, "ablation damage"},
@@ -72,7 +72,7 @@ const std::vector<TabSpec>& AnalysisTabs::table() {
       {"top-tokens", "top_tokens", kTopTokensDescription, {}, ModelChoice::Two, true, {"text", "sentences", "target"},
        {}, {}, make_tab<TopTokensTab>},
       {"diag-sweep", "diag_sweep", kDiagSweepDescription, plot_diagonal_sweep},
-      {"word-weights", "lama", LamaTab::kDescription, {}, ModelChoice::One, true, {}, {}, "lama", make_tab<LamaTab>},
+      {"word-weights", "lama", LamaTab::kDescription, {}, ModelChoice::One, true, {}, {}, true, make_tab<LamaTab>},
   });
   return specs;
 }

@@ -185,7 +185,7 @@ void LamaTab::layOutForm() {
 QString LamaTab::dataPath() const { return qobject_cast<QLineEdit*>(form()->input("data"))->text().trimmed(); }
 
 bool LamaTab::isLama(int model) const {
-  return model >= 0 && model < static_cast<int>(models().size()) && models()[model].architecture == "lama";
+  return model >= 0 && model < static_cast<int>(models().size()) && models()[model].analyses.contains("word-weights");
 }
 
 void LamaTab::setModels(const std::vector<ModelSummary>& models) {

@@ -46,6 +46,12 @@ ModelSummary summarise(const LoadedModel& loaded) {
   summary.max_positions = static_cast<int>(loaded.config.max_positions);
   summary.classifier = loaded.config.is_classifier();
   summary.causal = loaded.config.causal;
+  for (const auto& descriptor : analysis_registry()) try {
+      require_model(loaded, descriptor.name, descriptor.models);
+      summary.analyses << QString::fromStdString(descriptor.name);
+    } catch (const Error&) {
+      // not one it can run
+    }
   return summary;
 }
 

@@ -29,6 +29,7 @@ struct ModelSummary {
   int max_positions = 0;
   bool classifier = false;
   bool causal = true;
+  QStringList analyses;  // the analyses (descriptor names) it can run: the descriptors' own model check
 };
 
 struct Prediction {
