@@ -41,20 +41,26 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-bool is_classifier_arch(const std::string& arch) {
-  return arch == "lama" || arch == "bigru_mean" || arch == "encoder_classifier";
+bool is_classifier_family(ModelFamily family) {
+  return family == ModelFamily::Lama || family == ModelFamily::BiGruMean || family == ModelFamily::EncoderClassifier;
 }
 
-// The architecture a command line trains, looked up before the options are parsed (language models
-// and classifiers take different options): --arch, or the model_type of the --resume folder.
-std::string requested_arch(int argc, char** argv) {
-  std::string arch, resume;
+// The family a command line trains, parsed once, before the options (language models and classifiers
+// take different options): --arch (default transformer_lm), or the model_type of the --resume folder.
+ModelFamily requested_family(int argc, char** argv) {
+  std::string arch = "transformer_lm", resume;
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--arch") == 0) arch = argv[i + 1];
     if (std::strcmp(argv[i], "--resume") == 0) resume = argv[i + 1];
   }
-  if (!resume.empty()) return read_model_config(resume).family_name();
-  return arch;
+  if (!resume.empty()) return read_model_config(resume).family;
+  ModelConfig trained;
+  const auto family = parse_enum<ModelFamily>(arch);
+  if (family) trained.family = *family;
+  if (!family || !trained.is_native())  // GPT-2 and BERT are loaded, not trained here
+    throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean or "
+                "encoder_classifier, got '" + arch + "'");
+  return *family;
 }
 
 // The text column of every line of a label<TAB>text file (for the vocabulary).
@@ -126,14 +132,14 @@ TrainSettings common_settings(const CliOptions& options, int64_t default_batch, 
 }
 
 // The config of a fresh classifier run from the options (labels from the training file).
-ModelConfig classifier_config(const CliOptions& options, const std::string& arch, int64_t vocab_size,
+ModelConfig classifier_config(const CliOptions& options, ModelFamily family, int64_t vocab_size,
                               const std::vector<std::string>& labels) {
-  nlohmann::json json = {{"model_type", arch},
+  nlohmann::json json = {{"model_type", to_string(family)},
                          {"vocab_size", vocab_size},
                          {"labels", labels},
                          {"max_positions", options.get_int("window", 256, 2)},
                          {"normalize_words", !options.flag("raw-words")}};
-  if (arch == "encoder_classifier") {
+  if (family == ModelFamily::EncoderClassifier) {
     json["n_layers"] = options.get_int("layers", 1, 1);
     json["n_heads"] = options.get_int("heads", 4, 1);
     json["d_model"] = options.get_int("d-model", 128, 1);
@@ -148,7 +154,7 @@ ModelConfig classifier_config(const CliOptions& options, const std::string& arch
     json["rnn_hidden"] = options.get_int("hidden", 64, 1);
     json["classifier_hidden"] = options.get_int("mlp-hidden", 512, 1);
     json["dropout"] = get_number(options, "dropout", 0.4);
-    if (arch == "lama") {
+    if (family == ModelFamily::Lama) {
       json["n_heads"] = options.get_int("heads", 10, 1);
       json["context"] = options.get("context", "mean");
       json["regularizer"] = options.get("regularizer", "none");
@@ -156,13 +162,13 @@ ModelConfig classifier_config(const CliOptions& options, const std::string& arch
     }
   }
   for (const char* lama_only : {"context", "regularizer", "lambda"})
-    if (options.has(lama_only) && arch != "lama")
+    if (options.has(lama_only) && family != ModelFamily::Lama)
       throw Error("attention-cli train: --" + std::string(lama_only) + " applies to --arch lama only (this run trains " +
-                  arch + ")");
+                  to_string(family) + ")");
   return parse_model_config(json, "attention-cli train");
 }
 
-int run_train_classifier(int argc, char** argv) {
+int run_train_classifier(int argc, char** argv, ModelFamily family) {
   const OptionSpec spec{{"arch", "train", "valid", "out", "resume", "epochs", "batch", "lr", "warmup", "schedule",
                          "clip", "seed", "min-count", "log-every", "device", "threads", "window", "dropout",
                          "heads", "context", "regularizer", "lambda", "embedding-dim", "hidden", "mlp-hidden",
@@ -175,12 +181,11 @@ int run_train_classifier(int argc, char** argv) {
   ModelConfig config;
   std::vector<std::string> vocabulary;
   if (settings.resume_dir.empty()) {
-    const auto arch = options.require("arch");
     const auto labels = read_label_names(settings.train_path);
     const bool normalize = !options.flag("raw-words");
     vocabulary = build_text_vocabulary(labelled_texts(settings.train_path, labels), options.get_int("min-count", 1, 1),
                                        normalize, settings.train_path);
-    config = classifier_config(options, arch, static_cast<int64_t>(vocabulary.size()), labels);
+    config = classifier_config(options, family, static_cast<int64_t>(vocabulary.size()), labels);
   }
   if (options.flag("dry-run")) {
     // The model this command line would train, without training it (parameter counts for docs/results.md).
@@ -214,7 +219,8 @@ int run_train_classifier(int argc, char** argv) {
 }  // namespace
 
 int run_train(int argc, char** argv) {
-  if (is_classifier_arch(requested_arch(argc, argv))) return run_train_classifier(argc, argv);
+  const auto family = requested_family(argc, argv);
+  if (is_classifier_family(family)) return run_train_classifier(argc, argv, family);
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
                          "log-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
@@ -226,11 +232,10 @@ int run_train(int argc, char** argv) {
 
   // BET(SG) trains with its pointer loss (weight 1 unless --lambda-p says otherwise); the other
   // architectures have no syntax hints to point at.
-  const auto arch = settings.resume_dir.empty() ? options.get("arch", "transformer_lm")
-                                                : read_model_config(settings.resume_dir).family_name();
-  settings.pointer_weight = get_number(options, "lambda-p", arch == "bet_sg" ? 1.0 : 0.0);
+  const auto arch = to_string(family);
+  settings.pointer_weight = get_number(options, "lambda-p", family == ModelFamily::BetSg ? 1.0 : 0.0);
   if (settings.pointer_weight < 0) throw Error("attention-cli train: --lambda-p must be ≥ 0");
-  if (settings.pointer_weight > 0 && arch != "bet_sg")
+  if (settings.pointer_weight > 0 && family != ModelFamily::BetSg)
     throw Error("attention-cli train: --lambda-p applies to --arch bet_sg only (this run trains " + arch + ")");
 
   // A classifier's label<TAB>text file would train the language model on its labels as words.
@@ -253,10 +258,7 @@ int run_train(int argc, char** argv) {
                            {"tie_embeddings", !options.flag("untied")},
                            {"diag_mode", options.get("diag-mode", "normal")}};
     if (options.has("d-ff")) json["d_ff"] = options.get_int("d-ff", 0, 1);
-    if (arch == "bet_sf") json["diag_free_mask"] = !options.flag("no-diag-free-mask");
-    if (arch != "transformer_lm" && arch != "bet_sf" && arch != "bet_sg")
-      throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean or "
-                  "encoder_classifier, got '" + arch + "'");
+    if (family == ModelFamily::BetSf) json["diag_free_mask"] = !options.flag("no-diag-free-mask");
     config = parse_model_config(json, "attention-cli train");
   }
 
