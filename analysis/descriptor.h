@@ -173,6 +173,10 @@ struct OutputFile {
 };
 
 struct AnalysisDescriptor {
+  AnalysisDescriptor() = default;
+  AnalysisDescriptor(std::string name_, std::string title_, std::string summary_)
+      : name(std::move(name_)), title(std::move(title_)), summary(std::move(summary_)) {}
+
   std::string name;      // the CLI command and the registry key ("ablate")
   std::string title;     // a tab title ("Ablation")
   std::string summary;   // one line: the paper artefact and what it computes

@@ -8,10 +8,8 @@
 namespace aw {
 
 AnalysisDescriptor ablate_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "ablate";
-  descriptor.title = "Ablation";
-  descriptor.summary = "Michel Tables 1–3: the metric with each head off (single) or each head alone in its layer";
+  AnalysisDescriptor descriptor("ablate", "Ablation",
+                                "Michel Tables 1–3: the metric with each head off (single) or each head alone in its layer");
   descriptor.fields = {choice_field("mode", "Mode", {"single", "all-but-one"}, "single",
                                     "one head off at a time, or each head kept alone in its layer")};
   for (auto& field : corpus_fields()) descriptor.fields.push_back(std::move(field));

@@ -8,10 +8,8 @@
 namespace aw {
 
 AnalysisDescriptor diag_sweep_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "diag-sweep";
-  descriptor.title = "Diagonal sweep";
-  descriptor.summary = "Bird-Eye Table 2 / Figure 3: the metric with the dot-product diagonal scaled by each factor";
+  AnalysisDescriptor descriptor("diag-sweep", "Diagonal sweep",
+                                "Bird-Eye Table 2 / Figure 3: the metric with the dot-product diagonal scaled by each factor");
   // The intervention, and DiagFreeMask's exception for row 0 (which sees only itself), are defined
   // on causal attention; an encoder's [CLS] row would silently keep its diagonal.
   descriptor.models = ModelRequirement::CausalLanguageModel;

@@ -65,10 +65,8 @@ nlohmann::json evaluation_json(const LoadedModel& loaded, const std::string& pat
 }  // namespace
 
 AnalysisDescriptor eval_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "eval";
-  descriptor.title = "Evaluation";
-  descriptor.summary = "perplexity over windows (LM) or accuracy, per-class F1 and confusion (classifier)";
+  AnalysisDescriptor descriptor("eval", "Evaluation",
+                                "perplexity over windows (LM) or accuracy, per-class F1 and confusion (classifier)");
   descriptor.fields = corpus_fields();
   descriptor.outputs = {};
   descriptor.stdout_part = "";

@@ -8,10 +8,8 @@
 namespace aw {
 
 AnalysisDescriptor importance_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "importance";
-  descriptor.title = "Importance";
-  descriptor.summary = "Michel §4.1: I_h = mean |∂L/∂ξ_h| per head, each layer divided by its ℓ2 norm";
+  AnalysisDescriptor descriptor("importance", "Importance",
+                                "Michel §4.1: I_h = mean |∂L/∂ξ_h| per head, each layer divided by its ℓ2 norm");
   descriptor.fields = corpus_fields();
   descriptor.fields.push_back(flag_field("no-normalize", "Raw scores", "do not divide each layer by its ℓ2 norm"));
   descriptor.run = [](const AnalysisRequest& request) {

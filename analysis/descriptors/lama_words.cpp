@@ -68,10 +68,7 @@ DocumentAttentionResult attend_documents(const AnalysisRequest& request, const L
 
 // What the two descriptors share: a LAMA model over labelled documents, and the document fields.
 AnalysisDescriptor lama_descriptor(std::string name, std::string title, std::string summary) {
-  AnalysisDescriptor descriptor;
-  descriptor.name = std::move(name);
-  descriptor.title = std::move(title);
-  descriptor.summary = std::move(summary);
+  AnalysisDescriptor descriptor(std::move(name), std::move(title), std::move(summary));
   descriptor.models = ModelRequirement::Lama;
   descriptor.data = DataKind::Labelled;
   descriptor.fields = document_fields();

@@ -51,10 +51,8 @@ AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& da
 }  // namespace
 
 AnalysisDescriptor prune_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "prune";
-  descriptor.title = "Pruning";
-  descriptor.summary = "Michel Figure 3: the metric with step % more heads off each step, in ascending order";
+  AnalysisDescriptor descriptor("prune", "Pruning",
+                                "Michel Figure 3: the metric with step % more heads off each step, in ascending order");
   descriptor.fields = corpus_fields();
   descriptor.fields.push_back(integer_field("step", "Step", 10, 1, 100, "percent of the heads switched off per step", "P"));
   auto order = choice_field("order", "Order", {"importance", "oracle", "both"}, "",

@@ -8,10 +8,8 @@
 namespace aw {
 
 AnalysisDescriptor stats_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "stats";
-  descriptor.title = "Table 1";
-  descriptor.summary = "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer";
+  AnalysisDescriptor descriptor("stats", "Table 1",
+                                "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer");
   descriptor.models = ModelRequirement::CausalLanguageModel;
   descriptor.several_models = true;
   descriptor.fields = corpus_fields();

@@ -9,10 +9,8 @@
 namespace aw {
 
 AnalysisDescriptor top_tokens_descriptor() {
-  AnalysisDescriptor descriptor;
-  descriptor.name = "top-tokens";
-  descriptor.title = "Top tokens";
-  descriptor.summary = "Bird-Eye Table 3: top-k tokens attended (head mean, row of token t−1) per layer";
+  AnalysisDescriptor descriptor("top-tokens", "Top tokens",
+                                "Bird-Eye Table 3: top-k tokens attended (head mean, row of token t−1) per layer");
   // The row of token t−1 predicts token t only in a causal language model.
   descriptor.models = ModelRequirement::CausalLanguageModel;
   descriptor.several_models = true;

@@ -133,6 +133,17 @@ std::vector<int64_t> epoch_order(int64_t windows, uint64_t seed, int64_t epoch) 
   return order;
 }
 
+// Back-propagates the step's loss, clips, steps the optimizer, and keeps the losses as plain values.
+StepLosses apply_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const TrainSettings& settings,
+                      StepLosses losses) {
+  losses.loss.backward();
+  if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(model.module().parameters(), settings.clip);
+  optimizer.step();
+  losses.loss = losses.loss.detach();
+  if (losses.pointer.defined()) losses.pointer = losses.pointer.detach();
+  return losses;
+}
+
 }  // namespace
 
 StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
@@ -149,12 +160,7 @@ StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimiz
     losses.pointer = pointer_loss(result.attention, hints.to(result.logits.device()));
     losses.loss = losses.loss + settings.pointer_weight * losses.pointer;
   }
-  losses.loss.backward();
-  if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(model.module().parameters(), settings.clip);
-  optimizer.step();
-  losses.loss = losses.loss.detach();
-  if (losses.pointer.defined()) losses.pointer = losses.pointer.detach();
-  return losses;
+  return apply_step(model, optimizer, settings, std::move(losses));
 }
 
 double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps) {
@@ -377,12 +383,7 @@ StepLosses classification_step(AttentionModel& model, torch::optim::Optimizer& o
   losses.pointer = classification_regularizer(config, result);
   if (losses.pointer.defined()) losses.loss = losses.loss + losses.pointer;
   losses.tokens = input.attention_mask.defined() ? input.attention_mask.sum() : torch::tensor(input.input_ids.numel());
-  losses.loss.backward();
-  if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(model.module().parameters(), settings.clip);
-  optimizer.step();
-  losses.loss = losses.loss.detach();
-  if (losses.pointer.defined()) losses.pointer = losses.pointer.detach();
-  return losses;
+  return apply_step(model, optimizer, settings, std::move(losses));
 }
 
 TrainSummary train_classifier(const ModelConfig& fresh_config, const std::vector<std::string>& fresh_vocabulary,
