@@ -99,22 +99,22 @@ std::string describe_model_kind(const ModelConfig& config) {
   return "a " + config.family_name() + " encoder without a classification head";
 }
 
+bool accepts(const ModelConfig& config, ModelRequirement requirement) {
+  switch (requirement) {
+    case ModelRequirement::CausalLanguageModel: return config.is_language_model();
+    case ModelRequirement::LanguageModelOrClassifier: return config.is_language_model() || config.is_classifier();
+    case ModelRequirement::Lama: return config.is_lama();
+  }
+  return false;
+}
+
 void require_model(const LoadedModel& loaded, const std::string& analysis, ModelRequirement requirement) {
   const auto& config = loaded.config;
-  const auto refuse = [&](const std::string& needed) {
-    throw Error(loaded.dir + ": " + analysis + " needs " + needed + "; this checkpoint is " + describe_model_kind(config));
-  };
-  switch (requirement) {
-    case ModelRequirement::CausalLanguageModel:
-      if (!config.is_language_model()) refuse("a causal language model");
-      break;
-    case ModelRequirement::LanguageModelOrClassifier:
-      if (!config.is_language_model() && !config.is_classifier()) refuse("a language model or a classifier");
-      break;
-    case ModelRequirement::Lama:
-      require_lama(config, loaded.name);  // word weights need LAMA's per-word attention
-      break;
-  }
+  if (accepts(config, requirement)) return;
+  if (requirement == ModelRequirement::Lama) require_lama(config, loaded.name);  // its own, longer message
+  const auto needed = requirement == ModelRequirement::CausalLanguageModel ? "a causal language model"
+                                                                           : "a language model or a classifier";
+  throw Error(loaded.dir + ": " + analysis + " needs " + needed + "; this checkpoint is " + describe_model_kind(config));
 }
 
 const HeadFlags& AnalysisRequest::gates_of(size_t model) const {

@@ -117,8 +117,10 @@ enum class DataKind {
 
 // "a bet_sf language model", "a bert classifier", "a bert encoder without a classification head".
 std::string describe_model_kind(const ModelConfig& config);
+// Whether a model of `config` is what an analysis with `requirement` can run on.
+bool accepts(const ModelConfig& config, ModelRequirement requirement);
 // Throws aw::Error "<dir>: <analysis> needs a causal language model; this checkpoint is …" when
-// `loaded` is not what the analysis can run on.
+// `loaded` is not what the analysis can run on (accepts() is false).
 void require_model(const LoadedModel& loaded, const std::string& analysis, ModelRequirement requirement);
 
 // ---- Running ----------------------------------------------------------------------------------
@@ -151,7 +153,7 @@ struct HeadScores {
   std::string label;                        // "importance", "Δ perplexity"
   std::vector<std::vector<double>> values;
   int damage_sign = 1;  // +1: larger = removing the head hurts more; −1: smaller (Δ accuracy)
-  size_t model = 0;     // index into the request's models
+  int model = 0;        // index into the request's models (the GUI keeps its session index here)
   std::vector<std::vector<double>> damage() const;  // values × damage_sign
 };
 

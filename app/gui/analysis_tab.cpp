@@ -114,7 +114,7 @@ void AnalysisTab::updateWindowField() {
 }
 
 bool AnalysisTab::prepare(Run& run, QString* refusal) const {
-  if (spec_.models == ModelChoice::EveryCausal) {
+  if (spec_.models == ModelChoice::EveryAble) {
     for (int model = 0; model < static_cast<int>(models_.size()); ++model)
       if (models_[model].analyses.contains(spec_.name)) run.models << model;
     if (run.models.isEmpty()) {
@@ -223,7 +223,7 @@ QJsonObject AnalysisTab::state(const QDir& base) const {
     for (auto part = shown_.parts.begin(); part != shown_.parts.end(); ++part) parts[part.key()] = part.value();
     if (!parts.isEmpty()) entry["parts"] = parts;
     if (const auto& scores = shown_.head_scores)
-      entry["head_scores"] = QJsonObject{{"label", scores->label},
+      entry["head_scores"] = QJsonObject{{"label", QString::fromStdString(scores->label)},
                                          {"damage_sign", scores->damage_sign},
                                          {"model", scores->model},
                                          {"values", to_json(scores->values)}};
@@ -248,8 +248,8 @@ void AnalysisTab::restore(const QJsonObject& entry, const QDir& base) {
   for (auto part = parts.begin(); part != parts.end(); ++part) output.parts[part.key()] = part.value().toString();
   if (entry.contains("head_scores")) {
     const auto scores = entry["head_scores"].toObject();
-    output.head_scores = HeadScoreGrid{scores["label"].toString(), from_json(scores["values"].toArray()),
-                                       scores["damage_sign"].toInt(1), scores["model"].toInt(result_model_)};
+    output.head_scores = HeadScores{scores["label"].toString().toStdString(), from_json(scores["values"].toArray()),
+                                    scores["damage_sign"].toInt(1), scores["model"].toInt(result_model_)};
   }
   showOutput(output);
 }

@@ -41,7 +41,7 @@ struct TabContext {
 enum class ModelChoice {
   One,          // a "Model" chooser
   Two,          // "Model A" and "Model B", side by side (B skipped when it is A)
-  EveryCausal,  // no chooser: every loaded model able to run it (Table 1: the causal language models)
+  EveryAble,  // no chooser: every loaded model able to run it (Table 1: the causal language models)
 };
 
 // One row of the tab table: which descriptor, and the little that differs between tabs.

@@ -65,7 +65,7 @@ const std::vector<TabSpec>& AnalysisTabs::table() {
   // name, old id, description, plot, models, gated, fields the tab fills, head-score colouring,
   // whether the chooser prefers a model able to run it, the tab's class when it has extras.
   static const std::vector<TabSpec> specs = with_registry_tabs({
-      {"stats", "table1", kStatsDescription, plot_table_one, ModelChoice::EveryCausal},
+      {"stats", "table1", kStatsDescription, plot_table_one, ModelChoice::EveryAble},
       {"ablate", "ablation", kAblateDescription, plot_ablation, ModelChoice::One, true, {}, "ablation damage"},
       {"importance", "importance", kImportanceDescription, plot_importance, ModelChoice::One, true, {}, "importance"},
       {"prune", "pruning", kPruneDescription, plot_pruning, ModelChoice::One, false},

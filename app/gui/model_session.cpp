@@ -46,12 +46,8 @@ ModelSummary summarise(const LoadedModel& loaded) {
   summary.max_positions = static_cast<int>(loaded.config.max_positions);
   summary.classifier = loaded.config.is_classifier();
   summary.causal = loaded.config.causal;
-  for (const auto& descriptor : analysis_registry()) try {
-      require_model(loaded, descriptor.name, descriptor.models);
-      summary.analyses << QString::fromStdString(descriptor.name);
-    } catch (const Error&) {
-      // not one it can run
-    }
+  for (const auto& descriptor : analysis_registry())
+    if (accepts(loaded.config, descriptor.models)) summary.analyses << QString::fromStdString(descriptor.name);
   return summary;
 }
 
@@ -216,9 +212,8 @@ AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& mode
     if (name != descriptor->stdout_part) output.parts[QString::fromStdString(name)] = QString::fromStdString(csv);
   if (!report.description.empty()) output.parts["description"] = QString::fromStdString(report.description);
   if (report.head_scores) {
-    const auto& scores = *report.head_scores;
-    output.head_scores = HeadScoreGrid{QString::fromStdString(scores.label), scores.values, scores.damage_sign,
-                                       scores.model < static_cast<size_t>(models.size()) ? models[scores.model] : -1};
+    output.head_scores = std::move(report.head_scores);
+    output.head_scores->model = models.value(output.head_scores->model, -1);  // request index → session index
   }
   return output;
 }

@@ -4,6 +4,7 @@
 // reference to the model, so an analysis can run while sentences are re-run with other gates.
 #pragma once
 
+#include "analysis/descriptor.h"
 #include "widgets/head_gates.h"
 
 #include <QList>
@@ -57,27 +58,13 @@ using AnalysisProgress = std::function<bool(qint64 done, qint64 total, const QSt
 // when present (its value is ignored); a field left out takes the descriptor's default.
 using AnalysisSettings = QMap<QString, QString>;
 
-// A descriptor's layer × head scores (analysis/descriptor.h HeadScores) without LibTorch or Qt types.
-struct HeadScoreGrid {
-  QString label;                            // "importance", "Δ perplexity"
-  std::vector<std::vector<double>> values;  // [layer][head], 0-based
-  int damage_sign = 1;                      // +1: larger = removing the head hurts more; −1: smaller
-  int model = -1;                           // the session's model index
-  std::vector<std::vector<double>> damage() const {
-    auto signed_values = values;
-    for (auto& layer : signed_values)
-      for (auto& value : layer) value *= damage_sign;
-    return signed_values;
-  }
-};
-
 // A finished analysis: the CSV the CLI prints (its stdout part), or cancelled. `parts` holds the
 // descriptor's other CSVs by name ("occurrences", "density", …) and "description" (what was read).
 struct AnalysisOutput {
   QString csv;
   bool cancelled = false;
   QMap<QString, QString> parts;
-  std::optional<HeadScoreGrid> head_scores;
+  std::optional<HeadScores> head_scores;  // `model`: the session's index of the scored model
   QStringList notes;  // what the analysis told on the way ("3 examples truncated to 256 tokens")
 };
 

@@ -11,6 +11,8 @@
 // Model chooser indexes move out of the settings into the entry's "models" list.
 #include "app/gui/session_migration.h"
 
+#include "app/gui/settings_form.h"
+
 #include <QJsonArray>
 #include <QStringList>
 
@@ -23,10 +25,6 @@ const std::pair<const char*, const char*> kRenamedTabs[] = {
     {"table1", "stats"},          {"ablation", "ablate"},         {"importance", "importance"}, {"pruning", "prune"},
     {"top_tokens", "top-tokens"}, {"diag_sweep", "diag-sweep"}, {"lama", "word-weights"},
 };
-
-QString text_of(const QJsonValue& value) {
-  return value.isDouble() ? QString::number(value.toInteger()) : value.toString();
-}
 
 QString indexed(const QJsonValue& value, const QStringList& names) { return names.value(value.toInt(0), names.front()); }
 
@@ -43,11 +41,11 @@ QJsonObject migrate_settings(const QString& tab, const QJsonObject& old, QJsonAr
     else if (key == "part") settings["part"] = indexed(*value, {"whole", "train", "valid", "test"});
     else if (key == "scale") settings["scale"] = indexed(*value, {"none", "length"});
     else if (key == "head") settings["head"] = value->toInt(0) > 0 ? QString::number(value->toInt()) : QString("mean");
-    else if (key == "min_count") settings["min-count"] = text_of(*value);
-    else if (key == "target") settings["target"] = value->toInt(-1) >= 1 ? text_of(*value) : QString();
+    else if (key == "min_count") settings["min-count"] = setting_text(*value);
+    else if (key == "target") settings["target"] = value->toInt(-1) >= 1 ? setting_text(*value) : QString();
     else if (key == "only_with_words") continue;  // a view setting: the entry's own, below
     else if (value->isBool()) settings[key] = value->toBool();
-    else settings[key] = text_of(*value);
+    else settings[key] = setting_text(*value);
   }
   for (const auto& key : tab == "top_tokens" ? QStringList{"model_a", "model_b"} : QStringList{"model"})
     if (old.contains(key)) models->append(old[key].toInt());

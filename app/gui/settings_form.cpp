@@ -101,6 +101,10 @@ SettingsForm::SettingsForm(const AnalysisDescriptor& descriptor, const QStringLi
   }
 }
 
+QString setting_text(const QJsonValue& value) {
+  return value.isDouble() ? QString::number(value.toInteger()) : value.toString();
+}
+
 void SettingsForm::addRowsTo(QFormLayout* form) const {
   QHBoxLayout* row = nullptr;
   bool row_stretches = false;  // a row with a path or text field fills the width; others keep left
@@ -143,8 +147,8 @@ QWidget* SettingsForm::placed(const QString& name) const {
 }
 
 void SettingsForm::replaceWithChoices(const QString& name, QComboBox* box) {
-  auto found = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.input->objectName() == name; });
-  if (found == entries_.end()) return;
+  auto* found = const_cast<Entry*>(entry(name));
+  if (!found) return;
   box->setObjectName(name);
   box->setToolTip(found->input->toolTip());
   delete found->placed;
@@ -216,7 +220,7 @@ void SettingsForm::restore(const QJsonObject& saved, const QDir& base) {
       setValue(name, value.toBool() ? "1" : "");
       continue;
     }
-    auto text = value.isDouble() ? QString::number(value.toInteger()) : value.toString();
+    auto text = setting_text(value);
     if (entry.field->kind == FieldKind::Path && !text.isEmpty()) text = QDir::cleanPath(base.absoluteFilePath(text));
     setValue(name, text);
   }
