@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config git
           libtorch-dev libopenblas0-pthread
-          nlohmann-json3-dev libspdlog-dev libfmt-dev libpcre2-dev libicu-dev
+          nlohmann-json3-dev libspdlog-dev libfmt-dev libpcre2-dev libicu-dev libsentencepiece-dev
           libgtest-dev libgmock-dev libbenchmark-dev)
 if [ "${1:-}" != "--no-gui" ]; then
   packages+=(qt6-base-dev libqcustomplot-dev libgl-dev fonts-dejavu-core)
