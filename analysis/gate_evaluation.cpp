@@ -14,11 +14,7 @@ namespace aw {
 namespace {
 
 ModelInput repeat_input(const ModelInput& input, int64_t times) {
-  ModelInput repeated;
-  repeated.input_ids = input.input_ids.repeat({times, 1});
-  if (input.attention_mask.defined()) repeated.attention_mask = input.attention_mask.repeat({times, 1});
-  if (input.token_type_ids.defined()) repeated.token_type_ids = input.token_type_ids.repeat({times, 1});
-  return repeated;
+  return input.map([&](const torch::Tensor& t) { return t.repeat({times, 1}); });
 }
 
 constexpr int64_t kCpuTokensPerForward = 2048;
@@ -106,8 +102,9 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         // Output layer and loss in cache-sized chunks of positions (analysis/token_loss.h).
         const auto losses = next_token_losses(model, hidden, repeated).reshape({-1});        // (size·B·(n−1))
         const int64_t length = hidden.size(1);
-        auto keep = repeated.attention_mask.defined()
-                        ? repeated.attention_mask.narrow(1, 1, length - 1).reshape({-1}).to(losses.dtype())
+        const auto& mask = repeated.predicted_mask();
+        auto keep = mask.defined()
+                        ? mask.narrow(1, 1, length - 1).reshape({-1}).to(losses.dtype())
                         : torch::ones_like(losses);
         loss_sum.narrow(0, first, size) += (losses * keep).view({size, -1}).sum(1).to(torch::kFloat64);
         count.narrow(0, first, size) += keep.view({size, -1}).sum(1).to(torch::kFloat64);

@@ -46,7 +46,8 @@ torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, i
     return torch::autograd::grad({loss}, {gates}).front();
   }
   const int64_t length = hidden.size(1);
-  auto keep = input.attention_mask.defined() ? input.attention_mask.narrow(1, 1, length - 1).to(hidden.dtype())
+  const auto& mask = input.predicted_mask();
+  auto keep = mask.defined() ? mask.narrow(1, 1, length - 1).to(hidden.dtype())
                                              : torch::ones({hidden.size(0), length - 1}, hidden.options());
   const auto weights = keep / keep.sum();                                                 // (B, n−1)
   const auto loss = next_token_loss_and_gradient(model, hidden, weights, input);

@@ -20,8 +20,9 @@ torch::Tensor predicting_positions(const torch::Tensor& hidden) {
 
 // The token each of those positions predicts: (P, 1).
 torch::Tensor next_tokens(const ModelInput& input, const torch::Device& device) {
-  const int64_t length = input.input_ids.size(1);
-  return input.input_ids.narrow(1, 1, length - 1).reshape({-1, 1}).to(device);
+  const auto& ids = input.predicted_ids();
+  const int64_t length = ids.size(1);
+  return ids.narrow(1, 1, length - 1).reshape({-1, 1}).to(device);
 }
 
 int64_t chunk_size(AttentionModel& model, const torch::Device& device, int64_t requested) {

@@ -7,6 +7,7 @@
 #include "models/runtime.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/nn/transformer.h"
+#include "models/nn/translation.h"
 #include "models/checkpoint/weight_bindings.h"
 
 #include <torch/torch.h>
@@ -80,6 +81,9 @@ std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool ini
   switch (config.family) {
     case ModelFamily::Lama: return std::make_shared<LamaImpl>(config);
     case ModelFamily::BiGruMean: return std::make_shared<BiGruMeanImpl>(config);
+    case ModelFamily::TransformerMt:
+    case ModelFamily::Marian:
+    case ModelFamily::Bart: return make_translation_transformer(config, initialise);
     default: return make_transformer(config, initialise);
   }
 }

@@ -1,4 +1,4 @@
-// models/checkpoint/weight_bindings.cpp — the tensor-name tables of the GPT-2 and BERT layouts.
+// models/checkpoint/weight_bindings.cpp — the tensor-name tables of the GPT-2, BERT, Marian and BART layouts.
 #include "models/checkpoint/weight_bindings.h"
 
 namespace aw {
@@ -82,11 +82,65 @@ WeightTable bert_table(const ModelConfig& config) {
   return table;
 }
 
+void bind_attention(WeightTable& table, const std::string& ours, const std::string& theirs) {
+  bind_linear(table, ours + ".q", theirs + ".q_proj");
+  bind_linear(table, ours + ".k", theirs + ".k_proj");
+  bind_linear(table, ours + ".v", theirs + ".v_proj");
+  bind_linear(table, ours + ".o", theirs + ".out_proj");
+}
+
+// Marian and BART (modeling_marian.py, modeling_bart.py): post-LN encoder and decoder layers with
+// q/k/v/out projections, fc1/fc2 and three LayerNorms per decoder layer. Marian's sinusoidal
+// positions are computed (a stored table is ignored); BART's are learned, with 2 extra rows.
+WeightTable hf_translation_table(const ModelConfig& config) {
+  const auto& t = config.translation;
+  WeightTable table;
+  table.name_prefixes = {"", "model."};
+  // Tied copies of the shared embedding (and the tied output), Marian's fixed sinusoids.
+  table.ignored = {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"};
+  if (config.tie_embeddings) table.ignored.push_back("lm_head.weight");
+  if (config.positions == PositionKind::Sinusoidal) table.ignored.push_back("embed_positions.weight");
+  table.allow_unknown = true;
+  bind(table, "tok_emb.weight", {"shared.weight", "encoder.embed_tokens.weight"});
+  if (config.positions == PositionKind::Learned) {
+    bind(table, "enc_pos.weight", {"encoder.embed_positions.weight"});
+    bind(table, "dec_pos.weight", {"decoder.embed_positions.weight"});
+  }
+  if (t.embedding_norm) {
+    bind_linear(table, "enc_emb_ln", "encoder.layernorm_embedding");
+    bind_linear(table, "dec_emb_ln", "decoder.layernorm_embedding");
+  }
+  for (int64_t layer = 0; layer < t.encoder_layers; ++layer) {
+    auto ours = [&](const std::string& rest) { return layer_name("encoder.", layer, rest); };
+    auto theirs = [&](const std::string& rest) { return layer_name("encoder.layers.", layer, rest); };
+    bind_attention(table, ours("attn"), theirs("self_attn"));
+    bind_linear(table, ours("ln_1"), theirs("self_attn_layer_norm"));
+    bind_linear(table, ours("mlp.fc1"), theirs("fc1"));
+    bind_linear(table, ours("mlp.fc2"), theirs("fc2"));
+    bind_linear(table, ours("ln_2"), theirs("final_layer_norm"));
+  }
+  for (int64_t layer = 0; layer < t.decoder_layers; ++layer) {
+    auto ours = [&](const std::string& rest) { return layer_name("decoder.", layer, rest); };
+    auto theirs = [&](const std::string& rest) { return layer_name("decoder.layers.", layer, rest); };
+    bind_attention(table, ours("self_attn"), theirs("self_attn"));
+    bind_linear(table, ours("ln_1"), theirs("self_attn_layer_norm"));
+    bind_attention(table, ours("cross_attn"), theirs("encoder_attn"));
+    bind_linear(table, ours("ln_2"), theirs("encoder_attn_layer_norm"));
+    bind_linear(table, ours("mlp.fc1"), theirs("fc1"));
+    bind_linear(table, ours("mlp.fc2"), theirs("fc2"));
+    bind_linear(table, ours("ln_3"), theirs("final_layer_norm"));
+  }
+  bind(table, "final_logits_bias", {"final_logits_bias"});
+  if (!config.tie_embeddings) bind(table, "lm_head.weight", {"lm_head.weight"});
+  return table;
+}
+
 }  // namespace
 
 std::optional<WeightTable> foreign_weight_table(const ModelConfig& config) {
   if (config.family == ModelFamily::Gpt2) return gpt2_table(config);
   if (config.family == ModelFamily::Bert) return bert_table(config);
+  if (config.family == ModelFamily::Marian || config.family == ModelFamily::Bart) return hf_translation_table(config);
   return std::nullopt;
 }
 

@@ -1,4 +1,4 @@
-// models/checkpoint/weight_bindings.h — one table per foreign layout (Hugging Face GPT-2, BERT): which
+// models/checkpoint/weight_bindings.h — one table per foreign layout (Hugging Face GPT-2, BERT, Marian, BART): which
 // tensor of the checkpoint file fills which parameter of the transformer, and how (GPT-2 stores
 // Conv1D weights as (in, out) and fuses Q, K, V into one c_attn matrix). Native files need no table:
 // they hold the module's named_parameters() under their own names (save_native_checkpoint).
@@ -27,7 +27,7 @@ struct WeightTable {
   bool allow_unknown = false;              // Hugging Face files carry heads we do not use
 };
 
-// The table of a foreign layout (gpt2, bert); nothing for the native families.
+// The table of a foreign layout (gpt2, bert, marian, bart); nothing for the native families.
 std::optional<WeightTable> foreign_weight_table(const ModelConfig& config);
 
 }  // namespace aw

@@ -11,7 +11,12 @@
 namespace aw {
 
 // config.json "model_type".
-enum class ModelFamily { TransformerLm, BetSf, BetSg, EncoderClassifier, Lama, BiGruMean, Gpt2, Bert };
+enum class ModelFamily {
+  TransformerLm, BetSf, BetSg, EncoderClassifier, Lama, BiGruMean, Gpt2, Bert,
+  TransformerMt,  // native encoder–decoder translation Transformer (optionally BET(SF) in the decoder)
+  Marian,         // Hugging Face MarianMT (opus-mt)
+  Bart,           // Hugging Face BART
+};
 // How a transformer classifier pools its final states: the first token through the pooler (BERT) or
 // the mean of the unpadded states straight into the classifier (encoder_classifier).
 enum class Pooling { First, Mean };
@@ -19,7 +24,11 @@ enum class Pooling { First, Mean };
 enum class LamaContext { Learned, Mean };
 // LAMA's training regularizer: none, penal (‖AAᵀ − I‖²_F) or emb (cosine of the rows of S).
 enum class Regularizer { None, Penal, Emb };
-enum class TokenizerKind { Word, Gpt2Bpe, WordPiece };
+enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece };
+// The three kinds of attention of a translation model (Michel et al. Table 2): encoder self-attention
+// (Enc-Enc), the decoder's causal self-attention (Dec-Dec) and cross-attention (Enc-Dec). A decoder-only
+// or encoder-only model has one kind.
+enum class AttentionKind { Encoder, Decoder, Cross };
 // The diagonal treatment a native LM was trained with (Bird-Eye Table 2).
 enum class DiagMode { Normal, Reduced, Magnified, Mask };
 
@@ -28,8 +37,9 @@ template <typename Enum>
 struct EnumNames;
 template <>
 struct EnumNames<ModelFamily> {
-  static constexpr std::array<const char*, 8> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
-                                                        "lama",           "bigru_mean", "gpt2", "bert"};
+  static constexpr std::array<const char*, 11> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
+                                                         "lama",           "bigru_mean", "gpt2", "bert",
+                                                         "transformer_mt", "marian", "bart"};
 };
 template <>
 struct EnumNames<Pooling> {
@@ -45,7 +55,11 @@ struct EnumNames<Regularizer> {
 };
 template <>
 struct EnumNames<TokenizerKind> {
-  static constexpr std::array<const char*, 3> names = {"word", "gpt2_bpe", "wordpiece"};
+  static constexpr std::array<const char*, 4> names = {"word", "gpt2_bpe", "wordpiece", "sentencepiece"};
+};
+template <>
+struct EnumNames<AttentionKind> {
+  static constexpr std::array<const char*, 3> names = {"enc", "dec", "cross"};
 };
 template <>
 struct EnumNames<DiagMode> {
@@ -80,5 +94,6 @@ inline std::string to_string(LamaContext value) { return enum_name(value); }
 inline std::string to_string(Regularizer value) { return enum_name(value); }
 inline std::string to_string(TokenizerKind value) { return enum_name(value); }
 inline std::string to_string(DiagMode value) { return enum_name(value); }
+inline std::string to_string(AttentionKind value) { return enum_name(value); }
 
 }  // namespace aw

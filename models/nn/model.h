@@ -9,6 +9,7 @@
 #include <torch/types.h>
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace aw {
@@ -72,14 +73,35 @@ struct ModelInput {
   torch::Tensor input_ids;       // [B, n] int64
   torch::Tensor attention_mask;  // [B, n], 1 = token, 0 = padding; undefined = no padding
   torch::Tensor token_type_ids;  // [B, n]; BERT only, undefined = all 0
+  // Translation models only: input_ids is the source, and the decoder reads the target sequence
+  // [B, m] = decoder start, the target's tokens, EOS (then padding). Its next-token losses are the
+  // teacher-forced loss, exactly as a language model's are over input_ids.
+  torch::Tensor decoder_input_ids;
+  torch::Tensor decoder_attention_mask;  // [B, m], 1 = token, 0 = padding; undefined = no padding
+
+  // The sequence whose next tokens the model predicts: the target (translation) or the input.
+  const torch::Tensor& predicted_ids() const { return decoder_input_ids.defined() ? decoder_input_ids : input_ids; }
+  const torch::Tensor& predicted_mask() const {
+    return decoder_input_ids.defined() ? decoder_attention_mask : attention_mask;
+  }
 
   // The same input on `device` (undefined tensors stay undefined).
   ModelInput to(const torch::Device& device) const {
-    ModelInput moved;
-    moved.input_ids = input_ids.to(device);
-    if (attention_mask.defined()) moved.attention_mask = attention_mask.to(device);
-    if (token_type_ids.defined()) moved.token_type_ids = token_type_ids.to(device);
-    return moved;
+    return map([&](const torch::Tensor& t) { return t.to(device); });
+  }
+  // The same input with every defined tensor t replaced by f(t) (undefined ones stay undefined).
+  template <typename Function>
+  ModelInput map(const Function& f) const {
+    ModelInput mapped;
+    const std::pair<const torch::Tensor*, torch::Tensor*> fields[] = {
+        {&input_ids, &mapped.input_ids},
+        {&attention_mask, &mapped.attention_mask},
+        {&token_type_ids, &mapped.token_type_ids},
+        {&decoder_input_ids, &mapped.decoder_input_ids},
+        {&decoder_attention_mask, &mapped.decoder_attention_mask}};
+    for (const auto& [from, to] : fields)
+      if (from->defined()) *to = f(*from);
+    return mapped;
   }
 };
 

@@ -102,8 +102,9 @@ class ConfigReader {
 };
 
 Activation parse_activation(const ConfigReader& reader, const std::string& key, const std::string& fallback) {
-  const auto name = reader.choice(key, {"relu", "gelu", "gelu_new", "gelu_pytorch_tanh"}, fallback);
+  const auto name = reader.choice(key, {"relu", "gelu", "gelu_new", "gelu_pytorch_tanh", "swish", "silu"}, fallback);
   if (name == "relu") return Activation::Relu;
+  if (name == "swish" || name == "silu") return Activation::Silu;
   if (name == "gelu") return Activation::Gelu;
   return Activation::GeluTanh;
 }
@@ -234,7 +235,133 @@ void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelCon
   }
 }
 
+// The block layout of a translation model (model_config.h, TranslationPart): Le encoder blocks, then
+// each decoder layer's self- and cross-attention.
+void set_translation_blocks(ModelConfig& config) {
+  const auto& t = config.translation;
+  config.n_layers = t.encoder_layers + 2 * t.decoder_layers;
+  config.n_heads = std::max(t.encoder_heads, t.decoder_heads);
+  config.d_ff = t.encoder_ffn;
+  config.causal = false;
+  config.heads_per_layer.assign(t.encoder_layers, t.encoder_heads);
+  config.heads_per_layer.resize(config.n_layers, t.decoder_heads);
+}
+
+// Head widths of a translation model: stated, or d_model / heads on each side.
+void set_translation_head_widths(const ConfigReader& reader, ModelConfig& config) {
+  auto& t = config.translation;
+  auto width = [&](int64_t heads, const char* side) {
+    if (config.d_model % heads != 0)
+      reader.fail("d_model " + std::to_string(config.d_model) + " is not divisible by the " + side + "'s " +
+                  std::to_string(heads) + " heads");
+    return config.d_model / heads;
+  };
+  config.d_head = reader.has("d_head") ? reader.positive_int("d_head") : width(t.encoder_heads, "encoder");
+  t.decoder_d_head = reader.has("d_head") ? config.d_head : width(t.decoder_heads, "decoder");
+}
+
+// transformer_mt: the native encoder–decoder Transformer (docs/translation.md).
+void parse_transformer_mt(const ConfigReader& reader, ModelConfig& config) {
+  auto& t = config.translation;
+  config.vocab_size = reader.positive_int("vocab_size");
+  t.target_vocab_size = reader.positive_int("target_vocab_size", config.vocab_size);
+  t.share_embeddings = reader.boolean("share_embeddings", t.target_vocab_size == config.vocab_size);
+  if (t.share_embeddings && t.target_vocab_size != config.vocab_size)
+    reader.fail("share_embeddings needs target_vocab_size = vocab_size");
+  t.encoder_layers = reader.positive_int("encoder_layers");
+  t.decoder_layers = reader.positive_int("decoder_layers");
+  const auto heads = reader.positive_int("n_heads");
+  t.encoder_heads = reader.positive_int("encoder_heads", heads);
+  t.decoder_heads = reader.positive_int("decoder_heads", heads);
+  config.d_model = reader.positive_int("d_model");
+  const auto d_ff = reader.positive_int("d_ff", 4 * config.d_model);
+  t.encoder_ffn = reader.positive_int("encoder_ffn", d_ff);
+  t.decoder_ffn = reader.positive_int("decoder_ffn", d_ff);
+  config.max_positions = reader.positive_int("max_positions");
+  config.norm = reader.choice("norm", {"pre", "post"}, "post") == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+  config.positions = reader.choice("positions", {"learned", "sinusoidal"}, "sinusoidal") == "learned"
+                         ? PositionKind::Learned
+                         : PositionKind::Sinusoidal;
+  config.tie_embeddings = reader.boolean("tie_embeddings", true);
+  config.activation = parse_activation(reader, "activation", "relu");
+  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-5);
+  config.dropout = reader.number("dropout", 0.1);
+  t.scale_embedding = reader.boolean("scale_embedding", true);
+  t.final_norm = config.norm == NormPlacement::Pre;
+  t.decoder_bird_eye = reader.boolean("decoder_bird_eye", false);
+  t.decoder_diag_free_mask = reader.boolean("decoder_diag_free_mask", t.decoder_bird_eye);
+  config.diag_mode = reader.choice("diag_mode", DiagMode::Normal);
+  t.pad_id = reader.non_negative_int("pad_id", 0);
+  t.bos_id = reader.non_negative_int("bos_id", 2);
+  t.eos_id = reader.non_negative_int("eos_id", 3);
+  t.decoder_start_id = reader.non_negative_int("decoder_start_id", t.bos_id);
+  config.tokenizer = reader.choice("tokenizer", TokenizerKind::SentencePiece, {TokenizerKind::SentencePiece});
+  set_translation_blocks(config);
+  set_translation_head_widths(reader, config);
+}
+
+// marian and bart as Hugging Face writes them (MarianConfig, BartConfig).
+void parse_hf_translation(const ConfigReader& reader, ModelConfig& config) {
+  auto& t = config.translation;
+  const bool marian = config.family == ModelFamily::Marian;
+  config.vocab_size = reader.positive_int("vocab_size");
+  t.target_vocab_size = reader.positive_int("decoder_vocab_size", config.vocab_size);
+  t.share_embeddings = !marian || reader.boolean("share_encoder_decoder_embeddings", true);
+  if (t.target_vocab_size != config.vocab_size)
+    reader.fail("separate source and target vocabularies (decoder_vocab_size " + std::to_string(t.target_vocab_size) +
+                " ≠ vocab_size " + std::to_string(config.vocab_size) + ") are not supported");
+  t.encoder_layers = reader.positive_int("encoder_layers");
+  t.decoder_layers = reader.positive_int("decoder_layers");
+  t.encoder_heads = reader.positive_int("encoder_attention_heads");
+  t.decoder_heads = reader.positive_int("decoder_attention_heads");
+  config.d_model = reader.positive_int("d_model");
+  t.encoder_ffn = reader.positive_int("encoder_ffn_dim");
+  t.decoder_ffn = reader.positive_int("decoder_ffn_dim");
+  config.max_positions = reader.positive_int("max_position_embeddings");
+  if (reader.boolean("normalize_before", false))
+    reader.fail("normalize_before = true (pre-LayerNorm mBART layout) is not supported");
+  config.norm = NormPlacement::Post;
+  config.positions = marian ? PositionKind::Sinusoidal : PositionKind::Learned;
+  t.split_sinusoid = marian;
+  t.position_offset = marian ? 0 : 2;
+  t.embedding_norm = !marian;
+  t.final_logits_bias = true;
+  config.tie_embeddings = reader.boolean("tie_word_embeddings", true);
+  config.activation = parse_activation(reader, "activation_function", marian ? "swish" : "gelu");
+  config.layer_norm_eps = 1e-5;  // nn.LayerNorm's default, which both classes use
+  config.dropout = reader.number("dropout", 0.1);
+  t.scale_embedding = reader.boolean("scale_embedding", marian);
+  t.pad_id = reader.non_negative_int("pad_token_id", marian ? config.vocab_size - 1 : 1);
+  t.eos_id = reader.non_negative_int("eos_token_id", marian ? 0 : 2);
+  t.bos_id = marian ? -1 : reader.non_negative_int("bos_token_id", 0);
+  t.decoder_start_id = reader.non_negative_int("decoder_start_token_id", marian ? t.pad_id : t.eos_id);
+  config.tokenizer = marian ? TokenizerKind::SentencePiece : TokenizerKind::Gpt2Bpe;
+  set_translation_blocks(config);
+  set_translation_head_widths(reader, config);
+}
+
 }  // namespace
+
+AttentionBlock ModelConfig::attention_block(int64_t block) const {
+  if (!is_translation()) return {causal ? AttentionKind::Decoder : AttentionKind::Encoder, block};
+  const auto encoder_layers = translation.encoder_layers;
+  if (block < encoder_layers) return {AttentionKind::Encoder, block};
+  const auto offset = block - encoder_layers;
+  return {offset % 2 == 0 ? AttentionKind::Decoder : AttentionKind::Cross, offset / 2};
+}
+
+int64_t ModelConfig::block_index(AttentionKind kind, int64_t layer) const {
+  if (layer < 0) return -1;
+  if (!is_translation()) return kind == attention_block(0).kind && layer < n_layers ? layer : -1;
+  if (kind == AttentionKind::Encoder) return layer < translation.encoder_layers ? layer : -1;
+  if (layer >= translation.decoder_layers) return -1;
+  return translation.encoder_layers + 2 * layer + (kind == AttentionKind::Cross ? 1 : 0);
+}
+
+std::vector<AttentionKind> ModelConfig::attention_kinds() const {
+  if (is_translation()) return {AttentionKind::Encoder, AttentionKind::Decoder, AttentionKind::Cross};
+  return {attention_block(0).kind};
+}
 
 int64_t ModelConfig::total_heads() const {
   return std::accumulate(heads_per_layer.begin(), heads_per_layer.end(), int64_t{0});
@@ -268,11 +395,16 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
     case ModelFamily::BiGruMean: parse_recurrent(reader, config); break;
     case ModelFamily::Gpt2: parse_gpt2(reader, config); break;
     case ModelFamily::Bert: parse_bert(json, reader, config); break;
+    case ModelFamily::TransformerMt: parse_transformer_mt(reader, config); break;
+    case ModelFamily::Marian:
+    case ModelFamily::Bart: parse_hf_translation(reader, config); break;
   }
 
   // Width of one head: stated (pruned or non-square models) or d_model / n_heads. A LAMA head's
   // "width" is the whole annotation (2h), set by parse_recurrent.
-  if (!config.is_recurrent() && reader.has("d_head")) {
+  if (config.is_translation()) {
+    // set by the translation parsers, per side
+  } else if (!config.is_recurrent() && reader.has("d_head")) {
     config.d_head = reader.positive_int("d_head");
   } else if (!config.is_recurrent()) {
     if (config.d_model % config.n_heads != 0)
@@ -286,11 +418,15 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
     if (static_cast<int64_t>(config.heads_per_layer.size()) != config.n_layers)
       fail_in_file(path, "heads_per_layer has " + std::to_string(config.heads_per_layer.size()) +
                              " entries for " + std::to_string(config.n_layers) + " layers");
-    for (auto heads : config.heads_per_layer)
-      if (heads < 0 || heads > config.n_heads)
-        fail_in_file(path, "heads_per_layer entry " + std::to_string(heads) + " is outside 0..n_heads " +
-                               std::to_string(config.n_heads));
-  } else {
+    for (int64_t block = 0; block < config.n_layers; ++block) {
+      const auto heads = config.heads_per_layer[block];
+      const auto most = config.is_translation() && config.attention_block(block).kind != AttentionKind::Encoder
+                            ? config.translation.decoder_heads
+                            : config.is_translation() ? config.translation.encoder_heads : config.n_heads;
+      if (heads < 0 || heads > most)
+        fail_in_file(path, "heads_per_layer entry " + std::to_string(heads) + " is outside 0.." + std::to_string(most));
+    }
+  } else if (!config.is_translation()) {
     config.heads_per_layer.assign(config.n_layers, config.n_heads);
   }
   if (config.dropout < 0.0 || config.dropout >= 1.0)
@@ -342,8 +478,11 @@ nlohmann::json recurrent_config_json(const ModelConfig& config) {
 
 }  // namespace
 
+nlohmann::json translation_config_json(const ModelConfig& config);
+
 nlohmann::json native_config_json(const ModelConfig& config) {
   if (config.is_recurrent()) return recurrent_config_json(config);
+  if (config.is_translation()) return translation_config_json(config);
   nlohmann::json json = {
       {"model_type", config.family_name()},
       {"vocab_size", config.vocab_size},
@@ -366,6 +505,45 @@ nlohmann::json native_config_json(const ModelConfig& config) {
   if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
   if (config.normalize_words) json["normalize_words"] = true;
   if (config.family == ModelFamily::EncoderClassifier) json["labels"] = config.labels;
+  return json;
+}
+
+nlohmann::json translation_config_json(const ModelConfig& config) {
+  const auto& t = config.translation;
+  nlohmann::json json = {
+      {"model_type", config.family_name()},
+      {"vocab_size", config.vocab_size},
+      {"target_vocab_size", t.target_vocab_size},
+      {"share_embeddings", t.share_embeddings},
+      {"encoder_layers", t.encoder_layers},
+      {"decoder_layers", t.decoder_layers},
+      {"n_heads", t.encoder_heads},
+      {"encoder_heads", t.encoder_heads},
+      {"decoder_heads", t.decoder_heads},
+      {"d_model", config.d_model},
+      {"encoder_ffn", t.encoder_ffn},
+      {"decoder_ffn", t.decoder_ffn},
+      {"max_positions", config.max_positions},
+      {"norm", to_string(config.norm)},
+      {"positions", to_string(config.positions)},
+      {"tie_embeddings", config.tie_embeddings},
+      {"activation", to_string(config.activation)},
+      {"layer_norm_eps", config.layer_norm_eps},
+      {"dropout", config.dropout},
+      {"scale_embedding", t.scale_embedding},
+      {"decoder_bird_eye", t.decoder_bird_eye},
+      {"decoder_diag_free_mask", t.decoder_diag_free_mask},
+      {"pad_id", t.pad_id},
+      {"bos_id", t.bos_id},
+      {"eos_id", t.eos_id},
+      {"decoder_start_id", t.decoder_start_id},
+      {"tokenizer", to_string(config.tokenizer)},
+  };
+  if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
+  if (config.d_head != config.d_model / t.encoder_heads || t.decoder_d_head != config.d_model / t.decoder_heads)
+    json["d_head"] = config.d_head;
+  const auto full = t.encoder_layers * t.encoder_heads + 2 * t.decoder_layers * t.decoder_heads;
+  if (config.total_heads() != full) json["heads_per_layer"] = config.heads_per_layer;
   return json;
 }
 
@@ -392,6 +570,7 @@ std::string to_string(Activation activation) {
     case Activation::Relu: return "relu";
     case Activation::Gelu: return "gelu";
     case Activation::GeluTanh: return "gelu_new";
+    case Activation::Silu: return "silu";
   }
   return "gelu";
 }

@@ -16,7 +16,7 @@ namespace aw {
 
 enum class NormPlacement { Pre, Post };          // LayerNorm before (GPT-2) or after (BERT) each sublayer
 enum class PositionKind { Learned, Sinusoidal };
-enum class Activation { Relu, Gelu, GeluTanh };  // GeluTanh = GPT-2's "gelu_new"
+enum class Activation { Relu, Gelu, GeluTanh, Silu };  // GeluTanh = GPT-2's "gelu_new"; Silu = "swish" (Marian)
 
 // BERT only: the parts of a Hugging Face BERT that no native family has.
 struct BertPart {
@@ -34,6 +34,38 @@ struct RecurrentPart {
   LamaContext context = LamaContext::Learned;   // lama: learned vector (LAMA) or word-embedding mean (LAMA+ctx)
   Regularizer regularizer = Regularizer::None;  // lama training only
   double regularizer_weight = 0.2;              // λ
+};
+
+// Translation models only (transformer_mt, marian, bart; docs/translation.md). The attention blocks of
+// an encoder–decoder model are numbered in the order the forward runs them, and gates, captures and
+// the layer × head tables of every analysis use that one numbering: Le encoder self-attention blocks,
+// then for each decoder layer j its self-attention (Le + 2j) and its cross-attention (Le + 2j + 1).
+// ModelConfig::n_layers counts blocks (Le + 2·Ld) and heads_per_layer has one entry per block.
+struct TranslationPart {
+  int64_t encoder_layers = 0;     // Le
+  int64_t decoder_layers = 0;     // Ld
+  int64_t encoder_heads = 0;      // heads of an encoder self-attention block before pruning
+  int64_t decoder_heads = 0;      // heads of a decoder self- or cross-attention block before pruning
+  int64_t encoder_ffn = 0;        // feed-forward widths (encoder, decoder)
+  int64_t decoder_ffn = 0;
+  int64_t target_vocab_size = 0;  // rows of the decoder's embedding and output (= vocab_size when shared)
+  bool share_embeddings = true;   // one table for source, target and output
+  bool scale_embedding = false;   // embeddings × √d (Marian, Vaswani et al.)
+  bool embedding_norm = false;    // LayerNorm right after the embeddings (BART's layernorm_embedding)
+  bool final_norm = false;        // LayerNorm after the last encoder and decoder layer (pre-LN models)
+  bool final_logits_bias = false; // a bias added to the output logits (Marian, BART)
+  int64_t position_offset = 0;    // learned position p is row p + offset (BART: 2)
+  bool split_sinusoid = false;    // sinusoids as Marian lays them out: all sines, then all cosines
+  int64_t decoder_d_head = 0;     // width of one decoder head (config.d_head is the encoder's)
+  int64_t pad_id = 0, bos_id = -1, eos_id = 0, decoder_start_id = 0;
+  bool decoder_bird_eye = false;  // BET(SF) reweighting in the decoder's self-attention
+  bool decoder_diag_free_mask = false;
+};
+
+// One attention block of a model: its kind and its layer within that kind (0-based).
+struct AttentionBlock {
+  AttentionKind kind = AttentionKind::Decoder;
+  int64_t layer = 0;
 };
 
 struct ModelConfig {
@@ -68,21 +100,41 @@ struct ModelConfig {
   Pooling pooling = Pooling::First;  // transformer classifiers
   BertPart bert;
   RecurrentPart recurrent;
+  TranslationPart translation;
 
   // "bet_sf": the family as config.json names it, for messages ("a bet_sf language model").
   std::string family_name() const { return to_string(family); }
   bool is_lama() const { return family == ModelFamily::Lama; }
   // Written in the native format (everything but the Hugging Face gpt2 and bert).
-  bool is_native() const { return family != ModelFamily::Gpt2 && family != ModelFamily::Bert; }
+  bool is_native() const {
+    return family != ModelFamily::Gpt2 && family != ModelFamily::Bert && family != ModelFamily::Marian &&
+           family != ModelFamily::Bart;
+  }
+  // An encoder–decoder model (transformer_mt, marian, bart): its n_layers counts attention blocks.
+  bool is_translation() const {
+    return family == ModelFamily::TransformerMt || family == ModelFamily::Marian || family == ModelFamily::Bart;
+  }
+  // The kind and layer of attention block `block` (0 ≤ block < n_layers). A decoder LM's blocks are
+  // Dec-Dec, an encoder's (BERT, encoder classifiers, LAMA) Enc-Enc, each with its own layer number.
+  AttentionBlock attention_block(int64_t block) const;
+  // The block of `kind`'s layer `layer`, or -1 when the model has no such block.
+  int64_t block_index(AttentionKind kind, int64_t layer) const;
+  // The attention kinds this model has, in block order.
+  std::vector<AttentionKind> attention_kinds() const;
   bool is_classifier() const { return num_labels > 0; }
-  bool is_language_model() const { return causal && !is_classifier(); }
+  bool is_language_model() const { return causal && !is_classifier() && !is_translation(); }
   bool is_recurrent() const { return family == ModelFamily::Lama || family == ModelFamily::BiGruMean; }
   // Attention is token-to-token, [B, H, n, n] (every transformer family); LAMA's is [B, m, 1, n]
   // (one query: the global context) and bigru_mean has none.
   bool has_token_attention() const { return !is_recurrent(); }
   int64_t total_heads() const;
   int64_t max_heads() const;     // largest head count of any layer (gate tensors use this width)
-  int64_t attention_width(int64_t layer) const { return heads_per_layer.at(layer) * d_head; }
+  int64_t attention_width(int64_t layer) const { return heads_per_layer.at(layer) * head_width(layer); }
+  // The width of one head of attention block `block`.
+  int64_t head_width(int64_t block) const {
+    return is_translation() && attention_block(block).kind != AttentionKind::Encoder ? translation.decoder_d_head
+                                                                                      : d_head;
+  }
 };
 
 // Parses and validates a config.json already read into `json`; errors name `path` and the key.

@@ -18,28 +18,75 @@ torch::nn::LayerNorm make_layer_norm(const ModelConfig& config) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model}).eps(config.layer_norm_eps));
 }
 
+}  // namespace
+
 torch::Tensor activate(const torch::Tensor& x, Activation activation) {
   switch (activation) {
     case Activation::Relu: return torch::relu(x);
     case Activation::Gelu: return torch::gelu(x);
     case Activation::GeluTanh: return torch::gelu(x, "tanh");
+    case Activation::Silu: return torch::silu(x);
   }
   return x;
 }
 
 // Vaswani et al.: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(p / 10000^(2i/d)).
-torch::Tensor sinusoid_table(int64_t positions, int64_t d_model) {
+torch::Tensor sinusoid_table(int64_t positions, int64_t d_model, bool split) {
+  using torch::indexing::None;
+  using torch::indexing::Slice;
   auto position = torch::arange(positions, torch::kFloat64).unsqueeze(1);               // (P, 1)
   auto even = torch::arange(0, d_model, 2, torch::kFloat64);                             // (⌈d/2⌉)
   auto angle = position / torch::pow(10000.0, even / static_cast<double>(d_model));    // (P, ⌈d/2⌉)
   auto table = torch::zeros({positions, d_model}, torch::kFloat64);
-  table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)}, torch::sin(angle));
-  table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, torch::indexing::None, 2)},
-                   torch::cos(angle).narrow(1, 0, d_model / 2));
+  const int64_t sines = angle.size(1);
+  if (split) {
+    table.index_put_({Slice(), Slice(0, sines)}, torch::sin(angle));
+    table.index_put_({Slice(), Slice(sines, None)}, torch::cos(angle).narrow(1, 0, d_model - sines));
+  } else {
+    table.index_put_({Slice(), Slice(0, None, 2)}, torch::sin(angle));
+    table.index_put_({Slice(), Slice(1, None, 2)}, torch::cos(angle).narrow(1, 0, d_model / 2));
+  }
   return table.to(torch::kFloat32);
 }
 
-}  // namespace
+void initialise_weights(torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  for (auto& item : module.named_parameters()) {
+    const auto& name = item.key();
+    auto& tensor = item.value();
+    const bool is_norm = name.find("ln_") != std::string::npos || name.find("_ln") != std::string::npos;
+    const bool is_bias = name.size() > 4 && name.substr(name.size() - 4) == "bias";
+    if (is_norm) tensor.fill_(is_bias ? 0.0 : 1.0);
+    else if (is_bias) tensor.zero_();
+    else tensor.normal_(0.0, kInitStd);
+  }
+}
+
+AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, const torch::Tensor& key_padding,
+                                   const DiagonalIntervention& diagonal, bool reweighted_diagonal_mask,
+                                   const torch::TensorOptions& float_options) {
+  const auto bool_options = float_options.dtype(torch::kBool);
+  AttentionContext context;
+  if (causal) context.blocked = torch::ones({queries, keys}, bool_options).triu(1).view({1, 1, queries, keys});
+  if (key_padding.defined()) {
+    auto padding = key_padding.to(float_options.device()).eq(0).view({key_padding.size(0), 1, 1, keys});
+    context.blocked = context.blocked.defined() ? context.blocked.logical_or(padding) : padding;
+  }
+  if (context.blocked.defined())
+    context.blocked_bias = torch::zeros(context.blocked.sizes(), float_options).masked_fill_(context.blocked, -INFINITY);
+  if (diagonal.kind == DiagonalIntervention::Kind::None && !reweighted_diagonal_mask) return context;
+  auto diagonal_except_first = torch::eye(queries, keys, bool_options);
+  diagonal_except_first.index_put_({0, 0}, false);
+  switch (diagonal.kind) {
+    case DiagonalIntervention::Kind::None: break;
+    case DiagonalIntervention::Kind::Scale:
+      context.diagonal_scale = torch::ones({queries, keys}, float_options).fill_diagonal_(diagonal.factor);
+      break;
+    case DiagonalIntervention::Kind::Mask: context.diagonal_blocked = diagonal_except_first; break;
+  }
+  if (reweighted_diagonal_mask) context.reweighted_blocked = diagonal_except_first;
+  return context;
+}
 
 DiagonalIntervention trained_diagonal(DiagMode diag_mode) {
   switch (diag_mode) {
@@ -73,12 +120,14 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_
 }
 
 AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
-                                                const torch::Tensor& gates, bool return_probabilities) {
-  const int64_t batch = x.size(0), length = x.size(1);
+                                                const torch::Tensor& gates, bool return_probabilities,
+                                                const torch::Tensor& memory) {
+  const auto& source = memory.defined() ? memory : x;
+  const int64_t batch = x.size(0), length = x.size(1), keys = source.size(1);
   auto split_heads = [&](const torch::Tensor& t) {  // (B, n, H·dh) -> (B, H, n, dh)
-    return t.view({batch, length, heads_, d_head_}).transpose(1, 2);
+    return t.view({batch, t.size(1), heads_, d_head_}).transpose(1, 2);
   };
-  auto query = split_heads(q(x)), key = split_heads(k(x)), value = split_heads(v(x));
+  auto query = split_heads(q(x)), key = split_heads(k(source)), value = split_heads(v(source));
 
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
   auto apply_masks = [&](torch::Tensor t) {
@@ -91,10 +140,10 @@ AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const At
       !bird_eye.defined()) {
     // Plain masked attention: the scale and the masks ride on the product, bias + scale · QKᵀ in one
     // GEMM (baddbmm), instead of two more passes over the [B, H, n, n] scores after it.
-    scores = context.blocked_bias.expand({batch, heads_, length, length}).contiguous();
-    scores.view({batch * heads_, length, length})
+    scores = context.blocked_bias.expand({batch, heads_, length, keys}).contiguous();
+    scores.view({batch * heads_, length, keys})
         .baddbmm_(query.reshape({batch * heads_, length, d_head_}),
-                  key.transpose(-2, -1).reshape({batch * heads_, d_head_, length}), 1.0, scale);
+                  key.transpose(-2, -1).reshape({batch * heads_, d_head_, keys}), 1.0, scale);
   } else {
     // M_dp: scaled dot products (B, H, n, n), then the diagonal intervention and the masks.
     raw_scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
@@ -178,16 +227,7 @@ TransformerImpl::TransformerImpl(ModelConfig config, bool initialise) : config_(
   if (c.bert.pooler) pooler = register_module("pooler", make_linear(c.d_model, c.d_model));
   if (c.is_classifier()) classifier = register_module("classifier", make_linear(c.d_model, c.num_labels));
 
-  if (!initialise) return;
-  torch::NoGradGuard no_grad;
-  for (auto& item : named_parameters()) {
-    const auto& name = item.key();
-    auto& tensor = item.value();
-    const bool is_norm = name.find("ln_") != std::string::npos || name.find("emb_ln") != std::string::npos;
-    if (is_norm) tensor.fill_(name.size() > 6 && name.substr(name.size() - 6) == "weight" ? 1.0 : 0.0);
-    else if (name.size() > 4 && name.substr(name.size() - 4) == "bias") tensor.zero_();
-    else tensor.normal_(0.0, kInitStd);
-  }
+  if (initialise) initialise_weights(*this);
 }
 
 torch::Tensor TransformerImpl::embed(const ModelInput& input) {
@@ -207,35 +247,6 @@ torch::Tensor TransformerImpl::embed(const ModelInput& input) {
   }
   if (emb_ln) hidden = emb_ln(hidden);
   return torch::dropout(hidden, config_.dropout, is_training());
-}
-
-AttentionContext TransformerImpl::make_context(const ModelInput& input, int64_t length,
-                                               const ForwardOptions& options) const {
-  const auto device = tok_emb->weight.device();
-  const auto bool_options = torch::dtype(torch::kBool).device(device);
-  AttentionContext context;
-  if (config_.causal) context.blocked = torch::ones({length, length}, bool_options).triu(1).view({1, 1, length, length});
-  if (input.attention_mask.defined()) {
-    auto padding = input.attention_mask.to(device).eq(0).view({input.attention_mask.size(0), 1, 1, length});
-    context.blocked = context.blocked.defined() ? context.blocked.logical_or(padding) : padding;
-  }
-  if (context.blocked.defined())
-    context.blocked_bias =
-        torch::zeros(context.blocked.sizes(), tok_emb->weight.options()).masked_fill_(context.blocked, -INFINITY);
-  auto diagonal_except_first = torch::eye(length, bool_options);
-  diagonal_except_first.index_put_({0, 0}, false);
-  auto diagonal = options.diagonal;
-  if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
-  switch (diagonal.kind) {
-    case DiagonalIntervention::Kind::None: break;
-    case DiagonalIntervention::Kind::Scale:
-      context.diagonal_scale = torch::ones({length, length}, tok_emb->weight.options())
-                                   .fill_diagonal_(diagonal.factor);
-      break;
-    case DiagonalIntervention::Kind::Mask: context.diagonal_blocked = diagonal_except_first; break;
-  }
-  if (config_.bird_eye && config_.diag_free_mask) context.reweighted_blocked = diagonal_except_first;
-  return context;
 }
 
 torch::Tensor TransformerImpl::layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const {
@@ -260,7 +271,10 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
                   std::to_string(batch) + ", " + std::to_string(config_.n_layers) + ", " +
                   std::to_string(config_.max_heads()) + "]");
   }
-  auto context = make_context(input, length, options);
+  auto diagonal = options.diagonal;
+  if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
+  auto context = attention_context(length, length, config_.causal, input.attention_mask, diagonal,
+                                   config_.bird_eye && config_.diag_free_mask, tok_emb->weight.options());
   AttentionSink sink(options);
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const int64_t rows = hidden.size(0);

@@ -42,6 +42,13 @@ struct AttentionContext {
   torch::Tensor reweighted_blocked;  // bool [n, n]: BET(SF)'s own diagonal-free mask, or undefined
 };
 
+// The masks of one attention kind: `queries` × `keys` scores, causal or not, with the keys' padding
+// (key_padding [B, keys], 1 = token; undefined = none), the diagonal intervention and BET(SF)'s own
+// diagonal-free mask (`reweighted_diagonal_mask`); `float_options` is the model's dtype and device.
+AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, const torch::Tensor& key_padding,
+                                   const DiagonalIntervention& diagonal, bool reweighted_diagonal_mask,
+                                   const torch::TensorOptions& float_options);
+
 // What attention (and a block) gives back. `probabilities` [B, H, n, n] is defined only when the
 // caller asked for it: otherwise it is released as soon as the context is mixed.
 struct AttentionOutput {
@@ -59,9 +66,11 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
 
   // x [B, n, d]; gates [k·B|1, H] or undefined. The output is [k·B, n, d]: with k > 1 the context
   // is repeated k times (setting-major) just before the gates, so the settings share the attention
-  // itself. The probabilities come back when `return_probabilities` is true.
+  // itself. The probabilities come back when `return_probabilities` is true. With `memory`
+  // [B, m, d] defined this is cross-attention: keys and values come from the memory, the
+  // probabilities are [B, H, n, m].
   AttentionOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
-                          bool return_probabilities);
+                          bool return_probabilities, const torch::Tensor& memory = {});
 
   int64_t heads() const { return heads_; }
 
@@ -123,12 +132,22 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   Dense lm_head{nullptr}, pooler{nullptr}, classifier{nullptr};
 
  private:
-  AttentionContext make_context(const ModelInput& input, int64_t length, const ForwardOptions& options) const;
   torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
 
   ModelConfig config_;
   torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
 };
+
+// The activation a config names, applied to x.
+torch::Tensor activate(const torch::Tensor& x, Activation activation);
+
+// Vaswani et al.'s sinusoidal positions [positions, d] (float): interleaved, PE[p, 2i] = sin, PE[p, 2i+1]
+// = cos, or with `split` all sines first, then all cosines (Marian's layout).
+torch::Tensor sinusoid_table(int64_t positions, int64_t d_model, bool split = false);
+
+// The model's weights freshly initialised: N(0, 0.02) for matrices, 0 for biases, 1/0 for LayerNorms
+// (a parameter whose name contains "ln_" or "_ln").
+void initialise_weights(torch::nn::Module& module);
 
 // The intervention a config's diag_mode stands for (Reduced = ×0.2, Magnified = ×2.0, Mask).
 DiagonalIntervention trained_diagonal(DiagMode diag_mode);

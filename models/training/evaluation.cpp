@@ -17,12 +17,13 @@ torch::Device device_of(AttentionModel& model) { return model.module().parameter
 LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input) {
   const int64_t length = logits.size(1);
   auto predicted = logits.narrow(1, 0, length - 1);                                // (B, n-1, V)
-  auto targets = input.input_ids.narrow(1, 1, length - 1).to(logits.device());    // (B, n-1)
+  auto targets = input.predicted_ids().narrow(1, 1, length - 1).to(logits.device());  // (B, n-1)
   auto losses = torch::nn::functional::cross_entropy(
       predicted.reshape({-1, predicted.size(-1)}).to(torch::kFloat32), targets.reshape({-1}),
       torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));   // (B·(n-1))
-  if (!input.attention_mask.defined()) return {losses.sum(), torch::tensor(losses.numel(), losses.device())};
-  auto keep = input.attention_mask.narrow(1, 1, length - 1).to(logits.device()).reshape({-1}).to(losses.dtype());
+  const auto& mask = input.predicted_mask();
+  if (!mask.defined()) return {losses.sum(), torch::tensor(losses.numel(), losses.device())};
+  auto keep = mask.narrow(1, 1, length - 1).to(logits.device()).reshape({-1}).to(losses.dtype());
   return {(losses * keep).sum(), keep.sum()};
 }
 

@@ -1,0 +1,289 @@
+// models/nn/translation.cpp — forward passes of the encoder–decoder Transformer (see translation.h).
+#include "models/nn/translation.h"
+
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace aw {
+namespace {
+
+torch::nn::LayerNorm make_layer_norm(const ModelConfig& config) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model}).eps(config.layer_norm_eps));
+}
+
+// The encoder side's and the decoder side's own config: head width, feed-forward width and whether
+// the self-attention is BET(SF)'s. Blocks and attention modules read these fields only.
+ModelConfig encoder_side(const ModelConfig& config) {
+  auto side = config;
+  side.d_ff = config.translation.encoder_ffn;
+  side.bird_eye = false;
+  side.causal = false;
+  return side;
+}
+
+ModelConfig decoder_side(const ModelConfig& config) {
+  auto side = config;
+  side.d_ff = config.translation.decoder_ffn;
+  side.d_head = config.translation.decoder_d_head;
+  side.bird_eye = config.translation.decoder_bird_eye;
+  side.causal = true;
+  return side;
+}
+
+void check_length(int64_t length, int64_t positions, const char* side) {
+  if (length > positions)
+    throw Error(std::string(side) + " has " + std::to_string(length) + " tokens; the model has " +
+                std::to_string(positions) + " positions");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+DecoderBlockImpl::DecoderBlockImpl(const ModelConfig& decoder, int64_t self_heads, int64_t cross_heads)
+    : norm_(decoder.norm), dropout_(decoder.dropout) {
+  auto cross = decoder;
+  cross.bird_eye = false;
+  ln_1 = register_module("ln_1", make_layer_norm(decoder));
+  self_attn = register_module("self_attn", MultiHeadAttention(decoder, self_heads));
+  ln_2 = register_module("ln_2", make_layer_norm(decoder));
+  cross_attn = register_module("cross_attn", MultiHeadAttention(cross, cross_heads));
+  ln_3 = register_module("ln_3", make_layer_norm(decoder));
+  mlp = register_module("mlp", FeedForward(decoder));
+}
+
+DecoderBlockOutput DecoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
+                                             const AttentionContext& self_context,
+                                             const AttentionContext& cross_context, const torch::Tensor& self_gates,
+                                             const torch::Tensor& cross_gates, bool return_probabilities) {
+  const bool training = is_training();
+  auto drop = [&](const torch::Tensor& t) { return torch::dropout(t, dropout_, training); };
+  if (norm_ == NormPlacement::Pre) {
+    auto attended = self_attn(ln_1(x), self_context, self_gates, return_probabilities);
+    auto h = x + drop(attended.output);
+    auto crossed = cross_attn(ln_2(h), cross_context, cross_gates, return_probabilities, memory);
+    h = h + drop(crossed.output);
+    return {h + drop(mlp(ln_3(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
+  }
+  auto attended = self_attn(x, self_context, self_gates, return_probabilities);
+  auto h = ln_1(x + drop(attended.output));
+  auto crossed = cross_attn(h, cross_context, cross_gates, return_probabilities, memory);
+  h = ln_2(h + drop(crossed.output));
+  return {ln_3(h + drop(mlp(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
+}
+
+// ---------------------------------------------------------------------------------------------
+TranslationTransformerImpl::TranslationTransformerImpl(ModelConfig config, bool initialise)
+    : config_(std::move(config)) {
+  const auto& c = config_;
+  const auto& t = c.translation;
+  TORCH_CHECK(c.is_translation(), "TranslationTransformer needs a translation config");
+  tok_emb = register_module("tok_emb", Lookup(c.vocab_size, c.d_model));
+  if (!t.share_embeddings) tgt_emb = register_module("tgt_emb", Lookup(t.target_vocab_size, c.d_model));
+  if (c.positions == PositionKind::Learned) {
+    enc_pos = register_module("enc_pos", Lookup(c.max_positions + t.position_offset, c.d_model));
+    dec_pos = register_module("dec_pos", Lookup(c.max_positions + t.position_offset, c.d_model));
+  } else {
+    sinusoid_ = register_buffer("sinusoid", sinusoid_table(c.max_positions, c.d_model, t.split_sinusoid));
+  }
+  if (t.embedding_norm) {
+    enc_emb_ln = register_module("enc_emb_ln", make_layer_norm(c));
+    dec_emb_ln = register_module("dec_emb_ln", make_layer_norm(c));
+  }
+  const auto encoder_config = encoder_side(c), decoder_config = decoder_side(c);
+  encoder = register_module("encoder", torch::nn::ModuleList());
+  for (int64_t layer = 0; layer < t.encoder_layers; ++layer)
+    encoder->push_back(TransformerBlock(encoder_config, c.heads_per_layer[layer]));
+  decoder = register_module("decoder", torch::nn::ModuleList());
+  for (int64_t layer = 0; layer < t.decoder_layers; ++layer)
+    decoder->push_back(DecoderBlock(decoder_config, c.heads_per_layer[c.block_index(AttentionKind::Decoder, layer)],
+                                    c.heads_per_layer[c.block_index(AttentionKind::Cross, layer)]));
+  if (t.final_norm) {
+    enc_ln_f = register_module("enc_ln_f", make_layer_norm(c));
+    dec_ln_f = register_module("dec_ln_f", make_layer_norm(c));
+  }
+  if (!c.tie_embeddings) lm_head = register_module("lm_head", Dense(c.d_model, t.target_vocab_size, /*bias=*/false));
+  if (t.final_logits_bias) final_logits_bias = register_parameter("final_logits_bias", torch::zeros({1, t.target_vocab_size}));
+  if (initialise) initialise_weights(*this);
+}
+
+const torch::Tensor& TranslationTransformerImpl::target_table() const {
+  return tgt_emb ? tgt_emb->weight : tok_emb->weight;
+}
+
+double TranslationTransformerImpl::embedding_scale() const {
+  return config_.translation.scale_embedding ? std::sqrt(static_cast<double>(config_.d_model)) : 1.0;
+}
+
+torch::Tensor TranslationTransformerImpl::embed(const ModelInput& input) {
+  TORCH_CHECK(input.input_ids.dim() == 2, "input_ids must be [B, n]");
+  const int64_t length = input.input_ids.size(1);
+  check_length(length, config_.max_positions, "the source");
+  const auto device = tok_emb->weight.device();
+  auto hidden = tok_emb(input.input_ids.to(device)) * embedding_scale();                  // (B, n, d)
+  const auto positions = torch::arange(length, torch::dtype(torch::kLong).device(device));
+  hidden = hidden + (enc_pos ? enc_pos(positions + config_.translation.position_offset)
+                             : sinusoid_.narrow(0, 0, length)).unsqueeze(0);
+  if (enc_emb_ln) hidden = enc_emb_ln(hidden);
+  return torch::dropout(hidden, config_.dropout, is_training());
+}
+
+torch::Tensor TranslationTransformerImpl::embed_target(const torch::Tensor& ids) {
+  TORCH_CHECK(ids.dim() == 2, "decoder_input_ids must be [B, m]");
+  const int64_t length = ids.size(1);
+  check_length(length, config_.max_positions, "the target");
+  const auto device = tok_emb->weight.device();
+  auto hidden = torch::embedding(target_table(), ids.to(device)) * embedding_scale();    // (B, m, d)
+  const auto positions = torch::arange(length, torch::dtype(torch::kLong).device(device));
+  hidden = hidden + (dec_pos ? dec_pos(positions + config_.translation.position_offset)
+                             : sinusoid_.narrow(0, 0, length)).unsqueeze(0);
+  if (dec_emb_ln) hidden = dec_emb_ln(hidden);
+  return torch::dropout(hidden, config_.dropout, is_training());
+}
+
+torch::Tensor TranslationTransformerImpl::checked_gates(const ForwardOptions& options, int64_t rows,
+                                                        const torch::Tensor& like) const {
+  if (!options.head_gates.defined()) return {};
+  auto gates = options.head_gates.to(like.device(), like.scalar_type());
+  const bool blocks_ok =
+      gates.dim() >= 2 && gates.size(-2) == config_.n_layers && gates.size(-1) == config_.max_heads();
+  const bool rows_ok = gates.dim() == 2 || (gates.dim() == 3 && (gates.size(0) == rows || gates.size(0) == 1));
+  if (!blocks_ok || !rows_ok)
+    throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [" +
+                std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [" +
+                std::to_string(rows) + ", " + std::to_string(config_.n_layers) + ", " +
+                std::to_string(config_.max_heads()) + "] (blocks: encoder, then each decoder layer's self and cross)");
+  return gates;
+}
+
+torch::Tensor TranslationTransformerImpl::block_gates(const torch::Tensor& gates, int64_t block) const {
+  if (!gates.defined()) return {};
+  const int64_t heads = config_.heads_per_layer[block];
+  if (gates.dim() == 2) return gates.select(0, block).narrow(0, 0, heads).view({1, heads});
+  return gates.select(1, block).narrow(1, 0, heads);                                      // (B, H)
+}
+
+int64_t TranslationTransformerImpl::decoder_stage(int64_t block) const {
+  if (block >= config_.n_layers) return config_.translation.decoder_layers;
+  return std::max<int64_t>(0, block - config_.translation.encoder_layers) / 2;
+}
+
+torch::Tensor TranslationTransformerImpl::run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first,
+                                                      int64_t end, const torch::Tensor& gates, AttentionSink& sink) {
+  const int64_t length = hidden.size(1);
+  const auto context = attention_context(length, length, /*causal=*/false, input.attention_mask,
+                                         DiagonalIntervention::none(), false, tok_emb->weight.options());
+  for (int64_t layer = first; layer < end; ++layer) {
+    auto block = encoder[layer]->as<TransformerBlock>()->forward(hidden, context, block_gates(gates, layer),
+                                                                 sink.wants_probabilities());
+    hidden = std::move(block.hidden);
+    sink.take(layer, block.probabilities);
+  }
+  return hidden;
+}
+
+torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memory, torch::Tensor target,
+                                                      const ModelInput& input, int64_t first_layer, int64_t end_layer,
+                                                      const torch::Tensor& gates, const DiagonalIntervention& diagonal,
+                                                      AttentionSink& sink) {
+  const auto& t = config_.translation;
+  const int64_t target_length = target.size(1), source_length = memory.size(1);
+  // Source and target masks follow the rows of the target (a caller may have repeated them k times).
+  auto rows_of = [&](const torch::Tensor& mask) {
+    if (!mask.defined() || mask.size(0) == target.size(0)) return mask;
+    return mask.repeat({target.size(0) / mask.size(0), 1});
+  };
+  auto resolved = diagonal;
+  if (resolved.kind == DiagonalIntervention::Kind::None) resolved = trained_diagonal(config_.diag_mode);
+  const auto self_context = attention_context(target_length, target_length, /*causal=*/true,
+                                              rows_of(input.decoder_attention_mask), resolved,
+                                              t.decoder_bird_eye && t.decoder_diag_free_mask, tok_emb->weight.options());
+  const auto cross_context = attention_context(target_length, source_length, /*causal=*/false,
+                                               rows_of(input.attention_mask), DiagonalIntervention::none(), false,
+                                               tok_emb->weight.options());
+  for (int64_t layer = first_layer; layer < end_layer; ++layer) {
+    const auto self_block = config_.block_index(AttentionKind::Decoder, layer);
+    const auto cross_block = config_.block_index(AttentionKind::Cross, layer);
+    auto block = decoder[layer]->as<DecoderBlock>()->forward(target, memory, self_context, cross_context,
+                                                             block_gates(gates, self_block),
+                                                             block_gates(gates, cross_block), sink.wants_probabilities());
+    target = std::move(block.hidden);
+    sink.take(self_block, block.self_probabilities);
+    sink.take(cross_block, block.cross_probabilities);
+  }
+  return target;
+}
+
+LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_block,
+                                                    int64_t end_block, const ForwardOptions& options) {
+  const auto& t = config_.translation;
+  if (!input.decoder_input_ids.defined() && end_block > t.encoder_layers)
+    throw Error("a translation model's decoder needs target ids (decoder_input_ids)");
+  const auto gates = checked_gates(options, hidden.size(0), hidden);
+  AttentionSink sink(options);
+  torch::Tensor memory, target;
+  int64_t first_layer = 0;
+  if (first_block < t.encoder_layers) {
+    hidden = run_encoder(std::move(hidden), input, first_block, std::min(end_block, t.encoder_layers), gates, sink);
+    if (end_block < t.encoder_layers) return {std::move(hidden), sink.release()};
+    memory = enc_ln_f ? enc_ln_f(hidden) : hidden;
+    target = embed_target(input.decoder_input_ids);
+    if (target.size(0) != memory.size(0)) target = target.repeat({memory.size(0) / target.size(0), 1, 1});
+  } else {
+    const int64_t source_length = input.input_ids.size(1);
+    memory = hidden.narrow(1, 0, source_length);
+    target = hidden.narrow(1, source_length, hidden.size(1) - source_length);
+    first_layer = decoder_stage(first_block);
+  }
+  const int64_t end_layer = decoder_stage(end_block);
+  target = run_decoder(memory, std::move(target), input, first_layer, end_layer, gates, options.diagonal, sink);
+  if (end_block >= config_.n_layers) return {std::move(target), sink.release()};
+  return {torch::cat({memory, target}, 1), sink.release()};
+}
+
+torch::Tensor TranslationTransformerImpl::output(const torch::Tensor& hidden, const ModelInput& /*input*/) {
+  const auto final_hidden = dec_ln_f ? dec_ln_f(hidden) : hidden;
+  auto logits = lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, target_table());  // (B, m, V)
+  if (final_logits_bias.defined()) logits = logits + final_logits_bias;
+  return logits;
+}
+
+ForwardResult TranslationTransformerImpl::forward(const ModelInput& input, const ForwardOptions& options) {
+  auto layers_result = run_layers(embed(input), input, 0, config_.n_layers, options);
+  ForwardResult result;
+  result.logits = output(layers_result.hidden, input);
+  result.hidden = std::move(layers_result.hidden);
+  result.attention = std::move(layers_result.attention);
+  return result;
+}
+
+LayersResult TranslationTransformerImpl::encode(const ModelInput& input, const ForwardOptions& options) {
+  auto hidden = embed(input);
+  const auto gates = checked_gates(options, hidden.size(0), hidden);
+  AttentionSink sink(options);
+  hidden = run_encoder(std::move(hidden), input, 0, config_.translation.encoder_layers, gates, sink);
+  return {enc_ln_f ? enc_ln_f(hidden) : hidden, sink.release()};
+}
+
+ForwardResult TranslationTransformerImpl::decode(const torch::Tensor& memory, const ModelInput& input,
+                                                 const ForwardOptions& options) {
+  auto target = embed_target(input.decoder_input_ids);
+  auto source = memory;
+  if (source.size(0) != target.size(0)) source = source.repeat({target.size(0) / source.size(0), 1, 1});
+  const auto gates = checked_gates(options, target.size(0), target);
+  AttentionSink sink(options);
+  ForwardResult result;
+  result.hidden = run_decoder(source, std::move(target), input, 0, config_.translation.decoder_layers, gates,
+                              options.diagonal, sink);
+  result.logits = output(result.hidden, input);
+  result.attention = sink.release();
+  return result;
+}
+
+std::shared_ptr<TranslationTransformerImpl> make_translation_transformer(const ModelConfig& config, bool initialise) {
+  return std::make_shared<TranslationTransformerImpl>(config, initialise);
+}
+
+}  // namespace aw

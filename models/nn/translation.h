@@ -1,0 +1,103 @@
+// models/nn/translation.h — the encoder–decoder Transformer of the translation models: the native
+// transformer_mt (pre/post-LN, learned or sinusoidal positions, shared or separate vocabularies, tied
+// output, optionally BET(SF) and the diagonal-free mask in the decoder's self-attention) and the
+// Hugging Face Marian and BART layouts. It reuses the shared transformer's attention, feed-forward and
+// encoder block (transformer.h); every attention probability is explicit, so it can be captured and
+// gated.
+//
+// Attention blocks are numbered in the order the forward runs them (model_config.h,
+// TranslationPart): Le encoder blocks, then decoder layer j's self-attention (Le + 2j) and
+// cross-attention (Le + 2j + 1). Gates are [blocks, H_max] or [B, blocks, H_max]; captured attention
+// is one tensor per block: [B, H, n, n] (encoder), [B, H, m, m] (decoder), [B, H, m, n] (cross),
+// n source and m target tokens.
+//
+// The staged forward (AttentionModel::run_layers) passes between stages: before encoder layer l,
+// the encoder state [B, n, d]; before decoder layer j, the encoder's output and the decoder state
+// side by side along the sequence, [B, n + m, d], so a sweep that changes only decoder or cross heads
+// computes the encoder once; after the last block, the decoder state [B, m, d].
+#pragma once
+
+#include "models/nn/transformer.h"
+
+#include <torch/nn/modules/container/modulelist.h>
+
+#include <memory>
+
+namespace aw {
+
+// The probabilities of one decoder layer, when asked for.
+struct DecoderBlockOutput {
+  torch::Tensor hidden;                     // [B, m, d]
+  torch::Tensor self_probabilities;         // [B, H, m, m] or undefined
+  torch::Tensor cross_probabilities;        // [B, H, m, n] or undefined
+};
+
+class DecoderBlockImpl : public torch::nn::Module {
+ public:
+  // `decoder` is the decoder side's config (d_head, d_ff, bird_eye of the decoder).
+  DecoderBlockImpl(const ModelConfig& decoder, int64_t self_heads, int64_t cross_heads);
+  DecoderBlockOutput forward(const torch::Tensor& x, const torch::Tensor& memory, const AttentionContext& self_context,
+                             const AttentionContext& cross_context, const torch::Tensor& self_gates,
+                             const torch::Tensor& cross_gates, bool return_probabilities);
+
+  torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr}, ln_3{nullptr};  // self, cross, feed-forward
+  MultiHeadAttention self_attn{nullptr}, cross_attn{nullptr};
+  FeedForward mlp{nullptr};
+
+ private:
+  NormPlacement norm_;
+  double dropout_;
+};
+TORCH_MODULE(DecoderBlock);
+
+class TranslationTransformerImpl : public torch::nn::Module, public AttentionModel {
+ public:
+  // `initialise` false leaves the weights uninitialised, for a checkpoint to fill.
+  explicit TranslationTransformerImpl(ModelConfig config, bool initialise = true);
+
+  const ModelConfig& config() const override { return config_; }
+  torch::nn::Module& module() override { return *this; }
+
+  // input: input_ids = source [B, n] (+ attention_mask), decoder_input_ids = target [B, m].
+  // logits [B, m, V]: position i predicts decoder_input_ids[i + 1].
+  ForwardResult forward(const ModelInput& input, const ForwardOptions& options = {}) override;
+  torch::Tensor embed(const ModelInput& input) override;  // the source embeddings [B, n, d]
+  LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_block, int64_t end_block,
+                          const ForwardOptions& options) override;
+  torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;  // [B, m, V]
+
+  // The encoder's output [B, n, d] (after its final norm), with the options' encoder gates and capture.
+  LayersResult encode(const ModelInput& input, const ForwardOptions& options = {});
+  // The decoder on `memory` = encode(input).hidden: logits [B, m, V] for input.decoder_input_ids,
+  // with the options' decoder and cross gates (their rows may be a multiple k·B of the source rows
+  // when memory and input were repeated by the caller). Attention (when captured) is the decoder's
+  // blocks only, in block order.
+  ForwardResult decode(const torch::Tensor& memory, const ModelInput& input, const ForwardOptions& options = {});
+
+  Lookup tok_emb{nullptr}, tgt_emb{nullptr}, enc_pos{nullptr}, dec_pos{nullptr};
+  torch::nn::LayerNorm enc_emb_ln{nullptr}, dec_emb_ln{nullptr}, enc_ln_f{nullptr}, dec_ln_f{nullptr};
+  torch::nn::ModuleList encoder{nullptr}, decoder{nullptr};
+  Dense lm_head{nullptr};
+  torch::Tensor final_logits_bias;  // [1, V_target] (Marian, BART; as they store it) or undefined
+
+ private:
+  torch::Tensor embed_target(const torch::Tensor& ids);
+  torch::Tensor checked_gates(const ForwardOptions& options, int64_t rows, const torch::Tensor& like) const;
+  torch::Tensor block_gates(const torch::Tensor& gates, int64_t block) const;
+  torch::Tensor run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first, int64_t end,
+                            const torch::Tensor& gates, AttentionSink& sink);
+  torch::Tensor run_decoder(const torch::Tensor& memory, torch::Tensor target, const ModelInput& input,
+                            int64_t first_layer, int64_t end_layer, const torch::Tensor& gates,
+                            const DiagonalIntervention& diagonal, AttentionSink& sink);
+  int64_t decoder_stage(int64_t block) const;  // the decoder layer a stage boundary at `block` stands before
+  const torch::Tensor& target_table() const;
+  double embedding_scale() const;
+
+  ModelConfig config_;
+  torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
+};
+
+std::shared_ptr<TranslationTransformerImpl> make_translation_transformer(const ModelConfig& config,
+                                                                         bool initialise = true);
+
+}  // namespace aw
