@@ -219,6 +219,7 @@ torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memor
 LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_block,
                                                     int64_t end_block, const ForwardOptions& options) {
   const auto& t = config_.translation;
+  if (first_block >= end_block) return {std::move(hidden), {}};  // nothing to run: the stage is unchanged
   if (!input.decoder_input_ids.defined() && end_block > t.encoder_layers)
     throw Error("a translation model's decoder needs target ids (decoder_input_ids)");
   const auto gates = checked_gates(options, hidden.size(0), hidden);
