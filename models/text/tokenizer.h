@@ -33,6 +33,11 @@ class Tokenizer {
   virtual int64_t token_id(const std::string& token) const = 0;
   // "word", "gpt2_bpe" or "wordpiece".
   virtual std::string kind() const = 0;
+
+  // Ids → text, the way Hugging Face's decode(ids, skip_special_tokens=True) does for the family
+  // (word-level: the tokens joined by single spaces). Throws aw::Error for an id outside the
+  // vocabulary; this default throws "<kind> tokenizer cannot decode".
+  virtual std::string decode(const std::vector<int64_t>& ids) const;
 };
 
 // Word-level: split on whitespace; unknown words map to "<unk>" (which the vocabulary must contain).
@@ -64,6 +69,8 @@ class TableTokenizer : public Tokenizer {
  protected:
   // Texts and spellings the same (one token per line files): id = index.
   void set_tokens(std::vector<std::string> tokens);
+  // Throws aw::Error for an id outside the vocabulary.
+  void require_id(int64_t id) const;
 
   std::vector<std::string> texts_;                // index = id: the readable text of each token
   std::unordered_map<std::string, int64_t> ids_;  // spelling as in the vocabulary file → id
