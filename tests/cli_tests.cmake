@@ -200,3 +200,16 @@ aw_cli_test(error_analysis_two_models EXIT 1 STDERR_LINES 1 REGEX "error: ablate
             ARGS ablate --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt)
 aw_cli_test(error_step_too_large EXIT 1 STDERR_LINES 1 REGEX "attention-cli prune: --step must be at most 100, got 101\n"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --step 101)
+
+# split --group-by source on our own English–French pairs (tests/fixtures/pairs_en_fr.tsv: 10 sources,
+# two translations each, the two not on adjacent lines): 8 / 1 / 1 sources are 16 / 2 / 2 lines, and
+# the valid part is one source's two lines.
+set(pairs ${PROJECT_SOURCE_DIR}/tests/fixtures/pairs_en_fr.tsv)
+aw_cli_test(split_group_by_source EXIT 0
+            REGEX "split .*pairs_en_fr.tsv \\(seed 5, grouped by source\\): 16 train, 2 valid, 2 test lines"
+            OUT_FILE ${fixtures}/split_pairs/valid.tsv OUT_FILE_REGEX "^([^\t\n]+)\t[^\t\n]+\n[^\t\n]+\t[^\t\n]+\n$"
+            ARGS split --data ${pairs} --out ${fixtures}/split_pairs --seed 5 --group-by source)
+aw_cli_test(error_split_group_by EXIT 1 STDERR_LINES 1 REGEX "attention-cli split: --group-by must be line or source, got 'target'"
+            ARGS split --data ${pairs} --out ${fixtures}/never --group-by target)
+aw_cli_test(error_split_pairs_no_tab EXIT 1 STDERR_LINES 1 REGEX "error: .*corpus.txt: line 1: no TAB between source and translation"
+            ARGS split --data ${fixtures}/corpus.txt --out ${fixtures}/never --group-by source)

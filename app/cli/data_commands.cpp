@@ -1,5 +1,5 @@
 // app/cli/data_commands.cpp — `attention-cli split`: a seeded train/valid/test split of a labelled
-// file (models/text/data_split.h), written as three .tsv files.
+// file, or of translation pairs grouped by source (models/text/data_split.h), written as three .tsv files.
 #include "analysis/descriptor.h"
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
@@ -25,7 +25,10 @@ std::string default_percents() {
 }  // namespace
 
 int run_split(int argc, char** argv) {
-  const CliOptions options("split", {{"data", "out", "seed", "percent"}, {}}, argc, argv, 2);
+  const CliOptions options("split", {{"data", "out", "seed", "percent", "group-by"}, {}}, argc, argv, 2);
+  const auto group_by = options.get("group-by", "line");
+  if (group_by != "line" && group_by != "source")
+    throw Error("attention-cli split: --group-by must be line or source, got '" + group_by + "'");
   const auto percents = split_list(options.get("percent", default_percents()));
   std::vector<double> values;
   for (const auto& text : percents) {
@@ -39,11 +42,13 @@ int run_split(int argc, char** argv) {
   const auto data = options.require("data");
   const auto out = options.require("out");
   const auto seed = static_cast<uint64_t>(options.get_int("seed", 1, 0));
-  const auto split = split_labelled_lines(data, seed, values[0], values[1]);
+  const bool by_source = group_by == "source";
+  const auto split = by_source ? split_lines_grouped_by_source(data, seed, values[0], values[1])
+                               : split_labelled_lines(data, seed, values[0], values[1]);
   write_labelled_split(split, out);
-  std::printf("split %s (seed %llu): %zu train, %zu valid, %zu test lines → %s/{train,valid,test}.tsv\n", data.c_str(),
-              static_cast<unsigned long long>(seed), split.train.size(), split.valid.size(), split.test.size(),
-              out.c_str());
+  std::printf("split %s (seed %llu%s): %zu train, %zu valid, %zu test lines → %s/{train,valid,test}.tsv\n", data.c_str(),
+              static_cast<unsigned long long>(seed), by_source ? ", grouped by source" : "", split.train.size(),
+              split.valid.size(), split.test.size(), out.c_str());
   return 0;
 }
 

@@ -38,6 +38,8 @@ commands:
           [--dry-run]                      label<TAB>text lines; best epoch by validation accuracy
   split   --data FILE --out DIR            seeded shuffle of a labelled file into train/valid/test.tsv
           [--seed 1] [--percent 80,10,10]
+          [--group-by line|source]         source: source<TAB>translation lines; the distinct
+                                           sources are shuffled, so a source's lines stay together
 
 analyses (docs/analyses.md):
 )";

@@ -1,5 +1,5 @@
-// models/text/tokenizer.cpp — what the tokenizer families share: the default encode_pair, the
-// one-token-per-line vocabulary reader, and UTF-8 decoding with the workbench's error message.
+// models/text/tokenizer.cpp — what the tokenizer families share: the default encode_pair and
+// decode, the one-token-per-line vocabulary reader, and UTF-8 decoding with the workbench's error message.
 #include "models/text/tokenizer.h"
 
 #include "models/errors.h"
@@ -14,11 +14,19 @@ Encoding Tokenizer::encode_pair(const std::string& /*text_a*/, const std::string
   throw Error(kind() + " tokenizer does not encode sentence pairs");
 }
 
+std::string Tokenizer::decode(const std::vector<int64_t>& /*ids*/) const {
+  throw Error(kind() + " tokenizer cannot decode");
+}
+
 namespace tokenizer_detail {
 
-std::string TableTokenizer::token_text(int64_t id) const {
+void TableTokenizer::require_id(int64_t id) const {
   if (id < 0 || id >= vocab_size())
     throw Error("token id " + std::to_string(id) + " is outside the vocabulary (0.." + std::to_string(vocab_size() - 1) + ")");
+}
+
+std::string TableTokenizer::token_text(int64_t id) const {
+  require_id(id);
   return texts_[static_cast<size_t>(id)];
 }
 

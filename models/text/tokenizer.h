@@ -1,7 +1,8 @@
-// models/text/tokenizer.h — text → token ids for the three tokenizer families the workbench loads:
-// word-level (native models), GPT-2 byte-level BPE, and BERT WordPiece.
+// models/text/tokenizer.h — text → token ids for the four tokenizer families the workbench loads:
+// word-level (native models), GPT-2 byte-level BPE, BERT WordPiece, and SentencePiece (Marian
+// translation models, and the subword models `train_sentencepiece` makes for native ones).
 // Encoding adds what the family expects and nothing else: BERT wraps in [CLS] … [SEP],
-// GPT-2 and word-level add no special tokens.
+// SentencePiece appends </s> when asked to, GPT-2 and word-level add no special tokens.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,13 @@ class Tokenizer {
   virtual std::string token_text(int64_t id) const = 0;
   // Id of a token spelled exactly as in the vocabulary file, or -1.
   virtual int64_t token_id(const std::string& token) const = 0;
-  // "word", "gpt2_bpe" or "wordpiece".
+  // "word", "gpt2_bpe", "wordpiece" or "sentencepiece".
   virtual std::string kind() const = 0;
+
+  // Ids → text, the way Hugging Face's decode(ids, skip_special_tokens=True) does for the family
+  // (word-level: the tokens joined by single spaces). Throws aw::Error for an id outside the
+  // vocabulary; this default throws "<kind> tokenizer cannot decode".
+  virtual std::string decode(const std::vector<int64_t>& ids) const;
 };
 
 // Word-level: split on whitespace; unknown words map to "<unk>" (which the vocabulary must contain).
@@ -50,6 +56,24 @@ std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_pat
 // BERT WordPiece from vocab.txt (one token per line). lowercase also strips accents, as BERT uncased.
 std::unique_ptr<Tokenizer> load_wordpiece_tokenizer(const std::string& vocab_path, bool lowercase);
 
+// SentencePiece from a .spm / .model file, encoding as the library does (its own normalisation,
+// "▁" marking a word start). Ids are the model's own ids, or, with `vocab_json_path` (Marian's
+// vocab.json of piece → id, shared by source.spm and target.spm), the vocab.json ids, pieces
+// missing from it becoming its "<unk>". `append_eos` ends every encoding with "</s>" (Marian does,
+// for source and target). Token text is the piece ("▁chat"). decode drops <pad>, <s>, </s> and <unk>.
+// Throws aw::Error naming the file for a missing or unreadable model, and a vocab.json that is not
+// an object of piece → distinct ids 0..n-1 or lacks "<unk>" (or "</s>" when `append_eos`).
+std::unique_ptr<Tokenizer> load_sentencepiece_tokenizer(const std::string& model_path,
+                                                        const std::string& vocab_json_path, bool append_eos);
+
+// Trains a SentencePiece model ("bpe" or "unigram") of `vocab_size` pieces on `sentences` and writes
+// <model_prefix>.model and <model_prefix>.vocab (creating the folder). Special ids: <pad> 0, <unk> 1,
+// <s> 2, </s> 3; every character of the sentences is covered. One thread and `seed`, so the same
+// input gives the same model. Throws aw::Error for no sentences, a bad type or size, and when the
+// library refuses (e.g. a vocabulary larger than the sentences allow).
+void train_sentencepiece(const std::vector<std::string>& sentences, const std::string& model_prefix, int vocab_size,
+                         const std::string& model_type, uint64_t seed);
+
 // Helpers the tokenizer_*.cpp files share (defined in tokenizer.cpp); not part of the public API.
 namespace tokenizer_detail {
 
@@ -64,6 +88,8 @@ class TableTokenizer : public Tokenizer {
  protected:
   // Texts and spellings the same (one token per line files): id = index.
   void set_tokens(std::vector<std::string> tokens);
+  // Throws aw::Error for an id outside the vocabulary.
+  void require_id(int64_t id) const;
 
   std::vector<std::string> texts_;                // index = id: the readable text of each token
   std::unordered_map<std::string, int64_t> ids_;  // spelling as in the vocabulary file → id

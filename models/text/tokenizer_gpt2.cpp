@@ -8,6 +8,11 @@
 // Readable token text is the bytes a token stands for (" the" for "Ġthe"). Byte-level BPE can cut
 // a multi-byte character (emoji, CJK) between tokens; a byte that is not part of a whole UTF-8
 // character is shown as the four characters \xNN ("\xF0\x9F"), so labels stay valid UTF-8.
+//
+// decode joins the tokens' bytes and reads them as UTF-8, each ill-formed stretch becoming one
+// U+FFFD (Python's errors="replace", as Hugging Face decodes). It skips the vocabulary entries that
+// BPE never produces — neither a byte's symbol nor a merge's result: "<|endoftext|>" in GPT-2,
+// "<s>", "</s>", "<pad>", "<unk>", "<mask>" in BART — as skip_special_tokens=True does.
 #include "models/text/tokenizer.h"
 
 #include "models/errors.h"
@@ -98,6 +103,43 @@ std::string readable_text(const std::string& spelling) {
     else append_utf8(bytes, symbol);
   }
   return escape_partial_characters(bytes);
+}
+
+// Bytes → text, each maximal ill-formed stretch (the longest start of a well-formed sequence, or
+// one byte) replaced by U+FFFD, as Python's bytes.decode("utf-8", errors="replace").
+std::string replace_ill_formed_utf8(const std::string& bytes) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  std::string text;
+  for (size_t pos = 0; pos < bytes.size();) {
+    const size_t length = utf8_sequence_length(bytes, pos);
+    if (length > 0) {
+      text.append(bytes, pos, length);
+      pos += length;
+      continue;
+    }
+    // The lead byte's sequence length and allowed second byte (Unicode table 3-7), then how many
+    // of the bytes after it continue that sequence before it breaks.
+    const unsigned char lead = byte(pos);
+    size_t expected = 0;
+    unsigned char second_min = 0x80, second_max = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) expected = 2;
+    else if (lead >= 0xE0 && lead <= 0xEF) expected = 3;
+    else if (lead >= 0xF0 && lead <= 0xF4) expected = 4;
+    if (lead == 0xE0) second_min = 0xA0;
+    if (lead == 0xED) second_max = 0x9F;
+    if (lead == 0xF0) second_min = 0x90;
+    if (lead == 0xF4) second_max = 0x8F;
+    size_t taken = 1;
+    while (taken < expected && pos + taken < bytes.size()) {
+      const unsigned char next = byte(pos + taken);
+      const bool continues = taken == 1 ? next >= second_min && next <= second_max : next >= 0x80 && next <= 0xBF;
+      if (!continues) break;
+      ++taken;
+    }
+    text += "\xEF\xBF\xBD";  // U+FFFD
+    pos += taken;
+  }
+  return text;
 }
 
 // GPT-2's pre-tokenisation pattern, with \s spelt \p{White_Space}: under PCRE2_UCP, \s also
@@ -196,6 +238,20 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
     return encoding;
   }
 
+  std::string decode(const std::vector<int64_t>& ids) const override {
+    std::string bytes;
+    for (const int64_t id : ids) {
+      require_id(id);
+      if (!produced_[static_cast<size_t>(id)]) continue;
+      for (const char32_t symbol : tokenizer_detail::decode_utf8(spellings_[static_cast<size_t>(id)])) {
+        const int byte = byte_of_symbol(symbol);
+        if (byte >= 0) bytes += static_cast<char>(byte);
+        else append_utf8(bytes, symbol);
+      }
+    }
+    return replace_ill_formed_utf8(bytes);
+  }
+
   std::string kind() const override { return "gpt2_bpe"; }
 
  private:
@@ -230,7 +286,11 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
     }
     texts_.reserve(size);
     for (const auto& spelling : spellings_) texts_.push_back(readable_text(spelling));
-    for (int byte = 0; byte < 256; ++byte) byte_ids_[byte] = token_id(symbol_utf8(static_cast<unsigned char>(byte)));
+    produced_.assign(size, false);
+    for (int byte = 0; byte < 256; ++byte) {
+      byte_ids_[byte] = token_id(symbol_utf8(static_cast<unsigned char>(byte)));
+      if (byte_ids_[byte] >= 0) produced_[static_cast<size_t>(byte_ids_[byte])] = true;
+    }
   }
 
   // merges.txt: an optional "#version: …" first line, then one merge per line, "left right",
@@ -264,6 +324,7 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
       if (merges_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max()))
         fail_in_file(path, where + "too many merges");
       merges_.emplace(key, Merge{static_cast<int32_t>(merges_.size()), result});
+      produced_[static_cast<size_t>(result)] = true;
     }
   }
 
@@ -333,6 +394,7 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
   std::unique_ptr<pcre2_code, Pcre2CodeFree> pattern_;  // compiled once, shared by all encode calls
   std::vector<std::string> spellings_;                  // index = id, as in vocab.json ("Ġthe")
   std::array<int64_t, 256> byte_ids_{};                 // byte → id of its symbol, -1 if absent
+  std::vector<bool> produced_;  // index = id: a byte's symbol or a merge's result (else a special token)
   std::unordered_map<uint64_t, Merge> merges_;          // (left id, right id) → merge
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;  // piece bytes → ids

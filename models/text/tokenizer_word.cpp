@@ -70,6 +70,16 @@ class WordTokenizer final : public tokenizer_detail::TableTokenizer {
     return encoding;
   }
 
+  // The tokens joined by single spaces; "<unk>" and "<eos>" are kept, being words of the vocabulary.
+  std::string decode(const std::vector<int64_t>& ids) const override {
+    std::string text;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i > 0) text += ' ';
+      text += token_text(ids[i]);
+    }
+    return text;
+  }
+
   std::string kind() const override { return "word"; }
 
  private:
