@@ -213,3 +213,26 @@ aw_cli_test(error_split_group_by EXIT 1 STDERR_LINES 1 REGEX "attention-cli spli
             ARGS split --data ${pairs} --out ${fixtures}/never --group-by target)
 aw_cli_test(error_split_pairs_no_tab EXIT 1 STDERR_LINES 1 REGEX "error: .*corpus.txt: line 1: no TAB between source and translation"
             ARGS split --data ${fixtures}/corpus.txt --out ${fixtures}/never --group-by source)
+
+# Translation models: Hugging Face's own tiny Marian and BART (tests/fixtures/hf, made by
+# scripts/make_hf_fixtures.py); the beam output is the one transformers' generate() gave.
+set(hf_fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/hf)
+aw_cli_test(translate_marian EXIT 0 REGEX "^ther ne do\\.\n.*ended with EOS, beam 3.*▁ne → "
+            ARGS translate --model ${hf_fixtures}/marian_tiny --text "I am hungry." --beam 3 --max-length 12)
+aw_cli_test(translate_out EXIT 0 REGEX "attention of 6 blocks" OUT_FILE ${fixtures}/translate.json
+            OUT_FILE_REGEX "^\\{\"blocks\":.\\{\"attention\":"
+            ARGS translate --model ${hf_fixtures}/marian_tiny --text "Where is the station?" --beam 1 --max-length 4
+                 --out ${fixtures}/translate.json)
+aw_cli_test(translate_json EXIT 0 REGEX "^\\{.*\"translation\":\"ther ne do\\.\""
+            ARGS translate --model ${hf_fixtures}/marian_tiny --text "I am hungry." --beam 3 --max-length 12 --json)
+aw_cli_test(error_translate_empty EXIT 1 STDERR_LINES 1 REGEX "the source is empty"
+            ARGS translate --text "   " --model ${hf_fixtures}/marian_tiny)
+aw_cli_test(error_translate_lm EXIT 1 STDERR_LINES 1 REGEX "tiny_lm is a transformer_lm model, not a translation model"
+            ARGS translate --model ${fixtures}/tiny_lm --text "w2 w3")
+aw_cli_test(error_attend_translation EXIT 1 STDERR_LINES 1 REGEX "marian_tiny is a marian translation model; use attention-cli translate"
+            ARGS attend --model ${hf_fixtures}/marian_tiny --text "hi")
+aw_cli_test(error_translate_too_long EXIT 1 STDERR_LINES 1 REGEX "the source has [0-9]+ tokens; the model has 64 positions"
+            ARGS translate --model ${hf_fixtures}/marian_tiny
+                 --text "a very long sentence that goes on and on and on and never stops because it has too many tokens for this tiny model")
+aw_cli_test(error_translate_beam EXIT 1 STDERR_LINES 1 REGEX "--beam must be at least 1, got 0"
+            ARGS translate --model ${hf_fixtures}/marian_tiny --text "hi" --beam 0)

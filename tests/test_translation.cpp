@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -203,6 +204,25 @@ TEST(TranslationConfig, BlocksAreNumberedEncoderThenDecoderSelfAndCross) {
   EXPECT_EQ(config.block_index(AttentionKind::Decoder, 2), -1);
   EXPECT_EQ(config.head_width(0), 4);
   EXPECT_EQ(config.head_width(2), 8);
+}
+
+TEST(TranslationCheckpoint, MarianFolderLoadsWithBothTokenizers) {
+  const auto loaded = load_checkpoint(fixture_dir("marian_tiny"));
+  ASSERT_TRUE(loaded.target_tokenizer);
+  EXPECT_NE(loaded.target_tokenizer, loaded.tokenizer);
+  EXPECT_EQ(loaded.tokenizer->kind(), "sentencepiece");
+}
+
+TEST(TranslationCheckpoint, MarianFolderWithoutItsSpmFilesIsRefused) {
+  test::TempDir dir;
+  for (const auto* name : {"config.json", "model.safetensors", "vocab.json", "target.spm"})
+    std::filesystem::copy_file(fixture_dir("marian_tiny") + "/" + name, dir.file(name));
+  try {
+    load_checkpoint(dir.path());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path() + ": no source.spm in this folder");
+  }
 }
 
 TEST(TranslationModel, SourceLongerThanThePositionsIsRefused) {

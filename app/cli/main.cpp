@@ -22,6 +22,9 @@ commands:
   info    --model DIR                      architecture, sizes, parameters, dtype, device
   attend  --model DIR --text "..."         every layer's and head's attention for a text
           [--out FILE.json] [--top K] [--truncate]
+  translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
+          [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
+          [--max-length N] [--out FILE.json] token; --out: every enc/dec/cross attention block
   train   --arch transformer_lm|bet_sf|bet_sg --train FILE --valid FILE --out DIR
           [--layers 2 --heads 4 --d-model 128 --d-ff 512 --window 64] [--epochs 10 --batch 16]
           [--lr 1e-3 --warmup 200 --schedule inverse_sqrt|cosine --dropout 0.1 --clip 1.0]
@@ -80,6 +83,7 @@ int main(int argc, char** argv) {
     if (command == "attend") return aw::run_attend(argc, argv);
     if (command == "train") return aw::run_train(argc, argv);
     if (command == "split") return aw::run_split(argc, argv);
+    if (command == "translate") return aw::run_translate(argc, argv);
     if (const auto* descriptor = aw::find_analysis(command)) return aw::run_analysis(*descriptor, argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;

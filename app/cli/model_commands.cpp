@@ -49,8 +49,20 @@ int run_info(int argc, char** argv) {
   std::printf("model        %s\n", loaded.dir.c_str());
   std::printf("architecture %s%s\n", c.family_name().c_str(),
               c.bird_eye ? (c.diag_free_mask ? " (bird-eye, diagonal-free mask)" : " (bird-eye, no diagonal mask)") : "");
-  std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_layers),
-              static_cast<long long>(c.n_heads), static_cast<long long>(c.d_head));
+  if (c.is_translation()) {
+    const auto& t = c.translation;
+    std::printf("layers       %lld encoder × %lld heads (d_head %lld), %lld decoder × %lld self + %lld cross heads "
+                "(d_head %lld)\n",
+                static_cast<long long>(t.encoder_layers), static_cast<long long>(t.encoder_heads),
+                static_cast<long long>(c.d_head), static_cast<long long>(t.decoder_layers),
+                static_cast<long long>(t.decoder_heads), static_cast<long long>(t.decoder_heads),
+                static_cast<long long>(t.decoder_d_head));
+    std::printf("blocks       %lld attention blocks: encoder self, then each decoder layer's self and cross\n",
+                static_cast<long long>(c.n_layers));
+  } else {
+    std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_layers),
+                static_cast<long long>(c.n_heads), static_cast<long long>(c.d_head));
+  }
   if (c.is_recurrent())
     std::printf("recurrent    embeddings %lld → bi-GRU 2 × %lld%s → MLP %lld (max %lld words)\n",
                 static_cast<long long>(c.recurrent.embedding_dim), static_cast<long long>(c.recurrent.rnn_hidden),
@@ -75,6 +87,9 @@ int run_attend(int argc, char** argv) {
   const auto text = options.require("text");
   const auto top = options.get_int("top", 3, 1);
   const auto loaded = load_from_options(options);
+  if (loaded.config.is_translation())
+    throw Error("attention-cli attend: " + loaded.name + " is a " + loaded.config.family_name() +
+                " translation model; use attention-cli translate --model " + loaded.dir + " --text \"…\"");
 
   auto encoding = loaded.tokenizer->encode(text);
   if (encoding.ids.empty()) throw Error("attention-cli attend: --text gives no tokens (empty text)");

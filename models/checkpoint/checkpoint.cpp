@@ -171,6 +171,17 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
       vocab_file = require_file(dir, "vocab.txt");
       tokenizer = load_word_tokenizer(vocab_file, config.normalize_words);
       break;
+    case TokenizerKind::SentencePiece:
+      // Marian: source.spm with the ids of the shared vocab.json; transformer_mt: its own spm.model.
+      // The codec (models/translation) adds EOS, so the tokenizer does not.
+      if (config.family == ModelFamily::Marian) {
+        vocab_file = require_file(dir, "vocab.json");
+        tokenizer = load_sentencepiece_tokenizer(require_file(dir, "source.spm"), vocab_file, false);
+      } else {
+        vocab_file = require_file(dir, "spm.model");
+        tokenizer = load_sentencepiece_tokenizer(vocab_file, "", false);
+      }
+      break;
   }
   // Native vocabularies are built with the model and must match its embedding exactly; Hugging Face
   // models may pad the embedding beyond the vocabulary, but never the reverse.
@@ -180,6 +191,12 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
     fail_in_file(vocab_file, "has " + std::to_string(tokens) + " tokens but the model's embedding has " +
                                  std::to_string(config.vocab_size) + " rows");
   return tokenizer;
+}
+
+std::shared_ptr<const Tokenizer> load_target_tokenizer(const std::string& dir, const ModelConfig& config,
+                                                       std::shared_ptr<const Tokenizer> source) {
+  if (config.family != ModelFamily::Marian) return source;
+  return load_sentencepiece_tokenizer(require_file(dir, "target.spm"), require_file(dir, "vocab.json"), false);
 }
 
 LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device) {
@@ -193,6 +210,8 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
     loaded.name = folder.parent_path().filename().string() + "/best";
   loaded.config = read_model_config(dir);
   loaded.tokenizer = load_tokenizer(dir, loaded.config);
+  if (loaded.config.is_translation())
+    loaded.target_tokenizer = load_target_tokenizer(dir, loaded.config, loaded.tokenizer);
 
   const auto weights_path = require_file(dir, "model.safetensors");
   const auto file = SafetensorsFile::open(weights_path);
@@ -203,12 +222,18 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
   loaded.model->module().to(device);
   loaded.device = device;
   loaded.parameter_count = count_parameters(*loaded.model);
+  const auto& t = loaded.config.translation;
   const auto heads = loaded.config.total_heads() == loaded.config.n_layers * loaded.config.n_heads
                          ? std::to_string(loaded.config.n_heads) + " heads"
                          : std::to_string(loaded.config.n_heads) + " heads, " +
                                std::to_string(loaded.config.total_heads()) + " left after pruning";
-  logger("models")->info("loaded {} ({}, {} layers × {}, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
-                         loaded.config.family_name(), loaded.config.n_layers, heads, loaded.config.d_model,
+  const auto layers = loaded.config.is_translation()
+                          ? std::to_string(t.encoder_layers) + "+" + std::to_string(t.decoder_layers) +
+                                " encoder+decoder layers, " + std::to_string(loaded.config.total_heads()) +
+                                " heads in enc, dec and cross attention"
+                          : std::to_string(loaded.config.n_layers) + " layers × " + heads;
+  logger("models")->info("loaded {} ({}, {}, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
+                         loaded.config.family_name(), layers, loaded.config.d_model,
                          loaded.parameter_count / 1e6, loaded.stored_dtype, describe_device(device));
   return loaded;
 }

@@ -20,7 +20,8 @@ struct LoadedModel {
   std::string name;                          // its last path component, for tables and legends
   ModelConfig config;
   std::shared_ptr<AttentionModel> model;     // in eval() mode, on `device`
-  std::shared_ptr<const Tokenizer> tokenizer;
+  std::shared_ptr<const Tokenizer> tokenizer;         // the input's (a translation model's source side)
+  std::shared_ptr<const Tokenizer> target_tokenizer;  // translation models: the target side (may equal tokenizer)
   std::string stored_dtype;                  // "F32", "F16", "BF16" or e.g. "F16+F32"
   int64_t parameter_count = 0;
   torch::Device device{torch::kCPU};
@@ -39,6 +40,10 @@ std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool ini
 std::string load_weights(AttentionModel& model, const SafetensorsFile& file);
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config);
+// A translation model's target-side tokenizer: Marian's target.spm (with the shared vocab.json), or
+// the source's own when both sides share it (transformer_mt's spm.model, BART).
+std::shared_ptr<const Tokenizer> load_target_tokenizer(const std::string& dir, const ModelConfig& config,
+                                                       std::shared_ptr<const Tokenizer> source);
 
 // Writes a native folder (config.json, model.safetensors, vocab.txt) of any native family
 // (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean): `vocabulary[i]` is token i.

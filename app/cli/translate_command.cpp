@@ -1,0 +1,64 @@
+// app/cli/translate_command.cpp — `attention-cli translate`: one sentence through a translation model
+// (greedy or beam search), the translation printed with the source word each target token attends
+// to most (the last decoder layer's cross-attention, mean over heads), and with --out every encoder,
+// decoder and cross attention block as JSON (analysis/translation_capture.h).
+#include "analysis/translation_capture.h"
+#include "app/cli/commands.h"
+#include "app/cli/model_loading.h"
+#include "models/errors.h"
+#include "models/parse_number.h"
+
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <iostream>
+
+namespace aw {
+
+int run_translate(int argc, char** argv) {
+  const CliOptions options("translate", model_command_spec({"text", "out", "beam", "length-penalty", "max-length"}),
+                           argc, argv, 2);
+  const auto text = options.require("text");
+  SearchSettings settings;
+  settings.beam = options.get_int("beam", 4, 1);
+  settings.max_new_tokens = options.get_int("max-length", 0, 0);
+  const auto penalty_text = options.get("length-penalty", "1.0");
+  if (!parse_real(penalty_text, settings.length_penalty))
+    throw Error("attention-cli translate: --length-penalty expects a number, got '" + penalty_text + "'");
+  const auto loaded = load_from_options(options);
+  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  if (!model)
+    throw Error("attention-cli translate: " + loaded.name + " is a " + loaded.config.family_name() +
+                " model, not a translation model (transformer_mt, marian or bart); try attend");
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  const auto capture = translate_and_capture(*model, codec, text, settings);
+  const auto json = translation_json(capture, loaded.config);
+  if (options.has("out")) write_text_file(options.get("out", ""), json.dump() + "\n");
+  if (options.flag("json")) {
+    nlohmann::json summary = json;
+    summary.erase("blocks");
+    if (options.has("out")) summary["out"] = options.get("out", "");
+    std::cout << summary.dump() << "\n";
+    return 0;
+  }
+  std::printf("%s\n", capture.translation.c_str());
+  std::printf("score %.4f (%s, beam %lld)%s\n", capture.hypothesis.score,
+              capture.hypothesis.finished ? "ended with EOS" : "stopped at the length limit",
+              static_cast<long long>(settings.beam), "");
+  std::printf("source tokens:");
+  for (const auto& token : capture.source_tokens) std::printf(" [%s]", token.c_str());
+  // Each generated token with the source token the last cross-attention block looks at most.
+  const auto& config = loaded.config;
+  const auto last_cross = config.block_index(AttentionKind::Cross, config.translation.decoder_layers - 1);
+  const auto alignment = capture.attention.at(last_cross).mean(0).argmax(-1);              // (m)
+  std::printf("\ntarget tokens (→ most attended source token, last cross-attention layer, mean over heads):\n");
+  for (size_t row = 1; row < capture.decoder_tokens.size(); ++row)
+    std::printf("  %s → %s\n", capture.decoder_tokens[row].c_str(),
+                capture.source_tokens.at(alignment[static_cast<int64_t>(row) - 1].item<int64_t>()).c_str());
+  if (options.has("out"))
+    std::printf("attention of %zu blocks (enc, dec, cross) written to %s\n", capture.attention.size(),
+                options.get("out", "").c_str());
+  return 0;
+}
+
+}  // namespace aw
