@@ -96,6 +96,9 @@ void SettingValues::validate() const {
 std::string describe_model_kind(const ModelConfig& config) {
   if (config.is_classifier()) return "a " + config.family_name() + " classifier";
   if (config.is_language_model()) return "a " + config.family_name() + " language model";
+  if (config.is_translation())
+    return "a " + config.family_name() + " translation model (analyses of translation models are not built yet; "
+           "attention-cli translate shows its attention)";
   return "a " + config.family_name() + " encoder without a classification head";
 }
 

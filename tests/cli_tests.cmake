@@ -236,3 +236,5 @@ aw_cli_test(error_translate_too_long EXIT 1 STDERR_LINES 1 REGEX "the source has
                  --text "a very long sentence that goes on and on and on and never stops because it has too many tokens for this tiny model")
 aw_cli_test(error_translate_beam EXIT 1 STDERR_LINES 1 REGEX "--beam must be at least 1, got 0"
             ARGS translate --model ${hf_fixtures}/marian_tiny --text "hi" --beam 0)
+aw_cli_test(error_ablate_translation EXIT 1 STDERR_LINES 1 REGEX "ablate needs a language model or a classifier; this checkpoint is a marian translation model"
+            ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${PROJECT_SOURCE_DIR}/sample_data/demo_sentences.txt)
