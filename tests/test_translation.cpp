@@ -206,6 +206,37 @@ TEST(TranslationConfig, BlocksAreNumberedEncoderThenDecoderSelfAndCross) {
   EXPECT_EQ(config.head_width(2), 8);
 }
 
+TEST(TranslationConfig, NativeConfigRoundTripsThroughItsJson) {
+  const auto json = nlohmann::json::parse(R"({"model_type": "transformer_mt", "vocab_size": 50, "encoder_layers": 2,
+      "decoder_layers": 3, "encoder_heads": 4, "decoder_heads": 2, "d_model": 16, "encoder_ffn": 32,
+      "decoder_ffn": 24, "max_positions": 40, "norm": "pre", "decoder_bird_eye": true, "pad_id": 0, "bos_id": 2,
+      "eos_id": 3, "heads_per_layer": [4, 3, 2, 2, 1, 2, 2, 2]})");
+  const auto config = parse_model_config(json, "config.json");
+  const auto again = parse_model_config(native_config_json(config), "config.json");
+  EXPECT_EQ(again.heads_per_layer, (std::vector<int64_t>{4, 3, 2, 2, 1, 2, 2, 2}));
+  EXPECT_EQ(again.translation.decoder_layers, 3);
+  EXPECT_EQ(again.translation.decoder_d_head, 8);
+  EXPECT_EQ(again.d_head, 4);
+  EXPECT_EQ(again.translation.decoder_ffn, 24);
+  EXPECT_TRUE(again.translation.decoder_bird_eye);
+  EXPECT_TRUE(again.translation.decoder_diag_free_mask);
+  EXPECT_TRUE(again.translation.final_norm);
+  EXPECT_EQ(again.translation.decoder_start_id, 2);
+  EXPECT_EQ(native_config_json(again), native_config_json(config));
+  // The model it describes runs: 8 blocks captured, cross [B, H, m, n].
+  auto model = create_model(config);
+  ModelInput input;
+  input.input_ids = torch::tensor({{5, 6, 7, 3}}, torch::kLong);
+  input.decoder_input_ids = torch::tensor({{2, 8, 9}}, torch::kLong);
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  torch::NoGradGuard no_grad;
+  const auto result = model->forward(input, options);
+  ASSERT_EQ(result.attention.size(), 8u);
+  EXPECT_EQ(result.attention[config.block_index(AttentionKind::Cross, 2)].sizes(), (torch::IntArrayRef{1, 2, 3, 4}));
+  EXPECT_EQ(result.logits.sizes(), (torch::IntArrayRef{1, 3, 50}));
+}
+
 TEST(TranslationCheckpoint, MarianFolderLoadsWithBothTokenizers) {
   const auto loaded = load_checkpoint(fixture_dir("marian_tiny"));
   ASSERT_TRUE(loaded.target_tokenizer);

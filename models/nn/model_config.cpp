@@ -270,9 +270,12 @@ void parse_transformer_mt(const ConfigReader& reader, ModelConfig& config) {
     reader.fail("share_embeddings needs target_vocab_size = vocab_size");
   t.encoder_layers = reader.positive_int("encoder_layers");
   t.decoder_layers = reader.positive_int("decoder_layers");
-  const auto heads = reader.positive_int("n_heads");
-  t.encoder_heads = reader.positive_int("encoder_heads", heads);
-  t.decoder_heads = reader.positive_int("decoder_heads", heads);
+  // n_heads sets both sides; encoder_heads / decoder_heads override it (then n_heads may be absent).
+  auto side_heads = [&](const std::string& key) {
+    return reader.has(key) ? reader.positive_int(key) : reader.positive_int("n_heads");
+  };
+  t.encoder_heads = side_heads("encoder_heads");
+  t.decoder_heads = side_heads("decoder_heads");
   config.d_model = reader.positive_int("d_model");
   const auto d_ff = reader.positive_int("d_ff", 4 * config.d_model);
   t.encoder_ffn = reader.positive_int("encoder_ffn", d_ff);
@@ -476,21 +479,14 @@ nlohmann::json recurrent_config_json(const ModelConfig& config) {
   return json;
 }
 
-}  // namespace
 
-nlohmann::json translation_config_json(const ModelConfig& config);
-
-nlohmann::json native_config_json(const ModelConfig& config) {
-  if (config.is_recurrent()) return recurrent_config_json(config);
-  if (config.is_translation()) return translation_config_json(config);
-  nlohmann::json json = {
+// The keys every native transformer family writes the same way (language models, encoder
+// classifiers and transformer_mt).
+nlohmann::json transformer_config_json(const ModelConfig& config) {
+  return {
       {"model_type", config.family_name()},
       {"vocab_size", config.vocab_size},
-      {"n_layers", config.n_layers},
-      {"n_heads", config.n_heads},
       {"d_model", config.d_model},
-      {"d_head", config.d_head},
-      {"d_ff", config.d_ff},
       {"max_positions", config.max_positions},
       {"norm", to_string(config.norm)},
       {"positions", to_string(config.positions)},
@@ -500,19 +496,12 @@ nlohmann::json native_config_json(const ModelConfig& config) {
       {"dropout", config.dropout},
       {"tokenizer", to_string(config.tokenizer)},
   };
-  if (config.family == ModelFamily::BetSf) json["diag_free_mask"] = config.diag_free_mask;
-  if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
-  if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
-  if (config.normalize_words) json["normalize_words"] = true;
-  if (config.family == ModelFamily::EncoderClassifier) json["labels"] = config.labels;
-  return json;
 }
 
 nlohmann::json translation_config_json(const ModelConfig& config) {
   const auto& t = config.translation;
-  nlohmann::json json = {
-      {"model_type", config.family_name()},
-      {"vocab_size", config.vocab_size},
+  auto json = transformer_config_json(config);
+  json.update({
       {"target_vocab_size", t.target_vocab_size},
       {"share_embeddings", t.share_embeddings},
       {"encoder_layers", t.encoder_layers},
@@ -520,16 +509,8 @@ nlohmann::json translation_config_json(const ModelConfig& config) {
       {"n_heads", t.encoder_heads},
       {"encoder_heads", t.encoder_heads},
       {"decoder_heads", t.decoder_heads},
-      {"d_model", config.d_model},
       {"encoder_ffn", t.encoder_ffn},
       {"decoder_ffn", t.decoder_ffn},
-      {"max_positions", config.max_positions},
-      {"norm", to_string(config.norm)},
-      {"positions", to_string(config.positions)},
-      {"tie_embeddings", config.tie_embeddings},
-      {"activation", to_string(config.activation)},
-      {"layer_norm_eps", config.layer_norm_eps},
-      {"dropout", config.dropout},
       {"scale_embedding", t.scale_embedding},
       {"decoder_bird_eye", t.decoder_bird_eye},
       {"decoder_diag_free_mask", t.decoder_diag_free_mask},
@@ -537,13 +518,27 @@ nlohmann::json translation_config_json(const ModelConfig& config) {
       {"bos_id", t.bos_id},
       {"eos_id", t.eos_id},
       {"decoder_start_id", t.decoder_start_id},
-      {"tokenizer", to_string(config.tokenizer)},
-  };
+  });
   if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
   if (config.d_head != config.d_model / t.encoder_heads || t.decoder_d_head != config.d_model / t.decoder_heads)
     json["d_head"] = config.d_head;
   const auto full = t.encoder_layers * t.encoder_heads + 2 * t.decoder_layers * t.decoder_heads;
   if (config.total_heads() != full) json["heads_per_layer"] = config.heads_per_layer;
+  return json;
+}
+
+}  // namespace
+
+nlohmann::json native_config_json(const ModelConfig& config) {
+  if (config.is_recurrent()) return recurrent_config_json(config);
+  if (config.is_translation()) return translation_config_json(config);
+  auto json = transformer_config_json(config);
+  json.update({{"n_layers", config.n_layers}, {"n_heads", config.n_heads}, {"d_head", config.d_head}, {"d_ff", config.d_ff}});
+  if (config.family == ModelFamily::BetSf) json["diag_free_mask"] = config.diag_free_mask;
+  if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
+  if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
+  if (config.normalize_words) json["normalize_words"] = true;
+  if (config.family == ModelFamily::EncoderClassifier) json["labels"] = config.labels;
   return json;
 }
 

@@ -309,13 +309,17 @@ torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelIn
   return lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, tok_emb->weight);  // (B, n, V)
 }
 
-ForwardResult TransformerImpl::forward(const ModelInput& input, const ForwardOptions& options) {
-  auto layers_result = run_layers(embed(input), input, 0, config_.n_layers, options);
+ForwardResult forward_in_stages(AttentionModel& model, const ModelInput& input, const ForwardOptions& options) {
+  auto layers_result = model.run_layers(model.embed(input), input, 0, model.config().n_layers, options);
   ForwardResult result;
-  result.logits = output(layers_result.hidden, input);
+  result.logits = model.output(layers_result.hidden, input);
   result.hidden = std::move(layers_result.hidden);
   result.attention = std::move(layers_result.attention);
   return result;
+}
+
+ForwardResult TransformerImpl::forward(const ModelInput& input, const ForwardOptions& options) {
+  return forward_in_stages(*this, input, options);
 }
 
 std::shared_ptr<TransformerImpl> make_transformer(const ModelConfig& config, bool initialise) {

@@ -138,6 +138,10 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
 };
 
+// forward() of a model built in stages: output(run_layers(embed(x), x, 0, L).hidden, x), with the
+// last stage's hidden state and the attention captured on the way.
+ForwardResult forward_in_stages(AttentionModel& model, const ModelInput& input, const ForwardOptions& options);
+
 // The activation a config names, applied to x.
 torch::Tensor activate(const torch::Tensor& x, Activation activation);
 

@@ -252,12 +252,7 @@ torch::Tensor TranslationTransformerImpl::output(const torch::Tensor& hidden, co
 }
 
 ForwardResult TranslationTransformerImpl::forward(const ModelInput& input, const ForwardOptions& options) {
-  auto layers_result = run_layers(embed(input), input, 0, config_.n_layers, options);
-  ForwardResult result;
-  result.logits = output(layers_result.hidden, input);
-  result.hidden = std::move(layers_result.hidden);
-  result.attention = std::move(layers_result.attention);
-  return result;
+  return forward_in_stages(*this, input, options);
 }
 
 LayersResult TranslationTransformerImpl::encode(const ModelInput& input, const ForwardOptions& options) {

@@ -4,6 +4,8 @@
 
 #include "models/errors.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <unordered_map>
 #include <utility>
@@ -137,6 +139,37 @@ void append_utf8(std::string& out, char32_t code_point) {
     out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (code_point & 0x3F));
   }
+}
+
+std::vector<std::string> read_vocab_json(const std::string& path, const std::string& noun) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+  nlohmann::json vocab;
+  try {
+    vocab = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& error) {
+    fail_in_file(path, std::string("is not valid JSON (") + error.what() + ")");
+  }
+  if (!vocab.is_object())
+    fail_in_file(path, "is not a JSON object of " + noun + " → id (found " + vocab.type_name() + ")");
+  if (vocab.empty()) fail_in_file(path, "holds no " + noun + "s (empty object)");
+  const size_t size = vocab.size();
+  std::vector<std::string> spellings(size);
+  std::vector<bool> taken(size, false);
+  for (const auto& [spelling, value] : vocab.items()) {
+    if (!value.is_number_integer())
+      fail_in_file(path, noun + " '" + spelling + "' has id " + value.dump() + ", not an integer");
+    const auto id = value.get<int64_t>();
+    if (id < 0 || id >= static_cast<int64_t>(size))
+      fail_in_file(path, noun + " '" + spelling + "' has id " + std::to_string(id) + ", outside 0.." +
+                             std::to_string(size - 1) + " (ids must number the " + std::to_string(size) + " " + noun +
+                             "s without gaps)");
+    if (taken[id])
+      fail_in_file(path, "id " + std::to_string(id) + " is given to both '" + spellings[id] + "' and '" + spelling + "'");
+    taken[id] = true;
+    spellings[id] = spelling;
+  }
+  return spellings;
 }
 
 }  // namespace tokenizer_detail

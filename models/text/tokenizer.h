@@ -110,5 +110,10 @@ void require_utf8(const std::string& text);
 
 void append_utf8(std::string& out, char32_t code_point);
 
+// The spellings of a vocab.json ({"spelling": id, …}, ids 0..n-1 each once), index = id. `noun`
+// names an entry in the messages ("token", "piece"). Throws aw::Error naming the file for an
+// unreadable file, invalid JSON, not an object, no entries, a non-integer, out-of-range or repeated id.
+std::vector<std::string> read_vocab_json(const std::string& path, const std::string& noun);
+
 }  // namespace tokenizer_detail
 }  // namespace aw

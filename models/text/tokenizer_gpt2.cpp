@@ -33,6 +33,7 @@ namespace aw {
 namespace {
 
 using tokenizer_detail::append_utf8;
+using tokenizer_detail::read_vocab_json;
 using tokenizer_detail::utf8_sequence_length;
 
 // GPT-2's bytes_to_unicode: the printable bytes 33..126, 161..172 and 174..255 stand for
@@ -256,34 +257,9 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
 
  private:
   void read_vocab(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
-    nlohmann::json vocab;
-    try {
-      vocab = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& error) {
-      fail_in_file(path, std::string("is not valid JSON (") + error.what() + ")");
-    }
-    if (!vocab.is_object())
-      fail_in_file(path, std::string("is not a JSON object of token → id (found ") + vocab.type_name() + ")");
-    if (vocab.empty()) fail_in_file(path, "holds no tokens (empty object)");
-
-    const size_t size = vocab.size();
-    spellings_.resize(size);
-    std::vector<bool> taken(size, false);
-    for (const auto& [spelling, value] : vocab.items()) {
-      if (!value.is_number_integer())
-        fail_in_file(path, "token '" + spelling + "' has id " + value.dump() + ", not an integer");
-      const auto id = value.get<int64_t>();
-      if (id < 0 || id >= static_cast<int64_t>(size))
-        fail_in_file(path, "token '" + spelling + "' has id " + std::to_string(id) + ", outside 0.." +
-                               std::to_string(size - 1) + " (ids must number the " + std::to_string(size) +
-                               " tokens without gaps)");
-      if (taken[id]) fail_in_file(path, "id " + std::to_string(id) + " is given to both '" + spellings_[id] + "' and '" + spelling + "'");
-      taken[id] = true;
-      spellings_[id] = spelling;
-      ids_.emplace(spelling, id);
-    }
+    spellings_ = read_vocab_json(path, "token");
+    const size_t size = spellings_.size();
+    for (size_t id = 0; id < size; ++id) ids_.emplace(spellings_[id], static_cast<int64_t>(id));
     texts_.reserve(size);
     for (const auto& spelling : spellings_) texts_.push_back(readable_text(spelling));
     produced_.assign(size, false);

@@ -185,34 +185,8 @@ class SentencePieceTokenizer final : public tokenizer_detail::TableTokenizer {
 
   // vocab.json: {"piece": id, …} with the ids 0..n-1, each once.
   void read_vocab_json(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
-    nlohmann::json vocab;
-    try {
-      vocab = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& error) {
-      fail_in_file(path, std::string("is not valid JSON (") + error.what() + ")");
-    }
-    if (!vocab.is_object())
-      fail_in_file(path, std::string("is not a JSON object of piece → id (found ") + vocab.type_name() + ")");
-    if (vocab.empty()) fail_in_file(path, "holds no pieces (empty object)");
-    const size_t size = vocab.size();
-    texts_.assign(size, "");
-    std::vector<bool> taken(size, false);
-    for (const auto& [piece, value] : vocab.items()) {
-      if (!value.is_number_integer())
-        fail_in_file(path, "piece '" + piece + "' has id " + value.dump() + ", not an integer");
-      const auto id = value.get<int64_t>();
-      if (id < 0 || id >= static_cast<int64_t>(size))
-        fail_in_file(path, "piece '" + piece + "' has id " + std::to_string(id) + ", outside 0.." +
-                               std::to_string(size - 1) + " (ids must number the " + std::to_string(size) +
-                               " pieces without gaps)");
-      if (taken[id])
-        fail_in_file(path, "id " + std::to_string(id) + " is given to both '" + texts_[id] + "' and '" + piece + "'");
-      taken[id] = true;
-      texts_[id] = piece;
-      ids_.emplace(piece, id);
-    }
+    texts_ = tokenizer_detail::read_vocab_json(path, "piece");
+    for (size_t id = 0; id < texts_.size(); ++id) ids_.emplace(texts_[id], static_cast<int64_t>(id));
   }
 
   int64_t lookup(const std::string& piece) const {
