@@ -1,7 +1,8 @@
 // app/cli/train_command.cpp — `attention-cli train`: builds the vocabulary and the config from the
 // options, runs the trainer with a progress line per N steps, and saves on Ctrl-C. Language models
 // (transformer_lm, bet_sf, bet_sg) train on text; classifiers (lama, bigru_mean,
-// encoder_classifier) on label<TAB>text files.
+// encoder_classifier) on label<TAB>text files; translation models (transformer_mt) on
+// source<TAB>target pairs, with a SentencePiece model trained on the training pairs first.
 #include "analysis/analysis_inputs.h"
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
@@ -13,10 +14,13 @@
 #include "models/nn/model_config.h"
 #include "models/runtime.h"
 #include "models/training/trainer.h"
+#include "models/text/tokenizer.h"
 #include "models/text/vocabulary.h"
+#include "models/translation/translation_data.h"
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -58,8 +62,8 @@ ModelFamily requested_family(int argc, char** argv) {
   const auto family = parse_enum<ModelFamily>(arch);
   if (family) trained.family = *family;
   if (!family || !trained.is_native())  // GPT-2 and BERT are loaded, not trained here
-    throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean or "
-                "encoder_classifier, got '" + arch + "'");
+    throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean, "
+                "encoder_classifier or transformer_mt, got '" + arch + "'");
   return *family;
 }
 
@@ -216,11 +220,84 @@ int run_train_classifier(int argc, char** argv, ModelFamily family) {
   return summary.stopped ? 130 : 0;
 }
 
+// A fresh translation run's SentencePiece model: trained on both sides of the training pairs (one
+// vocabulary for source and target, as the tied embeddings need), written to <out>/spm.model.
+std::string train_translation_tokenizer(const CliOptions& options, const TrainSettings& settings) {
+  std::vector<std::string> sentences;
+  for (const auto& pair : read_translation_pairs(settings.train_path)) {
+    sentences.push_back(pair.source);
+    sentences.push_back(pair.target);
+  }
+  const auto prefix = (std::filesystem::path(settings.out_dir) / "spm").string();
+  const auto pieces = options.get_int("vocab-size", 8000, 8);
+  std::fprintf(stderr, "training a %lld-piece SentencePiece %s model on %zu sentences of %s\n",
+               static_cast<long long>(pieces), options.get("spm-type", "unigram").c_str(), sentences.size(),
+               settings.train_path.c_str());
+  train_sentencepiece(sentences, prefix, static_cast<int>(pieces), options.get("spm-type", "unigram"), settings.seed);
+  std::filesystem::remove(prefix + ".vocab");  // the .model holds the pieces; the .vocab is a readable copy
+  return prefix + ".model";
+}
+
+int run_train_translation(int argc, char** argv) {
+  const OptionSpec spec{{"arch", "layers", "decoder-layers", "heads", "d-model", "d-ff", "window", "train", "valid",
+                         "epochs", "batch", "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume",
+                         "log-every", "diag-mode", "norm", "positions", "activation", "device", "threads",
+                         "label-smoothing", "vocab-size", "spm-type"},
+                        {"bird-eye-decoder", "no-diag-free-mask", "untied", "f16", "json"}};
+  const CliOptions options("train", spec, argc, argv, 2);
+  configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
+  auto settings = common_settings(options, 32, 400);
+  settings.label_smoothing = get_number(options, "label-smoothing", 0.1);
+  if (settings.label_smoothing < 0 || settings.label_smoothing >= 1)  // before the tokenizer's training, not after
+    throw Error("attention-cli train: --label-smoothing must be in [0, 1), got " + options.get("label-smoothing", ""));
+  for (const auto& path : {settings.train_path, settings.valid_path}) read_translation_pairs(path);  // fail early
+
+  ModelConfig config;
+  std::string sentencepiece_model;
+  for (const char* fresh_only : {"vocab-size", "spm-type"})
+    if (options.has(fresh_only) && !settings.resume_dir.empty())
+      throw Error("attention-cli train: --" + std::string(fresh_only) + " applies to a fresh run, not --resume");
+  if (settings.resume_dir.empty()) {
+    std::filesystem::create_directories(settings.out_dir);
+    sentencepiece_model = train_translation_tokenizer(options, settings);
+    const auto pieces = load_sentencepiece_tokenizer(sentencepiece_model, "", false)->vocab_size();
+    const auto encoder_layers = options.get_int("layers", 3, 1);
+    nlohmann::json json = {{"model_type", "transformer_mt"},
+                           {"vocab_size", pieces},
+                           {"encoder_layers", encoder_layers},
+                           {"decoder_layers", options.get_int("decoder-layers", encoder_layers, 1)},
+                           {"n_heads", options.get_int("heads", 4, 1)},
+                           {"d_model", options.get_int("d-model", 256, 1)},
+                           {"max_positions", options.get_int("window", 64, 2)},
+                           {"dropout", get_number(options, "dropout", 0.1)},
+                           {"norm", options.get("norm", "pre")},
+                           {"positions", options.get("positions", "sinusoidal")},
+                           {"activation", options.get("activation", "relu")},
+                           {"tie_embeddings", !options.flag("untied")},
+                           {"decoder_bird_eye", options.flag("bird-eye-decoder")},
+                           {"decoder_diag_free_mask", options.flag("bird-eye-decoder") && !options.flag("no-diag-free-mask")},
+                           {"diag_mode", options.get("diag-mode", "normal")}};
+    if (options.flag("no-diag-free-mask") && !options.flag("bird-eye-decoder"))
+      throw Error("attention-cli train: --no-diag-free-mask applies with --bird-eye-decoder only");
+    if (options.has("d-ff")) json["d_ff"] = options.get_int("d-ff", 0, 1);
+    config = parse_model_config(json, "attention-cli train");
+  }
+
+  install_interrupt_handler();
+  const auto summary = train_translation_model(config, sentencepiece_model, settings, [&](const TrainProgress& progress) {
+    print_progress(settings, progress, nullptr, "tokens");
+    return !interrupt_requested();
+  });
+  print_summary(options, settings, summary, "tokens");
+  return summary.stopped ? 130 : 0;
+}
+
 }  // namespace
 
 int run_train(int argc, char** argv) {
   const auto family = requested_family(argc, argv);
   if (is_classifier_family(family)) return run_train_classifier(argc, argv, family);
+  if (family == ModelFamily::TransformerMt) return run_train_translation(argc, argv);
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
                          "log-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},

@@ -239,11 +239,15 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
 }
 
 void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
-                            torch::ScalarType storage) {
+                            torch::ScalarType storage, const std::string& sentencepiece_model) {
   const auto& config = model.config();
   if (!config.is_native())
-    throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean) are "
-                      "saved in the native format");
+    throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, "
+                      "transformer_mt) are saved in the native format");
+  const bool subword = config.tokenizer == TokenizerKind::SentencePiece;
+  if (subword && sentencepiece_model.empty())
+    throw Error(dir + ": a " + config.family_name() + " folder needs its SentencePiece model (spm.model)");
+  if (subword && !fs::exists(sentencepiece_model)) fail_in_file(sentencepiece_model, "does not exist");
   if (static_cast<int64_t>(vocabulary.size()) != config.vocab_size)
     throw Error(dir + ": vocabulary has " + std::to_string(vocabulary.size()) + " tokens for an embedding of " +
                 std::to_string(config.vocab_size) + " rows");
@@ -261,6 +265,14 @@ void save_native_checkpoint(const std::string& dir, AttentionModel& model, const
   config_out << native_config_json(config).dump(2) << "\n";
   if (!config_out) fail_in_file(config_path, "cannot be written");
 
+  if (subword) {
+    const auto spm_path = fs::path(dir) / "spm.model";
+    if (!fs::equivalent(sentencepiece_model, spm_path, error)) {  // false (or an error) when spm.model is absent
+      fs::copy_file(sentencepiece_model, spm_path, fs::copy_options::overwrite_existing, error);
+      if (error) fail_in_file(spm_path.string(), "cannot be written: " + error.message());
+    }
+    return;
+  }
   const auto vocab_path = (fs::path(dir) / "vocab.txt").string();
   std::ofstream vocab_out(vocab_path);
   for (const auto& token : vocabulary) vocab_out << token << "\n";

@@ -47,9 +47,11 @@ std::shared_ptr<const Tokenizer> load_target_tokenizer(const std::string& dir, c
 
 // Writes a native folder (config.json, model.safetensors, vocab.txt) of any native family
 // (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean): `vocabulary[i]` is token i.
-// `storage` is kFloat32 or kFloat16 (half the size; loads back as float32).
+// `storage` is kFloat32 or kFloat16 (half the size; loads back as float32). A transformer_mt folder
+// holds its SentencePiece model instead of vocab.txt: `sentencepiece_model` is copied to spm.model
+// (and required for that family; `vocabulary` then lists its pieces, for the size check).
 void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
-                            torch::ScalarType storage = torch::kFloat32);
+                            torch::ScalarType storage = torch::kFloat32, const std::string& sentencepiece_model = "");
 
 int64_t count_parameters(AttentionModel& model);
 

@@ -14,13 +14,13 @@ torch::Device device_of(AttentionModel& model) { return model.module().parameter
 
 }  // namespace
 
-LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input) {
+LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input, double label_smoothing) {
   const int64_t length = logits.size(1);
   auto predicted = logits.narrow(1, 0, length - 1);                                // (B, n-1, V)
   auto targets = input.predicted_ids().narrow(1, 1, length - 1).to(logits.device());  // (B, n-1)
   auto losses = torch::nn::functional::cross_entropy(
       predicted.reshape({-1, predicted.size(-1)}).to(torch::kFloat32), targets.reshape({-1}),
-      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));   // (B·(n-1))
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone).label_smoothing(label_smoothing));
   const auto& mask = input.predicted_mask();
   if (!mask.defined()) return {losses.sum(), torch::tensor(losses.numel(), losses.device())};
   auto keep = mask.narrow(1, 1, length - 1).to(logits.device()).reshape({-1}).to(losses.dtype());
@@ -29,7 +29,7 @@ LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input
 
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
                                      const ForwardOptions& options, const ProgressCallback& progress) {
-  if (!model.config().is_language_model())
+  if (!model.config().is_language_model() && !model.config().is_translation())
     throw Error("perplexity needs a language model; " + model.config().family_name() + " here is " +
                 (model.config().is_classifier() ? "a classifier (use a labelled file for accuracy)"
                                                 : "an encoder without a language-model head"));

@@ -1,6 +1,7 @@
 // models/training/evaluation.h — the metric every analysis compares against: perplexity of a language
-// model over corpus windows (exp of the mean next-token cross-entropy over all predicted tokens),
-// or accuracy of a classifier over labelled examples.
+// model over corpus windows (exp of the mean next-token cross-entropy over all predicted tokens; a
+// translation model's over reference translations, teacher-forced), or accuracy of a classifier over
+// labelled examples.
 #pragma once
 
 #include "models/text/corpus.h"
@@ -33,12 +34,14 @@ std::vector<ClassScores> per_class_scores(const std::vector<std::vector<int64_t>
 double macro_f1(const std::vector<ClassScores>& scores);
 
 // Sum of next-token cross-entropies of one batch and the number of predicted tokens (padding and
-// each window's first token are not predicted). Both stay on the model's device.
+// each window's first token are not predicted). Both stay on the model's device. A translation
+// model's batch predicts its decoder ids (ModelInput::predicted_ids). `label_smoothing` ε > 0 gives
+// the smoothed cross-entropy used in training: (1 − ε) · CE + ε · mean over the vocabulary of −log p.
 struct LossSum {
   torch::Tensor total;  // scalar
   torch::Tensor count;  // scalar
 };
-LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input);
+LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input, double label_smoothing = 0.0);
 
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
                                      const ForwardOptions& options = {}, const ProgressCallback& progress = {});

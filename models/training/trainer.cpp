@@ -9,6 +9,7 @@
 #include "models/runtime.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/text/syntax_hints.h"
+#include "models/translation/translation_data.h"
 
 #include <ATen/core/Generator.h>
 #include <torch/torch.h>
@@ -152,7 +153,7 @@ StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimiz
   ForwardOptions options;
   if (hints.defined()) options.capture = CaptureMode::Full;  // the pointer loss needs every layer's attention
   const auto result = model.forward(input, options);
-  const auto sums = language_model_loss(result.logits, input);
+  const auto sums = language_model_loss(result.logits, input, settings.label_smoothing);
   StepLosses losses;
   losses.tokens = sums.count;
   losses.loss = sums.total / sums.count;
@@ -182,13 +183,26 @@ struct RunSetup {
   ModelConfig config;
   std::vector<std::string> vocabulary;
   std::shared_ptr<const Tokenizer> tokenizer;
+  std::string sentencepiece_model;  // transformer_mt: <out>/spm.model, copied into every saved folder
 };
 
-RunSetup prepare_run(const ModelConfig& fresh_config, const std::vector<std::string>& fresh_vocabulary,
-                     const TrainSettings& settings) {
+void check_settings(const TrainSettings& settings) {
   if (settings.schedule != "inverse_sqrt" && settings.schedule != "cosine")
     throw Error("--schedule must be inverse_sqrt or cosine, got " + settings.schedule);
   if (settings.epochs < 1 || settings.batch < 1) throw Error("--epochs and --batch must be at least 1");
+  if (settings.label_smoothing < 0 || settings.label_smoothing >= 1)
+    throw Error("--label-smoothing must be in [0, 1), got " + std::to_string(settings.label_smoothing));
+}
+
+void create_output_folder(const TrainSettings& settings) {
+  std::error_code error;
+  fs::create_directories(settings.out_dir, error);
+  if (error) fail_in_file(settings.out_dir, "cannot create folder: " + error.message());
+}
+
+RunSetup prepare_run(const ModelConfig& fresh_config, const std::vector<std::string>& fresh_vocabulary,
+                     const TrainSettings& settings) {
+  check_settings(settings);
   const bool resuming = !settings.resume_dir.empty();
   RunSetup setup;
   setup.config = resuming ? read_model_config(settings.resume_dir) : fresh_config;
@@ -197,9 +211,7 @@ RunSetup prepare_run(const ModelConfig& fresh_config, const std::vector<std::str
   if (static_cast<int64_t>(setup.vocabulary.size()) != setup.config.vocab_size)
     throw Error("train: vocabulary of " + std::to_string(setup.vocabulary.size()) + " tokens for vocab_size " +
                 std::to_string(setup.config.vocab_size));
-  std::error_code error;
-  fs::create_directories(settings.out_dir, error);
-  if (error) fail_in_file(settings.out_dir, "cannot create folder: " + error.message());
+  create_output_folder(settings);
   const auto vocab_path = (fs::path(settings.out_dir) / "vocab.txt").string();
   {
     std::ofstream out(vocab_path);
@@ -236,7 +248,7 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
   double loss_since_report = 0.0, auxiliary_since_report = 0.0;
 
   auto save_all = [&](double valid_metric) {
-    save_native_checkpoint(settings.out_dir, *model, setup.vocabulary, settings.storage);
+    save_native_checkpoint(settings.out_dir, *model, setup.vocabulary, settings.storage, setup.sentencepiece_model);
     save_training_state(settings.out_dir, *model, optimizer, position);
     write_training_json(settings.out_dir, settings, task.metric_name, position, valid_metric);
   };
@@ -301,7 +313,7 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
     save_all(valid);
     if (best) {
       const auto best_dir = (fs::path(settings.out_dir) / "best").string();
-      save_native_checkpoint(best_dir, *model, setup.vocabulary, settings.storage);
+      save_native_checkpoint(best_dir, *model, setup.vocabulary, settings.storage, setup.sentencepiece_model);
       write_training_json(best_dir, settings, task.metric_name, position, valid);
     }
     TrainProgress progress;
@@ -323,7 +335,66 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
   return summary;
 }
 
+// A translation run's setup: the SentencePiece model (fresh, or the --resume folder's) copied to
+// <out>/spm.model first, so the folder is complete from the first save; its pieces are the vocabulary.
+RunSetup prepare_translation_run(const ModelConfig& fresh_config, const std::string& fresh_sentencepiece,
+                                 const TrainSettings& settings) {
+  check_settings(settings);
+  const bool resuming = !settings.resume_dir.empty();
+  RunSetup setup;
+  setup.config = resuming ? read_model_config(settings.resume_dir) : fresh_config;
+  if (setup.config.family != ModelFamily::TransformerMt)
+    throw Error("train: a translation run needs --arch transformer_mt, got " + setup.config.family_name());
+  const auto source = resuming ? (fs::path(settings.resume_dir) / "spm.model").string() : fresh_sentencepiece;
+  if (!fs::exists(source)) fail_in_file(source, "does not exist (a transformer_mt run needs its SentencePiece model)");
+  create_output_folder(settings);
+  setup.sentencepiece_model = (fs::path(settings.out_dir) / "spm.model").string();
+  std::error_code error;
+  if (!fs::equivalent(source, setup.sentencepiece_model, error)) {
+    fs::copy_file(source, setup.sentencepiece_model, fs::copy_options::overwrite_existing, error);
+    if (error) fail_in_file(setup.sentencepiece_model, "cannot be written: " + error.message());
+  }
+  setup.tokenizer = load_sentencepiece_tokenizer(setup.sentencepiece_model, "", false);
+  for (int64_t id = 0; id < setup.tokenizer->vocab_size(); ++id) setup.vocabulary.push_back(setup.tokenizer->token_text(id));
+  if (setup.tokenizer->vocab_size() != setup.config.vocab_size)
+    fail_in_file(setup.sentencepiece_model, "has " + std::to_string(setup.tokenizer->vocab_size()) +
+                                                " pieces for vocab_size " + std::to_string(setup.config.vocab_size));
+  return setup;
+}
+
+// The pairs of `path` encoded for the model, saying how many were too long to keep.
+EncodedPairs encoded_pairs_of(const std::string& path, const RunSetup& setup) {
+  const TranslationCodec codec(setup.config, setup.tokenizer, setup.tokenizer);
+  auto encoded = encode_pairs(read_translation_pairs(path), codec, setup.config.max_positions,
+                              setup.config.translation.pad_id);
+  if (encoded.kept.empty())
+    fail_in_file(path, "has no pair short enough for the model's " + std::to_string(setup.config.max_positions) +
+                           " positions");
+  if (encoded.skipped > 0)
+    logger("training")->warn("{}: {} of {} pairs are longer than {} tokens on one side and are left out", path,
+                             encoded.skipped, encoded.skipped + static_cast<int64_t>(encoded.kept.size()),
+                             setup.config.max_positions);
+  return encoded;
+}
+
 }  // namespace
+
+TrainSummary train_translation_model(const ModelConfig& fresh_config, const std::string& sentencepiece_model,
+                                     const TrainSettings& settings, const TrainObserver& observer) {
+  if (settings.pointer_weight > 0) throw Error("train: --lambda-p applies to --arch bet_sg only");
+  const auto setup = prepare_translation_run(fresh_config, sentencepiece_model, settings);
+  const auto train = encoded_pairs_of(settings.train_path, setup);
+  const auto valid_batches = pair_batches(encoded_pairs_of(settings.valid_path, setup), settings.batch);
+
+  TrainingTask task;
+  task.metric_name = "perplexity";
+  task.examples = train.source_ids.size(0);
+  task.step = [&](AttentionModel& model, torch::optim::Optimizer& optimizer, const torch::Tensor& rows) {
+    return training_step(model, optimizer, pair_batch(train, rows).to(settings.device), torch::Tensor(), settings);
+  };
+  task.validate = [&](AttentionModel& model) { return evaluate_perplexity(model, valid_batches).metric; };
+  return run_training(setup, settings, task, observer);
+}
 
 TrainSummary train_language_model(const ModelConfig& fresh_config, const std::vector<std::string>& fresh_vocabulary,
                                   const TrainSettings& settings, const TrainObserver& observer) {

@@ -1,6 +1,7 @@
 // models/training/trainer.h — training a language model (transformer_lm, bet_sf, bet_sg) on a word-level
-// corpus (plain text, or CoNLL-U whose dependency trees give BET(SG) its syntax hints), or a
-// classifier (lama, bigru_mean, encoder_classifier) on label<TAB>text documents. One loop for both:
+// corpus (plain text, or CoNLL-U whose dependency trees give BET(SG) its syntax hints), a
+// classifier (lama, bigru_mean, encoder_classifier) on label<TAB>text documents, or a translation
+// model (transformer_mt) on source<TAB>target pairs. One loop for both:
 // windows or documents shuffled per epoch with the seed, Adam (β = 0.9, 0.98), linear warm-up then
 // inverse-square-root or cosine decay, dropout, gradient clipping. Each epoch writes a loadable
 // checkpoint folder (plus the optimiser state for --resume) and keeps the best one by validation
@@ -33,6 +34,7 @@ struct TrainSettings {
   double clip = 1.0;               // max gradient ℓ2 norm; 0 = no clipping
   uint64_t seed = 1;
   double pointer_weight = 0.0;     // --lambda-p: BET(SG)'s pointer loss weight; > 0 needs a CoNLL-U train file
+  double label_smoothing = 0.0;    // ε of the smoothed cross-entropy the training step minimises
   int64_t log_every = 50;          // steps between progress reports
   torch::Device device = torch::kCPU;
   torch::ScalarType storage = torch::kFloat32;  // dtype of the saved weights (kFloat16 halves them)
@@ -87,8 +89,16 @@ struct StepLosses {
   torch::Tensor tokens;   // predicted tokens (LM) or words (classifier) in the batch
 };
 
+// Trains a translation model (transformer_mt) on source<TAB>target lines with teacher forcing and
+// settings.label_smoothing, from scratch or from settings.resume_dir; best by validation perplexity of
+// the reference translations. `sentencepiece_model` (a fresh run's tokenizer, shared by both sides;
+// ignored on resume, where the folder's spm.model is read) is copied into every saved folder. Pairs
+// longer than the model's positions on either side are left out (logged).
+TrainSummary train_translation_model(const ModelConfig& config, const std::string& sentencepiece_model,
+                                     const TrainSettings& settings, const TrainObserver& observer = {});
+
 // One optimiser step on a batch: forward (capturing attention when `hints` [B, n] is defined),
-// mean token cross-entropy plus settings.pointer_weight × pointer loss, backward, gradient clipping
+// mean token cross-entropy (smoothed by settings.label_smoothing) plus settings.pointer_weight × pointer loss, backward, gradient clipping
 // to settings.clip, optimizer.step(). The caller sets the learning rate and the training mode.
 StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
                          const torch::Tensor& hints, const TrainSettings& settings);
