@@ -7,9 +7,11 @@
 #include "models/errors.h"
 #include "models/training/evaluation.h"
 #include "models/text/syntax_hints.h"
+#include "models/translation/translation_data.h"
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 
@@ -55,7 +57,27 @@ std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const Loa
   return make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, settings.integer("batch"));
 }
 
+EvaluationData translation_data(const AnalysisRequest& request, const LoadedModel& loaded) {
+  const auto& settings = request.settings;
+  if (settings.given("window"))
+    throw SettingError("window", "applies to language models; " + loaded.name + " is " +
+                                     describe_model_kind(loaded.config) + " and reads each pair whole (up to its " +
+                                     std::to_string(loaded.config.max_positions) + " positions)");
+  const auto path = settings.required_text("text");
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  const auto encoded =
+      encode_pairs(read_translation_pairs(path), codec, loaded.config.max_positions, loaded.config.translation.pad_id);
+  if (encoded.kept.empty())
+    fail_in_file(path, "has no pair short enough for " + loaded.name + "'s " +
+                           std::to_string(loaded.config.max_positions) + " positions");
+  if (encoded.skipped > 0)
+    request.tell(std::to_string(encoded.skipped) + " pairs longer than " +
+                 std::to_string(loaded.config.max_positions) + " tokens left out");
+  return language_model_data(pair_batches(encoded, settings.integer("batch")));
+}
+
 EvaluationData corpus_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis) {
+  if (loaded.config.is_translation()) return translation_data(request, loaded);
   if (!loaded.config.is_classifier()) return language_model_data(corpus_windows(request, loaded, analysis));
   const auto& settings = request.settings;
   if (settings.given("window"))
@@ -103,23 +125,31 @@ torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std:
 PruningResult pruning_study(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             const std::vector<std::string>& orders, double step_percent,
                             const ProgressCallback& progress, std::vector<std::vector<HeadRef>>* orders_out,
-                            bool draw_curves) {
+                            bool draw_curves, const std::vector<int64_t>& blocks) {
   PruningResult result;
   result.model = model_name;
   result.metric_name = data.metric_name();
+  // Only the chosen blocks' heads take part: the others stay out of the order (and so stay on).
+  auto chosen = [&](std::vector<HeadRef> order) {
+    if (blocks.empty()) return order;
+    std::vector<HeadRef> kept;
+    for (const auto& head : order)
+      if (std::find(blocks.begin(), blocks.end(), head.layer) != blocks.end()) kept.push_back(head);
+    return kept;
+  };
   for (const auto& order_name : orders) {
     std::vector<HeadRef> order;
     if (order_name == "importance") {
       const auto importance = head_importance(model, model_name, data, true, {}, progress);
       if (importance.cancelled) return result.cancelled = true, result;
-      order = order_heads(importance.scores);
+      order = chosen(order_heads(importance.scores));
     } else if (order_name == "oracle") {
-      const auto ablation = ablate_heads(model, model_name, data, AblationMode::Single, {}, progress);
+      const auto ablation = ablate_heads(model, model_name, data, AblationMode::Single, {}, progress, blocks);
       if (ablation.cancelled) return result.cancelled = true, result;
       std::vector<std::vector<double>> harm(model.config().n_layers);
       for (const auto& effect : ablation.heads)
         harm[effect.layer - 1].push_back(damage(ablation.metric_name, ablation.baseline, effect.metric));
-      order = order_heads(harm);
+      order = chosen(order_heads(harm));
     } else {
       throw Error("pruning order must be importance or oracle, got '" + order_name + "'");
     }

@@ -24,7 +24,9 @@ void require_plain_text(const std::string& path, const std::string& model_name, 
 // The request's --text for `loaded`, read as `analysis` needs it: windows of --window tokens
 // (default min(128, the model's positions); more than the positions is a SettingError) for a
 // language model, label<TAB>text examples (cut at the model's positions; the request is told how
-// many) for a classifier, where --window is refused rather than silently ignored.
+// many) for a classifier, where --window is refused rather than silently ignored; source<TAB>target
+// pairs for a translation model (its reference translations, teacher-forced; pairs longer than its
+// positions are left out and the request is told).
 EvaluationData corpus_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis);
 // The same for analyses that need a language model's windows.
 std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
@@ -43,10 +45,13 @@ torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std:
 // Michel Figure 3: pruning curves in ascending order of head importance and/or of the single-head
 // ablation damage ("oracle"), `step_percent` more heads off per point. `orders` holds "importance"
 // and/or "oracle". `progress` sees each phase's batches; on cancel the result has `cancelled` set.
-// `orders_out` (optional) receives each order's head sequence, in the order of `orders`.
+// `orders_out` (optional) receives each order's head sequence, in the order of `orders`. `blocks`
+// (empty = all) limits the heads ranked and pruned to those blocks (Michel Figure 4: one attention
+// kind at a time).
 PruningResult pruning_study(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             const std::vector<std::string>& orders, double step_percent,
                             const ProgressCallback& progress = {},
-                            std::vector<std::vector<HeadRef>>* orders_out = nullptr, bool draw_curves = true);
+                            std::vector<std::vector<HeadRef>>* orders_out = nullptr, bool draw_curves = true,
+                            const std::vector<int64_t>& blocks = {});
 
 }  // namespace aw

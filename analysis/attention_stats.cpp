@@ -92,17 +92,30 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   AttentionStatsResult result;
   result.model = model_name;
   result.include_first_row = settings.include_first_row;
-  torch::Tensor valid;  // [B, n] of the batch in flight, read by the observer
+  result.names = block_names(config);
+  auto blocks = settings.blocks;
+  if (blocks.empty())
+    for (int64_t block = 0; block < config.n_layers; ++block) blocks.push_back(block);
+  std::vector<bool> measured(config.n_layers, false);
+  for (const auto block : blocks) {
+    TORCH_CHECK(!config.is_translation() || config.attention_block(block).kind == AttentionKind::Decoder,
+                "stats of a translation model measure its decoder's self-attention only");
+    measured.at(block) = true;
+  }
+  torch::Tensor valid;  // [B, rows] of the batch in flight, read by the observer
   ForwardOptions options = settings.forward;
   options.capture = CaptureMode::Stats;
-  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) { sums.add(layer, probabilities, valid); };
+  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
+    if (measured[layer]) sums.add(layer, probabilities, valid);
+  };
 
   const auto total = static_cast<int64_t>(batches.size());
   for (int64_t index = 0; index < total; ++index) {
     const auto& batch = batches[index];
-    const int64_t count = batch.input_ids.size(0), length = batch.input_ids.size(1);
-    valid = batch.attention_mask.defined() ? batch.attention_mask.ne(0)
-                                           : torch::ones({count, length}, torch::kBool);
+    const auto& rows = batch.predicted_ids();  // the decoder's tokens for a translation model
+    const int64_t count = rows.size(0), length = rows.size(1);
+    valid = batch.predicted_mask().defined() ? batch.predicted_mask().ne(0)
+                                             : torch::ones({count, length}, torch::kBool);
     model.forward(batch, options);
     result.windows += count;
     if (!report_progress(progress, index + 1, total)) {
@@ -111,6 +124,13 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     }
   }
   sums.finish(result);
+  // Only the measured blocks' rows (the others were never fed).
+  auto keep = [&](std::vector<DiagonalStats>& rows) {
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const DiagonalStats& row) { return !measured[row.layer - 1]; }),
+               rows.end());
+  };
+  keep(result.layers);
+  keep(result.heads);
   return result;
 }
 
@@ -118,10 +138,14 @@ std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results
   std::ostringstream csv;
   const bool first_row = results.empty() || results.front().include_first_row;
   csv << "# include_first_row=" << (first_row ? "true" : "false") << "\n";
-  csv << (per_head ? "model,layer,head,CA,HA_mean,HA_std,Ratio\n" : "model,layer,CA,HA_mean,HA_std,Ratio\n");
+  const bool with_kind = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.names.with_kind; });
+  csv << (with_kind ? "model,kind,layer," : "model,layer,")
+      << (per_head ? "head,CA,HA_mean,HA_std,Ratio\n" : "CA,HA_mean,HA_std,Ratio\n");
   for (const auto& result : results) {
     for (const auto& row : per_head ? result.heads : result.layers) {
-      csv << result.model << "," << row.layer;
+      csv << result.model << ",";
+      if (with_kind) csv << result.names.kind.at(row.layer - 1) << "," << result.names.layer.at(row.layer - 1);
+      else csv << row.layer;
       if (per_head) csv << "," << row.head;
       csv << "," << number(row.ca) << "," << number(row.ha_mean) << "," << number(row.ha_std) << ","
           << number(row.ratio) << "\n";
@@ -131,13 +155,16 @@ std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results
 }
 
 nlohmann::json attention_stats_json(const AttentionStatsResult& result) {
-  auto rows = [](const std::vector<DiagonalStats>& stats) {
+  auto rows = [&](const std::vector<DiagonalStats>& stats) {
     auto array = nlohmann::json::array();
-    for (const auto& row : stats)
-      array.push_back({{"layer", row.layer},       {"head", row.head},
-                       {"CA", row.ca},             {"HA_mean", row.ha_mean},
-                       {"HA_std", row.ha_std},     {"Ratio", row.ratio},
-                       {"diagonal_entries", row.diagonal_entries}, {"lower_entries", row.lower_entries}});
+    for (const auto& row : stats) {
+      nlohmann::json entry{{"layer", row.layer},       {"head", row.head},
+                           {"CA", row.ca},             {"HA_mean", row.ha_mean},
+                           {"HA_std", row.ha_std},     {"Ratio", row.ratio},
+                           {"diagonal_entries", row.diagonal_entries}, {"lower_entries", row.lower_entries}};
+      if (result.names.with_kind) entry.update(result.names.position(row.layer - 1));
+      array.push_back(entry);
+    }
     return array;
   };
   return {{"model", result.model},         {"include_first_row", result.include_first_row},

@@ -8,6 +8,7 @@
 // streamed: only running sums per (layer, head) are kept, on the model's device.
 #pragma once
 
+#include "analysis/attention_blocks.h"
 #include "models/nn/model.h"
 #include "models/progress.h"
 
@@ -24,10 +25,13 @@ namespace aw {
 struct AttentionStatsSettings {
   bool include_first_row = true;  // as in the paper
   ForwardOptions forward;         // gates and diagonal intervention to run with (capture is set here)
+  // The attention blocks measured (empty = all). A translation model's must be its decoder's
+  // self-attention blocks: its rows are the decoder's tokens (decoder_attention_mask).
+  std::vector<int64_t> blocks;
 };
 
 struct DiagonalStats {
-  int64_t layer = 0;   // 1-based
+  int64_t layer = 0;   // 1-based attention block (the layer, for one-kind models)
   int64_t head = 0;    // 1-based; 0 = every head of the layer
   double ca = 0.0, ha_mean = 0.0, ha_std = 0.0, ratio = 0.0;
   int64_t diagonal_entries = 0, lower_entries = 0;
@@ -38,6 +42,7 @@ struct AttentionStatsResult {
   bool include_first_row = true;
   std::vector<DiagonalStats> layers;  // one per layer
   std::vector<DiagonalStats> heads;   // one per (layer, head), layer-major
+  BlockNames names;                   // how rows name their block (kind column for translation models)
   int64_t windows = 0;
   bool cancelled = false;
 };
@@ -66,7 +71,8 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
                                      const ProgressCallback& progress = {});
 
 // Table 1 CSV: a "# include_first_row=…" line, then `model,layer,CA,HA_mean,HA_std,Ratio` (or with
-// `head` after `layer` when per_head), one block of rows per result.
+// `head` after `layer` when per_head), one block of rows per result; `model,kind,layer,…` when a
+// translation model is among them (a language model's rows are then of kind dec).
 std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results, bool per_head);
 nlohmann::json attention_stats_json(const AttentionStatsResult& result);
 

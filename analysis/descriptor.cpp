@@ -96,16 +96,26 @@ void SettingValues::validate() const {
 std::string describe_model_kind(const ModelConfig& config) {
   if (config.is_classifier()) return "a " + config.family_name() + " classifier";
   if (config.is_language_model()) return "a " + config.family_name() + " language model";
-  if (config.is_translation())
-    return "a " + config.family_name() + " translation model (analyses of translation models are not built yet; "
-           "attention-cli translate shows its attention)";
+  if (config.is_translation()) return "a " + config.family_name() + " translation model";
   return "a " + config.family_name() + " encoder without a classification head";
+}
+
+std::string requirement_text(ModelRequirement requirement) {
+  switch (requirement) {
+    case ModelRequirement::CausalLanguageModel: return "a causal language model";
+    case ModelRequirement::CausalAttention: return "a causal language model or a translation model";
+    case ModelRequirement::LanguageModelOrClassifier: return "a language model, a classifier or a translation model";
+    case ModelRequirement::Lama: return "a lama model";
+  }
+  return "";
 }
 
 bool accepts(const ModelConfig& config, ModelRequirement requirement) {
   switch (requirement) {
     case ModelRequirement::CausalLanguageModel: return config.is_language_model();
-    case ModelRequirement::LanguageModelOrClassifier: return config.is_language_model() || config.is_classifier();
+    case ModelRequirement::CausalAttention: return config.is_language_model() || config.is_translation();
+    case ModelRequirement::LanguageModelOrClassifier:
+      return config.is_language_model() || config.is_classifier() || config.is_translation();
     case ModelRequirement::Lama: return config.is_lama();
   }
   return false;
@@ -115,9 +125,8 @@ void require_model(const LoadedModel& loaded, const std::string& analysis, Model
   const auto& config = loaded.config;
   if (accepts(config, requirement)) return;
   if (requirement == ModelRequirement::Lama) require_lama(config, loaded.name);  // its own, longer message
-  const auto needed = requirement == ModelRequirement::CausalLanguageModel ? "a causal language model"
-                                                                           : "a language model or a classifier";
-  throw Error(loaded.dir + ": " + analysis + " needs " + needed + "; this checkpoint is " + describe_model_kind(config));
+  throw Error(loaded.dir + ": " + analysis + " needs " + requirement_text(requirement) + "; this checkpoint is " +
+              describe_model_kind(config));
 }
 
 const HeadFlags& AnalysisRequest::gates_of(size_t model) const {

@@ -104,8 +104,10 @@ class SettingValues {
 // ---- What an analysis accepts -----------------------------------------------------------------
 
 enum class ModelRequirement {
-  CausalLanguageModel,        // stats, diag-sweep, top-tokens: causal attention, next-token rows
-  LanguageModelOrClassifier,  // eval, ablate, importance, prune: perplexity or accuracy
+  CausalLanguageModel,        // diag-sweep, top-tokens: causal attention, next-token rows
+  CausalAttention,            // stats: causal self-attention (language models, translation decoders)
+  LanguageModelOrClassifier,  // eval, ablate, importance, prune: perplexity or accuracy (translation
+                              // models: perplexity of the reference translations)
   Lama,                       // word-weights, keywords: LAMA's per-word attention
 };
 
@@ -117,6 +119,8 @@ enum class DataKind {
 
 // "a bet_sf language model", "a bert classifier", "a bert encoder without a classification head".
 std::string describe_model_kind(const ModelConfig& config);
+// What a requirement asks for, in words: "a causal language model".
+std::string requirement_text(ModelRequirement requirement);
 // Whether a model of `config` is what an analysis with `requirement` can run on.
 bool accepts(const ModelConfig& config, ModelRequirement requirement);
 // Throws aw::Error "<dir>: <analysis> needs a causal language model; this checkpoint is …" when

@@ -10,7 +10,8 @@ namespace aw {
 torch::Tensor all_heads_on(const ModelConfig& config) { return torch::ones({config.n_layers, config.max_heads()}); }
 
 AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
-                            AblationMode mode, const torch::Tensor& base_gates, const ProgressCallback& progress) {
+                            AblationMode mode, const torch::Tensor& base_gates, const ProgressCallback& progress,
+                            const std::vector<int64_t>& blocks) {
   const auto& config = model.config();
   require_attention_heads(config, model_name, "ablation");
   const auto base = base_gates.defined() ? base_gates.to(torch::kCPU, torch::kFloat32) : all_heads_on(config);
@@ -18,9 +19,13 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
   result.model = model_name;
   result.metric_name = data.metric_name();
   result.mode = mode;
+  result.names = block_names(config);
+  std::vector<int64_t> layers = blocks;
+  if (layers.empty())
+    for (int64_t layer = 0; layer < config.n_layers; ++layer) layers.push_back(layer);
 
   const auto batches = static_cast<int64_t>(data.inputs.size());
-  const auto total = batches * (1 + config.n_layers);
+  const auto total = batches * (1 + static_cast<int64_t>(layers.size()));
   int64_t pass = 0;
   auto pass_progress = [&](int64_t done, int64_t) { return report_progress(progress, pass * batches + done, total); };
 
@@ -28,7 +33,7 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
   if (baseline.empty()) return result.cancelled = true, result;
   result.baseline = baseline.front().metric;
 
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+  for (const auto layer : layers) {
     ++pass;
     const int64_t heads = config.heads_per_layer[layer];
     auto settings = base.unsqueeze(0).repeat({heads, 1, 1});                                // (H_l, L, H_max)
@@ -59,17 +64,20 @@ std::string ablation_csv(const AblationResult& result, bool every_head) {
   csv << "# model=" << result.model << ", metric=" << result.metric_name << ", baseline=" << result.baseline
       << ", mode=" << (result.mode == AblationMode::Single ? "single" : "all-but-one") << "\n";
   const bool per_head = result.mode == AblationMode::Single || every_head;
-  csv << (per_head ? "layer,head,metric,delta\n" : "layer,best_head,metric,delta\n");
+  csv << result.names.header() << (per_head ? ",head,metric,delta\n" : ",best_head,metric,delta\n");
   for (const auto& row : per_head ? result.heads : result.best_per_layer)
-    csv << row.layer << "," << row.head << "," << row.metric << "," << row.delta << "\n";
+    csv << result.names.columns(row.layer - 1) << "," << row.head << "," << row.metric << "," << row.delta << "\n";
   return csv.str();
 }
 
 nlohmann::json ablation_json(const AblationResult& result) {
-  auto rows = [](const std::vector<HeadEffect>& effects) {
+  auto rows = [&](const std::vector<HeadEffect>& effects) {
     auto array = nlohmann::json::array();
-    for (const auto& e : effects)
-      array.push_back({{"layer", e.layer}, {"head", e.head}, {"metric", e.metric}, {"delta", e.delta}});
+    for (const auto& e : effects) {
+      auto row = result.names.position(e.layer - 1);
+      row.update({{"head", e.head}, {"metric", e.metric}, {"delta", e.delta}});
+      array.push_back(row);
+    }
     return array;
   };
   return {{"model", result.model},

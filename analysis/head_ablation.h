@@ -5,6 +5,7 @@
 // settings run as one batched forward over the upper layers, reusing the layers below it.
 #pragma once
 
+#include "analysis/attention_blocks.h"
 #include "analysis/gate_evaluation.h"
 
 #include <nlohmann/json.hpp>
@@ -17,7 +18,7 @@ namespace aw {
 enum class AblationMode { Single, AllButOne };
 
 struct HeadEffect {
-  int64_t layer = 0;  // 1-based
+  int64_t layer = 0;  // 1-based attention block (the layer, for one-kind models)
   int64_t head = 0;   // 1-based
   double metric = 0.0;
   double delta = 0.0;
@@ -30,17 +31,19 @@ struct AblationResult {
   double baseline = 0.0;
   std::vector<HeadEffect> heads;           // every (layer, head), layer-major
   std::vector<HeadEffect> best_per_layer;  // all-but-one: the head that does best alone, per layer
+  BlockNames names;                        // how rows name their block (kind column for translation models)
   bool cancelled = false;
 };
 
 // base_gates: [L, H_max] (undefined = every head on). Progress counts data batches over all passes.
+// `blocks`: the attention blocks whose heads are ablated (empty = all).
 AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             AblationMode mode, const torch::Tensor& base_gates = {},
-                            const ProgressCallback& progress = {});
+                            const ProgressCallback& progress = {}, const std::vector<int64_t>& blocks = {});
 
 // Single: `layer,head,metric,delta`; all-but-one: `layer,best_head,metric,delta`, or with
 // every_head the `layer,head,metric,delta` rows of all heads. A "# model=…, metric=…, baseline=…"
-// line comes first.
+// line comes first. Translation models' rows start with their kind: `kind,layer,head,…`.
 std::string ablation_csv(const AblationResult& result, bool every_head = false);
 nlohmann::json ablation_json(const AblationResult& result);
 

@@ -70,6 +70,7 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
   ImportanceResult result;
   result.model = model_name;
   result.normalized = normalize;
+  result.names = block_names(config);
   const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
     const auto input = data.inputs[index].to(device);
@@ -99,19 +100,29 @@ std::string importance_csv(const ImportanceResult& result) {
   std::ostringstream csv;
   csv.precision(6);
   csv << "# model=" << result.model << ", normalized=" << (result.normalized ? "true" : "false") << "\n";
-  csv << "layer,head,importance\n";
-  for (size_t layer = 0; layer < result.scores.size(); ++layer)
+  csv << result.names.header() << ",head,importance\n";
+  auto blocks = result.blocks;
+  if (blocks.empty())
+    for (size_t layer = 0; layer < result.scores.size(); ++layer) blocks.push_back(static_cast<int64_t>(layer));
+  for (const auto layer : blocks)
     for (size_t head = 0; head < result.scores[layer].size(); ++head)
-      csv << layer + 1 << "," << head + 1 << "," << result.scores[layer][head] << "\n";
+      csv << result.names.columns(layer) << "," << head + 1 << "," << result.scores[layer][head] << "\n";
   return csv.str();
 }
 
 nlohmann::json importance_json(const ImportanceResult& result) {
-  return {{"model", result.model},
-          {"normalized", result.normalized},
-          {"batches", result.batches},
-          {"cancelled", result.cancelled},
-          {"importance", result.scores}};
+  nlohmann::json json{{"model", result.model},
+                      {"normalized", result.normalized},
+                      {"batches", result.batches},
+                      {"cancelled", result.cancelled},
+                      {"importance", result.scores}};
+  if (result.names.with_kind) {  // which attention each row of "importance" is
+    auto blocks = nlohmann::json::array();
+    for (size_t block = 0; block < result.scores.size(); ++block)
+      blocks.push_back(result.names.position(static_cast<int64_t>(block)));
+    json["blocks"] = blocks;
+  }
+  return json;
 }
 
 }  // namespace aw

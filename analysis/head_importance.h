@@ -4,6 +4,7 @@
 // batch). By default each layer's vector is divided by its ℓ2 norm, as in the paper.
 #pragma once
 
+#include "analysis/attention_blocks.h"
 #include "analysis/gate_evaluation.h"
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,8 @@ struct ImportanceResult {
   std::string model;
   bool normalized = true;
   std::vector<std::vector<double>> scores;  // [layer][head] (0-based), heads_per_layer entries per layer
+  BlockNames names;                         // how CSV rows name a block (kind column for translation models)
+  std::vector<int64_t> blocks;              // the blocks the CSV lists (--attention; empty = all)
   int64_t batches = 0;
   bool cancelled = false;
 };
@@ -25,7 +28,8 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
                                  bool normalize = true, const torch::Tensor& base_gates = {},
                                  const ProgressCallback& progress = {});
 
-// CSV `layer,head,importance` (1-based), after a "# model=…, normalized=…" line.
+// CSV `layer,head,importance` (1-based; translation models `kind,layer,head,importance`), after a
+// "# model=…, normalized=…" line.
 std::string importance_csv(const ImportanceResult& result);
 nlohmann::json importance_json(const ImportanceResult& result);
 

@@ -50,7 +50,9 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
 std::string pruning_csv(const PruningResult& result) {
   std::ostringstream csv;
   csv.precision(6);
-  csv << "# model=" << result.model << ", metric=" << result.metric_name << "\n";
+  csv << "# model=" << result.model << ", metric=" << result.metric_name;
+  if (!result.attention.empty()) csv << ", attention=" << result.attention;
+  csv << "\n";
   csv << "order,percent_pruned,heads_pruned,metric\n";
   for (const auto& p : result.points) csv << p.order << "," << p.percent << "," << p.heads_pruned << "," << p.metric << "\n";
   return csv.str();
@@ -61,7 +63,10 @@ nlohmann::json pruning_json(const PruningResult& result) {
   for (const auto& p : result.points)
     points.push_back({{"order", p.order}, {"percent_pruned", p.percent}, {"heads_pruned", p.heads_pruned},
                       {"metric", p.metric}});
-  return {{"model", result.model}, {"metric", result.metric_name}, {"points", points}, {"cancelled", result.cancelled}};
+  nlohmann::json json{
+      {"model", result.model}, {"metric", result.metric_name}, {"points", points}, {"cancelled", result.cancelled}};
+  if (!result.attention.empty()) json["attention"] = result.attention;
+  return json;
 }
 
 }  // namespace aw

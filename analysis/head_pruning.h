@@ -29,6 +29,7 @@ struct PruningPoint {
 struct PruningResult {
   std::string model;
   std::string metric_name;
+  std::string attention;  // translation models: the attention pruned (enc, dec, cross or all); "" otherwise
   std::vector<PruningPoint> points;
   bool cancelled = false;
 };
@@ -42,7 +43,8 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
                                         const std::vector<HeadRef>& order, double step_percent,
                                         const ProgressCallback& progress = {});
 
-// CSV `order,percent_pruned,heads_pruned,metric`, after a "# model=…, metric=…" line.
+// CSV `order,percent_pruned,heads_pruned,metric`, after a "# model=…, metric=…" line (translation
+// models: "…, attention=cross", the percentages being of that attention's heads).
 std::string pruning_csv(const PruningResult& result);
 nlohmann::json pruning_json(const PruningResult& result);
 

@@ -1,6 +1,7 @@
 // analysis/head_removal.cpp — see head_removal.h.
 #include "analysis/head_removal.h"
 
+#include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/nn/transformer.h"
 
@@ -19,13 +20,30 @@ std::vector<std::string> split_name(const std::string& name) {
   return parts;
 }
 
+// The attention block a parameter belongs to, and the rest of its name after the attention module
+// ("q.weight", "bird_eye"); block −1 for parameters outside attention. Language models name them
+// layers.<l>.attn.*, transformer_mt encoder.<l>.attn.*, decoder.<l>.self_attn.* and
+// decoder.<l>.cross_attn.*.
+std::pair<int64_t, std::vector<std::string>> attention_parameter(const ModelConfig& config,
+                                                                 const std::vector<std::string>& parts) {
+  if (parts.size() < 4) return {-1, {}};
+  const std::vector<std::string> rest(parts.begin() + 3, parts.end());
+  const auto layer = std::stoll(parts[1]);
+  if (parts[0] == "layers" && parts[2] == "attn") return {layer, rest};
+  if (parts[0] == "encoder" && parts[2] == "attn") return {config.block_index(AttentionKind::Encoder, layer), rest};
+  if (parts[0] == "decoder" && parts[2] == "self_attn") return {config.block_index(AttentionKind::Decoder, layer), rest};
+  if (parts[0] == "decoder" && parts[2] == "cross_attn") return {config.block_index(AttentionKind::Cross, layer), rest};
+  return {-1, {}};
+}
+
 }  // namespace
 
 std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::vector<HeadRef>& heads) {
   auto config = model.config();
   const auto family = config.family;
-  if (family != ModelFamily::TransformerLm && family != ModelFamily::BetSf && family != ModelFamily::BetSg)
-    throw Error("real pruning supports the native transformer_lm, bet_sf and bet_sg models, not " +
+  if (family != ModelFamily::TransformerLm && family != ModelFamily::BetSf && family != ModelFamily::BetSg &&
+      family != ModelFamily::TransformerMt)
+    throw Error("real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models, not " +
                 config.family_name());
   std::vector<std::set<int64_t>> removed(config.n_layers);
   for (const auto& head : heads) {
@@ -42,31 +60,32 @@ std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::v
     for (int64_t head = 0; head < config.heads_per_layer[layer]; ++head) {
       if (removed[layer].count(head)) continue;
       head_index.push_back(head);
-      for (int64_t unit = 0; unit < config.d_head; ++unit) unit_index.push_back(head * config.d_head + unit);
+      const auto width = config.head_width(layer);
+      for (int64_t unit = 0; unit < width; ++unit) unit_index.push_back(head * width + unit);
     }
     kept_heads[layer] = torch::tensor(head_index, torch::kLong);
     kept_units[layer] = torch::tensor(unit_index, torch::kLong);
     config.heads_per_layer[layer] = static_cast<int64_t>(head_index.size());
   }
 
-  auto pruned = make_transformer(config, /*initialise=*/false);
+  auto pruned = create_model(config, /*initialise=*/false);
+  auto& module = pruned->module();
   const auto device = model.module().parameters().front().device();
-  pruned->to(device);
+  module.to(device);
   const auto source = model.module().named_parameters();
   torch::NoGradGuard no_grad;
-  for (auto& item : pruned->named_parameters()) {
+  for (auto& item : module.named_parameters()) {
     auto value = source[item.key()];
-    const auto parts = split_name(item.key());  // layers.<l>.attn.<q|k|v|o|bird_eye>[.weight|.bias]
-    if (parts.size() >= 4 && parts[0] == "layers" && parts[2] == "attn") {
-      const int64_t layer = std::stoll(parts[1]);
+    const auto [layer, rest] = attention_parameter(config, split_name(item.key()));  // <q|k|v|o|bird_eye>[.weight|.bias]
+    if (layer >= 0) {
       const auto units = kept_units[layer].to(device);
-      if (parts[3] == "bird_eye") value = value.index_select(0, kept_heads[layer].to(device));
-      else if (parts[3] == "o" && parts.size() == 5 && parts[4] == "weight") value = value.index_select(1, units);
-      else if (parts[3] == "q" || parts[3] == "k" || parts[3] == "v") value = value.index_select(0, units);
+      if (rest[0] == "bird_eye") value = value.index_select(0, kept_heads[layer].to(device));
+      else if (rest[0] == "o" && rest.size() == 2 && rest[1] == "weight") value = value.index_select(1, units);
+      else if (rest[0] == "q" || rest[0] == "k" || rest[0] == "v") value = value.index_select(0, units);
     }
     item.value().copy_(value);
   }
-  pruned->eval();
+  module.eval();
   return pruned;
 }
 

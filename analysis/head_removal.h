@@ -12,7 +12,8 @@
 
 namespace aw {
 
-// Native architectures only (transformer_lm, bet_sf, bet_sg); throws aw::Error for others or for a
+// Native architectures only (transformer_lm, bet_sf, bet_sg, transformer_mt, whose heads are
+// addressed by attention block: HeadRef::layer is the block); throws aw::Error for others or for a
 // head that does not exist. `heads` may list a head once at most.
 std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::vector<HeadRef>& heads);
 

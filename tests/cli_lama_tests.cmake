@@ -66,7 +66,7 @@ aw_cli_test(error_word_weights_scale EXIT 1 STDERR_LINES 1 REGEX "attention-cli 
             ARGS word-weights --model ${fixtures}/tiny_lama --data ${labelled} --words w2 --scale log)
 aw_cli_test(error_keywords_missing_data EXIT 1 STDERR_LINES 1 REGEX "nothing.tsv: cannot be read"
             ARGS keywords --model ${fixtures}/tiny_lama --data ${fixtures}/nothing.tsv)
-aw_cli_test(error_stats_lama EXIT 1 STDERR_LINES 1 REGEX "/tiny_lama: stats needs a causal language model. this checkpoint is a lama classifier\n"
+aw_cli_test(error_stats_lama EXIT 1 STDERR_LINES 1 REGEX "/tiny_lama: stats needs a causal language model or a translation model. this checkpoint is a lama classifier\n"
             ARGS stats --model ${fixtures}/tiny_lama --text ${labelled})
 aw_cli_test(error_split_percent EXIT 1 STDERR_LINES 1 REGEX "--percent needs three numbers that sum to 100, got '80,30,10'"
             ARGS split --data ${labelled} --out ${fixtures}/never --percent 80,30,10)

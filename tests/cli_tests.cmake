@@ -80,7 +80,7 @@ aw_cli_test(error_train_bet_sg_plain_text EXIT 1 STDERR_LINES 1 REGEX "corpus.tx
 aw_cli_test(error_train_lm_on_labelled_file EXIT 1 STDERR_LINES 1
             REGEX "/labelled.tsv: holds label<TAB>text lines \\(a classifier's examples\\), but transformer_lm is a language model: train --arch transformer_lm needs plain text\n"
             ARGS train --arch transformer_lm --train ${fixtures}/corpus.txt --valid ${fixtures}/labelled.tsv --out ${fixtures}/never)
-aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean or encoder_classifier, got .gpt5."
+aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean, encoder_classifier or transformer_mt, got .gpt5."
             ARGS train --arch gpt5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
 
 # Analyses.
@@ -156,13 +156,13 @@ aw_cli_test(error_classifier_diag_sweep EXIT 1 STDERR_LINES 1
             REGEX "/tiny_bert_classifier: diag-sweep needs a causal language model. this checkpoint is a bert classifier\n"
             ARGS diag-sweep --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
 aw_cli_test(error_encoder_stats EXIT 1 STDERR_LINES 1
-            REGEX "/tiny_bert_encoder: stats needs a causal language model. this checkpoint is a bert encoder without a classification head\n"
+            REGEX "/tiny_bert_encoder: stats needs a causal language model or a translation model. this checkpoint is a bert encoder without a classification head\n"
             ARGS stats --model ${fixtures}/tiny_bert_encoder --text ${fixtures}/corpus.txt)
 aw_cli_test(error_encoder_ablate EXIT 1 STDERR_LINES 1
-            REGEX "/tiny_bert_encoder: ablate needs a language model or a classifier. this checkpoint is a bert encoder without a classification head\n"
+            REGEX "/tiny_bert_encoder: ablate needs a language model, a classifier or a translation model. this checkpoint is a bert encoder without a classification head\n"
             ARGS ablate --model ${fixtures}/tiny_bert_encoder --text ${fixtures}/corpus.txt)
 aw_cli_test(error_encoder_eval EXIT 1 STDERR_LINES 1
-            REGEX "/tiny_bert_encoder: eval needs a language model or a classifier. this checkpoint is a bert encoder without a classification head\n"
+            REGEX "/tiny_bert_encoder: eval needs a language model, a classifier or a translation model. this checkpoint is a bert encoder without a classification head\n"
             ARGS eval --model ${fixtures}/tiny_bert_encoder --text ${fixtures}/corpus.txt)
 aw_cli_test(error_language_model_labelled_data EXIT 1 STDERR_LINES 1
             REGEX "/labelled.tsv: holds label<TAB>text lines \\(a classifier's examples\\), but tiny_lm is a language model: importance needs plain text\n"
@@ -236,5 +236,36 @@ aw_cli_test(error_translate_too_long EXIT 1 STDERR_LINES 1 REGEX "the source has
                  --text "a very long sentence that goes on and on and on and never stops because it has too many tokens for this tiny model")
 aw_cli_test(error_translate_beam EXIT 1 STDERR_LINES 1 REGEX "--beam must be at least 1, got 0"
             ARGS translate --model ${hf_fixtures}/marian_tiny --text "hi" --beam 0)
-aw_cli_test(error_ablate_translation EXIT 1 STDERR_LINES 1 REGEX "ablate needs a language model or a classifier; this checkpoint is a marian translation model"
-            ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${PROJECT_SOURCE_DIR}/sample_data/demo_sentences.txt)
+
+# Translation models in the analyses (issue 12): teacher-forced perplexity and BLEU, heads by kind.
+set(pairs ${PROJECT_SOURCE_DIR}/tests/fixtures/pairs_en_fr.tsv)
+aw_cli_test(eval_translation EXIT 0
+            REGEX "perplexity [0-9.]+ \\(mean cross-entropy [0-9.]+ over [0-9]+ reference tokens, teacher-forced\\)\nBLEU [0-9.]+  chrF [0-9.]+  \\(20 sentences, beam 2; nrefs:1.case:mixed.eff:no.tok:13a.smooth:exp.version:aw\\)"
+            ARGS eval --model ${hf_fixtures}/marian_tiny --text ${pairs} --beam 2)
+aw_cli_test(ablate_translation_cross EXIT 0 REGEX "# model=marian_tiny, metric=perplexity.*\nkind,layer,head,metric,delta\ncross,1,1,.*\ncross,2,2,"
+            ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention cross)
+aw_cli_test(importance_translation EXIT 0 REGEX "kind,layer,head,importance\nenc,1,1,.*\ndec,2,2,.*\ncross,2,2,"
+            ARGS importance --model ${hf_fixtures}/marian_tiny --text ${pairs})
+aw_cli_test(prune_translation_dec EXIT 0 REGEX "# model=marian_tiny, metric=perplexity, attention=dec\norder,percent_pruned,heads_pruned,metric\nimportance,0,0,"
+            ARGS prune --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec --step 50 --order importance)
+aw_cli_test(train_translation EXIT 0 REGEX "done: 5 steps, 1 epochs .*best valid perplexity [0-9.]+; saved to.*training a 60-piece SentencePiece bpe model on 40 sentences"
+            ARGS train --arch transformer_mt --train ${pairs} --valid ${pairs} --vocab-size 60 --spm-type bpe --layers 1
+                 --heads 2 --d-model 8 --d-ff 16 --epochs 1 --batch 4 --out ${fixtures}/trained_mt)
+aw_cli_test(stats_translation EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
+            ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs})
+aw_cli_test(error_stats_translation_enc EXIT 1 STDERR_LINES 1 REGEX "--attention enc: CA and HA are defined on causal self-attention rows"
+            ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention enc)
+aw_cli_test(error_top_tokens_translation EXIT 1 STDERR_LINES 1 REGEX "top-tokens needs a causal language model; this checkpoint is a marian translation model\n"
+            ARGS top-tokens --model ${hf_fixtures}/marian_tiny --model ${hf_fixtures}/marian_tiny --text ${pairs})
+aw_cli_test(error_ablate_cross_on_lm EXIT 1 STDERR_LINES 1 REGEX "ablate: --attention cross: tiny_lm has no cross attention \\(a transformer_lm model has dec attention only\\)"
+            ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --attention cross)
+aw_cli_test(error_eval_beam_on_lm EXIT 1 STDERR_LINES 1 REGEX "--beam applies to translation models; tiny_lm is a transformer_lm language model"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --beam 2)
+aw_cli_test(error_eval_translations_of_lm EXIT 1 STDERR_LINES 1 REGEX "eval: --translations has nothing to write for tiny_lm"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --translations ${fixtures}/never.txt)
+aw_cli_test(error_window_translation EXIT 1 STDERR_LINES 1 REGEX "--window applies to language models; marian_tiny is a marian translation model and reads each pair whole"
+            ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${pairs} --window 8)
+aw_cli_test(error_train_translation_no_tab EXIT 1 STDERR_LINES 1 REGEX "corpus.txt: line 1 has no TAB \\(expected source<TAB>target\\)"
+            ARGS train --arch transformer_mt --train ${fixtures}/corpus.txt --valid ${pairs} --out ${fixtures}/never)
+aw_cli_test(error_train_translation_smoothing EXIT 1 STDERR_LINES 1 REGEX "--label-smoothing must be in .0, 1., got 1.5"
+            ARGS train --arch transformer_mt --train ${pairs} --valid ${pairs} --label-smoothing 1.5 --out ${fixtures}/never)

@@ -1,6 +1,7 @@
 // analysis/descriptors/ablate.cpp — Michel Tables 1–3 as a descriptor: the metric with each head off
 // (single) or each head alone in its layer (all-but-one) (analysis/head_ablation.h).
 #include "analysis/analysis_inputs.h"
+#include "analysis/attention_blocks.h"
 #include "analysis/head_ablation.h"
 #include "analysis/registry.h"
 #include "analysis/setting_fields.h"
@@ -13,15 +14,17 @@ AnalysisDescriptor ablate_descriptor() {
   descriptor.fields = {choice_field("mode", "Mode", {"single", "all-but-one"}, "single",
                                     "one head off at a time, or each head kept alone in its layer")};
   for (auto& field : corpus_fields()) descriptor.fields.push_back(std::move(field));
+  descriptor.fields.push_back(attention_field());
   descriptor.fields.push_back(
       flag_field("all", "Every head", "all-but-one: every head's row, not only the best per layer"));
   descriptor.run = [](const AnalysisRequest& request) {
     AnalysisReport report;
     const auto& loaded = *request.models.front();
     const bool single = request.settings.choice("mode") == "single";
+    const auto blocks = selected_blocks(loaded.config, request.settings.choice("attention"), loaded.name);
     const auto data = corpus_data(request, loaded, "ablate");
     auto result = ablate_heads(*loaded.model, loaded.name, data, single ? AblationMode::Single : AblationMode::AllButOne,
-                               request_gates(request, 0), request.phase("batches"));
+                               request_gates(request, 0), request.phase("batches"), blocks);
     if (result.cancelled) return report.cancelled = true, report;
     report.csv["csv"] = ablation_csv(result, request.settings.flag("all"));
     report.json = ablation_json(result);

@@ -1,9 +1,12 @@
 // analysis/descriptors/eval.cpp — the model's metric on a data file as a descriptor: perplexity over
-// windows (language model) or accuracy, per-class F1 and the confusion matrix (classifier).
+// windows (language model), accuracy, per-class F1 and the confusion matrix (classifier), or the
+// teacher-forced perplexity of the references with corpus BLEU and chrF (translation model).
 #include "analysis/analysis_inputs.h"
 #include "analysis/registry.h"
 #include "analysis/setting_fields.h"
+#include "analysis/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
 #include "models/training/evaluation.h"
 
 #include <cstdarg>
@@ -27,7 +30,9 @@ std::string evaluation_text(const LoadedModel& loaded, const EvaluationResult& r
   const bool classifier = loaded.config.is_classifier();
   auto text = format_line("%s %.4f (mean cross-entropy %.4f over %lld %s)\n", result.metric_name.c_str(), result.metric,
                           result.loss, static_cast<long long>(result.count),
-                          classifier ? "examples" : "predicted tokens");
+                          classifier                        ? "examples"
+                          : loaded.config.is_translation() ? "reference tokens, teacher-forced"
+                                                           : "predicted tokens");
   if (!classifier) return text;
   const auto scores = per_class_scores(result.confusion);
   const auto& labels = loaded.config.labels;
@@ -62,17 +67,57 @@ nlohmann::json evaluation_json(const LoadedModel& loaded, const std::string& pat
   return json;
 }
 
+// A translation model's corpus BLEU and chrF on the --text pairs (their sources translated under
+// the request's gates), added to the report's text, JSON and the `translations` output.
+void add_translation_scores(const AnalysisRequest& request, const LoadedModel& loaded, const ForwardOptions& forward,
+                            AnalysisReport& report) {
+  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  TORCH_INTERNAL_ASSERT(model, "a translation config without a translation model");
+  const auto& settings = request.settings;
+  SearchSettings search;
+  search.beam = settings.integer("beam");
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  const auto scores = score_translations(*model, codec, read_translation_pairs(settings.required_text("text")), search,
+                                         settings.integer("batch"), forward, request.phase("translated sentences"));
+  if (scores.cancelled) {
+    report.cancelled = true;
+    return;
+  }
+  const auto sentences = static_cast<int64_t>(scores.hypotheses.size());
+  report.text += format_line("BLEU %.2f  chrF %.2f  (%lld sentences, beam %lld; %s)\n", scores.bleu.score, scores.chrf,
+                             static_cast<long long>(sentences), static_cast<long long>(search.beam),
+                             scores.bleu.signature().c_str());
+  if (scores.skipped > 0)
+    report.text += format_line("%lld sources longer than the model's positions were left out\n",
+                               static_cast<long long>(scores.skipped));
+  report.json["bleu"] = scores.bleu.score;
+  report.json["chrf"] = scores.chrf;
+  report.json["bleu_signature"] = scores.bleu.signature();
+  report.json["bleu_precisions"] = scores.bleu.precisions;
+  report.json["brevity_penalty"] = scores.bleu.brevity_penalty;
+  report.json["sentences"] = sentences;
+  report.json["beam"] = search.beam;
+  std::string lines;
+  for (const auto& hypothesis : scores.hypotheses) lines += hypothesis + "\n";
+  report.csv["translations"] = lines;
+}
+
 }  // namespace
 
 AnalysisDescriptor eval_descriptor() {
   AnalysisDescriptor descriptor("eval", "Evaluation",
-                                "perplexity over windows (LM) or accuracy, per-class F1 and confusion (classifier)");
+                                "perplexity over windows (LM), accuracy, per-class F1 and confusion (classifier), or BLEU (translation)");
   descriptor.fields = corpus_fields();
-  descriptor.outputs = {};
+  descriptor.fields.push_back(integer_field("beam", "Beam", 4, 1, 64,
+                                            "translation models: beam size of the translations BLEU scores (1 = greedy)"));
+  descriptor.outputs = {{"translations", "translations", "translation models: the translations, one per line"}};
   descriptor.stdout_part = "";
   descriptor.desktop_tab = false;  // the attention view shows predictions; this is a report to read
   descriptor.run = [](const AnalysisRequest& request) {
     const auto& loaded = *request.models.front();
+    if (request.settings.given("beam") && !loaded.config.is_translation())
+      throw SettingError("beam", "applies to translation models; " + loaded.name + " is " +
+                                     describe_model_kind(loaded.config));
     const auto data = corpus_data(request, loaded, "eval");
     ForwardOptions forward;
     forward.head_gates = request_gates(request, 0);
@@ -81,6 +126,7 @@ AnalysisDescriptor eval_descriptor() {
     if (result.cancelled) return report.cancelled = true, report;
     report.text = evaluation_text(loaded, result);
     report.json = evaluation_json(loaded, request.settings.text("text"), result);
+    if (loaded.config.is_translation()) add_translation_scores(request, loaded, forward, report);
     report.result = std::move(result);
     return report;
   };

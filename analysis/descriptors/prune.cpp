@@ -28,7 +28,11 @@ AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& da
   const auto pruned = remove_heads(*loaded.model, removed);
   std::vector<std::string> vocabulary;
   for (int64_t id = 0; id < loaded.tokenizer->vocab_size(); ++id) vocabulary.push_back(loaded.tokenizer->token_text(id));
-  save_native_checkpoint(save_dir, *pruned, vocabulary, loaded.stored_dtype == "F16" ? torch::kFloat16 : torch::kFloat32);
+  // A transformer_mt folder carries its SentencePiece model over; the others write vocab.txt.
+  const auto sentencepiece_model =
+      loaded.config.tokenizer == TokenizerKind::SentencePiece ? loaded.dir + "/spm.model" : std::string();
+  save_native_checkpoint(save_dir, *pruned, vocabulary, loaded.stored_dtype == "F16" ? torch::kFloat16 : torch::kFloat32,
+                         sentencepiece_model);
   const auto reloaded = load_checkpoint(save_dir, loaded.device);
   // The saved vocabulary is the loaded one, so the same data serves the reloaded model.
   const auto after = evaluate_gate_settings(*reloaded.model, data, all_heads_on(reloaded.config).unsqueeze(0), 0).front();
@@ -58,6 +62,7 @@ AnalysisDescriptor prune_descriptor() {
   auto order = choice_field("order", "Order", {"importance", "oracle", "both"}, "",
                             "importance, single-head ablation damage (oracle) or both (default both; importance with --apply)");
   descriptor.fields.push_back(order);
+  descriptor.fields.push_back(attention_field());
   auto apply = integer_field("apply", "Apply", 0, 0, 100, "remove P % of the heads for real (with --save)", "P");
   apply.default_text.clear();
   apply.in_form = false;
@@ -73,15 +78,19 @@ AnalysisDescriptor prune_descriptor() {
     const auto order_name = settings.given("order") ? settings.choice("order") : apply ? "importance" : "both";
     if (apply && order_name == "both") throw SettingError("", "--apply needs one --order, importance or oracle");
     const auto& loaded = *request.models.front();
+    const auto attention = settings.choice("attention");
+    const auto blocks = selected_blocks(loaded.config, attention, loaded.name);
     const auto data = corpus_data(request, loaded, "prune");
     // --apply prunes once by one order and draws no curve.
     const std::vector<std::string> orders =
         order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
     std::vector<std::vector<HeadRef>> head_orders;
     auto result = pruning_study(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
-                                request.phase("batches (importance, ablation, then each curve)"), &head_orders, !apply);
+                                request.phase("batches (importance, ablation, then each curve)"), &head_orders, !apply,
+                                attention == "all" ? std::vector<int64_t>{} : blocks);
     AnalysisReport report;
     if (result.cancelled) return report.cancelled = true, report;
+    if (loaded.config.is_translation()) result.attention = attention;
     if (apply)
       return apply_pruning(loaded, data, order_name, head_orders.back(), settings.integer("apply"), settings.text("save"));
     report.csv["csv"] = pruning_csv(result);

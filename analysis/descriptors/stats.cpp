@@ -1,6 +1,8 @@
 // analysis/descriptors/stats.cpp — Bird-Eye Table 1 as a descriptor: CA, HA(μ), HA(σ), Ratio per
-// layer (or head) of every model given, over the windows of a corpus (analysis/attention_stats.h).
+// layer (or head) of every model given, over the windows of a corpus, or over the reference
+// translations of source<TAB>target pairs for a translation model's decoder (analysis/attention_stats.h).
 #include "analysis/analysis_inputs.h"
+#include "analysis/attention_blocks.h"
 #include "analysis/attention_stats.h"
 #include "analysis/registry.h"
 #include "analysis/setting_fields.h"
@@ -10,11 +12,14 @@ namespace aw {
 AnalysisDescriptor stats_descriptor() {
   AnalysisDescriptor descriptor("stats", "Table 1",
                                 "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer");
-  descriptor.models = ModelRequirement::CausalLanguageModel;
+  descriptor.models = ModelRequirement::CausalAttention;
   descriptor.several_models = true;
   descriptor.fields = corpus_fields();
   descriptor.fields.push_back(flag_field("per-head", "Per head", "one row per head instead of per layer"));
   descriptor.fields.push_back(flag_field("no-first-row", "Without row 0", "row 0 (always 1.0) not counted in CA"));
+  auto attention = attention_field();
+  attention.help = "dec: causal self-attention (a translation model's decoder); enc and cross are not causal";
+  descriptor.fields.push_back(attention);
   descriptor.run = [](const AnalysisRequest& request) {
     AnalysisReport report;
     AttentionStatsSettings settings;
@@ -22,7 +27,13 @@ AnalysisDescriptor stats_descriptor() {
     std::vector<AttentionStatsResult> results;
     for (size_t index = 0; index < request.models.size(); ++index) {
       const auto& loaded = *request.models[index];
-      const auto windows = corpus_windows(request, loaded, "stats");
+      const auto attention = request.settings.choice("attention");
+      if (attention == "enc" || attention == "cross")
+        throw SettingError("attention", attention + ": CA and HA are defined on causal self-attention rows; use dec "
+                                                    "(a translation model's decoder self-attention)");
+      settings.blocks = selected_blocks(loaded.config, loaded.config.is_translation() ? "dec" : attention, loaded.name);
+      const auto windows = loaded.config.is_translation() ? corpus_data(request, loaded, "stats").inputs
+                                                          : corpus_windows(request, loaded, "stats");
       settings.forward.head_gates = request_gates(request, index);
       results.push_back(
           attention_stats(*loaded.model, loaded.name, windows, settings, request.phase(loaded.name + ": batches")));

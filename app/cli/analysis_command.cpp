@@ -96,7 +96,10 @@ int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
 
   for (const auto& output : descriptor.outputs) {
     const auto part = report.csv.find(output.part);
-    if (!options.has(output.option) || part == report.csv.end()) continue;
+    if (!options.has(output.option)) continue;
+    if (part == report.csv.end())  // e.g. eval --translations for a language model: say so, write nothing
+      throw Error(command + ": --" + output.option + " has nothing to write for " + request.models.front()->name +
+                  " (" + output.help + ")");
     const auto path = options.get(output.option, "");
     write_text_file(path, part->second);
     std::fprintf(stderr, "%s: written to %s\n", command.c_str(), path.c_str());

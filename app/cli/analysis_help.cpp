@@ -19,15 +19,6 @@ std::string models_text(const AnalysisDescriptor& descriptor) {
   return descriptor.several_models ? "--model DIR [--model DIR2 …]" : "--model DIR";
 }
 
-std::string accepts_text(ModelRequirement requirement) {
-  switch (requirement) {
-    case ModelRequirement::CausalLanguageModel: return "a causal language model";
-    case ModelRequirement::LanguageModelOrClassifier: return "a language model or a classifier";
-    case ModelRequirement::Lama: return "a lama model";
-  }
-  return "";
-}
-
 // Words joined with spaces, wrapped at kLineWidth, every line after the first indented.
 std::string wrap(const std::vector<std::string>& words, size_t first_column) {
   std::string text;
@@ -65,7 +56,7 @@ std::string analysis_help_page(const AnalysisDescriptor& descriptor) {
   for (const auto& field : descriptor.fields)
     if (field.required) required += " " + option_text(field);
   auto page = "usage: attention-cli " + descriptor.name + " " + required + " [options]\n\n" +
-              descriptor.summary + ".\nRuns on " + accepts_text(descriptor.models) + ".\n\noptions:\n";
+              descriptor.summary + ".\nRuns on " + requirement_text(descriptor.models) + ".\n\noptions:\n";
   const auto line = [&page](const std::string& option, const std::string& help) {
     page += "  " + option + std::string(option.size() < 28 ? 28 - option.size() : 1, ' ') + help + "\n";
   };

@@ -1,0 +1,419 @@
+// tests/test_translation_analysis.cpp — what issue 12 adds on top of the translation model itself:
+// training a transformer_mt (loss falls, the folder carries its spm.model, resume continues bit for
+// bit), the label-smoothed loss against its formula, and the analyses per attention kind — head
+// importance against central differences in float64, ablation against direct gated forwards, real
+// pruning against the gated model, the decoder's Table 1 statistics against the captured attention,
+// the BLEU of batched decoding against one-by-one decoding, and the descriptors' kind columns and
+// --attention errors.
+#include "analysis/analysis_inputs.h"
+#include "analysis/attention_stats.h"
+#include "analysis/head_ablation.h"
+#include "analysis/head_importance.h"
+#include "analysis/head_removal.h"
+#include "analysis/registry.h"
+#include "analysis/translation_scores.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "models/text/tokenizer.h"
+#include "models/training/evaluation.h"
+#include "models/training/trainer.h"
+#include "models/translation/translation_data.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace aw {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+std::string pairs_path() { return std::string(AW_SOURCE_DIR) + "/tests/fixtures/pairs_en_fr.tsv"; }
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A SentencePiece model of the fixture pairs (both sides) and a tiny transformer_mt config over it:
+// 2 encoder layers, 1 decoder layer (blocks enc 0, 1, dec 2, cross 3), 2 heads, d 8, BET(SF) in the
+// decoder, dropout 0.
+struct TinyTranslation {
+  TempDir dir;
+  std::string spm;
+  ModelConfig config;
+
+  explicit TinyTranslation(bool bird_eye = true, double dropout = 0.0) {
+    std::vector<std::string> sentences;
+    for (const auto& pair : read_translation_pairs(pairs_path())) {
+      sentences.push_back(pair.source);
+      sentences.push_back(pair.target);
+    }
+    train_sentencepiece(sentences, dir.file("spm"), 60, "bpe", 1);
+    spm = dir.file("spm.model");
+    const auto pieces = load_sentencepiece_tokenizer(spm, "", false)->vocab_size();
+    config = parse_model_config({{"model_type", "transformer_mt"}, {"vocab_size", pieces}, {"encoder_layers", 2},
+                                 {"decoder_layers", 1}, {"n_heads", 2}, {"d_model", 8}, {"d_ff", 16},
+                                 {"max_positions", 32}, {"norm", "pre"}, {"dropout", dropout},
+                                 {"decoder_bird_eye", bird_eye}},
+                                "tiny transformer_mt");
+  }
+
+  std::vector<std::string> pieces() const {
+    const auto tokenizer = load_sentencepiece_tokenizer(spm, "", false);
+    std::vector<std::string> list;
+    for (int64_t id = 0; id < tokenizer->vocab_size(); ++id) list.push_back(tokenizer->token_text(id));
+    return list;
+  }
+
+  // A randomly initialised (seeded) checkpoint folder, loaded.
+  LoadedModel checkpoint(const std::string& name, uint64_t seed = 5) const {
+    torch::manual_seed(seed);
+    auto model = create_model(config);
+    {
+      // Lively weights: the default initialisation leaves a tiny model's attention near uniform.
+      torch::NoGradGuard no_grad;
+      for (auto& parameter : model->module().parameters())
+        if (parameter.dim() == 2) parameter.normal_(0.0, 0.4);
+    }
+    save_native_checkpoint(dir.file(name), *model, pieces(), torch::kFloat32, spm);
+    return load_checkpoint(dir.file(name), torch::kCPU);
+  }
+
+  EvaluationData data(const LoadedModel& loaded, int64_t batch = 8) const {
+    const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+    return language_model_data(pair_batches(
+        encode_pairs(read_translation_pairs(pairs_path()), codec, loaded.config.max_positions, 0), batch));
+  }
+};
+
+TrainSettings tiny_settings(const std::string& out, int64_t epochs) {
+  TrainSettings settings;
+  settings.train_path = pairs_path();
+  settings.valid_path = pairs_path();
+  settings.out_dir = out;
+  settings.epochs = epochs;
+  settings.batch = 4;
+  settings.lr = 1e-2;
+  settings.warmup_steps = 5;
+  settings.seed = 3;
+  settings.label_smoothing = 0.1;
+  settings.log_every = 1000;
+  return settings;
+}
+
+TEST(TranslationTraining, LossFallsAndTheFolderLoadsWithItsSentencePieceModel) {
+  TinyTranslation tiny(/*bird_eye=*/true, /*dropout=*/0.1);
+  std::vector<double> valid;
+  const auto summary = train_translation_model(tiny.config, tiny.spm, tiny_settings(tiny.dir.file("run"), 20),
+                                               [&](const TrainProgress& progress) {
+                                                 if (progress.epoch_end) valid.push_back(progress.valid_metric);
+                                                 return true;
+                                               });
+  ASSERT_EQ(valid.size(), 20u);
+  EXPECT_EQ(summary.metric_name, "perplexity");
+  EXPECT_EQ(summary.steps, 20 * 5);  // 20 pairs in batches of 4
+  EXPECT_LT(valid.back(), 0.5 * valid.front()) << "valid perplexity " << valid.front() << " → " << valid.back();
+  for (const auto* name : {"config.json", "model.safetensors", "spm.model", "training.json", "best/spm.model"})
+    EXPECT_TRUE(fs::exists(tiny.dir.file("run/") + name)) << name;
+  EXPECT_FALSE(fs::exists(tiny.dir.file("run/vocab.txt")));
+  EXPECT_EQ(file_bytes(tiny.dir.file("run/spm.model")), file_bytes(tiny.spm));
+  const auto loaded = load_checkpoint(tiny.dir.file("run/best"), torch::kCPU);
+  EXPECT_TRUE(loaded.config.translation.decoder_bird_eye);
+  EXPECT_EQ(loaded.tokenizer->kind(), "sentencepiece");
+  // The saved model's perplexity is the one training reported for its epoch.
+  const auto again = evaluate_perplexity(*loaded.model, tiny.data(loaded, 4).inputs);
+  EXPECT_NEAR(again.metric, summary.best_valid_metric, 1e-3 * summary.best_valid_metric);
+}
+
+TEST(TranslationTraining, ResumeAfterAnEpochContinuesExactly) {
+  TinyTranslation tiny(/*bird_eye=*/false, /*dropout=*/0.1);
+  train_translation_model(tiny.config, tiny.spm, tiny_settings(tiny.dir.file("straight"), 2));
+  train_translation_model(tiny.config, tiny.spm, tiny_settings(tiny.dir.file("part"), 1));
+  auto settings = tiny_settings(tiny.dir.file("part"), 2);
+  settings.resume_dir = tiny.dir.file("part");
+  const auto resumed = train_translation_model(ModelConfig{}, "", settings);  // the folder's own config and spm
+  EXPECT_EQ(resumed.steps, 5);
+  EXPECT_TRUE(file_bytes(tiny.dir.file("straight/model.safetensors")) ==
+              file_bytes(tiny.dir.file("part/model.safetensors")));
+}
+
+TEST(TranslationTraining, RefusesWhatItCannotTrain) {
+  TinyTranslation tiny;
+  auto settings = tiny_settings(tiny.dir.file("bad"), 1);
+  settings.label_smoothing = 1.0;
+  EXPECT_THROW(train_translation_model(tiny.config, tiny.spm, settings), Error);
+  settings = tiny_settings(tiny.dir.file("bad"), 1);
+  try {
+    train_translation_model(tiny.config, tiny.dir.file("missing.model"), settings);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), tiny.dir.file("missing.model") +
+                                             ": does not exist (a transformer_mt run needs its SentencePiece model)");
+  }
+  settings.train_path = std::string(AW_SOURCE_DIR) + "/sample_data/demo_sentences.txt";  // no TABs
+  try {
+    train_translation_model(tiny.config, tiny.spm, settings);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              settings.train_path + ": line 1 has no TAB (expected source<TAB>target)");
+  }
+}
+
+TEST(LabelSmoothing, EqualsTheSmoothedCrossEntropyWorkedOutInFloat64) {
+  torch::manual_seed(2);
+  const int64_t vocab = 7;
+  const auto logits = torch::randn({2, 4, vocab});
+  ModelInput input;
+  input.input_ids = torch::tensor({{4, 5, 3}, {6, 3, 0}}, torch::kLong);
+  input.decoder_input_ids = torch::tensor({{2, 5, 6, 3}, {2, 4, 3, 0}}, torch::kLong);
+  input.decoder_attention_mask = torch::tensor({{1, 1, 1, 1}, {1, 1, 1, 0}}, torch::kLong);
+  const double epsilon = 0.1;
+  const auto sums = language_model_loss(logits, input, epsilon);
+  const auto log_p = torch::log_softmax(logits.to(torch::kFloat64), -1);
+  double expected = 0.0;
+  int64_t count = 0;
+  for (int64_t row = 0; row < 2; ++row)
+    for (int64_t t = 0; t + 1 < 4; ++t) {  // position t predicts decoder id t + 1
+      if (input.decoder_attention_mask[row][t + 1].item<int64_t>() == 0) continue;
+      const auto target = input.decoder_input_ids[row][t + 1].item<int64_t>();
+      expected += -(1 - epsilon) * log_p[row][t][target].item<double>() - epsilon * log_p[row][t].mean().item<double>();
+      ++count;
+    }
+  EXPECT_EQ(sums.count.item<double>(), count);
+  EXPECT_NEAR(sums.total.item<double>(), expected, 1e-5);
+  EXPECT_GT(std::abs(language_model_loss(logits, input).total.item<double>() - expected), 1e-3);
+}
+
+TEST(TranslationImportance, EqualsCentralDifferencesOfTheLossInEveryKindsGates) {
+  TinyTranslation tiny;
+  auto loaded = tiny.checkpoint("m");
+  loaded.model->module().to(torch::kFloat64);
+  const auto data = tiny.data(loaded, 10);
+  ASSERT_EQ(data.inputs.size(), 2u);
+  const auto raw = head_importance(*loaded.model, "m", data, /*normalize=*/false);
+  auto loss_at = [&](const ModelInput& batch, const torch::Tensor& gates) {
+    ForwardOptions options;
+    options.head_gates = gates;
+    torch::NoGradGuard no_grad;
+    const auto logits = loaded.model->forward(batch, options).logits;  // [B, m, V] over the decoder ids
+    const int64_t m = logits.size(1);
+    const auto log_p = torch::log_softmax(logits.narrow(1, 0, m - 1), -1);
+    const auto targets = batch.decoder_input_ids.narrow(1, 1, m - 1).unsqueeze(-1);
+    const auto keep = batch.decoder_attention_mask.narrow(1, 1, m - 1).to(torch::kFloat64);
+    return (-(log_p.gather(-1, targets).squeeze(-1) * keep).sum() / keep.sum()).item<double>();
+  };
+  const double step = 1e-5;
+  double largest = 0.0;
+  for (int64_t block = 0; block < 4; ++block)
+    for (int64_t head = 0; head < 2; ++head) {
+      double expected = 0.0;
+      for (const auto& batch : data.inputs) {
+        auto plus = torch::ones({4, 2}, torch::kFloat64), minus = torch::ones({4, 2}, torch::kFloat64);
+        plus[block][head] += step;
+        minus[block][head] -= step;
+        expected += std::abs((loss_at(batch, plus) - loss_at(batch, minus)) / (2 * step)) / 2.0;
+      }
+      largest = std::max(largest, expected);
+      EXPECT_NEAR(raw.scores[block][head], expected, 1e-6 + 1e-5 * expected) << block << "," << head;
+    }
+  EXPECT_GT(largest, 1e-3) << "the gates do not matter: the test would prove nothing";
+  auto selected = raw;
+  selected.blocks = {3};
+  std::ostringstream expected_rows;
+  expected_rows.precision(6);
+  expected_rows << "kind,layer,head,importance\ncross,1,1," << raw.scores[3][0] << "\ncross,1,2," << raw.scores[3][1]
+                << "\n";
+  const auto csv = importance_csv(selected);
+  EXPECT_EQ(csv.substr(csv.find('\n') + 1), expected_rows.str());
+}
+
+TEST(TranslationAblation, EachHeadsMetricIsTheGatedModelsPerplexity) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m");
+  const auto data = tiny.data(loaded, 6);
+  const auto cross_and_dec = std::vector<int64_t>{2, 3};
+  const auto result = ablate_heads(*loaded.model, "m", data, AblationMode::Single, {}, {}, cross_and_dec);
+  ASSERT_EQ(result.heads.size(), 4u);
+  const auto baseline = evaluate_perplexity(*loaded.model, data.inputs).metric;
+  EXPECT_NEAR(result.baseline, baseline, 1e-6 * baseline);
+  double largest = 0.0;
+  for (const auto& effect : result.heads) {
+    ForwardOptions options;
+    options.head_gates = all_heads_on(loaded.config);
+    options.head_gates[effect.layer - 1][effect.head - 1] = 0.0;
+    const auto gated = evaluate_perplexity(*loaded.model, data.inputs, options).metric;  // one whole forward
+    EXPECT_NEAR(effect.metric, gated, 1e-5 * gated) << effect.layer << "," << effect.head;
+    largest = std::max(largest, std::abs(effect.delta));
+  }
+  EXPECT_GT(largest, 1e-3);
+  const auto csv = ablation_csv(result);
+  EXPECT_NE(csv.find("\nkind,layer,head,metric,delta\ndec,1,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ncross,1,2,"), std::string::npos) << csv;
+  EXPECT_EQ(ablation_json(result)["heads"][2]["kind"], "cross");
+  // All-but-one per block: Michel Table 2's layout, one best head per (kind, layer).
+  const auto table2 = ablate_heads(*loaded.model, "m", data, AblationMode::AllButOne);
+  ASSERT_EQ(table2.best_per_layer.size(), 4u);
+  const auto table2_csv = ablation_csv(table2);
+  EXPECT_NE(table2_csv.find("kind,layer,best_head,metric,delta\nenc,1,"), std::string::npos) << table2_csv;
+  EXPECT_NE(table2_csv.find("\nenc,2,"), std::string::npos);
+}
+
+TEST(TranslationPruning, RemovedHeadsComputeWhatTheGatedModelComputes) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m");
+  const std::vector<HeadRef> removed{{0, 1}, {2, 0}, {3, 1}};  // one head of enc 1, dec 1 and cross 1
+  const auto pruned = remove_heads(*loaded.model, removed);
+  EXPECT_EQ(pruned->config().heads_per_layer, (std::vector<int64_t>{1, 2, 1, 1}));
+  EXPECT_LT(count_parameters(*pruned), count_parameters(*loaded.model));
+  const auto batch = tiny.data(loaded, 20).inputs.front();
+  ForwardOptions gated;
+  gated.head_gates = all_heads_on(loaded.config);
+  for (const auto& head : removed) gated.head_gates[head.layer][head.head] = 0.0;
+  torch::NoGradGuard no_grad;
+  const auto expected = loaded.model->forward(batch, gated).logits;
+  const auto actual = pruned->forward(batch, {}).logits;
+  EXPECT_TRUE(torch::allclose(actual, expected, 1e-5, 1e-5)) << test::max_difference(actual, expected);
+  // Saved with its spm.model and loaded back, it is the same model.
+  save_native_checkpoint(tiny.dir.file("pruned"), *pruned, tiny.pieces(), torch::kFloat32,
+                         loaded.dir + "/spm.model");
+  const auto reloaded = load_checkpoint(tiny.dir.file("pruned"), torch::kCPU);
+  const auto again = reloaded.model->forward(batch, {}).logits;
+  EXPECT_TRUE(torch::allclose(again, expected, 1e-5, 1e-5)) << test::max_difference(again, expected);
+}
+
+TEST(TranslationScores, BatchedDecodingEqualsOneByOneAndBleuScoresItsTexts) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m");
+  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  ASSERT_NE(model, nullptr);
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  const auto pairs = read_translation_pairs(pairs_path());
+  SearchSettings search;
+  search.beam = 3;
+  search.max_new_tokens = 8;
+  const auto together = score_translations(*model, codec, pairs, search, 7);
+  const auto alone = score_translations(*model, codec, pairs, search, 1);
+  ASSERT_EQ(together.hypotheses.size(), pairs.size());
+  EXPECT_EQ(together.hypotheses, alone.hypotheses);
+  std::vector<std::string> references;
+  for (const auto& pair : pairs) references.push_back(pair.target);
+  EXPECT_EQ(together.bleu.score, corpus_bleu(together.hypotheses, references).score);
+  EXPECT_EQ(together.chrf, corpus_chrf(together.hypotheses, references));
+  // A perfect system scores 100: BLEU of the references against themselves.
+  EXPECT_DOUBLE_EQ(corpus_bleu(references, references).score, 100.0);
+}
+
+TEST(TranslationStats, DecoderRowsEqualTheCapturedAttentionWorkedOutInFloat64) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m");
+  const auto data = tiny.data(loaded, 6);  // padded decoder rows in every batch
+  AttentionStatsSettings settings;
+  settings.blocks = {2};  // the decoder's self-attention
+  const auto result = attention_stats(*loaded.model, "m", data.inputs, settings);
+  ASSERT_EQ(result.layers.size(), 1u);
+  ASSERT_EQ(result.heads.size(), 2u);
+  double diagonal = 0, lower = 0, lower_squares = 0;
+  int64_t diagonal_count = 0, lower_count = 0;
+  for (const auto& batch : data.inputs) {
+    ForwardOptions options;
+    options.capture = CaptureMode::Full;
+    torch::NoGradGuard no_grad;
+    const auto attention = loaded.model->forward(batch, options).attention[2].to(torch::kFloat64);  // [B, H, m, m]
+    const auto mask = batch.decoder_attention_mask;
+    for (int64_t b = 0; b < attention.size(0); ++b)
+      for (int64_t h = 0; h < attention.size(1); ++h)
+        for (int64_t i = 0; i < attention.size(2); ++i) {
+          if (mask[b][i].item<int64_t>() == 0) continue;
+          diagonal += attention[b][h][i][i].item<double>();
+          ++diagonal_count;
+          for (int64_t j = 0; j < i; ++j) {
+            const double value = attention[b][h][i][j].item<double>();
+            lower += value;
+            lower_squares += value * value;
+            ++lower_count;
+          }
+        }
+  }
+  const double ca = diagonal / diagonal_count, ha = lower / lower_count;
+  const auto& row = result.layers.front();
+  EXPECT_EQ(row.diagonal_entries, diagonal_count);
+  EXPECT_EQ(row.lower_entries, lower_count);
+  EXPECT_NEAR(row.ca, ca, 1e-6);
+  EXPECT_NEAR(row.ha_mean, ha, 1e-6);
+  EXPECT_NEAR(row.ha_std, std::sqrt(lower_squares / lower_count - ha * ha), 1e-6);
+  EXPECT_NEAR(row.ratio, ca / ha, 1e-5);
+  const auto csv = attention_stats_csv({result}, false);
+  EXPECT_NE(csv.find("\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio\nm,dec,1,"), std::string::npos) << csv;
+  // Encoder and cross rows are not causal: the descriptor refuses them.
+  AnalysisRequest request;
+  request.models = {&loaded};
+  request.settings = find_analysis("stats")->settings();
+  request.settings.set("text", pairs_path());
+  request.settings.set("attention", "cross");
+  try {
+    (*find_analysis("stats"))(request);
+    FAIL() << "no error";
+  } catch (const SettingError& error) {
+    EXPECT_EQ(std::string(error.what()), "--attention cross: CA and HA are defined on causal self-attention rows; use "
+                                         "dec (a translation model's decoder self-attention)");
+  }
+}
+
+TEST(TranslationAnalyses, DescriptorsReadPairsAndNameEachRowsKind) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m");
+  const auto& ablate = *find_analysis("ablate");
+  AnalysisRequest request;
+  request.models = {&loaded};
+  request.settings = ablate.settings();
+  request.settings.set("text", pairs_path());
+  request.settings.set("attention", "dec");
+  const auto report = ablate(request);
+  EXPECT_NE(report.csv.at("csv").find("kind,layer,head,metric,delta\ndec,1,1,"), std::string::npos);
+  EXPECT_EQ(report.csv.at("csv").find("enc,"), std::string::npos);  // only the decoder's heads
+
+  request.settings.set("window", "16");
+  try {
+    ablate(request);
+    FAIL() << "no error";
+  } catch (const SettingError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--window applies to language models; m is a transformer_mt translation model and reads each pair "
+              "whole (up to its 32 positions)");
+  }
+
+  TempDir lm_dir;
+  test::write_tiny_checkpoint(lm_dir.path(), test::tiny_config("transformer_lm"));
+  const auto lm = load_checkpoint(lm_dir.path(), torch::kCPU);
+  AnalysisRequest lm_request;
+  lm_request.models = {&lm};
+  lm_request.settings = ablate.settings();
+  lm_request.settings.set("text", pairs_path());
+  lm_request.settings.set("attention", "cross");
+  try {
+    ablate(lm_request);
+    FAIL() << "no error";
+  } catch (const SettingError& error) {
+    EXPECT_EQ(std::string(error.what()), "--attention cross: " + lm.name +
+                                             " has no cross attention (a transformer_lm model has dec attention only)");
+  }
+  // Top tokens read next-token rows of a language model: one clear refusal.
+  AnalysisRequest top_request;
+  top_request.models = {&loaded, &loaded};
+  top_request.settings = find_analysis("top-tokens")->settings();
+  top_request.settings.set("text", pairs_path());
+  EXPECT_THROW((*find_analysis("top-tokens"))(top_request), Error);
+}
+
+}  // namespace
+}  // namespace aw
