@@ -150,7 +150,7 @@ aw_cli_test(error_classifier_top_tokens EXIT 1 STDERR_LINES 1
             REGEX "error: .*/tiny_bert_classifier: top-tokens needs a causal language model. this checkpoint is a bert classifier\n"
             ARGS top-tokens --model ${fixtures}/tiny_bert_classifier --text "the film was good")
 aw_cli_test(error_classifier_stats EXIT 1 STDERR_LINES 1
-            REGEX "/tiny_bert_classifier: stats needs a causal language model. this checkpoint is a bert classifier\n"
+            REGEX "/tiny_bert_classifier: stats needs a causal language model or a translation model. this checkpoint is a bert classifier\n"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/corpus.txt)
 aw_cli_test(error_classifier_diag_sweep EXIT 1 STDERR_LINES 1
             REGEX "/tiny_bert_classifier: diag-sweep needs a causal language model. this checkpoint is a bert classifier\n"

@@ -173,7 +173,8 @@ TEST_F(DescriptorRun, TheModelCheckHasOneMessage) {
     FAIL() << "stats ran on a LAMA model";
   } catch (const Error& error) {
     EXPECT_EQ(std::string(error.what()),
-              dir_.file("lama") + ": stats needs a causal language model; this checkpoint is a lama classifier");
+              dir_.file("lama") +
+                  ": stats needs a causal language model or a translation model; this checkpoint is a lama classifier");
   }
 }
 
