@@ -32,18 +32,10 @@ TranslationScores score_translations(TranslationTransformerImpl& model, const Tr
   const auto count = static_cast<int64_t>(sources.size());
   for (int64_t first = 0; first < count; first += batch) {
     const auto rows = std::min(batch, count - first);
-    size_t longest = 1;
-    for (int64_t r = 0; r < rows; ++r) longest = std::max(longest, sources[first + r].size());
-    auto ids = torch::full({rows, static_cast<int64_t>(longest)}, config.translation.pad_id, torch::kLong);
-    auto mask = torch::zeros_like(ids);
-    for (int64_t r = 0; r < rows; ++r) {
-      const auto& row = sources[first + r];
-      ids[r].narrow(0, 0, static_cast<int64_t>(row.size())).copy_(torch::tensor(row, torch::kLong));
-      mask[r].narrow(0, 0, static_cast<int64_t>(row.size())).fill_(1);
-    }
+    const auto padded = pad_id_rows({sources.begin() + first, sources.begin() + first + rows}, config.translation.pad_id);
     ModelInput input;
-    input.input_ids = ids.to(device);
-    input.attention_mask = mask.to(device);
+    input.input_ids = padded.ids.to(device);
+    input.attention_mask = padded.mask.to(device);
     for (const auto& hypothesis : translate_rows(model, input, search, options))
       scores.hypotheses.push_back(codec.text(hypothesis.ids));
     if (!report_progress(progress, first + rows, count)) {

@@ -3,6 +3,7 @@
 // worked out by hand and the errors for bad input.
 #include "models/errors.h"
 #include "models/text/bleu.h"
+#include "tests/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@
 namespace aw {
 namespace {
 
+using test::error_of;
+
 using Texts = std::vector<std::string>;
 
 // The brief's tolerance: a hundredth of a BLEU / chrF point (and of a precision in percent).
@@ -32,17 +35,6 @@ const nlohmann::json& fixture() {
     return nlohmann::json::parse(in);
   }();
   return cases;
-}
-
-// The exact aw::Error message `action` throws ("" if it throws none).
-template <typename Action>
-std::string error_of(Action&& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 // "corpus 17 (synthetic, 6 lines)" for failure messages.

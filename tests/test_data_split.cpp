@@ -18,17 +18,9 @@
 namespace aw {
 namespace {
 
-using Lines = std::vector<std::string>;
+using test::error_of;
 
-template <typename Action>
-std::string error_of(Action&& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using Lines = std::vector<std::string>;
 
 std::string source_of(const std::string& line) { return line.substr(0, line.find('\t')); }
 

@@ -30,6 +30,8 @@
 namespace aw {
 namespace {
 
+using test::file_bytes;
+
 using test::max_difference;
 using test::TempDir;
 using test::write_file;
@@ -320,13 +322,6 @@ struct ClassifierRun {
     return train_classifier(config, vocabulary, settings, observer);
   }
 };
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 class LamaTraining : public ::testing::Test {
  protected:

@@ -19,28 +19,14 @@
 namespace aw {
 namespace {
 
+using test::file_bytes;
+
+using test::error_of;
+
 using Ids = std::vector<int64_t>;
 using Texts = std::vector<std::string>;
 
 const std::string kWordStart = "\xE2\x96\x81";  // "▁"
-
-// The exact aw::Error message `action` throws ("" if it throws none).
-template <typename Action>
-std::string error_of(Action&& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // ---------------------------------------------------------------------------------------------
 // A BPE model small enough to work out by hand.

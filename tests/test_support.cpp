@@ -96,6 +96,13 @@ void write_file(const std::string& path, const std::string& text) {
   out << text;
 }
 
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
 std::string utf8(uint32_t code_point) {
   std::string text;
   if (code_point < 0x80) {

@@ -2,6 +2,7 @@
 // and native checkpoints written on the fly.
 #pragma once
 
+#include "models/errors.h"
 #include "models/nn/model_config.h"
 
 #include <torch/torch.h>
@@ -49,6 +50,20 @@ void write_tiny_bert_checkpoint(const std::string& dir, bool classifier, uint64_
 
 // Writes text to a file.
 void write_file(const std::string& path, const std::string& text);
+
+// A file's bytes ("" when it cannot be read).
+std::string file_bytes(const std::string& path);
+
+// The exact aw::Error message `action` throws ("" if it throws none).
+template <typename Action>
+std::string error_of(Action&& action) {
+  try {
+    action();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
 
 // One code point below U+0800 as UTF-8 (enough for GPT-2's byte symbols).
 std::string utf8(uint32_t code_point);

@@ -17,19 +17,10 @@
 namespace aw {
 namespace {
 
+using test::error_of;
+
 using Ids = std::vector<int64_t>;
 using Texts = std::vector<std::string>;
-
-// The exact aw::Error message `action` throws ("" if it throws none).
-template <typename Action>
-std::string error_of(Action&& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
 
 // ---------------------------------------------------------------------------------------------
 // GPT-2 byte-level BPE

@@ -22,6 +22,8 @@
 namespace aw {
 namespace {
 
+using test::file_bytes;
+
 namespace fs = std::filesystem;
 using test::TempDir;
 using test::write_file;
@@ -206,13 +208,6 @@ struct TinyRun {
     return train_language_model(config, vocabulary, settings, observer);
   }
 };
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 class Training : public ::testing::Test {
  protected:

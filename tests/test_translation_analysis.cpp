@@ -25,7 +25,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,15 +32,12 @@
 namespace aw {
 namespace {
 
+using test::file_bytes;
+
 namespace fs = std::filesystem;
 using test::TempDir;
 
 std::string pairs_path() { return std::string(AW_SOURCE_DIR) + "/tests/fixtures/pairs_en_fr.tsv"; }
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // A SentencePiece model of the fixture pairs (both sides) and a tiny transformer_mt config over it:
 // 2 encoder layers, 1 decoder layer (blocks enc 0, 1, dec 2, cross 3), 2 heads, d 8, BET(SF) in the
@@ -152,21 +148,11 @@ TEST(TranslationTraining, RefusesWhatItCannotTrain) {
   settings.label_smoothing = 1.0;
   EXPECT_THROW(train_translation_model(tiny.config, tiny.spm, settings), Error);
   settings = tiny_settings(tiny.dir.file("bad"), 1);
-  try {
-    train_translation_model(tiny.config, tiny.dir.file("missing.model"), settings);
-    FAIL() << "no error";
-  } catch (const Error& error) {
-    EXPECT_EQ(std::string(error.what()), tiny.dir.file("missing.model") +
-                                             ": does not exist (a transformer_mt run needs its SentencePiece model)");
-  }
+  EXPECT_EQ(test::error_of([&] { train_translation_model(tiny.config, tiny.dir.file("missing.model"), settings); }),
+            tiny.dir.file("missing.model") + ": does not exist (a transformer_mt run needs its SentencePiece model)");
   settings.train_path = std::string(AW_SOURCE_DIR) + "/sample_data/demo_sentences.txt";  // no TABs
-  try {
-    train_translation_model(tiny.config, tiny.spm, settings);
-    FAIL() << "no error";
-  } catch (const Error& error) {
-    EXPECT_EQ(std::string(error.what()),
-              settings.train_path + ": line 1 has no TAB (expected source<TAB>target)");
-  }
+  EXPECT_EQ(test::error_of([&] { train_translation_model(tiny.config, tiny.spm, settings); }),
+            settings.train_path + ": line 1 has no TAB (expected source<TAB>target)");
 }
 
 TEST(LabelSmoothing, EqualsTheSmoothedCrossEntropyWorkedOutInFloat64) {

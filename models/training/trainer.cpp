@@ -183,7 +183,7 @@ struct RunSetup {
   ModelConfig config;
   std::vector<std::string> vocabulary;
   std::shared_ptr<const Tokenizer> tokenizer;
-  std::string sentencepiece_model;  // transformer_mt: <out>/spm.model, copied into every saved folder
+  std::string sentencepiece_model;  // transformer_mt: its SentencePiece model, copied into every saved folder
 };
 
 void check_settings(const TrainSettings& settings) {
@@ -335,8 +335,8 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
   return summary;
 }
 
-// A translation run's setup: the SentencePiece model (fresh, or the --resume folder's) copied to
-// <out>/spm.model first, so the folder is complete from the first save; its pieces are the vocabulary.
+// A translation run's setup: the SentencePiece model (fresh, or the --resume folder's), which every
+// saved folder gets a copy of; its pieces are the vocabulary.
 RunSetup prepare_translation_run(const ModelConfig& fresh_config, const std::string& fresh_sentencepiece,
                                  const TrainSettings& settings) {
   check_settings(settings);
@@ -348,12 +348,7 @@ RunSetup prepare_translation_run(const ModelConfig& fresh_config, const std::str
   const auto source = resuming ? (fs::path(settings.resume_dir) / "spm.model").string() : fresh_sentencepiece;
   if (!fs::exists(source)) fail_in_file(source, "does not exist (a transformer_mt run needs its SentencePiece model)");
   create_output_folder(settings);
-  setup.sentencepiece_model = (fs::path(settings.out_dir) / "spm.model").string();
-  std::error_code error;
-  if (!fs::equivalent(source, setup.sentencepiece_model, error)) {
-    fs::copy_file(source, setup.sentencepiece_model, fs::copy_options::overwrite_existing, error);
-    if (error) fail_in_file(setup.sentencepiece_model, "cannot be written: " + error.message());
-  }
+  setup.sentencepiece_model = source;  // every save copies it into its folder (save_native_checkpoint)
   setup.tokenizer = load_sentencepiece_tokenizer(setup.sentencepiece_model, "", false);
   for (int64_t id = 0; id < setup.tokenizer->vocab_size(); ++id) setup.vocabulary.push_back(setup.tokenizer->token_text(id));
   if (setup.tokenizer->vocab_size() != setup.config.vocab_size)

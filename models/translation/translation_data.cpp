@@ -30,6 +30,20 @@ std::vector<TranslationPair> read_translation_pairs(const std::string& path) {
   return pairs;
 }
 
+PaddedIds pad_id_rows(const std::vector<std::vector<int64_t>>& rows, int64_t pad_id) {
+  size_t longest = 1;
+  for (const auto& row : rows) longest = std::max(longest, row.size());
+  PaddedIds padded;
+  padded.ids = torch::full({static_cast<int64_t>(rows.size()), static_cast<int64_t>(longest)}, pad_id, torch::kLong);
+  padded.mask = torch::zeros_like(padded.ids);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto length = static_cast<int64_t>(rows[r].size());
+    padded.ids[r].narrow(0, 0, length).copy_(torch::tensor(rows[r], torch::kLong));
+    padded.mask[r].narrow(0, 0, length).fill_(1);
+  }
+  return padded;
+}
+
 EncodedPairs encode_pairs(const std::vector<TranslationPair>& pairs, const TranslationCodec& codec,
                           int64_t max_positions, int64_t pad_id) {
   std::vector<std::vector<int64_t>> sources, targets;
@@ -45,19 +59,11 @@ EncodedPairs encode_pairs(const std::vector<TranslationPair>& pairs, const Trans
     targets.push_back(std::move(target));
     encoded.kept.push_back(static_cast<int64_t>(index));
   }
-  auto pack = [&](const std::vector<std::vector<int64_t>>& rows, torch::Tensor& ids, torch::Tensor& mask) {
-    size_t longest = 1;
-    for (const auto& row : rows) longest = std::max(longest, row.size());
-    ids = torch::full({static_cast<int64_t>(rows.size()), static_cast<int64_t>(longest)}, pad_id, torch::kLong);
-    mask = torch::zeros_like(ids);
-    for (size_t r = 0; r < rows.size(); ++r) {
-      const auto length = static_cast<int64_t>(rows[r].size());
-      ids[r].narrow(0, 0, length).copy_(torch::tensor(rows[r], torch::kLong));
-      mask[r].narrow(0, 0, length).fill_(1);
-    }
-  };
-  pack(sources, encoded.source_ids, encoded.source_mask);
-  pack(targets, encoded.target_ids, encoded.target_mask);
+  auto sources_padded = pad_id_rows(sources, pad_id), targets_padded = pad_id_rows(targets, pad_id);
+  encoded.source_ids = sources_padded.ids;
+  encoded.source_mask = sources_padded.mask;
+  encoded.target_ids = targets_padded.ids;
+  encoded.target_mask = targets_padded.mask;
   return encoded;
 }
 

@@ -30,6 +30,13 @@ struct EncodedPairs {
 EncodedPairs encode_pairs(const std::vector<TranslationPair>& pairs, const TranslationCodec& codec,
                           int64_t max_positions, int64_t pad_id);
 
+// Id sequences of different lengths as one padded tensor [rows, longest] (pad_id after each row's
+// end) and its mask (1 on tokens).
+struct PaddedIds {
+  torch::Tensor ids, mask;
+};
+PaddedIds pad_id_rows(const std::vector<std::vector<int64_t>>& rows, int64_t pad_id);
+
 // Rows `rows` of the encoded pairs as one model input, cut to their own longest source and target.
 ModelInput pair_batch(const EncodedPairs& encoded, const torch::Tensor& rows);
 // Consecutive batches of `batch_size` rows, in order.
