@@ -114,21 +114,58 @@ void print_summary(const CliOptions& options, const TrainSettings& settings, con
               settings.out_dir.c_str());
 }
 
-// Settings every architecture shares.
-TrainSettings common_settings(const CliOptions& options, int64_t default_batch, int64_t default_warmup) {
-  TrainSettings settings;
+// The settings a --resume folder was trained with (its training.json), which a resumed run keeps
+// unless the command line overrides them: a resumed run with defaults in their place would change
+// its batch, schedule and data order silently.
+TrainSettings resumed_defaults(const std::string& resume_dir, TrainSettings defaults) {
+  const auto path = std::filesystem::path(resume_dir) / "training.json";
+  std::ifstream in(path);
+  if (!in) throw Error(path.string() + ": cannot open (a --resume folder holds the training.json its run wrote)");
+  nlohmann::json json;
+  try {
+    in >> json;
+    defaults.epochs = json.value("epochs", defaults.epochs);
+    defaults.batch = json.value("batch", defaults.batch);
+    defaults.lr = json.value("lr", defaults.lr);
+    defaults.warmup_steps = json.value("warmup_steps", defaults.warmup_steps);
+    defaults.schedule = json.value("schedule", defaults.schedule);
+    defaults.clip = json.value("clip", defaults.clip);
+    defaults.seed = json.value("seed", defaults.seed);
+    defaults.pointer_weight = json.value("lambda_p", defaults.pointer_weight);
+    defaults.label_smoothing = json.value("label_smoothing", defaults.label_smoothing);
+  } catch (const nlohmann::json::exception& error) {
+    throw Error(path.string() + ": not a training.json this tool wrote (" + error.what() + ")");
+  }
+  return defaults;
+}
+
+// Settings every architecture shares: the options, else the --resume folder's, else the defaults.
+TrainSettings common_settings(const CliOptions& options, int64_t default_batch, int64_t default_warmup,
+                              double default_label_smoothing = 0.0) {
+  TrainSettings fallback;
+  fallback.epochs = 10;
+  fallback.batch = default_batch;
+  fallback.lr = 1e-3;
+  fallback.warmup_steps = default_warmup;
+  fallback.schedule = "inverse_sqrt";
+  fallback.clip = 1.0;
+  fallback.seed = 1;
+  fallback.label_smoothing = default_label_smoothing;
+  if (options.has("resume")) fallback = resumed_defaults(options.get("resume", ""), fallback);
+
+  TrainSettings settings = fallback;
   settings.train_path = options.require("train");
   settings.valid_path = options.require("valid");
   settings.resume_dir = options.get("resume", "");
   settings.out_dir = options.has("out") ? options.get("out", "") : settings.resume_dir;
   if (settings.out_dir.empty() && !options.flag("dry-run")) throw Error("attention-cli train: --out is required");
-  settings.epochs = options.get_int("epochs", 10, 1);
-  settings.batch = options.get_int("batch", default_batch, 1);
-  settings.lr = get_number(options, "lr", 1e-3);
-  settings.warmup_steps = options.get_int("warmup", default_warmup, 0);
-  settings.schedule = options.get("schedule", "inverse_sqrt");
-  settings.clip = get_number(options, "clip", 1.0);
-  settings.seed = static_cast<uint64_t>(options.get_int("seed", 1, 0));
+  settings.epochs = options.get_int("epochs", fallback.epochs, 1);
+  settings.batch = options.get_int("batch", fallback.batch, 1);
+  settings.lr = get_number(options, "lr", fallback.lr);
+  settings.warmup_steps = options.get_int("warmup", fallback.warmup_steps, 0);
+  settings.schedule = options.get("schedule", fallback.schedule);
+  settings.clip = get_number(options, "clip", fallback.clip);
+  settings.seed = static_cast<uint64_t>(options.get_int("seed", static_cast<int64_t>(fallback.seed), 0));
   settings.log_every = options.get_int("log-every", 50, 1);
   settings.device = resolve_device(options.get("device", "auto"));
   settings.storage = options.flag("f16") ? torch::kFloat16 : torch::kFloat32;
@@ -246,8 +283,8 @@ int run_train_translation(int argc, char** argv) {
                         {"bird-eye-decoder", "no-diag-free-mask", "untied", "f16", "json"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
-  auto settings = common_settings(options, 32, 400);
-  settings.label_smoothing = get_number(options, "label-smoothing", 0.1);
+  auto settings = common_settings(options, 32, 400, 0.1);
+  settings.label_smoothing = get_number(options, "label-smoothing", settings.label_smoothing);
   if (settings.label_smoothing < 0 || settings.label_smoothing >= 1)  // before the tokenizer's training, not after
     throw Error("attention-cli train: --label-smoothing must be in [0, 1), got " + options.get("label-smoothing", ""));
   for (const auto& path : {settings.train_path, settings.valid_path}) read_translation_pairs(path);  // fail early
@@ -310,7 +347,8 @@ int run_train(int argc, char** argv) {
   // BET(SG) trains with its pointer loss (weight 1 unless --lambda-p says otherwise); the other
   // architectures have no syntax hints to point at.
   const auto arch = to_string(family);
-  settings.pointer_weight = get_number(options, "lambda-p", family == ModelFamily::BetSg ? 1.0 : 0.0);
+  if (!options.has("resume")) settings.pointer_weight = family == ModelFamily::BetSg ? 1.0 : 0.0;
+  settings.pointer_weight = get_number(options, "lambda-p", settings.pointer_weight);
   if (settings.pointer_weight < 0) throw Error("attention-cli train: --lambda-p must be ≥ 0");
   if (settings.pointer_weight > 0 && family != ModelFamily::BetSg)
     throw Error("attention-cli train: --lambda-p applies to --arch bet_sg only (this run trains " + arch + ")");
