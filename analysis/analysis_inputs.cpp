@@ -3,6 +3,7 @@
 
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
+#include "analysis/translation_scores.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
 #include "models/training/evaluation.h"
@@ -12,6 +13,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <memory>
 
@@ -92,6 +94,24 @@ EvaluationData corpus_data(const AnalysisRequest& request, const LoadedModel& lo
   return classification_data(batches);
 }
 
+EvaluationData metric_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis) {
+  const auto& settings = request.settings;
+  const bool bleu = settings.choice("metric") == "bleu";
+  if (bleu && !loaded.config.is_translation())
+    throw SettingError("metric", "bleu applies to translation models; " + loaded.name + " is " +
+                                     describe_model_kind(loaded.config));
+  if (settings.given("beam") && !bleu) throw SettingError("beam", "applies with --metric bleu (translations to score)");
+  auto data = corpus_data(request, loaded, analysis);
+  if (!bleu) return data;
+  SearchSettings search;
+  search.beam = settings.integer("beam");
+  auto codec = std::make_shared<const TranslationCodec>(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  auto task = make_bleu_task(loaded.config, std::move(codec), read_translation_pairs(settings.required_text("text")),
+                             search);
+  data.bleu = std::make_shared<const BleuTask>(std::move(task));
+  return data;
+}
+
 torch::Tensor request_gates(const AnalysisRequest& request, size_t index) {
   const auto& flags = request.gates_of(index);
   if (flags.empty()) return {};
@@ -100,6 +120,22 @@ torch::Tensor request_gates(const AnalysisRequest& request, size_t index) {
 }
 
 Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data) {
+  if (data.bleu) {
+    return [&model, &data](const ForwardOptions& options, const ProgressCallback& progress) {
+      auto& translation = dynamic_cast<TranslationTransformerImpl&>(model);
+      const auto& config = model.config();
+      const auto gates = options.head_gates.defined() ? options.head_gates
+                                                      : torch::ones({config.n_layers, config.max_heads()});
+      const auto scores = score_gate_settings(translation, *data.bleu, gates.unsqueeze(0), options, progress);
+      EvaluationResult result;
+      result.metric_name = "bleu";
+      result.cancelled = scores.empty();
+      result.metric = result.cancelled ? 0.0 : scores.front().bleu.score;
+      result.loss = std::nan("");
+      result.count = static_cast<int64_t>(data.bleu->sources.size());
+      return result;
+    };
+  }
   if (data.is_classification()) {
     auto batches = std::make_shared<ClassifierBatches>();
     batches->inputs = data.inputs;

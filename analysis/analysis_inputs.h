@@ -28,6 +28,10 @@ void require_plain_text(const std::string& path, const std::string& model_name, 
 // pairs for a translation model (its reference translations, teacher-forced; pairs longer than its
 // positions are left out and the request is told).
 EvaluationData corpus_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis);
+// corpus_data for an analysis with translation_metric_fields(): with --metric bleu (translation
+// models only, else a SettingError) the data also carry the sources and references BLEU decodes and
+// scores, with --beam; --beam without --metric bleu is a SettingError too.
+EvaluationData metric_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis);
 // The same for analyses that need a language model's windows.
 std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
                                        const std::string& analysis);
@@ -36,7 +40,7 @@ std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const Loa
 // undefined when every head is on (the flags are empty).
 torch::Tensor request_gates(const AnalysisRequest& request, size_t index);
 
-// The whole-dataset evaluation diagonal_sweep runs per point: perplexity or accuracy.
+// The whole-dataset evaluation diagonal_sweep runs per point: perplexity, accuracy or BLEU.
 Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data);
 
 // Gates [L, H_max] from per-layer on/off flags (flags[l][h]); columns past a layer's heads stay 1.

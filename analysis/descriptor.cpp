@@ -102,7 +102,6 @@ std::string describe_model_kind(const ModelConfig& config) {
 
 std::string requirement_text(ModelRequirement requirement) {
   switch (requirement) {
-    case ModelRequirement::CausalLanguageModel: return "a causal language model";
     case ModelRequirement::CausalAttention: return "a causal language model or a translation model";
     case ModelRequirement::LanguageModelOrClassifier: return "a language model, a classifier or a translation model";
     case ModelRequirement::Lama: return "a lama model";
@@ -112,7 +111,6 @@ std::string requirement_text(ModelRequirement requirement) {
 
 bool accepts(const ModelConfig& config, ModelRequirement requirement) {
   switch (requirement) {
-    case ModelRequirement::CausalLanguageModel: return config.is_language_model();
     case ModelRequirement::CausalAttention: return config.is_language_model() || config.is_translation();
     case ModelRequirement::LanguageModelOrClassifier:
       return config.is_language_model() || config.is_classifier() || config.is_translation();

@@ -104,8 +104,8 @@ class SettingValues {
 // ---- What an analysis accepts -----------------------------------------------------------------
 
 enum class ModelRequirement {
-  CausalLanguageModel,        // diag-sweep, top-tokens: causal attention, next-token rows
-  CausalAttention,            // stats: causal self-attention (language models, translation decoders)
+  CausalAttention,            // stats, diag-sweep, top-tokens: causal self-attention, next-token rows
+                              // (language models, translation decoders)
   LanguageModelOrClassifier,  // eval, ablate, importance, prune: perplexity or accuracy (translation
                               // models: perplexity of the reference translations)
   Lama,                       // word-weights, keywords: LAMA's per-word attention

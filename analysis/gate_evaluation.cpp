@@ -3,6 +3,7 @@
 
 #include "analysis/parallel_workers.h"
 #include "analysis/token_loss.h"
+#include "analysis/translation_scores.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -24,6 +25,10 @@ constexpr int64_t kGpuRowsPerForward = 64;
 
 int64_t default_batch_rows(const torch::Device& device, int64_t length) {
   return device.is_cuda() ? kGpuRowsPerForward : std::max<int64_t>(1, kCpuTokensPerForward / std::max<int64_t>(1, length));
+}
+
+int64_t EvaluationData::progress_units() const {
+  return bleu ? bleu->chunks() : static_cast<int64_t>(inputs.size());
 }
 
 EvaluationData language_model_data(std::vector<ModelInput> windows) {
@@ -54,6 +59,15 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
   check_data_fits(config, data);
   TORCH_CHECK(gates.dim() == 3 && gates.size(1) == config.n_layers && gates.size(2) == config.max_heads(),
               "gate settings must be [S, L, H_max]");
+  if (data.bleu) {
+    // Decoding has no lower layers to share: every setting translates from the first block up.
+    auto* translation = dynamic_cast<TranslationTransformerImpl*>(&model);
+    if (!translation) throw Error("the BLEU metric needs a translation model");
+    const auto scores = score_gate_settings(*translation, *data.bleu, gates, {}, progress, max_batch_rows);
+    std::vector<GateMetric> metrics;
+    for (const auto& score : scores) metrics.push_back({score.bleu.score, std::nan("")});
+    return metrics;
+  }
   c10::InferenceMode inference;
   model.module().eval();
   const auto device = model.module().parameters().front().device();
@@ -127,7 +141,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
 }
 
 double damage(const std::string& metric_name, double baseline, double changed) {
-  return metric_name == "accuracy" ? baseline - changed : changed - baseline;
+  return metric_name == "accuracy" || metric_name == "bleu" ? baseline - changed : changed - baseline;
 }
 
 }  // namespace aw

@@ -11,19 +11,27 @@
 #include "models/progress.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace aw {
 
-// What an analysis evaluates on: language-model windows (labels empty → perplexity) or classifier
-// batches (one label tensor per input → accuracy).
+struct BleuTask;  // analysis/translation_scores.h
+
+// What an analysis evaluates on: language-model windows or a translation model's teacher-forced
+// pairs (labels empty → perplexity), classifier batches (one label tensor per input → accuracy), or
+// with `bleu` set a translation model's sources decoded under each setting (→ corpus BLEU; `inputs`
+// still hold the pairs teacher-forced, for the loss-based head importance).
 struct EvaluationData {
   std::vector<ModelInput> inputs;
   std::vector<torch::Tensor> labels;
   bool classification = false;
+  std::shared_ptr<const BleuTask> bleu;
   bool is_classification() const { return classification; }
-  std::string metric_name() const { return is_classification() ? "accuracy" : "perplexity"; }
+  std::string metric_name() const { return bleu ? "bleu" : is_classification() ? "accuracy" : "perplexity"; }
+  // The units evaluate_gate_settings reports progress in: data batches, or BLEU's source chunks.
+  int64_t progress_units() const;
 };
 EvaluationData language_model_data(std::vector<ModelInput> windows);
 EvaluationData classification_data(const ClassifierBatches& batches);
@@ -33,8 +41,8 @@ EvaluationData classification_data(const ClassifierBatches& batches);
 void check_data_fits(const ModelConfig& config, const EvaluationData& data);
 
 struct GateMetric {
-  double metric = 0.0;  // perplexity or accuracy
-  double loss = 0.0;    // mean cross-entropy
+  double metric = 0.0;  // perplexity, accuracy or BLEU
+  double loss = 0.0;    // mean cross-entropy (NaN for BLEU, which has none)
 };
 
 // gates: [S, L, H_max], every setting equal to gates[0] on layers below first_layer. Returns one
@@ -51,7 +59,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
 // page on these VMs); 64 rows on a GPU, to keep it busy.
 int64_t default_batch_rows(const torch::Device& device, int64_t length);
 
-// Whether a metric change is damage: perplexity going up, accuracy going down.
+// How much worse `changed` is than `baseline`: perplexity going up, accuracy or BLEU going down.
 double damage(const std::string& metric_name, double baseline, double changed);
 
 }  // namespace aw

@@ -24,7 +24,7 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
   if (layers.empty())
     for (int64_t layer = 0; layer < config.n_layers; ++layer) layers.push_back(layer);
 
-  const auto batches = static_cast<int64_t>(data.inputs.size());
+  const auto batches = data.progress_units();
   const auto total = batches * (1 + static_cast<int64_t>(layers.size()));
   int64_t pass = 0;
   auto pass_progress = [&](int64_t done, int64_t) { return report_progress(progress, pass * batches + done, total); };

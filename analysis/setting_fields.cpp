@@ -62,4 +62,13 @@ std::vector<SettingField> corpus_fields(int64_t default_batch) {
           window, integer_field("batch", "Batch", default_batch, 1, 1 << 20, "windows or examples per forward", "B")};
 }
 
+std::vector<SettingField> translation_metric_fields() {
+  return {choice_field("metric", "Metric", {"loss", "bleu"}, "loss",
+                       "translation models: perplexity of the reference translations (loss) or corpus BLEU of "
+                       "the model's own translations (bleu)"),
+          beam_field("translation models with --metric bleu: beam size (1 = greedy)")};
+}
+
+SettingField beam_field(std::string help) { return integer_field("beam", "Beam", 4, 1, 64, std::move(help)); }
+
 }  // namespace aw

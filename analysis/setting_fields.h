@@ -22,4 +22,9 @@ SettingField path_field(std::string name, std::string label, bool required, std:
 // --text FILE (required), --window N (default: min(128, the model's positions)), --batch B.
 std::vector<SettingField> corpus_fields(int64_t default_batch = 8);
 
+// --metric loss|bleu (translation models: perplexity of the references, or corpus BLEU of the
+// model's translations) and --beam N, the beam of those translations.
+std::vector<SettingField> translation_metric_fields();
+SettingField beam_field(std::string help);
+
 }  // namespace aw

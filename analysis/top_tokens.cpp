@@ -3,6 +3,7 @@
 
 #include "analysis/csv_field.h"
 #include "analysis/attention_export.h"
+#include "analysis/translation_capture.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -52,6 +53,57 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
         out.weights.push_back(attended.weight);
       }
       rows.push_back(std::move(out));
+    }
+    if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
+      if (cancelled) *cancelled = true;
+      break;
+    }
+  }
+  return rows;
+}
+
+std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, const TranslationCodec& codec,
+                                            const std::string& model_name,
+                                            const std::vector<TopTokensRequest>& sentences, int64_t k,
+                                            const SearchSettings& search, const ForwardOptions& forward,
+                                            const ProgressCallback& progress, bool* cancelled) {
+  if (cancelled) *cancelled = false;
+  const auto& config = model.config();
+  std::vector<TopTokensRow> rows;
+  for (size_t index = 0; index < sentences.size(); ++index) {
+    const auto& request = sentences[index];
+    const std::string where = "sentence " + std::to_string(index + 1);
+    TranslationCapture capture;
+    try {
+      capture = translate_and_capture(model, codec, request.text, search, forward.head_gates);
+    } catch (const Error& error) {
+      throw Error(where + ": " + error.what());
+    }
+    const auto length = static_cast<int64_t>(capture.decoder_tokens.size());
+    if (request.target >= 0 && (request.target < 1 || request.target >= length))
+      throw Error(where + ": target " + std::to_string(request.target) + " is outside 1.." +
+                  std::to_string(length - 1) + " (0-based position among the translation's decoder tokens, " +
+                  "the start token being 0)");
+    const auto first = request.target < 0 ? 1 : request.target;
+    const auto last = request.target < 0 ? length - 1 : request.target;
+    for (int64_t block = 0; block < config.n_layers; ++block) {
+      const auto place = config.attention_block(block);
+      if (place.kind != AttentionKind::Cross) continue;
+      const auto head_mean = capture.attention[block].mean(0);                             // (m, n)
+      for (int64_t target = first; target <= last; ++target) {
+        TopTokensRow out;
+        out.layer = place.layer + 1;
+        out.sentence = static_cast<int64_t>(index) + 1;
+        out.target = target;
+        out.target_token = capture.decoder_tokens[target];
+        out.method = model_name;
+        for (const auto& attended : top_attended(head_mean[target - 1], k)) {
+          out.positions.push_back(attended.position);
+          out.tokens.push_back(capture.source_tokens[attended.position]);
+          out.weights.push_back(attended.weight);
+        }
+        rows.push_back(std::move(out));
+      }
     }
     if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
       if (cancelled) *cancelled = true;

@@ -2,11 +2,17 @@
 // a target token. For a sentence and a target position t (0-based; the token being predicted, so
 // 1 ≤ t < n), the row of token t−1 of each layer's attention, averaged over the heads, gives the
 // top-k attended tokens. Several models side by side make the table's "method" column.
+// A translation model translates each sentence (its source) itself, and its rows are those of the
+// cross-attention: for each generated token t, the row of decoder position t−1 per decoder layer,
+// head mean, gives the source tokens attended most while predicting it.
 #pragma once
 
 #include "models/nn/model.h"
+#include "models/nn/translation.h"
 #include "models/progress.h"
 #include "models/text/tokenizer.h"
+#include "models/translation/beam_search.h"
+#include "models/translation/translation_codec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +45,16 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
                                               const std::vector<TopTokensRequest>& sentences, int64_t k,
                                               const ForwardOptions& forward = {},
                                               const ProgressCallback& progress = {}, bool* cancelled = nullptr);
+
+// Rows for one translation model: one per (sentence, decoder layer, target token) of the model's own
+// translation under `forward.head_gates`, every generated token unless the request names a target
+// (a 0-based position among the decoder's tokens, the start token being 0). Throws aw::Error for an
+// empty or over-long source, or a target outside 1..m−1.
+std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, const TranslationCodec& codec,
+                                            const std::string& model_name,
+                                            const std::vector<TopTokensRequest>& sentences, int64_t k,
+                                            const SearchSettings& search, const ForwardOptions& forward = {},
+                                            const ProgressCallback& progress = {}, bool* cancelled = nullptr);
 
 // Reads one sentence per non-empty line, optionally "sentence<TAB>target"; errors name the line.
 std::vector<TopTokensRequest> read_top_token_requests(const std::string& path);

@@ -153,13 +153,13 @@ aw_cli_test(classifier_ablate EXIT 0 REGEX "# model=tiny_bert_classifier, metric
 aw_cli_test(classifier_importance EXIT 0 REGEX "# model=tiny_bert_classifier, normalized=true.layer,head,importance.1,1,.*2,2,"
             ARGS importance --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
 aw_cli_test(error_classifier_top_tokens EXIT 1 STDERR_LINES 1
-            REGEX "error: .*/tiny_bert_classifier: top-tokens needs a causal language model. this checkpoint is a bert classifier\n"
+            REGEX "error: .*/tiny_bert_classifier: top-tokens needs a causal language model or a translation model. this checkpoint is a bert classifier\n"
             ARGS top-tokens --model ${fixtures}/tiny_bert_classifier --text "the film was good")
 aw_cli_test(error_classifier_stats EXIT 1 STDERR_LINES 1
             REGEX "/tiny_bert_classifier: stats needs a causal language model or a translation model. this checkpoint is a bert classifier\n"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/corpus.txt)
 aw_cli_test(error_classifier_diag_sweep EXIT 1 STDERR_LINES 1
-            REGEX "/tiny_bert_classifier: diag-sweep needs a causal language model. this checkpoint is a bert classifier\n"
+            REGEX "/tiny_bert_classifier: diag-sweep needs a causal language model or a translation model. this checkpoint is a bert classifier\n"
             ARGS diag-sweep --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
 aw_cli_test(error_encoder_stats EXIT 1 STDERR_LINES 1
             REGEX "/tiny_bert_encoder: stats needs a causal language model or a translation model. this checkpoint is a bert encoder without a classification head\n"
@@ -261,8 +261,16 @@ aw_cli_test(stats_translation EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,R
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs})
 aw_cli_test(error_stats_translation_enc EXIT 1 STDERR_LINES 1 REGEX "--attention enc: CA and HA are defined on causal self-attention rows"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention enc)
-aw_cli_test(error_top_tokens_translation EXIT 1 STDERR_LINES 1 REGEX "top-tokens needs a causal language model; this checkpoint is a marian translation model\n"
-            ARGS top-tokens --model ${hf_fixtures}/marian_tiny --model ${hf_fixtures}/marian_tiny --text ${pairs})
+aw_cli_test(top_tokens_translation EXIT 0 REGEX "layer,sentence,target,method,top1,top2\n1,1,[^,]+@1,marian_tiny,"
+            ARGS top-tokens --model ${hf_fixtures}/marian_tiny --text "the cat" --k 2 --beam 1)
+aw_cli_test(error_top_tokens_mixed_kinds EXIT 1 STDERR_LINES 1 REGEX "top-tokens compares models of one kind: marian_tiny is a marian translation model, tiny_lm is a transformer_lm language model"
+            ARGS top-tokens --model ${hf_fixtures}/marian_tiny --model ${fixtures}/tiny_lm --text "w2 w3")
+aw_cli_test(ablate_translation_bleu EXIT 0 REGEX "# model=marian_tiny, metric=bleu, baseline=[0-9.e-]+, mode=single\nkind,layer,head,metric,delta\ndec,1,1,"
+            ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec --metric bleu --beam 1)
+aw_cli_test(diag_sweep_translation EXIT 0 REGEX "# model=marian_tiny, metric=perplexity\nfactor,metric\n0,[0-9.e+]+\nmask,"
+            ARGS diag-sweep --model ${hf_fixtures}/marian_tiny --text ${pairs} --factors 0,mask)
+aw_cli_test(error_metric_bleu_on_lm EXIT 1 STDERR_LINES 1 REGEX "--metric bleu applies to translation models; tiny_lm is a transformer_lm language model"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --metric bleu)
 aw_cli_test(error_ablate_cross_on_lm EXIT 1 STDERR_LINES 1 REGEX "ablate: --attention cross: tiny_lm has no cross attention \\(a transformer_lm model has dec attention only\\)"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --attention cross)
 aw_cli_test(error_eval_beam_on_lm EXIT 1 STDERR_LINES 1 REGEX "--beam applies to translation models; tiny_lm is a transformer_lm language model"

@@ -10,6 +10,8 @@
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
 #include "analysis/head_removal.h"
+#include "analysis/top_tokens.h"
+#include "analysis/translation_capture.h"
 #include "analysis/registry.h"
 #include "analysis/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
@@ -23,6 +25,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <any>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -393,12 +397,169 @@ TEST(TranslationAnalyses, DescriptorsReadPairsAndNameEachRowsKind) {
     EXPECT_EQ(std::string(error.what()), "--attention cross: " + lm.name +
                                              " has no cross attention (a transformer_lm model has dec attention only)");
   }
-  // Top tokens read next-token rows of a language model: one clear refusal.
+  // Top tokens compares models of one kind: a CSV's layer column means one thing.
   AnalysisRequest top_request;
-  top_request.models = {&loaded, &loaded};
+  top_request.models = {&loaded, &lm};
   top_request.settings = find_analysis("top-tokens")->settings();
-  top_request.settings.set("text", pairs_path());
-  EXPECT_THROW((*find_analysis("top-tokens"))(top_request), Error);
+  top_request.settings.set("text", "a cat");
+  try {
+    (*find_analysis("top-tokens"))(top_request);
+    FAIL() << "no error";
+  } catch (const SettingError& error) {
+    EXPECT_EQ(std::string(error.what()), "top-tokens compares models of one kind: m is a transformer_mt translation "
+                                         "model, " + lm.name + " is a transformer_lm language model");
+  }
+}
+
+// The settings a BLEU analysis decodes under, each decoded alone (one source at a time) and scored.
+double bleu_alone(TranslationTransformerImpl& model, const LoadedModel& loaded, const ForwardOptions& options,
+                  int64_t beam) {
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  SearchSettings search;
+  search.beam = beam;
+  return score_translations(model, codec, read_translation_pairs(pairs_path()), search, 1, options).bleu.score;
+}
+
+TEST(TranslationBleuMetric, AblationAndDiagonalSweepScoreEachSettingAsItsOwnDecodingDoes) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m", 11);
+  auto& model = dynamic_cast<TranslationTransformerImpl&>(*loaded.model);
+  AnalysisRequest request;
+  request.models = {&loaded};
+  request.settings = find_analysis("ablate")->settings();
+  request.settings.set("text", pairs_path());
+  request.settings.set("metric", "bleu");
+  request.settings.set("beam", "2");
+  request.settings.set("attention", "cross");
+  const auto report = (*find_analysis("ablate"))(request);
+  const auto& result = std::any_cast<const AblationResult&>(report.result);
+  EXPECT_EQ(result.metric_name, "bleu");
+  EXPECT_DOUBLE_EQ(result.baseline, bleu_alone(model, loaded, {}, 2));
+  ASSERT_EQ(result.heads.size(), 2u);
+  for (const auto& effect : result.heads) {
+    ForwardOptions options;
+    options.head_gates = all_heads_on(loaded.config);
+    options.head_gates[effect.layer - 1][effect.head - 1] = 0.0;
+    EXPECT_DOUBLE_EQ(effect.metric, bleu_alone(model, loaded, options, 2)) << effect.layer << "," << effect.head;
+  }
+  EXPECT_NE(report.csv.at("csv").find("# model=m, metric=bleu, baseline="), std::string::npos);
+  // BLEU falling is damage, as accuracy falling is.
+  EXPECT_GT(damage("bleu", 30.0, 20.0), 0.0);
+
+  AnalysisRequest sweep;
+  sweep.models = {&loaded};
+  sweep.settings = find_analysis("diag-sweep")->settings();
+  sweep.settings.set("text", pairs_path());
+  sweep.settings.set("metric", "bleu");
+  sweep.settings.set("beam", "1");
+  sweep.settings.set("factors", "0,mask");
+  const auto points = std::any_cast<const DiagonalSweepResult&>((*find_analysis("diag-sweep"))(sweep).result).points;
+  ASSERT_EQ(points.size(), 2u);
+  ForwardOptions scaled;
+  scaled.diagonal = DiagonalIntervention::scale(0.0);
+  EXPECT_DOUBLE_EQ(points[0].metric, bleu_alone(model, loaded, scaled, 1));
+  ForwardOptions masked;
+  masked.diagonal = DiagonalIntervention::mask();
+  EXPECT_DOUBLE_EQ(points[1].metric, bleu_alone(model, loaded, masked, 1));
+
+  // --metric bleu needs a translation model, and --beam needs --metric bleu.
+  request.settings.set("metric", "loss");
+  try {
+    (*find_analysis("ablate"))(request);
+    FAIL() << "no error";
+  } catch (const SettingError& error) {
+    EXPECT_EQ(std::string(error.what()), "--beam applies with --metric bleu (translations to score)");
+  }
+}
+
+TEST(TranslationBleuMetric, SettingsDecodedTogetherTranslateAsEachDecodedAlone) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m", 11);
+  auto& model = dynamic_cast<TranslationTransformerImpl&>(*loaded.model);
+  SearchSettings search;
+  search.beam = 3;
+  search.max_new_tokens = 8;
+  const auto codec = std::make_shared<const TranslationCodec>(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  auto task = make_bleu_task(loaded.config, codec, read_translation_pairs(pairs_path()), search);
+  task.chunk_sources = 7;  // 20 sources: chunks of 7, 7 and 6
+  auto gates = all_heads_on(loaded.config).unsqueeze(0).repeat({3, 1, 1});
+  gates[1][3][0] = 0.0;  // cross head 1 off
+  gates[2][2][1] = 0.0;  // dec head 2 off
+  gates[2][0][0] = 0.0;  // and enc 1 head 1
+  // 16 rows a search: two settings of a 7-source chunk side by side, the third alone.
+  const auto together = score_gate_settings(model, task, gates, {}, {}, 16);
+  ASSERT_EQ(together.size(), 3u);
+  bool some_differ = false;
+  for (int64_t s = 0; s < 3; ++s) {
+    ForwardOptions options;
+    options.head_gates = gates[s];
+    const auto alone = score_translations(model, *codec, read_translation_pairs(pairs_path()), search, 1, options);
+    EXPECT_EQ(together[s].hypotheses, alone.hypotheses) << "setting " << s;
+    EXPECT_EQ(together[s].bleu.score, alone.bleu.score);
+    EXPECT_EQ(together[s].chrf, alone.chrf);
+    some_differ = some_differ || together[s].hypotheses != together[0].hypotheses;
+  }
+  EXPECT_TRUE(some_differ);  // the gates change some translation
+}
+
+TEST(TranslationDiagonal, TheInterventionActsOnTheDecodersSelfAttentionOnly) {
+  TinyTranslation tiny(false);
+  const auto loaded = tiny.checkpoint("m");
+  const auto batch = tiny.data(loaded, 20).inputs.front();
+  ForwardOptions plain;
+  plain.capture = CaptureMode::Full;
+  auto zeroed = plain;
+  zeroed.diagonal = DiagonalIntervention::scale(0.0);
+  torch::NoGradGuard no_grad;
+  const auto before = loaded.model->forward(batch, plain).attention;
+  const auto after = loaded.model->forward(batch, zeroed).attention;
+  for (int64_t block = 0; block < 2; ++block)  // the encoder's blocks
+    EXPECT_TRUE(torch::equal(before[block], after[block])) << block;
+  EXPECT_GT((before[2] - after[2]).abs().max().item<double>(), 1e-3);  // the decoder's self-attention
+}
+
+TEST(TranslationTopTokens, CrossRowsAreTheTopSourceTokensOfTheCapturedHeadMean) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m", 7);
+  auto& model = dynamic_cast<TranslationTransformerImpl&>(*loaded.model);
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  SearchSettings search;
+  search.beam = 2;
+  search.max_new_tokens = 6;
+  const std::vector<TopTokensRequest> sentences{{"the cat sleeps", -1}, {"a dog", 2}};
+  const auto rows = top_source_tokens(model, codec, "m", sentences, 2, search);
+  const auto first = translate_and_capture(model, codec, sentences[0].text, search);
+  const auto targets = static_cast<int64_t>(first.decoder_tokens.size()) - 1;
+  ASSERT_GT(targets, 0);
+  ASSERT_EQ(static_cast<int64_t>(rows.size()), targets + 1);  // every target of sentence 1, one of sentence 2
+  // Worked out in float64 from the captured cross-attention (block 3): head mean of row t−1, top 2.
+  const auto cross = first.attention[3].to(torch::kFloat64);
+  for (int64_t t = 1; t <= targets; ++t) {
+    const auto& row = rows[t - 1];
+    EXPECT_EQ(row.layer, 1);
+    EXPECT_EQ(row.target, t);
+    EXPECT_EQ(row.target_token, first.decoder_tokens[t]);
+    std::vector<std::pair<double, int64_t>> weights;
+    for (int64_t j = 0; j < cross.size(2); ++j) {
+      double sum = 0.0;
+      for (int64_t h = 0; h < cross.size(0); ++h) sum += cross[h][t - 1][j].item<double>();
+      weights.push_back({-sum / cross.size(0), j});
+    }
+    std::sort(weights.begin(), weights.end());
+    ASSERT_EQ(row.positions.size(), 2u);
+    EXPECT_EQ(row.positions[0], weights[0].second);
+    EXPECT_EQ(row.positions[1], weights[1].second);
+    EXPECT_EQ(row.tokens[0], first.source_tokens[weights[0].second]);
+    EXPECT_NEAR(row.weights[0], -weights[0].first, 1e-6);
+  }
+  EXPECT_EQ(rows.back().sentence, 2);
+  EXPECT_EQ(rows.back().target, 2);
+  try {
+    top_source_tokens(model, codec, "m", {{"a dog", 40}}, 2, search);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("sentence 1: target 40 is outside 1.."), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ AnalysisDescriptor ablate_descriptor() {
                                     "one head off at a time, or each head kept alone in its layer")};
   for (auto& field : corpus_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.fields.push_back(attention_field());
+  for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.fields.push_back(
       flag_field("all", "Every head", "all-but-one: every head's row, not only the best per layer"));
   descriptor.run = [](const AnalysisRequest& request) {
@@ -22,7 +23,7 @@ AnalysisDescriptor ablate_descriptor() {
     const auto& loaded = *request.models.front();
     const bool single = request.settings.choice("mode") == "single";
     const auto blocks = selected_blocks(loaded.config, request.settings.choice("attention"), loaded.name);
-    const auto data = corpus_data(request, loaded, "ablate");
+    const auto data = metric_data(request, loaded, "ablate");
     auto result = ablate_heads(*loaded.model, loaded.name, data, single ? AblationMode::Single : AblationMode::AllButOne,
                                request_gates(request, 0), request.phase("batches"), blocks);
     if (result.cancelled) return report.cancelled = true, report;

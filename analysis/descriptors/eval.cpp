@@ -108,8 +108,7 @@ AnalysisDescriptor eval_descriptor() {
   AnalysisDescriptor descriptor("eval", "Evaluation",
                                 "perplexity over windows (LM), accuracy, per-class F1 and confusion (classifier), or BLEU (translation)");
   descriptor.fields = corpus_fields();
-  descriptor.fields.push_back(integer_field("beam", "Beam", 4, 1, 64,
-                                            "translation models: beam size of the translations BLEU scores (1 = greedy)"));
+  descriptor.fields.push_back(beam_field("translation models: beam size of the translations BLEU scores (1 = greedy)"));
   descriptor.outputs = {{"translations", "translations", "translation models: the translations, one per line"}};
   descriptor.stdout_part = "";
   descriptor.desktop_tab = false;  // the attention view shows predictions; this is a report to read

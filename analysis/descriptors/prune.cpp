@@ -63,6 +63,7 @@ AnalysisDescriptor prune_descriptor() {
                             "importance, single-head ablation damage (oracle) or both (default both; importance with --apply)");
   descriptor.fields.push_back(order);
   descriptor.fields.push_back(attention_field());
+  for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
   auto apply = integer_field("apply", "Apply", 0, 0, 100, "remove P % of the heads for real (with --save)", "P");
   apply.default_text.clear();
   apply.in_form = false;
@@ -80,7 +81,7 @@ AnalysisDescriptor prune_descriptor() {
     const auto& loaded = *request.models.front();
     const auto attention = settings.choice("attention");
     const auto blocks = selected_blocks(loaded.config, attention, loaded.name);
-    const auto data = corpus_data(request, loaded, "prune");
+    const auto data = metric_data(request, loaded, "prune");
     // --apply prunes once by one order and draws no curve.
     const std::vector<std::string> orders =
         order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};

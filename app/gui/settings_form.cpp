@@ -177,7 +177,9 @@ AnalysisSettings SettingsForm::values() const {
   for (const auto& entry : entries_) {
     bool given = false;
     const auto value = text(entry, &given);
-    if (given) settings[entry.input->objectName()] = value;
+    // A value left at its default is not "given": the analysis treats it as unset, as the CLI does
+    // an option not typed (so a translation-only setting such as the beam is no error for a language model).
+    if (given && value.toStdString() != entry.field->default_text) settings[entry.input->objectName()] = value;
   }
   return settings;
 }

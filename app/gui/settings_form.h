@@ -41,7 +41,7 @@ class SettingsForm : public QObject {
   // Shows `box` for a field instead of the generated editor; its items carry the values as item data.
   void replaceWithChoices(const QString& name, QComboBox* box);
 
-  // What is given: flags that are on, values that are not "auto" or empty.
+  // What is given: flags that are on, values that are not "auto", empty or the field's default.
   AnalysisSettings values() const;
   void setValue(const QString& name, const QString& value);
   // By field name: flags as booleans, the rest as text ("" = not given); paths relative to `base`.
