@@ -31,8 +31,10 @@ TranslationCapture translate_and_capture(TranslationTransformerImpl& model, cons
   input.decoder_input_ids = torch::tensor(capture.decoder_ids, torch::kLong).unsqueeze(0);
   c10::InferenceMode inference;
   options.capture = CaptureMode::Full;
-  for (const auto& block : model.forward(input.to(model.tok_emb->weight.device()), options).attention)
+  const auto result = model.forward(input.to(model.tok_emb->weight.device()), options);
+  for (const auto& block : result.attention)
     capture.attention.push_back(block.select(0, 0).to(torch::kCPU, torch::kFloat32).contiguous());
+  capture.logits = result.logits.select(0, 0).to(torch::kCPU, torch::kFloat32);
   return capture;
 }
 

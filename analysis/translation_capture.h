@@ -25,6 +25,7 @@ struct TranslationCapture {
   std::vector<int64_t> decoder_ids;         // start + generated ids: the decoder's rows in the capture
   std::vector<std::string> decoder_tokens;
   std::vector<torch::Tensor> attention;     // per block [H, rows, cols] (float, CPU)
+  torch::Tensor logits;                     // [m, V] (float, CPU): row t scores the token after decoder token t
 };
 
 // Throws aw::Error for an empty source or one longer than the model's positions.

@@ -66,6 +66,8 @@ void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
   plot_->xAxis->setRange(-0.5, matrix.cols - 0.5);
   plot_->yAxis->setRange(-0.5, matrix.rows - 0.5);
   title_->setText(matrix.title);
+  plot_->xAxis->setLabel(matrix.col_axis.isEmpty() ? "key (attended token)" : matrix.col_axis);
+  plot_->yAxis->setLabel(matrix.row_axis.isEmpty() ? "query (attending token)" : matrix.row_axis);
   updateTicks();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -17,6 +17,8 @@ struct AttentionMatrix {
   QStringList row_labels;       // query tokens, size rows
   QStringList col_labels;       // key tokens, size cols
   QString title;                // e.g. "bet_sf · layer 2 · head 1"
+  // Axis titles; empty = "query (attending token)" and "key (attended token)".
+  QString row_axis, col_axis;
 
   float at(int row, int col) const { return weights[static_cast<size_t>(row) * cols + col]; }
   // The weight the colour scale tops out at: 1 for token-to-token attention (comparable across

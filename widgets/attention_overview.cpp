@@ -11,7 +11,7 @@
 namespace aw {
 namespace {
 
-constexpr int kLabelWidth = 30;
+constexpr int kLabelWidth = 30;  // wide enough for "L12"
 constexpr int kHeaderHeight = 18;
 constexpr int kGap = 6;
 constexpr int kMinSide = 40;
@@ -52,6 +52,14 @@ void AttentionOverview::setMatrices(std::vector<std::vector<AttentionMatrix>> ma
   update();
 }
 
+void AttentionOverview::setLayerNames(const QStringList& names) {
+  labels_.names = names;
+  updateGeometry();
+  update();
+}
+
+int AttentionOverview::labelWidth() const { return labels_.width(fontMetrics(), kLabelWidth); }
+
 void AttentionOverview::setGates(const HeadGates& gates) {
   gates_ = gates;
   update();
@@ -84,18 +92,18 @@ int AttentionOverview::columnCount() const {
 
 int AttentionOverview::thumbnailSide() const {
   if (images_.empty()) return kMinSide;
-  const int by_width = (width() - kLabelWidth) / std::max(1, columnCount()) - kGap;
+  const int by_width = (width() - labelWidth()) / std::max(1, columnCount()) - kGap;
   const int by_height = (height() - kHeaderHeight) / std::max<int>(1, images_.size()) - kGap;
   return std::clamp(std::min(by_width, by_height), kMinSide, kMaxSide);
 }
 
 QRect AttentionOverview::thumbnailRect(int layer, int head) const {
   const int side = thumbnailSide();
-  return {kLabelWidth + (head + 1) * (side + kGap), kHeaderHeight + layer * (side + kGap), side, side};
+  return {labelWidth() + (head + 1) * (side + kGap), kHeaderHeight + layer * (side + kGap), side, side};
 }
 
 QSize AttentionOverview::sizeHint() const {
-  return {kLabelWidth + columnCount() * (kMinSide + kGap), kHeaderHeight + static_cast<int>(images_.size()) * (kMinSide + kGap)};
+  return {labelWidth() + columnCount() * (kMinSide + kGap), kHeaderHeight + static_cast<int>(images_.size()) * (kMinSide + kGap)};
 }
 
 void AttentionOverview::paintEvent(QPaintEvent*) {
@@ -114,7 +122,7 @@ void AttentionOverview::paintEvent(QPaintEvent*) {
   for (int layer = 0; layer < static_cast<int>(images_.size()); ++layer) {
     const auto first = thumbnailRect(layer, -1);
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(0, first.top(), kLabelWidth - 4, side), Qt::AlignRight | Qt::AlignVCenter, QString("L%1").arg(layer + 1));
+    painter.drawText(QRect(0, first.top(), labelWidth() - 4, side), Qt::AlignRight | Qt::AlignVCenter, layerName(layer));
     for (int column = 0; column < static_cast<int>(images_[layer].size()); ++column) {
       const int head = column - 1;
       const auto target = thumbnailRect(layer, head);

@@ -7,6 +7,7 @@
 
 #include "widgets/attention_matrix.h"
 #include "widgets/head_gates.h"
+#include "widgets/layer_labels.h"
 
 #include <QImage>
 #include <QWidget>
@@ -28,6 +29,8 @@ class AttentionOverview : public QWidget {
   // How many thumbnails have been rendered since construction (tests check what recomputes them).
   int renderCount() const { return render_count_; }
   void setGates(const HeadGates& gates);
+  // The rows' names (empty: "L1", "L2", …).
+  void setLayerNames(const QStringList& names);
   // Highlights a thumbnail; head −1 = the mean column.
   void setCurrent(int layer, int head);
   void clear();
@@ -47,11 +50,14 @@ class AttentionOverview : public QWidget {
  private:
   int columnCount() const;
   int thumbnailSide() const;
+  int labelWidth() const;
+  QString layerName(int layer) const { return labels_.name(layer); }
 
   std::vector<std::vector<AttentionMatrix>> matrices_;  // [layer][column]
   std::vector<std::vector<QImage>> images_;            // [layer][column]
   int render_count_ = 0;
   HeadGates gates_;
+  LayerLabels labels_;
   int current_layer_ = -1, current_head_ = -1;
 };
 

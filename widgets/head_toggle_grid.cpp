@@ -60,12 +60,24 @@ int HeadCellGrid::maxHeads() const {
   return static_cast<int>(heads);
 }
 
+void HeadCellGrid::setLayerNames(const QStringList& names) {
+  labels_.names = names;
+  updateGeometry();
+  update();
+}
+
+int HeadCellGrid::labelWidth() const { return labels_.width(fontMetrics(), kRowLabelWidth); }
+
+QString HeadCellGrid::layerPhrase(int layer) const {
+  return labels_.names.isEmpty() ? QString("layer %1").arg(layer + 1) : labels_.name(layer);
+}
+
 QRect HeadCellGrid::cellRect(int layer, int head) const {
-  return {kRowLabelWidth + head * (kCell + kGap), kHeaderHeight + layer * (kCell + kGap), kCell, kCell};
+  return {labelWidth() + head * (kCell + kGap), kHeaderHeight + layer * (kCell + kGap), kCell, kCell};
 }
 
 QSize HeadCellGrid::sizeHint() const {
-  return {kRowLabelWidth + maxHeads() * (kCell + kGap), kHeaderHeight + static_cast<int>(gates_.on.size()) * (kCell + kGap)};
+  return {labelWidth() + maxHeads() * (kCell + kGap), kHeaderHeight + static_cast<int>(gates_.on.size()) * (kCell + kGap)};
 }
 QSize HeadCellGrid::minimumSizeHint() const { return sizeHint(); }
 
@@ -97,7 +109,7 @@ void HeadCellGrid::paintEvent(QPaintEvent*) {
   for (int layer = 0; layer < static_cast<int>(gates_.on.size()); ++layer) {
     const auto row = cellRect(layer, 0);
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(0, row.top(), kRowLabelWidth - 4, kCell), Qt::AlignRight | Qt::AlignVCenter, QString("L%1").arg(layer + 1));
+    painter.drawText(QRect(0, row.top(), labelWidth() - 4, kCell), Qt::AlignRight | Qt::AlignVCenter, labels_.name(layer));
     for (int head = 0; head < static_cast<int>(gates_.on[layer].size()); ++head) {
       const auto rect = cellRect(layer, head);
       const bool on = gates_.on[layer][head];
@@ -130,7 +142,7 @@ void HeadCellGrid::mousePressEvent(QMouseEvent* event) {
     Q_EMIT cellClicked(layer, head);
   } else if (event->button() == Qt::RightButton) {
     QMenu menu(this);
-    menu.addAction(QString("Keep only head %1 in layer %2").arg(head + 1).arg(layer + 1), this,
+    menu.addAction(QString("Keep only head %1 in %2").arg(head + 1).arg(layerPhrase(layer)), this,
                    [this, layer = layer, head = head] { Q_EMIT keepOnlyRequested(layer, head); });
     menu.exec(event->globalPosition().toPoint());
   }
@@ -141,7 +153,7 @@ bool HeadCellGrid::event(QEvent* event) {
     const auto* help = static_cast<QHelpEvent*>(event);
     const auto [layer, head] = cellAt(help->pos());
     if (layer >= 0) {
-      auto text = QString("layer %1, head %2: %3").arg(layer + 1).arg(head + 1).arg(gates_.on[layer][head] ? "on" : "off");
+      auto text = QString("%1, head %2: %3").arg(layerPhrase(layer)).arg(head + 1).arg(gates_.on[layer][head] ? "on" : "off");
       if (layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
         text += QString("\n%1: %2").arg(score_label_).arg(scores_[layer][head], 0, 'g', 4);
       QToolTip::showText(help->globalPos(), text, this);

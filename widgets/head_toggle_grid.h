@@ -4,6 +4,7 @@
 #pragma once
 
 #include "widgets/head_gates.h"
+#include "widgets/layer_labels.h"
 
 #include <QWidget>
 
@@ -21,6 +22,8 @@ class HeadCellGrid : public QWidget {
 
   void setGates(const HeadGates& gates);
   const HeadGates& gates() const { return gates_; }
+  // The rows' names (empty: "L1", "L2", …).
+  void setLayerNames(const QStringList& names);
   // Scores per [layer][head] shown as cell colour (viridis over their range); empty = no colouring.
   void setScores(const std::vector<std::vector<double>>& scores, const QString& label);
   void setSelected(int layer, int head);
@@ -44,8 +47,11 @@ class HeadCellGrid : public QWidget {
  private:
   int maxHeads() const;
   QPair<int, int> cellAt(const QPoint& position) const;
+  int labelWidth() const;
+  QString layerPhrase(int layer) const;  // "layer 3", or the block's name ("Cross 2")
 
   HeadGates gates_;
+  LayerLabels labels_;
   std::vector<std::vector<double>> scores_;
   QString score_label_;
   int selected_layer_ = -1, selected_head_ = -1;

@@ -194,7 +194,8 @@ void ResultPlot::showSmallMultiples(const QString& title, const QVector<SmallPlo
 }
 
 void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>& values, const QString& row_prefix,
-                            const QString& col_prefix, const QString& scale_label, bool diverging) {
+                            const QString& col_prefix, const QString& scale_label, bool diverging,
+                            const QStringList& row_labels) {
   reset(title);
   int cols = 0;
   double low = INFINITY, high = -INFINITY;
@@ -224,16 +225,17 @@ void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>
   } else {
     color_scale_->setDataRange(QCPRange(low, high > low ? high : low + 1));
   }
-  auto label_axis = [](QCPAxis* axis, int count, const QString& prefix) {
+  auto label_axis = [](QCPAxis* axis, int count, const QString& prefix, const QStringList& labels = {}) {
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     const int step = std::max(1, (count + 23) / 24);
-    for (int i = 1; i <= count; i += step) ticker->addTick(i, prefix + QString::number(i));
+    for (int i = 1; i <= count; i += step)
+      ticker->addTick(i, i <= labels.size() ? labels[i - 1] : prefix + QString::number(i));
     axis->setTicker(ticker);
     axis->setSubTicks(false);
     axis->grid()->setVisible(false);
   };
   label_axis(plot_->xAxis, cols, col_prefix);
-  label_axis(plot_->yAxis, rows, row_prefix);
+  label_axis(plot_->yAxis, rows, row_prefix, row_labels);
   plot_->yAxis->setRangeReversed(true);  // layer 1 on top, like the heads panel
   plot_->xAxis->setRange(0.5, cols + 0.5);
   plot_->yAxis->setRange(0.5, rows + 0.5);

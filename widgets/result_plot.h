@@ -52,8 +52,10 @@ class ResultPlot : public QWidget {
   // name that occurs, in first-seen order) in the first plot. Series of the same name should share a colour.
   void showSmallMultiples(const QString& title, const QVector<SmallPlot>& plots, int columns, const QString& x_label,
                           const QString& y_label);
+  // Rows are labelled `row_labels` when given (e.g. "cross 2"), else row_prefix + number.
   void showMatrix(const QString& title, const QVector<QVector<double>>& values, const QString& row_prefix,
-                  const QString& col_prefix, const QString& scale_label, bool diverging);
+                  const QString& col_prefix, const QString& scale_label, bool diverging,
+                  const QStringList& row_labels = {});
 
   bool savePng(const QString& path);
   bool savePdf(const QString& path);

@@ -24,18 +24,39 @@ std::vector<std::pair<QString, std::vector<int>>> group_rows(const CsvTable& tab
   return groups;
 }
 
-// values[layer − 1][head − 1] from a table with 1-based `layer` and `head` columns.
-QVector<QVector<double>> layer_head_matrix(const CsvTable& table, const QString& value_column) {
-  QVector<QVector<double>> values;
-  const int layer_col = table.column("layer"), head_col = table.column("head"), value_col = table.column(value_column);
+// A layers × heads grid of values and its row labels.
+struct LayerHeadValues {
+  QVector<QVector<double>> values;  // [row][head − 1]
+  QStringList labels;               // empty: rows are layers 1, 2, … ("L1", …)
+};
+
+// values[layer − 1][head − 1] from a table with 1-based `layer` and `head` columns; a translation
+// model's table also has `kind`: one row per (kind, layer) in the table's order, named "cross 2".
+LayerHeadValues layer_head_matrix(const CsvTable& table, const QString& value_column) {
+  LayerHeadValues grid;
+  const int kind_col = table.column("kind"), layer_col = table.column("layer"), head_col = table.column("head"),
+            value_col = table.column(value_column);
   for (int row = 0; row < table.rows.size(); ++row) {
     const int layer = static_cast<int>(table.number(row, layer_col)), head = static_cast<int>(table.number(row, head_col));
     if (layer < 1 || head < 1) continue;
-    while (values.size() < layer) values.append(QVector<double>());
-    while (values[layer - 1].size() < head) values[layer - 1].append(NAN);
-    values[layer - 1][head - 1] = table.number(row, value_col);
+    int index = layer - 1;
+    if (kind_col >= 0) {
+      const auto label = table.rows[row].value(kind_col) + " " + table.rows[row].value(layer_col);
+      index = grid.labels.indexOf(label);
+      if (index < 0) index = grid.labels.size(), grid.labels << label;
+    }
+    while (grid.values.size() <= index) grid.values.append(QVector<double>());
+    while (grid.values[index].size() < head) grid.values[index].append(NAN);
+    grid.values[index][head - 1] = table.number(row, value_col);
   }
-  return values;
+  return grid;
+}
+
+// "layer 3" or, with a kind column, "cross 2".
+QString layer_label(const CsvTable& table, int row) {
+  const int kind_col = table.column("kind");
+  const auto layer = table.rows[row].value(table.column("layer"));
+  return kind_col >= 0 ? table.rows[row].value(kind_col) + " " + layer : "layer " + layer;
 }
 
 QString metric_label(const CsvTable& table) {
@@ -56,7 +77,7 @@ void plot_table_one(ResultPlot& plot, const CsvTable& table) {
     for (int row : rows) {
       bars.y << table.number(row, ratio_col);
       model_categories << (head_col >= 0 ? QString("L%1 H%2").arg(table.rows[row].value(layer_col), table.rows[row].value(head_col))
-                                         : QString("layer %1").arg(table.rows[row].value(layer_col)));
+                                         : layer_label(table, row));
     }
     if (model_categories.size() > categories.size()) categories = model_categories;
     series << bars;
@@ -70,18 +91,20 @@ void plot_ablation(ResultPlot& plot, const CsvTable& table) {
     PlotSeries bars{"best head alone", {}, {}};
     QStringList layers;
     for (int row = 0; row < table.rows.size(); ++row) {
-      layers << QString("layer %1 (H%2)").arg(table.rows[row].value(0), table.rows[row].value(1));
+      layers << QString("%1 (H%2)").arg(layer_label(table, row), table.rows[row].value(table.column("best_head")));
       bars.y << table.number(row, table.column("delta"));
     }
     plot.showBars("Each layer with only its best head: Δ" + metric, layers, {bars}, "Δ " + metric);
     return;
   }
+  const auto ablated = layer_head_matrix(table, "delta");
   plot.showMatrix("Δ" + metric + " with one head off (baseline " + table.commentValue("baseline") + ")",
-                  layer_head_matrix(table, "delta"), "L", "H", "Δ " + metric, true);
+                  ablated.values, "L", "H", "Δ " + metric, true, ablated.labels);
 }
 
 void plot_importance(ResultPlot& plot, const CsvTable& table) {
-  plot.showMatrix("Head importance I_h", layer_head_matrix(table, "importance"), "L", "H", "importance", false);
+  const auto importance = layer_head_matrix(table, "importance");
+  plot.showMatrix("Head importance I_h", importance.values, "L", "H", "importance", false, importance.labels);
 }
 
 void plot_pruning(ResultPlot& plot, const CsvTable& table) {

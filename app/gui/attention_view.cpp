@@ -21,17 +21,49 @@
 #include <QVBoxLayout>
 
 namespace aw {
+namespace {
+
+// The layer chooser: numbers for one-kind models, the block names ("Cross 2") for translation models.
+class BlockSpinBox : public QSpinBox {
+ public:
+  void setNames(const QStringList& names) {
+    names_ = names;
+    setPrefix(names_.isEmpty() ? "layer " : "");
+    update();
+    lineEdit()->setText(textFromValue(value()));
+  }
+
+ protected:
+  QString textFromValue(int value) const override {
+    return names_.isEmpty() ? QSpinBox::textFromValue(value) : names_.value(value - 1);
+  }
+  int valueFromText(const QString& text) const override {
+    const int index = names_.indexOf(text);
+    return index >= 0 ? index + 1 : QSpinBox::valueFromText(text);
+  }
+  QValidator::State validate(QString& text, int& position) const override {
+    if (names_.isEmpty()) return QSpinBox::validate(text, position);
+    return names_.contains(text) ? QValidator::Acceptable : QValidator::Intermediate;
+  }
+
+ private:
+  QStringList names_;
+};
+
+}  // namespace
 
 AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                                const HeadGates& gates) {
   AttentionMatrix matrix;
   if (layer < 0 || layer >= static_cast<int>(capture.weights_by_layer.size())) return matrix;
-  const int heads = capture.heads_per_layer[layer], rows = capture.rows_per_layer[layer], n = capture.length();
+  const int heads = capture.heads_per_layer[layer], rows = capture.rows_per_layer[layer];
+  const auto& columns = capture.columnTokens(layer);
+  const int n = columns.size();
   matrix.rows = rows;
   matrix.cols = n;
-  matrix.col_labels = capture.tokens;
-  // One query row is a global context (LAMA); otherwise query i is token i.
-  matrix.row_labels = rows == n ? capture.tokens : QStringList(rows, "context");
+  matrix.col_labels = columns;
+  // One query row is a global context (LAMA); otherwise query i is the block's row token i.
+  matrix.row_labels = rows == capture.rowTokens(layer).size() ? capture.rowTokens(layer) : QStringList(rows, "context");
   const auto& weights = capture.weights_by_layer[layer];
   const size_t cells = static_cast<size_t>(rows) * n;
   matrix.weights.assign(cells, 0.0f);
@@ -41,6 +73,11 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
     for (size_t i = 0; i < cells; ++i) matrix.weights[i] += share * weights[h * cells + i];
   }
   matrix.title = matrix_title(capture, layer, head, model_name, gates);
+  if (capture.isTranslation()) {  // which side of the translation each axis holds
+    const auto kind = capture.layer_kinds[layer];
+    matrix.row_axis = kind == "enc" ? "query (source token)" : "query (target token)";
+    matrix.col_axis = kind == "dec" ? "key (target token)" : "key (source token)";
+  }
   return matrix;
 }
 
@@ -54,7 +91,35 @@ QString matrix_title(const AttentionCapture& capture, int layer, int head, const
   QString which = head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads);
   if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
   else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
+  if (capture.isTranslation()) {  // "mt · cross 2 · head 1": the block's kind and its layer within the kind
+    int within = 0;
+    for (int block = 0; block <= layer; ++block) within += capture.layer_kinds[block] == capture.layer_kinds[layer];
+    return QString("%1 · %2 %3 · %4").arg(model_name, capture.layer_kinds[layer]).arg(within).arg(which);
+  }
   return QString("%1 · layer %2 · %3").arg(model_name).arg(layer + 1).arg(which);
+}
+
+QString marked_changes(const QString& before, const QString& after) {
+  // Longest common subsequence of the words; the words of `after` outside it are the changes.
+  const auto old_words = before.split(' ', Qt::SkipEmptyParts), new_words = after.split(' ', Qt::SkipEmptyParts);
+  const int m = old_words.size(), n = new_words.size();
+  std::vector<std::vector<int>> common(m + 1, std::vector<int>(n + 1, 0));
+  for (int i = m - 1; i >= 0; --i)
+    for (int j = n - 1; j >= 0; --j)
+      common[i][j] = old_words[i] == new_words[j] ? common[i + 1][j + 1] + 1 : std::max(common[i + 1][j], common[i][j + 1]);
+  QStringList marked;
+  for (int i = 0, j = 0; j < n;) {
+    if (i < m && old_words[i] == new_words[j]) {
+      marked << new_words[j].toHtmlEscaped();
+      ++i, ++j;
+    } else if (i < m && common[i + 1][j] >= common[i][j + 1]) {
+      ++i;
+    } else {
+      marked << "<b>" + new_words[j].toHtmlEscaped() + "</b>";
+      ++j;
+    }
+  }
+  return marked.join(' ');
 }
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
@@ -66,8 +131,9 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   compare_box_ = new QComboBox;
   compare_box_->setMinimumContentsLength(14);
   compare_box_->setEnabled(false);
-  layer_box_ = new QSpinBox;
+  layer_box_ = new BlockSpinBox;
   layer_box_->setPrefix("layer ");
+  layer_box_->setMinimumWidth(90);
   layer_box_->setToolTip("PgUp / PgDn");
   head_box_ = new QComboBox;
   head_box_->setMinimumContentsLength(14);
@@ -90,6 +156,12 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   sentence_row->addWidget(sentence_edit_, 1);
   sentence_row->addWidget(run_button_);
   layout->addLayout(sentence_row);
+  translation_label_ = new QLabel;
+  translation_label_->setTextFormat(Qt::RichText);
+  translation_label_->setWordWrap(true);
+  translation_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  translation_label_->hide();
+  layout->addWidget(translation_label_);
 
   auto* splitter = new QSplitter(Qt::Horizontal);
   auto* maps = new QWidget;
@@ -160,6 +232,9 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   connect(overview_, &AttentionOverview::thumbnailClicked, this, [this](int layer, int head) { setLayerHead(layer, head); });
   connect(position_box_, &QComboBox::currentIndexChanged, this, [this] { refreshPredictions(); });
   connect(heatmap_, &AttentionHeatmap::cellClicked, this, [this](int row, int) {
+    // An encoder block's rows are source tokens, not the decoder positions the predictions follow.
+    const auto* shown = capture(currentModel());
+    if (shown && shown->layer_kinds.value(layer()) == "enc") return;
     if (row < position_box_->count()) position_box_->setCurrentIndex(row);
   });
 }
@@ -202,15 +277,23 @@ void AttentionView::setLayerHead(int layer, int head) {
 int AttentionView::position() const { return position_box_->currentIndex(); }
 
 void AttentionView::setCapture(int model, const AttentionCapture& capture, const HeadGates& gates) {
-  captures_[model] = {capture, gates, ++next_serial_};
+  // A translation re-run for other gates keeps the one before, to show what the change altered.
+  QString previous;
+  const auto before = captures_.find(model);
+  if (before != captures_.end() && before->second.capture.text == capture.text) {
+    previous = before->second.gates != gates ? before->second.capture.translation : before->second.previous_translation;
+  }
+  captures_[model] = {capture, gates, ++next_serial_, previous};
   if (model == currentModel()) {
-    // New tokens: the predictions default to the last position.
+    // New tokens: the predictions default to the last position. A translation model predicts
+    // after each of its decoder's tokens.
+    const auto& positions = capture.isTranslation() ? capture.target_tokens : capture.tokens;
     const QSignalBlocker block(position_box_);
-    const bool same_tokens = position_box_->count() == capture.length();
-    const int previous = position_box_->currentIndex();
+    const bool same_tokens = position_box_->count() == positions.size();
+    const int previous_position = position_box_->currentIndex();
     position_box_->clear();
-    for (int i = 0; i < capture.length(); ++i) position_box_->addItem(QString("%1: %2").arg(i + 1).arg(capture.tokens[i]));
-    position_box_->setCurrentIndex(same_tokens && previous >= 0 ? previous : capture.length() - 1);
+    for (int i = 0; i < positions.size(); ++i) position_box_->addItem(QString("%1: %2").arg(i + 1).arg(positions[i]));
+    position_box_->setCurrentIndex(same_tokens && previous_position >= 0 ? previous_position : positions.size() - 1);
   }
   refreshHeads();
 }
@@ -238,6 +321,7 @@ void AttentionView::refreshHeads() {
   {
     const QSignalBlocker block(layer_box_);
     layer_box_->setRange(1, std::max(1, summary.layers));
+    static_cast<BlockSpinBox*>(layer_box_)->setNames(summary.translation ? summary.layer_names : QStringList());
   }
   const int layer = layer_box_->value() - 1;
   const int heads = layer < static_cast<int>(summary.heads_per_layer.size()) ? summary.heads_per_layer[layer] : 0;
@@ -290,6 +374,9 @@ void AttentionView::refreshOverview() {
       matrices.push_back(std::move(row));
     }
     overview_->setMatrices(std::move(matrices));
+    overview_->setLayerNames(model < static_cast<int>(models_.size()) && models_[model].translation
+                                 ? models_[model].layer_names
+                                 : QStringList());
     overview_shows_ = {model, found->second.serial};
   }
   overview_->setGates(found->second.gates);
@@ -302,7 +389,28 @@ void AttentionView::refresh() {
   const int compared = compareModel();
   compare_heatmap_->setVisible(compared >= 0);
   if (compared >= 0) showMatrix(compare_heatmap_, compared);
+  refreshTranslation();
   refreshPredictions();
+}
+
+void AttentionView::refreshTranslation() {
+  const auto found = captures_.find(currentModel());
+  if (found == captures_.end() || !found->second.capture.isTranslation()) {
+    translation_label_->hide();
+    return;
+  }
+  const auto& shown = found->second;
+  QString html = QString("<b>Translation</b> (beam %1): ").arg(shown.capture.beam);
+  const auto& before = shown.previous_translation;
+  if (before.isNull() || before == shown.capture.translation) {
+    html += shown.capture.translation.toHtmlEscaped();
+    if (!before.isNull()) html += " <span style='color:#666'>(unchanged by the last head change)</span>";
+  } else {
+    html += marked_changes(before, shown.capture.translation) +
+            "<br><span style='color:#666'>before the last head change: " + before.toHtmlEscaped() + "</span>";
+  }
+  translation_label_->setText(html);
+  translation_label_->show();
 }
 
 void AttentionView::refreshPredictions() {
@@ -321,8 +429,12 @@ void AttentionView::refreshPredictions() {
   } else {
     position_box_->setEnabled(true);
     const int position = std::clamp(position_box_->currentIndex(), 0, static_cast<int>(capture.predictions.size()) - 1);
+    const auto& tokens = capture.isTranslation() ? capture.target_tokens : capture.tokens;
     if (position >= 0) {
-      predictions_title_->setText(QString("Next token after “%1” (position %2)").arg(capture.tokens.value(position)).arg(position + 1));
+      predictions_title_->setText(QString("Next %1token after “%2” (position %3)")
+                                      .arg(capture.isTranslation() ? "target " : "")
+                                      .arg(tokens.value(position))
+                                      .arg(position + 1));
       shown = &capture.predictions[position];
     }
   }

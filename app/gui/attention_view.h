@@ -28,9 +28,14 @@ class AttentionOverview;
 // its attention (its gate scales its output), so it stays in the mean; the title says how many are off.
 AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                                const HeadGates& gates = {});
-// Its title alone: "bet_sf · layer 2 · mean of 4 heads (1 off, still in the mean)".
+// Its title alone: "bet_sf · layer 2 · mean of 4 heads (1 off, still in the mean)", or for a
+// translation model "mt · cross 2 · head 1".
 QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                      const HeadGates& gates);
+
+// `after` as HTML with the words that are not in `before` (outside their longest common word
+// subsequence) in bold: what a head change did to a translation.
+QString marked_changes(const QString& before, const QString& after);
 
 class AttentionView : public QWidget {
   Q_OBJECT
@@ -63,6 +68,8 @@ class AttentionView : public QWidget {
   AttentionHeatmap* compareHeatmap() const { return compare_heatmap_; }
   AttentionOverview* overview() const { return overview_; }
   QTableWidget* predictions() const { return predictions_; }
+  // A translation model's translation, with what the last head change altered in bold.
+  QLabel* translationLabel() const { return translation_label_; }
   QLineEdit* sentenceEdit() const { return sentence_edit_; }
 
  Q_SIGNALS:
@@ -77,12 +84,14 @@ class AttentionView : public QWidget {
   void refreshHeads();
   void refreshOverview();
   void refreshPredictions();
+  void refreshTranslation();
   void showMatrix(AttentionHeatmap* heatmap, int model);
 
   struct Shown {
     AttentionCapture capture;
     HeadGates gates;
     int serial = 0;  // which setCapture brought it
+    QString previous_translation;  // the translation of the same text before the gates changed
   };
   std::vector<ModelSummary> models_;
   std::map<int, Shown> captures_;
@@ -101,6 +110,7 @@ class AttentionView : public QWidget {
   AttentionOverview* overview_;
   QComboBox* position_box_;
   QLabel* predictions_title_;
+  QLabel* translation_label_;
   QTableWidget* predictions_;
 };
 

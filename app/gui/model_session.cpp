@@ -3,8 +3,10 @@
 
 #include "analysis/analysis_inputs.h"
 #include "analysis/attention_export.h"
+#include "analysis/attention_blocks.h"
 #include "analysis/labelled_parts.h"
 #include "analysis/registry.h"
+#include "analysis/translation_capture.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
@@ -46,6 +48,17 @@ ModelSummary summarise(const LoadedModel& loaded) {
   summary.max_positions = static_cast<int>(loaded.config.max_positions);
   summary.classifier = loaded.config.is_classifier();
   summary.causal = loaded.config.causal;
+  summary.translation = loaded.config.is_translation();
+  const auto names = block_names(loaded.config);
+  for (int64_t block = 0; block < loaded.config.n_layers; ++block) {
+    if (!summary.translation) {
+      summary.layer_names << QString("L%1").arg(block + 1);
+      continue;
+    }
+    auto kind = QString::fromStdString(names.kind[block]);
+    kind[0] = kind[0].toUpper();
+    summary.layer_names << QString("%1 %2").arg(kind).arg(names.layer[block]);
+  }
   for (const auto& descriptor : analysis_registry())
     if (accepts(loaded.config, descriptor.models)) summary.analyses << QString::fromStdString(descriptor.name);
   return summary;
@@ -58,7 +71,38 @@ Error setting_message(const AnalysisDescriptor& descriptor, const SettingError& 
   return Error((field->label.empty() ? field->name : field->label) + ": " + error.problem());
 }
 
+// The top kTopPredictions entries of each row of probabilities [rows, V], labelled by `label(id)`.
+template <typename Label>
+std::vector<std::vector<Prediction>> top_predictions(const torch::Tensor& probabilities, Label&& label) {
+  const auto [values, ids] = probabilities.topk(std::min<int64_t>(kTopPredictions, probabilities.size(-1)), -1);
+  const auto value_access = values.accessor<float, 2>();
+  const auto id_access = ids.accessor<int64_t, 2>();
+  std::vector<std::vector<Prediction>> rows;
+  for (int64_t row = 0; row < values.size(0); ++row) {
+    std::vector<Prediction> top;
+    for (int64_t k = 0; k < values.size(1); ++k) top.push_back({label(id_access[row][k]), value_access[row][k]});
+    rows.push_back(std::move(top));
+  }
+  return rows;
+}
+
+void append_block(AttentionCapture& capture, const torch::Tensor& block) {  // (H, rows, cols), float, CPU
+  const auto values = block.contiguous();
+  capture.heads_per_layer.push_back(static_cast<int>(values.size(0)));
+  capture.rows_per_layer.push_back(static_cast<int>(values.size(1)));
+  capture.weights_by_layer.emplace_back(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
+}
+
 }  // namespace
+
+const QStringList& AttentionCapture::rowTokens(int layer) const {
+  const auto kind = layer_kinds.value(layer);
+  return kind == "dec" || kind == "cross" ? target_tokens : tokens;
+}
+
+const QStringList& AttentionCapture::columnTokens(int layer) const {
+  return layer_kinds.value(layer) == "dec" ? target_tokens : tokens;
+}
 
 struct ModelSession::Impl {
   torch::Device device = resolve_device("auto");
@@ -73,6 +117,7 @@ struct ModelSession::Impl {
   }
   AttentionCapture capture(const LoadedModel& loaded, const Encoding& encoding, const QString& text,
                            const HeadGates& gates) const;
+  AttentionCapture translate(const LoadedModel& loaded, const QString& text, const HeadGates& gates) const;
 };
 
 ModelSession::ModelSession() : impl_(std::make_unique<Impl>()) {
@@ -103,6 +148,7 @@ QString ModelSession::deviceDescription() const { return QString::fromStdString(
 
 AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates) const {
   const auto loaded = impl_->model(index);
+  if (loaded->config.is_translation()) return impl_->translate(*loaded, text, gates);
   const auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the sentence gives no tokens");
   if (static_cast<int64_t>(encoding.ids.size()) > loaded->config.max_positions)
@@ -119,6 +165,35 @@ AttentionCapture ModelSession::attendDocument(int index, const QString& text, co
   return impl_->capture(*loaded, encoding, text, gates);
 }
 
+AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const QString& text,
+                                               const HeadGates& gates) const {
+  return guarded([&] {
+    const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+    SearchSettings search;
+    search.beam = kTranslationBeam;
+    torch::Tensor head_gates;
+    if (!gates.on.empty()) head_gates = gates_from_flags(loaded.config, gates.on).to(loaded.device);
+    const auto result = translate_and_capture(dynamic_cast<TranslationTransformerImpl&>(*loaded.model), codec,
+                                              text.toStdString(), search, head_gates);
+    c10::InferenceMode inference;
+    AttentionCapture capture;
+    capture.text = text;
+    for (const auto& token : result.source_tokens) capture.tokens << QString::fromStdString(token);
+    for (const auto& token : result.decoder_tokens) capture.target_tokens << QString::fromStdString(token);
+    capture.translation = QString::fromStdString(result.translation);
+    capture.beam = kTranslationBeam;
+    for (size_t block = 0; block < result.attention.size(); ++block) {
+      capture.layer_kinds << QString::fromStdString(to_string(loaded.config.attention_block(block).kind));
+      append_block(capture, result.attention[block]);
+    }
+    const auto& target = *loaded.target_tokenizer;
+    capture.predictions = top_predictions(torch::softmax(result.logits, -1), [&](int64_t id) {
+      return QString::fromStdString(target.token_text(id));
+    });
+    return capture;
+  });
+}
+
 AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded, const Encoding& encoding,
                                              const QString& text, const HeadGates& gates) const {
   return guarded([&] {
@@ -130,12 +205,8 @@ AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded, const En
     AttentionCapture capture;
     capture.text = text;
     for (const auto& token : encoding.tokens) capture.tokens << QString::fromStdString(token);
-    for (const auto& layer : result.attention) {
-      const auto values = layer.select(0, 0).to(torch::kCPU, torch::kFloat32).contiguous();  // (H, rows, n)
-      capture.heads_per_layer.push_back(static_cast<int>(values.size(0)));
-      capture.rows_per_layer.push_back(static_cast<int>(values.size(1)));
-      capture.weights_by_layer.emplace_back(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
-    }
+    for (const auto& layer : result.attention)
+      append_block(capture, layer.select(0, 0).to(torch::kCPU, torch::kFloat32));  // (H, rows, n)
     capture.classifier = loaded.config.is_classifier();
     const auto probabilities = torch::softmax(result.logits.select(0, 0).to(torch::kCPU, torch::kFloat32), -1);
     if (capture.classifier) {  // (C)
@@ -148,16 +219,9 @@ AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded, const En
                            access[c]});
       capture.predictions.push_back(classes);
     } else {  // (n, V): the top tokens of every position at once
-      const auto [values, ids] = probabilities.topk(std::min<int64_t>(kTopPredictions, probabilities.size(-1)), -1);
-      const auto value_access = values.accessor<float, 2>();
-      const auto id_access = ids.accessor<int64_t, 2>();
-      for (int64_t position = 0; position < values.size(0); ++position) {
-        std::vector<Prediction> top;
-        for (int64_t k = 0; k < values.size(1); ++k)
-          top.push_back({QString::fromStdString(loaded.tokenizer->token_text(id_access[position][k])),
-                         value_access[position][k]});
-        capture.predictions.push_back(top);
-      }
+      capture.predictions = top_predictions(probabilities, [&](int64_t id) {
+        return QString::fromStdString(loaded.tokenizer->token_text(id));
+      });
     }
     return capture;
   });

@@ -30,6 +30,10 @@ struct ModelSummary {
   int max_positions = 0;
   bool classifier = false;
   bool causal = true;
+  bool translation = false;
+  // Per attention block, what the views call it: "Enc 1", "Dec 1", "Cross 1" for a translation
+  // model (blocks: its encoder layers, then each decoder layer's self- and cross-attention), "L1", … otherwise.
+  QStringList layer_names;
   QStringList analyses;  // the analyses (descriptor names) it can run: the descriptors' own model check
 };
 
@@ -38,17 +42,29 @@ struct Prediction {
   double probability = 0.0;
 };
 
-// Every layer's attention for one text, as plain floats.
+// Every layer's attention for one text, as plain floats. A translation model's capture is of its own
+// translation of the text (beam search under the gates): `tokens` are the source's, `target_tokens`
+// the decoder's (start token, then the translation), and each block's rows and columns are the
+// tokens its kind relates (enc: source × source, dec: target × target, cross: target × source).
 struct AttentionCapture {
   QString text;
   QStringList tokens;
+  QStringList target_tokens;          // translation models only
+  QStringList layer_kinds;            // translation models: "enc", "dec" or "cross" per block
+  QString translation;                // translation models: the translation's text
+  int beam = 0;                       // its beam size
   std::vector<int> heads_per_layer;
   std::vector<int> rows_per_layer;                   // queries: n, or 1 for a global-context model (LAMA)
   std::vector<std::vector<float>> weights_by_layer;  // per layer: heads × rows × n, row-major
-  // Language model: per position the top 5 next tokens; classifier: one list, every class.
+  // Language model: per position the top 5 next tokens; translation model: per decoder position the
+  // top 5 next target tokens; classifier: one list, every class.
   std::vector<std::vector<Prediction>> predictions;
   bool classifier = false;
   int length() const { return tokens.size(); }
+  bool isTranslation() const { return !layer_kinds.empty(); }
+  // The query and key tokens of `layer`'s rows and columns.
+  const QStringList& rowTokens(int layer) const;
+  const QStringList& columnTokens(int layer) const;
 };
 
 // An analysis' progress: (done, total) of the current phase, named; returning false cancels.
@@ -75,6 +91,8 @@ struct LabelledDocument {
 
 class ModelSession {
  public:
+  static constexpr int kTranslationBeam = 4;
+
   ModelSession();
   ~ModelSession();
 
@@ -87,7 +105,8 @@ class ModelSession {
   QString deviceDescription() const;
 
   // Runs model `index` on `text` with full capture and the given gates (empty = all on); throws
-  // aw::Error for an empty or too long text.
+  // aw::Error for an empty or too long text. A translation model first translates the text (beam
+  // kTranslationBeam) and captures the forward over its translation.
   AttentionCapture attend(int index, const QString& text, const HeadGates& gates = {}) const;
   // The same for a classifier's document: a text longer than the model's positions is cut as the
   // analyses cut it (first words, final token kept), so the view shows what they measured.

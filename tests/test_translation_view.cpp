@@ -1,0 +1,132 @@
+// tests/test_translation_view.cpp — the Attention tab on a translation model (Qt Test, offscreen):
+// the tiny Marian fixture translates the sentence, the heads panel and the overview name its Enc /
+// Dec / Cross blocks, each block's heatmap has the axes of its kind (cross: target rows × source
+// columns), the predictions follow the decoder's tokens, switching a head off re-translates, and
+// the words a change altered are marked; a screenshot of the cross-attention view goes into the
+// build folder.
+#include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
+#include "app/gui/main_window.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
+#include "widgets/head_toggle_grid.h"
+#include "widgets/result_plot.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace aw;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+const QString kMarian = AW_SOURCE_DIR "/tests/fixtures/hf/marian_tiny";
+
+}  // namespace
+
+class TranslationViewTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void changedWordsAreMarked() {
+    QCOMPARE(marked_changes("le chat dort", "le chien dort"), QString("le <b>chien</b> dort"));
+    QCOMPARE(marked_changes("le chat dort", "le chat dort bien"), QString("le chat dort <b>bien</b>"));
+    QCOMPARE(marked_changes("a b", "b a"), QString("b <b>a</b>"));  // one common word; the earlier one kept
+    QCOMPARE(marked_changes("", "x < y"), QString("<b>x</b> <b>&lt;</b> <b>y</b>"));
+  }
+
+  void translatesAndShowsEachKindOfAttention() {
+    MainWindow window;
+    window.resize(1360, 860);
+    window.show();
+    window.openCheckpoint(kMarian);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
+    auto* view = window.attentionView();
+    view->sentenceEdit()->setText("the cat sat on the mat");
+    QTest::keyClick(view->sentenceEdit(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->capture(0), kTimeoutMs);
+    QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
+    const auto& capture = *view->capture(0);
+    QVERIFY(capture.isTranslation());
+    QCOMPARE(capture.layer_kinds, QStringList({"enc", "enc", "dec", "cross", "dec", "cross"}));
+    QCOMPARE(capture.target_tokens.size(), static_cast<int>(capture.predictions.size()));
+    QVERIFY(view->translationLabel()->isVisible());
+    QVERIFY(view->translationLabel()->text().startsWith("<b>Translation</b> (beam 4): "));
+    QVERIFY(view->translationLabel()->text().contains(capture.translation.toHtmlEscaped()));
+
+    QCOMPARE(view->overview()->layerCount(), 6);
+
+    // Encoder self-attention: source × source.
+    view->setLayerHead(0, -1);
+    QCOMPARE(view->heatmap()->matrix().rows, static_cast<int>(capture.tokens.size()));
+    QCOMPARE(view->heatmap()->matrix().col_labels, capture.tokens);
+    QVERIFY(view->heatmap()->matrix().title.contains("enc 1"));
+    // Cross-attention of decoder layer 2: target rows × source columns, each row a distribution.
+    view->setLayerHead(5, 1);
+    const auto cross = view->heatmap()->matrix();
+    QCOMPARE(cross.rows, static_cast<int>(capture.target_tokens.size()));
+    QCOMPARE(cross.cols, static_cast<int>(capture.tokens.size()));
+    QCOMPARE(cross.row_labels, capture.target_tokens);
+    QCOMPARE(cross.col_labels, capture.tokens);
+    QCOMPARE(cross.title, QString("marian_tiny · cross 2 · head 2"));
+    QCOMPARE(cross.row_axis, QString("query (target token)"));
+    QCOMPARE(cross.col_axis, QString("key (source token)"));
+    for (int row = 0; row < cross.rows; ++row) {
+      double sum = 0.0;
+      for (int col = 0; col < cross.cols; ++col) sum += cross.at(row, col);
+      QVERIFY(std::abs(sum - 1.0) < 1e-4);
+    }
+    // Decoder self-attention: target × target.
+    view->setLayerHead(4, -1);
+    QCOMPARE(view->heatmap()->matrix().col_labels, capture.target_tokens);
+    QVERIFY(view->predictions()->rowCount() == 5);
+
+    // A screenshot of the cross-attention view, to look at.
+    view->setLayerHead(3, -1);
+    QTest::qWait(200);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/translation_view.png"));
+
+    // Keeping one head of cross 1 re-translates under the new gates; the label compares the
+    // translation with the one before.
+    const auto before = capture.translation;
+    window.headsPanel()->keepOnly(3, 0);
+    const auto gates = window.headsPanel()->gates();
+    QCOMPARE(gates.offCount(), capture.heads_per_layer[3] - 1);
+    QVERIFY(gates.offCount() > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->hasCapture(0, "the cat sat on the mat", gates), kTimeoutMs);
+    const auto after = view->capture(0)->translation;
+    const auto label = view->translationLabel()->text();
+    if (after == before) {
+      QVERIFY2(label.endsWith("(unchanged by the last head change)</span>"), qPrintable(label));
+    } else {
+      QVERIFY2(label.contains(marked_changes(before, after)), qPrintable(label));
+      QVERIFY2(label.contains("before the last head change: " + before.toHtmlEscaped()), qPrintable(label));
+    }
+    view->setLayerHead(4, 0);
+    QVERIFY(view->heatmap()->matrix().title.endsWith("dec 2 · head 1"));
+
+    // The Ablation tab takes the translation model: its rows name their kind, and so does the plot.
+    window.headsPanel()->allOn();
+    auto* panel = window.analyses()->panel("ablate");
+    panel->findChild<QLineEdit*>("text")->setText(AW_SOURCE_DIR "/tests/fixtures/pairs_en_fr.tsv");
+    window.analyses()->run("ablate");
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning() && !panel->csv().isEmpty(), kTimeoutMs);
+    QVERIFY2(panel->csv().contains("\nkind,layer,head,metric,delta\nenc,1,1,"), qPrintable(panel->csv()));
+    QVERIFY(panel->csv().contains("\ncross,2,2,"));
+    QVERIFY(!panel->plot()->isEmpty());
+    window.tabs()->setCurrentIndex(2);
+    QTest::qWait(200);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/translation_ablation.png"));
+  }
+};
+
+QTEST_MAIN(TranslationViewTests)
+#include "test_translation_view.moc"
