@@ -71,13 +71,16 @@ aw_cli_test(error_unknown_command EXIT 2 REGEX "unknown command 'explain'" ARGS 
 # Training: a tiny run end to end, and its bad input.
 aw_cli_test(train_tiny EXIT 0 REGEX "done: [0-9]+ steps, 1 epochs .*best valid perplexity [0-9.]+; saved to"
             ARGS train --arch bet_sf --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --layers 1 --heads 2
-                 --d-model 8 --d-ff 16 --window 8 --epochs 1 --batch 2 --out ${fixtures}/trained_bet_sf)
+                 --d-model 8 --d-ff 16 --window 8 --epochs 1 --batch 2 --f16 --out ${fixtures}/trained_bet_sf)
 # A resumed run keeps the batch, schedule and seed its folder was trained with (training.json).
 aw_cli_test(train_resume_keeps_settings EXIT 0 REGEX "done: 2 steps, 1 epochs.*step 4/4 +epoch 2"
             OUT_FILE ${fixtures}/resumed_bet_sf/training.json OUT_FILE_REGEX "\"batch\": 2,.*\"epochs\": 2,"
             ARGS train --resume ${fixtures}/trained_bet_sf --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt
                  --epochs 2 --out ${fixtures}/resumed_bet_sf)
 set_tests_properties(cli.train_resume_keeps_settings PROPERTIES DEPENDS cli.train_tiny)
+# …and saves in the dtype it was trained to save in (--f16 then, no flag now).
+aw_cli_test(train_resume_keeps_storage EXIT 0 REGEX "stored as F16" ARGS info --model ${fixtures}/resumed_bet_sf)
+set_tests_properties(cli.train_resume_keeps_storage PROPERTIES DEPENDS cli.train_resume_keeps_settings)
 aw_cli_test(error_train_lambda_p EXIT 1 STDERR_LINES 1 REGEX "--lambda-p applies to --arch bet_sg only \\(this run trains transformer_lm\\)"
             ARGS train --arch transformer_lm --lambda-p 0.5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt
                  --out ${fixtures}/never)

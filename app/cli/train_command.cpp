@@ -116,7 +116,7 @@ void print_summary(const CliOptions& options, const TrainSettings& settings, con
 
 // The settings a --resume folder was trained with (its training.json), which a resumed run keeps
 // unless the command line overrides them: a resumed run with defaults in their place would change
-// its batch, schedule and data order silently.
+// its batch, schedule and data order, or the dtype it saves in, silently.
 TrainSettings resumed_defaults(const std::string& resume_dir, TrainSettings defaults) {
   const auto path = std::filesystem::path(resume_dir) / "training.json";
   std::ifstream in(path);
@@ -133,6 +133,7 @@ TrainSettings resumed_defaults(const std::string& resume_dir, TrainSettings defa
     defaults.seed = json.value("seed", defaults.seed);
     defaults.pointer_weight = json.value("lambda_p", defaults.pointer_weight);
     defaults.label_smoothing = json.value("label_smoothing", defaults.label_smoothing);
+    if (json.value("storage", std::string("F32")) == "F16") defaults.storage = torch::kFloat16;
   } catch (const nlohmann::json::exception& error) {
     throw Error(path.string() + ": not a training.json this tool wrote (" + error.what() + ")");
   }
@@ -168,7 +169,7 @@ TrainSettings common_settings(const CliOptions& options, int64_t default_batch, 
   settings.seed = static_cast<uint64_t>(options.get_int("seed", static_cast<int64_t>(fallback.seed), 0));
   settings.log_every = options.get_int("log-every", 50, 1);
   settings.device = resolve_device(options.get("device", "auto"));
-  settings.storage = options.flag("f16") ? torch::kFloat16 : torch::kFloat32;
+  settings.storage = options.flag("f16") ? torch::kFloat16 : fallback.storage;
   return settings;
 }
 

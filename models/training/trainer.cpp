@@ -115,6 +115,7 @@ void write_training_json(const std::string& dir, const TrainSettings& settings, 
                          {"schedule", settings.schedule}, {"clip", settings.clip},
                          {"seed", settings.seed},        {"lambda_p", settings.pointer_weight},
                          {"label_smoothing", settings.label_smoothing},
+                         {"storage", settings.storage == torch::kFloat16 ? "F16" : "F32"},
                          {"step", position.step},
                          {"epoch", position.epoch},      {"valid_" + metric_name, valid_metric},
                          {"best_valid_" + metric_name, position.best_metric}};
