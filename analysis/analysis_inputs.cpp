@@ -123,9 +123,7 @@ Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data) {
   if (data.bleu) {
     return [&model, &data](const ForwardOptions& options, const ProgressCallback& progress) {
       auto& translation = dynamic_cast<TranslationTransformerImpl&>(model);
-      const auto& config = model.config();
-      const auto gates = options.head_gates.defined() ? options.head_gates
-                                                      : torch::ones({config.n_layers, config.max_heads()});
+      const auto gates = options.head_gates.defined() ? options.head_gates : all_heads_on(model.config());
       const auto scores = score_gate_settings(translation, *data.bleu, gates.unsqueeze(0), options, progress);
       EvaluationResult result;
       result.metric_name = "bleu";

@@ -13,6 +13,27 @@
 #include <sstream>
 
 namespace aw {
+namespace {
+
+// One row of the table: the top-k keys of an attention row (n), named by `key_tokens`.
+TopTokensRow top_tokens_row(const torch::Tensor& row, int64_t k, int64_t layer, size_t sentence_index,
+                            int64_t target, const std::string& target_token, const std::string& model_name,
+                            const std::vector<std::string>& key_tokens) {
+  TopTokensRow out;
+  out.layer = layer;
+  out.sentence = static_cast<int64_t>(sentence_index) + 1;
+  out.target = target;
+  out.target_token = target_token;
+  out.method = model_name;
+  for (const auto& attended : top_attended(row, k)) {
+    out.positions.push_back(attended.position);
+    out.tokens.push_back(key_tokens[attended.position]);
+    out.weights.push_back(attended.weight);
+  }
+  return out;
+}
+
+}  // namespace
 
 std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Tokenizer& tokenizer,
                                               const std::string& model_name,
@@ -41,18 +62,8 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
     const auto result = capture_attention(model, encoding, forward);
     for (size_t layer = 0; layer < result.attention.size(); ++layer) {
       const auto row = result.attention[layer][0].mean(0)[target - 1];                     // (n)
-      TopTokensRow out;
-      out.layer = static_cast<int64_t>(layer) + 1;
-      out.sentence = static_cast<int64_t>(index) + 1;
-      out.target = target;
-      out.target_token = encoding.tokens[target];
-      out.method = model_name;
-      for (const auto& attended : top_attended(row, k)) {
-        out.positions.push_back(attended.position);
-        out.tokens.push_back(encoding.tokens[attended.position]);
-        out.weights.push_back(attended.weight);
-      }
-      rows.push_back(std::move(out));
+      rows.push_back(top_tokens_row(row, k, static_cast<int64_t>(layer) + 1, index, target, encoding.tokens[target],
+                                    model_name, encoding.tokens));
     }
     if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
       if (cancelled) *cancelled = true;
@@ -90,20 +101,9 @@ std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, c
       const auto place = config.attention_block(block);
       if (place.kind != AttentionKind::Cross) continue;
       const auto head_mean = capture.attention[block].mean(0);                             // (m, n)
-      for (int64_t target = first; target <= last; ++target) {
-        TopTokensRow out;
-        out.layer = place.layer + 1;
-        out.sentence = static_cast<int64_t>(index) + 1;
-        out.target = target;
-        out.target_token = capture.decoder_tokens[target];
-        out.method = model_name;
-        for (const auto& attended : top_attended(head_mean[target - 1], k)) {
-          out.positions.push_back(attended.position);
-          out.tokens.push_back(capture.source_tokens[attended.position]);
-          out.weights.push_back(attended.weight);
-        }
-        rows.push_back(std::move(out));
-      }
+      for (int64_t target = first; target <= last; ++target)
+        rows.push_back(top_tokens_row(head_mean[target - 1], k, place.layer + 1, index, target,
+                                      capture.decoder_tokens[target], model_name, capture.source_tokens));
     }
     if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
       if (cancelled) *cancelled = true;

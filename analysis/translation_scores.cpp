@@ -1,6 +1,7 @@
 // analysis/translation_scores.cpp — see translation_scores.h.
 #include "analysis/translation_scores.h"
 
+#include "analysis/head_ablation.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -92,8 +93,7 @@ TranslationScores score_translations(TranslationTransformerImpl& model, const Tr
   auto task = make_bleu_task(model.config(), std::shared_ptr<const TranslationCodec>(&codec, [](const auto*) {}),
                              pairs, search);
   task.chunk_sources = std::max<int64_t>(1, batch);
-  const auto& config = model.config();
-  auto gates = options.head_gates.defined() ? options.head_gates : torch::ones({config.n_layers, config.max_heads()});
+  const auto gates = options.head_gates.defined() ? options.head_gates : all_heads_on(model.config());
   const auto sources = static_cast<int64_t>(task.sources.size());
   auto scores = score_gate_settings(model, task, gates.unsqueeze(0), options,
                                     [&](int64_t done, int64_t) {

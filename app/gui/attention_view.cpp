@@ -321,7 +321,7 @@ void AttentionView::refreshHeads() {
   {
     const QSignalBlocker block(layer_box_);
     layer_box_->setRange(1, std::max(1, summary.layers));
-    static_cast<BlockSpinBox*>(layer_box_)->setNames(summary.translation ? summary.layer_names : QStringList());
+    static_cast<BlockSpinBox*>(layer_box_)->setNames(summary.layer_names);
   }
   const int layer = layer_box_->value() - 1;
   const int heads = layer < static_cast<int>(summary.heads_per_layer.size()) ? summary.heads_per_layer[layer] : 0;
@@ -374,9 +374,7 @@ void AttentionView::refreshOverview() {
       matrices.push_back(std::move(row));
     }
     overview_->setMatrices(std::move(matrices));
-    overview_->setLayerNames(model < static_cast<int>(models_.size()) && models_[model].translation
-                                 ? models_[model].layer_names
-                                 : QStringList());
+    overview_->setLayerNames(model < static_cast<int>(models_.size()) ? models_[model].layer_names : QStringList());
     overview_shows_ = {model, found->second.serial};
   }
   overview_->setGates(found->second.gates);

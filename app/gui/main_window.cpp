@@ -266,7 +266,7 @@ void MainWindow::showHeadsOf(int model) {
     return;
   }
   heads_dock_->setWindowTitle("Heads — " + models_[model].name);
-  heads_->grid()->setLayerNames(models_[model].translation ? models_[model].layer_names : QStringList());
+  heads_->grid()->setLayerNames(models_[model].layer_names);
   heads_->setGates(gates_[model]);
   for (const auto& [label, scores] : scores_[model]) colour_box_->addItem(label);
   colour_box_->setCurrentText(previous);

@@ -50,11 +50,7 @@ ModelSummary summarise(const LoadedModel& loaded) {
   summary.causal = loaded.config.causal;
   summary.translation = loaded.config.is_translation();
   const auto names = block_names(loaded.config);
-  for (int64_t block = 0; block < loaded.config.n_layers; ++block) {
-    if (!summary.translation) {
-      summary.layer_names << QString("L%1").arg(block + 1);
-      continue;
-    }
+  for (int64_t block = 0; summary.translation && block < loaded.config.n_layers; ++block) {
     auto kind = QString::fromStdString(names.kind[block]);
     kind[0] = kind[0].toUpper();
     summary.layer_names << QString("%1 %2").arg(kind).arg(names.layer[block]);

@@ -31,8 +31,9 @@ struct ModelSummary {
   bool classifier = false;
   bool causal = true;
   bool translation = false;
-  // Per attention block, what the views call it: "Enc 1", "Dec 1", "Cross 1" for a translation
-  // model (blocks: its encoder layers, then each decoder layer's self- and cross-attention), "L1", … otherwise.
+  // Per attention block of a translation model, what the views call it: "Enc 1", "Dec 1", "Cross 1"
+  // (its encoder layers, then each decoder layer's self- and cross-attention); empty otherwise, where
+  // the views number the layers.
   QStringList layer_names;
   QStringList analyses;  // the analyses (descriptor names) it can run: the descriptors' own model check
 };
