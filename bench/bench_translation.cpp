@@ -5,7 +5,11 @@
 //    loss metric: the sweep (the encoder's output computed once per batch and reused, the settings
 //    batched through the decoder) vs one whole forward per head;
 //  - the same heads with the BLEU metric (beam 4): every setting of a chunk of sources in one batched
-//    beam search vs decoding each setting by itself.
+//    beam search vs decoding each setting by itself;
+// and, on a random transformer_mt of working size (3+3 layers × 8 heads, d 512, d_ff 2048, vocabulary
+// 8000; 8 pairs of 64 source and 64 target tokens), the decoder's single-head loss sweep (48 settings)
+// against its FLOP floor (counters as in bench_analysis: "floor_ms", "x_floor") and against one whole
+// forward per head.
 #include "analysis/head_ablation.h"
 #include "analysis/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
@@ -16,6 +20,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 
@@ -121,6 +126,125 @@ void BM_DecoderSweepBleuOneSettingAtATime(benchmark::State& state) {
                                                      benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_DecoderSweepBleuOneSettingAtATime)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// ---------------------------------------------------------------------------------------------
+// The random model of working size and its FLOP floor.
+constexpr int64_t kEncoderLayers = 3, kDecoderLayers = 3, kHeads = 8, kWidth = 512, kFeedForward = 2048;
+constexpr int64_t kVocabulary = 8000, kFloorPairs = 8, kSource = 64, kTarget = 64;
+
+aw::AttentionModel& floor_model() {
+  static const auto model = [] {
+    nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", kVocabulary}, {"d_model", kWidth},
+                           {"encoder_layers", kEncoderLayers}, {"decoder_layers", kDecoderLayers},
+                           {"encoder_heads", kHeads}, {"decoder_heads", kHeads}, {"encoder_ffn", kFeedForward},
+                           {"decoder_ffn", kFeedForward}, {"max_positions", kSource}, {"dropout", 0.0},
+                           {"pad_id", 0}, {"bos_id", 2}, {"eos_id", 3}, {"decoder_start_id", 2}};
+    torch::manual_seed(1);
+    auto created = aw::create_model(aw::parse_model_config(json, "bench config"));
+    created->module().eval();
+    return created;
+  }();
+  return *model;
+}
+
+aw::EvaluationData floor_data() {
+  aw::ModelInput input;
+  input.input_ids = torch::arange(kFloorPairs * kSource).view({kFloorPairs, kSource}).mul(7919).remainder(kVocabulary - 4) + 4;
+  input.decoder_input_ids = torch::arange(kFloorPairs * kTarget).view({kFloorPairs, kTarget}).mul(104729).remainder(kVocabulary - 4) + 4;
+  return aw::language_model_data({input});
+}
+
+std::vector<int64_t> floor_decoder_blocks() {
+  std::vector<int64_t> blocks;
+  for (int64_t block = kEncoderLayers; block < kEncoderLayers + 2 * kDecoderLayers; ++block) blocks.push_back(block);
+  return blocks;
+}
+
+// FLOPs (multiply-adds count 2) for the bench batch. Per target token, a decoder layer: the
+// self-attention's Q, K, V, O and the cross-attention's Q, O projections, the feed-forward, and the
+// two attention products of each; the cross-attention's K and V of the encoder output depend on no
+// decoder gate, so the floor counts them once per layer, not once per setting.
+constexpr double kTargetTokens = kFloorPairs * kTarget, kSourceTokens = kFloorPairs * kSource;
+double square_flops(double tokens) { return tokens * 2.0 * kWidth * kWidth; }
+double feed_forward_flops(double tokens) { return tokens * 2.0 * 2 * kWidth * kFeedForward; }
+double encoder_layer_flops() { return 4 * square_flops(kSourceTokens) + feed_forward_flops(kSourceTokens) + 2.0 * 2 * kSourceTokens * kSource * kWidth; }
+double memory_projection_flops() { return 2 * square_flops(kSourceTokens); }  // cross K and V, per layer
+double decoder_layer_flops() {
+  return 6 * square_flops(kTargetTokens) + feed_forward_flops(kTargetTokens) +
+         2.0 * 2 * kTargetTokens * (kTarget + kSource) * kWidth;
+}
+double output_flops() { return 2.0 * kFloorPairs * (kTarget - 1) * kWidth * kVocabulary; }  // positions with a next token
+
+// The sweep's floor: one plain forward (the baseline), then per setting of decoder layer j the
+// layers j..end and the output layer, every other result (the encoder, the layers below j, the
+// cross K/V) reused. Like bench_analysis's floor it counts layer j whole, though the gated block's
+// own attention could be shared by the settings.
+double decoder_sweep_flops() {
+  double flops = kEncoderLayers * encoder_layer_flops() + kDecoderLayers * (memory_projection_flops() + decoder_layer_flops()) +
+                 output_flops();
+  for (int64_t layer = 0; layer < kDecoderLayers; ++layer)
+    flops += 2 * kHeads * ((kDecoderLayers - layer) * decoder_layer_flops() + output_flops());
+  return flops;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A 1024² float32 product's rate, measured again before every timed sweep (as in bench_analysis).
+double matmul_rate() {
+  c10::InferenceMode inference;
+  auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
+  torch::matmul(a, b);
+  const auto start = std::chrono::steady_clock::now();
+  const int repeats = 20;
+  for (int i = 0; i < repeats; ++i) benchmark::DoNotOptimize(torch::matmul(a, b));
+  return repeats * 2.0 * 1024 * 1024 * 1024 / seconds_since(start);
+}
+
+void BM_DecoderSweepLossFloor(benchmark::State& state) {
+  aw::configure_allocator();
+  aw::configure_threads(1);
+  auto& model = floor_model();
+  const auto data = floor_data();
+  const double flops = decoder_sweep_flops();
+  // Untimed first run: a process's first pass faults its memory in.
+  aw::ablate_heads(model, "bench", data, aw::AblationMode::Single, {}, {}, floor_decoder_blocks());
+  double floor_seconds = 0.0, over_floor = 0.0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const double floor = flops / matmul_rate();
+    state.ResumeTiming();
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(aw::ablate_heads(model, "bench", data, aw::AblationMode::Single, {}, {}, floor_decoder_blocks()));
+    over_floor += seconds_since(start) / floor;
+    floor_seconds += floor;
+  }
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["GFLOP"] = flops / 1e9;
+  state.counters["floor_ms"] = floor_seconds / iterations * 1e3;
+  state.counters["x_floor"] = over_floor / iterations;
+}
+BENCHMARK(BM_DecoderSweepLossFloor)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+void BM_DecoderSweepLossFloorModelOneForwardPerHead(benchmark::State& state) {
+  aw::configure_allocator();
+  aw::configure_threads(1);
+  auto& model = floor_model();
+  const auto data = floor_data();
+  const auto& config = model.config();
+  for (auto _ : state) {
+    aw::ForwardOptions options;
+    benchmark::DoNotOptimize(aw::evaluate_perplexity(model, data.inputs, options));
+    for (const auto block : floor_decoder_blocks())
+      for (int64_t head = 0; head < config.heads_per_layer[block]; ++head) {
+        options.head_gates = aw::all_heads_on(config);
+        options.head_gates[block][head] = 0.0;
+        benchmark::DoNotOptimize(aw::evaluate_perplexity(model, data.inputs, options));
+      }
+  }
+}
+BENCHMARK(BM_DecoderSweepLossFloorModelOneForwardPerHead)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 

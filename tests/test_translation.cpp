@@ -190,6 +190,42 @@ TEST_P(HfTranslation, StagedForwardEqualsTheWholeForwardAtEveryBlock) {
   }
 }
 
+// Gate sweeps hand the model gates of k·B rows for B rows (k settings that share every gate below
+// the call's first block): each setting's rows must equal that setting's own whole forward, for a
+// split at every block — encoder, decoder self and cross, where the rows part ways only at the
+// cross-attention — on the padded batch.
+TEST_P(HfTranslation, GateSettingsSplittingTheRowsAtAnyBlockEqualEachSettingsOwnForward) {
+  auto fixture = load_fixture(GetParam());
+  auto& model = *fixture.model;
+  const auto& config = fixture.config;
+  ASSERT_TRUE(model.splits_rows_at_gates());
+  const auto input = case_input(fixture.reference.at("batch"));
+  const int64_t rows = input.input_ids.size(0), settings = 3;
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(7);
+  for (int64_t block = 0; block < config.n_layers; ++block) {
+    // Settings alike below `block`, different from it up.
+    const auto common = torch::rand({config.n_layers, config.max_heads()});
+    auto gates = common.unsqueeze(0).repeat({settings, 1, 1});
+    gates.narrow(1, block, config.n_layers - block).uniform_();
+    ForwardOptions lower_options;
+    lower_options.head_gates = common;
+    const auto lower = model.run_layers(model.embed(input), input, 0, block, lower_options).hidden;
+    ForwardOptions upper_options;
+    upper_options.head_gates = gates.repeat_interleave(rows, 0);                          // (k·B, L, H)
+    const auto upper = model.run_layers(lower, input, block, config.n_layers, upper_options).hidden;
+    ASSERT_EQ(upper.size(0), settings * rows) << "block " << block;
+    const auto repeated = input.map([&](const torch::Tensor& t) { return t.repeat({settings, 1}); });
+    const auto logits = model.output(upper, repeated);
+    for (int64_t s = 0; s < settings; ++s) {
+      ForwardOptions own;
+      own.head_gates = gates[s];
+      expect_close(logits.narrow(0, s * rows, rows), model.forward(input, own).logits,
+                   "block " + std::to_string(block) + ", setting " + std::to_string(s));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfTranslation, ::testing::Values("marian_tiny", "bart_tiny"));
 
 TEST(TranslationConfig, BlocksAreNumberedEncoderThenDecoderSelfAndCross) {

@@ -88,6 +88,12 @@ AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, c
   return context;
 }
 
+void AttentionContext::follow_rows(int64_t rows) {
+  if (!blocked.defined() || blocked.size(0) == 1 || blocked.size(0) == rows) return;
+  blocked = blocked.repeat({rows / blocked.size(0), 1, 1, 1});
+  blocked_bias = blocked_bias.repeat({rows / blocked_bias.size(0), 1, 1, 1});
+}
+
 DiagonalIntervention trained_diagonal(DiagMode diag_mode) {
   switch (diag_mode) {
     case DiagMode::Normal: break;
@@ -125,9 +131,13 @@ AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const At
   const auto& source = memory.defined() ? memory : x;
   const int64_t batch = x.size(0), length = x.size(1), keys = source.size(1);
   auto split_heads = [&](const torch::Tensor& t) {  // (B, n, H·dh) -> (B, H, n, dh)
-    return t.view({batch, t.size(1), heads_, d_head_}).transpose(1, 2);
+    return t.view({t.size(0), t.size(1), heads_, d_head_}).transpose(1, 2);
   };
   auto query = split_heads(q(x)), key = split_heads(k(source)), value = split_heads(v(source));
+  if (key.size(0) != batch) {  // memory of B rows for queries of k·B rows (setting-major)
+    key = key.repeat({batch / key.size(0), 1, 1, 1});
+    value = value.repeat({batch / value.size(0), 1, 1, 1});
+  }
 
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
   auto apply_masks = [&](torch::Tensor t) {
@@ -282,10 +292,7 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
                                                                 sink.wants_probabilities());
     hidden = std::move(block.hidden);
     // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
-    if (hidden.size(0) != rows && context.blocked.defined() && context.blocked.size(0) > 1) {
-      context.blocked = context.blocked.repeat({hidden.size(0) / rows, 1, 1, 1});
-      context.blocked_bias = context.blocked_bias.repeat({hidden.size(0) / rows, 1, 1, 1});
-    }
+    if (hidden.size(0) != rows) context.follow_rows(hidden.size(0));
     sink.take(layer, block.probabilities);
   }
   return {std::move(hidden), sink.release()};

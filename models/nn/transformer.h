@@ -40,6 +40,10 @@ struct AttentionContext {
   torch::Tensor diagonal_blocked; // bool [n, n]: the diagonal except row 0 (DiagFreeMask), or undefined
   torch::Tensor diagonal_scale;   // float [n, n]: 1 off the diagonal, the factor on it, or undefined
   torch::Tensor reweighted_blocked;  // bool [n, n]: BET(SF)'s own diagonal-free mask, or undefined
+
+  // After a gated block whose k settings split the B rows into k·B (setting-major), the per-row
+  // padding masks follow: repeated to `rows` when they are per row and have fewer.
+  void follow_rows(int64_t rows);
 };
 
 // The masks of one attention kind: `queries` × `keys` scores, causal or not, with the keys' padding
@@ -68,7 +72,8 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // is repeated k times (setting-major) just before the gates, so the settings share the attention
   // itself. The probabilities come back when `return_probabilities` is true. With `memory`
   // [B, m, d] defined this is cross-attention: keys and values come from the memory, the
-  // probabilities are [B, H, n, m].
+  // probabilities are [B, H, n, m]; the memory may have fewer rows than x (B of its k·B rows, when
+  // gate settings split the rows earlier): its keys and values are computed once and repeated.
   AttentionOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
                           bool return_probabilities, const torch::Tensor& memory = {});
 

@@ -60,17 +60,21 @@ DecoderBlockOutput DecoderBlockImpl::forward(const torch::Tensor& x, const torch
                                              const torch::Tensor& cross_gates, bool return_probabilities) {
   const bool training = is_training();
   auto drop = [&](const torch::Tensor& t) { return torch::dropout(t, dropout_, training); };
+  // A residual follows its sublayer's rows: k·B when k gate settings split the B rows there.
+  auto residual_for = [](const torch::Tensor& residual, const torch::Tensor& sublayer) {
+    return sublayer.size(0) == residual.size(0) ? residual : residual.repeat({sublayer.size(0) / residual.size(0), 1, 1});
+  };
   if (norm_ == NormPlacement::Pre) {
     auto attended = self_attn(ln_1(x), self_context, self_gates, return_probabilities);
-    auto h = x + drop(attended.output);
+    auto h = residual_for(x, attended.output) + drop(attended.output);
     auto crossed = cross_attn(ln_2(h), cross_context, cross_gates, return_probabilities, memory);
-    h = h + drop(crossed.output);
+    h = residual_for(h, crossed.output) + drop(crossed.output);
     return {h + drop(mlp(ln_3(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
   }
   auto attended = self_attn(x, self_context, self_gates, return_probabilities);
-  auto h = ln_1(x + drop(attended.output));
+  auto h = ln_1(residual_for(x, attended.output) + drop(attended.output));
   auto crossed = cross_attn(h, cross_context, cross_gates, return_probabilities, memory);
-  h = ln_2(h + drop(crossed.output));
+  h = ln_2(residual_for(h, crossed.output) + drop(crossed.output));
   return {ln_3(h + drop(mlp(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
 }
 
@@ -149,10 +153,10 @@ torch::Tensor TranslationTransformerImpl::checked_gates(const ForwardOptions& op
   auto gates = options.head_gates.to(like.device(), like.scalar_type());
   const bool blocks_ok =
       gates.dim() >= 2 && gates.size(-2) == config_.n_layers && gates.size(-1) == config_.max_heads();
-  const bool rows_ok = gates.dim() == 2 || (gates.dim() == 3 && (gates.size(0) == rows || gates.size(0) == 1));
+  const bool rows_ok = gates.dim() == 2 || (gates.dim() == 3 && gates.size(0) % rows == 0);
   if (!blocks_ok || !rows_ok)
     throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [" +
-                std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [" +
+                std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
                 std::to_string(rows) + ", " + std::to_string(config_.n_layers) + ", " +
                 std::to_string(config_.max_heads()) + "] (blocks: encoder, then each decoder layer's self and cross)");
   return gates;
@@ -173,22 +177,25 @@ int64_t TranslationTransformerImpl::decoder_stage(int64_t block) const {
 torch::Tensor TranslationTransformerImpl::run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first,
                                                       int64_t end, const torch::Tensor& gates, AttentionSink& sink) {
   const int64_t length = hidden.size(1);
-  const auto context = attention_context(length, length, /*causal=*/false, input.attention_mask,
+  auto context = attention_context(length, length, /*causal=*/false, input.attention_mask,
                                          DiagonalIntervention::none(), false, tok_emb->weight.options());
   for (int64_t layer = first; layer < end; ++layer) {
+    const int64_t rows = hidden.size(0);
     auto block = encoder[layer]->as<TransformerBlock>()->forward(hidden, context, block_gates(gates, layer),
                                                                  sink.wants_probabilities());
     hidden = std::move(block.hidden);
+    if (hidden.size(0) != rows) context.follow_rows(hidden.size(0));  // k gate settings split the rows
     sink.take(layer, block.probabilities);
   }
   return hidden;
 }
 
 torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memory, torch::Tensor target,
-                                                      const ModelInput& input, int64_t first_layer, int64_t end_layer,
+                                                      const ModelInput& input, int64_t first_block, int64_t end_layer,
                                                       const torch::Tensor& gates, const DiagonalIntervention& diagonal,
                                                       AttentionSink& sink) {
   const auto& t = config_.translation;
+  const int64_t first_layer = decoder_stage(first_block);
   const int64_t target_length = target.size(1), source_length = memory.size(1);
   // Source and target masks follow the rows of the target (a caller may have repeated them k times).
   auto rows_of = [&](const torch::Tensor& mask) {
@@ -197,19 +204,30 @@ torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memor
   };
   auto resolved = diagonal;
   if (resolved.kind == DiagonalIntervention::Kind::None) resolved = trained_diagonal(config_.diag_mode);
-  const auto self_context = attention_context(target_length, target_length, /*causal=*/true,
+  auto self_context = attention_context(target_length, target_length, /*causal=*/true,
                                               rows_of(input.decoder_attention_mask), resolved,
                                               t.decoder_bird_eye && t.decoder_diag_free_mask, tok_emb->weight.options());
-  const auto cross_context = attention_context(target_length, source_length, /*causal=*/false,
+  auto cross_context = attention_context(target_length, source_length, /*causal=*/false,
                                                rows_of(input.attention_mask), DiagonalIntervention::none(), false,
                                                tok_emb->weight.options());
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const auto self_block = config_.block_index(AttentionKind::Decoder, layer);
     const auto cross_block = config_.block_index(AttentionKind::Cross, layer);
-    auto block = decoder[layer]->as<DecoderBlock>()->forward(target, memory, self_context, cross_context,
-                                                             block_gates(gates, self_block),
+    const int64_t rows = target.size(0);
+    auto self_gates = block_gates(gates, self_block);
+    // A call that starts at a cross block: the self-attention below it has the settings' common
+    // gates (the k·B rows' first B), so the rows split at the cross-attention, not before.
+    if (self_block < first_block && self_gates.defined() && self_gates.size(0) > rows)
+      self_gates = self_gates.narrow(0, 0, rows);
+    // Rows split at the self-attention reach the cross-attention k·B strong: its masks follow first.
+    if (self_gates.defined() && self_gates.size(0) > rows) cross_context.follow_rows(self_gates.size(0));
+    auto block = decoder[layer]->as<DecoderBlock>()->forward(target, memory, self_context, cross_context, self_gates,
                                                              block_gates(gates, cross_block), sink.wants_probabilities());
     target = std::move(block.hidden);
+    if (target.size(0) != rows) {  // k gate settings split the rows: the padding masks follow
+      self_context.follow_rows(target.size(0));
+      cross_context.follow_rows(target.size(0));
+    }
     sink.take(self_block, block.self_probabilities);
     sink.take(cross_block, block.cross_probabilities);
   }
@@ -225,7 +243,7 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
   const auto gates = checked_gates(options, hidden.size(0), hidden);
   AttentionSink sink(options);
   torch::Tensor memory, target;
-  int64_t first_layer = 0;
+  int64_t decoder_first_block = t.encoder_layers;
   if (first_block < t.encoder_layers) {
     hidden = run_encoder(std::move(hidden), input, first_block, std::min(end_block, t.encoder_layers), gates, sink);
     if (end_block < t.encoder_layers) return {std::move(hidden), sink.release()};
@@ -236,11 +254,12 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
     const int64_t source_length = input.input_ids.size(1);
     memory = hidden.narrow(1, 0, source_length);
     target = hidden.narrow(1, source_length, hidden.size(1) - source_length);
-    first_layer = decoder_stage(first_block);
+    decoder_first_block = first_block;
   }
   const int64_t end_layer = decoder_stage(end_block);
-  target = run_decoder(memory, std::move(target), input, first_layer, end_layer, gates, options.diagonal, sink);
+  target = run_decoder(memory, std::move(target), input, decoder_first_block, end_layer, gates, options.diagonal, sink);
   if (end_block >= config_.n_layers) return {std::move(target), sink.release()};
+  if (memory.size(0) != target.size(0)) memory = memory.repeat({target.size(0) / memory.size(0), 1, 1});
   return {torch::cat({memory, target}, 1), sink.release()};
 }
 
@@ -271,7 +290,8 @@ ForwardResult TranslationTransformerImpl::decode(const torch::Tensor& memory, co
   const auto gates = checked_gates(options, target.size(0), target);
   AttentionSink sink(options);
   ForwardResult result;
-  result.hidden = run_decoder(source, std::move(target), input, 0, config_.translation.decoder_layers, gates,
+  result.hidden = run_decoder(source, std::move(target), input, config_.translation.encoder_layers,
+                              config_.translation.decoder_layers, gates,
                               options.diagonal, sink);
   result.logits = output(result.hidden, input);
   result.attention = sink.release();

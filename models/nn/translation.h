@@ -57,6 +57,9 @@ class TranslationTransformerImpl : public torch::nn::Module, public AttentionMod
 
   const ModelConfig& config() const override { return config_; }
   torch::nn::Module& module() override { return *this; }
+  // Gates of k·B rows split the B rows at the call's first gated block (model.h). The encoder's
+  // output stays B rows: the cross-attention computes its keys and values once for all settings.
+  bool splits_rows_at_gates() const override { return true; }
 
   // input: input_ids = source [B, n] (+ attention_mask), decoder_input_ids = target [B, m].
   // logits [B, m, V]: position i predicts decoder_input_ids[i + 1].
@@ -86,8 +89,9 @@ class TranslationTransformerImpl : public torch::nn::Module, public AttentionMod
   torch::Tensor block_gates(const torch::Tensor& gates, int64_t block) const;
   torch::Tensor run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first, int64_t end,
                             const torch::Tensor& gates, AttentionSink& sink);
+  // Decoder layers from the one `first_block` (a decoder or cross block) belongs to up to end_layer.
   torch::Tensor run_decoder(const torch::Tensor& memory, torch::Tensor target, const ModelInput& input,
-                            int64_t first_layer, int64_t end_layer, const torch::Tensor& gates,
+                            int64_t first_block, int64_t end_layer, const torch::Tensor& gates,
                             const DiagonalIntervention& diagonal, AttentionSink& sink);
   int64_t decoder_stage(int64_t block) const;  // the decoder layer a stage boundary at `block` stands before
   const torch::Tensor& target_table() const;
