@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace aw {
 namespace {
@@ -55,10 +56,18 @@ void check_data_fits(const ModelConfig& config, const EvaluationData& data) {
 std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
                                                const torch::Tensor& gates, int64_t first_layer,
                                                const ProgressCallback& progress, int64_t max_batch_rows) {
+  return evaluate_gate_settings(model, data, gates, std::vector<int64_t>(gates.size(0), first_layer), progress,
+                                max_batch_rows);
+}
+
+std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
+                                               const torch::Tensor& gates, const std::vector<int64_t>& first_layers,
+                                               const ProgressCallback& progress, int64_t max_batch_rows) {
   const auto& config = model.config();
   check_data_fits(config, data);
   TORCH_CHECK(gates.dim() == 3 && gates.size(1) == config.n_layers && gates.size(2) == config.max_heads(),
               "gate settings must be [S, L, H_max]");
+  TORCH_CHECK(static_cast<int64_t>(first_layers.size()) == gates.size(0), "one first layer per gate setting");
   if (data.bleu) {
     // Decoding has no lower layers to share: every setting translates from the first block up.
     auto* translation = dynamic_cast<TranslationTransformerImpl*>(&model);
@@ -78,40 +87,67 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
   auto count = torch::zeros({settings}, sums_options);
   auto correct = torch::zeros({settings}, sums_options);
 
+  // The settings grouped by first layer, lowest first: one shared lower forward climbs through the
+  // groups' first layers, each group going up from its own.
+  std::map<int64_t, std::vector<int64_t>> groups;
+  for (int64_t s = 0; s < settings; ++s) {
+    TORCH_CHECK(first_layers[s] >= 0 && first_layers[s] <= config.n_layers, "first layer out of range");
+    groups[first_layers[s]].push_back(s);
+  }
+
   const int workers = cpu_workers(device);  // chunks of settings side by side (parallel_workers.h)
 
   const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
     const ModelInput input = data.inputs[index].to(device);
     const int64_t rows = input.input_ids.size(0);
-
-    // The shared lower layers: once per batch, with the settings' common gates.
-    ForwardOptions lower;
-    lower.head_gates = all_gates[0];
-    const auto shared = model.run_layers(model.embed(input), input, 0, first_layer, lower).hidden;
-
     const int64_t row_limit = max_batch_rows > 0 ? max_batch_rows : default_batch_rows(device, input.input_ids.size(1));
     const int64_t chunk = std::max<int64_t>(1, row_limit / rows);
-    // A model that splits rows at the gates also shares the first upper layer's attention.
-    const bool split_at_gates = model.splits_rows_at_gates() && first_layer < config.n_layers;
-    auto run_chunk = [&](int64_t chunk_index) {
-      const int64_t first = chunk_index * chunk;
-      const int64_t size = std::min(chunk, settings - first);
+
+    // The shared lower layers, once per batch, with the settings' common gates (setting 0's): the
+    // state at each group's first layer, and that group's chunks of settings.
+    struct Job {
+      int64_t first_layer;
+      torch::Tensor shared;         // the state before first_layer, B rows
+      std::vector<int64_t> members; // the settings of this chunk
+    };
+    std::vector<Job> jobs;
+    ForwardOptions lower;
+    lower.head_gates = all_gates[0];
+    auto shared = model.embed(input);
+    int64_t reached = 0;
+    for (const auto& [first, members] : groups) {
+      shared = model.run_layers(shared, input, reached, first, lower).hidden;
+      reached = first;
+      for (size_t start = 0; start < members.size(); start += static_cast<size_t>(chunk))
+        jobs.push_back({first, shared,
+                        std::vector<int64_t>(members.begin() + static_cast<std::ptrdiff_t>(start),
+                                             members.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                   members.size(), start + static_cast<size_t>(chunk))))});
+    }
+
+    auto run_job = [&](int64_t job_index) {
+      const auto& job = jobs[static_cast<size_t>(job_index)];
+      const auto size = static_cast<int64_t>(job.members.size());
+      const auto members = torch::tensor(job.members, torch::dtype(torch::kLong).device(device));
       const auto repeated = repeat_input(input, size);                                       // setting-major rows
       ForwardOptions upper;
-      upper.head_gates = all_gates.narrow(0, first, size).repeat_interleave(rows, 0);      // (size·B, L, H)
+      upper.head_gates = all_gates.index_select(0, members).repeat_interleave(rows, 0);     // (size·B, L, H)
+      // A model that splits rows at the gates also shares the first upper layer's attention.
+      const bool split_at_gates = model.splits_rows_at_gates() && job.first_layer < config.n_layers;
       const auto hidden = split_at_gates
-                              ? model.run_layers(shared, input, first_layer, config.n_layers, upper).hidden
-                              : model.run_layers(shared.repeat({size, 1, 1}), repeated, first_layer, config.n_layers,
-                                                 upper).hidden;                            // (size·B, n, d)
+                              ? model.run_layers(job.shared, input, job.first_layer, config.n_layers, upper).hidden
+                              : model.run_layers(job.shared.repeat({size, 1, 1}), repeated, job.first_layer,
+                                                 config.n_layers, upper).hidden;           // (size·B, n, d)
+      torch::Tensor job_loss, job_count, job_correct;                                       // (size) each
       if (data.is_classification()) {
         const auto logits = model.output(hidden, repeated).to(torch::kFloat32);             // (size·B, C)
         const auto labels = data.labels[index].to(device).repeat({size});
         const auto losses = torch::nn::functional::cross_entropy(
             logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-        loss_sum.narrow(0, first, size) += losses.view({size, rows}).sum(1).to(torch::kFloat64);
-        correct.narrow(0, first, size) += logits.argmax(-1).eq(labels).view({size, rows}).sum(1).to(torch::kFloat64);
-        count.narrow(0, first, size) += static_cast<double>(rows);
+        job_loss = losses.view({size, rows}).sum(1);
+        job_correct = logits.argmax(-1).eq(labels).view({size, rows}).sum(1);
+        job_count = torch::full({size}, static_cast<double>(rows), sums_options);
       } else {
         // Output layer and loss in cache-sized chunks of positions (analysis/token_loss.h).
         const auto losses = next_token_losses(model, hidden, repeated).reshape({-1});        // (size·B·(n−1))
@@ -120,12 +156,15 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         auto keep = mask.defined()
                         ? mask.narrow(1, 1, length - 1).reshape({-1}).to(losses.dtype())
                         : torch::ones_like(losses);
-        loss_sum.narrow(0, first, size) += (losses * keep).view({size, -1}).sum(1).to(torch::kFloat64);
-        count.narrow(0, first, size) += keep.view({size, -1}).sum(1).to(torch::kFloat64);
+        job_loss = (losses * keep).view({size, -1}).sum(1);
+        job_count = keep.view({size, -1}).sum(1);
       }
+      // Each job adds to its own settings' sums only, so jobs may run side by side.
+      loss_sum.index_add_(0, members, job_loss.to(torch::kFloat64));
+      count.index_add_(0, members, job_count.to(torch::kFloat64));
+      if (job_correct.defined()) correct.index_add_(0, members, job_correct.to(torch::kFloat64));
     };
-    // Each chunk writes only its own settings' sums, so chunks may run side by side.
-    run_on_workers((settings + chunk - 1) / chunk, workers, run_chunk);
+    run_on_workers(static_cast<int64_t>(jobs.size()), workers, run_job);
     if (!report_progress(progress, index + 1, batches)) return {};
   }
 

@@ -1,6 +1,6 @@
 // analysis/gate_evaluation.h — the metric of a model under many head-gate settings at once, the
-// engine behind ablation and pruning curves. Settings that agree on every layer below `first_layer`
-// share that part of the forward: its output is computed once per data batch and reused, and the
+// engine behind ablation and pruning curves. Settings that agree on every layer below their first
+// layer share that part of the forward: its output is computed once per data batch and reused, and the
 // settings go through the upper layers together as one batch (gates with a batch dimension). Where
 // the model splits rows at its gates (AttentionModel::splits_rows_at_gates), the settings of one
 // forward also share layer `first_layer`'s attention, which a gate cannot change.
@@ -51,6 +51,13 @@ struct GateMetric {
 // default for the model's device (default_batch_rows).
 std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
                                                const torch::Tensor& gates, int64_t first_layer,
+                                               const ProgressCallback& progress = {}, int64_t max_batch_rows = 0);
+
+// The same with a first layer per setting (0..L; L = the settings differ in no layer): setting s
+// equals gates[0] on the layers below first_layers[s]. One pass over the data serves every group
+// of settings: the shared forward climbs from one group's first layer to the next.
+std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
+                                               const torch::Tensor& gates, const std::vector<int64_t>& first_layers,
                                                const ProgressCallback& progress = {}, int64_t max_batch_rows = 0);
 
 // Rows per forward for sequences of `length` tokens: about 2048 tokens on the CPU, where the

@@ -24,32 +24,32 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
   if (layers.empty())
     for (int64_t layer = 0; layer < config.n_layers; ++layer) layers.push_back(layer);
 
-  const auto batches = data.progress_units();
-  const auto total = batches * (1 + static_cast<int64_t>(layers.size()));
-  int64_t pass = 0;
-  auto pass_progress = [&](int64_t done, int64_t) { return report_progress(progress, pass * batches + done, total); };
-
-  const auto baseline = evaluate_gate_settings(model, data, base.unsqueeze(0), 0, pass_progress);
-  if (baseline.empty()) return result.cancelled = true, result;
-  result.baseline = baseline.front().metric;
-
-  for (const auto layer : layers) {
-    ++pass;
-    const int64_t heads = config.heads_per_layer[layer];
-    auto settings = base.unsqueeze(0).repeat({heads, 1, 1});                                // (H_l, L, H_max)
-    for (int64_t head = 0; head < heads; ++head) {
+  // One pass over the data: the baseline (first layer L: nothing differs), then each layer's
+  // settings from that layer up; the lower layers are computed once per batch for all of them.
+  std::vector<torch::Tensor> settings{base};
+  std::vector<int64_t> first_layers{config.n_layers};
+  for (const auto layer : layers)
+    for (int64_t head = 0; head < config.heads_per_layer[layer]; ++head) {
+      auto gates = base.clone();
       if (mode == AblationMode::Single) {
-        settings[head][layer][head] = 0.0;
+        gates[layer][head] = 0.0;
       } else {
-        settings[head][layer].zero_();
-        settings[head][layer][head] = base[layer][head];
+        gates[layer].zero_();
+        gates[layer][head] = base[layer][head];
       }
+      settings.push_back(gates);
+      first_layers.push_back(layer);
     }
-    const auto metrics = evaluate_gate_settings(model, data, settings, layer, pass_progress);
-    if (metrics.empty()) return result.cancelled = true, result;
+  const auto metrics = evaluate_gate_settings(model, data, torch::stack(settings), first_layers, progress);
+  if (metrics.empty()) return result.cancelled = true, result;
+  result.baseline = metrics.front().metric;
+
+  size_t next = 1;
+  for (const auto layer : layers) {
     HeadEffect best;
-    for (int64_t head = 0; head < heads; ++head) {
-      const HeadEffect effect{layer + 1, head + 1, metrics[head].metric, metrics[head].metric - result.baseline};
+    for (int64_t head = 0; head < config.heads_per_layer[layer]; ++head) {
+      const double metric = metrics[next++].metric;
+      const HeadEffect effect{layer + 1, head + 1, metric, metric - result.baseline};
       result.heads.push_back(effect);
       if (head == 0 || damage(result.metric_name, best.metric, effect.metric) < 0) best = effect;
     }

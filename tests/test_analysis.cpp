@@ -387,6 +387,27 @@ TEST(GateEvaluation, SmallBatchRowLimitGivesTheSameNumbers) {
   EXPECT_THROW(evaluate_gate_settings(*loaded.model, classification_data({}), settings, 0), Error);
 }
 
+// Settings with their own first layers (the shared forward climbing from one to the next, in any
+// order given) score what each scores alone from layer 0.
+TEST(GateEvaluation, SettingsWithTheirOwnFirstLayersScoreAsEachAlone) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto data = language_model_data(tiny_batches());
+  const auto layers = loaded.config.n_layers;
+  auto settings = all_heads_on(loaded.config).unsqueeze(0).repeat({6, 1, 1});
+  const std::vector<int64_t> first_layers{layers, 1, 0, 1, layers - 1, 0};
+  for (int64_t s = 1; s < 6; ++s) settings[s][first_layers[s]][s % 3] = 0.2 * s;
+  const auto grouped = evaluate_gate_settings(*loaded.model, data, settings, first_layers, {}, 8);
+  ASSERT_EQ(grouped.size(), 6u);
+  for (int64_t s = 0; s < 6; ++s) {
+    const auto alone = evaluate_gate_settings(*loaded.model, data, settings.narrow(0, s, 1), 0).front();
+    EXPECT_NEAR(grouped[s].metric, alone.metric, 1e-5 * alone.metric) << "setting " << s;
+    EXPECT_NEAR(grouped[s].loss, alone.loss, 1e-6) << "setting " << s;
+  }
+  EXPECT_NE(grouped[1].metric, grouped[0].metric);
+}
+
 // On the CPU the chunks of settings run on one worker per OpenBLAS thread, each with a single-threaded
 // BLAS: the numbers are bit for bit those of one worker, and OpenBLAS gets its threads back.
 TEST(GateEvaluation, SettingsOnSeveralWorkersGiveTheNumbersOfOne) {
