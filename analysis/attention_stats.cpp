@@ -45,7 +45,8 @@ DiagonalStatsAccumulator::DiagonalStatsAccumulator(std::vector<int64_t> heads_pe
                        torch::dtype(torch::kFloat64).device(device));
 }
 
-void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid) {
+void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid,
+                                   bool causal) {
   const int64_t heads = probabilities.size(1), length = probabilities.size(2);
   const auto device = probabilities.device();
   const auto bool_options = torch::dtype(torch::kBool).device(device);
@@ -54,7 +55,9 @@ void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabili
   auto eye = torch::eye(length, bool_options);
   if (!include_first_row_) eye.index_put_({0, 0}, false);
   const auto diagonal = (valid_pairs & eye).to(torch::kFloat64);
-  const auto lower_mask = (valid_pairs & torch::ones({length, length}, bool_options).tril(-1)).to(torch::kFloat64);
+  const auto off_diagonal = causal ? torch::ones({length, length}, bool_options).tril(-1)
+                                   : torch::eye(length, bool_options).logical_not();
+  const auto lower_mask = (valid_pairs & off_diagonal).to(torch::kFloat64);
   const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, n, n)
   const auto lower = values * lower_mask;
   const auto per_head = torch::stack({(values * diagonal).sum({0, 2, 3}), diagonal.sum({0, 2, 3}).expand({heads}),
@@ -97,16 +100,22 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   if (blocks.empty())
     for (int64_t block = 0; block < config.n_layers; ++block) blocks.push_back(block);
   std::vector<bool> measured(config.n_layers, false);
+  std::vector<bool> encoder_block(config.n_layers, false);
   for (const auto block : blocks) {
-    TORCH_CHECK(!config.is_translation() || config.attention_block(block).kind == AttentionKind::Decoder,
-                "stats of a translation model measure its decoder's self-attention only");
+    const auto kind = config.attention_block(block).kind;
+    TORCH_CHECK(kind != AttentionKind::Cross, "stats measure self-attention blocks, not cross-attention");
     measured.at(block) = true;
+    encoder_block.at(block) = kind == AttentionKind::Encoder;
   }
-  torch::Tensor valid;  // [B, rows] of the batch in flight, read by the observer
+  // [B, rows] of the batch in flight, read by the observer: the target's tokens (decoder or a
+  // language model) and the source's (a translation model's encoder).
+  torch::Tensor valid, source_valid;
   ForwardOptions options = settings.forward;
   options.capture = CaptureMode::Stats;
   options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
-    if (measured[layer]) sums.add(layer, probabilities, valid);
+    if (!measured[layer]) return;
+    if (encoder_block[layer]) sums.add(layer, probabilities, source_valid, /*causal=*/false);
+    else sums.add(layer, probabilities, valid);
   };
 
   const auto total = static_cast<int64_t>(batches.size());
@@ -116,6 +125,8 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     const int64_t count = rows.size(0), length = rows.size(1);
     valid = batch.predicted_mask().defined() ? batch.predicted_mask().ne(0)
                                              : torch::ones({count, length}, torch::kBool);
+    source_valid = batch.attention_mask.defined() ? batch.attention_mask.ne(0)
+                                                  : torch::ones(batch.input_ids.sizes(), torch::kBool);
     model.forward(batch, options);
     result.windows += count;
     if (!report_progress(progress, index + 1, total)) {

@@ -6,6 +6,8 @@
 // Per layer over every head, row and window of the corpus, and per head. Padded positions never
 // count; whether row 0 (always 1.0 in a causal model) counts towards CA is a setting. The corpus is
 // streamed: only running sums per (layer, head) are kept, on the model's device.
+// A translation model's encoder self-attention has no causal mask: there HA is taken over every
+// off-diagonal entry A[i, j], j ≠ i (before and after i), a reference for the decoder's rows.
 #pragma once
 
 #include "analysis/attention_blocks.h"
@@ -25,8 +27,9 @@ namespace aw {
 struct AttentionStatsSettings {
   bool include_first_row = true;  // as in the paper
   ForwardOptions forward;         // gates and diagonal intervention to run with (capture is set here)
-  // The attention blocks measured (empty = all). A translation model's must be its decoder's
-  // self-attention blocks: its rows are the decoder's tokens (decoder_attention_mask).
+  // The attention blocks measured (empty = all). A translation model's are self-attention blocks:
+  // the decoder's (rows: the target tokens, decoder_attention_mask) or the encoder's (rows: the
+  // source tokens, attention_mask); cross-attention has no diagonal.
   std::vector<int64_t> blocks;
 };
 
@@ -34,7 +37,7 @@ struct DiagonalStats {
   int64_t layer = 0;   // 1-based attention block (the layer, for one-kind models)
   int64_t head = 0;    // 1-based; 0 = every head of the layer
   double ca = 0.0, ha_mean = 0.0, ha_std = 0.0, ratio = 0.0;
-  int64_t diagonal_entries = 0, lower_entries = 0;
+  int64_t diagonal_entries = 0, lower_entries = 0;  // lower: the off-diagonal entries of a non-causal block
 };
 
 struct AttentionStatsResult {
@@ -54,7 +57,8 @@ class DiagonalStatsAccumulator {
   // heads_per_layer: each layer's head count; sums live on `device` in float64.
   DiagonalStatsAccumulator(std::vector<int64_t> heads_per_layer, bool include_first_row, const torch::Device& device);
   // probabilities [B, H, n, n] of `layer` (0-based); valid [B, n] bool (true = token, false = padding).
-  void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid);
+  // `causal` false: HA counts every off-diagonal entry, not only j < i.
+  void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid, bool causal = true);
   // Per-layer and per-head statistics of everything added so far (one transfer to the host).
   void finish(AttentionStatsResult& result) const;
 

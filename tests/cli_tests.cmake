@@ -260,10 +260,12 @@ aw_cli_test(prune_translation_dec EXIT 0 REGEX "# model=marian_tiny, metric=perp
 aw_cli_test(train_translation EXIT 0 REGEX "done: 5 steps, 1 epochs .*best valid perplexity [0-9.]+; saved to.*training a 60-piece SentencePiece bpe model on 40 sentences"
             ARGS train --arch transformer_mt --train ${pairs} --valid ${pairs} --vocab-size 60 --spm-type bpe --layers 1
                  --heads 2 --d-model 8 --d-ff 16 --epochs 1 --batch 4 --out ${fixtures}/trained_mt)
-aw_cli_test(stats_translation EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
+aw_cli_test(stats_translation EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio\nmarian_tiny,enc,1,.*\nmarian_tiny,enc,2,.*\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs})
-aw_cli_test(error_stats_translation_enc EXIT 1 STDERR_LINES 1 REGEX "--attention enc: CA and HA are defined on causal self-attention rows"
-            ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention enc)
+aw_cli_test(stats_translation_decoder EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
+            ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec)
+aw_cli_test(error_stats_translation_cross EXIT 1 STDERR_LINES 1 REGEX "--attention cross: CA and HA are measured on self-attention"
+            ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention cross)
 aw_cli_test(top_tokens_translation EXIT 0 REGEX "layer,sentence,target,method,top1,top2\n1,1,[^,]+@1,marian_tiny,"
             ARGS top-tokens --model ${hf_fixtures}/marian_tiny --text "the cat" --k 2 --beam 1)
 aw_cli_test(error_top_tokens_mixed_kinds EXIT 1 STDERR_LINES 1 REGEX "top-tokens compares models of one kind: marian_tiny is a marian translation model, tiny_lm is a transformer_lm language model"

@@ -303,30 +303,25 @@ TEST(TranslationScores, BatchedDecodingEqualsOneByOneAndBleuScoresItsTexts) {
   EXPECT_DOUBLE_EQ(corpus_bleu(references, references).score, 100.0);
 }
 
-TEST(TranslationStats, DecoderRowsEqualTheCapturedAttentionWorkedOutInFloat64) {
-  TinyTranslation tiny;
-  const auto loaded = tiny.checkpoint("m");
-  const auto data = tiny.data(loaded, 6);  // padded decoder rows in every batch
-  AttentionStatsSettings settings;
-  settings.blocks = {2};  // the decoder's self-attention
-  const auto result = attention_stats(*loaded.model, "m", data.inputs, settings);
-  ASSERT_EQ(result.layers.size(), 1u);
-  ASSERT_EQ(result.heads.size(), 2u);
+// CA, HA(μ), HA(σ) of one block worked out in float64 from the captured attention: the diagonal
+// of the valid rows, and the entries before it (causal) or every other valid entry (the encoder).
+DiagonalStats worked_stats(AttentionModel& model, const std::vector<ModelInput>& batches, int64_t block, bool causal) {
   double diagonal = 0, lower = 0, lower_squares = 0;
   int64_t diagonal_count = 0, lower_count = 0;
-  for (const auto& batch : data.inputs) {
+  for (const auto& batch : batches) {
     ForwardOptions options;
     options.capture = CaptureMode::Full;
     torch::NoGradGuard no_grad;
-    const auto attention = loaded.model->forward(batch, options).attention[2].to(torch::kFloat64);  // [B, H, m, m]
-    const auto mask = batch.decoder_attention_mask;
+    const auto attention = model.forward(batch, options).attention[block].to(torch::kFloat64);  // [B, H, n, n]
+    const auto mask = causal ? batch.decoder_attention_mask : batch.attention_mask;
     for (int64_t b = 0; b < attention.size(0); ++b)
       for (int64_t h = 0; h < attention.size(1); ++h)
         for (int64_t i = 0; i < attention.size(2); ++i) {
           if (mask[b][i].item<int64_t>() == 0) continue;
           diagonal += attention[b][h][i][i].item<double>();
           ++diagonal_count;
-          for (int64_t j = 0; j < i; ++j) {
+          for (int64_t j = 0; j < (causal ? i : attention.size(3)); ++j) {
+            if (j == i || mask[b][j].item<int64_t>() == 0) continue;
             const double value = attention[b][h][i][j].item<double>();
             lower += value;
             lower_squares += value * value;
@@ -334,28 +329,55 @@ TEST(TranslationStats, DecoderRowsEqualTheCapturedAttentionWorkedOutInFloat64) {
           }
         }
   }
-  const double ca = diagonal / diagonal_count, ha = lower / lower_count;
-  const auto& row = result.layers.front();
-  EXPECT_EQ(row.diagonal_entries, diagonal_count);
-  EXPECT_EQ(row.lower_entries, lower_count);
-  EXPECT_NEAR(row.ca, ca, 1e-6);
-  EXPECT_NEAR(row.ha_mean, ha, 1e-6);
-  EXPECT_NEAR(row.ha_std, std::sqrt(lower_squares / lower_count - ha * ha), 1e-6);
-  EXPECT_NEAR(row.ratio, ca / ha, 1e-5);
+  DiagonalStats stats;
+  stats.diagonal_entries = diagonal_count;
+  stats.lower_entries = lower_count;
+  stats.ca = diagonal / diagonal_count;
+  stats.ha_mean = lower / lower_count;
+  stats.ha_std = std::sqrt(lower_squares / lower_count - stats.ha_mean * stats.ha_mean);
+  stats.ratio = stats.ca / stats.ha_mean;
+  return stats;
+}
+
+void expect_stats(const DiagonalStats& row, const DiagonalStats& worked, const std::string& what) {
+  EXPECT_EQ(row.diagonal_entries, worked.diagonal_entries) << what;
+  EXPECT_EQ(row.lower_entries, worked.lower_entries) << what;
+  EXPECT_NEAR(row.ca, worked.ca, 1e-6) << what;
+  EXPECT_NEAR(row.ha_mean, worked.ha_mean, 1e-6) << what;
+  EXPECT_NEAR(row.ha_std, worked.ha_std, 1e-6) << what;
+  EXPECT_NEAR(row.ratio, worked.ratio, 1e-5) << what;
+}
+
+TEST(TranslationStats, DecoderAndEncoderRowsEqualTheCapturedAttentionWorkedOutInFloat64) {
+  TinyTranslation tiny;
+  const auto loaded = tiny.checkpoint("m");
+  const auto data = tiny.data(loaded, 6);  // padded source and decoder rows in every batch
+  AttentionStatsSettings settings;
+  settings.blocks = {0, 2};  // the encoder's first layer (not causal) and the decoder's self-attention
+  const auto result = attention_stats(*loaded.model, "m", data.inputs, settings);
+  ASSERT_EQ(result.layers.size(), 2u);
+  ASSERT_EQ(result.heads.size(), 4u);
+  expect_stats(result.layers[0], worked_stats(*loaded.model, data.inputs, 0, /*causal=*/false), "enc 1");
+  expect_stats(result.layers[1], worked_stats(*loaded.model, data.inputs, 2, /*causal=*/true), "dec 1");
   const auto csv = attention_stats_csv({result}, false);
-  EXPECT_NE(csv.find("\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio\nm,dec,1,"), std::string::npos) << csv;
-  // Encoder and cross rows are not causal: the descriptor refuses them.
+  EXPECT_NE(csv.find("\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio\nm,enc,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nm,dec,1,"), std::string::npos) << csv;
+  // Through the descriptor: all = encoder and decoder self-attention; cross has no diagonal.
   AnalysisRequest request;
   request.models = {&loaded};
   request.settings = find_analysis("stats")->settings();
   request.settings.set("text", pairs_path());
+  const auto all = std::any_cast<std::vector<AttentionStatsResult>>((*find_analysis("stats"))(request).result);
+  std::vector<std::string> kinds;
+  for (const auto& row : all.front().layers) kinds.push_back(all.front().names.kind.at(row.layer - 1));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"enc", "enc", "dec"}));
   request.settings.set("attention", "cross");
   try {
     (*find_analysis("stats"))(request);
     FAIL() << "no error";
   } catch (const SettingError& error) {
-    EXPECT_EQ(std::string(error.what()), "--attention cross: CA and HA are defined on causal self-attention rows; use "
-                                         "dec (a translation model's decoder self-attention)");
+    EXPECT_EQ(std::string(error.what()), "--attention cross: CA and HA are measured on self-attention, where a "
+                                         "token's own position is the diagonal; use enc, dec or all");
   }
 }
 

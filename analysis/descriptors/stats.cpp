@@ -18,7 +18,8 @@ AnalysisDescriptor stats_descriptor() {
   descriptor.fields.push_back(flag_field("per-head", "Per head", "one row per head instead of per layer"));
   descriptor.fields.push_back(flag_field("no-first-row", "Without row 0", "row 0 (always 1.0) not counted in CA"));
   auto attention = attention_field();
-  attention.help = "dec: causal self-attention (a translation model's decoder); enc and cross are not causal";
+  attention.help = "dec: causal self-attention (a language model, a translation model's decoder); enc: a translation "
+                   "model's encoder (HA over every off-diagonal entry); all: both (cross-attention has no diagonal)";
   descriptor.fields.push_back(attention);
   descriptor.run = [](const AnalysisRequest& request) {
     AnalysisReport report;
@@ -28,10 +29,12 @@ AnalysisDescriptor stats_descriptor() {
     for (size_t index = 0; index < request.models.size(); ++index) {
       const auto& loaded = *request.models[index];
       const auto attention = request.settings.choice("attention");
-      if (attention == "enc" || attention == "cross")
-        throw SettingError("attention", attention + ": CA and HA are defined on causal self-attention rows; use dec "
-                                                    "(a translation model's decoder self-attention)");
-      settings.blocks = selected_blocks(loaded.config, loaded.config.is_translation() ? "dec" : attention, loaded.name);
+      if (attention == "cross")
+        throw SettingError("attention", "cross: CA and HA are measured on self-attention, where a token's own "
+                                        "position is the diagonal; use enc, dec or all");
+      settings.blocks.clear();
+      for (const auto block : selected_blocks(loaded.config, attention, loaded.name))
+        if (loaded.config.attention_block(block).kind != AttentionKind::Cross) settings.blocks.push_back(block);
       const auto windows = loaded.config.is_translation() ? corpus_data(request, loaded, "stats").inputs
                                                           : corpus_windows(request, loaded, "stats");
       settings.forward.head_gates = request_gates(request, index);
