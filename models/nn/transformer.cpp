@@ -88,6 +88,11 @@ AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, c
   return context;
 }
 
+torch::Tensor residual_rows(const torch::Tensor& residual, const torch::Tensor& sublayer) {
+  if (sublayer.size(0) == residual.size(0)) return residual;
+  return residual.repeat({sublayer.size(0) / residual.size(0), 1, 1});
+}
+
 void AttentionContext::follow_rows(int64_t rows) {
   if (!blocked.defined() || blocked.size(0) == 1 || blocked.size(0) == rows) return;
   blocked = blocked.repeat({rows / blocked.size(0), 1, 1, 1});
@@ -203,17 +208,13 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t he
 BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
                                           const torch::Tensor& gates, bool return_probabilities) {
   const bool training = is_training();
-  // The residual follows the attention's rows: k·B when k gate settings split the B rows of x.
-  auto residual_for = [&](const torch::Tensor& attended) {
-    return attended.size(0) == x.size(0) ? x : x.repeat({attended.size(0) / x.size(0), 1, 1});
-  };
   if (norm_ == NormPlacement::Pre) {
     auto attended = attn(ln_1(x), context, gates, return_probabilities);
-    auto h = residual_for(attended.output) + torch::dropout(attended.output, dropout_, training);
+    auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
     return {h + torch::dropout(mlp(ln_2(h)), dropout_, training), std::move(attended.probabilities)};
   }
   auto attended = attn(x, context, gates, return_probabilities);
-  auto h = ln_1(residual_for(attended.output) + torch::dropout(attended.output, dropout_, training));
+  auto h = ln_1(residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training));
   return {ln_2(h + torch::dropout(mlp(h), dropout_, training)), std::move(attended.probabilities)};
 }
 

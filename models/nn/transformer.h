@@ -53,6 +53,10 @@ AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, c
                                    const DiagonalIntervention& diagonal, bool reweighted_diagonal_mask,
                                    const torch::TensorOptions& float_options);
 
+// A residual for its sublayer's output: repeated k times (setting-major) when k gate settings split
+// the residual's B rows into k·B inside the sublayer.
+torch::Tensor residual_rows(const torch::Tensor& residual, const torch::Tensor& sublayer);
+
 // What attention (and a block) gives back. `probabilities` [B, H, n, n] is defined only when the
 // caller asked for it: otherwise it is released as soon as the context is mixed.
 struct AttentionOutput {

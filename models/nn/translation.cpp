@@ -60,21 +60,17 @@ DecoderBlockOutput DecoderBlockImpl::forward(const torch::Tensor& x, const torch
                                              const torch::Tensor& cross_gates, bool return_probabilities) {
   const bool training = is_training();
   auto drop = [&](const torch::Tensor& t) { return torch::dropout(t, dropout_, training); };
-  // A residual follows its sublayer's rows: k·B when k gate settings split the B rows there.
-  auto residual_for = [](const torch::Tensor& residual, const torch::Tensor& sublayer) {
-    return sublayer.size(0) == residual.size(0) ? residual : residual.repeat({sublayer.size(0) / residual.size(0), 1, 1});
-  };
   if (norm_ == NormPlacement::Pre) {
     auto attended = self_attn(ln_1(x), self_context, self_gates, return_probabilities);
-    auto h = residual_for(x, attended.output) + drop(attended.output);
+    auto h = residual_rows(x, attended.output) + drop(attended.output);
     auto crossed = cross_attn(ln_2(h), cross_context, cross_gates, return_probabilities, memory);
-    h = residual_for(h, crossed.output) + drop(crossed.output);
+    h = residual_rows(h, crossed.output) + drop(crossed.output);
     return {h + drop(mlp(ln_3(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
   }
   auto attended = self_attn(x, self_context, self_gates, return_probabilities);
-  auto h = ln_1(residual_for(x, attended.output) + drop(attended.output));
+  auto h = ln_1(residual_rows(x, attended.output) + drop(attended.output));
   auto crossed = cross_attn(h, cross_context, cross_gates, return_probabilities, memory);
-  h = ln_2(residual_for(h, crossed.output) + drop(crossed.output));
+  h = ln_2(residual_rows(h, crossed.output) + drop(crossed.output));
   return {ln_3(h + drop(mlp(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
 }
 
