@@ -149,7 +149,7 @@ torch::Tensor TranslationTransformerImpl::checked_gates(const ForwardOptions& op
   auto gates = options.head_gates.to(like.device(), like.scalar_type());
   const bool blocks_ok =
       gates.dim() >= 2 && gates.size(-2) == config_.n_layers && gates.size(-1) == config_.max_heads();
-  const bool rows_ok = gates.dim() == 2 || (gates.dim() == 3 && gates.size(0) % rows == 0);
+  const bool rows_ok = gates.dim() == 2 || (gates.dim() == 3 && (gates.size(0) == 1 || gates.size(0) % rows == 0));
   if (!blocks_ok || !rows_ok)
     throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [" +
                 std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
