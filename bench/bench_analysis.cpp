@@ -16,6 +16,8 @@
 #include "models/training/evaluation.h"
 #include "models/runtime.h"
 
+#include "bench/bench_support.h"
+
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
@@ -72,21 +74,8 @@ double importance_flops_over_forward() {
   return (forward + backward) / forward;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The matmul rate the floor is computed with: a 1024² float32 product. Measured again next to
-// every timed sweep, so a machine whose speed drifts (shared cores) is compared with itself.
-double matmul_rate() {
-  c10::InferenceMode inference;
-  auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
-  torch::matmul(a, b);
-  const auto start = std::chrono::steady_clock::now();
-  const int repeats = 20;
-  for (int i = 0; i < repeats; ++i) benchmark::DoNotOptimize(torch::matmul(a, b));
-  return repeats * 2.0 * 1024 * 1024 * 1024 / seconds_since(start);
-}
+using aw::bench::matmul_rate;
+using aw::bench::seconds_since;
 
 // Counters: GFLOP, floor_ms (those FLOPs at the matmul rate measured before each iteration) and
 // x_floor (each iteration's time over its own floor, averaged).

@@ -17,6 +17,8 @@
 #include "models/training/evaluation.h"
 #include "models/translation/translation_data.h"
 
+#include "bench/bench_support.h"
+
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
@@ -197,20 +199,8 @@ double shared_in_gated_layer_flops() {
   return kDecoderLayers * kHeads * (per_self_setting + per_cross_setting);
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// A 1024² float32 product's rate, measured again before every timed sweep (as in bench_analysis).
-double matmul_rate() {
-  c10::InferenceMode inference;
-  auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
-  torch::matmul(a, b);
-  const auto start = std::chrono::steady_clock::now();
-  const int repeats = 20;
-  for (int i = 0; i < repeats; ++i) benchmark::DoNotOptimize(torch::matmul(a, b));
-  return repeats * 2.0 * 1024 * 1024 * 1024 / seconds_since(start);
-}
+using aw::bench::matmul_rate;
+using aw::bench::seconds_since;
 
 void BM_DecoderSweepLossFloor(benchmark::State& state) {
   aw::configure_allocator();
