@@ -9,8 +9,11 @@
 // and, on a random transformer_mt of working size (3+3 layers × 8 heads, d 512, d_ff 2048, vocabulary
 // 8000; 8 pairs of 64 source and 64 target tokens), the decoder's single-head loss sweep (48 settings)
 // against its FLOP floor (counters as in bench_analysis: "floor_ms", "x_floor"; "x_strict" against
-// the floor without what the gated layer's settings share) and against one whole forward per head.
+// the floor without what the gated layer's settings share) and against one whole forward per head;
+// and that model's teacher-forced forward after really removing half the heads of every kind vs the
+// full model (Michel Table 4).
 #include "analysis/head_ablation.h"
+#include "analysis/head_removal.h"
 #include "analysis/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
@@ -249,6 +252,22 @@ void BM_DecoderSweepLossFloorModelOneForwardPerHead(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DecoderSweepLossFloorModelOneForwardPerHead)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// Arg: percent of every attention block's heads physically removed (0 = the full model).
+void BM_PrunedTranslationForward(benchmark::State& state) {
+  aw::configure_allocator();
+  aw::configure_threads(1);
+  auto& model = floor_model();
+  const auto data = floor_data();
+  std::vector<aw::HeadRef> removed;
+  for (int64_t block = 0; block < model.config().n_layers; ++block)
+    for (int64_t head = 0; head < kHeads * state.range(0) / 100; ++head) removed.push_back({block, head});
+  auto pruned = removed.empty() ? std::shared_ptr<aw::AttentionModel>() : aw::remove_heads(model, removed);
+  auto& measured = pruned ? *pruned : model;
+  for (auto _ : state) benchmark::DoNotOptimize(aw::evaluate_perplexity(measured, data.inputs).metric);
+  state.counters["heads"] = static_cast<double>(measured.config().total_heads());
+}
+BENCHMARK(BM_PrunedTranslationForward)->Arg(0)->Arg(50)->ArgName("percent_pruned")->Unit(benchmark::kMillisecond)->Iterations(10);
 
 }  // namespace
 
