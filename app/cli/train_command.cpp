@@ -18,6 +18,7 @@
 #include "models/text/vocabulary.h"
 #include "models/translation/translation_data.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -106,12 +107,17 @@ void print_summary(const CliOptions& options, const TrainSettings& settings, con
               << "\n";
     return;
   }
-  std::printf("%s: %lld steps, %lld epochs in %s (%.0f %s/s), %lld parameters; best valid %s %.4f; saved to %s\n",
+  // A run stopped before its first epoch ended has not been validated: say so, not "inf".
+  char best[96];
+  if (std::isfinite(summary.best_valid_metric))
+    std::snprintf(best, sizeof best, "best valid %s %.4f", summary.metric_name.c_str(), summary.best_valid_metric);
+  else
+    std::snprintf(best, sizeof best, "not validated yet (stopped before the first epoch ended)");
+  std::printf("%s: %lld steps, %lld epochs in %s (%.0f %s/s), %lld parameters; %s; saved to %s\n",
               summary.stopped ? "stopped (saved, continue with --resume)" : "done",
               static_cast<long long>(summary.steps), static_cast<long long>(summary.epochs_done),
               format_duration(summary.seconds).c_str(), summary.tokens_per_second, unit,
-              static_cast<long long>(summary.parameters), summary.metric_name.c_str(), summary.best_valid_metric,
-              settings.out_dir.c_str());
+              static_cast<long long>(summary.parameters), best, settings.out_dir.c_str());
 }
 
 // The settings a --resume folder was trained with (its training.json), which a resumed run keeps
