@@ -2,6 +2,7 @@
 #include "analysis/lama_attention.h"
 
 #include "models/errors.h"
+#include "models/parse_number.h"
 
 #include <torch/torch.h>
 
@@ -20,14 +21,8 @@ double selected_weight(const DocumentAttention& document, int64_t position, cons
 
 int64_t parse_head_choice(const std::string& text, int64_t heads) {
   if (text == "mean") return 0;
-  size_t parsed = 0;
   int64_t head = 0;
-  try {
-    head = std::stoll(text, &parsed);
-  } catch (const std::exception&) {
-    parsed = 0;
-  }
-  if (parsed == 0 || parsed != text.size() || head < 1 || head > heads)
+  if (!parse_integer(text, head) || head < 1 || head > heads)
     throw Error("--head must be mean or a head number 1.." + std::to_string(heads) + ", got '" + text + "'");
   return head;
 }

@@ -547,6 +547,10 @@ TEST(ClassifierData, LabelNamesAreNumericWhenTheyAreNumbers) {
   EXPECT_EQ(read_label_names(dir.file("a.tsv")), (std::vector<std::string>{"1", "2", "10"}));
   write_file(dir.file("b.tsv"), "pos\tx\nneg\ty\n");
   EXPECT_EQ(read_label_names(dir.file("b.tsv")), (std::vector<std::string>{"neg", "pos"}));
+  // A numeric label too long for 64 bits: a clear error (it used to be a bare "stoll").
+  write_file(dir.file("huge.tsv"), "1\tx\n99999999999999999999\ty\n");
+  EXPECT_EQ(test::error_of([&] { read_label_names(dir.file("huge.tsv")); }),
+            dir.file("huge.tsv") + ": label '99999999999999999999' is a number too large for a class index");
   // With integer class names an integer is a name, never an index: "0" is not class "1".
   write_file(dir.file("c.tsv"), "1\tx\n0\ty\n");
   try {

@@ -117,6 +117,14 @@ TEST(Conllu, MalformedLinesNameTheirLine) {
             "conllu:3: HEAD 7 is past the sentence's 2 words");
   EXPECT_EQ(conllu_error("1\tA\ta\tX\t_\t_\t2\tdep\t_\t_\n2\tB\tb\tX\t_\t_\t1\tdep\t_\t_\n"),
             "conllu:1: HEAD links form a cycle (no path to the root)");
+  // Issue 18's fuzzing findings: word 1's walk reaches word 2 before word 2's HEAD was range-checked
+  // (it read past the heads); a 20-digit ID or HEAD threw a bare "stoll".
+  EXPECT_EQ(conllu_error("1\tA\ta\tX\t_\t_\t2\tdep\t_\t_\n2\tB\tb\tX\t_\t_\t1000000000000000\tdep\t_\t_\n"),
+            "conllu:2: HEAD 1000000000000000 is past the sentence's 2 words");
+  EXPECT_EQ(conllu_error(good + "2\tB\tb\tX\t_\t_\t99999999999999999999\tdep\t_\t_\n"),
+            "conllu:2: HEAD '99999999999999999999' is not a word index");
+  EXPECT_EQ(conllu_error("99999999999999999999\tA\ta\tX\t_\t_\t0\troot\t_\t_\n"),
+            "conllu:1: ID '99999999999999999999' is not a word index");
 }
 
 TEST(Conllu, FileWithoutSentencesOrMissingIsAnError) {

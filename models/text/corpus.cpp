@@ -2,6 +2,7 @@
 #include "models/text/corpus.h"
 
 #include "models/errors.h"
+#include "models/parse_number.h"
 #include "models/text/syntax_hints.h"
 
 #include <torch/torch.h>
@@ -124,14 +125,8 @@ std::vector<LabelledExample> parse_labelled_text(const std::string& text, const 
       for (const auto& name : label_names) names += (names.empty() ? "" : ", ") + name;
       throw Error(where + ": label '" + label_text + "' is not one of the model's classes (" + names + ")");
     } else {
-      size_t parsed = 0;
       int64_t index = -1;
-      try {
-        index = std::stoll(label_text, &parsed);
-      } catch (const std::exception&) {
-        parsed = 0;
-      }
-      if (parsed != label_text.size() || index < 0 || index >= static_cast<int64_t>(label_names.size()))
+      if (!parse_integer(label_text, index) || index < 0 || index >= static_cast<int64_t>(label_names.size()))
         throw Error(where + ": label '" + label_text + "' is neither a class name nor an index 0.." +
                     std::to_string(label_names.size() - 1));
       example.label = index;
@@ -156,10 +151,19 @@ std::vector<std::string> read_label_names(const std::string& path) {
     if (std::find(names.begin(), names.end(), label) == names.end()) names.push_back(label);
   }
   if (names.empty()) fail_in_file(path, "holds no labelled lines");
-  if (std::all_of(names.begin(), names.end(), is_integer_text))
-    std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return std::stoll(a) < std::stoll(b); });
-  else
+  if (std::all_of(names.begin(), names.end(), is_integer_text)) {
+    // Numeric labels in numeric order; one too long for 64 bits is an error, not an exception.
+    std::vector<std::pair<int64_t, std::string>> numbered;
+    for (const auto& name : names) {
+      int64_t value = 0;
+      if (!parse_integer(name, value)) fail_in_file(path, "label '" + name + "' is a number too large for a class index");
+      numbered.emplace_back(value, name);
+    }
+    std::sort(numbered.begin(), numbered.end());
+    for (size_t i = 0; i < names.size(); ++i) names[i] = numbered[i].second;
+  } else {
     std::sort(names.begin(), names.end());
+  }
   return names;
 }
 

@@ -2,6 +2,7 @@
 #include "models/text/syntax_hints.h"
 
 #include "models/errors.h"
+#include "models/parse_number.h"
 
 #include <torch/torch.h>
 
@@ -30,13 +31,14 @@ bool is_digits(const std::string& text) {
 }
 
 // Checks a finished sentence's heads: each within 0..n, and the tree reaches the root without a cycle.
+// Every head is range-checked before any walk: a walk follows later words' heads too.
 void check_tree(const std::string& path, const ConlluSentence& sentence) {
   const auto n = static_cast<int64_t>(sentence.heads.size());
-  for (int64_t word = 0; word < n; ++word) {
-    const auto head = sentence.heads[word];
-    if (head > n)
+  for (int64_t word = 0; word < n; ++word)
+    if (sentence.heads[word] > n)
       fail_at(path, sentence.lines[word],
-              "HEAD " + std::to_string(head) + " is past the sentence's " + std::to_string(n) + " words");
+              "HEAD " + std::to_string(sentence.heads[word]) + " is past the sentence's " + std::to_string(n) + " words");
+  for (int64_t word = 0; word < n; ++word) {
     int64_t current = word + 1, steps = 0;
     while (current != 0 && steps++ <= n) current = sentence.heads[current - 1];
     if (current != 0) fail_at(path, sentence.lines[word], "HEAD links form a cycle (no path to the root)");
@@ -70,17 +72,19 @@ std::vector<ConlluSentence> read_conllu(const std::string& path) {
       fail_at(path, line_number, "expected 10 tab-separated fields, found " + std::to_string(fields.size()));
     const auto& id = fields[0];
     if (id.find('-') != std::string::npos || id.find('.') != std::string::npos) continue;  // multi-word token, empty node
-    if (!is_digits(id)) fail_at(path, line_number, "ID '" + id + "' is not a word index");
+    int64_t id_value = 0, head = 0;
+    if (!is_digits(id) || !parse_integer(id, id_value)) fail_at(path, line_number, "ID '" + id + "' is not a word index");
     const auto expected = static_cast<int64_t>(current.forms.size()) + 1;
-    if (std::stoll(id) != expected)
+    if (id_value != expected)
       fail_at(path, line_number, "ID " + id + " where " + std::to_string(expected) + " was expected");
-    if (!is_digits(fields[6])) fail_at(path, line_number, "HEAD '" + fields[6] + "' is not a word index");
+    if (!is_digits(fields[6]) || !parse_integer(fields[6], head))
+      fail_at(path, line_number, "HEAD '" + fields[6] + "' is not a word index");
     if (fields[1].empty()) fail_at(path, line_number, "FORM is empty");
     auto form = fields[1];
     std::replace_if(form.begin(), form.end(), [](unsigned char c) { return std::isspace(c); }, '_');
     current.lines.push_back(line_number);
     current.forms.push_back(form);
-    current.heads.push_back(std::stoll(fields[6]));
+    current.heads.push_back(head);
   }
   finish();
   if (sentences.empty()) fail_in_file(path, "holds no CoNLL-U sentence");
