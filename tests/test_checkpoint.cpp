@@ -122,8 +122,39 @@ TEST(CheckpointErrors, PathIsAFile) {
 
 TEST(CheckpointErrors, InvalidConfigJson) {
   TempDir dir;
-  write_file(dir.file("config.json"), "{\"model_type\": ");
-  EXPECT_EQ(load_error(dir.path()).rfind(dir.file("config.json") + ": invalid JSON: ", 0), 0u) << load_error(dir.path());
+  write_file(dir.file("config.json"), "{\"model_type\":\n ");
+  EXPECT_EQ(load_error(dir.path()),
+            dir.file("config.json") + ": is not valid JSON (parse error at line 2, column 2, byte 16 of 16)");
+}
+
+// Hostile configs (issue 18's fuzzing findings): each refused with one line naming the file, before
+// anything is allocated from them and without the stack overflow or library text they used to give.
+TEST(CheckpointErrors, HostileConfigJson) {
+  TempDir dir;
+  const auto config = dir.file("config.json");
+  auto error_for = [&](const std::string& text) {
+    write_file(config, text);
+    return load_error(dir.path());
+  };
+  const std::string deep = "{\"model_type\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  EXPECT_EQ(error_for(deep), config + ": is not valid JSON (nested deeper than 64 levels)");
+  EXPECT_EQ(error_for("{\"model_type\": \"transformer_lm\", \"d_model\": 1e400}"),
+            config + ": is not valid JSON (a number is outside the range of a 64-bit float)");
+  EXPECT_EQ(error_for(R"({"model_type": "transformer_lm", "vocab_size": 8, "n_layers": 600000000, "n_heads": 1,
+                          "d_model": 2, "max_positions": 4})"),
+            config + ": key 'n_layers' is 600000000, more than this tool accepts (4096)");
+  EXPECT_EQ(error_for(R"({"model_type": "transformer_lm", "vocab_size": 8, "n_layers": 1, "n_heads": 1,
+                          "d_model": 2305843009213693952, "max_positions": 4})"),
+            config + ": key 'd_model' is 2305843009213693952, more than this tool accepts (16777216)");
+  EXPECT_EQ(error_for(R"({"model_type": "bert", "architectures": ["BertForSequenceClassification"],
+                          "vocab_size": 8, "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 1,
+                          "intermediate_size": 8, "max_position_embeddings": 8, "num_labels": 1000000000000})"),
+            config + ": key 'num_labels' is 1000000000000, more than this tool accepts (100000)");
+  // A long value in a message is cut short.
+  std::string long_list = "[1";
+  for (int i = 0; i < 10000; ++i) long_list += ",1";
+  EXPECT_EQ(error_for("{\"model_type\": \"transformer_lm\", \"vocab_size\": " + long_list + "]}"),
+            config + ": key 'vocab_size' must be a positive integer, got " + long_list.substr(0, 60) + "...");
 }
 
 TEST(CheckpointErrors, UnknownModelType) {

@@ -200,7 +200,14 @@ TEST_F(MalformedFile, HeaderLengthPastTheEnd) {
 
 TEST_F(MalformedFile, InvalidJson) {
   EXPECT_EQ(open_error(file_bytes(R"({"x": {"dtype": F32}})", 0)),
-            path + ": header is not valid JSON (parse error at byte 17 of 21)");
+            path + ": header is not valid JSON (parse error at line 1, column 17, byte 17 of 21)");
+}
+
+TEST_F(MalformedFile, DeeplyNestedHeaderStopsAtTheDepthLimit) {
+  const std::string deep = R"({"__metadata__": )" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  EXPECT_EQ(open_error(file_bytes(deep, 0)), path + ": header is not valid JSON (nested deeper than 64 levels)");
+  EXPECT_EQ(open_error(file_bytes(R"({"x": {"dtype": "F32", "shape": [1e400], "data_offsets": [0, 0]}})", 0)),
+            path + ": header is not valid JSON (a number is outside the range of a 64-bit float)");
 }
 
 TEST_F(MalformedFile, HeaderIsAnArray) {

@@ -10,6 +10,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
+#include "models/json_input.h"
 #include "models/parse_number.h"
 #include "models/nn/model_config.h"
 #include "models/runtime.h"
@@ -127,9 +128,8 @@ TrainSettings resumed_defaults(const std::string& resume_dir, TrainSettings defa
   const auto path = std::filesystem::path(resume_dir) / "training.json";
   std::ifstream in(path);
   if (!in) throw Error(path.string() + ": cannot open (a --resume folder holds the training.json its run wrote)");
-  nlohmann::json json;
+  const auto json = read_untrusted_json(path.string());
   try {
-    in >> json;
     defaults.epochs = json.value("epochs", defaults.epochs);
     defaults.batch = json.value("batch", defaults.batch);
     defaults.lr = json.value("lr", defaults.lr);
@@ -140,8 +140,8 @@ TrainSettings resumed_defaults(const std::string& resume_dir, TrainSettings defa
     defaults.pointer_weight = json.value("lambda_p", defaults.pointer_weight);
     defaults.label_smoothing = json.value("label_smoothing", defaults.label_smoothing);
     if (json.value("storage", std::string("F32")) == "F16") defaults.storage = torch::kFloat16;
-  } catch (const nlohmann::json::exception& error) {
-    throw Error(path.string() + ": not a training.json this tool wrote (" + error.what() + ")");
+  } catch (const nlohmann::json::exception&) {
+    throw Error(path.string() + ": not a training.json this tool wrote (a setting has the wrong type)");
   }
   return defaults;
 }

@@ -3,6 +3,7 @@
 
 #include "models/nn/bigru_classifier.h"
 #include "models/errors.h"
+#include "models/json_input.h"
 #include "models/nn/lama.h"
 #include "models/runtime.h"
 #include "models/checkpoint/safetensors.h"
@@ -42,13 +43,9 @@ std::string require_file(const std::string& dir, const std::string& name) {
 bool read_lowercase_flag(const std::string& dir) {
   const auto path = fs::path(dir) / "tokenizer_config.json";
   if (!fs::exists(path)) return true;  // bert-base-uncased and most BERT folders
-  std::ifstream in(path);
-  try {
-    const auto json = nlohmann::json::parse(in);
-    if (json.contains("do_lower_case") && json.at("do_lower_case").is_boolean()) return json.at("do_lower_case").get<bool>();
-  } catch (const nlohmann::json::exception& e) {
-    fail_in_file(path.string(), std::string("invalid JSON: ") + e.what());
-  }
+  const auto json = read_untrusted_json(path.string());
+  if (json.is_object() && json.contains("do_lower_case") && json.at("do_lower_case").is_boolean())
+    return json.at("do_lower_case").get<bool>();
   return true;
 }
 

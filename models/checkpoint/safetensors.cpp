@@ -9,6 +9,7 @@
 #include "models/checkpoint/safetensors.h"
 
 #include "models/errors.h"
+#include "models/json_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,12 +72,6 @@ std::string described(const json& value) {
   }
 }
 
-// A JSON value as it appears in a message, cut short so a hostile header cannot flood it.
-std::string excerpt(const json& value) {
-  constexpr size_t kMaxChars = 60;
-  auto text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  return text.size() <= kMaxChars ? text : text.substr(0, kMaxChars) + "...";
-}
 
 bool is_count(const json& value) { return value.is_number_unsigned(); }
 
@@ -90,18 +85,18 @@ TensorRecord parse_entry(const std::string& path, const std::string& name, const
   TensorRecord record;
   record.name = name;
   const auto& dtype = entry.at("dtype");
-  if (!dtype.is_string()) fail_in_file(path, tensor + ": dtype must be a string, found " + excerpt(dtype));
+  if (!dtype.is_string()) fail_in_file(path, tensor + ": dtype must be a string, found " + json_excerpt(dtype));
   record.dtype = dtype.get<std::string>();
 
   const auto& shape = entry.at("shape");
   if (!shape.is_array() || !std::all_of(shape.begin(), shape.end(), is_count))
-    fail_in_file(path, tensor + ": shape must be an array of non-negative integers, found " + excerpt(shape));
+    fail_in_file(path, tensor + ": shape must be an array of non-negative integers, found " + json_excerpt(shape));
   std::vector<uint64_t> dims;
   for (const auto& dim : shape) dims.push_back(dim.get<uint64_t>());
 
   const auto& offsets = entry.at("data_offsets");
   if (!offsets.is_array() || offsets.size() != 2 || !is_count(offsets[0]) || !is_count(offsets[1]))
-    fail_in_file(path, tensor + ": data_offsets must be two non-negative integers, found " + excerpt(offsets));
+    fail_in_file(path, tensor + ": data_offsets must be two non-negative integers, found " + json_excerpt(offsets));
   record.begin = offsets[0].get<uint64_t>();
   record.end = offsets[1].get<uint64_t>();
   if (record.begin > record.end)
@@ -211,13 +206,7 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& 
     return true;
   };
   const auto* header_begin = reinterpret_cast<const char*>(file->mapping_ + kHeaderLengthBytes);
-  json header;
-  try {
-    header = json::parse(header_begin, header_begin + header_length, on_key);
-  } catch (const json::parse_error& e) {
-    fail_in_file(path, "header is not valid JSON (parse error at byte " + std::to_string(e.byte) + " of " +
-                           std::to_string(header_length) + ")");
-  }
+  const json header = parse_untrusted_json(std::string_view(header_begin, header_length), path, "header", on_key);
   if (!header.is_object()) fail_in_file(path, "header is " + described(header) + ", not a JSON object");
   if (!duplicate.empty()) fail_in_file(path, "tensor " + in_quotes(duplicate) + " appears twice in the header");
 

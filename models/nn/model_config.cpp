@@ -2,6 +2,7 @@
 #include "models/nn/model_config.h"
 
 #include "models/errors.h"
+#include "models/json_input.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -16,6 +17,10 @@ using nlohmann::json;
 // Typed access to config keys with errors that name the file and the key.
 class ConfigReader {
  public:
+  static constexpr int64_t kMaxConfigInteger = int64_t{1} << 24;
+  static constexpr int64_t kMaxLayers = 4096;   // per stack; the largest published models have < 200
+  static constexpr int64_t kMaxLabels = 100000; // classifier classes, each with a name string
+
   ConfigReader(const json& root, std::string path) : root_(root), path_(std::move(path)) {}
 
   bool has(const std::string& key) const { return root_.contains(key) && !root_.at(key).is_null(); }
@@ -27,23 +32,39 @@ class ConfigReader {
   int64_t positive_int(const std::string& key, int64_t fallback) const {
     return has(key) ? positive_int(key) : fallback;
   }
+  // A positive integer of at most `limit`, for counts that size per-item lists.
+  int64_t bounded_int(const std::string& key, int64_t fallback, int64_t limit) const {
+    if (!has(key)) return fallback;
+    const json& raw = root_.at(key);
+    if (!raw.is_number_integer() || raw.get<int64_t>() <= 0)
+      fail_in_file(path_, "key '" + key + "' must be a positive integer, got " + json_excerpt(raw));
+    const auto value = raw.get<int64_t>();
+    if (value > limit)
+      fail_in_file(path_, "key '" + key + "' is " + std::to_string(value) + ", more than this tool accepts (" +
+                              std::to_string(limit) + ")");
+    return value;
+  }
+  int64_t layer_count(const std::string& key) const {
+    if (!has(key)) fail_in_file(path_, "missing key '" + key + "'");
+    return bounded_int(key, 0, kMaxLayers);
+  }
   int64_t non_negative_int(const std::string& key, int64_t fallback) const {
     if (!has(key)) return fallback;
     const json& value = root_.at(key);
     if (!value.is_number_integer() || value.get<int64_t>() < 0)
-      fail_in_file(path_, "key '" + key + "' must be a non-negative integer, got " + value.dump());
-    return value.get<int64_t>();
+      fail_in_file(path_, "key '" + key + "' must be a non-negative integer, got " + json_excerpt(value));
+    return capped(key, value.get<int64_t>());
   }
   double number(const std::string& key, double fallback) const {
     if (!has(key)) return fallback;
     const json& value = root_.at(key);
-    if (!value.is_number()) fail_in_file(path_, "key '" + key + "' must be a number, got " + value.dump());
+    if (!value.is_number()) fail_in_file(path_, "key '" + key + "' must be a number, got " + json_excerpt(value));
     return value.get<double>();
   }
   bool boolean(const std::string& key, bool fallback) const {
     if (!has(key)) return fallback;
     const json& value = root_.at(key);
-    if (!value.is_boolean()) fail_in_file(path_, "key '" + key + "' must be true or false, got " + value.dump());
+    if (!value.is_boolean()) fail_in_file(path_, "key '" + key + "' must be true or false, got " + json_excerpt(value));
     return value.get<bool>();
   }
   std::string choice(const std::string& key, const std::vector<std::string>& allowed,
@@ -56,7 +77,7 @@ class ConfigReader {
     }
     std::string options;
     for (const auto& option : allowed) options += (options.empty() ? "" : ", ") + option;
-    fail_in_file(path_, "key '" + key + "' must be one of " + options + ", got " + value.dump());
+    fail_in_file(path_, "key '" + key + "' must be one of " + options + ", got " + json_excerpt(value));
   }
   // A named mode: one of `allowed` (all values when empty), spelled as EnumNames<Enum> spells it.
   template <typename Enum>
@@ -73,8 +94,8 @@ class ConfigReader {
     std::vector<int64_t> values;
     for (const auto& item : value) {
       if (!item.is_number_integer() || item.get<int64_t>() < 0)
-        fail_in_file(path_, "key '" + key + "' must be a list of non-negative integers, got " + value.dump());
-      values.push_back(item.get<int64_t>());
+        fail_in_file(path_, "key '" + key + "' must be a list of non-negative integers, got " + json_excerpt(value));
+      values.push_back(capped(key, item.get<int64_t>()));
     }
     return values;
   }
@@ -86,7 +107,7 @@ class ConfigReader {
       for (const auto& item : value)
         if (item.is_string()) values.push_back(item.get<std::string>());
     if (!value.is_array() || values.size() != value.size() || values.empty())
-      fail_in_file(path_, "key '" + key + "' must be a non-empty list of strings, got " + value.dump());
+      fail_in_file(path_, "key '" + key + "' must be a non-empty list of strings, got " + json_excerpt(value));
     return values;
   }
   [[noreturn]] void fail(const std::string& message) const { fail_in_file(path_, message); }
@@ -94,8 +115,17 @@ class ConfigReader {
  private:
   int64_t positive_int_value(const std::string& key, const json& value) const {
     if (!value.is_number_integer() || value.get<int64_t>() <= 0)
-      fail_in_file(path_, "key '" + key + "' must be a positive integer, got " + value.dump());
-    return value.get<int64_t>();
+      fail_in_file(path_, "key '" + key + "' must be a positive integer, got " + json_excerpt(value));
+    return capped(key, value.get<int64_t>());
+  }
+  // Every size, count and id of a config is at most kMaxConfigInteger: checked before anything is
+  // allocated from it (a hostile n_layers or num_labels would otherwise size lists of billions), and
+  // small enough that the products the configs form (4·d_model, 2·hidden) cannot overflow.
+  int64_t capped(const std::string& key, int64_t value) const {
+    if (value > kMaxConfigInteger)
+      fail_in_file(path_, "key '" + key + "' is " + std::to_string(value) + ", more than this tool accepts (" +
+                              std::to_string(kMaxConfigInteger) + ")");
+    return value;
   }
   const json& root_;
   std::string path_;
@@ -111,7 +141,7 @@ Activation parse_activation(const ConfigReader& reader, const std::string& key, 
 
 void parse_native(const ConfigReader& reader, ModelConfig& config) {
   config.vocab_size = reader.positive_int("vocab_size");
-  config.n_layers = reader.positive_int("n_layers");
+  config.n_layers = reader.layer_count("n_layers");
   config.n_heads = reader.positive_int("n_heads");
   config.d_model = reader.positive_int("d_model");
   config.d_ff = reader.positive_int("d_ff", 4 * config.d_model);
@@ -180,7 +210,7 @@ void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
 
 void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
   config.vocab_size = reader.positive_int("vocab_size");
-  config.n_layers = reader.positive_int("n_layer");
+  config.n_layers = reader.layer_count("n_layer");
   config.n_heads = reader.positive_int("n_head");
   config.d_model = reader.positive_int("n_embd");
   config.d_ff = reader.positive_int("n_inner", 4 * config.d_model);
@@ -197,7 +227,7 @@ void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
 
 void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelConfig& config) {
   config.vocab_size = reader.positive_int("vocab_size");
-  config.n_layers = reader.positive_int("num_hidden_layers");
+  config.n_layers = reader.layer_count("num_hidden_layers");
   config.n_heads = reader.positive_int("num_attention_heads");
   config.d_model = reader.positive_int("hidden_size");
   config.d_ff = reader.positive_int("intermediate_size");
@@ -230,7 +260,7 @@ void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelCon
       config.labels[i] = id2label.at(key).get<std::string>();
     }
   } else {
-    config.num_labels = reader.positive_int("num_labels", 2);
+    config.num_labels = reader.bounded_int("num_labels", 2, ConfigReader::kMaxLabels);
     for (int64_t i = 0; i < config.num_labels; ++i) config.labels.push_back("LABEL_" + std::to_string(i));
   }
 }
@@ -268,8 +298,8 @@ void parse_transformer_mt(const ConfigReader& reader, ModelConfig& config) {
   t.share_embeddings = reader.boolean("share_embeddings", t.target_vocab_size == config.vocab_size);
   if (t.share_embeddings && t.target_vocab_size != config.vocab_size)
     reader.fail("share_embeddings needs target_vocab_size = vocab_size");
-  t.encoder_layers = reader.positive_int("encoder_layers");
-  t.decoder_layers = reader.positive_int("decoder_layers");
+  t.encoder_layers = reader.layer_count("encoder_layers");
+  t.decoder_layers = reader.layer_count("decoder_layers");
   // n_heads sets both sides; encoder_heads / decoder_heads override it (then n_heads may be absent).
   auto side_heads = [&](const std::string& key) {
     return reader.has(key) ? reader.positive_int(key) : reader.positive_int("n_heads");
@@ -313,8 +343,8 @@ void parse_hf_translation(const ConfigReader& reader, ModelConfig& config) {
   if (t.target_vocab_size != config.vocab_size)
     reader.fail("separate source and target vocabularies (decoder_vocab_size " + std::to_string(t.target_vocab_size) +
                 " ≠ vocab_size " + std::to_string(config.vocab_size) + ") are not supported");
-  t.encoder_layers = reader.positive_int("encoder_layers");
-  t.decoder_layers = reader.positive_int("decoder_layers");
+  t.encoder_layers = reader.layer_count("encoder_layers");
+  t.decoder_layers = reader.layer_count("decoder_layers");
   t.encoder_heads = reader.positive_int("encoder_attention_heads");
   t.decoder_heads = reader.positive_int("decoder_attention_heads");
   config.d_model = reader.positive_int("d_model");
@@ -443,15 +473,7 @@ ModelConfig read_model_config(const std::string& dir) {
   if (!fs::is_directory(dir)) fail_in_file(dir, "not a checkpoint folder (expected a directory with config.json)");
   const auto path = (fs::path(dir) / "config.json").string();
   if (!fs::exists(path)) fail_in_file(dir, "no config.json in this folder");
-  std::ifstream in(path);
-  if (!in) fail_in_file(path, "cannot be read");
-  nlohmann::json json;
-  try {
-    in >> json;
-  } catch (const nlohmann::json::parse_error& e) {
-    fail_in_file(path, std::string("invalid JSON: ") + e.what());
-  }
-  return parse_model_config(json, path);
+  return parse_model_config(read_untrusted_json(path), path);
 }
 
 namespace {

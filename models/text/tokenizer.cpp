@@ -3,6 +3,7 @@
 #include "models/text/tokenizer.h"
 
 #include "models/errors.h"
+#include "models/json_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -142,14 +143,7 @@ void append_utf8(std::string& out, char32_t code_point) {
 }
 
 std::vector<std::string> read_vocab_json(const std::string& path, const std::string& noun) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
-  nlohmann::json vocab;
-  try {
-    vocab = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& error) {
-    fail_in_file(path, std::string("is not valid JSON (") + error.what() + ")");
-  }
+  const auto vocab = read_untrusted_json(path);
   if (!vocab.is_object())
     fail_in_file(path, "is not a JSON object of " + noun + " → id (found " + vocab.type_name() + ")");
   if (vocab.empty()) fail_in_file(path, "holds no " + noun + "s (empty object)");
@@ -158,7 +152,7 @@ std::vector<std::string> read_vocab_json(const std::string& path, const std::str
   std::vector<bool> taken(size, false);
   for (const auto& [spelling, value] : vocab.items()) {
     if (!value.is_number_integer())
-      fail_in_file(path, noun + " '" + spelling + "' has id " + value.dump() + ", not an integer");
+      fail_in_file(path, noun + " '" + spelling + "' has id " + json_excerpt(value) + ", not an integer");
     const auto id = value.get<int64_t>();
     if (id < 0 || id >= static_cast<int64_t>(size))
       fail_in_file(path, noun + " '" + spelling + "' has id " + std::to_string(id) + ", outside 0.." +
