@@ -195,7 +195,9 @@ TEST_F(MalformedFile, HeaderLengthPastTheEnd) {
   EXPECT_EQ(open_error(file_bytes(100, "{}", "")),
             path + ": header length 100 runs past the end of the file (10 bytes)");
   EXPECT_EQ(open_error(file_bytes(~uint64_t{0}, "{}", "")),
-            path + ": header length 18446744073709551615 runs past the end of the file (10 bytes)");
+            path + ": header length 18446744073709551615 is over the format's limit of 100000000 bytes");
+  EXPECT_EQ(open_error(file_bytes(100'000'001, "{}", "")),
+            path + ": header length 100000001 is over the format's limit of 100000000 bytes");
 }
 
 TEST_F(MalformedFile, InvalidJson) {

@@ -190,6 +190,11 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& 
   uint64_t header_length = 0;
   std::memcpy(&header_length, file->mapping_, kHeaderLengthBytes);  // little-endian on disk and host
   if (header_length == 0) fail_in_file(path, "header length is 0");
+  // The format's own reader refuses headers over 100 MB; so do we, before parsing one.
+  constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+  if (header_length > kMaxHeaderBytes)
+    fail_in_file(path, "header length " + std::to_string(header_length) + " is over the format's limit of " +
+                           std::to_string(kMaxHeaderBytes) + " bytes");
   if (header_length > file_size - kHeaderLengthBytes)
     fail_in_file(path, "header length " + std::to_string(header_length) + " runs past the end of the file (" +
                            std::to_string(file_size) + " bytes)");
