@@ -67,16 +67,30 @@ const Bench* bench() {
   return shared.get();
 }
 
-// Single-head settings of the decoder's blocks: [S, L, H], one head off each.
-torch::Tensor decoder_settings(const Bench& b) {
+// Single-head settings of `blocks`: [S, L, H], one head off each.
+torch::Tensor single_head_settings(const aw::ModelConfig& config, const std::vector<int64_t>& blocks) {
   std::vector<torch::Tensor> settings;
-  for (const auto block : b.decoder_blocks)
-    for (int64_t head = 0; head < b.loaded.config.heads_per_layer[block]; ++head) {
-      auto gates = aw::all_heads_on(b.loaded.config);
+  for (const auto block : blocks)
+    for (int64_t head = 0; head < config.heads_per_layer[block]; ++head) {
+      auto gates = aw::all_heads_on(config);
       gates[block][head] = 0.0;
       settings.push_back(gates);
     }
   return torch::stack(settings);
+}
+
+torch::Tensor decoder_settings(const Bench& b) { return single_head_settings(b.loaded.config, b.decoder_blocks); }
+
+// The naive sweep the batched one is compared with: one whole forward for the baseline and for
+// each setting.
+void forward_per_setting(aw::AttentionModel& model, const std::vector<aw::ModelInput>& inputs,
+                         const torch::Tensor& settings) {
+  aw::ForwardOptions options;
+  benchmark::DoNotOptimize(aw::evaluate_perplexity(model, inputs, options));
+  for (int64_t s = 0; s < settings.size(0); ++s) {
+    options.head_gates = settings[s];
+    benchmark::DoNotOptimize(aw::evaluate_perplexity(model, inputs, options));
+  }
 }
 
 bool ready(benchmark::State& state) {
@@ -99,14 +113,7 @@ void BM_DecoderSweepLossOneForwardPerHead(benchmark::State& state) {
   if (!ready(state)) return;
   auto& model = *bench()->loaded.model;
   const auto settings = decoder_settings(*bench());
-  for (auto _ : state) {
-    aw::ForwardOptions options;
-    benchmark::DoNotOptimize(aw::evaluate_perplexity(model, bench()->data.inputs, options));  // the baseline
-    for (int64_t s = 0; s < settings.size(0); ++s) {
-      options.head_gates = settings[s];
-      benchmark::DoNotOptimize(aw::evaluate_perplexity(model, bench()->data.inputs, options));
-    }
-  }
+  for (auto _ : state) forward_per_setting(model, bench()->data.inputs, settings);
 }
 BENCHMARK(BM_DecoderSweepLossOneForwardPerHead)->Unit(benchmark::kMillisecond)->Iterations(3);
 
@@ -139,6 +146,8 @@ constexpr int64_t kVocabulary = 8000, kFloorPairs = 8, kSource = 64, kTarget = 6
 
 aw::AttentionModel& floor_model() {
   static const auto model = [] {
+    aw::configure_allocator();
+    aw::configure_threads(1);
     nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", kVocabulary}, {"d_model", kWidth},
                            {"encoder_layers", kEncoderLayers}, {"decoder_layers", kDecoderLayers},
                            {"encoder_heads", kHeads}, {"decoder_heads", kHeads}, {"encoder_ffn", kFeedForward},
@@ -206,8 +215,6 @@ using aw::bench::matmul_rate;
 using aw::bench::seconds_since;
 
 void BM_DecoderSweepLossFloor(benchmark::State& state) {
-  aw::configure_allocator();
-  aw::configure_threads(1);
   auto& model = floor_model();
   const auto data = floor_data();
   const double flops = decoder_sweep_flops(), strict_flops = flops - shared_in_gated_layer_flops();
@@ -235,28 +242,15 @@ void BM_DecoderSweepLossFloor(benchmark::State& state) {
 BENCHMARK(BM_DecoderSweepLossFloor)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 void BM_DecoderSweepLossFloorModelOneForwardPerHead(benchmark::State& state) {
-  aw::configure_allocator();
-  aw::configure_threads(1);
   auto& model = floor_model();
   const auto data = floor_data();
-  const auto& config = model.config();
-  for (auto _ : state) {
-    aw::ForwardOptions options;
-    benchmark::DoNotOptimize(aw::evaluate_perplexity(model, data.inputs, options));
-    for (const auto block : floor_decoder_blocks())
-      for (int64_t head = 0; head < config.heads_per_layer[block]; ++head) {
-        options.head_gates = aw::all_heads_on(config);
-        options.head_gates[block][head] = 0.0;
-        benchmark::DoNotOptimize(aw::evaluate_perplexity(model, data.inputs, options));
-      }
-  }
+  const auto settings = single_head_settings(model.config(), floor_decoder_blocks());
+  for (auto _ : state) forward_per_setting(model, data.inputs, settings);
 }
 BENCHMARK(BM_DecoderSweepLossFloorModelOneForwardPerHead)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Arg: percent of every attention block's heads physically removed (0 = the full model).
 void BM_PrunedTranslationForward(benchmark::State& state) {
-  aw::configure_allocator();
-  aw::configure_threads(1);
   auto& model = floor_model();
   const auto data = floor_data();
   std::vector<aw::HeadRef> removed;

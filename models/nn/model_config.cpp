@@ -34,15 +34,7 @@ class ConfigReader {
   }
   // A positive integer of at most `limit`, for counts that size per-item lists.
   int64_t bounded_int(const std::string& key, int64_t fallback, int64_t limit) const {
-    if (!has(key)) return fallback;
-    const json& raw = root_.at(key);
-    if (!raw.is_number_integer() || raw.get<int64_t>() <= 0)
-      fail_in_file(path_, "key '" + key + "' must be a positive integer, got " + json_excerpt(raw));
-    const auto value = raw.get<int64_t>();
-    if (value > limit)
-      fail_in_file(path_, "key '" + key + "' is " + std::to_string(value) + ", more than this tool accepts (" +
-                              std::to_string(limit) + ")");
-    return value;
+    return has(key) ? positive_int_value(key, root_.at(key), limit) : fallback;
   }
   int64_t layer_count(const std::string& key) const {
     if (!has(key)) fail_in_file(path_, "missing key '" + key + "'");
@@ -113,18 +105,18 @@ class ConfigReader {
   [[noreturn]] void fail(const std::string& message) const { fail_in_file(path_, message); }
 
  private:
-  int64_t positive_int_value(const std::string& key, const json& value) const {
+  int64_t positive_int_value(const std::string& key, const json& value, int64_t limit = kMaxConfigInteger) const {
     if (!value.is_number_integer() || value.get<int64_t>() <= 0)
       fail_in_file(path_, "key '" + key + "' must be a positive integer, got " + json_excerpt(value));
-    return capped(key, value.get<int64_t>());
+    return capped(key, value.get<int64_t>(), limit);
   }
   // Every size, count and id of a config is at most kMaxConfigInteger: checked before anything is
   // allocated from it (a hostile n_layers or num_labels would otherwise size lists of billions), and
   // small enough that the products the configs form (4·d_model, 2·hidden) cannot overflow.
-  int64_t capped(const std::string& key, int64_t value) const {
-    if (value > kMaxConfigInteger)
+  int64_t capped(const std::string& key, int64_t value, int64_t limit = kMaxConfigInteger) const {
+    if (value > limit)
       fail_in_file(path_, "key '" + key + "' is " + std::to_string(value) + ", more than this tool accepts (" +
-                              std::to_string(kMaxConfigInteger) + ")");
+                              std::to_string(limit) + ")");
     return value;
   }
   const json& root_;
