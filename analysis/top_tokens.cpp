@@ -130,8 +130,8 @@ std::vector<TopTokensRequest> read_top_token_requests(const std::string& path) {
       char* end = nullptr;
       const long long value = std::strtoll(target.c_str(), &end, 10);
       if (target.empty() || *end != '\0' || value < 1)
-        throw Error(path + ":" + std::to_string(line_number) + ": target '" + target +
-                    "' is not a token position ≥ 1");
+        throw Error(path + ":" + std::to_string(line_number) + ": target " + quoted_excerpt(target) +
+                    " is not a token position ≥ 1");
       request.target = value;
     }
     requests.push_back(request);

@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Attention Workbench needs, skipping the ones already present.
-# Usage: scripts/install-deps.sh [--no-gui]   (run as root, or with sudo available)
+# Usage: scripts/install-deps.sh [--no-gui] [--fuzz]   (run as root, or with sudo available)
+#   --fuzz: also clang and libFuzzer for scripts/fuzz.sh (and Qt 6 Core for the session-file target)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config git
           libtorch-dev libopenblas0-pthread
           nlohmann-json3-dev libspdlog-dev libfmt-dev libpcre2-dev libicu-dev libsentencepiece-dev
           libgtest-dev libgmock-dev libbenchmark-dev)
-if [ "${1:-}" != "--no-gui" ]; then
+gui=1 fuzz=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-gui) gui=0 ;;
+    --fuzz) fuzz=1 ;;
+    *) echo "install-deps: unknown option '$arg' (use --no-gui, --fuzz)" >&2; exit 2 ;;
+  esac
+done
+if [ "$gui" -eq 1 ]; then
   packages+=(qt6-base-dev libqcustomplot-dev libgl-dev fonts-dejavu-core)
+fi
+if [ "$fuzz" -eq 1 ]; then
+  packages+=(clang libclang-rt-14-dev libfuzzer-14-dev qt6-base-dev)
 fi
 
 missing=()

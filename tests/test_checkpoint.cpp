@@ -2,6 +2,7 @@
 // every bad-input case of the foundation issue with its exact one-line error.
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/json_input.h"
 #include "models/checkpoint/safetensors.h"
 #include "tests/test_support.h"
 
@@ -201,6 +202,25 @@ TEST_F(NativeFolder, TensorMissing) {
   EXPECT_EQ(load_error(dir.path()), dir.file("model.safetensors") +
                                         ": missing tensor 'layers.1.mlp.fc2.bias' (a transformer_lm model with this "
                                         "config needs it)");
+}
+
+// Sizes a config.json claims are checked against the stored tensors before any model is allocated:
+// d_ff 10,000,000 would have allocated 960 MB (a larger one, terabytes).
+TEST_F(NativeFolder, ConfigClaimingMoreWeightsThanTheFileHolds) {
+  auto json = read_untrusted_json(dir.file("config.json"));
+  json["d_ff"] = 10000000;
+  write_file(dir.file("config.json"), json.dump());
+  // 20·12 token + 16·12 position embeddings, 2 layers × (4·12·12 attention + 2·12·10⁷ feed-forward)
+  EXPECT_EQ(load_error(dir.path()), dir.file("config.json") +
+                                        ": describes a model of at least 480001584 weights, but model.safetensors "
+                                        "holds only 3024 values; they do not belong together");
+  json["d_ff"] = 24;
+  json["positions"] = "sinusoidal";
+  json["max_positions"] = 16777216;
+  write_file(dir.file("config.json"), json.dump());
+  EXPECT_EQ(load_error(dir.path()), dir.file("config.json") +
+                                        ": max_positions 16777216 × d_model 12 is too large for a sinusoid table "
+                                        "(at most 2^27 values)");
 }
 
 TEST_F(NativeFolder, TensorOfTheWrongShape) {

@@ -220,6 +220,14 @@ class MainWindowTests : public QObject {
     window.openSession(dir.filePath("broken.json"));
     QVERIFY2(window.errorText().contains("is not valid JSON"), qPrintable(window.errorText()));
     QCOMPARE(window.modelCount(), 3);  // a bad session file leaves the current one alone
+    // Nested 100,000 deep: Qt's parser stops at its own depth limit (1,024) with an error, no crash.
+    QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    broken.write(QByteArray(100000, '[') + QByteArray(100000, ']'));
+    broken.close();
+    window.openSession(dir.filePath("broken.json"));
+    QVERIFY2(window.errorText().contains("broken.json: is not valid JSON (too deeply nested document"),
+             qPrintable(window.errorText()));
+    QCOMPARE(window.modelCount(), 3);
   }
 
   // tests/fixtures/session_v1.json is the bundled session as version 1 wrote it; it opens with the

@@ -263,6 +263,18 @@ TEST_F(MalformedFile, ShapeWhoseSizeOverflows) {
       open_error(file_bytes(
           R"({"x": {"dtype": "U8", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})", 0)),
       path + ": tensor 'x' has shape [4294967296, 4294967296] whose size overflows 64 bits");
+  // Empty, but its strides would overflow: torch cannot even make the view.
+  EXPECT_EQ(
+      open_error(file_bytes(
+          R"({"x": {"dtype": "U8", "shape": [0, 4294967296, 4294967296], "data_offsets": [0, 0]}})", 0)),
+      path + ": tensor 'x' has shape [0, 4294967296, 4294967296] whose size overflows 64 bits");
+}
+
+TEST_F(MalformedFile, TooManyDimensions) {
+  std::string ones = "1";
+  for (int i = 1; i < 33; ++i) ones += ",1";
+  EXPECT_EQ(open_error(file_bytes(R"({"x": {"dtype": "U8", "shape": [)" + ones + R"(], "data_offsets": [0, 1]}})", 1)),
+            path + ": tensor 'x' has 33 dimensions, more than the 32 this tool accepts");
 }
 
 TEST_F(MalformedFile, RangePastTheDataSection) {

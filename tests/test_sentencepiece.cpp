@@ -188,6 +188,14 @@ TEST(SentencePieceFiles, CorruptModelNamesTheFile) {
             0u);
 }
 
+// Found by fuzz/fuzz_sentencepiece.cpp: a model holding an empty piece made the library's bundled
+// darts-clone throw its own exception type, which escaped the module as no aw::Error.
+TEST(SentencePieceFiles, ModelWithAnEmptyPieceIsRefused) {
+  const std::string model = std::string(AW_SOURCE_DIR) + "/tests/fixtures/fuzz/spm_empty_piece.model";
+  EXPECT_EQ(error_of([&] { load_sentencepiece_tokenizer(model, "", false); }),
+            model + ": is not a SentencePiece model (failed to insert key: zero-length key)");
+}
+
 TEST(SentencePieceTraining, BadRequestsAreRefused) {
   test::TempDir dir;
   const std::string prefix = dir.file("m");

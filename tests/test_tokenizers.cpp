@@ -178,6 +178,12 @@ TEST(Gpt2TokenizerFiles, BadFilesNameTheFileAndTheProblem) {
   EXPECT_EQ(error_of(load), merges + ": line 1: expected two tokens separated by a space, found 3 ('a b c')");
   test::write_file(merges, "a b\na b\n");
   EXPECT_EQ(error_of(load), merges + ": line 2: merge 'a b' repeats line 1");
+  // Text from the file is quoted short and escaped: a hostile line cannot flood or split the message.
+  test::write_file(merges, "a b " + std::string(5000, 'x') + "\n");
+  EXPECT_EQ(error_of(load), merges + ": line 1: expected two tokens separated by a space, found 3 ('a b " +
+                                std::string(96, 'x') + "...')");
+  test::write_file(merges, "a b\n" + std::string(kMaxLineBytes + 1, 'a') + "\n");
+  EXPECT_EQ(error_of(load), merges + ": line 2 is 1048577 bytes long, more than the 1 MiB one line may hold");
   // A text byte without a vocabulary token.
   test::write_file(merges, "a b\n");
   const auto tokenizer = load_gpt2_tokenizer(vocab, merges);
@@ -285,9 +291,26 @@ TEST(WordPieceFiles, BadFilesNameTheFileAndTheProblem) {
   EXPECT_EQ(error_of(load), vocab + ": line 2: empty token");
   test::write_file(vocab, "[CLS]\nthe\nthe\n");
   EXPECT_EQ(error_of(load), vocab + ": line 3: duplicate token 'the' (also on line 2)");
+  test::write_file(vocab, "[CLS]\nthe\x01\nthe\x01\n");
+  EXPECT_EQ(error_of(load), vocab + ": line 3: duplicate token 'the\\x01' (also on line 2)");
+  test::write_file(vocab, "[CLS]\n" + std::string(kMaxLineBytes + 1, 'a') + "\n");
+  EXPECT_EQ(error_of(load), vocab + ": line 2 is 1048577 bytes long, more than the 1 MiB one line may hold");
   // Windows line ends are accepted.
   test::write_file(vocab, "[CLS]\r\n[SEP]\r\n[UNK]\r\nthe\r\n");
   EXPECT_EQ(load_wordpiece_tokenizer(vocab, true)->encode("The").ids, (Ids{0, 3, 1}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text from files in messages
+
+TEST(QuotedExcerpt, EscapesControlCharactersAndCutsAtACharacterBoundary) {
+  EXPECT_EQ(quoted_excerpt("cat"), "'cat'");
+  EXPECT_EQ(quoted_excerpt("a\tb\nc\rd\x01\x7F"), "'a\\tb\\nc\\rd\\x01\\x7f'");
+  EXPECT_EQ(quoted_excerpt(std::string(100, 'x')), "'" + std::string(100, 'x') + "'");
+  EXPECT_EQ(quoted_excerpt(std::string(101, 'x')), "'" + std::string(100, 'x') + "...'");
+  // "é" is 2 bytes: 99 x then é would end at byte 101, so the cut falls before it.
+  EXPECT_EQ(quoted_excerpt(std::string(99, 'x') + "é" + "y"), "'" + std::string(99, 'x') + "...'");
+  EXPECT_EQ(quoted_excerpt(std::string(98, 'x') + "é" + "y"), "'" + std::string(98, 'x') + "é...'");
 }
 
 // ---------------------------------------------------------------------------------------------

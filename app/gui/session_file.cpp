@@ -24,6 +24,10 @@ constexpr int kVersion = 2;  // 2: analysis settings by descriptor field name (s
 
 }  // namespace
 
+QString setting_text(const QJsonValue& value) {
+  return value.isDouble() ? QString::number(value.toInteger()) : value.toString();
+}
+
 WorkbenchSession read_session(const QString& path) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) fail(path, "cannot be read (" + file.errorString() + ")");

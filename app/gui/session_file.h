@@ -30,6 +30,9 @@ struct WorkbenchSession {
                          // current format, an older file's migrated)
 };
 
+// A setting's value as a session file holds it (text, or a number from older files) → its text.
+QString setting_text(const QJsonValue& value);
+
 // Throws aw::Error "path: what is wrong" for an unreadable file, bad JSON or a wrong format.
 WorkbenchSession read_session(const QString& path);
 // Throws aw::Error when the file cannot be written. Writes to a temporary file first, so a failed

@@ -11,7 +11,7 @@
 // Model chooser indexes move out of the settings into the entry's "models" list.
 #include "app/gui/session_migration.h"
 
-#include "app/gui/settings_form.h"
+#include "app/gui/session_file.h"
 
 #include <QJsonArray>
 #include <QStringList>

@@ -1,6 +1,8 @@
 // app/gui/settings_form.cpp — see settings_form.h.
 #include "app/gui/settings_form.h"
 
+#include "app/gui/session_file.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -99,10 +101,6 @@ SettingsForm::SettingsForm(const AnalysisDescriptor& descriptor, const QStringLi
       connect(check, &QCheckBox::toggled, this, [this, name] { Q_EMIT edited(name); });
     entries_.push_back({&field, input, placed});
   }
-}
-
-QString setting_text(const QJsonValue& value) {
-  return value.isDouble() ? QString::number(value.toInteger()) : value.toString();
 }
 
 void SettingsForm::addRowsTo(QFormLayout* form) const {

@@ -21,9 +21,6 @@ class QWidget;
 
 namespace aw {
 
-// A setting's value as a session file holds it (text, or a number from older files) → its text.
-QString setting_text(const QJsonValue& value);
-
 class SettingsForm : public QObject {
   Q_OBJECT
 

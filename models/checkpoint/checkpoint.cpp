@@ -49,6 +49,53 @@ bool read_lowercase_flag(const std::string& dir) {
   return true;
 }
 
+// A lower bound on the weights a model of `config` holds: its embedding tables and the matrices of
+// every layer (attention projections, feed-forward, recurrent and classifier weights). Summed in
+// double, so hostile sizes cannot overflow.
+double minimum_weight_count(const ModelConfig& config) {
+  const double d = static_cast<double>(config.d_model);
+  if (config.is_recurrent()) {
+    const auto& r = config.recurrent;
+    const double e = static_cast<double>(r.embedding_dim), h = static_cast<double>(r.rnn_hidden);
+    const double pooled = config.is_lama() ? static_cast<double>(config.n_heads) * 2 * h : 2 * h;
+    const double hidden = static_cast<double>(r.classifier_hidden);
+    return static_cast<double>(config.vocab_size) * e + 6 * h * (e + h) + pooled * hidden +
+           hidden * static_cast<double>(config.num_labels);
+  }
+  double count = static_cast<double>(config.vocab_size) * d + static_cast<double>(config.num_labels) * d +
+                 static_cast<double>(config.bert.type_vocab_size) * d;
+  if (config.positions == PositionKind::Learned) count += static_cast<double>(config.max_positions) * d;
+  for (int64_t block = 0; block < config.n_layers && block < static_cast<int64_t>(config.heads_per_layer.size()); ++block)
+    count += 4 * d * static_cast<double>(config.attention_width(block));
+  if (config.is_translation()) {
+    const auto& t = config.translation;
+    if (!t.share_embeddings) count += static_cast<double>(t.target_vocab_size) * d;
+    count += 2 * d * (static_cast<double>(t.encoder_layers) * static_cast<double>(t.encoder_ffn) +
+                      static_cast<double>(t.decoder_layers) * static_cast<double>(t.decoder_ffn));
+  } else {
+    count += 2 * d * static_cast<double>(config.d_ff) * static_cast<double>(config.n_layers);
+  }
+  return count;
+}
+
+// config.json's sizes against the tensors model.safetensors holds, before a model is allocated from
+// them: a config that claims more weights than the file stores does not belong to it (and, from a
+// hostile file, would allocate terabytes).
+void require_weights_fit(const std::string& dir, const ModelConfig& config, const SafetensorsFile& file) {
+  double stored = 0;
+  for (const auto& name : file.names()) {
+    double values = 1;
+    for (auto size : file.record(name).shape) values *= static_cast<double>(size);
+    stored += values;
+  }
+  const double needed = minimum_weight_count(config);
+  if (needed > stored)
+    fail_in_file((fs::path(dir) / "config.json").string(),
+                 "describes a model of at least " + std::to_string(static_cast<long long>(std::min(needed, 9e18))) +
+                     " weights, but model.safetensors holds only " + std::to_string(static_cast<long long>(stored)) +
+                     " values; they do not belong together");
+}
+
 // Moves every (uninitialised) parameter into one anonymous mapping that the kernel fills with pages
 // in a single call (MAP_POPULATE). Faulting 500 MB of fresh heap page by page took 1.3 s of a
 // GPT-2-small load on our VMs; populated up front it takes ~0.1 s. Falls back to the heap silently.
@@ -143,7 +190,7 @@ std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
   }
   if (!unknown.empty()) {
     if (!table.allow_unknown)
-      fail_in_file(file.path(), "unexpected tensor '" + unknown.front() + "' (not part of a " +
+      fail_in_file(file.path(), "unexpected tensor " + quoted_excerpt(unknown.front()) + " (not part of a " +
                                     model.config().family_name() + " model with this config)");
     logger("models")->debug("{}: {} tensors not used (first: {})", file.path(), unknown.size(), unknown.front());
   }
@@ -212,6 +259,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
 
   const auto weights_path = require_file(dir, "model.safetensors");
   const auto file = SafetensorsFile::open(weights_path);
+  require_weights_fit(dir, loaded.config, *file);
   loaded.model = create_model(loaded.config, /*initialise=*/false);  // load_weights fills every parameter
   if (device.is_cpu()) place_parameters_in_populated_memory(loaded.model->module());
   loaded.stored_dtype = load_weights(*loaded.model, *file);

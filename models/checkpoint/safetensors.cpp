@@ -60,7 +60,7 @@ const DtypeInfo* dtype_by_scalar_type(torch::ScalarType scalar_type) {
   return nullptr;
 }
 
-std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
+std::string in_quotes(const std::string& name) { return quoted_excerpt(name); }
 
 // "an array", "a number", ... for "X is <described>, not an object".
 std::string described(const json& value) {
@@ -103,13 +103,20 @@ TensorRecord parse_entry(const std::string& path, const std::string& name, const
     fail_in_file(path, tensor + " has data_offsets " + shape_string(std::vector<uint64_t>{record.begin, record.end}) +
                            " whose begin is after its end");
 
-  // Element count and byte size must fit int64 (torch sizes), with no silent wrap-around.
+  // Element count and byte size must fit int64 (torch sizes), with no silent wrap-around. The nonzero
+  // dims are checked as well: an empty [0, 2^62, 2^62] tensor still has strides torch must compute.
   const auto* info = dtype_by_name(record.dtype);
   if (info == nullptr) fail_in_file(path, tensor + " has unsupported dtype " + in_quotes(record.dtype));
+  constexpr size_t kMaxDims = 32;
+  if (dims.size() > kMaxDims)
+    fail_in_file(path, tensor + " has " + std::to_string(dims.size()) + " dimensions, more than the " +
+                           std::to_string(kMaxDims) + " this tool accepts");
   constexpr auto kMaxSize = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   uint64_t bytes = info->element_bytes;
+  uint64_t nonzero_bytes = info->element_bytes;
   for (const auto dim : dims)
-    if (dim > kMaxSize || __builtin_mul_overflow(bytes, dim, &bytes) || bytes > kMaxSize)
+    if (dim > kMaxSize || __builtin_mul_overflow(bytes, dim, &bytes) || bytes > kMaxSize ||
+        (dim != 0 && (__builtin_mul_overflow(nonzero_bytes, dim, &nonzero_bytes) || nonzero_bytes > kMaxSize)))
       fail_in_file(path, tensor + " has shape " + shape_string(dims) + " whose size overflows 64 bits");
   if (bytes != record.end - record.begin)
     fail_in_file(path, tensor + " has shape " + shape_string(dims) + " of " + record.dtype + " (" +
@@ -215,6 +222,11 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& 
   if (!header.is_object()) fail_in_file(path, "header is " + described(header) + ", not a JSON object");
   if (!duplicate.empty()) fail_in_file(path, "tensor " + in_quotes(duplicate) + " appears twice in the header");
 
+  // Each record costs memory beyond its header bytes; real checkpoints hold at most tens of thousands.
+  constexpr size_t kMaxTensors = 1'000'000;
+  if (header.size() > kMaxTensors)
+    fail_in_file(path, "header lists " + std::to_string(header.size()) + " tensors, more than the " +
+                           std::to_string(kMaxTensors) + " this tool accepts");
   for (const auto& item : header.items()) {
     if (item.key() == kMetadataKey) {
       file->metadata_ = parse_metadata(path, item.value());

@@ -407,7 +407,7 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   if (!family) {
     std::string known;
     for (const auto* name : EnumNames<ModelFamily>::names) known += (known.empty() ? "" : ", ") + std::string(name);
-    fail_in_file(path, "unknown model_type '" + model_type + "' (known: " + known + ")");
+    fail_in_file(path, "unknown model_type " + quoted_excerpt(model_type) + " (known: " + known + ")");
   }
   ModelConfig config;
   config.family = *family;
@@ -456,6 +456,12 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   }
   if (config.dropout < 0.0 || config.dropout >= 1.0)
     fail_in_file(path, "dropout must be in [0, 1), got " + std::to_string(config.dropout));
+  // The sinusoid table is computed, not stored, so no file size bounds it: 2^27 values (1 GB while
+  // built in float64) is far beyond any real model's max_positions × d_model.
+  constexpr int64_t kMaxSinusoidValues = int64_t{1} << 27;
+  if (config.positions == PositionKind::Sinusoidal && config.max_positions > kMaxSinusoidValues / config.d_model)
+    fail_in_file(path, "max_positions " + std::to_string(config.max_positions) + " × d_model " +
+                           std::to_string(config.d_model) + " is too large for a sinusoid table (at most 2^27 values)");
   return config;
 }
 

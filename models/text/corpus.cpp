@@ -105,6 +105,7 @@ std::vector<LabelledExample> parse_labelled_text(const std::string& text, const 
   std::string line;
   std::vector<LabelledExample> examples;
   for (int64_t number = 1; std::getline(lines, line); ++number) {
+    require_line_length(path, number, line);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const auto where = path + ": line " + std::to_string(number);
@@ -123,11 +124,11 @@ std::vector<LabelledExample> parse_labelled_text(const std::string& text, const 
     } else if (names_are_integers) {
       std::string names;
       for (const auto& name : label_names) names += (names.empty() ? "" : ", ") + name;
-      throw Error(where + ": label '" + label_text + "' is not one of the model's classes (" + names + ")");
+      throw Error(where + ": label " + quoted_excerpt(label_text) + " is not one of the model's classes (" + names + ")");
     } else {
       int64_t index = -1;
       if (!parse_integer(label_text, index) || index < 0 || index >= static_cast<int64_t>(label_names.size()))
-        throw Error(where + ": label '" + label_text + "' is neither a class name nor an index 0.." +
+        throw Error(where + ": label " + quoted_excerpt(label_text) + " is neither a class name nor an index 0.." +
                     std::to_string(label_names.size() - 1));
       example.label = index;
     }
@@ -143,6 +144,7 @@ std::vector<std::string> read_label_names(const std::string& path) {
   std::string line;
   std::vector<std::string> names;
   for (int64_t number = 1; std::getline(lines, line); ++number) {
+    require_line_length(path, number, line);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const auto tab = line.find('\t');
@@ -156,7 +158,7 @@ std::vector<std::string> read_label_names(const std::string& path) {
     std::vector<std::pair<int64_t, std::string>> numbered;
     for (const auto& name : names) {
       int64_t value = 0;
-      if (!parse_integer(name, value)) fail_in_file(path, "label '" + name + "' is a number too large for a class index");
+      if (!parse_integer(name, value)) fail_in_file(path, "label " + quoted_excerpt(name) + " is a number too large for a class index");
       numbered.emplace_back(value, name);
     }
     std::sort(numbered.begin(), numbered.end());

@@ -33,6 +33,7 @@ std::vector<NumberedLine> read_nonempty_lines(const std::string& path) {
   size_t number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
+    require_line_length(path, number, line);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!line.empty()) lines.push_back({number, std::move(line)});
   }

@@ -61,6 +61,7 @@ std::vector<ConlluSentence> read_conllu(const std::string& path) {
   };
   for (std::string line; std::getline(in, line);) {
     ++line_number;
+    require_line_length(path, line_number, line);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) {
       finish();
@@ -73,12 +74,12 @@ std::vector<ConlluSentence> read_conllu(const std::string& path) {
     const auto& id = fields[0];
     if (id.find('-') != std::string::npos || id.find('.') != std::string::npos) continue;  // multi-word token, empty node
     int64_t id_value = 0, head = 0;
-    if (!is_digits(id) || !parse_integer(id, id_value)) fail_at(path, line_number, "ID '" + id + "' is not a word index");
+    if (!is_digits(id) || !parse_integer(id, id_value)) fail_at(path, line_number, "ID " + quoted_excerpt(id) + " is not a word index");
     const auto expected = static_cast<int64_t>(current.forms.size()) + 1;
     if (id_value != expected)
       fail_at(path, line_number, "ID " + id + " where " + std::to_string(expected) + " was expected");
     if (!is_digits(fields[6]) || !parse_integer(fields[6], head))
-      fail_at(path, line_number, "HEAD '" + fields[6] + "' is not a word index");
+      fail_at(path, line_number, "HEAD " + quoted_excerpt(fields[6]) + " is not a word index");
     if (fields[1].empty()) fail_at(path, line_number, "FORM is empty");
     auto form = fields[1];
     std::replace_if(form.begin(), form.end(), [](unsigned char c) { return std::isspace(c); }, '_');

@@ -53,10 +53,11 @@ std::vector<std::string> read_token_lines(const std::string& path) {
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows
     const size_t line_number = tokens.size() + 1;
+    require_line_length(path, line_number, line);
     if (line.empty()) fail_in_file(path, "line " + std::to_string(line_number) + ": empty token");
     const auto [previous, inserted] = line_of_token.emplace(line, line_number);
     if (!inserted)
-      fail_in_file(path, "line " + std::to_string(line_number) + ": duplicate token '" + line + "' (also on line " +
+      fail_in_file(path, "line " + std::to_string(line_number) + ": duplicate token " + quoted_excerpt(line) + " (also on line " +
                              std::to_string(previous->second) + ")");
     tokens.push_back(line);
   }
@@ -152,14 +153,14 @@ std::vector<std::string> read_vocab_json(const std::string& path, const std::str
   std::vector<bool> taken(size, false);
   for (const auto& [spelling, value] : vocab.items()) {
     if (!value.is_number_integer())
-      fail_in_file(path, noun + " '" + spelling + "' has id " + json_excerpt(value) + ", not an integer");
+      fail_in_file(path, noun + " " + quoted_excerpt(spelling) + " has id " + json_excerpt(value) + ", not an integer");
     const auto id = value.get<int64_t>();
     if (id < 0 || id >= static_cast<int64_t>(size))
-      fail_in_file(path, noun + " '" + spelling + "' has id " + std::to_string(id) + ", outside 0.." +
+      fail_in_file(path, noun + " " + quoted_excerpt(spelling) + " has id " + std::to_string(id) + ", outside 0.." +
                              std::to_string(size - 1) + " (ids must number the " + std::to_string(size) + " " + noun +
                              "s without gaps)");
     if (taken[id])
-      fail_in_file(path, "id " + std::to_string(id) + " is given to both '" + spellings[id] + "' and '" + spelling + "'");
+      fail_in_file(path, "id " + std::to_string(id) + " is given to both " + quoted_excerpt(spellings[id]) + " and " + quoted_excerpt(spelling));
     taken[id] = true;
     spellings[id] = spelling;
   }

@@ -279,6 +279,7 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
     size_t line_number = 0;
     while (std::getline(in, line)) {
       ++line_number;
+      require_line_length(path, line_number, line);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line_number == 1 && line.rfind("#version", 0) == 0) continue;
       const auto words = split_on_blanks(line);
@@ -286,14 +287,14 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
       const std::string where = "line " + std::to_string(line_number) + ": ";
       if (words.size() != 2)
         fail_in_file(path, where + "expected two tokens separated by a space, found " + std::to_string(words.size()) +
-                               " ('" + line + "')");
-      const std::string merge = "merge '" + words[0] + " " + words[1] + "'";
+                               " (" + quoted_excerpt(line) + ")");
+      const std::string merge = "merge " + quoted_excerpt(words[0] + " " + words[1]);
       const int64_t left = token_id(words[0]), right = token_id(words[1]);
       const int64_t result = token_id(words[0] + words[1]);
       for (const auto& [id, spelling] : {std::pair{left, words[0]}, std::pair{right, words[1]}})
-        if (id < 0) fail_in_file(path, where + merge + " uses '" + spelling + "', which is not in the vocabulary");
+        if (id < 0) fail_in_file(path, where + merge + " uses " + quoted_excerpt(spelling) + ", which is not in the vocabulary");
       if (result < 0)
-        fail_in_file(path, where + merge + " makes '" + words[0] + words[1] + "', which is not in the vocabulary");
+        fail_in_file(path, where + merge + " makes " + quoted_excerpt(words[0] + words[1]) + ", which is not in the vocabulary");
       const auto key = pair_key(left, right);
       const auto [previous, inserted] = line_of_merge.emplace(key, line_number);
       if (!inserted) fail_in_file(path, where + merge + " repeats line " + std::to_string(previous->second));

@@ -69,10 +69,22 @@ const sentencepiece_module::Functions& module_functions() {
     if (!error) candidates.push_back(program.parent_path() / built.filename());
     candidates.push_back(built);
     std::string tried;
+#ifdef AW_SANITIZER_BUILD
+    // Sanitizer runtimes refuse RTLD_DEEPBIND (their allocator would be bypassed). Without it the
+    // module is safe only where no other protobuf is loaded: the fuzz target, not LibTorch programs.
+    constexpr int kFlags = RTLD_NOW | RTLD_LOCAL;
+    if (dlsym(RTLD_DEFAULT, "_ZN6google8protobuf8internal13VerifyVersionEiiPKc") != nullptr) {
+      failure = "SentencePiece cannot be loaded in this sanitizer build of a LibTorch program (its protobuf "
+                "would meet LibTorch's; see docs/reliability.md)";
+      return;
+    }
+#else
+    // RTLD_DEEPBIND: the module and sentencepiece resolve their own (protobuf) symbols first.
+    constexpr int kFlags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+#endif
     for (const auto& candidate : candidates) {
       if (!fs::exists(candidate, error)) continue;
-      // RTLD_DEEPBIND: the module and sentencepiece resolve their own (protobuf) symbols first.
-      void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      void* handle = dlopen(candidate.c_str(), kFlags);
       if (handle == nullptr) {
         tried += std::string(tried.empty() ? "" : "; ") + dlerror();
         continue;
@@ -95,8 +107,12 @@ const sentencepiece_module::Functions& module_functions() {
 
 // The library's messages open with its source location and the check that failed
 // ("./src/trainer_interface.cc(660) [a == b] Vocabulary size too high (30). …"); only the words
-// after that are for the user. "" when there are none.
+// after that are for the user. "" when there are none. Exceptions its bundled parts throw read
+// "./third_party/darts_clone/darts.h:1143: exception: failed to insert key: zero-length key".
 std::string library_message(const std::string& text) {
+  constexpr std::string_view kThrown = ": exception: ";
+  if (const size_t thrown = text.find(kThrown); thrown != std::string::npos)
+    return trim_spaces(text.substr(thrown + kThrown.size()));
   const size_t check = text.find(") [");
   if (check == std::string::npos) return trim_spaces(text);
   int depth = 0;

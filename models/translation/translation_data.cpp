@@ -18,6 +18,7 @@ std::vector<TranslationPair> read_translation_pairs(const std::string& path) {
   int64_t number = 0;
   while (std::getline(in, line)) {
     ++number;
+    require_line_length(path, number, line);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const auto tab = line.find('\t');
