@@ -7,11 +7,6 @@
 
 #include <torch/torch.h>
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto parts = aw::fuzz::split_parts(data, size, 3);
   aw::fuzz::scratch_file("config.json", parts[0]);

@@ -8,13 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  aw::fuzz::scratch_file("config.json", std::string(reinterpret_cast<const char*>(data), size));
+  aw::fuzz::scratch_file("config.json", aw::fuzz::bytes(data, size));
   aw::fuzz::parses_or_refuses([&] {
     const auto config = aw::read_model_config(aw::fuzz::scratch_dir());
     if (!config.is_native()) return;

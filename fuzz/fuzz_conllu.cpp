@@ -5,13 +5,8 @@
 #include "models/text/syntax_hints.h"
 #include "models/text/vocabulary.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto path = aw::fuzz::scratch_file("treebank.conllu", std::string(reinterpret_cast<const char*>(data), size));
+  const auto path = aw::fuzz::scratch_file("treebank.conllu", aw::fuzz::bytes(data, size));
   aw::fuzz::parses_or_refuses([&] {
     for (const auto& sentence : aw::read_conllu(path)) {
       (void)aw::sentence_text(sentence);

@@ -4,11 +4,6 @@
 
 #include "models/text/tokenizer.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto parts = aw::fuzz::split_parts(data, size, 3);
   const auto vocab = aw::fuzz::scratch_file("vocab.json", parts[0]);

@@ -4,13 +4,8 @@
 
 #include "models/json_input.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto path = aw::fuzz::scratch_file("training.json", std::string(reinterpret_cast<const char*>(data), size));
+  const auto path = aw::fuzz::scratch_file("training.json", aw::fuzz::bytes(data, size));
   aw::fuzz::parses_or_refuses([&] {
     const auto value = aw::read_untrusted_json(path);
     if (aw::json_excerpt(value).size() > 200) std::abort();  // excerpts stay short, whatever the value

@@ -5,13 +5,8 @@
 #include "models/text/corpus.h"
 #include "models/text/data_split.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto path = aw::fuzz::scratch_file("reviews.tsv", std::string(reinterpret_cast<const char*>(data), size));
+  const auto path = aw::fuzz::scratch_file("reviews.tsv", aw::fuzz::bytes(data, size));
   aw::fuzz::parses_or_refuses([&] {
     const auto names = aw::read_label_names(path);
     for (const auto& example : aw::read_labelled_file(path, names))

@@ -6,13 +6,8 @@
 
 #include <torch/torch.h>
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto path = aw::fuzz::scratch_file("model.safetensors", std::string(reinterpret_cast<const char*>(data), size));
+  const auto path = aw::fuzz::scratch_file("model.safetensors", aw::fuzz::bytes(data, size));
   aw::fuzz::parses_or_refuses([&] {
     const auto file = aw::SafetensorsFile::open(path);
     volatile uint8_t sink = 0;

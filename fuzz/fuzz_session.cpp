@@ -4,13 +4,8 @@
 
 #include "app/gui/session_file.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto path = aw::fuzz::scratch_file("session.json", std::string(reinterpret_cast<const char*>(data), size));
+  const auto path = aw::fuzz::scratch_file("session.json", aw::fuzz::bytes(data, size));
   aw::fuzz::parses_or_refuses([&] {
     const auto session = aw::read_session(QString::fromStdString(path));
     for (const auto& model : session.models) (void)model.gates.summary();

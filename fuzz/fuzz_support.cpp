@@ -75,8 +75,9 @@ bool parses_or_refuses(const std::function<void()>& parse) {
   }
 }
 
-void quiet_process() {
-  spdlog::set_level(spdlog::level::off);
-}
-
 }  // namespace aw::fuzz
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  spdlog::set_level(spdlog::level::off);
+  return 0;
+}

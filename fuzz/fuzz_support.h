@@ -28,7 +28,10 @@ const std::string& scratch_dir();
 // aw::Error. Any other outcome aborts the process.
 bool parses_or_refuses(const std::function<void()>& parse);
 
-// Once per process: no log lines between libFuzzer's own.
-void quiet_process();
+// The input as one string.
+inline std::string bytes(const uint8_t* data, size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
+
+// fuzz_support.cpp defines LLVMFuzzerInitialize for every target: logging off, so nothing but
+// libFuzzer's own lines reach the log.
 
 }  // namespace aw::fuzz

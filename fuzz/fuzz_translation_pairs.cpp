@@ -5,13 +5,8 @@
 #include "models/text/data_split.h"
 #include "models/translation/translation_data.h"
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  aw::fuzz::quiet_process();
-  return 0;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto path = aw::fuzz::scratch_file("pairs.tsv", std::string(reinterpret_cast<const char*>(data), size));
+  const auto path = aw::fuzz::scratch_file("pairs.tsv", aw::fuzz::bytes(data, size));
   aw::fuzz::parses_or_refuses([&] { (void)aw::read_translation_pairs(path); });
   aw::fuzz::parses_or_refuses([&] { (void)aw::split_lines_grouped_by_source(path, 7, 80, 10); });
   return 0;
