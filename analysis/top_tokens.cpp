@@ -9,7 +9,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 namespace aw {
@@ -111,33 +110,6 @@ std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, c
     }
   }
   return rows;
-}
-
-std::vector<TopTokensRequest> read_top_token_requests(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
-  std::vector<TopTokensRequest> requests;
-  int64_t line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    TopTokensRequest request;
-    const auto tab = line.find('\t');
-    request.text = line.substr(0, tab);
-    if (tab != std::string::npos) {
-      const auto target = line.substr(tab + 1);
-      char* end = nullptr;
-      const long long value = std::strtoll(target.c_str(), &end, 10);
-      if (target.empty() || *end != '\0' || value < 1)
-        throw Error(path + ":" + std::to_string(line_number) + ": target " + quoted_excerpt(target) +
-                    " is not a token position ≥ 1");
-      request.target = value;
-    }
-    requests.push_back(request);
-  }
-  if (requests.empty()) fail_in_file(path, "holds no sentences");
-  return requests;
 }
 
 std::string top_tokens_csv(std::vector<TopTokensRow> rows, int64_t k) {

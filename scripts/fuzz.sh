@@ -69,6 +69,10 @@ slice fuzz_labelled_tsv amazon.tsv 4000 "$shared/amazon-fine-food/reviews.tsv"
 seed fuzz_translation_pairs tests/fixtures/pairs_en_fr.tsv
 slice fuzz_translation_pairs tatoeba.tsv 3000 "$shared/tatoeba-eng-fra/eng-fra.tsv"
 seed fuzz_session sample_data/default_session.json tests/fixtures/session_v1.json
+seed fuzz_sentence_file sample_data/demo_sentences.txt
+slice fuzz_sentence_file wikitext.txt 3000 "$shared/wikitext-2/valid.txt"
+seed fuzz_csv tests/golden/stats.stats.csv tests/golden/ablate_lama.ablate.csv tests/golden/top_tokens.top.csv \
+  tests/golden/prune.prune.csv
 
 # Per target: the largest input (size-aware: big enough for deep nesting and many tensors) and dictionary.
 max_len() {
@@ -82,7 +86,8 @@ dict() {
   case "$1" in
     fuzz_config|fuzz_json|fuzz_session|fuzz_safetensors|fuzz_checkpoint) echo fuzz/dict/json.dict ;;
     fuzz_conllu) echo fuzz/dict/conllu.dict ;;
-    fuzz_labelled_tsv|fuzz_translation_pairs) echo fuzz/dict/tsv.dict ;;
+    fuzz_labelled_tsv|fuzz_translation_pairs|fuzz_sentence_file) echo fuzz/dict/tsv.dict ;;
+    fuzz_csv) echo fuzz/dict/csv.dict ;;
     *) echo fuzz/dict/text.dict ;;
   esac
 }

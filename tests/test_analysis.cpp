@@ -318,6 +318,14 @@ TEST(TopTokens, BadRequestsAreNamed) {
   } catch (const Error& error) {
     EXPECT_EQ(std::string(error.what()), dir.file("s.txt") + ":3: target 'x' is not a token position ≥ 1");
   }
+  // Found by fuzz/fuzz_sentence_file.cpp: a TAB with nothing before it made a request of no text.
+  const auto file_error = [&](const std::string& text) {
+    write_file(dir.file("s.txt"), text);
+    return test::error_of([&] { read_top_token_requests(dir.file("s.txt")); });
+  };
+  EXPECT_EQ(file_error("w2 w3\n \t1\n"), dir.file("s.txt") + ":2: no sentence before the TAB");
+  EXPECT_EQ(file_error("w2 w3\t99999999999999999999\n"),
+            dir.file("s.txt") + ":1: target '99999999999999999999' is not a token position ≥ 1");
 }
 
 // The metric under one [L, H] gate setting by a plain full forward (no batching, no reuse).
