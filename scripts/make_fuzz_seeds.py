@@ -64,13 +64,27 @@ def main():
     config, tensors = tiny_lm()
     write("fuzz_safetensors", "tiny_lm.seed", safetensors(tensors))
 
-    # checkpoint folders: config.json, vocab.txt, model.safetensors.
+    # checkpoint folders: config.json, vocabulary (vocab.txt or vocab.json), merges.txt, model.safetensors.
     vocab = b"<unk>\n<eos>\nthe\ncat\nsat\nmat\n"
-    write("fuzz_checkpoint", "tiny_lm.seed", json.dumps(config, indent=2).encode(), vocab, safetensors(tensors))
+    write("fuzz_checkpoint", "tiny_lm.seed", json.dumps(config, indent=2).encode(), vocab, b"", safetensors(tensors))
     config2, tensors2 = tiny_lm(d=6, heads=3, layers=2, positions=4, ff=12)
     config2["model_type"] = "bet_sf"
     tensors2 += [(f"layers.{l}.attn.bird_eye", "F16", [3, 2 * 2], 2) for l in range(2)]
-    write("fuzz_checkpoint", "tiny_bet_sf.seed", json.dumps(config2).encode(), vocab, safetensors(tensors2))
+    write("fuzz_checkpoint", "tiny_bet_sf.seed", json.dumps(config2).encode(), vocab, b"", safetensors(tensors2))
+    # A GPT-2 folder in Hugging Face's layout: Conv1D weights [in, out], fused c_attn, tied head.
+    gpt2_vocab = {"a": 0, "b": 1, "ab": 2, "\u0120": 3, "\u0120a": 4, "<|endoftext|>": 5}
+    gpt2_config = {"model_type": "gpt2", "vocab_size": 6, "n_embd": 4, "n_head": 2, "n_layer": 1, "n_positions": 8,
+                   "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5}
+    gpt2 = [("wte.weight", "F32", [6, 4], 4), ("wpe.weight", "F32", [8, 4], 4),
+            ("h.0.ln_1.weight", "F32", [4], 4), ("h.0.ln_1.bias", "F32", [4], 4),
+            ("h.0.attn.c_attn.weight", "F32", [4, 12], 4), ("h.0.attn.c_attn.bias", "F32", [12], 4),
+            ("h.0.attn.c_proj.weight", "F32", [4, 4], 4), ("h.0.attn.c_proj.bias", "F32", [4], 4),
+            ("h.0.ln_2.weight", "F32", [4], 4), ("h.0.ln_2.bias", "F32", [4], 4),
+            ("h.0.mlp.c_fc.weight", "F32", [4, 16], 4), ("h.0.mlp.c_fc.bias", "F32", [16], 4),
+            ("h.0.mlp.c_proj.weight", "F32", [16, 4], 4), ("h.0.mlp.c_proj.bias", "F32", [4], 4),
+            ("ln_f.weight", "F32", [4], 4), ("ln_f.bias", "F32", [4], 4)]
+    write("fuzz_checkpoint", "tiny_gpt2.seed", json.dumps(gpt2_config).encode(), json.dumps(gpt2_vocab).encode(),
+          "#version: 0.2\na b\n\u0120 a\n".encode(), safetensors(gpt2))
 
     # GPT-2 byte-level BPE: the BART fixture's vocab.json and merges.txt.
     bart = ROOT / "tests" / "fixtures" / "hf" / "bart_tiny"
