@@ -7,11 +7,13 @@
 //  - stats (streamed capture) vs plain evaluation without capture (tokens/s);
 //  - importance (forward + backward per batch) vs one evaluation pass (counter "x_eval"; its FLOP
 //    ratio, the floor of that, is "x_eval_flops");
-//  - the model after real pruning of half its heads vs the full model (Michel Table 4).
+//  - the model after real pruning of half its heads vs the full model (Michel Table 4);
+//  - the paired bootstrap (1,000 resamples × 10,000 examples × 144 heads) vs gathering each resample.
 #include "analysis/attention_stats.h"
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
 #include "analysis/head_removal.h"
+#include "analysis/significance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/training/evaluation.h"
 #include "models/runtime.h"
@@ -19,6 +21,7 @@
 #include "bench/bench_support.h"
 
 #include <benchmark/benchmark.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -217,5 +220,26 @@ void BM_PrunedForward(benchmark::State& state) {
 BENCHMARK(BM_PrunedForward)->Arg(0)->Arg(50)->ArgName("percent_pruned")->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace
+
+// The paired bootstrap at the size the statistics issue names: 1,000 resamples of 10,000 per-example
+// differences for 144 heads (GPT-2 small's 12 × 12), as one product of draw counts; the baseline
+// gathers each resample's rows and averages them (index_select, the obvious LibTorch form).
+void BM_PairedBootstrap(benchmark::State& state) {
+  const auto differences = torch::randn({10000, 144}, torch::kFloat64);
+  for (auto _ : state) benchmark::DoNotOptimize(aw::paired_bootstrap(differences, 1000, 1));
+}
+BENCHMARK(BM_PairedBootstrap)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_PairedBootstrapByGather(benchmark::State& state) {
+  const auto differences = torch::randn({10000, 144}, torch::kFloat64);
+  for (auto _ : state) {
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(1);
+    std::vector<torch::Tensor> means;
+    for (int64_t b = 0; b < 1000; ++b)
+      means.push_back(differences.index_select(0, torch::randint(10000, {10000}, generator, torch::kLong)).mean(0));
+    benchmark::DoNotOptimize(torch::stack(means).sort(0));
+  }
+}
+BENCHMARK(BM_PairedBootstrapByGather)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 BENCHMARK_MAIN();
