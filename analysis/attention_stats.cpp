@@ -35,6 +35,16 @@ std::string number(double value) {
   return text.str();
 }
 
+// Uniform attention over the rows of `valid` [B, n]: each valid row spread evenly over the valid keys
+// it may see (j ≤ i when causal); [B, 1, n, n].
+torch::Tensor uniform_attention(const torch::Tensor& valid, bool causal) {
+  const int64_t length = valid.size(1);
+  auto allowed = valid.unsqueeze(2) & valid.unsqueeze(1);                               // (B, n, n)
+  if (causal) allowed = allowed & torch::ones({length, length}, valid.options()).tril();
+  const auto weights = allowed.to(torch::kFloat64);
+  return (weights / weights.sum(2, true).clamp_min(1)).unsqueeze(1);
+}
+
 }  // namespace
 
 DiagonalStatsAccumulator::DiagonalStatsAccumulator(std::vector<int64_t> heads_per_layer, bool include_first_row,
@@ -91,6 +101,8 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   const auto& config = model.config();
   const auto device = model.module().parameters().front().device();
   DiagonalStatsAccumulator sums(config.heads_per_layer, settings.include_first_row, device);
+  // The null baseline over the same rows: "layer" 0 the causal rows, 1 the encoder's.
+  DiagonalStatsAccumulator uniform({1, 1}, settings.include_first_row, device);
 
   AttentionStatsResult result;
   result.model = model_name;
@@ -128,6 +140,10 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     source_valid = batch.attention_mask.defined() ? batch.attention_mask.ne(0)
                                                   : torch::ones(batch.input_ids.sizes(), torch::kBool);
     model.forward(batch, options);
+    const bool any_causal = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return !encoder_block[b]; });
+    const bool any_encoder = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return encoder_block[b]; });
+    if (any_causal) uniform.add(0, uniform_attention(valid.to(device), true), valid);
+    if (any_encoder) uniform.add(1, uniform_attention(source_valid.to(device), false), source_valid, /*causal=*/false);
     result.windows += count;
     if (!report_progress(progress, index + 1, total)) {
       result.cancelled = true;
@@ -135,6 +151,16 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     }
   }
   sums.finish(result);
+  AttentionStatsResult baseline;
+  uniform.finish(baseline);
+  for (auto* rows : {&result.layers, &result.heads})
+    for (auto& row : *rows) {
+      const auto& null = baseline.layers.at(encoder_block[row.layer - 1] ? 1 : 0);
+      row.uniform_ca = null.ca;
+      row.uniform_ha_mean = null.ha_mean;
+      row.uniform_ha_std = null.ha_std;
+      row.uniform_ratio = null.ratio;
+    }
   // Only the measured blocks' rows (the others were never fed).
   auto keep = [&](std::vector<DiagonalStats>& rows) {
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const DiagonalStats& row) { return !measured[row.layer - 1]; }),
@@ -151,7 +177,8 @@ std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results
   csv << "# include_first_row=" << (first_row ? "true" : "false") << "\n";
   const bool with_kind = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.names.with_kind; });
   csv << (with_kind ? "model,kind,layer," : "model,layer,")
-      << (per_head ? "head,CA,HA_mean,HA_std,Ratio\n" : "CA,HA_mean,HA_std,Ratio\n");
+      << (per_head ? "head," : "") << "CA,HA_mean,HA_std,Ratio,"
+      << "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform\n";
   for (const auto& result : results) {
     for (const auto& row : per_head ? result.heads : result.layers) {
       csv << result.model << ",";
@@ -159,7 +186,9 @@ std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results
       else csv << row.layer;
       if (per_head) csv << "," << row.head;
       csv << "," << number(row.ca) << "," << number(row.ha_mean) << "," << number(row.ha_std) << ","
-          << number(row.ratio) << "\n";
+          << number(row.ratio) << "," << number(row.uniform_ca) << "," << number(row.uniform_ha_mean) << ","
+          << number(row.uniform_ha_std) << "," << number(row.uniform_ratio) << ","
+          << number(row.ratio / row.uniform_ratio) << "\n";
     }
   }
   return csv.str();
@@ -172,7 +201,10 @@ nlohmann::json attention_stats_json(const AttentionStatsResult& result) {
       nlohmann::json entry{{"layer", row.layer},       {"head", row.head},
                            {"CA", row.ca},             {"HA_mean", row.ha_mean},
                            {"HA_std", row.ha_std},     {"Ratio", row.ratio},
-                           {"diagonal_entries", row.diagonal_entries}, {"lower_entries", row.lower_entries}};
+                           {"diagonal_entries", row.diagonal_entries}, {"lower_entries", row.lower_entries},
+                           {"uniform_CA", row.uniform_ca}, {"uniform_HA_mean", row.uniform_ha_mean},
+                           {"uniform_HA_std", row.uniform_ha_std}, {"uniform_Ratio", row.uniform_ratio},
+                           {"Ratio_over_uniform", row.ratio / row.uniform_ratio}};
       if (result.names.with_kind) entry.update(result.names.position(row.layer - 1));
       array.push_back(entry);
     }

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ struct DiagonalStats {
   int64_t head = 0;    // 1-based; 0 = every head of the layer
   double ca = 0.0, ha_mean = 0.0, ha_std = 0.0, ratio = 0.0;
   int64_t diagonal_entries = 0, lower_entries = 0;  // lower: the off-diagonal entries of a non-causal block
+  // The null baseline: the same statistics of uniform attention (each row spread evenly over the
+  // keys it may see) over the same rows — what a Ratio means depends on the row lengths, so the
+  // observed Ratio is read against this one. NaN where attention_stats did not compute it.
+  double uniform_ca = kNoValue, uniform_ha_mean = kNoValue, uniform_ha_std = kNoValue, uniform_ratio = kNoValue;
+
+  static constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct AttentionStatsResult {
@@ -75,8 +82,10 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
                                      const ProgressCallback& progress = {});
 
 // Table 1 CSV: a "# include_first_row=…" line, then `model,layer,CA,HA_mean,HA_std,Ratio` (or with
-// `head` after `layer` when per_head), one block of rows per result; `model,kind,layer,…` when a
-// translation model is among them (a language model's rows are then of kind dec).
+// `head` after `layer` when per_head) followed by the uniform baseline's `uniform_CA,uniform_HA_mean,
+// uniform_HA_std,uniform_Ratio` and `Ratio_over_uniform`, one block of rows per result;
+// `model,kind,layer,…` when a translation model is among them (a language model's rows are then of
+// kind dec).
 std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results, bool per_head);
 nlohmann::json attention_stats_json(const AttentionStatsResult& result);
 

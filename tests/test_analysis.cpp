@@ -199,10 +199,47 @@ TEST(AttentionStatsCsv, HasTheTable1Layout) {
   vanilla.layers.push_back(layer);
   layer.head = 2;
   vanilla.heads.push_back(layer);
-  EXPECT_EQ(attention_stats_csv({vanilla}, false),
-            "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio\nvanilla,1,0.5,0.25,0.125,2\n");
+  const std::string uniform_columns = "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform\n";
+  EXPECT_EQ(attention_stats_csv({vanilla}, false), "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio," +
+                                                       uniform_columns + "vanilla,1,0.5,0.25,0.125,2,nan,nan,nan,nan,nan\n");
+  vanilla.heads.back().uniform_ca = 0.4;
+  vanilla.heads.back().uniform_ha_mean = 0.2;
+  vanilla.heads.back().uniform_ha_std = 0.1;
+  vanilla.heads.back().uniform_ratio = 2.0 / 1.5;
   EXPECT_EQ(attention_stats_csv({vanilla}, true),
-            "# include_first_row=true\nmodel,layer,head,CA,HA_mean,HA_std,Ratio\nvanilla,1,2,0.5,0.25,0.125,2\n");
+            "# include_first_row=true\nmodel,layer,head,CA,HA_mean,HA_std,Ratio," + uniform_columns +
+                "vanilla,1,2,0.5,0.25,0.125,2,0.4,0.2,0.1,1.33333,1.5\n");
+}
+
+// The null baseline against its closed form: a causal row i spreads 1/(i + 1) over i + 1 keys, so
+// over rows of windows of n tokens CA = mean of 1/(i + 1), and the i lower entries of row i are each
+// 1/(i + 1): HA(μ) = Σ i/(i + 1) / Σ i, HA(σ)² = Σ i/(i + 1)² / Σ i − HA(μ)².
+TEST(AttentionStatsFacts, UniformBaselineIsTheClosedFormOverTheSameRows) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  for (const bool first_row : {true, false}) {
+    double diagonal = 0, rows = 0, lower = 0, lower_square = 0, entries = 0;
+    for (const double n : {16.0, 16.0, 16.0, 7.0})  // tiny_batches: 55 tokens in windows of 16, the last padded
+      for (double i = 0; i < n; ++i) {
+        if (i > 0 || first_row) diagonal += 1 / (i + 1), rows += 1;
+        lower += i / (i + 1);
+        lower_square += i / ((i + 1) * (i + 1));
+        entries += i;
+      }
+    const double ca = diagonal / rows, ha_mean = lower / entries;
+    const double ha_std = std::sqrt(lower_square / entries - ha_mean * ha_mean);
+    AttentionStatsSettings settings;
+    settings.include_first_row = first_row;
+    const auto result = attention_stats(*loaded.model, "m", tiny_batches(), settings);
+    for (const auto* list : {&result.layers, &result.heads})
+      for (const auto& row : *list) {
+        EXPECT_NEAR(row.uniform_ca, ca, 1e-12);
+        EXPECT_NEAR(row.uniform_ha_mean, ha_mean, 1e-12);
+        EXPECT_NEAR(row.uniform_ha_std, ha_std, 1e-12);
+        EXPECT_NEAR(row.uniform_ratio, ca / ha_mean, 1e-10);
+      }
+  }
 }
 
 TEST(DiagonalSweep, EachPointIsTheModelEvaluatedWithThatIntervention) {

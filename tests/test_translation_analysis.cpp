@@ -360,8 +360,32 @@ TEST(TranslationStats, DecoderAndEncoderRowsEqualTheCapturedAttentionWorkedOutIn
   expect_stats(result.layers[0], worked_stats(*loaded.model, data.inputs, 0, /*causal=*/false), "enc 1");
   expect_stats(result.layers[1], worked_stats(*loaded.model, data.inputs, 2, /*causal=*/true), "dec 1");
   const auto csv = attention_stats_csv({result}, false);
-  EXPECT_NE(csv.find("\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio\nm,enc,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,"
+                     "uniform_Ratio,Ratio_over_uniform\nm,enc,1,"),
+            std::string::npos)
+      << csv;
   EXPECT_NE(csv.find("\nm,dec,1,"), std::string::npos) << csv;
+  // The uniform baseline over the same rows, in closed form from the masks' lengths n: an encoder row
+  // spreads 1/n over all n keys (diagonal 1/n, n − 1 off-diagonal entries of 1/n); a decoder row i
+  // spreads 1/(i + 1) over keys 0..i.
+  double enc[5] = {0, 0, 0, 0, 0}, dec[5] = {0, 0, 0, 0, 0};  // diagonal sum, rows, lower sum, square sum, entries
+  for (const auto& batch : data.inputs) {
+    const auto source_lengths = batch.attention_mask.ne(0).sum(1).contiguous();
+    for (int64_t b = 0; b < source_lengths.size(0); ++b) {
+      const double n = static_cast<double>(source_lengths[b].item<int64_t>());
+      enc[0] += 1, enc[1] += n, enc[2] += n - 1, enc[3] += (n - 1) / n, enc[4] += n * (n - 1);
+    }
+    const auto target_lengths = batch.predicted_mask().ne(0).sum(1).contiguous();
+    for (int64_t b = 0; b < target_lengths.size(0); ++b)
+      for (double i = 0; i < static_cast<double>(target_lengths[b].item<int64_t>()); ++i)
+        dec[0] += 1 / (i + 1), dec[1] += 1, dec[2] += i / (i + 1), dec[3] += i / ((i + 1) * (i + 1)), dec[4] += i;
+  }
+  for (const auto& [row, sums] : {std::pair{result.layers[0], enc}, std::pair{result.layers[1], dec}}) {
+    const double ha_mean = sums[2] / sums[4];
+    EXPECT_NEAR(row.uniform_ca, sums[0] / sums[1], 1e-12);
+    EXPECT_NEAR(row.uniform_ha_mean, ha_mean, 1e-12);
+    EXPECT_NEAR(row.uniform_ha_std, std::sqrt(sums[3] / sums[4] - ha_mean * ha_mean), 1e-12);
+  }
   // Through the descriptor: all = encoder and decoder self-attention; cross has no diagonal.
   AnalysisRequest request;
   request.models = {&loaded};
