@@ -16,6 +16,9 @@
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/result_plot.h"
+
+#include <qcustomplot.h>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -117,6 +120,15 @@ class MainWindowTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(table1->messageText().isEmpty(), qPrintable(table1->messageText()));
     QCOMPARE(table1->table().rows.size(), 4);  // 2 models × 2 layers
+    // The null baseline: one dashed line (same windows for both models) at the uniform Ratio.
+    auto* bars_plot = table1->plot()->plot();
+    QCOMPARE(bars_plot->itemCount(), 1);
+    auto* uniform_line = qobject_cast<QCPItemStraightLine*>(bars_plot->item(0));
+    QVERIFY(uniform_line);
+    const double uniform_ratio = table1->table().number(0, table1->table().column("uniform_Ratio"));
+    QVERIFY(uniform_ratio > 1.5 && uniform_ratio < 3.5);
+    QCOMPARE(uniform_line->point1->coords().y(), uniform_ratio);
+    QCOMPARE(bars_plot->graph(bars_plot->graphCount() - 1)->name(), QString("uniform attention"));
     QTemporaryDir dir;
     const auto gui_csv = dir.filePath("gui.csv"), cli_csv = dir.filePath("cli.csv");
     QVERIFY(table1->exportCsv(gui_csv));

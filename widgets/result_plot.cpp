@@ -73,7 +73,7 @@ void ResultPlot::clear(const QString& message) {
 }
 
 void ResultPlot::showBars(const QString& title, const QStringList& categories, const QVector<PlotSeries>& series,
-                          const QString& value_label) {
+                          const QString& value_label, const QVector<ReferenceLine>& references) {
   reset(title);
   auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
   for (int c = 0; c < categories.size(); ++c) ticker->addTick(c + 1, categories[c]);
@@ -96,10 +96,25 @@ void ResultPlot::showBars(const QString& title, const QStringList& categories, c
     for (double value : series[s].y)
       if (std::isfinite(value)) high = std::max(high, value), low = std::min(low, value);
   }
+  for (const auto& reference : references) high = std::max(high, reference.y), low = std::min(low, reference.y);
+  addReferenceLines(references, series.size());
   plot_->xAxis->setRange(0.4, categories.size() + 0.6);
   plot_->yAxis->setRange(low * 1.1, high * 1.1 + (high == low ? 1 : 0));
-  plot_->legend->setVisible(series.size() > 1);
+  plot_->legend->setVisible(series.size() + references.size() > 1);
   plot_->replot();
+}
+
+void ResultPlot::addReferenceLines(const QVector<ReferenceLine>& references, int first_colour) {
+  for (int r = 0; r < references.size(); ++r) {
+    auto* line = new QCPItemStraightLine(plot_);
+    line->point1->setCoords(0, references[r].y);
+    line->point2->setCoords(1, references[r].y);
+    line->setPen(QPen(series_colour(first_colour + r), 1.5, Qt::DashLine));
+    // An empty graph carries the reference's legend entry.
+    auto* legend_entry = plot_->addGraph();
+    legend_entry->setName(references[r].name);
+    legend_entry->setPen(line->pen());
+  }
 }
 
 void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
@@ -114,16 +129,7 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
     graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, series_colour(s), Qt::white, 6));
     graph->setData(series[s].x, series[s].y);
   }
-  for (int r = 0; r < references.size(); ++r) {
-    auto* line = new QCPItemStraightLine(plot_);
-    line->point1->setCoords(0, references[r].y);
-    line->point2->setCoords(1, references[r].y);
-    line->setPen(QPen(series_colour(series.size() + r), 1.5, Qt::DashLine));
-    // An empty graph carries the reference's legend entry.
-    auto* legend_entry = plot_->addGraph();
-    legend_entry->setName(references[r].name);
-    legend_entry->setPen(line->pen());
-  }
+  addReferenceLines(references, series.size());
   plot_->rescaleAxes();
   double low = plot_->yAxis->range().lower, high = plot_->yAxis->range().upper;
   for (const auto& reference : references) low = std::min(low, reference.y), high = std::max(high, reference.y);

@@ -41,9 +41,10 @@ class ResultPlot : public QWidget {
   explicit ResultPlot(QWidget* parent = nullptr);
 
   void clear(const QString& message = {});
-  // One group of bars per category, one bar per series (series[i].y[c] = value for category c).
+  // One group of bars per category, one bar per series (series[i].y[c] = value for category c), with
+  // optional dashed reference lines across all of them (Table 1: the uniform-attention Ratio).
   void showBars(const QString& title, const QStringList& categories, const QVector<PlotSeries>& series,
-                const QString& value_label);
+                const QString& value_label, const QVector<ReferenceLine>& references = {});
   void showCurves(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
                   const QString& y_label, const QVector<ReferenceLine>& references = {});
   // values[row][col] (NaN = no such head); diverging: a blue–white–red map symmetric around 0,
@@ -64,6 +65,8 @@ class ResultPlot : public QWidget {
 
  private:
   void reset(const QString& title);
+  // Dashed horizontal lines with legend entries, coloured from the palette's `first_colour` on.
+  void addReferenceLines(const QVector<ReferenceLine>& references, int first_colour);
 
   QCustomPlot* plot_;
   QCPColorScale* color_scale_ = nullptr;

@@ -64,6 +64,27 @@ QString metric_label(const CsvTable& table) {
   return metric.isEmpty() ? QString("metric") : metric;
 }
 
+// The uniform-attention Ratio of the table's rows (the null baseline), one dashed line per distinct
+// value: "uniform attention" when every row shares it, else named by model and kind.
+QVector<ReferenceLine> uniform_ratio_lines(const CsvTable& table) {
+  const int uniform_col = table.column("uniform_Ratio"), model_col = table.column("model"),
+            kind_col = table.column("kind");
+  QVector<ReferenceLine> lines;
+  if (uniform_col < 0) return lines;  // a table from before the baseline
+  for (int row = 0; row < table.rows.size(); ++row) {
+    const double value = table.number(row, uniform_col);
+    if (!std::isfinite(value)) continue;
+    QString name = "uniform: " + table.rows[row].value(model_col);
+    if (kind_col >= 0) name += " " + table.rows[row].value(kind_col);
+    const bool seen = std::any_of(lines.begin(), lines.end(), [&](const ReferenceLine& line) {
+      return std::abs(line.y - value) <= 1e-9 * std::max(1.0, std::abs(value));
+    });
+    if (!seen) lines.push_back({name, value});
+  }
+  if (lines.size() == 1) lines.front().name = "uniform attention";
+  return lines;
+}
+
 }  // namespace
 
 void plot_table_one(ResultPlot& plot, const CsvTable& table) {
@@ -82,7 +103,7 @@ void plot_table_one(ResultPlot& plot, const CsvTable& table) {
     if (model_categories.size() > categories.size()) categories = model_categories;
     series << bars;
   }
-  plot.showBars("Ratio = CA / HA(μ) per layer", categories, series, "Ratio");
+  plot.showBars("Ratio = CA / HA(μ) per layer", categories, series, "Ratio", uniform_ratio_lines(table));
 }
 
 void plot_ablation(ResultPlot& plot, const CsvTable& table) {

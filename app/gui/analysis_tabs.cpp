@@ -21,8 +21,9 @@ namespace {
 const char* const kStatsDescription =
     "<b>Bird-Eye Table 1.</b> Per layer, over every head, row and window: CA = mean attention on the diagonal, "
     "HA(μ), HA(σ) = mean and standard deviation of the strictly lower-triangular weights (a translation encoder's "
-    "rows are not causal: every off-diagonal weight), Ratio = CA / HA(μ). Runs every loaded causal language model "
-    "or translation model with its current head gates.";
+    "rows are not causal: every off-diagonal weight), Ratio = CA / HA(μ). The dashed line and the uniform_ columns: "
+    "the same for uniform attention over the same rows. Runs every loaded causal language model or translation "
+    "model with its current head gates.";
 const char* const kAblateDescription =
     "<b>Michel Tables 1–3.</b> <i>single</i>: the metric with each head switched off in turn (Δ against the "
     "current gates). <i>all-but-one</i>: per layer, each head kept alone; the best head per layer.";
