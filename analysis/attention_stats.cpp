@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -11,8 +12,11 @@
 namespace aw {
 namespace {
 
-DiagonalStats finish_stats(int64_t layer, int64_t head, double diagonal_sum, double diagonal_count, double lower_sum,
-                     double lower_square_sum, double lower_count) {
+// sums: diagonal sum, diagonal count, lower sum, lower square sum, lower count, then the first, third
+// and fourth again with every weight scaled by its row's key count.
+DiagonalStats finish_stats(int64_t layer, int64_t head, const std::array<double, 8>& sums) {
+  const auto [diagonal_sum, diagonal_count, lower_sum, lower_square_sum, lower_count, scaled_diagonal_sum,
+              scaled_lower_sum, scaled_lower_square_sum] = sums;
   DiagonalStats stats;
   stats.layer = layer;
   stats.head = head;
@@ -24,6 +28,11 @@ DiagonalStats finish_stats(int64_t layer, int64_t head, double diagonal_sum, dou
   const double variance = lower_count > 0 ? lower_square_sum / lower_count - stats.ha_mean * stats.ha_mean : nan;
   stats.ha_std = std::sqrt(std::max(0.0, variance));
   stats.ratio = stats.ca / stats.ha_mean;
+  stats.scaled_ca = diagonal_count > 0 ? scaled_diagonal_sum / diagonal_count : nan;
+  stats.scaled_ha_mean = lower_count > 0 ? scaled_lower_sum / lower_count : nan;
+  const double scaled_variance =
+      lower_count > 0 ? scaled_lower_square_sum / lower_count - stats.scaled_ha_mean * stats.scaled_ha_mean : nan;
+  stats.scaled_ha_std = std::sqrt(std::max(0.0, scaled_variance));
   return stats;
 }
 
@@ -51,7 +60,7 @@ DiagonalStatsAccumulator::DiagonalStatsAccumulator(std::vector<int64_t> heads_pe
                                                    const torch::Device& device)
     : heads_per_layer_(std::move(heads_per_layer)), include_first_row_(include_first_row) {
   const auto widest = heads_per_layer_.empty() ? 0 : *std::max_element(heads_per_layer_.begin(), heads_per_layer_.end());
-  sums_ = torch::zeros({5, static_cast<int64_t>(heads_per_layer_.size()), widest},
+  sums_ = torch::zeros({8, static_cast<int64_t>(heads_per_layer_.size()), widest},
                        torch::dtype(torch::kFloat64).device(device));
 }
 
@@ -68,27 +77,37 @@ void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabili
   const auto off_diagonal = causal ? torch::ones({length, length}, bool_options).tril(-1)
                                    : torch::eye(length, bool_options).logical_not();
   const auto lower_mask = (valid_pairs & off_diagonal).to(torch::kFloat64);
+  // Keys each row may see (j ≤ i when causal): the row-length scale of the normalised variant.
+  const auto seen = causal ? (valid_pairs & torch::ones({length, length}, bool_options).tril()) : valid_pairs;
+  const auto keys = seen.sum(-1).to(torch::kFloat64);                                          // (B, 1, n)
   const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, n, n)
   const auto lower = values * lower_mask;
-  const auto per_head = torch::stack({(values * diagonal).sum({0, 2, 3}), diagonal.sum({0, 2, 3}).expand({heads}),
-                                      lower.sum({0, 2, 3}), (lower * lower).sum({0, 2, 3}),
-                                      lower_mask.sum({0, 2, 3}).expand({heads})});             // (5, H)
+  const auto diagonal_rows = (values * diagonal).sum(-1);                                     // (B, H, n)
+  const auto lower_rows = lower.sum(-1), lower_square_rows = (lower * lower).sum(-1);         // (B, H, n)
+  const std::vector<int64_t> batch_and_rows = {0, 2};
+  const auto per_head = torch::stack({diagonal_rows.sum(batch_and_rows), diagonal.sum({0, 2, 3}).expand({heads}),
+                                      lower_rows.sum(batch_and_rows), lower_square_rows.sum(batch_and_rows),
+                                      lower_mask.sum({0, 2, 3}).expand({heads}),
+                                      (diagonal_rows * keys).sum(batch_and_rows), (lower_rows * keys).sum(batch_and_rows),
+                                      (lower_square_rows * keys * keys).sum(batch_and_rows)});         // (8, H)
   sums_.select(1, layer).narrow(1, 0, heads).add_(per_head);
 }
 
 void DiagonalStatsAccumulator::finish(AttentionStatsResult& result) const {
-  const auto host = sums_.cpu();                                                               // (5, L, H)
-  const auto per_layer = host.sum(2);                                                          // (5, L)
+  const auto host = sums_.cpu();                                                               // (8, L, H)
+  const auto per_layer = host.sum(2);                                                          // (8, L)
   const auto cells = host.accessor<double, 3>();
   const auto layers = per_layer.accessor<double, 2>();
   result.layers.clear();
   result.heads.clear();
   for (int64_t layer = 0; layer < static_cast<int64_t>(heads_per_layer_.size()); ++layer) {
-    result.layers.push_back(finish_stats(layer + 1, 0, layers[0][layer], layers[1][layer], layers[2][layer],
-                                         layers[3][layer], layers[4][layer]));
-    for (int64_t head = 0; head < heads_per_layer_[layer]; ++head)
-      result.heads.push_back(finish_stats(layer + 1, head + 1, cells[0][layer][head], cells[1][layer][head],
-                                          cells[2][layer][head], cells[3][layer][head], cells[4][layer][head]));
+    std::array<double, 8> sums{};
+    for (size_t k = 0; k < sums.size(); ++k) sums[k] = layers[static_cast<int64_t>(k)][layer];
+    result.layers.push_back(finish_stats(layer + 1, 0, sums));
+    for (int64_t head = 0; head < heads_per_layer_[layer]; ++head) {
+      for (size_t k = 0; k < sums.size(); ++k) sums[k] = cells[static_cast<int64_t>(k)][layer][head];
+      result.heads.push_back(finish_stats(layer + 1, head + 1, sums));
+    }
   }
 }
 
@@ -178,7 +197,8 @@ std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results
   const bool with_kind = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.names.with_kind; });
   csv << (with_kind ? "model,kind,layer," : "model,layer,")
       << (per_head ? "head," : "") << "CA,HA_mean,HA_std,Ratio,"
-      << "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform\n";
+      << "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,"
+      << "CA_x_keys,HA_x_keys_mean,HA_x_keys_std\n";
   for (const auto& result : results) {
     for (const auto& row : per_head ? result.heads : result.layers) {
       csv << result.model << ",";
@@ -188,7 +208,8 @@ std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results
       csv << "," << number(row.ca) << "," << number(row.ha_mean) << "," << number(row.ha_std) << ","
           << number(row.ratio) << "," << number(row.uniform_ca) << "," << number(row.uniform_ha_mean) << ","
           << number(row.uniform_ha_std) << "," << number(row.uniform_ratio) << ","
-          << number(row.ratio / row.uniform_ratio) << "\n";
+          << number(row.ratio / row.uniform_ratio) << "," << number(row.scaled_ca) << ","
+          << number(row.scaled_ha_mean) << "," << number(row.scaled_ha_std) << "\n";
     }
   }
   return csv.str();
@@ -204,7 +225,8 @@ nlohmann::json attention_stats_json(const AttentionStatsResult& result) {
                            {"diagonal_entries", row.diagonal_entries}, {"lower_entries", row.lower_entries},
                            {"uniform_CA", row.uniform_ca}, {"uniform_HA_mean", row.uniform_ha_mean},
                            {"uniform_HA_std", row.uniform_ha_std}, {"uniform_Ratio", row.uniform_ratio},
-                           {"Ratio_over_uniform", row.ratio / row.uniform_ratio}};
+                           {"Ratio_over_uniform", row.ratio / row.uniform_ratio}, {"CA_x_keys", row.scaled_ca},
+                           {"HA_x_keys_mean", row.scaled_ha_mean}, {"HA_x_keys_std", row.scaled_ha_std}};
       if (result.names.with_kind) entry.update(result.names.position(row.layer - 1));
       array.push_back(entry);
     }

@@ -43,6 +43,10 @@ struct DiagonalStats {
   // keys it may see) over the same rows — what a Ratio means depends on the row lengths, so the
   // observed Ratio is read against this one. NaN where attention_stats did not compute it.
   double uniform_ca = kNoValue, uniform_ha_mean = kNoValue, uniform_ha_std = kNoValue, uniform_ratio = kNoValue;
+  // The row-length-normalised variant: every weight multiplied by the number of keys its row may see
+  // (i + 1 in a causal window), so uniform attention is 1 everywhere whatever the row's length, and a
+  // standard deviation pooled over rows of different lengths measures spread, not length.
+  double scaled_ca = kNoValue, scaled_ha_mean = kNoValue, scaled_ha_std = kNoValue;
 
   static constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 };
@@ -72,7 +76,9 @@ class DiagonalStatsAccumulator {
  private:
   std::vector<int64_t> heads_per_layer_;
   bool include_first_row_;
-  torch::Tensor sums_;  // [5, L, H_max]: diagonal sum, diagonal count, lower sum, lower square sum, lower count
+  // [8, L, H_max]: diagonal sum, diagonal count, lower sum, lower square sum, lower count, and the
+  // diagonal, lower and lower square sums of the weights scaled by their row's key count
+  torch::Tensor sums_;
 };
 
 // Runs every batch through `model` (in inference mode) and accumulates the statistics.
@@ -83,7 +89,8 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
 
 // Table 1 CSV: a "# include_first_row=…" line, then `model,layer,CA,HA_mean,HA_std,Ratio` (or with
 // `head` after `layer` when per_head) followed by the uniform baseline's `uniform_CA,uniform_HA_mean,
-// uniform_HA_std,uniform_Ratio` and `Ratio_over_uniform`, one block of rows per result;
+// uniform_HA_std,uniform_Ratio`, `Ratio_over_uniform` and the row-length-normalised
+// `CA_x_keys,HA_x_keys_mean,HA_x_keys_std`, one block of rows per result;
 // `model,kind,layer,…` when a translation model is among them (a language model's rows are then of
 // kind dec).
 std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results, bool per_head);

@@ -94,7 +94,7 @@ aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be
 
 # Analyses.
 aw_cli_test(stats_two_models EXIT 0
-            REGEX "# include_first_row=false.model,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform.tiny_lm,1,[0-9.e-]+(,[0-9.e-]+)(,[0-9.e-]+)(,[0-9.e-]+)(,[0-9.e-]+)(,[0-9.e-]+)(,[0-9.e-]+)(,[0-9.e-]+)(,[0-9.e-]+).tiny_lm,2,.*tiny_bet_sf,2,0,[0-9.e-]+,[0-9.e-]+,0"
+            REGEX "# include_first_row=false.model,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std.tiny_lm,1,[0-9.e-]+(,[0-9.e-]+)+.tiny_lm,2,.*tiny_bet_sf,2,0,[0-9.e-]+,[0-9.e-]+,0"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8 --no-first-row)
 aw_cli_test(stats_per_head_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/stats.csv
             OUT_FILE_REGEX "^# include_first_row=true.model,layer,head,CA,HA_mean,HA_std,Ratio,uniform_CA,"
@@ -126,7 +126,7 @@ aw_cli_test(error_prune_order EXIT 1 STDERR_LINES 1 REGEX "--order must be impor
 # (2 layers × 4 heads per model; 6 demo sentences).
 set(samples ${PROJECT_SOURCE_DIR}/sample_data)
 set(demo ${samples}/demo_sentences.txt)
-aw_cli_test(samples_stats EXIT 0 STDOUT_LINES 6 REGEX "^# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform\nvanilla_lm,1,"
+aw_cli_test(samples_stats EXIT 0 STDOUT_LINES 6 REGEX "^# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nvanilla_lm,1,"
             ARGS stats --model ${samples}/vanilla_lm --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES 25 REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
             ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})
@@ -260,9 +260,9 @@ aw_cli_test(prune_translation_dec EXIT 0 REGEX "# model=marian_tiny, metric=perp
 aw_cli_test(train_translation EXIT 0 REGEX "done: 5 steps, 1 epochs .*best valid perplexity [0-9.]+; saved to.*training a 60-piece SentencePiece bpe model on 40 sentences"
             ARGS train --arch transformer_mt --train ${pairs} --valid ${pairs} --vocab-size 60 --spm-type bpe --layers 1
                  --heads 2 --d-model 8 --d-ff 16 --epochs 1 --batch 4 --out ${fixtures}/trained_mt)
-aw_cli_test(stats_translation EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform\nmarian_tiny,enc,1,.*\nmarian_tiny,enc,2,.*\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
+aw_cli_test(stats_translation EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nmarian_tiny,enc,1,.*\nmarian_tiny,enc,2,.*\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs})
-aw_cli_test(stats_translation_decoder EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
+aw_cli_test(stats_translation_decoder EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec)
 aw_cli_test(error_stats_translation_cross EXIT 1 STDERR_LINES 1 REGEX "--attention cross: CA and HA are measured on self-attention"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention cross)

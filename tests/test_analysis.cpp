@@ -36,9 +36,16 @@ std::vector<ModelInput> tiny_batches() {
 
 struct Reference {
   double diagonal_sum = 0, diagonal_count = 0, lower_sum = 0, lower_square_sum = 0, lower_count = 0;
+  // The same with every weight times its row's key count (i + 1 valid keys in a causal window).
+  double scaled_diagonal_sum = 0, scaled_lower_sum = 0, scaled_lower_square_sum = 0;
   double ca() const { return diagonal_sum / diagonal_count; }
   double ha_mean() const { return lower_sum / lower_count; }
   double ha_std() const { return std::sqrt(lower_square_sum / lower_count - ha_mean() * ha_mean()); }
+  double scaled_ca() const { return scaled_diagonal_sum / diagonal_count; }
+  double scaled_ha_mean() const { return scaled_lower_sum / lower_count; }
+  double scaled_ha_std() const {
+    return std::sqrt(scaled_lower_square_sum / lower_count - scaled_ha_mean() * scaled_ha_mean());
+  }
 };
 
 // CA/HA by plain loops over every captured matrix, in double precision.
@@ -60,13 +67,19 @@ std::vector<std::vector<Reference>> reference_stats(AttentionModel& model, const
           for (int64_t i = 0; i < attention.size(2); ++i)
             for (int64_t j = 0; j <= i; ++j) {
               if (!mask[b][i] || !mask[b][j]) continue;
+              double keys = 0;
+              for (int64_t k = 0; k <= i; ++k) keys += mask[b][k] ? 1 : 0;
               auto& r = per_head[layer][h];
+              const double scaled = a[b][h][i][j] * keys;
               if (i == j && (i > 0 || include_first_row)) {
                 r.diagonal_sum += a[b][h][i][j];
+                r.scaled_diagonal_sum += scaled;
                 r.diagonal_count += 1;
               } else if (j < i) {
                 r.lower_sum += a[b][h][i][j];
                 r.lower_square_sum += a[b][h][i][j] * a[b][h][i][j];
+                r.scaled_lower_sum += scaled;
+                r.scaled_lower_square_sum += scaled * scaled;
                 r.lower_count += 1;
               }
             }
@@ -104,6 +117,12 @@ TEST_P(AttentionStats, MatchTheFloat64Loops) {
       EXPECT_NEAR(got.ha_mean, r.ha_mean(), 1e-6);
       EXPECT_NEAR(got.ha_std, r.ha_std(), 1e-6);
       EXPECT_NEAR(got.ratio, r.ca() / r.ha_mean(), 1e-5);
+      EXPECT_NEAR(got.scaled_ca, r.scaled_ca(), 1e-6);
+      EXPECT_NEAR(got.scaled_ha_mean, r.scaled_ha_mean(), 1e-6);
+      EXPECT_NEAR(got.scaled_ha_std, r.scaled_ha_std(), 1e-6);
+      whole.scaled_diagonal_sum += r.scaled_diagonal_sum;
+      whole.scaled_lower_sum += r.scaled_lower_sum;
+      whole.scaled_lower_square_sum += r.scaled_lower_square_sum;
       whole.diagonal_sum += r.diagonal_sum;
       whole.diagonal_count += r.diagonal_count;
       whole.lower_sum += r.lower_sum;
@@ -115,6 +134,7 @@ TEST_P(AttentionStats, MatchTheFloat64Loops) {
     EXPECT_NEAR(got.ca, whole.ca(), 1e-6);
     EXPECT_NEAR(got.ha_mean, whole.ha_mean(), 1e-6);
     EXPECT_NEAR(got.ha_std, whole.ha_std(), 1e-6);
+    EXPECT_NEAR(got.scaled_ha_std, whole.scaled_ha_std(), 1e-6);
   }
   // Hand-counted: 3 full windows of 16 and one of 7 tokens, 3 heads per layer.
   const int64_t rows = 3 * 16 + 7;
@@ -199,16 +219,19 @@ TEST(AttentionStatsCsv, HasTheTable1Layout) {
   vanilla.layers.push_back(layer);
   layer.head = 2;
   vanilla.heads.push_back(layer);
-  const std::string uniform_columns = "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform\n";
-  EXPECT_EQ(attention_stats_csv({vanilla}, false), "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio," +
-                                                       uniform_columns + "vanilla,1,0.5,0.25,0.125,2,nan,nan,nan,nan,nan\n");
+  const std::string uniform_columns =
+      "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,"
+      "HA_x_keys_std\n";
+  EXPECT_EQ(attention_stats_csv({vanilla}, false),
+            "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio," + uniform_columns +
+                "vanilla,1,0.5,0.25,0.125,2,nan,nan,nan,nan,nan,nan,nan,nan\n");
   vanilla.heads.back().uniform_ca = 0.4;
   vanilla.heads.back().uniform_ha_mean = 0.2;
   vanilla.heads.back().uniform_ha_std = 0.1;
   vanilla.heads.back().uniform_ratio = 2.0 / 1.5;
   EXPECT_EQ(attention_stats_csv({vanilla}, true),
             "# include_first_row=true\nmodel,layer,head,CA,HA_mean,HA_std,Ratio," + uniform_columns +
-                "vanilla,1,2,0.5,0.25,0.125,2,0.4,0.2,0.1,1.33333,1.5\n");
+                "vanilla,1,2,0.5,0.25,0.125,2,0.4,0.2,0.1,1.33333,1.5,nan,nan,nan\n");
 }
 
 // The null baseline against its closed form: a causal row i spreads 1/(i + 1) over i + 1 keys, so
@@ -239,6 +262,19 @@ TEST(AttentionStatsFacts, UniformBaselineIsTheClosedFormOverTheSameRows) {
         EXPECT_NEAR(row.uniform_ha_std, ha_std, 1e-12);
         EXPECT_NEAR(row.uniform_ratio, ca / ha_mean, 1e-10);
       }
+    // Scaled by their rows' key counts, uniform weights are all 1: the variant's reference point.
+    DiagonalStatsAccumulator uniform_sums({1}, first_row, torch::kCPU);
+    auto valid = torch::ones({1, 5}, torch::kBool);
+    valid[0][4] = false;  // one padded position
+    const auto uniform = torch::ones({5, 5}, torch::kFloat64).tril() / torch::arange(1, 6, torch::kFloat64).unsqueeze(1);
+    uniform_sums.add(0, uniform.masked_fill(valid.logical_not().view({5, 1}) | valid.logical_not().view({1, 5}), 0)
+                            .view({1, 1, 5, 5}),
+                     valid);
+    AttentionStatsResult scaled;
+    uniform_sums.finish(scaled);
+    EXPECT_NEAR(scaled.layers[0].scaled_ca, 1.0, 1e-12);
+    EXPECT_NEAR(scaled.layers[0].scaled_ha_mean, 1.0, 1e-12);
+    EXPECT_NEAR(scaled.layers[0].scaled_ha_std, 0.0, 1e-7);
   }
 }
 

@@ -361,7 +361,7 @@ TEST(TranslationStats, DecoderAndEncoderRowsEqualTheCapturedAttentionWorkedOutIn
   expect_stats(result.layers[1], worked_stats(*loaded.model, data.inputs, 2, /*causal=*/true), "dec 1");
   const auto csv = attention_stats_csv({result}, false);
   EXPECT_NE(csv.find("\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,"
-                     "uniform_Ratio,Ratio_over_uniform\nm,enc,1,"),
+                     "uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nm,enc,1,"),
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\nm,dec,1,"), std::string::npos) << csv;
