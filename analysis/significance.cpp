@@ -27,6 +27,14 @@ torch::Tensor quantile_of_sorted(const torch::Tensor& sorted, double q) {
   return sorted[below] + fraction * (sorted[above] - sorted[below]);
 }
 
+// Indices of `values` from smallest to largest (ties in input order).
+std::vector<size_t> ascending_order(const std::vector<double>& values) {
+  std::vector<size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  return order;
+}
+
 double mean_of(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
@@ -117,9 +125,7 @@ std::vector<PairedDifference> paired_bootstrap(const torch::Tensor& differences,
 
 std::vector<double> holm_adjusted(const std::vector<double>& p_values) {
   const size_t count = p_values.size();
-  std::vector<size_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p_values[a] < p_values[b]; });
+  const auto order = ascending_order(p_values);
   std::vector<double> adjusted(count);
   double running = 0;  // step-down: never below an earlier (smaller) p's adjustment
   for (size_t rank = 0; rank < count; ++rank) {
@@ -132,9 +138,7 @@ std::vector<double> holm_adjusted(const std::vector<double>& p_values) {
 
 std::vector<double> benjamini_hochberg_adjusted(const std::vector<double>& p_values) {
   const size_t count = p_values.size();
-  std::vector<size_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p_values[a] < p_values[b]; });
+  const auto order = ascending_order(p_values);
   std::vector<double> adjusted(count);
   double running = 1;  // step-up: never above a later (larger) p's adjustment
   for (size_t rank = count; rank-- > 0;) {
@@ -162,9 +166,7 @@ double pearson_r(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 std::vector<double> tied_ranks(const std::vector<double>& values) {
-  std::vector<size_t> order(values.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  const auto order = ascending_order(values);
   std::vector<double> ranks(values.size());
   for (size_t first = 0; first < order.size();) {
     size_t last = first;
