@@ -110,11 +110,10 @@ run_target() {
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/$target.log" | tail -1)
   local took
   took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$logs/$target.log" | tail -1)
-  [ -n "$took" ] || took=$seconds
   if [ "$status" -eq 0 ]; then
-    echo "$target ${took}s ${runs:-?} executions: clean"
+    echo "$target ${took:-$seconds}s ${runs:-?} executions: clean"
   else
-    echo "$target ${took}s ${runs:-?} executions: FINDING (exit $status), log $logs/$target.log"
+    echo "$target stopped at its first finding after ${runs:-?} executions: FINDING (exit $status), log $logs/$target.log"
     ls "$findings" | sed "s|^|  reproduce: $build/fuzz/$target $findings/|"
   fi
   return "$status"

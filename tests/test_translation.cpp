@@ -273,6 +273,19 @@ TEST(TranslationConfig, NativeConfigRoundTripsThroughItsJson) {
   EXPECT_EQ(result.logits.sizes(), (torch::IntArrayRef{1, 3, 50}));
 }
 
+// Found by fuzz/fuzz_config.cpp: d_model 129 with 4 heads of width 32 was written without its d_head
+// (129 / 4 = 32 in integer division) and the written file no longer read back.
+TEST(TranslationConfig, NonSquareHeadWidthRoundTrips) {
+  const auto json = nlohmann::json::parse(R"({"model_type": "transformer_mt", "vocab_size": 50, "encoder_layers": 1,
+      "decoder_layers": 1, "n_heads": 4, "d_model": 129, "d_head": 32, "max_positions": 40})");
+  const auto config = parse_model_config(json, "config.json");
+  const auto written = native_config_json(config);
+  EXPECT_EQ(written.at("d_head"), 32);
+  const auto again = parse_model_config(written, "config.json");
+  EXPECT_EQ(again.d_head, 32);
+  EXPECT_EQ(again.translation.decoder_d_head, 32);
+}
+
 TEST(TranslationCheckpoint, MarianFolderLoadsWithBothTokenizers) {
   const auto loaded = load_checkpoint(fixture_dir("marian_tiny"));
   ASSERT_TRUE(loaded.target_tokenizer);

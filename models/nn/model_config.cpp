@@ -540,7 +540,12 @@ nlohmann::json translation_config_json(const ModelConfig& config) {
       {"decoder_start_id", t.decoder_start_id},
   });
   if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
-  if (config.d_head != config.d_model / t.encoder_heads || t.decoder_d_head != config.d_model / t.decoder_heads)
+  // d_head is written unless d_model / heads gives it on both sides (exactly: with d_model 129 and
+  // 4 heads of 32 it must be written, or the file would not read back; fuzz_config found that).
+  const auto implied = [&](int64_t heads, int64_t width) {
+    return config.d_model % heads == 0 && width == config.d_model / heads;
+  };
+  if (!implied(t.encoder_heads, config.d_head) || !implied(t.decoder_heads, t.decoder_d_head))
     json["d_head"] = config.d_head;
   const auto full = t.encoder_layers * t.encoder_heads + 2 * t.decoder_layers * t.decoder_heads;
   if (config.total_heads() != full) json["heads_per_layer"] = config.heads_per_layer;
