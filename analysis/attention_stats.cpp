@@ -138,6 +138,9 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     measured.at(block) = true;
     encoder_block.at(block) = kind == AttentionKind::Encoder;
   }
+  // Which kinds of rows the uniform baseline needs: causal (decoder, language model) and encoder rows.
+  const bool any_causal = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return !encoder_block[b]; });
+  const bool any_encoder = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return encoder_block[b]; });
   // [B, rows] of the batch in flight, read by the observer: the target's tokens (decoder or a
   // language model) and the source's (a translation model's encoder).
   torch::Tensor valid, source_valid;
@@ -159,8 +162,6 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     source_valid = batch.attention_mask.defined() ? batch.attention_mask.ne(0)
                                                   : torch::ones(batch.input_ids.sizes(), torch::kBool);
     model.forward(batch, options);
-    const bool any_causal = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return !encoder_block[b]; });
-    const bool any_encoder = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return encoder_block[b]; });
     if (any_causal) uniform.add(0, uniform_attention(valid.to(device), true), valid);
     if (any_encoder) uniform.add(1, uniform_attention(source_valid.to(device), false), source_valid, /*causal=*/false);
     result.windows += count;
