@@ -156,13 +156,23 @@ torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std:
   return gates;
 }
 
+SignificanceOptions significance_options(const SettingValues& settings) {
+  SignificanceOptions options;
+  options.resamples = settings.integer("bootstrap");
+  options.seed = static_cast<uint64_t>(settings.integer("bootstrap-seed"));
+  options.correction = correction_from_name(settings.choice("correction"));
+  return options;
+}
+
 PruningResult pruning_study(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             const std::vector<std::string>& orders, double step_percent,
                             const ProgressCallback& progress, std::vector<std::vector<HeadRef>>* orders_out,
-                            bool draw_curves, const std::vector<int64_t>& blocks) {
+                            bool draw_curves, const std::vector<int64_t>& blocks,
+                            const SignificanceOptions& significance) {
   PruningResult result;
   result.model = model_name;
   result.metric_name = data.metric_name();
+  result.significance = significance;
   // Only the chosen blocks' heads take part: the others stay out of the order (and so stay on).
   auto chosen = [&](std::vector<HeadRef> order) {
     if (blocks.empty()) return order;
@@ -189,7 +199,7 @@ PruningResult pruning_study(AttentionModel& model, const std::string& model_name
     }
     if (orders_out) orders_out->push_back(order);
     if (!draw_curves) continue;
-    const auto points = pruning_curve(model, data, order_name, order, step_percent, progress);
+    const auto points = pruning_curve(model, data, order_name, order, step_percent, progress, significance);
     if (points.empty()) return result.cancelled = true, result;
     result.points.insert(result.points.end(), points.begin(), points.end());
   }

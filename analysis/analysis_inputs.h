@@ -51,11 +51,14 @@ torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std:
 // and/or "oracle". `progress` sees each phase's batches; on cancel the result has `cancelled` set.
 // `orders_out` (optional) receives each order's head sequence, in the order of `orders`. `blocks`
 // (empty = all) limits the heads ranked and pruned to those blocks (Michel Figure 4: one attention
-// kind at a time).
+// kind at a time). `significance` applies to the curves (head_pruning.h).
 PruningResult pruning_study(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             const std::vector<std::string>& orders, double step_percent,
                             const ProgressCallback& progress = {},
                             std::vector<std::vector<HeadRef>>* orders_out = nullptr, bool draw_curves = true,
-                            const std::vector<int64_t>& blocks = {});
+                            const std::vector<int64_t>& blocks = {}, const SignificanceOptions& significance = {});
+
+// The bootstrap the settings of setting_fields.h's significance_fields() ask for.
+SignificanceOptions significance_options(const SettingValues& settings);
 
 }  // namespace aw

@@ -22,6 +22,20 @@ ModelInput repeat_input(const ModelInput& input, int64_t times) {
 constexpr int64_t kCpuTokensPerForward = 2048;
 constexpr int64_t kGpuRowsPerForward = 64;
 
+// Each decoded source's BLEU statistics under every setting: [N, S, kBleuStatistics].
+ExampleScores bleu_example_scores(const BleuTask& task, const std::vector<TranslationScores>& scores) {
+  const auto sources = static_cast<int64_t>(task.references.size());
+  const auto settings = static_cast<int64_t>(scores.size());
+  auto sums = torch::zeros({sources, settings, kBleuStatistics}, torch::kFloat64);
+  auto cells = sums.accessor<double, 3>();
+  for (int64_t s = 0; s < settings; ++s)
+    for (int64_t i = 0; i < sources; ++i) {
+      const auto statistics = sentence_bleu_statistics(scores[s].hypotheses[i], task.references[i], i);
+      for (int k = 0; k < kBleuStatistics; ++k) cells[i][s][k] = static_cast<double>(statistics[k]);
+    }
+  return {"bleu", sums, {}};
+}
+
 }  // namespace
 
 int64_t default_batch_rows(const torch::Device& device, int64_t length) {
@@ -55,14 +69,16 @@ void check_data_fits(const ModelConfig& config, const EvaluationData& data) {
 
 std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
                                                const torch::Tensor& gates, int64_t first_layer,
-                                               const ProgressCallback& progress, int64_t max_batch_rows) {
+                                               const ProgressCallback& progress, int64_t max_batch_rows,
+                                               ExampleScores* examples) {
   return evaluate_gate_settings(model, data, gates, std::vector<int64_t>(gates.size(0), first_layer), progress,
-                                max_batch_rows);
+                                max_batch_rows, examples);
 }
 
 std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
                                                const torch::Tensor& gates, const std::vector<int64_t>& first_layers,
-                                               const ProgressCallback& progress, int64_t max_batch_rows) {
+                                               const ProgressCallback& progress, int64_t max_batch_rows,
+                                               ExampleScores* examples) {
   const auto& config = model.config();
   check_data_fits(config, data);
   TORCH_CHECK(gates.dim() == 3 && gates.size(1) == config.n_layers && gates.size(2) == config.max_heads(),
@@ -75,6 +91,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
     const auto scores = score_gate_settings(*translation, *data.bleu, gates, {}, progress, max_batch_rows);
     std::vector<GateMetric> metrics;
     for (const auto& score : scores) metrics.push_back({score.bleu.score, std::nan("")});
+    if (examples && !scores.empty()) *examples = bleu_example_scores(*data.bleu, scores);
     return metrics;
   }
   c10::InferenceMode inference;
@@ -86,6 +103,14 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
   auto loss_sum = torch::zeros({settings}, sums_options);
   auto count = torch::zeros({settings}, sums_options);
   auto correct = torch::zeros({settings}, sums_options);
+  // Per example (examples requested): rows of all batches in order, one column per setting.
+  std::vector<int64_t> first_row{0};
+  for (const auto& input : data.inputs) first_row.push_back(first_row.back() + input.input_ids.size(0));
+  torch::Tensor example_sums, example_counts;
+  if (examples) {
+    example_sums = torch::zeros({first_row.back(), settings}, sums_options);
+    example_counts = torch::zeros({first_row.back()}, sums_options);
+  }
 
   // The settings grouped by first layer, lowest first: one shared lower forward climbs through the
   // groups' first layers, each group going up from its own.
@@ -140,14 +165,17 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
                               : model.run_layers(job.shared.repeat({size, 1, 1}), repeated, job.first_layer,
                                                  config.n_layers, upper).hidden;           // (size·B, n, d)
       torch::Tensor job_loss, job_count, job_correct;                                       // (size) each
+      torch::Tensor job_examples;                                                           // (B, size)
       if (data.is_classification()) {
         const auto logits = model.output(hidden, repeated).to(torch::kFloat32);             // (size·B, C)
         const auto labels = data.labels[index].to(device).repeat({size});
         const auto losses = torch::nn::functional::cross_entropy(
             logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
         job_loss = losses.view({size, rows}).sum(1);
-        job_correct = logits.argmax(-1).eq(labels).view({size, rows}).sum(1);
+        const auto example_correct = logits.argmax(-1).eq(labels).view({size, rows});
+        job_correct = example_correct.sum(1);
         job_count = torch::full({size}, static_cast<double>(rows), sums_options);
+        if (examples) job_examples = example_correct.t().to(torch::kFloat64);                // (B, size)
       } else {
         // Output layer and loss in cache-sized chunks of positions (analysis/token_loss.h).
         const auto losses = next_token_losses(model, hidden, repeated).reshape({-1});        // (size·B·(n−1))
@@ -156,18 +184,32 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         auto keep = mask.defined()
                         ? mask.narrow(1, 1, length - 1).reshape({-1}).to(losses.dtype())
                         : torch::ones_like(losses);
-        job_loss = (losses * keep).view({size, -1}).sum(1);
+        const auto kept = losses * keep;
+        job_loss = kept.view({size, -1}).sum(1);
         job_count = keep.view({size, -1}).sum(1);
+        if (examples) job_examples = kept.view({size, rows, -1}).to(torch::kFloat64).sum(2).t();
       }
+      // Disjoint columns of the batch's rows: side-by-side jobs never write the same element.
+      if (examples) example_sums.narrow(0, first_row[index], rows).index_copy_(1, members, job_examples);
       // Each job adds to its own settings' sums only, so jobs may run side by side.
       loss_sum.index_add_(0, members, job_loss.to(torch::kFloat64));
       count.index_add_(0, members, job_count.to(torch::kFloat64));
       if (job_correct.defined()) correct.index_add_(0, members, job_correct.to(torch::kFloat64));
     };
+    if (examples) {
+      // Predicted tokens per row (1 per classified example), the same under every setting.
+      const auto& mask = input.predicted_mask();
+      const int64_t length = input.predicted_ids().size(1);
+      example_counts.narrow(0, first_row[index], rows)
+          .copy_(data.is_classification() ? torch::ones({rows}, sums_options)
+                 : mask.defined()         ? mask.narrow(1, 1, length - 1).sum(1).to(torch::kFloat64)
+                                          : torch::full({rows}, static_cast<double>(length - 1), sums_options));
+    }
     run_on_workers(static_cast<int64_t>(jobs.size()), workers, run_job);
     if (!report_progress(progress, index + 1, batches)) return {};
   }
 
+  if (examples) *examples = {data.metric_name(), example_sums.cpu(), example_counts.cpu()};
   const auto host = torch::stack({loss_sum, count, correct}).cpu();
   const auto values = host.accessor<double, 2>();
   std::vector<GateMetric> metrics(settings);

@@ -45,20 +45,34 @@ struct GateMetric {
   double loss = 0.0;    // mean cross-entropy (NaN for BLEU, which has none)
 };
 
+// Each example's share of every setting's metric, so that analyses can resample examples (the paired
+// bootstrap, analysis/setting_significance.h). An example is a row of a batch (a language-model
+// window, a teacher-forced translation pair, a classified example) or, for BLEU, a decoded source.
+struct ExampleScores {
+  std::string metric_name;  // as EvaluationData::metric_name()
+  // [N, S] float64: the example's summed token loss (perplexity) or 1/0 for correct (accuracy);
+  // [N, S, kBleuStatistics] for BLEU, models/text/bleu.h's per-sentence counts (bleu_statistics).
+  torch::Tensor sums;
+  torch::Tensor counts;  // [N] float64: predicted tokens, or 1 per classified example; undefined for BLEU
+};
+
 // gates: [S, L, H_max], every setting equal to gates[0] on layers below first_layer. Returns one
-// metric per setting, or an empty vector when `progress` cancels (called once per data batch).
+// metric per setting, or an empty vector when `progress` cancels (called once per data batch), and
+// with `examples` set, every example's part in those metrics (on the CPU).
 // At most `max_batch_rows` rows (settings × windows) go through a forward together; 0 = the
 // default for the model's device (default_batch_rows).
 std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
                                                const torch::Tensor& gates, int64_t first_layer,
-                                               const ProgressCallback& progress = {}, int64_t max_batch_rows = 0);
+                                               const ProgressCallback& progress = {}, int64_t max_batch_rows = 0,
+                                               ExampleScores* examples = nullptr);
 
 // The same with a first layer per setting (0..L; L = the settings differ in no layer): setting s
 // equals gates[0] on the layers below first_layers[s]. One pass over the data serves every group
 // of settings: the shared forward climbs from one group's first layer to the next.
 std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const EvaluationData& data,
                                                const torch::Tensor& gates, const std::vector<int64_t>& first_layers,
-                                               const ProgressCallback& progress = {}, int64_t max_batch_rows = 0);
+                                               const ProgressCallback& progress = {}, int64_t max_batch_rows = 0,
+                                               ExampleScores* examples = nullptr);
 
 // Rows per forward for sequences of `length` tokens: about 2048 tokens on the CPU, where the
 // matmuls already run at full speed and larger batches only made every activation bigger (a

@@ -11,7 +11,7 @@ torch::Tensor all_heads_on(const ModelConfig& config) { return torch::ones({conf
 
 AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             AblationMode mode, const torch::Tensor& base_gates, const ProgressCallback& progress,
-                            const std::vector<int64_t>& blocks) {
+                            const std::vector<int64_t>& blocks, const SignificanceOptions& significance) {
   const auto& config = model.config();
   require_attention_heads(config, model_name, "ablation");
   const auto base = base_gates.defined() ? base_gates.to(torch::kCPU, torch::kFloat32) : all_heads_on(config);
@@ -20,6 +20,7 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
   result.metric_name = data.metric_name();
   result.mode = mode;
   result.names = block_names(config);
+  result.significance = significance;
   std::vector<int64_t> layers = blocks;
   if (layers.empty())
     for (int64_t layer = 0; layer < config.n_layers; ++layer) layers.push_back(layer);
@@ -40,16 +41,25 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
       settings.push_back(gates);
       first_layers.push_back(layer);
     }
-  const auto metrics = evaluate_gate_settings(model, data, torch::stack(settings), first_layers, progress);
+  ExampleScores examples;
+  const auto metrics = evaluate_gate_settings(model, data, torch::stack(settings), first_layers, progress, 0,
+                                              significance.enabled() ? &examples : nullptr);
   if (metrics.empty()) return result.cancelled = true, result;
   result.baseline = metrics.front().metric;
+  std::vector<DeltaSignificance> tested(metrics.size() - 1);
+  if (significance.enabled()) {
+    std::vector<int64_t> heads(metrics.size() - 1);
+    for (size_t i = 0; i < heads.size(); ++i) heads[i] = static_cast<int64_t>(i + 1);
+    tested = delta_significance(examples, 0, heads, significance);
+  }
 
   size_t next = 1;
   for (const auto layer : layers) {
     HeadEffect best;
     for (int64_t head = 0; head < config.heads_per_layer[layer]; ++head) {
-      const double metric = metrics[next++].metric;
-      const HeadEffect effect{layer + 1, head + 1, metric, metric - result.baseline};
+      const double metric = metrics[next].metric;
+      const HeadEffect effect{layer + 1, head + 1, metric, metric - result.baseline, tested[next - 1]};
+      ++next;
       result.heads.push_back(effect);
       if (head == 0 || damage(result.metric_name, best.metric, effect.metric) < 0) best = effect;
     }
@@ -61,12 +71,19 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
 std::string ablation_csv(const AblationResult& result, bool every_head) {
   std::ostringstream csv;
   csv.precision(6);
+  const bool tested = result.significance.enabled();
   csv << "# model=" << result.model << ", metric=" << result.metric_name << ", baseline=" << result.baseline
-      << ", mode=" << (result.mode == AblationMode::Single ? "single" : "all-but-one") << "\n";
+      << ", mode=" << (result.mode == AblationMode::Single ? "single" : "all-but-one");
+  if (tested) csv << ", " << significance_description(result.significance);
+  csv << "\n";
   const bool per_head = result.mode == AblationMode::Single || every_head;
-  csv << result.names.header() << (per_head ? ",head,metric,delta\n" : ",best_head,metric,delta\n");
-  for (const auto& row : per_head ? result.heads : result.best_per_layer)
-    csv << result.names.columns(row.layer - 1) << "," << row.head << "," << row.metric << "," << row.delta << "\n";
+  csv << result.names.header() << (per_head ? ",head,metric,delta" : ",best_head,metric,delta")
+      << (tested ? "," + significance_header() : "") << "\n";
+  for (const auto& row : per_head ? result.heads : result.best_per_layer) {
+    csv << result.names.columns(row.layer - 1) << "," << row.head << "," << row.metric << "," << row.delta;
+    if (tested) csv << "," << significance_columns(row.significance);
+    csv << "\n";
+  }
   return csv.str();
 }
 
@@ -76,6 +93,7 @@ nlohmann::json ablation_json(const AblationResult& result) {
     for (const auto& e : effects) {
       auto row = result.names.position(e.layer - 1);
       row.update({{"head", e.head}, {"metric", e.metric}, {"delta", e.delta}});
+      if (result.significance.enabled()) row.update(significance_json(e.significance));
       array.push_back(row);
     }
     return array;
@@ -86,7 +104,8 @@ nlohmann::json ablation_json(const AblationResult& result) {
           {"baseline", result.baseline},
           {"heads", rows(result.heads)},
           {"best_per_layer", rows(result.best_per_layer)},
-          {"cancelled", result.cancelled}};
+          {"cancelled", result.cancelled},
+          {"bootstrap", significance_settings_json(result.significance)}};
 }
 
 }  // namespace aw

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "analysis/attention_blocks.h"
+#include "analysis/delta_significance.h"
 #include "analysis/gate_evaluation.h"
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@ struct HeadEffect {
   int64_t head = 0;   // 1-based
   double metric = 0.0;
   double delta = 0.0;
+  DeltaSignificance significance;  // with a bootstrap: the delta's interval, p-values and verdict
 };
 
 struct AblationResult {
@@ -32,18 +34,23 @@ struct AblationResult {
   std::vector<HeadEffect> heads;           // every (layer, head), layer-major
   std::vector<HeadEffect> best_per_layer;  // all-but-one: the head that does best alone, per layer
   BlockNames names;                        // how rows name their block (kind column for translation models)
+  SignificanceOptions significance;        // resamples 0: no bootstrap was run
   bool cancelled = false;
 };
 
 // base_gates: [L, H_max] (undefined = every head on). Progress counts data batches over all passes.
-// `blocks`: the attention blocks whose heads are ablated (empty = all).
+// `blocks`: the attention blocks whose heads are ablated (empty = all). With `significance` enabled,
+// every head's delta gets its paired-bootstrap interval and p-values, corrected across all the heads.
 AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             AblationMode mode, const torch::Tensor& base_gates = {},
-                            const ProgressCallback& progress = {}, const std::vector<int64_t>& blocks = {});
+                            const ProgressCallback& progress = {}, const std::vector<int64_t>& blocks = {},
+                            const SignificanceOptions& significance = {});
 
 // Single: `layer,head,metric,delta`; all-but-one: `layer,best_head,metric,delta`, or with
 // every_head the `layer,head,metric,delta` rows of all heads. A "# model=…, metric=…, baseline=…"
-// line comes first. Translation models' rows start with their kind: `kind,layer,head,…`.
+// line comes first. Translation models' rows start with their kind: `kind,layer,head,…`. With a
+// bootstrap, `delta_low,delta_high,p_value,p_adjusted,significant` follow delta (the first line adds
+// "bootstrap=B, seed=S, correction=holm").
 std::string ablation_csv(const AblationResult& result, bool every_head = false);
 nlohmann::json ablation_json(const AblationResult& result);
 

@@ -26,7 +26,7 @@ std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores)
 
 std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
                                         const std::vector<HeadRef>& order, double step_percent,
-                                        const ProgressCallback& progress) {
+                                        const ProgressCallback& progress, const SignificanceOptions& significance) {
   require_attention_heads(model.config(), "the model", "pruning");
   if (!(step_percent > 0 && step_percent <= 100))
     throw Error("--step must be a percentage in (0, 100], got " + std::to_string(step_percent));
@@ -35,15 +35,30 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
   std::vector<PruningPoint> points;
   for (int64_t k = 0;; ++k) {
     const double percent = std::min(100.0, k * step_percent);
-    points.push_back({order_name, percent, static_cast<int64_t>(std::lround(percent / 100.0 * total)), 0.0});
+    PruningPoint point;
+    point.order = order_name;
+    point.percent = percent;
+    point.heads_pruned = static_cast<int64_t>(std::lround(percent / 100.0 * total));
+    points.push_back(point);
     if (percent >= 100.0) break;
   }
   auto settings = all_heads_on(config).unsqueeze(0).repeat({static_cast<int64_t>(points.size()), 1, 1});
   for (size_t s = 0; s < points.size(); ++s)
     for (int64_t i = 0; i < points[s].heads_pruned; ++i) settings[s][order[i].layer][order[i].head] = 0.0;
-  const auto metrics = evaluate_gate_settings(model, data, settings, 0, progress);
+  ExampleScores examples;
+  const auto metrics =
+      evaluate_gate_settings(model, data, settings, 0, progress, 0, significance.enabled() ? &examples : nullptr);
   if (metrics.empty()) return {};
-  for (size_t s = 0; s < points.size(); ++s) points[s].metric = metrics[s].metric;
+  std::vector<int64_t> tested;  // the points that differ from the first (at least one head off)
+  for (size_t s = 0; s < points.size(); ++s) {
+    points[s].metric = metrics[s].metric;
+    points[s].delta = metrics[s].metric - metrics.front().metric;
+    if (points[s].heads_pruned > 0) tested.push_back(static_cast<int64_t>(s));
+  }
+  if (significance.enabled() && !tested.empty()) {
+    const auto results = delta_significance(examples, 0, tested, significance);
+    for (size_t i = 0; i < tested.size(); ++i) points[static_cast<size_t>(tested[i])].significance = results[i];
+  }
   return points;
 }
 
@@ -52,19 +67,31 @@ std::string pruning_csv(const PruningResult& result) {
   csv.precision(6);
   csv << "# model=" << result.model << ", metric=" << result.metric_name;
   if (!result.attention.empty()) csv << ", attention=" << result.attention;
+  const bool tested = result.significance.enabled();
+  if (tested) csv << ", " << significance_description(result.significance);
   csv << "\n";
-  csv << "order,percent_pruned,heads_pruned,metric\n";
-  for (const auto& p : result.points) csv << p.order << "," << p.percent << "," << p.heads_pruned << "," << p.metric << "\n";
+  csv << "order,percent_pruned,heads_pruned,metric,delta" << (tested ? "," + significance_header() : "") << "\n";
+  for (const auto& p : result.points) {
+    csv << p.order << "," << p.percent << "," << p.heads_pruned << "," << p.metric << "," << p.delta;
+    if (tested) csv << "," << significance_columns(p.significance);
+    csv << "\n";
+  }
   return csv.str();
 }
 
 nlohmann::json pruning_json(const PruningResult& result) {
   auto points = nlohmann::json::array();
-  for (const auto& p : result.points)
-    points.push_back({{"order", p.order}, {"percent_pruned", p.percent}, {"heads_pruned", p.heads_pruned},
-                      {"metric", p.metric}});
-  nlohmann::json json{
-      {"model", result.model}, {"metric", result.metric_name}, {"points", points}, {"cancelled", result.cancelled}};
+  for (const auto& p : result.points) {
+    nlohmann::json point{{"order", p.order}, {"percent_pruned", p.percent}, {"heads_pruned", p.heads_pruned},
+                         {"metric", p.metric}, {"delta", p.delta}};
+    if (result.significance.enabled()) point.update(significance_json(p.significance));
+    points.push_back(point);
+  }
+  nlohmann::json json{{"model", result.model},
+                      {"metric", result.metric_name},
+                      {"points", points},
+                      {"cancelled", result.cancelled},
+                      {"bootstrap", significance_settings_json(result.significance)}};
   if (!result.attention.empty()) json["attention"] = result.attention;
   return json;
 }

@@ -5,6 +5,7 @@
 // Heads pruned at p % = round(p / 100 × total heads), switched off through their gates (ξ_h = 0).
 #pragma once
 
+#include "analysis/delta_significance.h"
 #include "analysis/gate_evaluation.h"
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,8 @@ struct PruningPoint {
   double percent = 0.0;
   int64_t heads_pruned = 0;
   double metric = 0.0;
+  double delta = 0.0;              // metric − the curve's first point's (nothing pruned)
+  DeltaSignificance significance;  // with a bootstrap: the delta's interval, p-values and verdict
 };
 
 struct PruningResult {
@@ -31,6 +34,7 @@ struct PruningResult {
   std::string metric_name;
   std::string attention;  // translation models: the attention pruned (enc, dec, cross or all); "" otherwise
   std::vector<PruningPoint> points;
+  SignificanceOptions significance;  // resamples 0: no bootstrap was run
   bool cancelled = false;
 };
 
@@ -38,13 +42,17 @@ struct PruningResult {
 std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores);
 
 // Evaluates the model with the first round(p/100·total) heads of `order` gated off, for
-// p = 0, step, 2·step, … up to 100. All of one order's steps run as one batched pass.
+// p = 0, step, 2·step, … up to 100. All of one order's steps run as one batched pass. With
+// `significance` enabled, each point's delta from the first gets its paired-bootstrap interval and
+// p-values, corrected across the curve's points that prune at least one head.
 std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
                                         const std::vector<HeadRef>& order, double step_percent,
-                                        const ProgressCallback& progress = {});
+                                        const ProgressCallback& progress = {},
+                                        const SignificanceOptions& significance = {});
 
-// CSV `order,percent_pruned,heads_pruned,metric`, after a "# model=…, metric=…" line (translation
-// models: "…, attention=cross", the percentages being of that attention's heads).
+// CSV `order,percent_pruned,heads_pruned,metric,delta`, after a "# model=…, metric=…" line (translation
+// models: "…, attention=cross", the percentages being of that attention's heads); with a bootstrap,
+// head_ablation.h's significance columns follow delta.
 std::string pruning_csv(const PruningResult& result);
 nlohmann::json pruning_json(const PruningResult& result);
 

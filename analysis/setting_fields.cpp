@@ -1,6 +1,8 @@
 // analysis/setting_fields.cpp — see setting_fields.h.
 #include "analysis/setting_fields.h"
 
+#include <limits>
+
 namespace aw {
 
 namespace {
@@ -67,6 +69,15 @@ std::vector<SettingField> translation_metric_fields() {
                        "translation models: perplexity of the reference translations (loss) or corpus BLEU of "
                        "the model's own translations (bleu)"),
           beam_field("translation models with --metric bleu: beam size (1 = greedy)")};
+}
+
+std::vector<SettingField> significance_fields() {
+  return {integer_field("bootstrap", "Bootstrap", 1000, 0, 1000000,
+                        "paired-bootstrap resamples of the examples for intervals and p-values (0 = none)", "B"),
+          integer_field("bootstrap-seed", "Bootstrap seed", 1, 0, std::numeric_limits<int64_t>::max(),
+                        "the seed of the bootstrap's resampling", "S"),
+          choice_field("correction", "Correction", {"holm", "bh"}, "holm",
+                       "multiple-comparison correction of the p-values: Holm (family-wise) or Benjamini–Hochberg (bh)")};
 }
 
 SettingField beam_field(std::string help) { return integer_field("beam", "Beam", 4, 1, 64, std::move(help)); }

@@ -27,4 +27,8 @@ std::vector<SettingField> corpus_fields(int64_t default_batch = 8);
 std::vector<SettingField> translation_metric_fields();
 SettingField beam_field(std::string help);
 
+// --bootstrap B (default 1000, 0 = off), --bootstrap-seed S (default 1), --correction holm|bh: the
+// paired bootstrap of analyses that compare gate settings (analysis/delta_significance.h).
+std::vector<SettingField> significance_fields();
+
 }  // namespace aw

@@ -84,15 +84,14 @@ double student_t_two_sided(double t, double degrees_of_freedom) {
 
 }  // namespace
 
-std::vector<PairedDifference> paired_bootstrap(const torch::Tensor& differences, int64_t resamples, uint64_t seed) {
-  if (differences.dim() != 2)
-    throw Error("paired bootstrap: differences must be [examples, settings], got " + shape_string(differences.sizes()));
-  const auto examples = differences.size(0);
-  const auto settings = differences.size(1);
-  if (examples == 0) throw Error("paired bootstrap: no examples to resample");
-  if (resamples < 1) throw Error("paired bootstrap: needs at least one resample, got " + std::to_string(resamples));
+torch::Tensor resampled_sums(const torch::Tensor& values, int64_t resamples, uint64_t seed) {
+  if (values.dim() != 2)
+    throw Error("bootstrap: per-example values must be [examples, columns], got " + shape_string(values.sizes()));
+  const auto examples = values.size(0);
+  if (examples == 0) throw Error("bootstrap: no examples to resample");
+  if (resamples < 1) throw Error("bootstrap: needs at least one resample, got " + std::to_string(resamples));
   torch::NoGradGuard no_grad;
-  const auto values = differences.detach().to(torch::kCPU, torch::kFloat64).contiguous();  // (N, S)
+  const auto host = values.detach().to(torch::kCPU, torch::kFloat64).contiguous();  // (N, K)
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
   // Resamples in chunks whose draw counts stay near 128 MB, all from one generator stream.
   const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / examples);
@@ -102,25 +101,41 @@ std::vector<PairedDifference> paired_bootstrap(const torch::Tensor& differences,
     const auto draws = torch::randint(examples, {rows, examples}, generator, torch::kLong);  // (b, N)
     auto counts = torch::zeros({rows, examples}, torch::kFloat64);
     counts.scatter_add_(1, draws, torch::ones({rows, examples}, torch::kFloat64));
-    chunks.push_back(counts.matmul(values) / static_cast<double>(examples));  // (b, S) resampled means
+    chunks.push_back(counts.matmul(host));  // (b, K)
   }
-  const auto means = torch::cat(chunks);                          // (B, S)
-  const auto observed = values.mean(0);                           // (S)
-  const auto sorted = std::get<0>(means.sort(0));
-  const auto low = quantile_of_sorted(sorted, 0.025);
-  const auto high = quantile_of_sorted(sorted, 0.975);
-  const auto as_far = ((means - observed).abs() >= observed.abs()).sum(0).to(torch::kFloat64);  // (S)
-  const auto p = (as_far + 1) / static_cast<double>(resamples + 1);
+  return torch::cat(chunks);
+}
 
-  std::vector<PairedDifference> results(static_cast<size_t>(settings));
-  const auto* observed_data = observed.data_ptr<double>();
-  const auto* low_data = low.contiguous().data_ptr<double>();
-  const auto* high_data = high.contiguous().data_ptr<double>();
-  const auto p_contiguous = p.contiguous();
-  const auto* p_data = p_contiguous.data_ptr<double>();
-  for (int64_t s = 0; s < settings; ++s)
-    results[static_cast<size_t>(s)] = {observed_data[s], low_data[s], high_data[s], p_data[s]};
+std::vector<PairedDifference> summarize_bootstrap(const torch::Tensor& observed, const torch::Tensor& resampled) {
+  TORCH_CHECK(observed.dim() == 1 && resampled.dim() == 2 && resampled.size(1) == observed.size(0) &&
+                  resampled.size(0) > 0,
+              "bootstrap summary: observed [S] and resampled [B, S]");
+  const auto values = resampled.to(torch::kFloat64);
+  const auto centre = observed.to(torch::kFloat64);
+  const auto sorted = std::get<0>(values.sort(0));
+  const auto low = quantile_of_sorted(sorted, 0.025).contiguous();
+  const auto high = quantile_of_sorted(sorted, 0.975).contiguous();
+  // A resample exactly as far as 0 counts: discrete metrics (accuracy, BLEU on few sentences) tie
+  // often, and rounding must not decide the tie (one part in 10⁹ of slack, towards the larger p).
+  const auto as_far = ((values - centre).abs() >= centre.abs() * (1 - 1e-9)).sum(0).to(torch::kFloat64);  // (S)
+  const auto p = ((as_far + 1) / static_cast<double>(values.size(0) + 1)).contiguous();
+
+  std::vector<PairedDifference> results(static_cast<size_t>(observed.size(0)));
+  const auto centre_host = centre.contiguous();
+  for (size_t s = 0; s < results.size(); ++s)
+    results[s] = {centre_host.data_ptr<double>()[s], low.data_ptr<double>()[s], high.data_ptr<double>()[s],
+                  p.data_ptr<double>()[s]};
   return results;
+}
+
+std::vector<PairedDifference> paired_bootstrap(const torch::Tensor& differences, int64_t resamples, uint64_t seed) {
+  if (differences.dim() != 2)
+    throw Error("paired bootstrap: differences must be [examples, settings], got " + shape_string(differences.sizes()));
+  if (differences.size(0) == 0) throw Error("paired bootstrap: no examples to resample");
+  if (resamples < 1) throw Error("paired bootstrap: needs at least one resample, got " + std::to_string(resamples));
+  const auto examples = static_cast<double>(differences.size(0));
+  const auto means = resampled_sums(differences, resamples, seed) / examples;  // (B, S)
+  return summarize_bootstrap(differences.detach().to(torch::kCPU, torch::kFloat64).mean(0), means);
 }
 
 std::vector<double> holm_adjusted(const std::vector<double>& p_values) {

@@ -14,6 +14,13 @@
 
 namespace aw {
 
+// The bootstrap's resampling: each of `resamples` draws N examples with replacement (one draw shared
+// by every column, from `seed`) and sums each column of `values` [N, K] over the draw. Returns the
+// [B, K] float64 sums, computed as one [B, N] × [N, K] product of draw counts (chunked near 128 MB).
+// Sums, not means, so a caller can form ratios (loss over tokens) or corpus scores (BLEU's n-gram
+// counts) of each resample. Throws aw::Error for N = 0, B < 1 or a non-2-D input.
+torch::Tensor resampled_sums(const torch::Tensor& values, int64_t resamples, uint64_t seed);
+
 // One setting's paired comparison with the baseline over the same examples.
 struct PairedDifference {
   double mean = 0;       // mean over examples of (setting − baseline)
@@ -26,9 +33,13 @@ struct PairedDifference {
 // S settings; each of `resamples` draws N examples with replacement (one draw shared by all settings,
 // from `seed`) and takes each setting's mean. The interval is the 2.5th–97.5th percentile of the B
 // means; the p-value tests "mean difference = 0" by the shifted bootstrap, (1 + #{b : |m_b − m| ≥ |m|})
-// / (B + 1), which is 1 for a zero mean and never 0. Throws aw::Error for N = 0, B < 1 or a non-2-D input.
+// / (B + 1) (a tie within one part in 10⁹ of |m| counts), which is 1 for a zero mean and never 0. Throws aw::Error for N = 0, B < 1 or a non-2-D input.
 // The resamples are one [B, N] × [N, S] product of draw counts with the differences (float64).
 std::vector<PairedDifference> paired_bootstrap(const torch::Tensor& differences, int64_t resamples, uint64_t seed);
+
+// Interval and p-value of S observed differences [S] from their resampled values [B, S], by the rules
+// of paired_bootstrap (percentile interval, shifted-bootstrap p).
+std::vector<PairedDifference> summarize_bootstrap(const torch::Tensor& observed, const torch::Tensor& resampled);
 
 // Family-wise (Holm's step-down) and false-discovery-rate (Benjamini–Hochberg step-up) adjusted
 // p-values, in the input's order, each at most 1 and monotone in the raw p-values; a hypothesis is

@@ -109,15 +109,19 @@ aw_cli_test(top_tokens EXIT 0 REGEX "layer,sentence,target,method,top1,top2,top3
             ARGS top-tokens --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text "w2 w3 w4 w5 w6" --target 3)
 aw_cli_test(error_top_tokens_target EXIT 1 STDERR_LINES 1 REGEX "sentence 1: target 9 is outside 1..4"
             ARGS top-tokens --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6" --target 9)
-aw_cli_test(ablate_single EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=[0-9.]+, mode=single.layer,head,metric,delta.1,1,[0-9.]+,[0-9.e-]+.1,2,.*2,3,"
+aw_cli_test(ablate_single EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,[0-9.]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[01]\n1,2,.*2,3,"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8)
 aw_cli_test(ablate_all_but_one EXIT 0 REGEX "mode=all-but-one.layer,best_head,metric,delta.1,[1-3],[0-9.]+,[0-9.e-]+.2,[1-3],"
-            ARGS ablate --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --mode all-but-one)
+            ARGS ablate --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --mode all-but-one --bootstrap 0)
 aw_cli_test(error_ablate_mode EXIT 1 STDERR_LINES 1 REGEX "--mode must be single or all-but-one, got 'double'"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --mode double)
+aw_cli_test(error_ablate_correction EXIT 1 STDERR_LINES 1 REGEX "--correction must be holm or bh, got 'bonferroni'"
+            ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --correction bonferroni)
+aw_cli_test(error_prune_bootstrap_negative EXIT 1 STDERR_LINES 1 REGEX "--bootstrap must be at least 0, got -5"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --bootstrap -5)
 aw_cli_test(importance EXIT 0 REGEX "# model=tiny_lm, normalized=true.layer,head,importance.1,1,[0-9.e-]+.1,2,.*2,3,"
             ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8)
-aw_cli_test(prune_both EXIT 0 REGEX "order,percent_pruned,heads_pruned,metric.importance,0,0,[0-9.]+.importance,50,3,[0-9.]+.importance,100,6,[0-9.]+.oracle,0,0,"
+aw_cli_test(prune_both EXIT 0 REGEX ", bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,[0-9.]+,0,0,0,1,1,0\nimportance,50,3,[0-9.]+,[^\n]+\nimportance,100,6,[0-9.]+,[^\n]+\noracle,0,0,"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --step 50)
 aw_cli_test(error_prune_order EXIT 1 STDERR_LINES 1 REGEX "--order must be importance, oracle or both, got 'random'"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order random)
@@ -132,13 +136,13 @@ aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES 25 REGEX "^layer,sentence,tar
             ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})
 aw_cli_test(samples_diag_sweep EXIT 0 STDOUT_LINES 5 REGEX "^# model=bet_sf, metric=perplexity\nfactor,metric\n0,"
             ARGS diag-sweep --model ${samples}/bet_sf --text ${demo} --factors 0,1,mask --window 64)
-aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES 10 REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single\nlayer,head,metric,delta\n1,1,"
+aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES 10 REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,"
             ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --window 64)
-aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES 4 REGEX "mode=all-but-one\nlayer,best_head,metric,delta\n1,[1-4],"
+aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES 4 REGEX "mode=all-but-one, bootstrap=1000, seed=1, correction=holm\nlayer,best_head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,[1-4],"
             ARGS ablate --model ${samples}/bet_sg --text ${demo} --window 64 --mode all-but-one)
 aw_cli_test(samples_importance EXIT 0 STDOUT_LINES 10 REGEX "^# model=bet_sf, normalized=true\nlayer,head,importance\n1,1,"
             ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
-aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity\norder,percent_pruned,heads_pruned,metric\nimportance,0,0,"
+aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,"
             ARGS prune --model ${samples}/vanilla_lm --text ${demo} --window 64 --step 50)
 aw_cli_test(prune_apply EXIT 0 REGEX "pruned 3 of 6 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters. perplexity [0-9.]+ \\(gated model [0-9.]+\\). saved to"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --apply 50 --save ${fixtures}/pruned_lm)
@@ -151,7 +155,7 @@ aw_cli_test(error_prune_apply_without_save EXIT 1 STDERR_LINES 1 REGEX "--apply 
 # so "." stands for it.)
 aw_cli_test(classifier_eval EXIT 0 REGEX "accuracy [0-9.]+ \\(mean cross-entropy [0-9.]+ over 3 examples\\)"
             ARGS eval --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
-aw_cli_test(classifier_ablate EXIT 0 REGEX "# model=tiny_bert_classifier, metric=accuracy, baseline=[0-9.]+, mode=single.layer,head,metric,delta.1,1,.*2,2,"
+aw_cli_test(classifier_ablate EXIT 0 REGEX "# model=tiny_bert_classifier, metric=accuracy, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,.*2,2,"
             ARGS ablate --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
 aw_cli_test(classifier_importance EXIT 0 REGEX "# model=tiny_bert_classifier, normalized=true.layer,head,importance.1,1,.*2,2,"
             ARGS importance --model ${fixtures}/tiny_bert_classifier --text ${fixtures}/labelled.tsv)
@@ -251,11 +255,11 @@ set(pairs ${PROJECT_SOURCE_DIR}/tests/fixtures/pairs_en_fr.tsv)
 aw_cli_test(eval_translation EXIT 0
             REGEX "perplexity [0-9.]+ \\(mean cross-entropy [0-9.]+ over [0-9]+ reference tokens, teacher-forced\\)\nBLEU [0-9.]+  chrF [0-9.]+  \\(20 sentences, beam 2; nrefs:1.case:mixed.eff:no.tok:13a.smooth:exp.version:aw\\)"
             ARGS eval --model ${hf_fixtures}/marian_tiny --text ${pairs} --beam 2)
-aw_cli_test(ablate_translation_cross EXIT 0 REGEX "# model=marian_tiny, metric=perplexity.*\nkind,layer,head,metric,delta\ncross,1,1,.*\ncross,2,2,"
+aw_cli_test(ablate_translation_cross EXIT 0 REGEX "# model=marian_tiny, metric=perplexity.*\nkind,layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\ncross,1,1,.*\ncross,2,2,"
             ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention cross)
 aw_cli_test(importance_translation EXIT 0 REGEX "kind,layer,head,importance\nenc,1,1,.*\ndec,2,2,.*\ncross,2,2,"
             ARGS importance --model ${hf_fixtures}/marian_tiny --text ${pairs})
-aw_cli_test(prune_translation_dec EXIT 0 REGEX "# model=marian_tiny, metric=perplexity, attention=dec\norder,percent_pruned,heads_pruned,metric\nimportance,0,0,"
+aw_cli_test(prune_translation_dec EXIT 0 REGEX "# model=marian_tiny, metric=perplexity, attention=dec, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,"
             ARGS prune --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec --step 50 --order importance)
 aw_cli_test(train_translation EXIT 0 REGEX "done: 5 steps, 1 epochs .*best valid perplexity [0-9.]+; saved to.*training a 60-piece SentencePiece bpe model on 40 sentences"
             ARGS train --arch transformer_mt --train ${pairs} --valid ${pairs} --vocab-size 60 --spm-type bpe --layers 1
@@ -270,8 +274,9 @@ aw_cli_test(top_tokens_translation EXIT 0 REGEX "layer,sentence,target,method,to
             ARGS top-tokens --model ${hf_fixtures}/marian_tiny --text "the cat" --k 2 --beam 1)
 aw_cli_test(error_top_tokens_mixed_kinds EXIT 1 STDERR_LINES 1 REGEX "top-tokens compares models of one kind: marian_tiny is a marian translation model, tiny_lm is a transformer_lm language model"
             ARGS top-tokens --model ${hf_fixtures}/marian_tiny --model ${fixtures}/tiny_lm --text "w2 w3")
-aw_cli_test(ablate_translation_bleu EXIT 0 REGEX "# model=marian_tiny, metric=bleu, baseline=[0-9.e-]+, mode=single\nkind,layer,head,metric,delta\ndec,1,1,"
-            ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec --metric bleu --beam 1)
+aw_cli_test(ablate_translation_bleu EXIT 0 REGEX "# model=marian_tiny, metric=bleu, baseline=[0-9.e-]+, mode=single, bootstrap=50, seed=2, correction=bh\nkind,layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\ndec,1,1,[^\n]+,[01]\n"
+            ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec --metric bleu --beam 1
+                 --bootstrap 50 --bootstrap-seed 2 --correction bh)
 aw_cli_test(diag_sweep_translation EXIT 0 REGEX "# model=marian_tiny, metric=perplexity\nfactor,metric\n0,[0-9.e+]+\nmask,"
             ARGS diag-sweep --model ${hf_fixtures}/marian_tiny --text ${pairs} --factors 0,mask)
 aw_cli_test(error_metric_bleu_on_lm EXIT 1 STDERR_LINES 1 REGEX "--metric bleu applies to translation models; tiny_lm is a transformer_lm language model"

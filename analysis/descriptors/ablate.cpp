@@ -18,6 +18,7 @@ AnalysisDescriptor ablate_descriptor() {
   for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.fields.push_back(
       flag_field("all", "Every head", "all-but-one: every head's row, not only the best per layer"));
+  for (auto& field : significance_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.run = [](const AnalysisRequest& request) {
     AnalysisReport report;
     const auto& loaded = *request.models.front();
@@ -25,7 +26,8 @@ AnalysisDescriptor ablate_descriptor() {
     const auto blocks = selected_blocks(loaded.config, request.settings.choice("attention"), loaded.name);
     const auto data = metric_data(request, loaded, "ablate");
     auto result = ablate_heads(*loaded.model, loaded.name, data, single ? AblationMode::Single : AblationMode::AllButOne,
-                               request_gates(request, 0), request.phase("batches"), blocks);
+                               request_gates(request, 0), request.phase("batches"), blocks,
+                               significance_options(request.settings));
     if (result.cancelled) return report.cancelled = true, report;
     report.csv["csv"] = ablation_csv(result, request.settings.flag("all"));
     report.json = ablation_json(result);

@@ -64,6 +64,7 @@ AnalysisDescriptor prune_descriptor() {
   descriptor.fields.push_back(order);
   descriptor.fields.push_back(attention_field());
   for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
+  for (auto& field : significance_fields()) descriptor.fields.push_back(std::move(field));
   auto apply = integer_field("apply", "Apply", 0, 0, 100, "remove P % of the heads for real (with --save)", "P");
   apply.default_text.clear();
   apply.in_form = false;
@@ -88,7 +89,7 @@ AnalysisDescriptor prune_descriptor() {
     std::vector<std::vector<HeadRef>> head_orders;
     auto result = pruning_study(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
                                 request.phase("batches (importance, ablation, then each curve)"), &head_orders, !apply,
-                                attention == "all" ? std::vector<int64_t>{} : blocks);
+                                attention == "all" ? std::vector<int64_t>{} : blocks, significance_options(settings));
     AnalysisReport report;
     if (result.cancelled) return report.cancelled = true, report;
     if (loaded.config.is_translation()) result.attention = attention;

@@ -236,26 +236,43 @@ std::string tokenize_13a(const std::string& line) {
   return tokenized;
 }
 
-BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references) {
-  require_same_size("BLEU", hypotheses, references);
-  BleuScore bleu;
-  for (size_t i = 0; i < hypotheses.size(); ++i) {
-    // sacreBLEU strips trailing whitespace before 13a, so a final "-\n" is kept as "-".
-    const auto hypothesis_tokens = tokens_13a(strip_trailing_whitespace(decode(hypotheses[i], "BLEU", "hypothesis", i)));
-    const auto reference_tokens = tokens_13a(strip_trailing_whitespace(decode(references[i], "BLEU", "reference", i)));
-    bleu.hypothesis_length += static_cast<int64_t>(hypothesis_tokens.size());
-    bleu.reference_length += static_cast<int64_t>(reference_tokens.size());
-
-    const auto reference_counts = count_ngrams(reference_tokens, kMaxOrder);
-    for (const auto& [ngram, count] : count_ngrams(hypothesis_tokens, kMaxOrder)) {
-      const int n = ngram_order(ngram) - 1;
-      bleu.totals[n] += count;
-      const auto found = reference_counts.find(ngram);
-      if (found != reference_counts.end()) bleu.matches[n] += std::min(count, found->second);
-    }
+BleuStatistics sentence_bleu_statistics(const std::string& hypothesis, const std::string& reference, size_t index) {
+  // sacreBLEU strips trailing whitespace before 13a, so a final "-\n" is kept as "-".
+  const auto hypothesis_tokens = tokens_13a(strip_trailing_whitespace(decode(hypothesis, "BLEU", "hypothesis", index)));
+  const auto reference_tokens = tokens_13a(strip_trailing_whitespace(decode(reference, "BLEU", "reference", index)));
+  BleuStatistics statistics{};
+  statistics[2 * kMaxOrder] = static_cast<int64_t>(hypothesis_tokens.size());
+  statistics[2 * kMaxOrder + 1] = static_cast<int64_t>(reference_tokens.size());
+  const auto reference_counts = count_ngrams(reference_tokens, kMaxOrder);
+  for (const auto& [ngram, count] : count_ngrams(hypothesis_tokens, kMaxOrder)) {
+    const int n = ngram_order(ngram) - 1;
+    statistics[kMaxOrder + n] += count;
+    const auto found = reference_counts.find(ngram);
+    if (found != reference_counts.end()) statistics[n] += std::min(count, found->second);
   }
+  return statistics;
+}
+
+BleuScore bleu_from_statistics(const BleuStatistics& sums) {
+  BleuScore bleu;
+  for (int n = 0; n < kMaxOrder; ++n) {
+    bleu.matches[n] = sums[n];
+    bleu.totals[n] = sums[kMaxOrder + n];
+  }
+  bleu.hypothesis_length = sums[2 * kMaxOrder];
+  bleu.reference_length = sums[2 * kMaxOrder + 1];
   finish_bleu(bleu);
   return bleu;
+}
+
+BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references) {
+  require_same_size("BLEU", hypotheses, references);
+  BleuStatistics sums{};
+  for (size_t i = 0; i < hypotheses.size(); ++i) {
+    const auto sentence = sentence_bleu_statistics(hypotheses[i], references[i], i);
+    for (int k = 0; k < kBleuStatistics; ++k) sums[k] += sentence[k];
+  }
+  return bleu_from_statistics(sums);
 }
 
 double corpus_chrf(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references) {

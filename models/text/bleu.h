@@ -45,6 +45,15 @@ std::string tokenize_13a(const std::string& line);
 // line that is not valid UTF-8 ("BLEU: hypothesis 2: text is not valid UTF-8 (byte offset 5)").
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);
 
+// One sentence's part of corpus BLEU, the counts corpus_bleu sums over the corpus: clipped matching
+// n-grams of orders 1..4, hypothesis n-grams of orders 1..4, then the hypothesis and reference lengths
+// (13a tokens). Summed over any selection of sentences (a bootstrap resample), bleu_from_statistics
+// gives that selection's corpus BLEU. `index` names the line in errors, as corpus_bleu's do.
+constexpr int kBleuStatistics = 10;
+using BleuStatistics = std::array<int64_t, kBleuStatistics>;
+BleuStatistics sentence_bleu_statistics(const std::string& hypothesis, const std::string& reference, size_t index = 0);
+BleuScore bleu_from_statistics(const BleuStatistics& sums);
+
 // Corpus chrF (0..100) with one reference per hypothesis, sacreBLEU's CHRF defaults: character n-grams
 // of orders 1..6 with all whitespace removed, no word n-grams, β = 2, case-sensitive. Counts are summed
 // over the corpus per order; precision and recall are averaged over the orders where both the
