@@ -8,8 +8,11 @@
 //  - importance (forward + backward per batch) vs one evaluation pass (counter "x_eval"; its FLOP
 //    ratio, the floor of that, is "x_eval_flops");
 //  - the model after real pruning of half its heads vs the full model (Michel Table 4);
-//  - the paired bootstrap (1,000 resamples × 10,000 examples × 144 heads) vs gathering each resample.
+//  - the paired bootstrap (1,000 resamples × 10,000 examples × 144 heads) vs gathering each resample,
+//    and ablate's bootstrap of perplexity deltas at that size; the sweep with and without the
+//    per-window losses it resamples.
 #include "analysis/attention_stats.h"
+#include "analysis/delta_significance.h"
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
 #include "analysis/head_removal.h"
@@ -107,6 +110,31 @@ void BM_SingleHeadSweep(benchmark::State& state) {
   state.counters["x_floor"] = over_floor / iterations;
 }
 BENCHMARK(BM_SingleHeadSweep)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// The single-head sweep's evaluation without (0) and with (1) each window's loss kept per setting,
+// what the bootstrap resamples: the cost of keeping them over the plain sweep.
+void BM_SweepKeepingExamples(benchmark::State& state) {
+  set_up();
+  auto model = bench_model();
+  const auto data = aw::language_model_data(bench_windows());
+  const auto& config = model->config();
+  std::vector<torch::Tensor> settings{aw::all_heads_on(config)};
+  std::vector<int64_t> first_layers{kLayers};
+  for (int64_t layer = 0; layer < kLayers; ++layer)
+    for (int64_t head = 0; head < kHeads; ++head) {
+      auto gates = aw::all_heads_on(config);
+      gates[layer][head] = 0.0;
+      settings.push_back(gates);
+      first_layers.push_back(layer);
+    }
+  const auto gates = torch::stack(settings);
+  const bool keep = state.range(0) == 1;
+  aw::ExampleScores examples;
+  aw::evaluate_gate_settings(*model, data, gates, first_layers, {}, 0, keep ? &examples : nullptr);  // untimed
+  for (auto _ : state)
+    benchmark::DoNotOptimize(aw::evaluate_gate_settings(*model, data, gates, first_layers, {}, 0, keep ? &examples : nullptr));
+}
+BENCHMARK(BM_SweepKeepingExamples)->Arg(0)->Arg(1)->ArgName("keep_examples")->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The sweep's matrix products alone, in the sweep's shapes and schedule (2048 tokens a forward:
 // two settings of the 8 windows; the ablated layer's Q/K/V and attention once a forward; the
@@ -241,5 +269,20 @@ void BM_PairedBootstrapByGather(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PairedBootstrapByGather)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// What ablate adds at that size: 1,000 resamples of 10,000 windows' losses and tokens for the baseline
+// and 144 heads, perplexity recomputed per resample, Holm across the heads.
+void BM_DeltaSignificance(benchmark::State& state) {
+  aw::ExampleScores scores;
+  scores.metric_name = "perplexity";
+  scores.counts = torch::full({10000}, 127.0, torch::kFloat64);
+  scores.sums = (3.0 + 0.1 * torch::randn({10000, 145}, torch::kFloat64)) * 127.0;
+  std::vector<int64_t> heads(144);
+  for (int64_t h = 0; h < 144; ++h) heads[h] = h + 1;
+  aw::SignificanceOptions options;
+  options.resamples = 1000;
+  for (auto _ : state) benchmark::DoNotOptimize(aw::delta_significance(scores, 0, heads, options));
+}
+BENCHMARK(BM_DeltaSignificance)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 BENCHMARK_MAIN();

@@ -161,6 +161,43 @@ class MainWindowTests : public QObject {
     QVERIFY(window.grab().save(AW_BUILD_DIR "/main_window.png"));
   }
 
+  void ablationStarsSignificantHeadsAndPruningDrawsIntervalBands() {
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    auto* ablation = window.analyses()->panel("ablate");
+    ablation->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
+    ablation->findChild<QSpinBox*>("window")->setValue(16);
+    QCOMPARE(ablation->findChild<QSpinBox*>("bootstrap")->value(), 1000);
+    window.analyses()->run("ablate");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QVERIFY2(ablation->messageText().isEmpty(), qPrintable(ablation->messageText()));
+    // One star per head the table calls significant, and the title says what a star means.
+    const auto& table = ablation->table();
+    int significant = 0;
+    for (int row = 0; row < table.rows.size(); ++row) significant += table.number(row, table.column("significant")) == 1.0;
+    QCOMPARE(ablation->plot()->plot()->itemCount(), significant);
+    auto* title = qobject_cast<QCPTextElement*>(ablation->plot()->plot()->plotLayout()->element(0, 0));
+    QVERIFY(title && title->text().endsWith("; * adjusted p ≤ 0.05 (Holm)"));
+
+    auto* pruning = window.analyses()->panel("prune");
+    pruning->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
+    pruning->findChild<QSpinBox*>("window")->setValue(16);
+    pruning->findChild<QSpinBox*>("step")->setValue(25);
+    window.analyses()->run("prune");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QVERIFY2(pruning->messageText().isEmpty(), qPrintable(pruning->messageText()));
+    auto* curves = pruning->plot()->plot();
+    QCOMPARE(curves->graphCount(), 6);  // two orders × (band edge, band, curve)
+    QCOMPARE(curves->graph(1)->channelFillGraph(), curves->graph(0));
+    QCOMPARE(curves->graph(1)->name(), QString("importance: 95 % interval"));
+    window.tabs()->setCurrentIndex(std::max(0, window.tabs()->indexOf(pruning)));
+    QTest::qWait(100);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/pruning_bands.png"));
+  }
+
   void analysesLeaveTheEventLoopRunningAndCancel() {
     MainWindow window;
     window.show();

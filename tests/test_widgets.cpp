@@ -289,6 +289,44 @@ class WidgetTests : public QObject {
     QCOMPARE(plot.plot()->xAxis->range().lower < 1.0 && plot.plot()->xAxis->range().upper > 2.0, true);
   }
 
+  void resultPlotDrawsIntervalBandsAndSignificanceStars() {
+    ResultPlot plot;
+    plot.resize(600, 400);
+    plot.show();
+    PlotSeries curve{"importance order", {0.0, 50.0, 100.0}, {10, 12, 20}};
+    curve.low = {10, 11, 15};
+    curve.high = {10, 13, 25};
+    curve.band_name = "importance: 95 % interval";
+    plot.showCurves("pruning", {curve}, "% pruned", "perplexity");
+    auto* chart = plot.plot();
+    QCOMPARE(chart->graphCount(), 3);  // the band's lower edge, the band, the curve over them
+    QCOMPARE(chart->graph(1)->channelFillGraph(), chart->graph(0));
+    QCOMPARE(chart->graph(2)->name(), QString("importance order"));
+    QCOMPARE(chart->legend->itemCount(), 2);
+    QVERIFY(chart->legend->visible());
+    QVERIFY(chart->yAxis->range().upper >= 25);  // the axis makes room for the band
+    // At 95 % the band runs from 14.6 to 23.8 and the curve passes 19.2: inside the band and away
+    // from the curve the background is tinted, below the band it is not.
+    chart->replot();
+    const auto image = chart->toPixmap().toImage();
+    const QColor inside(image.pixel(qRound(chart->xAxis->coordToPixel(95)), qRound(chart->yAxis->coordToPixel(16.5))));
+    const QColor outside(image.pixel(qRound(chart->xAxis->coordToPixel(95)), qRound(chart->yAxis->coordToPixel(12))));
+    QCOMPARE(outside, QColor(Qt::white));
+    QVERIFY(inside != QColor(Qt::white) && inside.blue() > inside.red());
+
+    // A series without a band draws as before.
+    plot.showCurves("plain", {{"curve", {0.0, 1.0}, {1, 2}, {}}}, "x", "y");
+    QCOMPARE(chart->graphCount(), 1);
+    QVERIFY(!chart->legend->visible());
+
+    plot.showMatrix("Δ", {{0.1, 0.2}, {0.3, -0.1}}, "L", "H", "Δ", true, {}, {{false, true}, {false, false}});
+    QCOMPARE(chart->itemCount(), 1);
+    auto* star = qobject_cast<QCPItemText*>(chart->item(0));
+    QVERIFY(star);
+    QCOMPARE(star->text(), QString("*"));
+    QCOMPARE(star->position->coords(), QPointF(2, 1));  // head 2 of layer 1
+  }
+
   void resultPlotDrawsAOneLayerMatrix() {
     // LAMA has one layer of heads: a layers × heads map with a single row must still be drawn.
     ResultPlot plot;

@@ -122,6 +122,23 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   reset(title);
   plot_->xAxis->setLabel(x_label);
   plot_->yAxis->setLabel(y_label);
+  // Bands first, so every curve draws over them: the lower edge invisible, the upper one filled down to it.
+  for (int s = 0; s < series.size(); ++s) {
+    const auto& band = series[s];
+    if (band.low.size() != band.x.size() || band.high.size() != band.x.size() || band.x.isEmpty()) continue;
+    auto* lower = plot_->addGraph();
+    lower->setPen(Qt::NoPen);
+    lower->setData(band.x, band.low);
+    lower->removeFromLegend();
+    auto* upper = plot_->addGraph();
+    upper->setName(band.band_name.isEmpty() ? band.name + " interval" : band.band_name);
+    upper->setPen(Qt::NoPen);
+    QColor fill = series_colour(s);
+    fill.setAlpha(55);
+    upper->setBrush(fill);
+    upper->setChannelFillGraph(lower);
+    upper->setData(band.x, band.high);
+  }
   for (int s = 0; s < series.size(); ++s) {
     auto* graph = plot_->addGraph();
     graph->setName(series[s].name);
@@ -136,7 +153,7 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   const double pad = (high - low) * 0.08 + 1e-9;
   plot_->yAxis->setRange(low - pad, high + pad);
   plot_->xAxis->scaleRange(1.08);
-  plot_->legend->setVisible(series.size() + references.size() > 1);
+  plot_->legend->setVisible(plot_->legend->itemCount() > 1);
   plot_->replot();
 }
 
@@ -201,7 +218,7 @@ void ResultPlot::showSmallMultiples(const QString& title, const QVector<SmallPlo
 
 void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>& values, const QString& row_prefix,
                             const QString& col_prefix, const QString& scale_label, bool diverging,
-                            const QStringList& row_labels) {
+                            const QStringList& row_labels, const QVector<QVector<bool>>& marks) {
   reset(title);
   int cols = 0;
   double low = INFINITY, high = -INFINITY;
@@ -242,6 +259,16 @@ void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>
   };
   label_axis(plot_->xAxis, cols, col_prefix);
   label_axis(plot_->yAxis, rows, row_prefix, row_labels);
+  for (int r = 0; r < std::min<int>(rows, marks.size()); ++r)
+    for (int c = 0; c < std::min<int>(cols, marks[r].size()); ++c) {
+      if (!marks[r][c]) continue;
+      auto* star = new QCPItemText(plot_);
+      star->position->setCoords(c + 1, r + 1);
+      star->setText("*");
+      star->setFont(QFont(font().family(), 14, QFont::Bold));
+      star->setColor(Qt::black);
+      star->setClipToAxisRect(true);
+    }
   plot_->yAxis->setRangeReversed(true);  // layer 1 on top, like the heads panel
   plot_->xAxis->setRange(0.5, cols + 0.5);
   plot_->yAxis->setRange(0.5, rows + 0.5);

@@ -22,6 +22,11 @@ struct PlotSeries {
   QVector<double> x;
   QVector<double> y;
   QColor colour = {};  // invalid: the next colour of the qualitative palette
+  // Optional, one per point: an interval drawn as a translucent band around the curve (showCurves),
+  // named band_name in the legend.
+  QVector<double> low;
+  QVector<double> high;
+  QString band_name = {};
 };
 
 struct SmallPlot {  // one cell of a small-multiples grid
@@ -53,10 +58,11 @@ class ResultPlot : public QWidget {
   // name that occurs, in first-seen order) in the first plot. Series of the same name should share a colour.
   void showSmallMultiples(const QString& title, const QVector<SmallPlot>& plots, int columns, const QString& x_label,
                           const QString& y_label);
-  // Rows are labelled `row_labels` when given (e.g. "cross 2"), else row_prefix + number.
+  // Rows are labelled `row_labels` when given (e.g. "cross 2"), else row_prefix + number. Cells where
+  // marks[row][col] is true get a "*" (e.g. a significant ablation effect).
   void showMatrix(const QString& title, const QVector<QVector<double>>& values, const QString& row_prefix,
                   const QString& col_prefix, const QString& scale_label, bool diverging,
-                  const QStringList& row_labels = {});
+                  const QStringList& row_labels = {}, const QVector<QVector<bool>>& marks = {});
 
   bool savePng(const QString& path);
   bool savePdf(const QString& path);

@@ -119,8 +119,18 @@ void plot_ablation(ResultPlot& plot, const CsvTable& table) {
     return;
   }
   const auto ablated = layer_head_matrix(table, "delta");
-  plot.showMatrix("Δ" + metric + " with one head off (baseline " + table.commentValue("baseline") + ")",
-                  ablated.values, "L", "H", "Δ " + metric, true, ablated.labels);
+  auto title = "Δ" + metric + " with one head off (baseline " + table.commentValue("baseline") + ")";
+  QVector<QVector<bool>> marks;
+  if (table.column("significant") >= 0) {  // a bootstrap ran: star the heads whose effect is significant
+    for (const auto& row : layer_head_matrix(table, "significant").values) {
+      QVector<bool> marked;
+      for (double value : row) marked << (value == 1.0);
+      marks << marked;
+    }
+    const auto correction = table.commentValue("correction") == "bh" ? "Benjamini–Hochberg" : "Holm";
+    title += QString("; * adjusted p ≤ 0.05 (%1)").arg(correction);
+  }
+  plot.showMatrix(title, ablated.values, "L", "H", "Δ " + metric, true, ablated.labels, marks);
 }
 
 void plot_importance(ResultPlot& plot, const CsvTable& table) {
@@ -132,10 +142,19 @@ void plot_pruning(ResultPlot& plot, const CsvTable& table) {
   QVector<PlotSeries> series;
   for (const auto& [order, rows] : group_rows(table, table.column("order"))) {
     PlotSeries curve{order + " order", {}, {}};
+    // With a bootstrap, the band is the unpruned metric plus the paired 95 % interval of each delta.
+    const int delta_col = table.column("delta"), low_col = table.column("delta_low"), high_col = table.column("delta_high");
+    const bool banded = delta_col >= 0 && low_col >= 0 && high_col >= 0;
     for (int row : rows) {
+      const double metric = table.number(row, table.column("metric"));
       curve.x << table.number(row, table.column("percent_pruned"));
-      curve.y << table.number(row, table.column("metric"));
+      curve.y << metric;
+      if (!banded) continue;
+      const double unpruned = metric - table.number(row, delta_col);
+      curve.low << unpruned + table.number(row, low_col);
+      curve.high << unpruned + table.number(row, high_col);
     }
+    if (banded) curve.band_name = order + ": 95 % interval";
     series << curve;
   }
   plot.showCurves("Pruning heads (Michel Figure 3)", series, "% of heads pruned", metric_label(table));
