@@ -33,23 +33,30 @@ class FrozenParameters {
   std::vector<torch::Tensor> frozen_;
 };
 
-// ∂L/∂ξ for one batch, L its mean loss. For a language model the output layer and loss run in
-// chunks (analysis/token_loss.h) and their gradient enters the layers' backward as ∂L/∂hidden.
+// ∂L/∂ξ for one batch. With gates [L, H], L is the batch's mean loss; with gates [B, L, H] (one row
+// per example) it is the sum of each example's own mean loss, so row x of the result is ∂L(x)/∂ξ.
+// For a language model the output layer and loss run in chunks (analysis/token_loss.h) and their
+// gradient enters the layers' backward as ∂L/∂hidden.
 torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, int64_t index, const ModelInput& input,
                             const torch::Tensor& gates) {
+  const bool per_example = gates.dim() == 3;
   ForwardOptions options;
   options.head_gates = gates;
   const auto hidden = model.run_layers(model.embed(input), input, 0, model.config().n_layers, options).hidden;
   if (data.is_classification()) {
     const auto logits = model.output(hidden, input).to(torch::kFloat32);                  // (B, C)
-    const auto loss = torch::nn::functional::cross_entropy(logits, data.labels[index].to(logits.device()));
+    const auto losses = torch::nn::functional::cross_entropy(
+        logits, data.labels[index].to(logits.device()),
+        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));  // (B)
+    const auto loss = per_example ? losses.sum() : losses.mean();
     return torch::autograd::grad({loss}, {gates}).front();
   }
   const int64_t length = hidden.size(1);
   const auto& mask = input.predicted_mask();
   auto keep = mask.defined() ? mask.narrow(1, 1, length - 1).to(hidden.dtype())
                                              : torch::ones({hidden.size(0), length - 1}, hidden.options());
-  const auto weights = keep / keep.sum();                                                 // (B, n−1)
+  // Per example each row's tokens share its own weight 1/n_x (a row without a predicted token adds 0).
+  const auto weights = per_example ? keep / keep.sum(1, true).clamp_min(1) : keep / keep.sum();  // (B, n−1)
   const auto loss = next_token_loss_and_gradient(model, hidden, weights, input);
   return torch::autograd::grad({hidden}, {gates}, {loss.hidden_gradient}).front();
 }
@@ -57,7 +64,8 @@ torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, i
 }  // namespace
 
 ImportanceResult head_importance(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
-                                 bool normalize, const torch::Tensor& base_gates, const ProgressCallback& progress) {
+                                 bool normalize, const torch::Tensor& base_gates, const ProgressCallback& progress,
+                                 bool per_example) {
   const auto& config = model.config();
   require_attention_heads(config, model_name, "importance");
   check_data_fits(config, data);
@@ -71,11 +79,15 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
   result.model = model_name;
   result.normalized = normalize;
   result.names = block_names(config);
+  result.per_example = per_example;
   const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
     const auto input = data.inputs[index].to(device);
-    auto gates = base.clone().requires_grad_(true);
-    sum += gate_gradient(model, data, index, input, gates).abs();
+    const auto rows = input.input_ids.size(0);
+    auto gates = (per_example ? base.unsqueeze(0).repeat({rows, 1, 1}) : base.clone()).requires_grad_(true);
+    const auto gradient = gate_gradient(model, data, index, input, gates).abs();
+    sum += per_example ? gradient.sum(0) : gradient;
+    result.examples += rows;
     ++result.batches;
     if (!report_progress(progress, index + 1, batches)) {
       result.cancelled = true;
@@ -83,7 +95,8 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
     }
   }
 
-  auto mean = (sum / static_cast<double>(std::max<int64_t>(1, result.batches))).to(torch::kCPU, torch::kFloat64);
+  const auto averaged_over = per_example ? result.examples : result.batches;
+  auto mean = (sum / static_cast<double>(std::max<int64_t>(1, averaged_over))).to(torch::kCPU, torch::kFloat64);
   for (int64_t layer = 0; layer < config.n_layers; ++layer) {
     auto row = mean[layer].narrow(0, 0, config.heads_per_layer[layer]);
     if (normalize) {
@@ -99,7 +112,9 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
 std::string importance_csv(const ImportanceResult& result) {
   std::ostringstream csv;
   csv.precision(6);
-  csv << "# model=" << result.model << ", normalized=" << (result.normalized ? "true" : "false") << "\n";
+  csv << "# model=" << result.model << ", normalized=" << (result.normalized ? "true" : "false");
+  if (result.per_example) csv << ", per_example=true";
+  csv << "\n";
   csv << result.names.header() << ",head,importance\n";
   auto blocks = result.blocks;
   if (blocks.empty())
@@ -114,6 +129,7 @@ nlohmann::json importance_json(const ImportanceResult& result) {
   nlohmann::json json{{"model", result.model},
                       {"normalized", result.normalized},
                       {"batches", result.batches},
+                      {"per_example", result.per_example},
                       {"cancelled", result.cancelled},
                       {"importance", result.scores}};
   if (result.names.with_kind) {  // which attention each row of "importance" is

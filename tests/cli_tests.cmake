@@ -121,6 +121,8 @@ aw_cli_test(error_prune_bootstrap_negative EXIT 1 STDERR_LINES 1 REGEX "--bootst
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --bootstrap -5)
 aw_cli_test(importance EXIT 0 REGEX "# model=tiny_lm, normalized=true.layer,head,importance.1,1,[0-9.e-]+.1,2,.*2,3,"
             ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8)
+aw_cli_test(importance_per_example EXIT 0 REGEX "# model=tiny_lm, normalized=true, per_example=true\nlayer,head,importance\n1,1,[0-9.e-]+\n"
+            ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --per-example)
 aw_cli_test(prune_both EXIT 0 REGEX ", bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,[0-9.]+,0,0,0,1,1,0\nimportance,50,3,[0-9.]+,[^\n]+\nimportance,100,6,[0-9.]+,[^\n]+\noracle,0,0,"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --step 50)
 aw_cli_test(error_prune_order EXIT 1 STDERR_LINES 1 REGEX "--order must be importance, oracle or both, got 'random'"

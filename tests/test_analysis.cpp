@@ -598,6 +598,47 @@ TEST(HeadImportance, EqualsFiniteDifferencesOfTheLossInTheGates) {
   EXPECT_EQ(importance_csv(normalized).substr(0, 49), "# model=m, normalized=true\nlayer,head,importance\n");
 }
 
+TEST(HeadImportance, PerExampleEqualsFiniteDifferencesOfEachWindowsOwnLoss) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("bet_sf"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  loaded.model->module().to(torch::kFloat64);
+  const auto batches = tiny_batches();  // 4 windows in 2 batches, the last window padded
+  const auto per_example =
+      head_importance(*loaded.model, "m", language_model_data(batches), /*normalize=*/false, {}, {}, /*per_example=*/true);
+  const auto per_batch = head_importance(*loaded.model, "m", language_model_data(batches), /*normalize=*/false);
+  EXPECT_EQ(per_example.examples, 4);
+  // One window's own mean next-token loss, in float64.
+  auto loss_at = [&](const ModelInput& window, const torch::Tensor& gates) {
+    ForwardOptions options;
+    options.head_gates = gates;
+    torch::NoGradGuard no_grad;
+    const auto logits = loaded.model->forward(window, options).logits;
+    const int64_t n = logits.size(1);
+    const auto log_probabilities = torch::log_softmax(logits.narrow(1, 0, n - 1), -1);
+    const auto targets = window.input_ids.narrow(1, 1, n - 1).unsqueeze(-1);
+    const auto keep = window.attention_mask.defined() ? window.attention_mask.narrow(1, 1, n - 1).to(torch::kFloat64)
+                                                      : torch::ones({1, n - 1}, torch::kFloat64);
+    return (-(log_probabilities.gather(-1, targets).squeeze(-1) * keep).sum() / keep.sum()).item<double>();
+  };
+  const double step = 1e-5;
+  for (int64_t layer = 0; layer < 2; ++layer)
+    for (int64_t head = 0; head < 3; ++head) {
+      double expected = 0.0;
+      for (const auto& batch : batches)
+        for (int64_t row = 0; row < batch.input_ids.size(0); ++row) {
+          const auto window = batch.map([&](const torch::Tensor& t) { return t.narrow(0, row, 1); });
+          auto plus = torch::ones({2, 3}, torch::kFloat64), minus = torch::ones({2, 3}, torch::kFloat64);
+          plus[layer][head] += step;
+          minus[layer][head] -= step;
+          expected += std::abs((loss_at(window, plus) - loss_at(window, minus)) / (2 * step)) / 4.0;
+        }
+      EXPECT_NEAR(per_example.scores[layer][head], expected, 1e-6 + 1e-5 * expected) << layer << "," << head;
+    }
+  EXPECT_NE(per_example.scores[0][0], per_batch.scores[0][0]);
+  EXPECT_EQ(importance_csv(per_example).substr(0, 46), "# model=m, normalized=false, per_example=true\n");
+}
+
 TEST(HeadImportance, LeavesTheParametersAsTheyWere) {
   TempDir dir;
   test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));

@@ -3,6 +3,7 @@
 // word-weight statistics against hand-computed values, gates, save/load, training, and the data
 // helpers (labels, split, word normalisation, confusion matrix).
 #include "analysis/gate_evaluation.h"
+#include "analysis/head_importance.h"
 #include "analysis/kernel_density.h"
 #include "analysis/lama_attention.h"
 #include "analysis/word_weights.h"
@@ -216,6 +217,33 @@ TEST(Lama, GateSweepReusesTheEncoderAndMatchesGatedForwards) {
     const double loss = torch::nn::functional::cross_entropy(logits, batches.labels[0]).item<double>();
     EXPECT_NEAR(metrics[s].loss, loss, 1e-5) << "setting " << s;
   }
+}
+
+TEST(Lama, PerExampleImportanceEqualsBatchesOfOneExample) {
+  // With one example a batch, the per-batch |∂L/∂ξ| is already the per-example one: the batched
+  // per-example form (one gate row per example) must give the same numbers.
+  auto model = tiny_lama();
+  torch::manual_seed(3);
+  const auto ids = torch::randint(2, 20, {6, 7}, torch::kLong);
+  const auto labels = torch::randint(0, 3, {6}, torch::kLong);
+  ClassifierBatches threes, ones;
+  for (int64_t start = 0; start < 6; start += 3) {
+    ModelInput input;
+    input.input_ids = ids.narrow(0, start, 3);
+    threes.inputs.push_back(input);
+    threes.labels.push_back(labels.narrow(0, start, 3));
+  }
+  for (int64_t row = 0; row < 6; ++row) {
+    ModelInput input;
+    input.input_ids = ids.narrow(0, row, 1);
+    ones.inputs.push_back(input);
+    ones.labels.push_back(labels.narrow(0, row, 1));
+  }
+  const auto batched = head_importance(*model, "m", classification_data(threes), false, {}, {}, /*per_example=*/true);
+  const auto single = head_importance(*model, "m", classification_data(ones), false);
+  EXPECT_EQ(batched.examples, 6);
+  for (int64_t head = 0; head < 3; ++head)
+    EXPECT_NEAR(batched.scores[0][head], single.scores[0][head], 1e-6 * (1 + single.scores[0][head])) << head;
 }
 
 TEST(Lama, SaveLoadRoundTripKeepsConfigAndOutputs) {
