@@ -46,17 +46,25 @@ Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data);
 // Gates [L, H_max] from per-layer on/off flags (flags[l][h]); columns past a layer's heads stay 1.
 torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std::vector<bool>>& flags);
 
-// Michel Figure 3: pruning curves in ascending order of head importance and/or of the single-head
-// ablation damage ("oracle"), `step_percent` more heads off per point. `orders` holds "importance"
-// and/or "oracle". `progress` sees each phase's batches; on cancel the result has `cancelled` set.
-// `orders_out` (optional) receives each order's head sequence, in the order of `orders`. `blocks`
-// (empty = all) limits the heads ranked and pruned to those blocks (Michel Figure 4: one attention
-// kind at a time). `significance` applies to the curves (head_pruning.h).
-PruningResult pruning_study(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
-                            const std::vector<std::string>& orders, double step_percent,
-                            const ProgressCallback& progress = {},
-                            std::vector<std::vector<HeadRef>>* orders_out = nullptr, bool draw_curves = true,
-                            const std::vector<int64_t>& blocks = {}, const SignificanceOptions& significance = {});
+// Michel Figure 3, in two phases so that the heads can be ranked on other data than the curves are
+// drawn on (the held-out protocol; or read from a file, head_order_file.h).
+// rank_heads: the heads of `blocks` (empty = all; Michel Figure 4 ranks one attention kind at a time)
+// in ascending order of "importance" (normalised I_h) or "oracle" (the single-head ablation damage)
+// on `data`; empty when `progress` cancels.
+std::vector<HeadRef> rank_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                                const std::string& order_name, const ProgressCallback& progress = {},
+                                const std::vector<int64_t>& blocks = {});
+
+struct RankedOrder {
+  std::string name;  // what the CSV's order column says: importance or oracle
+  std::vector<HeadRef> heads;
+};
+
+// pruning_curves: each order's curve on `data`, `step_percent` more heads off per point
+// (pruning_curve, with `significance`); `cancelled` set when `progress` cancels.
+PruningResult pruning_curves(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                             const std::vector<RankedOrder>& orders, double step_percent,
+                             const ProgressCallback& progress = {}, const SignificanceOptions& significance = {});
 
 // The bootstrap the settings of setting_fields.h's significance_fields() ask for.
 SignificanceOptions significance_options(const SettingValues& settings);

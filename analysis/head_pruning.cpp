@@ -67,6 +67,7 @@ std::string pruning_csv(const PruningResult& result) {
   csv.precision(6);
   csv << "# model=" << result.model << ", metric=" << result.metric_name;
   if (!result.attention.empty()) csv << ", attention=" << result.attention;
+  if (!result.ranked_on.empty()) csv << ", ranked_on=" << result.ranked_on;
   const bool tested = result.significance.enabled();
   if (tested) csv << ", " << significance_description(result.significance);
   csv << "\n";
@@ -93,6 +94,7 @@ nlohmann::json pruning_json(const PruningResult& result) {
                       {"cancelled", result.cancelled},
                       {"bootstrap", significance_settings_json(result.significance)}};
   if (!result.attention.empty()) json["attention"] = result.attention;
+  if (!result.ranked_on.empty()) json["ranked_on"] = result.ranked_on;
   return json;
 }
 

@@ -33,6 +33,7 @@ struct PruningResult {
   std::string model;
   std::string metric_name;
   std::string attention;  // translation models: the attention pruned (enc, dec, cross or all); "" otherwise
+  std::string ranked_on;  // where the order came from when not the curve's data: a text or a CSV file
   std::vector<PruningPoint> points;
   SignificanceOptions significance;  // resamples 0: no bootstrap was run
   bool cancelled = false;
@@ -51,7 +52,8 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
                                         const SignificanceOptions& significance = {});
 
 // CSV `order,percent_pruned,heads_pruned,metric,delta`, after a "# model=…, metric=…" line (translation
-// models: "…, attention=cross", the percentages being of that attention's heads); with a bootstrap,
+// models: "…, attention=cross", the percentages being of that attention's heads; "…, ranked_on=FILE"
+// when the heads were ranked on other data or read from a file); with a bootstrap,
 // head_ablation.h's significance columns follow delta.
 std::string pruning_csv(const PruningResult& result);
 nlohmann::json pruning_json(const PruningResult& result);

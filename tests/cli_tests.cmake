@@ -146,6 +146,16 @@ aw_cli_test(samples_importance EXIT 0 STDOUT_LINES 10 REGEX "^# model=bet_sf, no
             ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,"
             ARGS prune --model ${samples}/vanilla_lm --text ${demo} --window 64 --step 50)
+aw_cli_test(samples_prune_order_from EXIT 0 REGEX "^# model=bet_sf, metric=perplexity, ranked_on=[^\n]*/tests/golden/importance.importance.csv, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,[^\n]*\nimportance,0,0,[^\n]*\nimportance,50,4,[^\n]*\nimportance,100,8,"
+            ARGS prune --model ${samples}/bet_sf --text ${demo} --window 16 --step 50
+                 --order-from ${PROJECT_SOURCE_DIR}/tests/golden/importance.importance.csv)
+aw_cli_test(samples_prune_rank_text EXIT 0 REGEX "^# model=vanilla_lm, metric=perplexity, ranked_on=[^\n]*/demo_sentences.txt\norder,percent_pruned,heads_pruned,metric,delta\noracle,0,0,"
+            ARGS prune --model ${samples}/vanilla_lm --text ${samples}/README.md
+                 --rank-text ${demo} --order oracle --window 16 --step 50 --bootstrap 0)
+aw_cli_test(error_prune_order_from_stats EXIT 1 STDERR_LINES 1 REGEX "/stats.csv: has neither an importance nor a delta column \\(expected a CSV from importance or ablate --mode single\\)\n"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order-from ${fixtures}/stats.csv)
+aw_cli_test(error_prune_order_from_with_order EXIT 1 STDERR_LINES 1 REGEX "--order comes from --order-from's file \\(importance or ablation\\); leave --order out"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order-from ${fixtures}/stats.csv --order oracle)
 aw_cli_test(prune_apply EXIT 0 REGEX "pruned 3 of 6 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters. perplexity [0-9.]+ \\(gated model [0-9.]+\\). saved to"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --apply 50 --save ${fixtures}/pruned_lm)
 aw_cli_test(error_prune_apply_without_save EXIT 1 STDERR_LINES 1 REGEX "--apply P and --save DIR go together"

@@ -109,6 +109,9 @@ class DescriptorRun : public ::testing::Test {
     std::string corpus;
     for (int i = 0; i < 40; ++i) corpus += "w" + std::to_string(2 + i % 15) + (i % 9 == 8 ? "\n" : " ");
     test::write_file(dir_.file("corpus.txt"), corpus);
+    std::string other;
+    for (int i = 0; i < 48; ++i) other += "w" + std::to_string(2 + (i * 7) % 16) + (i % 11 == 10 ? "\n" : " ");
+    test::write_file(dir_.file("other.txt"), other);
     test::write_file(dir_.file("labelled.tsv"), "1\tw2 w3 w4\n2\tw5 w6\n3\tw7 w8 w9 w2\n1\tw3 w3\n");
   }
   test::TempDir dir_;
@@ -125,7 +128,9 @@ TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
 
   // The windows built by hand, not through the descriptor's data reading.
   const auto data = language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8));
-  const auto direct = ablate_heads(*lm.model, lm.name, data, AblationMode::Single);
+  SignificanceOptions bootstrap;  // the descriptor's defaults: 1000 resamples, seed 1, Holm
+  bootstrap.resamples = 1000;
+  const auto direct = ablate_heads(*lm.model, lm.name, data, AblationMode::Single, {}, {}, {}, bootstrap);
   EXPECT_EQ(report.csv.at("csv"), ablation_csv(direct));
   ASSERT_TRUE(report.head_scores.has_value());
   EXPECT_EQ(report.head_scores->damage_sign, 1);  // perplexity going up is damage
@@ -144,6 +149,55 @@ TEST_F(DescriptorRun, AccuracyDeltasCountDamageDownwards) {
   ASSERT_TRUE(report.head_scores.has_value());
   EXPECT_EQ(report.head_scores->damage_sign, -1);
   EXPECT_EQ(report.head_scores->damage()[0][1], -report.head_scores->values[0][1]);
+}
+
+// The held-out protocol: heads ranked on one file, the curve drawn on another.
+TEST_F(DescriptorRun, PruneRanksOnOneFileAndDrawsTheCurveOnAnother) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  auto windows = [&](const std::string& file) {
+    return language_model_data(make_window_batches(read_token_corpus(dir_.file(file), *lm.tokenizer), 8, 8));
+  };
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("prune").settings();
+  request.settings.set("text", dir_.file("other.txt"));
+  request.settings.set("rank-text", dir_.file("corpus.txt"));
+  request.settings.set("order", "importance");
+  request.settings.set("window", "8");
+  request.settings.set("step", "50");
+  request.settings.set("bootstrap", "0");
+  const auto report = analysis("prune")(request);
+
+  PruningResult expected;
+  expected.model = lm.name;
+  expected.metric_name = "perplexity";
+  expected.ranked_on = dir_.file("corpus.txt");
+  const auto order = rank_heads(*lm.model, lm.name, windows("corpus.txt"), "importance");
+  expected.points = pruning_curve(*lm.model, windows("other.txt"), "importance", order, 50.0);
+  EXPECT_EQ(report.csv.at("csv"), pruning_csv(expected));
+  // Ranked on the curve's own file the order differs here, so the ranking file really chose it.
+  auto positions = [](const std::vector<HeadRef>& heads) {
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    for (const auto& head : heads) pairs.emplace_back(head.layer, head.head);
+    return pairs;
+  };
+  EXPECT_NE(positions(rank_heads(*lm.model, lm.name, windows("other.txt"), "importance")), positions(order));
+
+  // The same order read back from an importance CSV of the ranking file gives the same curve.
+  AnalysisRequest importance;
+  importance.models = {&lm};
+  importance.settings = analysis("importance").settings();
+  importance.settings.set("text", dir_.file("corpus.txt"));
+  importance.settings.set("window", "8");
+  test::write_file(dir_.file("importance.csv"), analysis("importance")(importance).csv.at("csv"));
+  request.settings.erase("rank-text");
+  request.settings.erase("order");
+  request.settings.set("order-from", dir_.file("importance.csv"));
+  expected.ranked_on = dir_.file("importance.csv");
+  EXPECT_EQ(analysis("prune")(request).csv.at("csv"), pruning_csv(expected));
+
+  request.settings.set("rank-text", dir_.file("corpus.txt"));
+  EXPECT_EQ(setting_error_of([&] { analysis("prune")(request); }), "--rank-text and --order-from both choose the order; give one");
 }
 
 TEST_F(DescriptorRun, ImportanceScoresAreTheResultsScores) {

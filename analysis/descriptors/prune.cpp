@@ -1,8 +1,10 @@
 // analysis/descriptors/prune.cpp — Michel Figure 3 and Table 4 as a descriptor: the metric as more
 // and more heads are switched off in ascending order of importance and/or ablation damage
-// (analysis_inputs.h: pruning_study), or — with apply/save — heads removed from the weights for real.
+// (analysis_inputs.h: rank_heads, pruning_curves; the order may be ranked on other data or read from
+// a CSV, head_order_file.h), or — with apply/save — heads removed from the weights for real.
 #include "analysis/analysis_inputs.h"
 #include "analysis/head_ablation.h"
+#include "analysis/head_order_file.h"
 #include "analysis/head_removal.h"
 #include "analysis/registry.h"
 #include "analysis/setting_fields.h"
@@ -12,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace aw {
 namespace {
@@ -62,6 +65,11 @@ AnalysisDescriptor prune_descriptor() {
   auto order = choice_field("order", "Order", {"importance", "oracle", "both"}, "",
                             "importance, single-head ablation damage (oracle) or both (default both; importance with --apply)");
   descriptor.fields.push_back(order);
+  descriptor.fields.push_back(path_field("rank-text", "Rank on", false,
+                                         "rank the heads on this file and draw the curves on --text (held out)"));
+  descriptor.fields.push_back(path_field("order-from", "Order from", false,
+                                         "prune in the order of an importance or single-head ablate CSV made elsewhere",
+                                         "CSV"));
   descriptor.fields.push_back(attention_field());
   for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
   for (auto& field : significance_fields()) descriptor.fields.push_back(std::move(field));
@@ -77,24 +85,55 @@ AnalysisDescriptor prune_descriptor() {
     const bool apply = settings.given("apply");
     if (apply != settings.given("save"))
       throw SettingError("", "--apply P and --save DIR go together (prune P % of the heads into DIR)");
+    const bool from_file = settings.given("order-from");
+    if (from_file && settings.given("rank-text"))
+      throw SettingError("", "--rank-text and --order-from both choose the order; give one");
+    if (from_file && settings.given("order"))
+      throw SettingError("order", "comes from --order-from's file (importance or ablation); leave --order out");
     const auto order_name = settings.given("order") ? settings.choice("order") : apply ? "importance" : "both";
-    if (apply && order_name == "both") throw SettingError("", "--apply needs one --order, importance or oracle");
+    if (apply && order_name == "both" && !from_file)
+      throw SettingError("", "--apply needs one --order, importance or oracle");
     const auto& loaded = *request.models.front();
     const auto attention = settings.choice("attention");
     const auto blocks = selected_blocks(loaded.config, attention, loaded.name);
+    const auto pruned_blocks = attention == "all" ? std::vector<int64_t>{} : blocks;
     const auto data = metric_data(request, loaded, "prune");
+    const auto progress = request.phase("batches (ranking, then each curve)");
+
+    // The order: read from a CSV, or ranked on --rank-text, or on the curves' own data.
+    std::vector<RankedOrder> orders;
+    std::string ranked_on;
+    if (from_file) {
+      ranked_on = settings.text("order-from");
+      auto file = read_head_order_file(ranked_on, loaded.config, loaded.name, pruned_blocks);
+      orders.push_back({file.kind, std::move(file.order)});
+    } else {
+      std::optional<EvaluationData> rank_data;
+      if (settings.given("rank-text")) {
+        ranked_on = settings.text("rank-text");
+        AnalysisRequest rank_request = request;
+        rank_request.settings.set("text", ranked_on);
+        rank_data = metric_data(rank_request, loaded, "prune");
+      }
+      const std::vector<std::string> names =
+          order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
+      for (const auto& name : names) {
+        auto heads = rank_heads(*loaded.model, loaded.name, rank_data ? *rank_data : data, name, progress, pruned_blocks);
+        AnalysisReport cancelled;
+        if (heads.empty()) return cancelled.cancelled = true, cancelled;
+        orders.push_back({name, std::move(heads)});
+      }
+    }
     // --apply prunes once by one order and draws no curve.
-    const std::vector<std::string> orders =
-        order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
-    std::vector<std::vector<HeadRef>> head_orders;
-    auto result = pruning_study(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
-                                request.phase("batches (importance, ablation, then each curve)"), &head_orders, !apply,
-                                attention == "all" ? std::vector<int64_t>{} : blocks, significance_options(settings));
+    if (apply)
+      return apply_pruning(loaded, data, orders.back().name, orders.back().heads, settings.integer("apply"),
+                           settings.text("save"));
+    auto result = pruning_curves(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
+                                 progress, significance_options(settings));
     AnalysisReport report;
     if (result.cancelled) return report.cancelled = true, report;
     if (loaded.config.is_translation()) result.attention = attention;
-    if (apply)
-      return apply_pruning(loaded, data, order_name, head_orders.back(), settings.integer("apply"), settings.text("save"));
+    result.ranked_on = ranked_on;
     report.csv["csv"] = pruning_csv(result);
     report.json = pruning_json(result);
     report.result = std::move(result);
