@@ -1,6 +1,9 @@
 // analysis/head_ablation.cpp — see head_ablation.h.
 #include "analysis/head_ablation.h"
 
+#include "analysis/significance.h"
+#include "models/errors.h"
+
 #include <torch/torch.h>
 
 #include <sstream>
@@ -75,13 +78,19 @@ std::string ablation_csv(const AblationResult& result, bool every_head) {
   csv << "# model=" << result.model << ", metric=" << result.metric_name << ", baseline=" << result.baseline
       << ", mode=" << (result.mode == AblationMode::Single ? "single" : "all-but-one");
   if (tested) csv << ", " << significance_description(result.significance);
+  const bool compared = !result.comparison.compared_text.empty();
+  if (compared)
+    csv << ", text=" << result.comparison.text << ", compare_text=" << result.comparison.compared_text
+        << ", compare_baseline=" << result.comparison.baseline << ", pearson_r=" << result.comparison.pearson
+        << ", spearman_rho=" << result.comparison.spearman;
   csv << "\n";
   const bool per_head = result.mode == AblationMode::Single || every_head;
   csv << result.names.header() << (per_head ? ",head,metric,delta" : ",best_head,metric,delta")
-      << (tested ? "," + significance_header() : "") << "\n";
+      << (tested ? "," + significance_header() : "") << (compared ? ",metric_compared,delta_compared" : "") << "\n";
   for (const auto& row : per_head ? result.heads : result.best_per_layer) {
     csv << result.names.columns(row.layer - 1) << "," << row.head << "," << row.metric << "," << row.delta;
     if (tested) csv << "," << significance_columns(row.significance);
+    if (compared) csv << "," << row.compared_metric << "," << row.compared_delta;
     csv << "\n";
   }
   return csv.str();
@@ -94,18 +103,45 @@ nlohmann::json ablation_json(const AblationResult& result) {
       auto row = result.names.position(e.layer - 1);
       row.update({{"head", e.head}, {"metric", e.metric}, {"delta", e.delta}});
       if (result.significance.enabled()) row.update(significance_json(e.significance));
+      if (!result.comparison.compared_text.empty())
+        row.update({{"metric_compared", e.compared_metric}, {"delta_compared", e.compared_delta}});
       array.push_back(row);
     }
     return array;
   };
-  return {{"model", result.model},
-          {"metric", result.metric_name},
-          {"mode", result.mode == AblationMode::Single ? "single" : "all-but-one"},
-          {"baseline", result.baseline},
-          {"heads", rows(result.heads)},
-          {"best_per_layer", rows(result.best_per_layer)},
-          {"cancelled", result.cancelled},
-          {"bootstrap", significance_settings_json(result.significance)}};
+  nlohmann::json json{{"model", result.model},
+                      {"metric", result.metric_name},
+                      {"mode", result.mode == AblationMode::Single ? "single" : "all-but-one"},
+                      {"baseline", result.baseline},
+                      {"heads", rows(result.heads)},
+                      {"best_per_layer", rows(result.best_per_layer)},
+                      {"cancelled", result.cancelled},
+                      {"bootstrap", significance_settings_json(result.significance)}};
+  if (!result.comparison.compared_text.empty())
+    json["comparison"] = {{"text", result.comparison.text},
+                          {"compared_text", result.comparison.compared_text},
+                          {"baseline", result.comparison.baseline},
+                          {"pearson_r", result.comparison.pearson},
+                          {"spearman_rho", result.comparison.spearman}};
+  return json;
+}
+
+void add_comparison(AblationResult& result, const AblationResult& other, const std::string& text,
+                    const std::string& other_text) {
+  if (result.mode != AblationMode::Single || other.mode != AblationMode::Single || result.heads.size() != other.heads.size())
+    throw Error("comparing ablations across data sets needs the single-head ablation of the same heads on both");
+  std::vector<double> here, there;
+  for (size_t i = 0; i < result.heads.size(); ++i) {
+    auto& head = result.heads[i];
+    const auto& same = other.heads[i];
+    if (head.layer != same.layer || head.head != same.head)
+      throw Error("comparing ablations across data sets needs the same heads in the same order");
+    head.compared_metric = same.metric;
+    head.compared_delta = same.delta;
+    here.push_back(head.delta);
+    there.push_back(same.delta);
+  }
+  result.comparison = {text, other_text, other.baseline, pearson_r(here, there), spearman_rho(here, there)};
 }
 
 }  // namespace aw

@@ -24,6 +24,17 @@ struct HeadEffect {
   double metric = 0.0;
   double delta = 0.0;
   DeltaSignificance significance;  // with a bootstrap: the delta's interval, p-values and verdict
+  double compared_metric = 0.0;    // with a compared data set (AblationResult::compared_text): the
+  double compared_delta = 0.0;     // same head's metric and delta there
+};
+
+// Michel Figure 2: the same heads' effects on a second data set, and how they correlate.
+struct AblationComparison {
+  std::string text;         // the data file of the result's own deltas
+  std::string compared_text;  // the second data file
+  double baseline = 0.0;    // its unablated metric
+  double pearson = 0.0;     // of the heads' deltas on the two data sets (NaN: a constant side)
+  double spearman = 0.0;
 };
 
 struct AblationResult {
@@ -35,6 +46,7 @@ struct AblationResult {
   std::vector<HeadEffect> best_per_layer;  // all-but-one: the head that does best alone, per layer
   BlockNames names;                        // how rows name their block (kind column for translation models)
   SignificanceOptions significance;        // resamples 0: no bootstrap was run
+  AblationComparison comparison;           // compared_text empty: no second data set
   bool cancelled = false;
 };
 
@@ -50,9 +62,17 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
 // every_head the `layer,head,metric,delta` rows of all heads. A "# model=…, metric=…, baseline=…"
 // line comes first. Translation models' rows start with their kind: `kind,layer,head,…`. With a
 // bootstrap, `delta_low,delta_high,p_value,p_adjusted,significant` follow delta (the first line adds
-// "bootstrap=B, seed=S, correction=holm").
+// "bootstrap=B, seed=S, correction=holm"). With a comparison, `metric_compared,delta_compared` come
+// last and the first line adds "text=A, compare_text=B, compare_baseline=…, pearson_r=…, spearman_rho=…".
 std::string ablation_csv(const AblationResult& result, bool every_head = false);
 nlohmann::json ablation_json(const AblationResult& result);
+
+// Adds `other` (the same single-head ablation of the same model on a second data set, `other_text`)
+// to `result` (on `text`):
+// each head's compared metric and delta, and the Pearson and Spearman correlations of the deltas.
+// Throws aw::Error unless both are single-head ablations of the same heads.
+void add_comparison(AblationResult& result, const AblationResult& other, const std::string& text,
+                    const std::string& other_text);
 
 // Gates [L, H_max]: ones for existing heads (padding columns of pruned layers stay 1, unused).
 torch::Tensor all_heads_on(const ModelConfig& config);

@@ -142,6 +142,8 @@ aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES 10 REGEX "^# model=vanilla_lm, me
             ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --window 64)
 aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES 4 REGEX "mode=all-but-one, bootstrap=1000, seed=1, correction=holm\nlayer,best_head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,[1-4],"
             ARGS ablate --model ${samples}/bet_sg --text ${demo} --window 64 --mode all-but-one)
+aw_cli_test(samples_ablate_compare EXIT 0 STDOUT_LINES 10 REGEX "compare_text=[^\n]*/README.md, compare_baseline=[0-9.]+, pearson_r=[-0-9.e]+, spearman_rho=[-0-9.e]+\nlayer,head,metric,delta,metric_compared,delta_compared\n1,1,"
+            ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --compare-text ${samples}/README.md --window 16 --bootstrap 0)
 aw_cli_test(samples_importance EXIT 0 STDOUT_LINES 10 REGEX "^# model=bet_sf, normalized=true\nlayer,head,importance\n1,1,"
             ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,"

@@ -6,6 +6,7 @@
 #include "analysis/head_importance.h"
 #include "analysis/labelled_parts.h"
 #include "analysis/registry.h"
+#include "analysis/significance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/text/corpus.h"
@@ -149,6 +150,50 @@ TEST_F(DescriptorRun, AccuracyDeltasCountDamageDownwards) {
   ASSERT_TRUE(report.head_scores.has_value());
   EXPECT_EQ(report.head_scores->damage_sign, -1);
   EXPECT_EQ(report.head_scores->damage()[0][1], -report.head_scores->values[0][1]);
+}
+
+// Michel Figure 2: the same heads' effects on a second file, with both correlations.
+TEST_F(DescriptorRun, AblationComparedAcrossTwoFilesCarriesBothDeltasAndTheirCorrelations) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("ablate").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("compare-text", dir_.file("other.txt"));
+  request.settings.set("window", "8");
+  request.settings.set("bootstrap", "0");
+  std::vector<std::string> notes;
+  request.note = [&notes](const std::string& note) { notes.push_back(note); };
+  const auto report = analysis("ablate")(request);
+  const auto& result = std::any_cast<const AblationResult&>(report.result);
+
+  auto windows = [&](const std::string& file) {
+    return language_model_data(make_window_batches(read_token_corpus(dir_.file(file), *lm.tokenizer), 8, 8));
+  };
+  const auto first = ablate_heads(*lm.model, lm.name, windows("corpus.txt"), AblationMode::Single);
+  const auto second = ablate_heads(*lm.model, lm.name, windows("other.txt"), AblationMode::Single);
+  std::vector<double> x, y;
+  ASSERT_EQ(result.heads.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_DOUBLE_EQ(result.heads[i].delta, first.heads[i].delta);
+    EXPECT_DOUBLE_EQ(result.heads[i].compared_delta, second.heads[i].delta);
+    EXPECT_DOUBLE_EQ(result.heads[i].compared_metric, second.heads[i].metric);
+    x.push_back(first.heads[i].delta);
+    y.push_back(second.heads[i].delta);
+  }
+  EXPECT_DOUBLE_EQ(result.comparison.baseline, second.baseline);
+  EXPECT_DOUBLE_EQ(result.comparison.pearson, pearson_r(x, y));
+  EXPECT_DOUBLE_EQ(result.comparison.spearman, spearman_rho(x, y));
+  const auto& csv = report.csv.at("csv");
+  EXPECT_NE(csv.find(", text=" + dir_.file("corpus.txt") + ", compare_text=" + dir_.file("other.txt") + ", compare_baseline="),
+            std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nlayer,head,metric,delta,metric_compared,delta_compared\n"), std::string::npos) << csv;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("across the two files: Pearson r = ", 0), 0u) << notes[0];
+
+  request.settings.set("mode", "all-but-one");
+  EXPECT_EQ(setting_error_of([&] { analysis("ablate")(request); }),
+            "--compare-text compares single-head effects; it needs --mode single");
 }
 
 // The held-out protocol: heads ranked on one file, the curve drawn on another.

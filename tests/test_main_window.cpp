@@ -182,12 +182,28 @@ class MainWindowTests : public QObject {
     auto* title = qobject_cast<QCPTextElement*>(ablation->plot()->plot()->plotLayout()->element(0, 0));
     QVERIFY(title && title->text().endsWith("; * adjusted p ≤ 0.05 (Holm)"));
 
+    // The same heads on a second file: a scatter of the two deltas, one colour a layer.
+    ablation->findChild<QLineEdit*>("compare-text")->setText(kSampleData + "/README.md");
+    window.analyses()->run("ablate");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QVERIFY2(ablation->messageText().startsWith("across the two files: Pearson r = "), qPrintable(ablation->messageText()));
+    auto* scatter = ablation->plot()->plot();
+    QCOMPARE(scatter->graphCount(), 2);  // vanilla_lm's two layers
+    QCOMPARE(scatter->graph(0)->lineStyle(), QCPGraph::lsNone);
+    QCOMPARE(scatter->graph(0)->dataCount(), 4);
+    title = qobject_cast<QCPTextElement*>(scatter->plotLayout()->element(0, 0));
+    QVERIFY2(title && title->text().contains("Pearson r = "), qPrintable(title ? title->text() : QString()));
+    QCOMPARE(scatter->yAxis->label(), QString("Δ perplexity on README.md"));
+    window.tabs()->setCurrentIndex(std::max(0, window.tabs()->indexOf(ablation)));
+    QTest::qWait(100);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/ablation_scatter.png"));
+
     auto* pruning = window.analyses()->panel("prune");
     pruning->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     pruning->findChild<QSpinBox*>("window")->setValue(16);
     pruning->findChild<QSpinBox*>("step")->setValue(25);
     window.analyses()->run("prune");
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, kTimeoutMs);
     QVERIFY2(pruning->messageText().isEmpty(), qPrintable(pruning->messageText()));
     auto* curves = pruning->plot()->plot();
     QCOMPARE(curves->graphCount(), 6);  // two orders × (band edge, band, curve)

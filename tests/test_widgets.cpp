@@ -327,6 +327,20 @@ class WidgetTests : public QObject {
     QCOMPARE(star->position->coords(), QPointF(2, 1));  // head 2 of layer 1
   }
 
+  void resultPlotDrawsAScatterOfPointsOnly() {
+    ResultPlot plot;
+    plot.resize(500, 400);
+    plot.showScatter("heads", {{"layer 1", {-1.0, 2.0}, {0.5, 3.0}, {}}, {"layer 2", {0.0}, {-2.0}, {}}}, "Δ on A", "Δ on B");
+    auto* chart = plot.plot();
+    QCOMPARE(chart->graphCount(), 2);
+    QCOMPARE(chart->graph(0)->lineStyle(), QCPGraph::lsNone);
+    QCOMPARE(chart->graph(1)->dataCount(), 1);
+    QVERIFY(chart->legend->visible());
+    QVERIFY(chart->xAxis->range().contains(-1.0) && chart->xAxis->range().contains(2.0));
+    QVERIFY(chart->yAxis->range().contains(-2.0) && chart->yAxis->range().contains(3.0));
+    QCOMPARE(chart->xAxis->label(), QString("Δ on A"));
+  }
+
   void resultPlotDrawsAOneLayerMatrix() {
     // LAMA has one layer of heads: a layers × heads map with a single row must still be drawn.
     ResultPlot plot;

@@ -157,6 +157,26 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   plot_->replot();
 }
 
+void ResultPlot::showScatter(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
+                             const QString& y_label) {
+  reset(title);
+  plot_->xAxis->setLabel(x_label);
+  plot_->yAxis->setLabel(y_label);
+  for (int s = 0; s < series.size(); ++s) {
+    const auto colour = series[s].colour.isValid() ? series[s].colour : series_colour(s);
+    auto* graph = plot_->addGraph();
+    graph->setName(series[s].name);
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
+    graph->setData(series[s].x, series[s].y);
+  }
+  plot_->rescaleAxes();
+  plot_->xAxis->scaleRange(1.1);  // room around the outermost points
+  plot_->yAxis->scaleRange(1.1);
+  plot_->legend->setVisible(series.size() > 1);
+  plot_->replot();
+}
+
 void ResultPlot::showSmallMultiples(const QString& title, const QVector<SmallPlot>& plots, int columns,
                                     const QString& x_label, const QString& y_label) {
   reset(title);

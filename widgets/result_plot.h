@@ -52,6 +52,9 @@ class ResultPlot : public QWidget {
                 const QString& value_label, const QVector<ReferenceLine>& references = {});
   void showCurves(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
                   const QString& y_label, const QVector<ReferenceLine>& references = {});
+  // Points only, no lines (e.g. each head's effect on two data sets, Michel Figure 2).
+  void showScatter(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
+                   const QString& y_label);
   // values[row][col] (NaN = no such head); diverging: a blue–white–red map symmetric around 0,
   // else viridis over the values' range.
   // One small plot per entry, `columns` per row, each with its own axes; one legend (every series

@@ -118,6 +118,24 @@ void plot_ablation(ResultPlot& plot, const CsvTable& table) {
     plot.showBars("Each layer with only its best head: Δ" + metric, layers, {bars}, "Δ " + metric);
     return;
   }
+  if (table.column("delta_compared") >= 0) {  // Michel Figure 2: each head's Δ on the two files, one colour a layer
+    QVector<PlotSeries> layers;
+    for (const auto& [layer, rows] : group_rows(table, table.column("layer"))) {
+      PlotSeries points{layer_label(table, rows.front()), {}, {}};
+      for (int row : rows) {
+        points.x << table.number(row, table.column("delta"));
+        points.y << table.number(row, table.column("delta_compared"));
+      }
+      layers << points;
+    }
+    const auto file_name = [](const QString& path) { return path.section('/', -1); };
+    const auto coefficient = [&](const QString& key) { return QString::number(table.commentValue(key).toDouble(), 'f', 3); };
+    plot.showScatter(QString("Δ%1 per head on two files: Pearson r = %2, Spearman ρ = %3")
+                         .arg(metric, coefficient("pearson_r"), coefficient("spearman_rho")),
+                     layers, "Δ " + metric + " on " + file_name(table.commentValue("text")),
+                     "Δ " + metric + " on " + file_name(table.commentValue("compare_text")));
+    return;
+  }
   const auto ablated = layer_head_matrix(table, "delta");
   auto title = "Δ" + metric + " with one head off (baseline " + table.commentValue("baseline") + ")";
   QVector<QVector<bool>> marks;
