@@ -3,6 +3,7 @@
 
 #include "analysis/csv_field.h"
 #include "analysis/kernel_density.h"
+#include "analysis/significance.h"
 #include "models/errors.h"
 
 #include <algorithm>
@@ -91,6 +92,36 @@ std::vector<WordLabelSummary> summarize_word_weights(const std::vector<WordWeigh
   return summary;
 }
 
+std::vector<WeightShift> word_weight_shifts(const std::vector<WordWeight>& occurrences,
+                                            const std::vector<std::string>& labels,
+                                            const std::vector<std::string>& words) {
+  const auto groups = groups_of(occurrences, labels, words);  // word-then-label order
+  std::vector<WeightShift> shifts;
+  for (size_t a = 0; a < groups.size(); ++a)
+    for (size_t b = a + 1; b < groups.size() && groups[b].first.first == groups[a].first.first; ++b) {
+      const auto& first = groups[a].second;
+      const auto& second = groups[b].second;
+      const auto test = mann_whitney_u(first, second);
+      WeightShift shift;
+      shift.word = words[groups[a].first.first];
+      shift.label_a = labels[groups[a].first.second];
+      shift.label_b = labels[groups[b].first.second];
+      shift.count_a = static_cast<int64_t>(first.size());
+      shift.count_b = static_cast<int64_t>(second.size());
+      shift.median_a = median(first);
+      shift.median_b = median(second);
+      shift.u = test.statistic;
+      shift.effect = test.statistic / (static_cast<double>(first.size()) * static_cast<double>(second.size()));
+      shift.p_value = test.p_value;
+      shifts.push_back(shift);
+    }
+  std::vector<double> p_values;
+  for (const auto& shift : shifts) p_values.push_back(shift.p_value);
+  const auto adjusted = holm_adjusted(p_values);
+  for (size_t i = 0; i < shifts.size(); ++i) shifts[i].p_adjusted = adjusted[i];
+  return shifts;
+}
+
 std::vector<WeightDensity> word_weight_densities(const std::vector<WordWeight>& occurrences,
                                                  const std::vector<std::string>& labels,
                                                  const std::vector<std::string>& words, int64_t points) {
@@ -138,6 +169,7 @@ WordWeightReport word_weight_report(const std::vector<DocumentAttention>& docume
   report.occurrences = collect_word_weights(documents, labels, settings.words, settings.selection);
   report.summary = summarize_word_weights(report.occurrences, labels, settings.words);
   report.densities = word_weight_densities(report.occurrences, labels, settings.words, settings.density_points);
+  report.shifts = word_weight_shifts(report.occurrences, labels, settings.words);
   return report;
 }
 
@@ -208,6 +240,16 @@ std::string keywords_csv(const std::vector<Keyword>& keywords) {
   return csv.str();
 }
 
+std::string word_shift_csv(const std::vector<WeightShift>& shifts) {
+  std::ostringstream csv;
+  csv << "word,label_a,label_b,count_a,count_b,median_a,median_b,U,effect,p_value,p_adjusted\n";
+  for (const auto& row : shifts)
+    csv << csv_field(row.word) << "," << csv_field(row.label_a) << "," << csv_field(row.label_b) << "," << row.count_a
+        << "," << row.count_b << "," << number(row.median_a) << "," << number(row.median_b) << "," << number(row.u) << ","
+        << number(row.effect) << "," << number(row.p_value) << "," << number(row.p_adjusted) << "\n";
+  return csv.str();
+}
+
 nlohmann::json word_weights_json(const WordWeightReport& report) {
   auto summary = nlohmann::json::array();
   for (const auto& row : report.summary)
@@ -216,7 +258,12 @@ nlohmann::json word_weights_json(const WordWeightReport& report) {
   for (const auto& curve : report.densities)
     densities.push_back({{"word", curve.word}, {"label", curve.label}, {"count", curve.count},
                          {"bandwidth", curve.bandwidth}, {"x", curve.x}, {"density", curve.density}});
-  return {{"occurrences", report.occurrences.size()}, {"summary", summary}, {"densities", densities}};
+  auto shifts = nlohmann::json::array();
+  for (const auto& row : report.shifts)
+    shifts.push_back({{"word", row.word}, {"label_a", row.label_a}, {"label_b", row.label_b}, {"count_a", row.count_a},
+                      {"count_b", row.count_b}, {"median_a", row.median_a}, {"median_b", row.median_b}, {"U", row.u},
+                      {"effect", row.effect}, {"p_value", row.p_value}, {"p_adjusted", row.p_adjusted}});
+  return {{"occurrences", report.occurrences.size()}, {"summary", summary}, {"densities", densities}, {"shifts", shifts}};
 }
 
 nlohmann::json keywords_json(const std::vector<Keyword>& keywords) {

@@ -12,16 +12,21 @@ aw_cli_test(train_lama EXIT 0 REGEX "done: 3 steps, 1 epochs .*parameters; best 
                  --regularizer penal --out ${fixtures}/trained_lama)
 aw_cli_test(train_bigru_mean EXIT 0 REGEX "done: 3 steps, 1 epochs .*best valid accuracy"
             ARGS train --arch bigru_mean ${tiny_train} --embedding-dim 8 --hidden 4 --mlp-hidden 8 --out ${fixtures}/trained_bigru)
+aw_cli_test(train_bigru_max EXIT 0 REGEX "done: 3 steps, 1 epochs .*best valid accuracy"
+            ARGS train --arch bigru_max ${tiny_train} --embedding-dim 8 --hidden 4 --mlp-hidden 8 --out ${fixtures}/trained_bigru_max)
 aw_cli_test(train_encoder_classifier EXIT 0 REGEX "done: 3 steps, 1 epochs .*best valid accuracy"
             ARGS train --arch encoder_classifier ${tiny_train} --layers 1 --heads 2 --d-model 8 --out ${fixtures}/trained_encoder)
 aw_cli_test(train_dry_run EXIT 0 STDOUT_LINES 1 REGEX "^lama: [0-9]+ parameters \\(vocabulary 13, 3 classes\\)"
             ARGS train --arch lama ${tiny_train} --embedding-dim 8 --hidden 4 --heads 2 --dry-run)
+aw_cli_test(train_dry_run_context_projection EXIT 0 REGEX "--embedding-dim 6 ≠ 2 × --hidden \\(8\\): the mean-embedding context goes through a learned 8×6 projection \\(the paper uses E = 2h"
+            ARGS train --arch lama ${tiny_train} --embedding-dim 6 --hidden 4 --heads 2 --dry-run)
 aw_cli_test(error_train_context_not_lama EXIT 1 STDERR_LINES 1 REGEX "--context applies to --arch lama only \\(this run trains bigru_mean\\)"
             ARGS train --arch bigru_mean ${tiny_train} --context mean --out ${fixtures}/never)
 aw_cli_test(error_train_bad_regularizer EXIT 1 STDERR_LINES 1 REGEX "key 'regularizer' must be one of none, penal, emb, got \"l2\""
             ARGS train --arch lama ${tiny_train} --regularizer l2 --out ${fixtures}/never)
 aw_cli_test(error_train_bad_valid_label EXIT 1 STDERR_LINES 1 REGEX "bad_label.tsv: line 2: label '7' is not one of the model's classes \\(1, 2, 3\\)"
-            ARGS train --arch lama --train ${labelled} --valid ${fixtures}/bad_label.tsv --out ${fixtures}/never)
+            ARGS train --arch lama --train ${labelled} --valid ${fixtures}/bad_label.tsv --embedding-dim 8 --hidden 4
+                 --out ${fixtures}/never)
 
 # eval of a classifier: accuracy, per-class F1, confusion matrix.
 aw_cli_test(eval_classifier EXIT 0 STDOUT_LINES 11
@@ -37,6 +42,9 @@ aw_cli_test(word_weights_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/weig
             OUT_FILE_REGEX "^word,label,weight\nw2,1,[0-9.e-]+\nw2,1,[0-9.e-]+\nw2,1,[0-9.e-]+\nw2,3,[0-9.e-]+\nw2,3,"
             ARGS word-weights --model ${fixtures}/tiny_lama --data ${labelled} --words w2 --head 2 --scale length
                  --out ${fixtures}/weights.csv --summary ${fixtures}/weights_summary.csv --density ${fixtures}/weights_density.csv)
+aw_cli_test(word_weights_shift EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/shift.csv
+            OUT_FILE_REGEX "^word,label_a,label_b,count_a,count_b,median_a,median_b,U,effect,p_value,p_adjusted\nw2,1,3,3,2,[0-9.e-]+,[0-9.e-]+,[0-9.]+,[0-9.]+,[0-9.e-]+,[0-9.e-]+\n$"
+            ARGS word-weights --model ${fixtures}/tiny_lama --data ${labelled} --words w2,w3 --shift ${fixtures}/shift.csv)
 aw_cli_test(word_weights_json_count EXIT 0 REGEX "\"occurrences\": 7"
             ARGS word-weights --model ${fixtures}/tiny_lama --data ${labelled} --words w2,w3 --json)
 aw_cli_test(word_weights_density EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/density.csv

@@ -89,7 +89,7 @@ aw_cli_test(error_train_bet_sg_plain_text EXIT 1 STDERR_LINES 1 REGEX "corpus.tx
 aw_cli_test(error_train_lm_on_labelled_file EXIT 1 STDERR_LINES 1
             REGEX "/labelled.tsv: holds label<TAB>text lines \\(a classifier's examples\\), but transformer_lm is a language model: train --arch transformer_lm needs plain text\n"
             ARGS train --arch transformer_lm --train ${fixtures}/corpus.txt --valid ${fixtures}/labelled.tsv --out ${fixtures}/never)
-aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean, encoder_classifier or transformer_mt, got .gpt5."
+aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_max, bigru_mean, encoder_classifier or transformer_mt, got .gpt5."
             ARGS train --arch gpt5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --out ${fixtures}/never)
 
 # Analyses.

@@ -162,7 +162,7 @@ TEST(CheckpointErrors, UnknownModelType) {
   TempDir dir;
   write_file(dir.file("config.json"), R"({"model_type": "llama"})");
   EXPECT_EQ(load_error(dir.path()), dir.file("config.json") +
-                                        ": unknown model_type 'llama' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, gpt2, bert, transformer_mt, marian, bart)");
+                                        ": unknown model_type 'llama' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, gpt2, bert, transformer_mt, marian, bart, bigru_max)");
 }
 
 TEST(CheckpointErrors, MissingAndMistypedConfigKeys) {

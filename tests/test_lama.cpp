@@ -4,6 +4,7 @@
 // helpers (labels, split, word normalisation, confusion matrix).
 #include "analysis/gate_evaluation.h"
 #include "analysis/head_importance.h"
+#include "analysis/significance.h"
 #include "analysis/kernel_density.h"
 #include "analysis/lama_attention.h"
 #include "analysis/word_weights.h"
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <tuple>
 #include <random>
 #include <sstream>
 
@@ -246,9 +248,38 @@ TEST(Lama, PerExampleImportanceEqualsBatchesOfOneExample) {
     EXPECT_NEAR(batched.scores[0][head], single.scores[0][head], 1e-6 * (1 + single.scores[0][head])) << head;
 }
 
+TEST(Lama, BiGruBaselinesPoolTheWordsAnnotationsByMaxOrMean) {
+  for (const char* arch : {"bigru_max", "bigru_mean"}) {
+    SCOPED_TRACE(arch);
+    torch::manual_seed(4);
+    auto model = std::make_shared<BiGruImpl>(test::tiny_lama_config(arch));
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const auto input = two_documents();  // 7 words and 5 words + 2 padding
+    const auto annotations = model->embed(input).to(torch::kFloat64);  // (2, 7, 8)
+    const std::vector<int64_t> lengths = {7, 5};
+    for (int64_t doc = 0; doc < 2; ++doc) {
+      // Pooled by hand over the document's own words only.
+      auto pooled = torch::empty({annotations.size(2)}, torch::kFloat64);
+      for (int64_t d = 0; d < annotations.size(2); ++d) {
+        double value = std::string(arch) == "bigru_max" ? -1e300 : 0.0;
+        for (int64_t t = 0; t < lengths[doc]; ++t) {
+          const double a = annotations[doc][t][d].item<double>();
+          value = std::string(arch) == "bigru_max" ? std::max(value, a) : value + a / lengths[doc];
+        }
+        pooled[d] = value;
+      }
+      const auto expected = model->mlp(pooled.to(torch::kFloat32).unsqueeze(0));
+      const auto logits = model->forward(input).logits[doc];
+      EXPECT_TRUE(torch::allclose(logits, expected[0], 1e-5, 1e-6)) << max_difference(logits, expected[0]);
+    }
+  }
+}
+
 TEST(Lama, SaveLoadRoundTripKeepsConfigAndOutputs) {
   const std::vector<ModelConfig> configs = {test::tiny_lama_config("lama", "mean"), test::tiny_lama_config("lama", "learned"),
-                                            test::tiny_lama_config("lama", "mean", 8), test::tiny_lama_config("bigru_mean")};
+                                            test::tiny_lama_config("lama", "mean", 8), test::tiny_lama_config("bigru_mean"),
+                                            test::tiny_lama_config("bigru_max")};
   for (auto config : configs) {
     SCOPED_TRACE(config.family_name() + " " + to_string(config.recurrent.context) +
                  " E=" + std::to_string(config.recurrent.embedding_dim));
@@ -406,7 +437,7 @@ TEST_F(LamaTraining, InterruptedRunResumesExactly) {
 }
 
 TEST_F(LamaTraining, BaselinesTrainTheSameWay) {
-  for (const char* arch : {"bigru_mean", "encoder_classifier"}) {
+  for (const char* arch : {"bigru_max", "bigru_mean", "encoder_classifier"}) {
     SCOPED_TRACE(arch);
     ClassifierRun run(arch);
     const auto summary = run.train("out");
@@ -432,6 +463,43 @@ std::vector<DocumentAttention> hand_made_documents() {
   return {document(0, 0, {"good", "movie", "good"}, {0.5f, 0.2f, 0.3f, /**/ 0.1f, 0.1f, 0.8f}),
           document(1, 1, {"bad", "movie"}, {0.9f, 0.1f, /**/ 0.7f, 0.3f}),
           document(2, 1, {"good", "bad", "plot", "<unk>"}, {0.1f, 0.6f, 0.2f, 0.1f, /**/ 0.3f, 0.2f, 0.4f, 0.1f})};
+}
+
+TEST(WordWeights, ShiftsBetweenLabelsAreMannWhitneyTestsHolmAdjusted) {
+  const std::vector<std::string> labels = {"1", "2", "3"};
+  std::vector<WordWeight> occurrences;
+  auto add = [&](const std::string& word, const std::string& label, std::vector<double> weights) {
+    for (double w : weights) occurrences.push_back({word, label, w, 0, 0});
+  };
+  add("great", "1", {0.1, 0.2, 0.3});
+  add("great", "2", {0.25, 0.4, 0.5, 0.6});
+  add("great", "3", {0.2});
+  add("bad", "1", {0.5, 0.7});
+  add("bad", "3", {0.1, 0.2});
+  const auto shifts = word_weight_shifts(occurrences, labels, {"great", "bad"});
+  ASSERT_EQ(shifts.size(), 4u);
+  // U by hand: pairs where label_a's weight is larger, a tie counting ½.
+  const std::vector<std::tuple<std::string, std::string, std::string, double, double>> expected = {
+      {"great", "1", "2", 1.0, 1.0 / 12}, {"great", "1", "3", 1.5, 0.5}, {"great", "2", "3", 4.0, 1.0}, {"bad", "1", "3", 4.0, 1.0}};
+  const std::vector<std::vector<double>> a = {{0.1, 0.2, 0.3}, {0.1, 0.2, 0.3}, {0.25, 0.4, 0.5, 0.6}, {0.5, 0.7}};
+  const std::vector<std::vector<double>> b = {{0.25, 0.4, 0.5, 0.6}, {0.2}, {0.2}, {0.1, 0.2}};
+  std::vector<double> raw;
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& [word, label_a, label_b, u, effect] = expected[i];
+    EXPECT_EQ(shifts[i].word, word);
+    EXPECT_EQ(shifts[i].label_a, label_a);
+    EXPECT_EQ(shifts[i].label_b, label_b);
+    EXPECT_EQ(shifts[i].count_a, static_cast<int64_t>(a[i].size()));
+    EXPECT_DOUBLE_EQ(shifts[i].u, u);
+    EXPECT_DOUBLE_EQ(shifts[i].effect, effect);
+    EXPECT_DOUBLE_EQ(shifts[i].p_value, mann_whitney_u(a[i], b[i]).p_value);
+    raw.push_back(shifts[i].p_value);
+  }
+  EXPECT_DOUBLE_EQ(shifts[0].median_b, 0.45);
+  const auto adjusted = holm_adjusted(raw);
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(shifts[i].p_adjusted, adjusted[i]);
+  EXPECT_EQ(word_shift_csv(shifts).substr(0, 83),
+            "word,label_a,label_b,count_a,count_b,median_a,median_b,U,effect,p_value,p_adjusted\n");
 }
 
 TEST(WordWeights, GroupsOccurrencesByWordAndLabel) {

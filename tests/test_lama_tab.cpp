@@ -99,6 +99,7 @@ class LamaTabTests : public QObject {
     QCOMPARE(plot->graphCount(), curves);
     QCOMPARE(plot->legend->itemCount(), ratings.size());
     QVERIFY(lama->keywordView()->model()->rowCount() > 0);
+    QVERIFY(lama->shiftView()->model()->rowCount() > 0);
 
     // The CSVs equal the CLI's on the same split.
     QTemporaryDir dir;
@@ -107,13 +108,14 @@ class LamaTabTests : public QObject {
     const QStringList model{"--model", kSampleData + "/lama_amazon", "--data", split + "/test.tsv"};
     run_cli(QStringList{"word-weights"} + model +
             QStringList{"--words", LamaTab::kDefaultWords, "--out", dir.filePath("cli_occurrences.csv"), "--summary",
-                        dir.filePath("cli_summary.csv"), "--density", dir.filePath("cli_density.csv")});
+                        dir.filePath("cli_summary.csv"), "--density", dir.filePath("cli_density.csv"), "--shift",
+                        dir.filePath("cli_shift.csv")});
     const auto cli_summary = read_all(dir.filePath("cli_summary.csv"));
     QVERIFY(cli_summary.startsWith("word,label,count,mean,median\n"));
     const auto cli_keywords = run_cli(QStringList{"keywords"} + model);
     QVERIFY(panel->exportCsv(dir.filePath("summary.csv")));
     QCOMPARE(read_all(dir.filePath("summary.csv")), cli_summary);
-    for (const auto* part : {"occurrences", "density"}) {
+    for (const auto* part : {"occurrences", "density", "shift"}) {
       QVERIFY(lama->exportPart(part, dir.filePath(QString(part) + ".csv")));
       QCOMPARE(read_all(dir.filePath(QString(part) + ".csv")), read_all(dir.filePath(QString("cli_") + part + ".csv")));
     }

@@ -89,6 +89,7 @@ AnalysisDescriptor word_weights_descriptor() {
   descriptor.outputs = {{"out", "occurrences", "word,label,weight of every occurrence"},
                         {"summary", "summary", "word,label,count,mean,median (default: stdout)"},
                         {"density", "density", "Gaussian KDE (Silverman) per word and label"},
+                        {"shift", "shift", "per word and pair of labels: Mann–Whitney U, effect, p (Holm-adjusted)"},
                         {"keywords", "keywords", "the keywords per label, as the keywords command"}};
   descriptor.stdout_part = "summary";
   descriptor.run = [](const AnalysisRequest& request) {
@@ -105,6 +106,7 @@ AnalysisDescriptor word_weights_descriptor() {
     report.csv["occurrences"] = word_weights_csv(result.occurrences);
     report.csv["summary"] = word_summary_csv(result.summary);
     report.csv["density"] = word_density_csv(result.densities);
+    report.csv["shift"] = word_shift_csv(result.shifts);
     report.csv["keywords"] = keywords_csv(top_keywords(documents.documents, labels, keyword_settings(request, settings.selection)));
     report.json = word_weights_json(result);
     report.result = std::move(result);

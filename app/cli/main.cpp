@@ -33,7 +33,7 @@ commands:
           [--f16] [--resume DIR]            Ctrl-C saves and stops; --resume continues
           [--lambda-p 1.0]                 bet_sg: pointer-loss weight; --train must be .conllu
                                            (a .conllu FILE is read as its word forms everywhere)
-  train   --arch lama|bigru_mean|encoder_classifier --train FILE.tsv --valid FILE.tsv --out DIR
+  train   --arch lama|bigru_max|bigru_mean|encoder_classifier --train FILE.tsv --valid FILE.tsv --out DIR
           [--embedding-dim 100 --hidden 64 --heads 10 --mlp-hidden 512 --dropout 0.4 --window 256]
           [--context mean|learned --regularizer none|penal|emb --lambda 0.2]   (lama)
           [--layers 1 --heads 4 --d-model 128 --d-ff 512 --d-head N]          (encoder_classifier)

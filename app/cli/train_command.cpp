@@ -48,7 +48,8 @@ std::string format_duration(double seconds) {
 }
 
 bool is_classifier_family(ModelFamily family) {
-  return family == ModelFamily::Lama || family == ModelFamily::BiGruMean || family == ModelFamily::EncoderClassifier;
+  return family == ModelFamily::Lama || family == ModelFamily::BiGruMean || family == ModelFamily::BiGruMax ||
+         family == ModelFamily::EncoderClassifier;
 }
 
 // The family a command line trains, parsed once, before the options (language models and classifiers
@@ -64,8 +65,8 @@ ModelFamily requested_family(int argc, char** argv) {
   const auto family = parse_enum<ModelFamily>(arch);
   if (family) trained.family = *family;
   if (!family || !trained.is_native())  // GPT-2 and BERT are loaded, not trained here
-    throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_mean, "
-                "encoder_classifier or transformer_mt, got '" + arch + "'");
+    throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_max, "
+                "bigru_mean, encoder_classifier or transformer_mt, got '" + arch + "'");
   return *family;
 }
 
@@ -235,6 +236,15 @@ int run_train_classifier(int argc, char** argv, ModelFamily family) {
                                        normalize, settings.train_path);
     config = classifier_config(options, family, static_cast<int64_t>(vocabulary.size()), labels);
   }
+  if (config.is_lama() && config.recurrent.context == LamaContext::Mean &&
+      config.recurrent.embedding_dim != 2 * config.recurrent.rnn_hidden)
+    std::fprintf(stderr,
+                 "train: --embedding-dim %lld ≠ 2 × --hidden (%lld): the mean-embedding context goes through a learned "
+                 "%lld×%lld projection (the paper uses E = 2h; docs/lama.md)\n",
+                 static_cast<long long>(config.recurrent.embedding_dim),
+                 static_cast<long long>(2 * config.recurrent.rnn_hidden),
+                 static_cast<long long>(2 * config.recurrent.rnn_hidden),
+                 static_cast<long long>(config.recurrent.embedding_dim));
   if (options.flag("dry-run")) {
     // The model this command line would train, without training it (parameter counts for docs/results.md).
     if (!settings.resume_dir.empty()) throw Error("attention-cli train: --dry-run describes a fresh run, not --resume");

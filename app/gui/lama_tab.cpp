@@ -96,10 +96,20 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
   keyword_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   keyword_view_->verticalHeader()->setDefaultSectionSize(22);
   keyword_layout->addWidget(keyword_view_, 1);
+  keyword_layout->addWidget(new QLabel("<b>Shift between ratings</b> — Mann–Whitney U per word and pair of ratings; "
+                                       "effect = P(weight in a &gt; weight in b), p Holm-adjusted"));
+  shift_model_ = new CsvTableModel(this);
+  shift_view_ = new QTableView;
+  shift_view_->setModel(shift_model_);
+  shift_view_->setAlternatingRowColors(true);
+  shift_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  shift_view_->verticalHeader()->setDefaultSectionSize(22);
+  keyword_layout->addWidget(shift_view_, 1);
   auto* exports = new QHBoxLayout;
   exports->addWidget(new QLabel("Export CSV:"));
   for (const auto& [name, title] : {std::pair<QString, QString>{"occurrences", "Occurrences…"},
-                                    {"density", "Densities…"}, {"keywords", "Keywords…"}}) {
+                                    {"density", "Densities…"}, {"keywords", "Keywords…"},
+                                    {"shift", "Shifts…"}}) {
     auto* button = new QPushButton(title);
     part_exports_[name] = button;
     button->setEnabled(false);
@@ -215,6 +225,7 @@ bool LamaTab::prepare(Run& run, QString* refusal) const {
 void LamaTab::showOutput(const AnalysisOutput& output) {
   AnalysisTab::showOutput(output);  // draws the densities through the plotter
   keyword_model_->setTable(parse_csv(output.parts.value("keywords")));
+  shift_model_->setTable(parse_csv(output.parts.value("shift")));
   for (auto button = part_exports_.begin(); button != part_exports_.end(); ++button)
     button.value()->setEnabled(!output.parts.value(button.key()).isEmpty());
   if (output.parts.contains("description")) panel()->showMessage(output.parts.value("description"), false);
@@ -224,6 +235,7 @@ void LamaTab::showOutput(const AnalysisOutput& output) {
 void LamaTab::clearResult() {
   AnalysisTab::clearResult();
   keyword_model_->setTable({});
+  shift_model_->setTable({});
   document_view_->clear();
 }
 

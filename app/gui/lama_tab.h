@@ -49,6 +49,7 @@ class LamaTab : public AnalysisTab {
   WordWeightView* documentView() const { return document_view_; }
   QComboBox* documentChooser() const { return document_box_; }
   QTableView* keywordView() const { return keyword_view_; }
+  QTableView* shiftView() const { return shift_view_; }
   int listedDocumentCount() const { return static_cast<int>(listed_.size()); }
 
  protected:
@@ -74,6 +75,8 @@ class LamaTab : public AnalysisTab {
   QComboBox* scale_box_;
   CsvTableModel* keyword_model_;
   QTableView* keyword_view_;
+  CsvTableModel* shift_model_;  // each word's Mann–Whitney shift between pairs of ratings
+  QTableView* shift_view_;
   QComboBox* document_box_;
   QCheckBox* only_with_words_;
   QLineEdit* typed_edit_;

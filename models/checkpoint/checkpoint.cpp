@@ -124,7 +124,8 @@ void place_parameters_in_populated_memory(torch::nn::Module& module) {
 std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise) {
   switch (config.family) {
     case ModelFamily::Lama: return std::make_shared<LamaImpl>(config);
-    case ModelFamily::BiGruMean: return std::make_shared<BiGruMeanImpl>(config);
+    case ModelFamily::BiGruMean:
+    case ModelFamily::BiGruMax: return std::make_shared<BiGruImpl>(config);
     case ModelFamily::TransformerMt:
     case ModelFamily::Marian:
     case ModelFamily::Bart: return make_translation_transformer(config, initialise);
@@ -287,7 +288,7 @@ void save_native_checkpoint(const std::string& dir, AttentionModel& model, const
                             torch::ScalarType storage, const std::string& sentencepiece_model) {
   const auto& config = model.config();
   if (!config.is_native())
-    throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, "
+    throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, bigru_max, "
                       "transformer_mt) are saved in the native format");
   const bool subword = config.tokenizer == TokenizerKind::SentencePiece;
   if (subword && sentencepiece_model.empty())

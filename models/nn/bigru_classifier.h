@@ -1,5 +1,6 @@
-// models/nn/bigru_classifier.h — bigru_mean, LAMA's baseline without attention: word embeddings →
-// one-layer bi-GRU → mean of the annotations over the unpadded words → the same MLP as LAMA.
+// models/nn/bigru_classifier.h — LAMA's baseline without attention: word embeddings → one-layer
+// bi-GRU → the annotations pooled over the unpadded words → the same MLP as LAMA. bigru_max pools by
+// the maximum of each annotation dimension (the paper's baseline), bigru_mean by their mean.
 // In the AttentionModel contract it has no attention layers (n_layers 0): run_layers passes the
 // annotations through, capture returns nothing, and gates are refused.
 #pragma once
@@ -9,9 +10,9 @@
 
 namespace aw {
 
-class BiGruMeanImpl : public torch::nn::Module, public AttentionModel {
+class BiGruImpl : public torch::nn::Module, public AttentionModel {
  public:
-  explicit BiGruMeanImpl(ModelConfig config);
+  explicit BiGruImpl(ModelConfig config);
 
   const ModelConfig& config() const override { return config_; }
   torch::nn::Module& module() override { return *this; }
@@ -28,6 +29,6 @@ class BiGruMeanImpl : public torch::nn::Module, public AttentionModel {
  private:
   ModelConfig config_;
 };
-TORCH_MODULE(BiGruMean);
+TORCH_MODULE(BiGru);
 
 }  // namespace aw

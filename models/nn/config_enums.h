@@ -16,6 +16,7 @@ enum class ModelFamily {
   TransformerMt,  // native encoder–decoder translation Transformer (optionally BET(SF) in the decoder)
   Marian,         // Hugging Face MarianMT (opus-mt)
   Bart,           // Hugging Face BART
+  BiGruMax,       // LAMA's BiGRU baseline as the paper pools it: max over the words (bigru_mean: mean)
 };
 // How a transformer classifier pools its final states: the first token through the pooler (BERT) or
 // the mean of the unpadded states straight into the classifier (encoder_classifier).
@@ -37,9 +38,9 @@ template <typename Enum>
 struct EnumNames;
 template <>
 struct EnumNames<ModelFamily> {
-  static constexpr std::array<const char*, 11> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
+  static constexpr std::array<const char*, 12> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
                                                          "lama",           "bigru_mean", "gpt2", "bert",
-                                                         "transformer_mt", "marian", "bart"};
+                                                         "transformer_mt", "marian", "bart", "bigru_max"};
 };
 template <>
 struct EnumNames<Pooling> {

@@ -169,7 +169,7 @@ void parse_encoder_classifier(const ConfigReader& reader, ModelConfig& config) {
   parse_labels(reader, config);
 }
 
-// lama and bigru_mean: word embeddings → bi-GRU → (LAMA attention | mean) → MLP.
+// lama, bigru_mean and bigru_max: word embeddings → bi-GRU → (LAMA attention | mean | max) → MLP.
 void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
   auto& recurrent = config.recurrent;
   config.vocab_size = reader.positive_int("vocab_size");
@@ -417,7 +417,8 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
     case ModelFamily::BetSg: parse_native(reader, config); break;
     case ModelFamily::EncoderClassifier: parse_encoder_classifier(reader, config); break;
     case ModelFamily::Lama:
-    case ModelFamily::BiGruMean: parse_recurrent(reader, config); break;
+    case ModelFamily::BiGruMean:
+    case ModelFamily::BiGruMax: parse_recurrent(reader, config); break;
     case ModelFamily::Gpt2: parse_gpt2(reader, config); break;
     case ModelFamily::Bert: parse_bert(json, reader, config); break;
     case ModelFamily::TransformerMt: parse_transformer_mt(reader, config); break;

@@ -123,7 +123,9 @@ struct ModelConfig {
   std::vector<AttentionKind> attention_kinds() const;
   bool is_classifier() const { return num_labels > 0; }
   bool is_language_model() const { return causal && !is_classifier() && !is_translation(); }
-  bool is_recurrent() const { return family == ModelFamily::Lama || family == ModelFamily::BiGruMean; }
+  bool is_recurrent() const {
+    return family == ModelFamily::Lama || family == ModelFamily::BiGruMean || family == ModelFamily::BiGruMax;
+  }
   // Attention is token-to-token, [B, H, n, n] (every transformer family); LAMA's is [B, m, 1, n]
   // (one query: the global context) and bigru_mean has none.
   bool has_token_attention() const { return !is_recurrent(); }

@@ -459,7 +459,7 @@ TrainSummary train_classifier(const ModelConfig& fresh_config, const std::vector
   const auto setup = prepare_run(fresh_config, fresh_vocabulary, settings);
   const auto& config = setup.config;
   if (!config.is_classifier() || config.family == ModelFamily::Bert)
-    throw Error("train: a classifier run needs --arch lama, bigru_mean or encoder_classifier, got " +
+    throw Error("train: a classifier run needs --arch lama, bigru_max, bigru_mean or encoder_classifier, got " +
                 config.family_name());
   if (settings.pointer_weight > 0) throw Error("train: --lambda-p applies to --arch bet_sg only");
 
