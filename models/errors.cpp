@@ -5,13 +5,14 @@
 
 namespace aw {
 
-std::string quoted_excerpt(std::string_view text) {
-  constexpr size_t kMaxBytes = 100;
-  size_t end = std::min(text.size(), kMaxBytes);
+std::string quoted_excerpt(std::string_view text) { return "'" + one_line(text, 100) + "'"; }
+
+std::string one_line(std::string_view text, size_t max_bytes) {
+  size_t end = std::min(text.size(), max_bytes);
   // Back up to the first byte of a UTF-8 sequence, so the cut never splits a character.
   if (end < text.size())
     while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  std::string out = "'";
+  std::string out;
   for (size_t i = 0; i < end; ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
     if (byte == '\n') out += "\\n";
@@ -26,7 +27,7 @@ std::string quoted_excerpt(std::string_view text) {
       out += static_cast<char>(byte);
     }
   }
-  return out + (end < text.size() ? "...'" : "'");
+  return out + (end < text.size() ? "..." : "");
 }
 
 void require_line_length(const std::string& path, size_t line_number, const std::string& line) {

@@ -22,6 +22,10 @@ class Error : public std::runtime_error {
 // flood the terminal nor break the message's one line.
 std::string quoted_excerpt(std::string_view text);
 
+// The same without the quotes and with room for a sentence (300 bytes): for a library's own message,
+// which may quote what the file holds (a SentencePiece piece with a newline in it).
+std::string one_line(std::string_view text, size_t max_bytes = 300);
+
 // The longest line a line-based data file may hold (labelled TSV, translation pairs, CoNLL-U,
 // vocab.txt, merges.txt, files to split): far beyond any real line, and short enough that nothing
 // done per line (tokenising one long "word" is quadratic) can hang. Corpora read as running text

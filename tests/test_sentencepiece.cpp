@@ -196,6 +196,15 @@ TEST(SentencePieceFiles, ModelWithAnEmptyPieceIsRefused) {
             model + ": is not a SentencePiece model (failed to insert key: zero-length key)");
 }
 
+// Found by fuzz/fuzz_sentencepiece.cpp (30-minute run): a model defining a piece with control characters
+// ("▁", backspace, newline, \x01, "0") twice made the library's message quote the piece, newline and
+// all, and the error took two lines.
+TEST(SentencePieceFiles, ALibraryMessageQuotingAPieceStaysOneLine) {
+  const std::string model = std::string(AW_SOURCE_DIR) + "/tests/fixtures/fuzz/spm_duplicate_piece_with_newline.model";
+  EXPECT_EQ(error_of([&] { load_sentencepiece_tokenizer(model, "", false); }),
+            model + ": is not a SentencePiece model (▁\\x08\\n\\x010 is already defined.)");
+}
+
 TEST(SentencePieceTraining, BadRequestsAreRefused) {
   test::TempDir dir;
   const std::string prefix = dir.file("m");

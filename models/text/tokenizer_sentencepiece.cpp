@@ -109,7 +109,7 @@ const sentencepiece_module::Functions& module_functions() {
 // ("./src/trainer_interface.cc(660) [a == b] Vocabulary size too high (30). …"); only the words
 // after that are for the user. "" when there are none. Exceptions its bundled parts throw read
 // "./third_party/darts_clone/darts.h:1143: exception: failed to insert key: zero-length key".
-std::string library_message(const std::string& text) {
+std::string library_words(const std::string& text) {
   constexpr std::string_view kThrown = ": exception: ";
   if (const size_t thrown = text.find(kThrown); thrown != std::string::npos)
     return trim_spaces(text.substr(thrown + kThrown.size()));
@@ -122,6 +122,9 @@ std::string library_message(const std::string& text) {
   }
   return "";
 }
+
+// library_words made one line (errors.h): messages may quote the model's own pieces.
+std::string library_message(const std::string& text) { return one_line(library_words(text)); }
 
 class SentencePieceTokenizer final : public tokenizer_detail::TableTokenizer {
  public:
@@ -213,7 +216,7 @@ class SentencePieceTokenizer final : public tokenizer_detail::TableTokenizer {
   void check(const std::string& failure) const {
     if (failure.empty()) return;
     const std::string why = library_message(failure);
-    fail_in_file(model_path_, "SentencePiece failed: " + (why.empty() ? failure : why));
+    fail_in_file(model_path_, "SentencePiece failed: " + (why.empty() ? one_line(failure) : why));
   }
 
   std::string model_path_;
