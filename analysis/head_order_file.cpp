@@ -5,6 +5,7 @@
 #include "analysis/gate_evaluation.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
+#include "models/text/split_fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,15 +18,6 @@ namespace {
 
 [[noreturn]] void fail_at(const std::string& path, size_t line_number, const std::string& message) {
   fail_in_file(path, "line " + std::to_string(line_number) + ": " + message);
-}
-
-std::vector<std::string> split_commas(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
-  for (size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
-    fields.push_back(line.substr(start, comma - start));
-  fields.push_back(line.substr(start));
-  return fields;
 }
 
 // "# model=m, metric=perplexity, mode=single" → its key=value pairs.
@@ -81,7 +73,7 @@ HeadOrderFile read_head_order_file(const std::string& path, const ModelConfig& c
       if (header.empty()) read_comment(line, comments);
       continue;
     }
-    const auto fields = split_commas(line);
+    const auto fields = split_fields(line, ',');
     if (header.empty()) {
       header = fields;
       if (column_of(header, "best_head") >= 0 || comments["mode"] == "all-but-one")

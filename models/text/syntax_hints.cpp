@@ -3,6 +3,7 @@
 
 #include "models/errors.h"
 #include "models/parse_number.h"
+#include "models/text/split_fields.h"
 
 #include <torch/torch.h>
 
@@ -15,15 +16,6 @@ namespace {
 
 [[noreturn]] void fail_at(const std::string& path, int64_t line, const std::string& message) {
   throw Error(path + ":" + std::to_string(line) + ": " + message);
-}
-
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
-  for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
-    fields.push_back(line.substr(start, tab - start));
-  fields.push_back(line.substr(start));
-  return fields;
 }
 
 bool is_digits(const std::string& text) {
@@ -68,7 +60,7 @@ std::vector<ConlluSentence> read_conllu(const std::string& path) {
       continue;
     }
     if (line[0] == '#') continue;
-    const auto fields = split_tabs(line);
+    const auto fields = split_fields(line, '\t');
     if (fields.size() != 10)
       fail_at(path, line_number, "expected 10 tab-separated fields, found " + std::to_string(fields.size()));
     const auto& id = fields[0];
