@@ -81,6 +81,24 @@ set_tests_properties(cli.train_resume_keeps_settings PROPERTIES DEPENDS cli.trai
 # …and saves in the dtype it was trained to save in (--f16 then, no flag now).
 aw_cli_test(train_resume_keeps_storage EXIT 0 REGEX "stored as F16" ARGS info --model ${fixtures}/resumed_bet_sf)
 set_tests_properties(cli.train_resume_keeps_storage PROPERTIES DEPENDS cli.train_resume_keeps_settings)
+# Several seeds of one variant (train --seeds), then mean ± sd per variant and Welch's t-test (compare).
+aw_cli_test(train_seeds EXIT 0 REGEX "saved to[^\n]*\n?[^\n]*/seeds_bet_sf/seed-2\n.*saved to[^\n]*\n?[^\n]*/seeds_bet_sf/seed-3\n.*train: seed 3 \\(2 of 2\\) → [^\n]*/seeds_bet_sf/seed-3\n"
+            ARGS train --arch bet_sf --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --layers 1 --heads 2
+                 --d-model 8 --d-ff 16 --window 8 --epochs 1 --batch 2 --seeds 2,3 --out ${fixtures}/seeds_bet_sf)
+aw_cli_test(compare_variants EXIT 0 STDOUT_LINES 5
+            REGEX "perplexity on [^\n]*/corpus.txt, mean ± sd over the runs of each variant\n  seeded +2 runs  [0-9.]+ ± [0-9.]+\n  others +2 runs  [0-9.]+ ± [0-9.]+\nWelch's t-test between variants\n  seeded − others: [-+][0-9.]+  t = [-0-9.]+, df = [0-9.]+, p = [0-9.e-]+\n"
+            ARGS compare --variant seeded=${fixtures}/seeds_bet_sf/seed-2,${fixtures}/seeds_bet_sf/seed-3
+                 --variant others=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8)
+set_tests_properties(cli.compare_variants PROPERTIES DEPENDS cli.train_seeds)
+aw_cli_test(error_compare_one_run EXIT 1 STDERR_LINES 1 REGEX "variant 'a' has 1 model; Welch's t-test needs at least 2 runs of each variant"
+            ARGS compare --variant a=${fixtures}/tiny_lm --variant b=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf
+                 --text ${fixtures}/corpus.txt --window 8)
+aw_cli_test(error_compare_mixed_kinds EXIT 1 STDERR_LINES 1 REGEX "tiny_lama is scored by accuracy, the models before it by perplexity; compare models of one kind"
+            ARGS compare --variant a=${fixtures}/tiny_lm,${fixtures}/tiny_lama --variant b=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf
+                 --text ${fixtures}/corpus.txt)
+aw_cli_test(error_train_seeds_with_seed EXIT 1 STDERR_LINES 1 REGEX "--seeds runs one training per seed; --seed does not go with it"
+            ARGS train --arch bet_sf --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --seeds 1,2 --seed 3
+                 --out ${fixtures}/never)
 aw_cli_test(error_train_lambda_p EXIT 1 STDERR_LINES 1 REGEX "--lambda-p applies to --arch bet_sg only \\(this run trains transformer_lm\\)"
             ARGS train --arch transformer_lm --lambda-p 0.5 --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt
                  --out ${fixtures}/never)

@@ -1,6 +1,7 @@
 // tests/test_significance.cpp — the statistics of analysis/significance.h against hand-worked values,
 // closed forms, numerical integration and plain float64 loops.
 #include "analysis/significance.h"
+#include "analysis/variant_comparison.h"
 #include "models/errors.h"
 #include "tests/test_support.h"
 
@@ -182,6 +183,36 @@ TEST(MannWhitney, HandWorkedWithAndWithoutTies) {
   EXPECT_NEAR(tied.p_value, std::erfc(1.5 / std::sqrt(2.4) / std::sqrt(2.0)), 1e-15);
   EXPECT_EQ(mann_whitney_u({1, 1}, {1, 1, 1}).p_value, 1);
   EXPECT_EQ(error_of([] { mann_whitney_u({}, {1}); }), "the Mann–Whitney test needs values in both samples, got 0 and 1");
+}
+
+}  // namespace
+}  // namespace aw
+
+namespace aw {
+namespace {
+
+TEST(VariantComparison, MeanSdAndWelchPerPairOfVariants) {
+  const auto comparison = compare_variants(
+      "perplexity", {{"vanilla", {"v1", "v2", "v3"}, {1, 2, 3}}, {"bet", {"b1", "b2", "b3"}, {4, 5, 7}}, {"sg", {"s1", "s2"}, {2, 2.5}}});
+  ASSERT_EQ(comparison.variants.size(), 3u);
+  EXPECT_DOUBLE_EQ(comparison.variants[0].mean, 2.0);
+  EXPECT_DOUBLE_EQ(comparison.variants[0].sd, 1.0);
+  EXPECT_NEAR(comparison.variants[1].mean, 16.0 / 3, 1e-12);
+  EXPECT_NEAR(comparison.variants[1].sd, std::sqrt(7.0 / 3), 1e-12);  // ((4−16/3)² + (5−16/3)² + (7−16/3)²) / 2
+  ASSERT_EQ(comparison.contrasts.size(), 3u);  // vanilla–bet, vanilla–sg, bet–sg
+  EXPECT_EQ(comparison.contrasts[1].first, "vanilla");
+  EXPECT_EQ(comparison.contrasts[1].second, "sg");
+  EXPECT_NEAR(comparison.contrasts[0].difference, 2.0 - 16.0 / 3, 1e-12);
+  const auto welch = welch_t_test({1, 2, 3}, {4, 5, 7});
+  EXPECT_DOUBLE_EQ(comparison.contrasts[0].welch.statistic, welch.statistic);
+  EXPECT_DOUBLE_EQ(comparison.contrasts[0].welch.p_value, welch.p_value);
+  EXPECT_EQ(variant_summary_csv(comparison).substr(0, 45), "# metric=perplexity\nvariant,runs,mean,sd\nvani");
+  EXPECT_EQ(test::error_of([] { compare_variants("accuracy", {{"a", {"x"}, {0.5}}, {"b", {"y", "z"}, {0.5, 0.6}}}); }),
+            "variant 'a' has 1 model; Welch's t-test needs at least 2 runs of each variant");
+  EXPECT_EQ(test::error_of([] { compare_variants("accuracy", {{"a", {"x", "y"}, {0.5, 0.4}}, {"a", {"y", "z"}, {0.5, 0.6}}}); }),
+            "variant 'a' is given twice");
+  EXPECT_EQ(test::error_of([] { compare_variants("accuracy", {{"a", {"x", "y"}, {0.5, 0.4}}}); }),
+            "compare needs at least two variants (--variant NAME=DIR,DIR twice or more)");
 }
 
 }  // namespace

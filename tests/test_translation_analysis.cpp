@@ -415,7 +415,8 @@ TEST(TranslationAnalyses, DescriptorsReadPairsAndNameEachRowsKind) {
   request.settings.set("text", pairs_path());
   request.settings.set("attention", "dec");
   const auto report = ablate(request);
-  EXPECT_NE(report.csv.at("csv").find("kind,layer,head,metric,delta\ndec,1,1,"), std::string::npos);
+  EXPECT_NE(report.csv.at("csv").find("kind,layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\ndec,1,1,"),
+            std::string::npos);
   EXPECT_EQ(report.csv.at("csv").find("enc,"), std::string::npos);  // only the decoder's heads
 
   request.settings.set("window", "16");

@@ -119,7 +119,8 @@ class TranslationViewTests : public QObject {
     panel->findChild<QLineEdit*>("text")->setText(AW_SOURCE_DIR "/tests/fixtures/pairs_en_fr.tsv");
     window.analyses()->run("ablate");
     QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning() && !panel->csv().isEmpty(), kTimeoutMs);
-    QVERIFY2(panel->csv().contains("\nkind,layer,head,metric,delta\nenc,1,1,"), qPrintable(panel->csv()));
+    QVERIFY2(panel->csv().contains("\nkind,layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nenc,1,1,"),
+             qPrintable(panel->csv()));
     QVERIFY(panel->csv().contains("\ncross,2,2,"));
     QVERIFY(!panel->plot()->isEmpty());
     window.tabs()->setCurrentIndex(2);

@@ -10,5 +10,6 @@ int run_attend(int argc, char** argv);
 int run_train(int argc, char** argv);
 int run_split(int argc, char** argv);
 int run_translate(int argc, char** argv);
+int run_compare(int argc, char** argv);
 
 }  // namespace aw

@@ -39,10 +39,15 @@ commands:
           [--layers 1 --heads 4 --d-model 128 --d-ff 512 --d-head N]          (encoder_classifier)
           [--epochs --batch 32 --lr --warmup 100 --seed --min-count --f16 --resume DIR --raw-words]
           [--dry-run]                      label<TAB>text lines; best epoch by validation accuracy
+  train   … --seeds 1,2,3 --out DIR        one run per seed into DIR/seed-1, DIR/seed-2, … (any --arch)
   split   --data FILE --out DIR            seeded shuffle of a labelled file into train/valid/test.tsv
           [--seed 1] [--percent 80,10,10]
           [--group-by line|source]         source: source<TAB>translation lines; the distinct
                                            sources are shuffled, so a source's lines stay together
+  compare --variant NAME=DIR,DIR,… --variant … --text FILE [--window N --batch B]
+          [--out summary.csv --tests tests.csv --json]
+                                           several runs (seeds) of each variant on one file:
+                                           mean ± sd per variant, Welch's t-test between them
 
 analyses (docs/analyses.md):
 )";
@@ -84,6 +89,7 @@ int main(int argc, char** argv) {
     if (command == "train") return aw::run_train(argc, argv);
     if (command == "split") return aw::run_split(argc, argv);
     if (command == "translate") return aw::run_translate(argc, argv);
+    if (command == "compare") return aw::run_compare(argc, argv);
     if (const auto* descriptor = aw::find_analysis(command)) return aw::run_analysis(*descriptor, argc, argv);
     std::fprintf(stderr, "attention-cli: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;

@@ -348,7 +348,49 @@ int run_train_translation(int argc, char** argv) {
 
 }  // namespace
 
+// `--seeds 1,2,3 --out DIR`: the same command once per seed, as `--seed S --out DIR/seed-S` (so each
+// run is exactly what that single command trains), one after another.
+int run_train_seeds(int argc, char** argv) {
+  std::vector<std::string> rest;
+  std::string seeds, out;
+  for (int i = 2; i < argc; ++i) {
+    const std::string argument = argv[i];
+    if ((argument == "--seeds" || argument == "--out") && i + 1 < argc) {
+      (argument == "--seeds" ? seeds : out) = argv[++i];
+      continue;
+    }
+    if (argument == "--seed" || argument == "--resume")
+      throw Error("attention-cli train: --seeds runs one training per seed; " + argument + " does not go with it");
+    rest.push_back(argument);
+  }
+  if (out.empty()) throw Error("attention-cli train: --seeds needs --out DIR (the runs go to DIR/seed-S)");
+  std::vector<int64_t> values;
+  for (const auto& text : split_list(seeds)) {
+    int64_t seed = -1;
+    if (!parse_integer(text, seed) || seed < 0)
+      throw Error("attention-cli train: --seeds expects seeds such as 1,2,3, got '" + seeds + "'");
+    values.push_back(seed);
+  }
+  if (values.empty()) throw Error("attention-cli train: --seeds expects seeds such as 1,2,3, got '" + seeds + "'");
+  for (size_t run = 0; run < values.size(); ++run) {
+    std::vector<std::string> arguments = {argv[0], argv[1]};
+    arguments.insert(arguments.end(), rest.begin(), rest.end());
+    const auto dir = out + "/seed-" + std::to_string(values[run]);
+    for (const auto& extra : {std::string("--seed"), std::to_string(values[run]), std::string("--out"), dir})
+      arguments.push_back(extra);
+    std::vector<char*> pointers;
+    for (auto& argument : arguments) pointers.push_back(argument.data());
+    std::fprintf(stderr, "train: seed %lld (%zu of %zu) → %s\n", static_cast<long long>(values[run]), run + 1,
+                 values.size(), dir.c_str());
+    const int status = run_train(static_cast<int>(pointers.size()), pointers.data());
+    if (status != 0) return status;
+  }
+  return 0;
+}
+
 int run_train(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], "--seeds") == 0) return run_train_seeds(argc, argv);
   const auto family = requested_family(argc, argv);
   if (is_classifier_family(family)) return run_train_classifier(argc, argv, family);
   if (family == ModelFamily::TransformerMt) return run_train_translation(argc, argv);

@@ -1,0 +1,54 @@
+// analysis/variant_comparison.h — several trained models of each variant (one per seed) on the same
+// data: each variant's mean ± sample standard deviation of the metric, and Welch's t-test between
+// every pair of variants (Bird-Eye marks results by significance over several runs). Plain numbers
+// in and out: `attention-cli compare` evaluates the models and calls this.
+#pragma once
+
+#include "analysis/significance.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct VariantScores {
+  std::string name;
+  std::vector<std::string> models;  // one per run, e.g. runs/bet/seed-1
+  std::vector<double> values;       // each model's metric, in `models` order
+};
+
+struct VariantSummary {
+  std::string name;
+  int64_t runs = 0;
+  double mean = 0.0;
+  double sd = 0.0;  // sample standard deviation (n − 1)
+};
+
+struct VariantContrast {
+  std::string first, second;  // in the order the variants were given
+  double difference = 0.0;    // mean(first) − mean(second)
+  TestResult welch;
+};
+
+struct VariantComparison {
+  std::string metric;  // perplexity, accuracy, …
+  std::vector<VariantSummary> variants;
+  std::vector<VariantContrast> contrasts;  // every pair, first before second in the given order
+};
+
+// Throws aw::Error for fewer than two variants, a repeated name, or a variant with fewer than two
+// models ("variant 'bet' has 1 model; Welch's t-test needs at least 2 runs of each variant"): what
+// check_variants checks before any model is evaluated.
+void check_variants(const std::vector<VariantScores>& variants);
+// check_variants, then the summaries and tests of the variants' values (one per model).
+VariantComparison compare_variants(const std::string& metric, const std::vector<VariantScores>& variants);
+
+// `variant,runs,mean,sd` and `first,second,difference,t,df,p_value`, and both as JSON.
+std::string variant_summary_csv(const VariantComparison& comparison);
+std::string variant_tests_csv(const VariantComparison& comparison);
+nlohmann::json variant_comparison_json(const VariantComparison& comparison);
+
+}  // namespace aw
