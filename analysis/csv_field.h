@@ -2,6 +2,7 @@
 // a line break, quotes doubled. Shared by every analysis that writes words or labels into a CSV.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 namespace aw {
@@ -11,6 +12,13 @@ inline std::string csv_field(const std::string& text) {
   std::string quoted = "\"";
   for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
+}
+
+// A number in a CSV cell: 6 significant digits, as the LAMA and compare tables print them.
+inline std::string csv_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
 }
 
 }  // namespace aw

@@ -11,15 +11,6 @@
 #include <sstream>
 
 namespace aw {
-namespace {
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return text;
-}
-
-}  // namespace
 
 void check_variants(const std::vector<VariantScores>& variants) {
   if (variants.size() < 2) throw Error("compare needs at least two variants (--variant NAME=DIR,DIR twice or more)");
@@ -60,7 +51,7 @@ std::string variant_summary_csv(const VariantComparison& comparison) {
   std::ostringstream csv;
   csv << "# metric=" << comparison.metric << "\nvariant,runs,mean,sd\n";
   for (const auto& row : comparison.variants)
-    csv << csv_field(row.name) << "," << row.runs << "," << number(row.mean) << "," << number(row.sd) << "\n";
+    csv << csv_field(row.name) << "," << row.runs << "," << csv_number(row.mean) << "," << csv_number(row.sd) << "\n";
   return csv.str();
 }
 
@@ -68,9 +59,9 @@ std::string variant_tests_csv(const VariantComparison& comparison) {
   std::ostringstream csv;
   csv << "# metric=" << comparison.metric << ", test=welch\nfirst,second,difference,t,df,p_value\n";
   for (const auto& row : comparison.contrasts)
-    csv << csv_field(row.first) << "," << csv_field(row.second) << "," << number(row.difference) << ","
-        << number(row.welch.statistic) << "," << number(row.welch.degrees_of_freedom) << ","
-        << number(row.welch.p_value) << "\n";
+    csv << csv_field(row.first) << "," << csv_field(row.second) << "," << csv_number(row.difference) << ","
+        << csv_number(row.welch.statistic) << "," << csv_number(row.welch.degrees_of_freedom) << ","
+        << csv_number(row.welch.p_value) << "\n";
   return csv.str();
 }
 

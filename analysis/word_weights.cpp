@@ -15,12 +15,6 @@
 namespace aw {
 namespace {
 
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return text;
-}
-
 bool is_punctuation(const std::string& token) {
   return std::all_of(token.begin(), token.end(), [](char c) {
     const auto byte = static_cast<unsigned char>(c);
@@ -208,7 +202,7 @@ std::vector<Keyword> top_keywords(const std::vector<DocumentAttention>& document
 std::string word_weights_csv(const std::vector<WordWeight>& occurrences) {
   std::ostringstream csv;
   csv << "word,label,weight\n";
-  for (const auto& row : occurrences) csv << csv_field(row.word) << "," << csv_field(row.label) << "," << number(row.weight) << "\n";
+  for (const auto& row : occurrences) csv << csv_field(row.word) << "," << csv_field(row.label) << "," << csv_number(row.weight) << "\n";
   return csv.str();
 }
 
@@ -216,8 +210,8 @@ std::string word_summary_csv(const std::vector<WordLabelSummary>& summary) {
   std::ostringstream csv;
   csv << "word,label,count,mean,median\n";
   for (const auto& row : summary)
-    csv << csv_field(row.word) << "," << csv_field(row.label) << "," << row.count << "," << number(row.mean) << ","
-        << number(row.median) << "\n";
+    csv << csv_field(row.word) << "," << csv_field(row.label) << "," << row.count << "," << csv_number(row.mean) << ","
+        << csv_number(row.median) << "\n";
   return csv.str();
 }
 
@@ -226,8 +220,8 @@ std::string word_density_csv(const std::vector<WeightDensity>& densities) {
   csv << "word,label,bandwidth,x,density\n";
   for (const auto& curve : densities)
     for (size_t i = 0; i < curve.x.size(); ++i)
-      csv << csv_field(curve.word) << "," << csv_field(curve.label) << "," << number(curve.bandwidth) << ","
-          << number(curve.x[i]) << "," << number(curve.density[i]) << "\n";
+      csv << csv_field(curve.word) << "," << csv_field(curve.label) << "," << csv_number(curve.bandwidth) << ","
+          << csv_number(curve.x[i]) << "," << csv_number(curve.density[i]) << "\n";
   return csv.str();
 }
 
@@ -235,7 +229,7 @@ std::string keywords_csv(const std::vector<Keyword>& keywords) {
   std::ostringstream csv;
   csv << "label,rank,word,mean_weight,count\n";
   for (const auto& row : keywords)
-    csv << csv_field(row.label) << "," << row.rank << "," << csv_field(row.word) << "," << number(row.mean_weight) << ","
+    csv << csv_field(row.label) << "," << row.rank << "," << csv_field(row.word) << "," << csv_number(row.mean_weight) << ","
         << row.count << "\n";
   return csv.str();
 }
@@ -245,8 +239,8 @@ std::string word_shift_csv(const std::vector<WeightShift>& shifts) {
   csv << "word,label_a,label_b,count_a,count_b,median_a,median_b,U,effect,p_value,p_adjusted\n";
   for (const auto& row : shifts)
     csv << csv_field(row.word) << "," << csv_field(row.label_a) << "," << csv_field(row.label_b) << "," << row.count_a
-        << "," << row.count_b << "," << number(row.median_a) << "," << number(row.median_b) << "," << number(row.u) << ","
-        << number(row.effect) << "," << number(row.p_value) << "," << number(row.p_adjusted) << "\n";
+        << "," << row.count_b << "," << csv_number(row.median_a) << "," << csv_number(row.median_b) << "," << csv_number(row.u) << ","
+        << csv_number(row.effect) << "," << csv_number(row.p_value) << "," << csv_number(row.p_adjusted) << "\n";
   return csv.str();
 }
 
