@@ -17,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace aw {
@@ -278,6 +279,97 @@ TEST_F(Training, InterruptInsideAnEpochSavesAndResumesExactly) {
   const auto resumed = run.train("stopped");
   EXPECT_FALSE(resumed.stopped);
   EXPECT_TRUE(file_bytes(run.dir.file("straight/model.safetensors")) == file_bytes(run.dir.file("stopped/model.safetensors")));
+}
+
+// The history equals what the observer was told: every report a step record, every epoch the mean
+// of its steps' losses and the validation loss whose exp is the validation perplexity.
+TEST_F(Training, HistoryRecordsEveryReportAndEveryEpoch) {
+  TinyRun run("transformer_lm");
+  run.settings.keep_epochs = true;
+  std::vector<TrainProgress> reports;
+  const auto summary = run.train("out", [&](const TrainProgress& progress) {
+    reports.push_back(progress);
+    return true;
+  });
+  const auto& history = summary.history;
+  EXPECT_EQ(history.metric_name, "perplexity");
+  ASSERT_EQ(history.epochs.size(), 3u);
+  ASSERT_EQ(history.steps.size(), static_cast<size_t>(summary.steps));  // log_every = 1
+  size_t step_index = 0;
+  std::vector<double> epoch_sums(3, 0.0);
+  std::vector<int> epoch_steps(3, 0);
+  for (const auto& report : reports) {
+    if (report.epoch_end) continue;
+    const auto& record = history.steps[step_index++];
+    EXPECT_EQ(record.step, report.step);
+    EXPECT_EQ(record.epoch, report.epoch + 1);
+    EXPECT_DOUBLE_EQ(record.train_loss, report.loss);
+    EXPECT_DOUBLE_EQ(record.learning_rate, report.learning_rate);
+    epoch_sums[record.epoch - 1] += record.train_loss;
+    ++epoch_steps[record.epoch - 1];
+  }
+  for (size_t epoch = 0; epoch < 3; ++epoch) {
+    const auto& record = history.epochs[epoch];
+    EXPECT_EQ(record.epoch, static_cast<int64_t>(epoch) + 1);
+    EXPECT_EQ(record.step, summary.steps / 3 * record.epoch);
+    EXPECT_NEAR(record.train_loss, epoch_sums[epoch] / epoch_steps[epoch], 1e-12);
+    EXPECT_NEAR(std::exp(record.valid_loss), record.valid_metric, 1e-9 * record.valid_metric);
+    // The kept epoch's checkpoint, evaluated afresh, gives the recorded validation perplexity.
+    const auto dir = run.dir.file("out/epoch-" + std::to_string(epoch + 1));
+    auto loaded = load_checkpoint(dir, torch::kCPU);
+    const auto windows = make_window_batches(read_token_corpus(run.settings.valid_path, *loaded.tokenizer), 16, 4);
+    EXPECT_NEAR(evaluate_perplexity(*loaded.model, windows).metric, record.valid_metric, 1e-6 * record.valid_metric);
+    EXPECT_EQ(read_training_history(dir).epochs.size(), epoch + 1);
+  }
+  EXPECT_FALSE(fs::exists(run.dir.file("out/epoch-4")));
+  EXPECT_TRUE(file_bytes(run.dir.file("out/epoch-3/model.safetensors")) == file_bytes(run.dir.file("out/model.safetensors")));
+  // training.json holds the same history.
+  const auto written = read_training_history(run.dir.file("out"));
+  EXPECT_EQ(history_json(written), history_json(history));
+}
+
+// A run stopped inside an epoch and resumed writes the history of the run that never stopped.
+TEST_F(Training, ResumedHistoryEqualsTheUninterruptedOne) {
+  TinyRun run("transformer_lm", /*dropout=*/0.1);
+  run.settings.log_every = 2;
+  const auto straight = run.train("straight");
+  run.train("stopped", [](const TrainProgress& progress) { return progress.step < 7; });
+  run.settings.resume_dir = run.dir.file("stopped");
+  run.train("stopped");
+  const auto expected = history_json(read_training_history(run.dir.file("straight")));
+  const auto resumed = history_json(read_training_history(run.dir.file("stopped")));
+  // Stopped at step 8, a report step (every 2), so the resumed run's reports cover the same spans.
+  ASSERT_EQ(resumed["epochs"].size(), 3u);
+  EXPECT_EQ(resumed["steps"].size(), straight.history.steps.size());
+  EXPECT_EQ(resumed, expected);
+}
+
+void expect_error(const std::function<void()>& action, const std::string& message) {
+  try {
+    action();
+    ADD_FAILURE() << "expected the error: " << message;
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), message);
+  }
+}
+
+TEST(TrainingHistoryFile, ErrorsNameTheFileAndTheRecord) {
+  TempDir dir;
+  expect_error([&] { read_training_history(dir.path()); },
+               dir.path() + ": has no training.json (a folder written by attention-cli train has one)");
+  write_file(dir.file("training.json"), R"({"epochs": 3})");
+  expect_error([&] { read_training_history(dir.path()); },
+               dir.file("training.json") +
+                   ": holds no loss history (the run predates it; train again, or --resume it to start one)");
+  EXPECT_TRUE(history_to_resume(dir.path()).epochs.empty());
+  write_file(dir.file("training.json"),
+             R"({"history": {"metric": "perplexity", "steps": [], "epochs": [{"epoch": 1, "step": 4, "train_loss": 2.0,)"
+             R"( "valid_loss": 1.5, "valid_accuracy": 0.5}]}})");
+  expect_error([&] { read_training_history(dir.path()); },
+               dir.file("training.json") + ": history epoch record 1 has no number \"valid_perplexity\"");
+  write_file(dir.file("training.json"), R"({"history": {"metric": "bleu", "steps": [], "epochs": []}})");
+  expect_error([&] { history_to_resume(dir.path()); },
+               dir.file("training.json") + ": \"history\" has no \"metric\" (perplexity or accuracy)");
 }
 
 TEST_F(Training, BetSgLearnsToPointAtItsHints) {

@@ -80,9 +80,10 @@ std::vector<std::string> labelled_texts(const std::string& path, const std::vect
 void print_progress(const TrainSettings& settings, const TrainProgress& progress, const char* auxiliary_name,
                     const char* unit) {
   if (progress.epoch_end) {
-    std::fprintf(stderr, "epoch %lld/%lld done: step %lld, valid %s %.4f\n", static_cast<long long>(progress.epoch),
-                 static_cast<long long>(settings.epochs), static_cast<long long>(progress.step),
-                 progress.metric_name.c_str(), progress.valid_metric);
+    std::fprintf(stderr, "epoch %lld/%lld done: step %lld, valid %s %.4f (loss %.4f)\n",
+                 static_cast<long long>(progress.epoch), static_cast<long long>(settings.epochs),
+                 static_cast<long long>(progress.step), progress.metric_name.c_str(), progress.valid_metric,
+                 progress.valid_loss);
     return;
   }
   char auxiliary[40] = "";
@@ -141,6 +142,7 @@ TrainSettings resumed_defaults(const std::string& resume_dir, TrainSettings defa
     defaults.pointer_weight = json.value("lambda_p", defaults.pointer_weight);
     defaults.label_smoothing = json.value("label_smoothing", defaults.label_smoothing);
     if (json.value("storage", std::string("F32")) == "F16") defaults.storage = torch::kFloat16;
+    defaults.keep_epochs = json.value("keep_epochs", defaults.keep_epochs);
   } catch (const nlohmann::json::exception&) {
     throw Error(path.string() + ": not a training.json this tool wrote (a setting has the wrong type)");
   }
@@ -177,6 +179,7 @@ TrainSettings common_settings(const CliOptions& options, int64_t default_batch, 
   settings.log_every = options.get_int("log-every", 50, 1);
   settings.device = resolve_device(options.get("device", "auto"));
   settings.storage = options.flag("f16") ? torch::kFloat16 : fallback.storage;
+  settings.keep_epochs = options.flag("keep-epochs") || fallback.keep_epochs;
   return settings;
 }
 
@@ -222,7 +225,7 @@ int run_train_classifier(int argc, char** argv, ModelFamily family) {
                          "clip", "seed", "min-count", "log-every", "device", "threads", "window", "dropout",
                          "heads", "context", "regularizer", "lambda", "embedding-dim", "hidden", "mlp-hidden",
                          "layers", "d-model", "d-ff", "d-head", "activation", "norm", "positions"},
-                        {"f16", "json", "dry-run", "raw-words"}};
+                        {"f16", "json", "dry-run", "raw-words", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   auto settings = common_settings(options, 32, 100);
@@ -297,7 +300,7 @@ int run_train_translation(int argc, char** argv) {
                          "epochs", "batch", "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume",
                          "log-every", "diag-mode", "norm", "positions", "activation", "device", "threads",
                          "label-smoothing", "vocab-size", "spm-type"},
-                        {"bird-eye-decoder", "no-diag-free-mask", "untied", "f16", "json"}};
+                        {"bird-eye-decoder", "no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   auto settings = common_settings(options, 32, 400, 0.1);
@@ -397,7 +400,7 @@ int run_train(int argc, char** argv) {
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
                          "log-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
-                        {"no-diag-free-mask", "untied", "f16", "json"}};
+                        {"no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
 

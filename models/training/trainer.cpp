@@ -33,6 +33,7 @@ struct Position {
   int64_t epoch = 0;           // epoch in progress (0-based)
   int64_t batch_in_epoch = 0;  // batches of that epoch done
   double best_metric = 0.0;    // best validation metric so far (perplexity or accuracy)
+  double epoch_loss_sum = 0.0; // the epoch's step losses so far (its history record is their mean)
 };
 
 // What one run trains on, whatever the task: `examples` rows (LM windows or documents) visited in
@@ -41,7 +42,7 @@ struct TrainingTask {
   std::string metric_name;      // "perplexity" (lower is better) or "accuracy" (higher is better)
   int64_t examples = 0;
   std::function<StepLosses(AttentionModel&, torch::optim::Optimizer&, const torch::Tensor& rows)> step;
-  std::function<double(AttentionModel&)> validate;
+  std::function<EvaluationResult(AttentionModel&)> validate;
   bool improves(double candidate, double best) const {
     return metric_name == "accuracy" ? candidate > best : candidate < best;
   }
@@ -68,6 +69,7 @@ void save_training_state(const std::string& dir, AttentionModel& model, torch::o
     archive.write("parameter." + item.key(), item.value().detach().to(torch::kCPU));
   archive.write("position", torch::tensor({position.step, position.epoch, position.batch_in_epoch}, torch::kLong));
   archive.write("best_metric", torch::tensor(position.best_metric, torch::kFloat64));
+  archive.write("epoch_loss_sum", torch::tensor(position.epoch_loss_sum, torch::kFloat64));
   auto generator = at::globalContext().defaultGenerator(torch::kCPU);  // a handle sharing the global state
   {
     std::lock_guard<std::mutex> lock(generator.mutex());
@@ -90,7 +92,7 @@ Position load_training_state(const std::string& dir, AttentionModel& model, torc
     archive.read("parameter." + item.key(), value);
     item.value().copy_(value);
   }
-  torch::Tensor position_values, best, rng_state;
+  torch::Tensor position_values, best, rng_state, epoch_loss_sum;
   archive.read("position", position_values);
   if (!archive.try_read("best_metric", best)) archive.read("best_perplexity", best);  // states written before classifiers
   archive.read("rng_state", rng_state);
@@ -104,11 +106,13 @@ Position load_training_state(const std::string& dir, AttentionModel& model, torc
   position.epoch = position_values[1].item<int64_t>();
   position.batch_in_epoch = position_values[2].item<int64_t>();
   position.best_metric = best.item<double>();
+  // States written before the history: the epoch's mean then covers the resumed steps only.
+  if (archive.try_read("epoch_loss_sum", epoch_loss_sum)) position.epoch_loss_sum = epoch_loss_sum.item<double>();
   return position;
 }
 
 void write_training_json(const std::string& dir, const TrainSettings& settings, const std::string& metric_name,
-                         const Position& position, double valid_metric) {
+                         const Position& position, double valid_metric, const TrainingHistory& history) {
   nlohmann::json json = {{"train", settings.train_path}, {"valid", settings.valid_path},
                          {"epochs", settings.epochs},    {"batch", settings.batch},
                          {"lr", settings.lr},            {"warmup_steps", settings.warmup_steps},
@@ -118,7 +122,9 @@ void write_training_json(const std::string& dir, const TrainSettings& settings, 
                          {"storage", settings.storage == torch::kFloat16 ? "F16" : "F32"},
                          {"step", position.step},
                          {"epoch", position.epoch},      {"valid_" + metric_name, valid_metric},
-                         {"best_valid_" + metric_name, position.best_metric}};
+                         {"best_valid_" + metric_name, position.best_metric},
+                         {"keep_epochs", settings.keep_epochs},
+                         {"history", history_json(history)}};
   std::ofstream out(fs::path(dir) / "training.json");
   out << json.dump(2) << "\n";
 }
@@ -239,9 +245,20 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
                                torch::optim::AdamOptions(settings.lr).betas({0.9, 0.98}).eps(1e-9));
   Position position;
   position.best_metric = task.worst();
-  if (!settings.resume_dir.empty()) position = load_training_state(settings.resume_dir, *model, optimizer);
-
   TrainSummary summary;
+  auto& history = summary.history;
+  if (!settings.resume_dir.empty()) {
+    position = load_training_state(settings.resume_dir, *model, optimizer);
+    history = history_to_resume(settings.resume_dir);
+    // Only what the saved state had reached: records past it would be replayed.
+    history.steps.erase(std::remove_if(history.steps.begin(), history.steps.end(),
+                                       [&](const StepRecord& record) { return record.step > position.step; }),
+                        history.steps.end());
+    history.epochs.erase(std::remove_if(history.epochs.begin(), history.epochs.end(),
+                                        [&](const EpochRecord& record) { return record.epoch > position.epoch; }),
+                         history.epochs.end());
+  }
+  history.metric_name = task.metric_name;
   summary.metric_name = task.metric_name;
   summary.parameters = count_parameters(*model);
   const auto start = std::chrono::steady_clock::now();
@@ -252,7 +269,13 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
   auto save_all = [&](double valid_metric) {
     save_native_checkpoint(settings.out_dir, *model, setup.vocabulary, settings.storage, setup.sentencepiece_model);
     save_training_state(settings.out_dir, *model, optimizer, position);
-    write_training_json(settings.out_dir, settings, task.metric_name, position, valid_metric);
+    write_training_json(settings.out_dir, settings, task.metric_name, position, valid_metric, history);
+  };
+  // A checkpoint folder other than the run's own: best/ and, with keep_epochs, epoch-N/.
+  auto save_copy = [&](const std::string& name, double valid_metric) {
+    const auto dir = (fs::path(settings.out_dir) / name).string();
+    save_native_checkpoint(dir, *model, setup.vocabulary, settings.storage, setup.sentencepiece_model);
+    write_training_json(dir, settings, task.metric_name, position, valid_metric, history);
   };
 
   auto report = [&](TrainProgress progress) {
@@ -282,7 +305,9 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
       const auto tokens = losses.tokens.item<int64_t>();
       tokens_since_report += tokens;
       tokens_total += tokens;
-      loss_since_report += losses.loss.item<double>();
+      const double step_loss = losses.loss.item<double>();
+      loss_since_report += step_loss;
+      position.epoch_loss_sum += step_loss;
       if (losses.pointer.defined()) auxiliary_since_report += losses.pointer.item<double>();
       ++steps_since_report;
       if (position.step % settings.log_every == 0 || position.step == total_steps) {
@@ -295,6 +320,8 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
         progress.learning_rate = rate;
         progress.tokens_per_second = elapsed > 0 ? tokens_since_report / elapsed : 0.0;
         progress.eta_seconds = overall / summary.steps * (total_steps - position.step);
+        history.steps.push_back(
+            {position.step, position.epoch + 1, progress.loss, progress.pointer_loss, progress.learning_rate});
         last_report = now;
         tokens_since_report = steps_since_report = 0;
         loss_since_report = auxiliary_since_report = 0.0;
@@ -305,22 +332,25 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
 
     // Epoch done: validate, save the folder (and the best one), move the position on.
     module.eval();
-    const double valid = task.validate(*model);
+    const auto validation = task.validate(*model);
+    const double valid = validation.metric;
     summary.last_valid_metric = valid;
     ++summary.epochs_done;
     const bool best = task.improves(valid, position.best_metric);
     if (best) position.best_metric = valid;
+    history.epochs.push_back({position.epoch + 1, position.step,
+                              position.epoch_loss_sum / static_cast<double>(std::max<int64_t>(position.batch_in_epoch, 1)),
+                              validation.loss, valid});
     ++position.epoch;
     position.batch_in_epoch = 0;
+    position.epoch_loss_sum = 0.0;
     save_all(valid);
-    if (best) {
-      const auto best_dir = (fs::path(settings.out_dir) / "best").string();
-      save_native_checkpoint(best_dir, *model, setup.vocabulary, settings.storage, setup.sentencepiece_model);
-      write_training_json(best_dir, settings, task.metric_name, position, valid);
-    }
+    if (best) save_copy("best", valid);
+    if (settings.keep_epochs) save_copy("epoch-" + std::to_string(position.epoch), valid);
     TrainProgress progress;
     progress.epoch_end = true;
     progress.valid_metric = valid;
+    progress.valid_loss = validation.loss;
     if (task.metric_name == "perplexity") progress.valid_perplexity = valid;
     summary.stopped = !report(progress) && position.epoch < settings.epochs;
   }
@@ -389,7 +419,7 @@ TrainSummary train_translation_model(const ModelConfig& fresh_config, const std:
   task.step = [&](AttentionModel& model, torch::optim::Optimizer& optimizer, const torch::Tensor& rows) {
     return training_step(model, optimizer, pair_batch(train, rows).to(settings.device), torch::Tensor(), settings);
   };
-  task.validate = [&](AttentionModel& model) { return evaluate_perplexity(model, valid_batches).metric; };
+  task.validate = [&](AttentionModel& model) { return evaluate_perplexity(model, valid_batches); };
   return run_training(setup, settings, task, observer);
 }
 
@@ -433,7 +463,7 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
     return training_step(model, optimizer, input, with_pointer ? all_hints.index_select(0, rows) : torch::Tensor(),
                          settings);
   };
-  task.validate = [&](AttentionModel& model) { return evaluate_perplexity(model, valid_batches).metric; };
+  task.validate = [&](AttentionModel& model) { return evaluate_perplexity(model, valid_batches); };
   return run_training(setup, settings, task, observer);
 }
 
@@ -483,7 +513,7 @@ TrainSummary train_classifier(const ModelConfig& fresh_config, const std::vector
     input.attention_mask = mask.narrow(1, 0, longest).to(settings.device);
     return classification_step(model, optimizer, input, all_labels.index_select(0, rows), settings);
   };
-  task.validate = [&](AttentionModel& model) { return evaluate_accuracy(model, valid_batches).metric; };
+  task.validate = [&](AttentionModel& model) { return evaluate_accuracy(model, valid_batches); };
   return run_training(setup, settings, task, observer);
 }
 

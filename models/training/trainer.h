@@ -5,11 +5,13 @@
 // windows or documents shuffled per epoch with the seed, Adam (β = 0.9, 0.98), linear warm-up then
 // inverse-square-root or cosine decay, dropout, gradient clipping. Each epoch writes a loadable
 // checkpoint folder (plus the optimiser state for --resume) and keeps the best one by validation
-// perplexity (lowest) or accuracy (highest) in <out>/best.
+// perplexity (lowest) or accuracy (highest) in <out>/best; with keep_epochs, every epoch's in
+// <out>/epoch-N as well. training.json holds the loss history (training_history.h).
 #pragma once
 
 #include "models/nn/model.h"
 #include "models/nn/model_config.h"
+#include "models/training/training_history.h"
 
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
@@ -35,7 +37,8 @@ struct TrainSettings {
   uint64_t seed = 1;
   double pointer_weight = 0.0;     // --lambda-p: BET(SG)'s pointer loss weight; > 0 needs a CoNLL-U train file
   double label_smoothing = 0.0;    // ε of the smoothed cross-entropy the training step minimises
-  int64_t log_every = 50;          // steps between progress reports
+  int64_t log_every = 50;          // steps between progress reports (and step records in the history)
+  bool keep_epochs = false;        // also save each epoch's checkpoint in <out>/epoch-N (1-based)
   torch::Device device = torch::kCPU;
   torch::ScalarType storage = torch::kFloat32;  // dtype of the saved weights (kFloat16 halves them)
 };
@@ -52,6 +55,7 @@ struct TrainProgress {
   bool epoch_end = false;          // set once per epoch, with the validation metric
   std::string metric_name;         // "perplexity" (language models) or "accuracy" (classifiers)
   double valid_metric = 0.0;
+  double valid_loss = 0.0;         // mean validation cross-entropy
   double valid_perplexity = 0.0;   // = valid_metric for language models
 };
 
@@ -70,6 +74,7 @@ struct TrainSummary {
   double seconds = 0.0;
   int64_t parameters = 0;
   bool stopped = false;            // interrupted (and saved) before the last epoch
+  TrainingHistory history;         // as written to training.json (a resumed run's includes the earlier part)
 };
 
 // Trains `config` from scratch (fresh) or continues `settings.resume_dir`. `vocabulary` is used
