@@ -105,6 +105,7 @@ std::string requirement_text(ModelRequirement requirement) {
     case ModelRequirement::CausalAttention: return "a causal language model or a translation model";
     case ModelRequirement::LanguageModelOrClassifier: return "a language model, a classifier or a translation model";
     case ModelRequirement::Lama: return "a lama model";
+    case ModelRequirement::AnyModel: return "any checkpoint folder";
   }
   return "";
 }
@@ -115,6 +116,7 @@ bool accepts(const ModelConfig& config, ModelRequirement requirement) {
     case ModelRequirement::LanguageModelOrClassifier:
       return config.is_language_model() || config.is_classifier() || config.is_translation();
     case ModelRequirement::Lama: return config.is_lama();
+    case ModelRequirement::AnyModel: return true;
   }
   return false;
 }

@@ -109,6 +109,7 @@ enum class ModelRequirement {
   LanguageModelOrClassifier,  // eval, ablate, importance, prune: perplexity or accuracy (translation
                               // models: perplexity of the reference translations)
   Lama,                       // word-weights, keywords: LAMA's per-word attention
+  AnyModel,                   // training: reads the folder's training.json, runs nothing
 };
 
 enum class DataKind {

@@ -56,9 +56,19 @@ torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, i
   auto keep = mask.defined() ? mask.narrow(1, 1, length - 1).to(hidden.dtype())
                                              : torch::ones({hidden.size(0), length - 1}, hidden.options());
   // Per example each row's tokens share its own weight 1/n_x (a row without a predicted token adds 0).
-  const auto weights = per_example ? keep / keep.sum(1, true).clamp_min(1) : keep / keep.sum();  // (B, n−1)
+  const auto weights = per_example ? keep / keep.sum(1, true).clamp_min(1) : keep / keep.sum().clamp_min(1);  // (B, n−1)
   const auto loss = next_token_loss_and_gradient(model, hidden, weights, input);
   return torch::autograd::grad({hidden}, {gates}, {loss.hidden_gradient}).front();
+}
+
+// Whether a batch has a token to predict: a classifier's always does, a language model's windows of
+// one token do not.
+bool predicts_anything(const EvaluationData& data, const ModelInput& input) {
+  if (data.is_classification()) return true;
+  const int64_t length = input.input_ids.size(1);
+  if (length < 2) return false;
+  const auto& mask = input.predicted_mask();
+  return !mask.defined() || mask.narrow(1, 1, length - 1).any().item<bool>();
 }
 
 }  // namespace
@@ -84,6 +94,10 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
   for (int64_t index = 0; index < batches; ++index) {
     const auto input = data.inputs[index].to(device);
     const auto rows = input.input_ids.size(0);
+    if (!predicts_anything(data, input)) {  // windows of one token: no loss, not a batch of the mean
+      if (!report_progress(progress, index + 1, batches)) return result.cancelled = true, result;
+      continue;
+    }
     auto gates = (per_example ? base.unsqueeze(0).repeat({rows, 1, 1}) : base.clone()).requires_grad_(true);
     const auto gradient = gate_gradient(model, data, index, input, gates).abs();
     sum += per_example ? gradient.sum(0) : gradient;

@@ -80,6 +80,89 @@ std::string pruning_csv(const PruningResult& result) {
   return csv.str();
 }
 
+std::vector<PrunableShare> prunable_shares(const std::vector<PruningPoint>& points, const std::string& metric_name,
+                                           double max_drop_percent) {
+  const bool lower_is_better = metric_name == "perplexity";
+  std::vector<PrunableShare> shares;
+  bool crossed = false;
+  for (const auto& point : points) {
+    if (shares.empty() || shares.back().order != point.order) {  // a new curve: its first point is the base
+      shares.push_back({point.order, point.metric, point.percent, point.heads_pruned, point.metric});
+      crossed = false;
+      continue;
+    }
+    auto& share = shares.back();
+    const double allowed = std::abs(share.base_metric) * max_drop_percent / 100.0;
+    const double worse = lower_is_better ? point.metric - share.base_metric : share.base_metric - point.metric;
+    crossed = crossed || !(worse <= allowed);  // NaN counts as beyond
+    if (crossed) continue;
+    share.percent = point.percent;
+    share.heads = point.heads_pruned;
+    share.metric = point.metric;
+  }
+  return shares;
+}
+
+namespace {
+
+std::string series_comment(const PruningSeriesResult& result) {
+  std::ostringstream comment;
+  comment.precision(6);
+  comment << "model=" << result.model << ", metric=" << result.metric_name << ", max_drop=" << result.max_drop_percent
+          << ", series=" << result.series_dir;
+  if (!result.ranked_on.empty()) comment << ", ranked_on=" << result.ranked_on;
+  return comment.str();
+}
+
+}  // namespace
+
+std::string pruning_series_csv(const PruningSeriesResult& result) {
+  std::ostringstream csv;
+  csv.precision(6);
+  csv << "# " << series_comment(result) << "\n";
+  csv << "epoch,step,order,base_metric,prunable_percent,prunable_heads,metric_at_prunable\n";
+  for (size_t i = 0; i < result.shares.size() && i < result.checkpoints.size(); ++i)
+    for (const auto& share : result.shares[i])
+      csv << result.checkpoints[i].epoch << "," << result.checkpoints[i].step << "," << share.order << ","
+          << share.base_metric << "," << share.percent << "," << share.heads << "," << share.metric << "\n";
+  return csv.str();
+}
+
+std::string pruning_series_curves_csv(const PruningSeriesResult& result) {
+  std::vector<std::string> csvs;
+  for (const auto& curve : result.curves) csvs.push_back(pruning_csv(curve));
+  auto comment = series_comment(result);
+  if (!result.curves.empty() && result.curves.front().significance.enabled())
+    comment += ", " + significance_description(result.curves.front().significance);
+  return series_csv(comment, result.checkpoints, csvs);
+}
+
+nlohmann::json pruning_series_json(const PruningSeriesResult& result) {
+  auto epochs = nlohmann::json::array();
+  for (size_t i = 0; i < result.curves.size() && i < result.checkpoints.size(); ++i) {
+    auto shares = nlohmann::json::array();
+    for (const auto& share : result.shares[i])
+      shares.push_back({{"order", share.order},
+                        {"base_metric", share.base_metric},
+                        {"prunable_percent", share.percent},
+                        {"prunable_heads", share.heads},
+                        {"metric_at_prunable", share.metric}});
+    epochs.push_back({{"epoch", result.checkpoints[i].epoch},
+                      {"step", result.checkpoints[i].step},
+                      {"dir", result.checkpoints[i].dir},
+                      {"shares", shares},
+                      {"curve", pruning_json(result.curves[i])}});
+  }
+  nlohmann::json json{{"model", result.model},
+                      {"series", result.series_dir},
+                      {"metric", result.metric_name},
+                      {"max_drop_percent", result.max_drop_percent},
+                      {"epochs", epochs},
+                      {"cancelled", result.cancelled}};
+  if (!result.ranked_on.empty()) json["ranked_on"] = result.ranked_on;
+  return json;
+}
+
 nlohmann::json pruning_json(const PruningResult& result) {
   auto points = nlohmann::json::array();
   for (const auto& p : result.points) {

@@ -5,6 +5,7 @@
 // Heads pruned at p % = round(p / 100 × total heads), switched off through their gates (ξ_h = 0).
 #pragma once
 
+#include "analysis/checkpoint_series.h"
 #include "analysis/delta_significance.h"
 #include "analysis/gate_evaluation.h"
 
@@ -57,5 +58,41 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
 // head_ablation.h's significance columns follow delta.
 std::string pruning_csv(const PruningResult& result);
 nlohmann::json pruning_json(const PruningResult& result);
+
+// Michel §6: how far one order's curve goes before the metric is more than `max_drop_percent` % worse
+// than with every head on (perplexity higher, accuracy or BLEU lower): the last point before the first
+// one beyond that tolerance.
+struct PrunableShare {
+  std::string order;
+  double base_metric = 0.0;  // the curve's first point (nothing pruned)
+  double percent = 0.0;      // percent_pruned of the last point within the tolerance
+  int64_t heads = 0;         // heads_pruned there
+  double metric = 0.0;       // the metric there
+};
+
+// One share per order of `points` (pruning_curve's points, each order starting at 0 %).
+std::vector<PrunableShare> prunable_shares(const std::vector<PruningPoint>& points, const std::string& metric_name,
+                                           double max_drop_percent);
+
+// Pruning curves over a run's epoch checkpoints (checkpoint_series.h): per epoch, each order's curve
+// (heads ranked on that epoch's model) and its prunable share.
+struct PruningSeriesResult {
+  std::string model;        // the run folder's name
+  std::string series_dir;
+  std::string metric_name;
+  std::string ranked_on;    // as in PruningResult
+  double max_drop_percent = 10.0;
+  std::vector<SeriesCheckpoint> checkpoints;
+  std::vector<PruningResult> curves;               // per checkpoint
+  std::vector<std::vector<PrunableShare>> shares;  // per checkpoint, per order
+  bool cancelled = false;
+};
+
+// CSV `epoch,step,order,base_metric,prunable_percent,prunable_heads,metric_at_prunable` after a
+// "# model=…, metric=…, max_drop=10, series=DIR" line; pruning_series_curves_csv: every epoch's curve
+// (pruning_csv's columns with epoch and step in front).
+std::string pruning_series_csv(const PruningSeriesResult& result);
+std::string pruning_series_curves_csv(const PruningSeriesResult& result);
+nlohmann::json pruning_series_json(const PruningSeriesResult& result);
 
 }  // namespace aw

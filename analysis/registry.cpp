@@ -13,12 +13,14 @@ AnalysisDescriptor importance_descriptor();
 AnalysisDescriptor prune_descriptor();
 AnalysisDescriptor word_weights_descriptor();
 AnalysisDescriptor keywords_descriptor();
+AnalysisDescriptor training_descriptor();
 
 const std::vector<AnalysisDescriptor>& analysis_registry() {
   static const std::vector<AnalysisDescriptor> registry{
       eval_descriptor(),     stats_descriptor(),      top_tokens_descriptor(),
       diag_sweep_descriptor(), ablate_descriptor(),   importance_descriptor(),
       prune_descriptor(),    word_weights_descriptor(), keywords_descriptor(),
+      training_descriptor(),
   };
   return registry;
 }

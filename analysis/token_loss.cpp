@@ -57,6 +57,7 @@ torch::Tensor next_token_losses(AttentionModel& model, const torch::Tensor& hidd
     if (!losses.defined()) losses = torch::empty({total}, chunk_losses.options());
     losses.narrow(0, start, size).copy_(chunk_losses);
   }
+  if (!losses.defined()) losses = torch::zeros({0}, hidden.options().dtype(torch::kFloat32));  // nothing predicted
   return losses.view({hidden.size(0), hidden.size(1) - 1});
 }
 
@@ -89,7 +90,7 @@ WeightedLoss next_token_loss_and_gradient(AttentionModel& model, const torch::Te
     gradient.narrow(1, start, size).copy_(leaf_gradient);
   }
   auto hidden_gradient = torch::zeros_like(hidden);                                          // (R, n, d)
-  hidden_gradient.narrow(1, 0, hidden.size(1) - 1).copy_(gradient.view({hidden.size(0), -1, width}));
+  hidden_gradient.narrow(1, 0, hidden.size(1) - 1).copy_(gradient.view({hidden.size(0), hidden.size(1) - 1, width}));
   return {loss, hidden_gradient};
 }
 

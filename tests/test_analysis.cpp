@@ -468,6 +468,47 @@ TEST(GateEvaluation, SmallBatchRowLimitGivesTheSameNumbers) {
   EXPECT_THROW(evaluate_gate_settings(*loaded.model, classification_data({}), settings, 0), Error);
 }
 
+// A corpus one token longer than a whole number of windows: that token is not a window of its own.
+TEST(WindowBatches, ALastWindowOfOneTokenIsLeftOut) {
+  std::vector<int64_t> ids(16 * 3 + 1, 5);
+  const auto batches = make_window_batches(ids, 16, 3);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].input_ids.sizes(), torch::IntArrayRef({3, 16}));
+  EXPECT_EQ(make_window_batches({7}, 16, 3).front().input_ids.sizes(), torch::IntArrayRef({1, 1}));  // the only one
+  EXPECT_EQ(make_window_batches(std::vector<int64_t>(18, 5), 16, 3).front().input_ids.sizes(),
+            torch::IntArrayRef({2, 16}));  // two tokens: one predicted, kept
+}
+
+// A batch whose windows predict nothing (one token each) adds nothing: every setting and every
+// importance score is that of the other batches alone, where it used to fail inside the loss.
+TEST(GateEvaluation, ABatchThatPredictsNothingChangesNothing) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  auto batches = tiny_batches();
+  const auto without = language_model_data(batches);
+  ModelInput lone;
+  lone.input_ids = torch::full({2, 1}, 3, torch::kLong);
+  lone.attention_mask = torch::ones({2, 1}, torch::kLong);
+  batches.push_back(lone);
+  const auto with = language_model_data(batches);
+  auto settings = all_heads_on(loaded.config).unsqueeze(0).repeat({3, 1, 1});
+  settings[1][0][0] = 0.0;
+  settings[2][1][1] = 0.5;
+  const auto expected = evaluate_gate_settings(*loaded.model, without, settings, 0);
+  const auto got = evaluate_gate_settings(*loaded.model, with, settings, 0);
+  for (size_t s = 0; s < 3; ++s) EXPECT_NEAR(got[s].metric, expected[s].metric, 1e-6 * expected[s].metric);
+  const auto importance_without = head_importance(*loaded.model, "m", without, /*normalize=*/false);
+  const auto importance_with = head_importance(*loaded.model, "m", with, /*normalize=*/false);
+  EXPECT_EQ(importance_with.batches, 2);
+  for (size_t layer = 0; layer < importance_with.scores.size(); ++layer)
+    for (size_t head = 0; head < importance_with.scores[layer].size(); ++head) {
+      EXPECT_TRUE(std::isfinite(importance_with.scores[layer][head]));
+      EXPECT_NEAR(importance_with.scores[layer][head], importance_without.scores[layer][head],
+                  1e-6 * std::abs(importance_without.scores[layer][head]) + 1e-9);
+    }
+}
+
 // Settings with their own first layers (the shared forward climbing from one to the next, in any
 // order given) score what each scores alone from layer 0.
 TEST(GateEvaluation, SettingsWithTheirOwnFirstLayersScoreAsEachAlone) {

@@ -2,6 +2,7 @@
 // both front ends show, the registry's descriptors well formed, the model check, and a descriptor
 // run giving what the analysis function it wraps gives (CSV and typed head scores).
 #include "analysis/analysis_inputs.h"
+#include "analysis/checkpoint_series.h"
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
 #include "analysis/labelled_parts.h"
@@ -14,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 #include <set>
 
@@ -99,7 +101,7 @@ TEST(Registry, ListsEveryAnalysisOnceWithWellFormedFields) {
     for (const auto& output : descriptor.outputs) EXPECT_FALSE(fields.count(output.option)) << output.option;
   }
   EXPECT_EQ(names, (std::set<std::string>{"eval", "stats", "top-tokens", "diag-sweep", "ablate", "importance", "prune",
-                                          "word-weights", "keywords"}));
+                                          "word-weights", "keywords", "training"}));
 }
 
 class DescriptorRun : public ::testing::Test {
@@ -138,6 +140,127 @@ TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
   ASSERT_EQ(report.head_scores->values.size(), 2u);
   EXPECT_DOUBLE_EQ(report.head_scores->values[1][2], direct.heads[5].delta);
   EXPECT_TRUE(std::any_cast<AblationResult>(&report.result));
+}
+
+// A run folder with two kept epochs (different weights), each with the history train writes.
+void write_epoch_series(const std::string& run) {
+  test::write_tiny_checkpoint(run, test::tiny_config("transformer_lm"), 9);
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    const auto dir = run + "/epoch-" + std::to_string(epoch);
+    test::write_tiny_checkpoint(dir, test::tiny_config("transformer_lm"), 7 + epoch);
+    std::string epochs;
+    for (int e = 1; e <= epoch; ++e)
+      epochs += std::string(e > 1 ? "," : "") + "{\"epoch\": " + std::to_string(e) + ", \"step\": " +
+                std::to_string(5 * e) + ", \"train_loss\": 3.0, \"valid_loss\": 2.5, \"valid_perplexity\": 12.2}";
+    test::write_file(dir + "/training.json",
+                     "{\"history\": {\"metric\": \"perplexity\", \"steps\": [], \"epochs\": [" + epochs + "]}}");
+  }
+}
+
+// prune --series: per epoch checkpoint, the curve that pruning that checkpoint alone draws, and the
+// share prunable_shares reads off it.
+TEST_F(DescriptorRun, PruneSeriesIsEachEpochsOwnCurve) {
+  write_epoch_series(dir_.file("run"));
+  const auto run = load_checkpoint(dir_.file("run"));
+  AnalysisRequest request;
+  request.models = {&run};
+  request.settings = analysis("prune").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "8");
+  request.settings.set("order", "oracle");
+  request.settings.set("step", "50");
+  request.settings.set("bootstrap", "0");
+  request.settings.set("max-drop", "5");
+  request.settings.set_flag("series", true);
+  const auto report = analysis("prune")(request);
+  const auto* series = std::any_cast<PruningSeriesResult>(&report.result);
+  ASSERT_NE(series, nullptr);
+  ASSERT_EQ(series->checkpoints.size(), 2u);
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    const auto& checkpoint = series->checkpoints[epoch - 1];
+    EXPECT_EQ(checkpoint.epoch, epoch);
+    EXPECT_EQ(checkpoint.step, 5 * epoch);
+    const auto loaded = load_checkpoint(checkpoint.dir);
+    const auto data =
+        language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *loaded.tokenizer), 8, 8));
+    const auto order = rank_heads(*loaded.model, loaded.name, data, "oracle");
+    const auto curve = pruning_curve(*loaded.model, data, "oracle", order, 50.0);
+    ASSERT_EQ(series->curves[epoch - 1].points.size(), curve.size());
+    for (size_t p = 0; p < curve.size(); ++p)
+      EXPECT_NEAR(series->curves[epoch - 1].points[p].metric, curve[p].metric, 1e-9 * curve[p].metric);
+    const auto shares = prunable_shares(curve, "perplexity", 5.0);
+    ASSERT_EQ(series->shares[epoch - 1].size(), 1u);
+    EXPECT_EQ(series->shares[epoch - 1][0].heads, shares[0].heads);
+    EXPECT_NEAR(series->shares[epoch - 1][0].base_metric, curve[0].metric, 1e-9 * curve[0].metric);
+  }
+  EXPECT_NE(series->curves[0].points[0].metric, series->curves[1].points[0].metric);  // two different models
+  EXPECT_EQ(report.csv.at("csv").substr(0, report.csv.at("csv").find('\n')),
+            "# model=run, metric=perplexity, max_drop=5, series=" + dir_.file("run"));
+  EXPECT_NE(report.csv.at("curves").find("\n2,10,oracle,50,3,"), std::string::npos) << report.csv.at("curves");
+}
+
+// Hand-worked: base 100 (perplexity), 10 % allowed → up to 110; the curve crosses at 50 %, and a later
+// point back under the limit does not count. For accuracy the limit is below: 0.8 × 0.9 = 0.72.
+TEST(PrunableShares, StopAtTheFirstPointBeyondTheTolerance) {
+  auto point = [](const std::string& order, double percent, int64_t heads, double metric) {
+    PruningPoint p;
+    p.order = order, p.percent = percent, p.heads_pruned = heads, p.metric = metric;
+    return p;
+  };
+  const std::vector<PruningPoint> curves = {point("importance", 0, 0, 100), point("importance", 25, 2, 104),
+                                            point("importance", 50, 4, 111), point("importance", 75, 6, 109),
+                                            point("oracle", 0, 0, 100),     point("oracle", 25, 2, 110),
+                                            point("oracle", 50, 4, 110)};
+  const auto shares = prunable_shares(curves, "perplexity", 10.0);
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_EQ(shares[0].order, "importance");
+  EXPECT_EQ(shares[0].percent, 25.0);
+  EXPECT_EQ(shares[0].heads, 2);
+  EXPECT_EQ(shares[0].metric, 104.0);
+  EXPECT_EQ(shares[1].percent, 50.0);  // exactly at the limit is within it
+  const std::vector<PruningPoint> accuracy = {point("importance", 0, 0, 0.8), point("importance", 50, 4, 0.73),
+                                              point("importance", 100, 8, 0.71)};
+  const auto accuracy_shares = prunable_shares(accuracy, "accuracy", 10.0);
+  EXPECT_EQ(accuracy_shares[0].percent, 50.0);
+  EXPECT_EQ(prunable_shares({point("importance", 0, 0, 0.8), point("importance", 50, 4, NAN)}, "accuracy", 10.0)[0].heads,
+            0);
+}
+
+TEST(CheckpointSeries, EpochFoldersInNumericOrderAndClearErrors) {
+  test::TempDir dir;
+  auto write_epoch = [&](const std::string& name, int epoch) {
+    std::filesystem::create_directories(dir.file(name));
+    test::write_file(dir.file(name + "/training.json"),
+                     "{\"history\": {\"metric\": \"accuracy\", \"steps\": [], \"epochs\": [{\"epoch\": " +
+                         std::to_string(epoch) + ", \"step\": " + std::to_string(3 * epoch) +
+                         ", \"train_loss\": 1.0, \"valid_loss\": 0.5, \"valid_accuracy\": 0.7}]}}");
+  };
+  try {
+    checkpoint_series(dir.path());
+    ADD_FAILURE() << "an empty folder is no series";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              dir.path() + ": has no epoch-N checkpoint folders (train with --keep-epochs to keep one per epoch)");
+  }
+  write_epoch("epoch-10", 10);
+  write_epoch("epoch-2", 2);
+  write_epoch("epoch-x", 1);  // not an epoch folder: ignored
+  test::write_file(dir.file("epoch-3"), "a file, not a folder");
+  const auto series = checkpoint_series(dir.path());
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].epoch, 2);
+  EXPECT_EQ(series[0].step, 6);
+  EXPECT_EQ(series[1].epoch, 10);
+  EXPECT_EQ(series_csv("model=m", series, {"# a\nlayer,v\n1,0.5\n", "# b\nlayer,v\n1,0.25\n2,1\n"}),
+            "# model=m\nepoch,step,layer,v\n2,6,1,0.5\n10,30,1,0.25\n10,30,2,1\n");
+  write_epoch("epoch-4", 5);
+  try {
+    checkpoint_series(dir.path());
+    ADD_FAILURE() << "a history that disagrees with the folder's name";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              dir.file("epoch-4") + "/training.json: its history does not end at epoch 4 as the folder's name says");
+  }
 }
 
 TEST_F(DescriptorRun, AccuracyDeltasCountDamageDownwards) {

@@ -214,6 +214,58 @@ class MainWindowTests : public QObject {
     QVERIFY(window.grab().save(AW_BUILD_DIR "/pruning_bands.png"));
   }
 
+  // A run kept epoch by epoch (train --keep-epochs): the Training tab plots its loss per epoch (training
+  // solid, validation dashed, one colour), and the Pruning tab's epoch series the prunable share.
+  void trainingTabAndEpochSeries() {
+    QTemporaryDir dir;
+    const auto run = dir.filePath("run"), corpus = kSampleData + "/demo_sentences.txt";
+    QProcess train;
+    train.start(AW_CLI_PATH, {"train", "--arch", "transformer_lm", "--train", corpus, "--valid", corpus, "--layers", "1",
+                              "--heads", "2", "--d-model", "8", "--d-ff", "16", "--window", "8", "--epochs", "3",
+                              "--batch", "8", "--keep-epochs", "--out", run});
+    QVERIFY(train.waitForFinished(kTimeoutMs));
+    QCOMPARE(train.exitCode(), 0);
+    MainWindow window;
+    window.show();
+    window.openCheckpoint(run);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+
+    auto* training = window.analyses()->panel("training");
+    window.analyses()->run("training");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QVERIFY2(training->messageText().isEmpty(), qPrintable(training->messageText()));
+    QCOMPARE(training->table().rows.size(), 3);  // three epochs
+    auto* losses = training->plot()->plot();
+    QCOMPARE(losses->graphCount(), 2);
+    QCOMPARE(losses->graph(0)->name(), QString("run: training"));
+    QCOMPARE(losses->graph(1)->pen().style(), Qt::DashLine);
+    QCOMPARE(losses->graph(1)->pen().color(), losses->graph(0)->pen().color());
+    QCOMPARE(losses->graph(1)->dataCount(), 3);
+    QCOMPARE(losses->graph(1)->data()->at(2)->value, training->table().number(2, training->table().column("valid_loss")));
+
+    auto* pruning = window.analyses()->panel("prune");
+    pruning->findChild<QLineEdit*>("text")->setText(corpus);
+    pruning->findChild<QSpinBox*>("window")->setValue(8);
+    pruning->findChild<QSpinBox*>("step")->setValue(50);
+    pruning->findChild<QSpinBox*>("bootstrap")->setValue(0);
+    pruning->findChild<QCheckBox*>("series")->setChecked(true);
+    window.analyses()->run("prune");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QVERIFY2(pruning->messageText().isEmpty(), qPrintable(pruning->messageText()));
+    QCOMPARE(pruning->table().rows.size(), 6);  // 3 epochs × 2 orders
+    auto* shares = pruning->plot()->plot();
+    QCOMPARE(shares->graphCount(), 2);
+    QCOMPARE(shares->xAxis->label(), QString("epoch"));
+    QCOMPARE(shares->graph(0)->dataCount(), 3);
+    window.tabs()->setCurrentIndex(std::max(0, window.tabs()->indexOf(training)));
+    QTest::qWait(100);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/training_tab.png"));
+    window.tabs()->setCurrentIndex(std::max(0, window.tabs()->indexOf(pruning)));
+    QTest::qWait(100);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/pruning_series.png"));
+  }
+
   void analysesLeaveTheEventLoopRunningAndCancel() {
     MainWindow window;
     window.show();

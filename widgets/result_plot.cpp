@@ -15,9 +15,10 @@ namespace {
 // Colour-blind-safe qualitative colours (Okabe & Ito).
 const QColor kSeriesColours[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0x00, 0x9e, 0x73),
                                  QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00)};
-QColor series_colour(int index) { return kSeriesColours[index % 6]; }
 
 }  // namespace
+
+QColor series_colour(int index) { return kSeriesColours[index % 6]; }
 
 ResultPlot::ResultPlot(QWidget* parent)
     : QWidget(parent), plot_(new QCustomPlot(this)), main_rect_(plot_->axisRect()) {
@@ -139,15 +140,24 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
     upper->setChannelFillGraph(lower);
     upper->setData(band.x, band.high);
   }
+  bool whole_x = true;  // epochs, percentages: ticks on whole numbers only
   for (int s = 0; s < series.size(); ++s) {
+    const auto colour = series[s].colour.isValid() ? series[s].colour : series_colour(s);
     auto* graph = plot_->addGraph();
     graph->setName(series[s].name);
-    graph->setPen(QPen(series_colour(s), 2));
-    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, series_colour(s), Qt::white, 6));
+    graph->setPen(QPen(colour, 2, series[s].dashed ? Qt::DashLine : Qt::SolidLine));
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 6));
     graph->setData(series[s].x, series[s].y);
+    for (double x : series[s].x) whole_x = whole_x && x == std::round(x);
   }
   addReferenceLines(references, series.size());
   plot_->rescaleAxes();
+  if (whole_x) {
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>(new QCPAxisTickerFixed);
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    plot_->xAxis->setTicker(ticker);
+  }
   double low = plot_->yAxis->range().lower, high = plot_->yAxis->range().upper;
   for (const auto& reference : references) low = std::min(low, reference.y), high = std::max(high, reference.y);
   const double pad = (high - low) * 0.08 + 1e-9;

@@ -22,12 +22,17 @@ struct PlotSeries {
   QVector<double> x;
   QVector<double> y;
   QColor colour = {};  // invalid: the next colour of the qualitative palette
+  bool dashed = false; // showCurves: a dashed line (e.g. validation next to training in the same colour)
   // Optional, one per point: an interval drawn as a translucent band around the curve (showCurves),
   // named band_name in the legend.
   QVector<double> low;
   QVector<double> high;
   QString band_name = {};
 };
+
+// The qualitative palette's colour `index` (Okabe & Ito, colour-blind safe; repeats after 6): what a
+// series without its own colour gets, for plots that colour series by group.
+QColor series_colour(int index);
 
 struct SmallPlot {  // one cell of a small-multiples grid
   QString title;

@@ -55,6 +55,77 @@ AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& da
   return report;
 }
 
+// The orders the settings ask for on `loaded`: read from --order-from's CSV, or ranked on --rank-text,
+// or on `data` itself; `ranked_on` says which file when not `data`. Empty when `progress` cancels.
+std::vector<RankedOrder> requested_orders(const AnalysisRequest& request, const LoadedModel& loaded,
+                                          const EvaluationData& data, const std::string& order_name,
+                                          const std::vector<int64_t>& pruned_blocks, const ProgressCallback& progress,
+                                          std::string& ranked_on) {
+  const auto& settings = request.settings;
+  std::vector<RankedOrder> orders;
+  if (settings.given("order-from")) {
+    ranked_on = settings.text("order-from");
+    auto file = read_head_order_file(ranked_on, loaded.config, loaded.name, pruned_blocks);
+    orders.push_back({file.kind, std::move(file.order)});
+    return orders;
+  }
+  std::optional<EvaluationData> rank_data;
+  if (settings.given("rank-text")) {
+    ranked_on = settings.text("rank-text");
+    AnalysisRequest rank_request = request;
+    rank_request.settings.set("text", ranked_on);
+    rank_data = metric_data(rank_request, loaded, "prune");
+  }
+  const std::vector<std::string> names =
+      order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
+  for (const auto& name : names) {
+    auto heads = rank_heads(*loaded.model, loaded.name, rank_data ? *rank_data : data, name, progress, pruned_blocks);
+    if (heads.empty()) return {};
+    orders.push_back({name, std::move(heads)});
+  }
+  return orders;
+}
+
+// Michel §6: the curves of every epoch checkpoint the model's run folder kept, each ranked on its own
+// model, and the share of heads each can lose within --max-drop.
+AnalysisReport prune_series(const AnalysisRequest& request, const std::string& order_name) {
+  const auto& settings = request.settings;
+  const auto& run = *request.models.front();
+  PruningSeriesResult series;
+  series.model = run.name;
+  series.series_dir = run.dir;
+  series.max_drop_percent = static_cast<double>(settings.integer("max-drop"));
+  series.checkpoints = checkpoint_series(run.dir);
+  AnalysisReport report;
+  const auto attention = settings.choice("attention");
+  for (const auto& checkpoint : series.checkpoints) {
+    const auto loaded = load_checkpoint(checkpoint.dir, run.device);
+    AnalysisRequest epoch_request = request;
+    epoch_request.models = {&loaded};
+    epoch_request.gates.clear();
+    const auto blocks = selected_blocks(loaded.config, attention, loaded.name);
+    const auto pruned_blocks = attention == "all" ? std::vector<int64_t>{} : blocks;
+    const auto data = metric_data(epoch_request, loaded, "prune");
+    const auto progress = request.phase("epoch " + std::to_string(checkpoint.epoch) + " of " +
+                                        std::to_string(series.checkpoints.back().epoch) +
+                                        ": batches (ranking, then each curve)");
+    const auto orders = requested_orders(epoch_request, loaded, data, order_name, pruned_blocks, progress, series.ranked_on);
+    if (orders.empty()) return report.cancelled = true, report;
+    auto curves = pruning_curves(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
+                                 progress, significance_options(settings));
+    if (curves.cancelled) return report.cancelled = true, report;
+    if (loaded.config.is_translation()) curves.attention = attention;
+    series.metric_name = curves.metric_name;
+    series.shares.push_back(prunable_shares(curves.points, curves.metric_name, series.max_drop_percent));
+    series.curves.push_back(std::move(curves));
+  }
+  report.csv["csv"] = pruning_series_csv(series);
+  report.csv["curves"] = pruning_series_curves_csv(series);
+  report.json = pruning_series_json(series);
+  report.result = std::move(series);
+  return report;
+}
+
 }  // namespace
 
 AnalysisDescriptor prune_descriptor() {
@@ -73,6 +144,12 @@ AnalysisDescriptor prune_descriptor() {
   descriptor.fields.push_back(attention_field());
   for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
   for (auto& field : significance_fields()) descriptor.fields.push_back(std::move(field));
+  descriptor.fields.push_back(flag_field("series", "Epoch series",
+                                         "run on each epoch-N checkpoint the model's folder kept (train --keep-epochs): "
+                                         "per epoch, the share of heads prunable within --max-drop"));
+  descriptor.fields.push_back(integer_field("max-drop", "Max drop %", 10, 1, 99,
+                                            "with --series: how much worse (%) the metric may get", "P"));
+  descriptor.outputs.push_back({"curves", "curves", "with --series: every epoch's pruning curve (CSV)"});
   auto apply = integer_field("apply", "Apply", 0, 0, 100, "remove P % of the heads for real (with --save)", "P");
   apply.default_text.clear();
   apply.in_form = false;
@@ -93,6 +170,12 @@ AnalysisDescriptor prune_descriptor() {
     const auto order_name = settings.given("order") ? settings.choice("order") : apply ? "importance" : "both";
     if (apply && order_name == "both" && !from_file)
       throw SettingError("", "--apply needs one --order, importance or oracle");
+    if (settings.flag("series")) {
+      if (apply) throw SettingError("series", "prunes no checkpoint for real; leave --apply and --save out");
+      if (from_file) throw SettingError("series", "ranks each epoch's model on its own; leave --order-from out");
+      return prune_series(request, order_name);
+    }
+    if (settings.given("max-drop")) throw SettingError("max-drop", "applies with --series only");
     const auto& loaded = *request.models.front();
     const auto attention = settings.choice("attention");
     const auto blocks = selected_blocks(loaded.config, attention, loaded.name);
@@ -101,28 +184,11 @@ AnalysisDescriptor prune_descriptor() {
     const auto progress = request.phase("batches (ranking, then each curve)");
 
     // The order: read from a CSV, or ranked on --rank-text, or on the curves' own data.
-    std::vector<RankedOrder> orders;
     std::string ranked_on;
-    if (from_file) {
-      ranked_on = settings.text("order-from");
-      auto file = read_head_order_file(ranked_on, loaded.config, loaded.name, pruned_blocks);
-      orders.push_back({file.kind, std::move(file.order)});
-    } else {
-      std::optional<EvaluationData> rank_data;
-      if (settings.given("rank-text")) {
-        ranked_on = settings.text("rank-text");
-        AnalysisRequest rank_request = request;
-        rank_request.settings.set("text", ranked_on);
-        rank_data = metric_data(rank_request, loaded, "prune");
-      }
-      const std::vector<std::string> names =
-          order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
-      for (const auto& name : names) {
-        auto heads = rank_heads(*loaded.model, loaded.name, rank_data ? *rank_data : data, name, progress, pruned_blocks);
-        AnalysisReport cancelled;
-        if (heads.empty()) return cancelled.cancelled = true, cancelled;
-        orders.push_back({name, std::move(heads)});
-      }
+    const auto orders = requested_orders(request, loaded, data, order_name, pruned_blocks, progress, ranked_on);
+    if (orders.empty()) {
+      AnalysisReport cancelled;
+      return cancelled.cancelled = true, cancelled;
     }
     // --apply prunes once by one order and draws no curve.
     if (apply)

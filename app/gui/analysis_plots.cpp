@@ -152,11 +152,43 @@ void plot_ablation(ResultPlot& plot, const CsvTable& table) {
 }
 
 void plot_importance(ResultPlot& plot, const CsvTable& table) {
+  if (table.column("epoch") >= 0) {  // a checkpoint series: one row per head, one column per epoch
+    const int epoch_col = table.column("epoch"), importance_col = table.column("importance");
+    QStringList heads, epochs;
+    QVector<QVector<double>> values;
+    for (int row = 0; row < table.rows.size(); ++row) {
+      const auto head = layer_label(table, row).replace("layer ", "L") + " H" + table.rows[row].value(table.column("head"));
+      const auto epoch = table.rows[row].value(epoch_col);
+      if (!epochs.contains(epoch)) epochs << epoch;
+      int index = heads.indexOf(head);
+      if (index < 0) index = heads.size(), heads << head, values.append(QVector<double>());
+      while (values[index].size() < epochs.indexOf(epoch)) values[index].append(NAN);
+      values[index].append(table.number(row, importance_col));
+    }
+    plot.showMatrix("Head importance I_h over training (columns: epochs " + epochs.join(", ") + ")", values, "", "E",
+                    "importance", false, heads);
+    return;
+  }
   const auto importance = layer_head_matrix(table, "importance");
   plot.showMatrix("Head importance I_h", importance.values, "L", "H", "importance", false, importance.labels);
 }
 
 void plot_pruning(ResultPlot& plot, const CsvTable& table) {
+  if (table.column("prunable_percent") >= 0) {  // Michel §6: the share prunable per epoch checkpoint
+    QVector<PlotSeries> shares;
+    for (const auto& [order, rows] : group_rows(table, table.column("order"))) {
+      PlotSeries curve{order + " order", {}, {}};
+      for (int row : rows) {
+        curve.x << table.number(row, table.column("epoch"));
+        curve.y << table.number(row, table.column("prunable_percent"));
+      }
+      shares << curve;
+    }
+    plot.showCurves(QString("Heads prunable before %1 gets more than %2 % worse (Michel §6)")
+                        .arg(metric_label(table), table.commentValue("max_drop")),
+                    shares, "epoch", "% of heads prunable");
+    return;
+  }
   QVector<PlotSeries> series;
   for (const auto& [order, rows] : group_rows(table, table.column("order"))) {
     PlotSeries curve{order + " order", {}, {}};
@@ -176,6 +208,24 @@ void plot_pruning(ResultPlot& plot, const CsvTable& table) {
     series << curve;
   }
   plot.showCurves("Pruning heads (Michel Figure 3)", series, "% of heads pruned", metric_label(table));
+}
+
+void plot_training(ResultPlot& plot, const CsvTable& table) {
+  QVector<PlotSeries> curves;
+  const int epoch_col = table.column("epoch");
+  for (const auto& [model, rows] : group_rows(table, table.column("model"))) {
+    // One colour per model: training solid, validation dashed.
+    const auto colour = series_colour(curves.size() / 2);
+    PlotSeries train{model + ": training", {}, {}, colour}, valid{model + ": validation", {}, {}, colour, true};
+    for (int row : rows) {
+      train.x << table.number(row, epoch_col);
+      train.y << table.number(row, table.column("train_loss"));
+      valid.x << table.number(row, epoch_col);
+      valid.y << table.number(row, table.column("valid_loss"));
+    }
+    curves << train << valid;
+  }
+  plot.showCurves("Loss per epoch (Bird-Eye Figures 4–5)", curves, "epoch", "cross-entropy (nats)");
 }
 
 void plot_diagonal_sweep(ResultPlot& plot, const CsvTable& table) {

@@ -118,7 +118,8 @@ bool AnalysisTab::prepare(Run& run, QString* refusal) const {
     for (int model = 0; model < static_cast<int>(models_.size()); ++model)
       if (models_[model].analyses.contains(spec_.name)) run.models << model;
     if (run.models.isEmpty()) {
-      *refusal = QString::fromStdString(descriptor_->title) + " needs a causal language model; none is loaded";
+      *refusal = QString::fromStdString(descriptor_->title + " needs " + requirement_text(descriptor_->models) +
+                                        "; none is loaded");
       return false;
     }
   } else {

@@ -28,13 +28,20 @@ const char* const kAblateDescription =
     "<b>Michel Tables 1–3.</b> <i>single</i>: the metric with each head switched off in turn (Δ against the "
     "current gates). <i>all-but-one</i>: per layer, each head kept alone; the best head per layer.";
 const char* const kImportanceDescription =
-    "<b>Michel §4.1.</b> I_h = mean over batches of |∂L/∂ξ_h|, each layer divided by its ℓ2 norm.";
+    "<b>Michel §4.1.</b> I_h = mean over batches of |∂L/∂ξ_h|, each layer divided by its ℓ2 norm. "
+    "<i>Epoch series</i>: I_h of each epoch checkpoint the run kept (train --keep-epochs), heads × epochs.";
 const char* const kPruneDescription =
     "<b>Michel Figure 3.</b> The metric as more and more heads are switched off, in ascending order of "
-    "importance and of the single-head ablation damage (oracle). Runs on the full model (all heads on).";
+    "importance and of the single-head ablation damage (oracle). Runs on the full model (all heads on). "
+    "<i>Epoch series</i> (Michel §6): for each epoch checkpoint the run kept (train --keep-epochs), the share of "
+    "heads it can lose before the metric is more than <i>Max drop</i> % worse.";
 const char* const kTopTokensDescription =
     "<b>Bird-Eye Table 3.</b> For the attention view's sentence and a target token t (click one), the top-k "
     "tokens attended from the row of token t−1, per layer, mean of the heads, for two models side by side.";
+const char* const kTrainingDescription =
+    "<b>Bird-Eye Figures 4–5.</b> Training and validation loss per epoch of every loaded model's run, read from "
+    "the training.json that <i>attention-cli train</i> wrote into its folder (models trained before the history "
+    "was kept are left out).";
 const char* const kDiagSweepDescription =
     "<b>Bird-Eye Table 2 / Figure 3.</b> The metric with the dot-product diagonal multiplied by each factor at "
     "inference; \"mask\" = DiagFreeMask (the diagonal removed except for row 0).";
@@ -74,6 +81,7 @@ const std::vector<TabSpec>& AnalysisTabs::table() {
       {"top-tokens", "top_tokens", kTopTokensDescription, {}, ModelChoice::Two, true, {"text", "sentences", "target"},
        {}, {}, make_tab<TopTokensTab>},
       {"diag-sweep", "diag_sweep", kDiagSweepDescription, plot_diagonal_sweep},
+      {"training", "training", kTrainingDescription, plot_training, ModelChoice::EveryAble, false},
       {"word-weights", "lama", LamaTab::kDescription, {}, ModelChoice::One, true, {}, {}, true, make_tab<LamaTab>},
   });
   return specs;

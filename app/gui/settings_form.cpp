@@ -157,8 +157,9 @@ void SettingsForm::replaceWithChoices(const QString& name, QComboBox* box) {
 QString SettingsForm::text(const Entry& entry, bool* given) const {
   QString value;
   if (auto* check = qobject_cast<QCheckBox*>(entry.input)) {
+    // "1", not "": values() keeps what differs from the default (""), and setValue reads "1" back as on.
     *given = check->isChecked();
-    return {};
+    return *given ? QString("1") : QString();
   }
   if (auto* spin = qobject_cast<QSpinBox*>(entry.input))
     value = !spin->specialValueText().isEmpty() && spin->value() == spin->minimum() ? QString() : QString::number(spin->value());

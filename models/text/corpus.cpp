@@ -83,6 +83,7 @@ std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int
   std::vector<std::vector<int64_t>> rows;
   for (size_t start = 0; start < ids.size(); start += window) {
     const auto end = std::min(ids.size(), start + static_cast<size_t>(window));
+    if (end - start == 1 && start > 0) break;  // a last window of one token predicts nothing
     rows.emplace_back(ids.begin() + start, ids.begin() + end);
     if (static_cast<int64_t>(rows.size()) == batch_size) {
       batches.push_back(pad_batch(rows, nullptr));

@@ -18,7 +18,8 @@ namespace aw {
 std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer);
 
 // Cuts `ids` into windows of `window` tokens and groups them into batches of up to `batch_size`
-// windows: input_ids [b, n] (padded with 0) and attention_mask [b, n] (0 on padding).
+// windows: input_ids [b, n] (padded with 0) and attention_mask [b, n] (0 on padding). A last window
+// of a single token is left out (it has no next token to predict) unless it is the only one.
 std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int64_t window, int64_t batch_size);
 
 struct LabelledExample {
