@@ -119,9 +119,9 @@ torch::Tensor request_gates(const AnalysisRequest& request, size_t index) {
   return gates_from_flags(loaded.config, flags).to(loaded.device);
 }
 
-Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data) {
+Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data, bool keep_examples) {
   if (data.bleu) {
-    return [&model, &data](const ForwardOptions& options, const ProgressCallback& progress) {
+    return [&model, &data, keep_examples](const ForwardOptions& options, const ProgressCallback& progress) {
       auto& translation = dynamic_cast<TranslationTransformerImpl&>(model);
       const auto gates = options.head_gates.defined() ? options.head_gates : all_heads_on(model.config());
       const auto scores = score_gate_settings(translation, *data.bleu, gates.unsqueeze(0), options, progress);
@@ -131,6 +131,8 @@ Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data) {
       result.metric = result.cancelled ? 0.0 : scores.front().bleu.score;
       result.loss = std::nan("");
       result.count = static_cast<int64_t>(data.bleu->sources.size());
+      if (keep_examples && !result.cancelled)  // each source's BLEU counts: [N, kBleuStatistics]
+        result.example_sums = bleu_example_scores(*data.bleu, scores).sums.select(1, 0);
       return result;
     };
   }
@@ -138,12 +140,12 @@ Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data) {
     auto batches = std::make_shared<ClassifierBatches>();
     batches->inputs = data.inputs;
     batches->labels = data.labels;
-    return [&model, batches](const ForwardOptions& options, const ProgressCallback& progress) {
-      return evaluate_accuracy(model, *batches, options, progress);
+    return [&model, batches, keep_examples](const ForwardOptions& options, const ProgressCallback& progress) {
+      return evaluate_accuracy(model, *batches, options, progress, keep_examples);
     };
   }
-  return [&model, &data](const ForwardOptions& options, const ProgressCallback& progress) {
-    return evaluate_perplexity(model, data.inputs, options, progress);
+  return [&model, &data, keep_examples](const ForwardOptions& options, const ProgressCallback& progress) {
+    return evaluate_perplexity(model, data.inputs, options, progress, keep_examples);
   };
 }
 

@@ -40,8 +40,10 @@ std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const Loa
 // undefined when every head is on (the flags are empty).
 torch::Tensor request_gates(const AnalysisRequest& request, size_t index);
 
-// The whole-dataset evaluation diagonal_sweep runs per point: perplexity, accuracy or BLEU.
-Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data);
+// The whole-dataset evaluation diagonal_sweep runs per point: perplexity, accuracy or BLEU; with
+// `keep_examples` each result also holds every example's part (EvaluationResult::example_sums; for
+// BLEU [N, kBleuStatistics] sentence counts).
+Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data, bool keep_examples = false);
 
 // Gates [L, H_max] from per-layer on/off flags (flags[l][h]); columns past a layer's heads stay 1.
 torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std::vector<bool>>& flags);

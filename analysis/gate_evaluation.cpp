@@ -22,7 +22,8 @@ ModelInput repeat_input(const ModelInput& input, int64_t times) {
 constexpr int64_t kCpuTokensPerForward = 2048;
 constexpr int64_t kGpuRowsPerForward = 64;
 
-// Each decoded source's BLEU statistics under every setting: [N, S, kBleuStatistics].
+}  // namespace
+
 ExampleScores bleu_example_scores(const BleuTask& task, const std::vector<TranslationScores>& scores) {
   const auto sources = static_cast<int64_t>(task.references.size());
   const auto settings = static_cast<int64_t>(scores.size());
@@ -35,8 +36,6 @@ ExampleScores bleu_example_scores(const BleuTask& task, const std::vector<Transl
     }
   return {"bleu", sums, {}};
 }
-
-}  // namespace
 
 int64_t default_batch_rows(const torch::Device& device, int64_t length) {
   return device.is_cuda() ? kGpuRowsPerForward : std::max<int64_t>(1, kCpuTokensPerForward / std::max<int64_t>(1, length));

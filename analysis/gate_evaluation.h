@@ -56,6 +56,10 @@ struct ExampleScores {
   torch::Tensor counts;  // [N] float64: predicted tokens, or 1 per classified example; undefined for BLEU
 };
 
+struct TranslationScores;  // analysis/translation_scores.h
+// Each decoded source's BLEU statistics under every setting of `scores`: sums [N, S, kBleuStatistics].
+ExampleScores bleu_example_scores(const BleuTask& task, const std::vector<TranslationScores>& scores);
+
 // gates: [S, L, H_max], every setting equal to gates[0] on layers below first_layer. Returns one
 // metric per setting, or an empty vector when `progress` cancels (called once per data batch), and
 // with `examples` set, every example's part in those metrics (on the CPU).

@@ -193,13 +193,17 @@ void BM_NaiveSingleHeadSweep(benchmark::State& state) {
 }
 BENCHMARK(BM_NaiveSingleHeadSweep)->Unit(benchmark::kMillisecond)->Iterations(2);
 
+// keep_examples = 1: every window's loss kept as well (what diag-sweep's bootstrap needs); against 0
+// in the same run, the cost of keeping them.
 void BM_Evaluate(benchmark::State& state) {
   set_up();
   auto model = bench_model();
-  for (auto _ : state) benchmark::DoNotOptimize(aw::evaluate_perplexity(*model, bench_windows()).metric);
+  const bool keep_examples = state.range(0) != 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(aw::evaluate_perplexity(*model, bench_windows(), {}, {}, keep_examples).metric);
   state.counters["tokens/s"] = benchmark::Counter(kWindows * kWindow, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_Evaluate)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_Evaluate)->Arg(0)->Arg(1)->ArgName("keep_examples")->Unit(benchmark::kMillisecond)->Iterations(5);
 
 void BM_Stats(benchmark::State& state) {
   set_up();

@@ -152,7 +152,7 @@ aw_cli_test(stats_per_head_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/st
             ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --per-head --out ${fixtures}/stats.csv)
 aw_cli_test(error_stats_window EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --window 99 exceeds the model's 16 positions"
             ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 99)
-aw_cli_test(diag_sweep EXIT 0 REGEX "# model=tiny_lm, metric=perplexity.factor,metric.0,[0-9.]+.1,[0-9.]+.mask,[0-9.]+"
+aw_cli_test(diag_sweep EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=([0-9.]+), bootstrap=1000, seed=1, correction=holm\nfactor,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n0,[0-9.]+,[-0-9.e]+,[^\n]+\n1,[0-9.]+,0,0,0,1,1,0\nmask,[0-9.]+,"
             ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,1,mask)
 aw_cli_test(error_diag_sweep_factor EXIT 1 STDERR_LINES 1 REGEX "--factors: 'big' is neither a number ≥ 0 nor 'mask'"
             ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,big)
@@ -187,7 +187,7 @@ aw_cli_test(samples_stats EXIT 0 STDOUT_LINES 6 REGEX "^# include_first_row=true
             ARGS stats --model ${samples}/vanilla_lm --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES 25 REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
             ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})
-aw_cli_test(samples_diag_sweep EXIT 0 STDOUT_LINES 5 REGEX "^# model=bet_sf, metric=perplexity\nfactor,metric\n0,"
+aw_cli_test(samples_diag_sweep EXIT 0 STDOUT_LINES 5 REGEX "^# model=bet_sf, metric=perplexity, baseline=[0-9.]+, bootstrap=1000, seed=1, correction=holm\nfactor,metric,delta,delta_low,[^\n]+\n0,"
             ARGS diag-sweep --model ${samples}/bet_sf --text ${demo} --factors 0,1,mask --window 64)
 aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES 10 REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,"
             ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --window 64)
@@ -342,8 +342,8 @@ aw_cli_test(error_top_tokens_mixed_kinds EXIT 1 STDERR_LINES 1 REGEX "top-tokens
 aw_cli_test(ablate_translation_bleu EXIT 0 REGEX "# model=marian_tiny, metric=bleu, baseline=[0-9.e-]+, mode=single, bootstrap=50, seed=2, correction=bh\nkind,layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\ndec,1,1,[^\n]+,[01]\n"
             ARGS ablate --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec --metric bleu --beam 1
                  --bootstrap 50 --bootstrap-seed 2 --correction bh)
-aw_cli_test(diag_sweep_translation EXIT 0 REGEX "# model=marian_tiny, metric=perplexity\nfactor,metric\n0,[0-9.e+]+\nmask,"
-            ARGS diag-sweep --model ${hf_fixtures}/marian_tiny --text ${pairs} --factors 0,mask)
+aw_cli_test(diag_sweep_translation EXIT 0 REGEX "# model=marian_tiny, metric=perplexity, baseline=[0-9.e+]+\nfactor,metric,delta\n0,[0-9.e+]+,[-0-9.e+]+\nmask,"
+            ARGS diag-sweep --model ${hf_fixtures}/marian_tiny --text ${pairs} --factors 0,mask --bootstrap 0)
 aw_cli_test(error_metric_bleu_on_lm EXIT 1 STDERR_LINES 1 REGEX "--metric bleu applies to translation models; tiny_lm is a transformer_lm language model"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --metric bleu)
 aw_cli_test(error_ablate_cross_on_lm EXIT 1 STDERR_LINES 1 REGEX "ablate: --attention cross: tiny_lm has no cross attention \\(a transformer_lm model has dec attention only\\)"

@@ -1,7 +1,9 @@
 // tests/test_analysis.cpp — the analyses against independent float64 re-implementations written here
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
 #include "analysis/attention_export.h"
+#include "analysis/analysis_inputs.h"
 #include "analysis/attention_stats.h"
+#include "analysis/delta_significance.h"
 #include "analysis/diagonal_sweep.h"
 #include "analysis/head_ablation.h"
 #include "analysis/head_importance.h"
@@ -304,10 +306,55 @@ TEST(DiagonalSweep, EachPointIsTheModelEvaluatedWithThatIntervention) {
   EXPECT_DOUBLE_EQ(result.points[2].metric, with(DiagonalIntervention::mask()));
   EXPECT_NE(result.points[1].metric, result.points[0].metric);  // the intervention reaches the model
   EXPECT_NE(result.points[2].metric, result.points[0].metric);
-  ASSERT_EQ(reports.size(), 6u);  // 2 batches × 3 points, counted across the points
-  EXPECT_EQ(reports.back().first, 6);
-  EXPECT_EQ(reports.back().second, 6);
-  EXPECT_EQ(diagonal_sweep_csv(result).rfind("# model=tiny, metric=perplexity\nfactor,metric\n1,", 0), 0u);
+  EXPECT_DOUBLE_EQ(result.baseline, result.points[0].metric);  // factor 1 of a normally trained model
+  EXPECT_DOUBLE_EQ(result.points[1].delta, result.points[1].metric - result.baseline);
+  ASSERT_EQ(reports.size(), 8u);  // 2 batches × (the baseline + 3 points), counted across them
+  EXPECT_EQ(reports.back().first, 8);
+  EXPECT_EQ(reports.back().second, 8);
+  EXPECT_EQ(diagonal_sweep_csv(result).rfind("# model=tiny, metric=perplexity, baseline=", 0), 0u);
+  EXPECT_NE(diagonal_sweep_csv(result).find("\nfactor,metric,delta\n1,"), std::string::npos);
+}
+
+// With a bootstrap, each point's interval and p-value are delta_significance over the per-window
+// losses of the baseline and of that point, each window evaluated on its own here.
+TEST(DiagonalSweep, BootstrapIsThePairedBootstrapOfEachWindowsLoss) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  const auto batches = tiny_batches();
+  const auto data = language_model_data(batches);
+  SignificanceOptions options;
+  options.resamples = 400;
+  options.seed = 5;
+  const auto result = diagonal_sweep("tiny", parse_diagonal_factors("0,mask"), data_evaluator(*loaded.model, data, true),
+                                     static_cast<int64_t>(batches.size()), {}, {}, options);
+  ASSERT_EQ(result.points.size(), 2u);
+  // Per window: its summed token loss and its predicted tokens, from a forward of that window alone.
+  std::vector<DiagonalIntervention> settings{DiagonalIntervention{}, DiagonalIntervention::scale(0.0),
+                                             DiagonalIntervention::mask()};
+  std::vector<ModelInput> windows;
+  for (const auto& batch : batches)
+    for (int64_t row = 0; row < batch.input_ids.size(0); ++row)
+      windows.push_back(batch.map([&](const torch::Tensor& t) { return t.narrow(0, row, 1); }));
+  auto sums = torch::zeros({static_cast<int64_t>(windows.size()), 3}, torch::kFloat64);
+  auto counts = torch::zeros({static_cast<int64_t>(windows.size())}, torch::kFloat64);
+  for (size_t w = 0; w < windows.size(); ++w)
+    for (size_t s = 0; s < settings.size(); ++s) {
+      ForwardOptions forward;
+      forward.diagonal = settings[s];
+      const auto alone = evaluate_perplexity(*loaded.model, {windows[w]}, forward);
+      sums[w][s] = alone.loss * static_cast<double>(alone.count);
+      counts[w] = static_cast<double>(alone.count);
+    }
+  const auto expected = delta_significance({"perplexity", sums, counts}, 0, {1, 2}, options);
+  for (size_t p = 0; p < 2; ++p) {
+    EXPECT_NEAR(result.points[p].significance.low, expected[p].low, 1e-3 * std::abs(expected[p].low) + 1e-6);
+    EXPECT_NEAR(result.points[p].significance.high, expected[p].high, 1e-3 * std::abs(expected[p].high) + 1e-6);
+    EXPECT_DOUBLE_EQ(result.points[p].significance.p_value, expected[p].p_value);
+    EXPECT_DOUBLE_EQ(result.points[p].significance.p_adjusted, expected[p].p_adjusted);
+  }
+  EXPECT_NE(diagonal_sweep_csv(result).find(", bootstrap=400, seed=5, correction=holm\nfactor,metric,delta,delta_low,"),
+            std::string::npos);
 }
 
 TEST(DiagonalSweep, FactorListsAreChecked) {

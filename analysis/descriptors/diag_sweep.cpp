@@ -1,5 +1,6 @@
 // analysis/descriptors/diag_sweep.cpp — Bird-Eye Table 2 / Figure 3 as a descriptor: the metric with
-// every layer's dot-product diagonal scaled by each factor, or masked (analysis/diagonal_sweep.h).
+// every layer's dot-product diagonal scaled by each factor, or masked, against the model as trained,
+// with the paired bootstrap of each difference (analysis/diagonal_sweep.h).
 #include "analysis/analysis_inputs.h"
 #include "analysis/diagonal_sweep.h"
 #include "analysis/registry.h"
@@ -19,6 +20,7 @@ AnalysisDescriptor diag_sweep_descriptor() {
   for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.fields.push_back(text_field("factors", "Factors", default_diagonal_factors(),
                                          "diagonal factors (\"mask\" = DiagFreeMask)", "0,0.2,…,2,mask"));
+  for (auto& field : significance_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.run = [](const AnalysisRequest& request) {
     AnalysisReport report;
     auto points = parse_diagonal_factors(request.settings.text("factors"));
@@ -26,8 +28,10 @@ AnalysisDescriptor diag_sweep_descriptor() {
     const auto data = metric_data(request, loaded, "diag-sweep");
     ForwardOptions base;
     base.head_gates = request_gates(request, 0);
-    auto result = diagonal_sweep(loaded.name, std::move(points), data_evaluator(*loaded.model, data),
-                                 data.progress_units(), base, request.phase("batches"));
+    // Each point against the model as trained: one more evaluation, and the examples kept for the bootstrap.
+    const auto significance = significance_options(request.settings);
+    auto result = diagonal_sweep(loaded.name, std::move(points), data_evaluator(*loaded.model, data, significance.enabled()),
+                                 data.progress_units(), base, request.phase("batches"), significance);
     if (result.cancelled) return report.cancelled = true, report;
     report.csv["csv"] = diagonal_sweep_csv(result);
     report.json = diagonal_sweep_json(result);

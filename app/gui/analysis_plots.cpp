@@ -231,14 +231,25 @@ void plot_training(ResultPlot& plot, const CsvTable& table) {
 void plot_diagonal_sweep(ResultPlot& plot, const CsvTable& table) {
   PlotSeries curve{"diagonal × factor", {}, {}};
   QVector<ReferenceLine> references;
+  // With a bootstrap, the band is the model's own metric plus the paired 95 % interval of each delta.
+  const int low_col = table.column("delta_low"), high_col = table.column("delta_high");
+  const bool banded = low_col >= 0 && high_col >= 0;
+  bool has_baseline = false;
+  const double baseline = table.commentValue("baseline").toDouble(&has_baseline);
   for (int row = 0; row < table.rows.size(); ++row) {
     const auto factor = table.rows[row].value(table.column("factor"));
     const double metric = table.number(row, table.column("metric"));
     bool numeric = false;
     const double x = factor.toDouble(&numeric);
-    if (numeric) curve.x << x, curve.y << metric;
-    else references << ReferenceLine{"DiagFreeMask", metric};
+    if (!numeric) {
+      references << ReferenceLine{"DiagFreeMask", metric};
+      continue;
+    }
+    curve.x << x, curve.y << metric;
+    if (banded) curve.low << baseline + table.number(row, low_col), curve.high << baseline + table.number(row, high_col);
   }
+  if (banded && has_baseline) curve.band_name = "95 % interval of the difference from the model as trained";
+  else curve.low.clear(), curve.high.clear();
   plot.showCurves("Metric with the attention diagonal scaled (Bird-Eye Figure 3)", {curve}, "diagonal factor",
                   metric_label(table), references);
 }

@@ -44,7 +44,8 @@ const char* const kTrainingDescription =
     "was kept are left out).";
 const char* const kDiagSweepDescription =
     "<b>Bird-Eye Table 2 / Figure 3.</b> The metric with the dot-product diagonal multiplied by each factor at "
-    "inference; \"mask\" = DiagFreeMask (the diagonal removed except for row 0).";
+    "inference; \"mask\" = DiagFreeMask (the diagonal removed except for row 0). With a bootstrap, the band is the "
+    "95 % interval of each point's difference from the model as trained (paired over the windows).";
 
 template <typename Tab>
 AnalysisTab* make_tab(const TabSpec& spec, const TabContext& context, QObject* parent) {

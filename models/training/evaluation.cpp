@@ -22,13 +22,21 @@ LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input
       predicted.reshape({-1, predicted.size(-1)}).to(torch::kFloat32), targets.reshape({-1}),
       torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone).label_smoothing(label_smoothing));
   const auto& mask = input.predicted_mask();
-  if (!mask.defined()) return {losses.sum(), torch::tensor(losses.numel(), losses.device())};
-  auto keep = mask.narrow(1, 1, length - 1).to(logits.device()).reshape({-1}).to(losses.dtype());
-  return {(losses * keep).sum(), keep.sum()};
+  const int64_t rows = logits.size(0);
+  const auto keep = mask.defined() ? mask.narrow(1, 1, length - 1).to(logits.device()).to(losses.dtype())
+                                   : torch::ones({rows, length - 1}, losses.options());  // (B, n-1)
+  const auto kept = losses * keep.reshape({-1});
+  LossSum sums;
+  sums.total = kept.sum();  // over the flat tokens, as ever: the same float32 summation order
+  sums.count = keep.sum();
+  sums.row_total = kept.view({rows, length - 1}).sum(1);
+  sums.row_count = keep.sum(1);
+  return sums;
 }
 
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
-                                     const ForwardOptions& options, const ProgressCallback& progress) {
+                                     const ForwardOptions& options, const ProgressCallback& progress,
+                                     bool keep_examples) {
   if (!model.config().is_language_model() && !model.config().is_translation())
     throw Error("perplexity needs a language model; " + model.config().family_name() + " here is " +
                 (model.config().is_classifier() ? "a classifier (use a labelled file for accuracy)"
@@ -40,11 +48,13 @@ EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<Mo
   auto total = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   auto count = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   const auto batch_count = static_cast<int64_t>(batches.size());
+  std::vector<torch::Tensor> row_totals, row_counts;
   for (const auto& batch : batches) {
     const auto input = batch.to(device);
     const auto sums = language_model_loss(model.forward(input, options).logits, input);
     total += sums.total.to(torch::kFloat64);
     count += sums.count.to(torch::kFloat64);
+    if (keep_examples) row_totals.push_back(sums.row_total), row_counts.push_back(sums.row_count);
     ++result.batches_done;
     if (!report_progress(progress, result.batches_done, batch_count)) {
       result.cancelled = true;
@@ -54,11 +64,16 @@ EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<Mo
   result.count = static_cast<int64_t>(count.item<double>());
   result.loss = result.count > 0 ? total.item<double>() / result.count : 0.0;
   result.metric = std::exp(result.loss);
+  if (keep_examples && !row_totals.empty()) {
+    result.example_sums = torch::cat(row_totals).to(torch::kCPU, torch::kFloat64);
+    result.example_counts = torch::cat(row_counts).to(torch::kCPU, torch::kFloat64);
+  }
   return result;
 }
 
 EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatches& batches,
-                                   const ForwardOptions& options, const ProgressCallback& progress) {
+                                   const ForwardOptions& options, const ProgressCallback& progress,
+                                   bool keep_examples) {
   if (!model.config().is_classifier())
     throw Error("accuracy needs a classifier; " + model.config().family_name() +
                 " here has no classification head (use a plain text file for perplexity)");
@@ -71,12 +86,14 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
   auto confusion = torch::zeros({classes * classes}, torch::dtype(torch::kLong).device(device));  // true·C + predicted
   auto total_loss = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   const auto batch_count = static_cast<int64_t>(batches.inputs.size());
+  std::vector<torch::Tensor> example_correct;
   for (int64_t i = 0; i < batch_count; ++i) {
     const auto input = batches.inputs[i].to(device);
     const auto labels = batches.labels[i].to(device);
     const auto logits = model.forward(input, options).logits.to(torch::kFloat32);  // (b, C)
     const auto predicted = logits.argmax(-1);
     correct += predicted.eq(labels).sum().to(torch::kFloat64);
+    if (keep_examples) example_correct.push_back(predicted.eq(labels));
     confusion += torch::bincount(labels * classes + predicted, {}, classes * classes);
     total_loss += torch::nn::functional::cross_entropy(
                       logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
@@ -95,6 +112,10 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
   if (result.count > 0) {
     result.metric = correct.item<double>() / result.count;
     result.loss = total_loss.item<double>() / result.count;
+  }
+  if (keep_examples && !example_correct.empty()) {
+    result.example_sums = torch::cat(example_correct).to(torch::kCPU, torch::kFloat64);
+    result.example_counts = torch::ones_like(result.example_sums);
   }
   return result;
 }

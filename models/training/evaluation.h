@@ -22,6 +22,11 @@ struct EvaluationResult {
   bool cancelled = false;
   // Classifiers: confusion[true class][predicted class] = examples; empty for language models.
   std::vector<std::vector<int64_t>> confusion;
+  // With keep_examples, per example (window, translation pair, classified example) in order, float64
+  // on the CPU: its summed token loss or 1/0 for correct, and its predicted tokens or 1. A bootstrap
+  // over examples (analysis/delta_significance.h) recomputes the metric from resampled rows.
+  torch::Tensor example_sums;    // [N]
+  torch::Tensor example_counts;  // [N]
 };
 
 // Precision, recall and F1 of one class from a confusion matrix (0 where a ratio is 0/0).
@@ -40,13 +45,17 @@ double macro_f1(const std::vector<ClassScores>& scores);
 struct LossSum {
   torch::Tensor total;  // scalar
   torch::Tensor count;  // scalar
+  torch::Tensor row_total;  // [B]: each row's part of total
+  torch::Tensor row_count;  // [B]
 };
 LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input, double label_smoothing = 0.0);
 
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
-                                     const ForwardOptions& options = {}, const ProgressCallback& progress = {});
+                                     const ForwardOptions& options = {}, const ProgressCallback& progress = {},
+                                     bool keep_examples = false);
 
 EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatches& batches,
-                                   const ForwardOptions& options = {}, const ProgressCallback& progress = {});
+                                   const ForwardOptions& options = {}, const ProgressCallback& progress = {},
+                                   bool keep_examples = false);
 
 }  // namespace aw
