@@ -266,6 +266,25 @@ class MainWindowTests : public QObject {
     QVERIFY(window.grab().save(AW_BUILD_DIR "/pruning_series.png"));
   }
 
+  // --sample-data opens that sample session, not the last one (that takes --restore); without it the
+  // last session reopens unless --fresh; --open-session wins over both.
+  void startupOpensWhatTheCommandLineSays() {
+    QCOMPARE(start_session(false, true, false, false, true), StartSession::Sample);
+    QCOMPARE(start_session(false, true, false, true, true), StartSession::Sample);
+    QCOMPARE(start_session(false, true, true, false, true), StartSession::Last);
+    QCOMPARE(start_session(false, true, true, false, false), StartSession::Sample);  // nothing to restore
+    QCOMPARE(start_session(false, false, false, false, true), StartSession::Last);
+    QCOMPARE(start_session(false, false, false, true, true), StartSession::Nothing);
+    QCOMPARE(start_session(false, false, false, false, false), StartSession::Nothing);
+    QCOMPARE(start_session(true, true, true, false, true), StartSession::Given);
+    // The window names the session it opened: the sample folder, not the application twice.
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QCOMPARE(window.windowTitle(), QString("Attention Workbench — sample_data"));
+  }
+
   void analysesLeaveTheEventLoopRunningAndCancel() {
     MainWindow window;
     window.show();
@@ -289,6 +308,9 @@ class MainWindowTests : public QObject {
     QVERIFY(!panel->isRunning());
     QVERIFY2(panel->messageText().startsWith("Cancelled"), qPrintable(panel->messageText()));
     QVERIFY(panel->csv().isEmpty());
+    // The progress line says so, and the bar stays where the run stopped instead of jumping to 100 %.
+    QCOMPARE(panel->progressText(), QString("cancelled"));
+    QVERIFY2(panel->progressPercent() < 100, qPrintable(QString::number(panel->progressPercent())));
   }
 
   void badInputBecomesAMessageAndKeepsTheModels() {
@@ -328,6 +350,14 @@ class MainWindowTests : public QObject {
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 4, kTimeoutMs);
     QCOMPARE(panel->messageText(), QString("Data: is required"));
+    // A run that failed shows an empty bar and says it did not run, not 100 % and "starting…".
+    QCOMPARE(panel->progressText(), QString("not run (see the message)"));
+    QCOMPARE(panel->progressPercent(), 0);
+    // An empty sentence says so rather than leaving the old map up silently.
+    window.runSentence("   ");
+    QCOMPARE(window.errorText(), QString("The sentence is empty: type one and press Enter"));
+    window.runSentence("the cat");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.errorText().isEmpty(), kTimeoutMs);  // cleared by a run
 
     QTemporaryDir dir;
     QFile broken(dir.filePath("broken.json"));

@@ -5,6 +5,7 @@
 // 161..172, 174..255 take ids 0..187 in byte order, the other 68 bytes ids 188..255 (so "!" = 0,
 // "a" = 64, "Ġ" (space) = 220, "Ċ" (newline) = 198 — the same ids as the real GPT-2 vocabulary).
 #include "models/errors.h"
+#include "models/text/corpus.h"
 #include "models/text/tokenizer.h"
 #include "tests/test_support.h"
 
@@ -154,6 +155,13 @@ TEST_F(Gpt2TokenizerTest, InvalidUtf8IsRejected) {
   EXPECT_EQ(error_of([&] { ids(std::string("ab\xC3", 3)); }), "text is not valid UTF-8 (byte offset 2)");
   EXPECT_EQ(error_of([&] { ids("\xED\xA0\x80"); }), "text is not valid UTF-8 (byte offset 0)");  // a surrogate
   EXPECT_EQ(error_of([&] { tokenizer_->token_text(999); }), "token id 999 is outside the vocabulary (0..269)");
+}
+
+// A corpus file that is not UTF-8: the error names the file (one line, for the CLI and the window).
+TEST_F(Gpt2TokenizerTest, ACorpusThatIsNotUtf8NamesItsFile) {
+  test::write_file(dir_.file("latin1.txt"), std::string("caf\xE9 au lait\n"));
+  EXPECT_EQ(error_of([&] { read_token_corpus(dir_.file("latin1.txt"), *tokenizer_); }),
+            dir_.file("latin1.txt") + ": text is not valid UTF-8 (byte offset 3)");
 }
 
 TEST(Gpt2TokenizerFiles, BadFilesNameTheFileAndTheProblem) {

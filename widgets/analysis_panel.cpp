@@ -112,15 +112,41 @@ void AnalysisPanel::setRunning(bool running) {
   running_ = running;
   run_button_->setEnabled(!running);
   cancel_button_->setEnabled(running);
+  for (auto* button : export_buttons_) button->setEnabled(!running && !csv_.isEmpty());
   if (running) {
     clock_.start();
     progress_bar_->setRange(0, 0);  // busy until the first report says how much there is
     progress_label_->setText("starting…");
     message_label_->hide();
-  } else {
-    progress_bar_->setRange(0, 1);
-    progress_bar_->setValue(progress_bar_->maximum());
   }
+}
+
+void AnalysisPanel::endRun(RunEnd end) {
+  setRunning(false);
+  const bool reported = progress_bar_->maximum() > 0;
+  switch (end) {
+    case RunEnd::Done:
+      progress_bar_->setRange(0, 1);
+      progress_bar_->setValue(1);
+      break;
+    case RunEnd::Failed:
+      progress_bar_->setRange(0, 1);
+      progress_bar_->setValue(0);
+      progress_label_->setText("not run (see the message)");
+      break;
+    case RunEnd::Cancelled:  // the bar stays where the last report left it
+      if (!reported) progress_bar_->setRange(0, 1), progress_bar_->setValue(0);
+      progress_label_->setText("cancelled");
+      break;
+  }
+}
+
+QString AnalysisPanel::progressText() const { return progress_label_->text(); }
+
+int AnalysisPanel::progressPercent() const {
+  if (progress_bar_->maximum() <= 0) return -1;
+  return static_cast<int>(100.0 * (progress_bar_->value() - progress_bar_->minimum()) /
+                          (progress_bar_->maximum() - progress_bar_->minimum()));
 }
 
 void AnalysisPanel::setProgress(qint64 done, qint64 total, const QString& unit) {

@@ -38,8 +38,15 @@ class AnalysisPanel : public QWidget {
   // splitter), for analyses with more than one result to show.
   void addResultViews(QWidget* below_table, QWidget* below_plot);
 
+  // Running: Run and Export off (the shown result is about to be replaced), Cancel on, the bar busy.
   void setRunning(bool running);
   bool isRunning() const { return running_; }
+  // How a run ended, for the progress line: Done (bar full; setResult then writes its summary), Failed
+  // (bar empty, "not run"), Cancelled (bar where it stopped, "cancelled"; the previous result stays).
+  enum class RunEnd { Done, Failed, Cancelled };
+  void endRun(RunEnd end);
+  QString progressText() const;
+  int progressPercent() const;  // −1 while busy without a report
   void setProgress(qint64 done, qint64 total, const QString& unit);
   // Shows a finished result (the CLI's CSV) as table and plot.
   void setResult(const QString& csv);

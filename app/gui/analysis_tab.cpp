@@ -189,10 +189,16 @@ void AnalysisTab::waitForFinished() {
 
 void AnalysisTab::finish() {
   const auto outcome = watcher_->result();
-  panel_->setRunning(false);
-  if (!outcome.error.isEmpty()) panel_->showMessage(outcome.error, true);
-  else if (outcome.output.cancelled) panel_->showMessage("Cancelled — the previous result (if any) is kept", false);
-  else showOutput(outcome.output);
+  if (!outcome.error.isEmpty()) {
+    panel_->endRun(AnalysisPanel::RunEnd::Failed);
+    panel_->showMessage(outcome.error, true);
+  } else if (outcome.output.cancelled) {
+    panel_->endRun(AnalysisPanel::RunEnd::Cancelled);
+    panel_->showMessage("Cancelled — the previous result (if any) is kept", false);
+  } else {
+    panel_->endRun(AnalysisPanel::RunEnd::Done);
+    showOutput(outcome.output);
+  }
   Q_EMIT finished();
 }
 

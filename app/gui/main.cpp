@@ -7,6 +7,7 @@
 #include "analysis/registry.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/main_window.h"
+#include "app/gui/session_file.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -43,23 +44,28 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   // Not "--session": QApplication takes -session/--session for X11 session management before we see it.
   const QCommandLineOption session_option("open-session", "A saved session to open.", "FILE");
-  const QCommandLineOption sample_option("sample-data", "The sample folder: its default session opens when there is no last session.", "DIR");
-  const QCommandLineOption fresh_option("fresh", "Do not reopen the last session.");
+  const QCommandLineOption sample_option("sample-data", "Open this sample folder's session (default_session.json).", "DIR");
+  const QCommandLineOption restore_option("restore", "With --sample-data: reopen the last session instead, when there is one.");
+  const QCommandLineOption fresh_option("fresh", "Without --sample-data: do not reopen the last session.");
   const QCommandLineOption model_option("model", "A checkpoint folder to open (repeatable).", "DIR");
   const QCommandLineOption text_option("text", "The sentence to run.", "TEXT");
   const QCommandLineOption run_option("run", run_help(), "ID");
   const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
   const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
-  parser.addOptions({session_option, sample_option, fresh_option, model_option, text_option, run_option, tab_option,
-                     screenshot_option});
+  parser.addOptions({session_option, sample_option, restore_option, fresh_option, model_option, text_option, run_option,
+                     tab_option, screenshot_option});
   parser.process(app);
 
   aw::MainWindow window;
   window.show();
   const auto last = aw::MainWindow::lastSessionPath();
-  if (parser.isSet(session_option)) window.openSession(parser.value(session_option));
-  else if (parser.isSet(sample_option) && !parser.isSet(fresh_option) && QFile::exists(last)) window.openSession(last);
-  else if (parser.isSet(sample_option)) window.openSampleData(parser.value(sample_option));
+  switch (aw::start_session(parser.isSet(session_option), parser.isSet(sample_option), parser.isSet(restore_option),
+                            parser.isSet(fresh_option), QFile::exists(last))) {
+    case aw::StartSession::Given: window.openSession(parser.value(session_option)); break;
+    case aw::StartSession::Sample: window.openSampleData(parser.value(sample_option)); break;
+    case aw::StartSession::Last: window.openSession(last); break;
+    case aw::StartSession::Nothing: break;
+  }
   for (const auto& dir : parser.values(model_option)) window.openCheckpoint(dir);
   if (parser.isSet(text_option)) window.runSentence(parser.value(text_option));
 

@@ -218,6 +218,10 @@ void MainWindow::runSentence(const QString& sentence) {
     showError("No model loaded: File → Open checkpoint folder…");
     return;
   }
+  if (sentence.trimmed().isEmpty()) {  // nothing to run: say so rather than keep the old map silently
+    showError("The sentence is empty: type one and press Enter");
+    return;
+  }
   requestRuns();
 }
 
@@ -336,9 +340,13 @@ void MainWindow::openSession(const QString& path) {
   }
   // After the loads: restore the view and the analyses, then run what the view shows.
   const QDir base = QFileInfo(path).absoluteDir();
-  enqueue({"Opening session", [this, saved, base]() -> Job {
-             return [this, saved, base]() -> JobResult {
-               return {{}, [this, saved, base] {
+  // The last session lives in the application's data folder, whose name is the application's: name it
+  // for what it is; another session by its folder ("sample_data").
+  const QString title =
+      QFileInfo(path) == QFileInfo(lastSessionPath()) ? QString("last session") : QFileInfo(base.path()).fileName();
+  enqueue({"Opening session", [this, saved, base, title]() -> Job {
+             return [this, saved, base, title]() -> JobResult {
+               return {{}, [this, saved, base, title] {
                          view_->setCurrentModel(std::min<int>(saved.current_model, models_.size() - 1));
                          view_->setCompare(saved.compare && models_.size() > 1, saved.compare_model);
                          view_->setLayerHead(saved.layer, saved.head);
@@ -347,7 +355,7 @@ void MainWindow::openSession(const QString& path) {
                                                          : QString());
                          analyses_->restore(saved.analyses, base);
                          tabs_->setCurrentIndex(std::clamp(saved.tab, 0, tabs_->count() - 1));
-                         setWindowTitle("Attention Workbench — " + QFileInfo(base.path()).fileName());
+                         setWindowTitle("Attention Workbench — " + title);
                          requestRuns();
                        }};
              };

@@ -96,4 +96,11 @@ void write_session(const QString& path, const WorkbenchSession& session) {
   if (!file.commit()) fail(path, "cannot be written (" + file.errorString() + ")");
 }
 
+StartSession start_session(bool session_given, bool sample_given, bool restore, bool fresh, bool last_exists) {
+  if (session_given) return StartSession::Given;
+  if (sample_given && !(restore && last_exists)) return StartSession::Sample;
+  if ((!fresh || restore) && last_exists) return StartSession::Last;
+  return StartSession::Nothing;
+}
+
 }  // namespace aw

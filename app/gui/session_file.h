@@ -30,6 +30,12 @@ struct WorkbenchSession {
                          // current format, an older file's migrated)
 };
 
+// What the window opens on start, from the command line: a given session file; else the sample
+// folder's session (`--sample-data DIR`), unless `--restore` asks for the last session and there is
+// one; else, without `--fresh`, the last session when there is one; else nothing.
+enum class StartSession { Given, Sample, Last, Nothing };
+StartSession start_session(bool session_given, bool sample_given, bool restore, bool fresh, bool last_exists);
+
 // A setting's value as a session file holds it (text, or a number from older files) → its text.
 QString setting_text(const QJsonValue& value);
 

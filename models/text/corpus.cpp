@@ -60,17 +60,25 @@ std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer&
   }
   std::vector<int64_t> ids;
   const int64_t eos = tokenizer.kind() == "word" ? tokenizer.token_id("<eos>") : -1;
+  // A tokenizer's error (text that is not UTF-8) names neither the file nor the line: add them.
+  auto encode = [&](const std::string& piece, const std::string& where) {
+    try {
+      return tokenizer.encode(piece).ids;
+    } catch (const Error& error) {
+      fail_in_file(path, where + error.what());
+    }
+  };
   if (eos >= 0) {
     std::istringstream lines(text);
     std::string line;
-    while (std::getline(lines, line)) {
-      auto encoded = tokenizer.encode(line);
-      if (encoded.ids.empty()) continue;
-      ids.insert(ids.end(), encoded.ids.begin(), encoded.ids.end());
+    for (int64_t number = 1; std::getline(lines, line); ++number) {
+      const auto encoded = encode(line, "line " + std::to_string(number) + ": ");
+      if (encoded.empty()) continue;
+      ids.insert(ids.end(), encoded.begin(), encoded.end());
       ids.push_back(eos);
     }
   } else {
-    ids = tokenizer.encode(text).ids;
+    ids = encode(text, "");
   }
   if (ids.empty()) fail_in_file(path, "holds no tokens (empty text)");
   return ids;
