@@ -111,6 +111,17 @@ class MainWindowTests : public QObject {
     heads->allOn();
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights == before, kTimeoutMs);
 
+    // The Scale chooser reaches both heatmaps, and their titles name it.
+    auto* scale = view->findChild<QComboBox*>("scale");
+    QVERIFY(scale);
+    scale->setCurrentText("per row");
+    QCOMPARE(view->heatmap()->colourScale(), ColourScale::RowNormalised);
+    QCOMPARE(view->compareHeatmap()->colourScale(), ColourScale::RowNormalised);
+    QVERIFY2(view->heatmap()->titleText().endsWith("\neach row ÷ its maximum"), qPrintable(view->heatmap()->titleText()));
+    QTest::qWait(100);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/heatmap_per_row.png"));
+    scale->setCurrentText("fixed 0–1");
+
     // Table 1 on the sample sentences: the exported CSV equals the CLI's.
     auto* table1 = window.analyses()->panel("stats");
     table1->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");

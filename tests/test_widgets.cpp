@@ -70,6 +70,42 @@ class WidgetTests : public QObject {
     QVERIFY(heatmap.cellText(-1, 0).isEmpty());
   }
 
+  // The four colour scales on a hand-made matrix: the data painted, the range, the title naming the
+  // scale; a weight below 0.01 reads in scientific notation.
+  void heatmapColourScales() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(500, 500);
+    auto matrix = three_by_three();
+    matrix.weights = {0.002f, 0.0f, 0.0f, 0.25f, 0.5f, 0.0f, 0.004f, 0.001f, 0.0005f};  // rows need not sum here
+    heatmap.setMatrix(matrix);
+    QCOMPARE(heatmap.colourScale(), ColourScale::Fixed);
+    QCOMPARE(heatmap.titleText(), QString("test\nscale 0–1"));
+    QCOMPARE(heatmap.cellText(2, 2), QString("sat → sat: 5.000e-04"));
+    QCOMPARE(heatmap.cellText(1, 0), QString("cat → the: 0.250"));
+    heatmap.setColourScale(ColourScale::Auto);
+    QCOMPARE(heatmap.colorMap()->dataRange().upper, 0.5);
+    QCOMPARE(heatmap.titleText(), QString("test\nscale 0–0.5 (the map's maximum)"));
+    heatmap.setColourScale(ColourScale::RowNormalised);
+    auto* data = heatmap.colorMap()->data();
+    QCOMPARE(data->cell(0, 0), 1.0);                               // 0.002 / 0.002
+    QCOMPARE(data->cell(0, 1), 0.5);                               // 0.25 / 0.5
+    QVERIFY(qAbs(data->cell(1, 2) - 0.25) < 1e-6);                 // 0.001 / 0.004
+    QCOMPARE(heatmap.colorMap()->dataRange().upper, 1.0);
+    heatmap.setColourScale(ColourScale::Log);
+    QCOMPARE(heatmap.colorMap()->dataScaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(qAbs(heatmap.colorMap()->dataRange().lower - 0.0005) < 1e-9);  // the smallest positive weight
+    QCOMPARE(heatmap.colorMap()->dataRange().upper, 0.5);
+    QVERIFY(data->cell(1, 0) > 0);  // a zero sits at the floor, not at −∞
+    QCOMPARE(heatmap.titleText(), QString("test\nlog scale"));
+    // The names the chooser shows go back to their scales.
+    for (const auto scale : {ColourScale::Fixed, ColourScale::Auto, ColourScale::Log, ColourScale::RowNormalised})
+      QCOMPARE(colour_scale_from_name(colour_scale_name(scale)), scale);
+    // Back to the default: linear, 0–1 again.
+    heatmap.setColourScale(ColourScale::Fixed);
+    QCOMPARE(heatmap.colorMap()->dataScaleType(), QCPAxis::stLinear);
+    QCOMPARE(heatmap.colorMap()->dataRange().upper, 1.0);
+  }
+
   void heatmapCellUnderThePointer() {
     AttentionHeatmap heatmap;
     heatmap.resize(500, 500);

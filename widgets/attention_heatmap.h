@@ -1,6 +1,9 @@
 // widgets/attention_heatmap.h — one attention matrix as a heatmap: QCPColorMap without
-// interpolation, viridis on a fixed [0, 1] scale (heads stay comparable), query 0 on top, token
-// labels on both axes (rotated, thinned when long), and a hover readout "query → key: weight".
+// interpolation, viridis on a colour scale of the user's choice (fixed [0, 1] by default, so heads
+// stay comparable; the map's own maximum; logarithmic; or each row divided by its maximum, for long
+// sequences whose weights are all near 1/n), the scale named in the title (and so in an exported
+// image), query 0 on top, token labels on both axes (rotated, thinned by the pixels available), and a
+// hover readout "query → key: weight" with enough digits for small weights.
 #pragma once
 
 #include "widgets/attention_matrix.h"
@@ -14,6 +17,11 @@ class QCPTextElement;
 
 namespace aw {
 
+enum class ColourScale { Fixed, Auto, Log, RowNormalised };
+// "fixed 0–1", "auto", "log", "per row" (the chooser's items, in enum order) and back.
+QString colour_scale_name(ColourScale scale);
+ColourScale colour_scale_from_name(const QString& name);  // unknown → Fixed
+
 class AttentionHeatmap : public QWidget {
   Q_OBJECT
 
@@ -22,8 +30,12 @@ class AttentionHeatmap : public QWidget {
 
   void setMatrix(const AttentionMatrix& matrix);
   const AttentionMatrix& matrix() const { return matrix_; }
+  void setColourScale(ColourScale scale);
+  ColourScale colourScale() const { return scale_; }
+  QString titleText() const;  // the matrix's title and the scale in use
 
-  // "query → key: 0.123" for a cell, or an empty string outside the matrix.
+  // "query → key: 0.123" (small weights in scientific notation, 4 significant digits) for a cell, or
+  // an empty string outside the matrix.
   QString cellText(int row, int col) const;
   // The cell under a widget-local position, or (-1, -1).
   QPoint cellAt(const QPoint& position) const;
@@ -41,8 +53,10 @@ class AttentionHeatmap : public QWidget {
 
  private:
   void updateTicks();
+  void paintCells();  // the matrix's cells and the colour range under the current scale
 
   AttentionMatrix matrix_;
+  ColourScale scale_ = ColourScale::Fixed;
   QCustomPlot* plot_;
   QCPColorMap* color_map_;
   QCPColorScale* color_scale_;

@@ -146,6 +146,15 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   choosers->addSpacing(12);
   choosers->addWidget(layer_box_);
   choosers->addWidget(head_box_);
+  choosers->addSpacing(12);
+  scale_box_ = new QComboBox;
+  scale_box_->setObjectName("scale");
+  for (const auto scale : {ColourScale::Fixed, ColourScale::Auto, ColourScale::Log, ColourScale::RowNormalised})
+    scale_box_->addItem(colour_scale_name(scale));
+  scale_box_->setToolTip("Colour scale: fixed 0–1 compares heads; auto, log or per row show long sequences, "
+                         "whose weights are near 1/n");
+  choosers->addWidget(new QLabel("Scale"));
+  choosers->addWidget(scale_box_);
   choosers->addStretch(1);
   layout->addLayout(choosers);
 
@@ -229,6 +238,11 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   });
   connect(layer_box_, &QSpinBox::valueChanged, this, [this] { refreshHeads(); });
   connect(head_box_, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+  connect(scale_box_, &QComboBox::currentIndexChanged, this, [this] {
+    const auto scale = colour_scale_from_name(scale_box_->currentText());
+    heatmap_->setColourScale(scale);
+    compare_heatmap_->setColourScale(scale);
+  });
   connect(overview_, &AttentionOverview::thumbnailClicked, this, [this](int layer, int head) { setLayerHead(layer, head); });
   connect(position_box_, &QComboBox::currentIndexChanged, this, [this] { refreshPredictions(); });
   connect(heatmap_, &AttentionHeatmap::cellClicked, this, [this](int row, int) {

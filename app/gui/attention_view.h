@@ -103,6 +103,7 @@ class AttentionView : public QWidget {
   QComboBox* compare_box_;
   QSpinBox* layer_box_;
   QComboBox* head_box_;
+  QComboBox* scale_box_;  // the heatmaps' colour scale (widgets/attention_heatmap.h)
   QLineEdit* sentence_edit_;
   QPushButton* run_button_;
   AttentionHeatmap* heatmap_;
