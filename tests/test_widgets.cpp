@@ -205,6 +205,30 @@ class WidgetTests : public QObject {
     QCOMPARE(clicked.at(1).at(1).toInt(), -1);  // the mean column
   }
 
+  // The thumbnails follow the colour scale: weights near 0.001 are one dark colour on 0–1 and spread
+  // under auto; a scale change renders them again, setting the same scale does not.
+  void overviewThumbnailsFollowTheColourScale() {
+    AttentionOverview overview;
+    overview.resize(300, 200);
+    overview.show();
+    AttentionMatrix faint = three_by_three();
+    faint.weights = {0.001f, 0.0f, 0.0f, 0.002f, 0.0005f, 0.0f, 0.003f, 0.001f, 0.0f};
+    overview.setMatrices({{faint}});
+    const int rendered = overview.renderCount();
+    const auto pixel = [&] {  // the thumbnail's bottom-left cell (weight 0.003, the largest)
+      const auto rect = overview.thumbnailRect(0, -1);
+      return QColor(overview.grab().toImage().pixel(rect.left() + rect.width() / 6, rect.bottom() - rect.height() / 6));
+    };
+    const auto fixed = pixel();
+    overview.setColourScale(ColourScale::Auto);
+    QCOMPARE(overview.renderCount(), rendered + 1);
+    const auto automatic = pixel();
+    QVERIFY2(automatic.lightness() > fixed.lightness() + 60,
+             qPrintable(QString("%1 vs %2").arg(automatic.name(), fixed.name())));
+    overview.setColourScale(ColourScale::Auto);
+    QCOMPARE(overview.renderCount(), rendered + 1);
+  }
+
   void csvParsingHandlesCommentsQuotesAndRepeatedHeaders() {
     const auto table = parse_csv(
         "# model=a, metric=perplexity, baseline=12.5\n"

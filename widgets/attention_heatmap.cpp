@@ -15,19 +15,7 @@ constexpr int kMaxLabelledTicks = 48;  // beyond this, every k-th token is label
 
 QString clipped(const QString& label) { return label.size() > 14 ? label.left(13) + QChar(0x2026) : label; }
 
-constexpr float kLogFloor = 1e-6f;  // the log scale's lowest weight: exact zeros (masked keys) sit there
-
-const char* const kScaleNames[] = {"fixed 0–1", "auto", "log", "per row"};
-
 }  // namespace
-
-QString colour_scale_name(ColourScale scale) { return QString::fromUtf8(kScaleNames[static_cast<int>(scale)]); }
-
-ColourScale colour_scale_from_name(const QString& name) {
-  for (int i = 0; i < 4; ++i)
-    if (name == QString::fromUtf8(kScaleNames[i])) return static_cast<ColourScale>(i);
-  return ColourScale::Fixed;
-}
 
 AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   auto* layout = new QVBoxLayout(this);
@@ -91,55 +79,17 @@ void AttentionHeatmap::setColourScale(ColourScale scale) {
 QString AttentionHeatmap::titleText() const { return title_->text(); }
 
 void AttentionHeatmap::paintCells() {
+  const auto scaled = scale_weights(matrix_, scale_);
   auto* data = color_map_->data();
-  float largest = 0.0f, smallest_positive = 1.0f;
-  for (const float weight : matrix_.weights) {
-    largest = std::max(largest, weight);
-    if (weight > 0) smallest_positive = std::min(smallest_positive, weight);
-  }
-  const bool log = scale_ == ColourScale::Log;
-  color_scale_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  if (log) color_scale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  for (int row = 0; row < matrix_.rows; ++row)
+    for (int col = 0; col < matrix_.cols; ++col) data->setCell(col, row, scaled.values[static_cast<size_t>(row) * matrix_.cols + col]);
+  color_scale_->setDataScaleType(scaled.logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  if (scaled.logarithmic) color_scale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   else color_scale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-  for (int row = 0; row < matrix_.rows; ++row) {
-    float row_max = 0.0f;
-    if (scale_ == ColourScale::RowNormalised)
-      for (int col = 0; col < matrix_.cols; ++col) row_max = std::max(row_max, matrix_.at(row, col));
-    for (int col = 0; col < matrix_.cols; ++col) {
-      float value = matrix_.at(row, col);
-      if (scale_ == ColourScale::RowNormalised) value = row_max > 0 ? value / row_max : 0.0f;
-      if (log) value = std::max(value, kLogFloor);
-      data->setCell(col, row, value);
-    }
-  }
-  QString scale_text;
-  switch (scale_) {
-    case ColourScale::Fixed:
-      color_scale_->setDataRange(QCPRange(0.0, matrix_.colourCeiling()));
-      color_scale_->axis()->setLabel("attention weight");
-      scale_text = matrix_.colourCeiling() < 1.0f ? QString("scale 0–%1").arg(matrix_.colourCeiling(), 0, 'g', 3)
-                                                  : QString("scale 0–1");
-      break;
-    case ColourScale::Auto:
-      color_scale_->setDataRange(QCPRange(0.0, largest > 0 ? largest : 1.0));
-      color_scale_->axis()->setLabel("attention weight");
-      scale_text = QString("scale 0–%1 (the map's maximum)").arg(largest, 0, 'g', 3);
-      break;
-    case ColourScale::Log: {
-      const double low = std::max(kLogFloor, std::min(smallest_positive, largest));
-      color_scale_->setDataRange(QCPRange(low, std::max<double>(largest, low * 10)));
-      color_scale_->axis()->setLabel("attention weight (log)");
-      scale_text = "log scale";
-      break;
-    }
-    case ColourScale::RowNormalised:
-      color_scale_->setDataRange(QCPRange(0.0, 1.0));
-      color_scale_->axis()->setLabel("weight ÷ its row's maximum");
-      scale_text = "each row ÷ its maximum";
-      break;
-  }
+  color_scale_->setDataRange(QCPRange(scaled.low, scaled.high));
+  color_scale_->axis()->setLabel(scaled.value_label);
   // On a line of its own: appended to the title, it pushed a side-by-side map's title past its edges.
-  title_->setText(matrix_.title.isEmpty() || matrix_.rows == 0 ? matrix_.title : matrix_.title + "\n" + scale_text);
+  title_->setText(matrix_.title.isEmpty() || matrix_.rows == 0 ? matrix_.title : matrix_.title + "\n" + scaled.caption);
 }
 
 void AttentionHeatmap::updateTicks() {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "widgets/attention_matrix.h"
+#include "widgets/colour_scale.h"
 
 #include <QWidget>
 
@@ -16,11 +17,6 @@ class QCPColorScale;
 class QCPTextElement;
 
 namespace aw {
-
-enum class ColourScale { Fixed, Auto, Log, RowNormalised };
-// "fixed 0–1", "auto", "log", "per row" (the chooser's items, in enum order) and back.
-QString colour_scale_name(ColourScale scale);
-ColourScale colour_scale_from_name(const QString& name);  // unknown → Fixed
 
 class AttentionHeatmap : public QWidget {
   Q_OBJECT

@@ -17,14 +17,17 @@ constexpr int kGap = 6;
 constexpr int kMinSide = 40;
 constexpr int kMaxSide = 160;
 
-// One matrix as an image, one pixel per cell (scaled up without smoothing when painted).
-QImage matrix_image(const AttentionMatrix& matrix, QCPColorGradient& gradient) {
+// One matrix as an image under a colour scale, one pixel per cell (scaled up without smoothing when
+// painted).
+QImage matrix_image(const AttentionMatrix& matrix, QCPColorGradient& gradient, ColourScale scale) {
   QImage image(std::max(1, matrix.cols), std::max(1, matrix.rows), QImage::Format_RGB32);
   image.fill(Qt::white);
-  const QCPRange range(0.0, matrix.colourCeiling());
+  const auto scaled = scale_weights(matrix, scale);
+  const QCPRange range(scaled.low, scaled.high);
   for (int row = 0; row < matrix.rows; ++row) {
     auto* line = reinterpret_cast<QRgb*>(image.scanLine(row));
-    for (int col = 0; col < matrix.cols; ++col) line[col] = gradient.color(matrix.at(row, col), range);
+    for (int col = 0; col < matrix.cols; ++col)
+      line[col] = gradient.color(scaled.values[static_cast<size_t>(row) * matrix.cols + col], range, scaled.logarithmic);
   }
   return image;
 }
@@ -37,12 +40,22 @@ AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
 }
 
 void AttentionOverview::setMatrices(std::vector<std::vector<AttentionMatrix>> matrices) {
-  auto gradient = viridis_gradient();
   matrices_ = std::move(matrices);
+  renderThumbnails();
+}
+
+void AttentionOverview::setColourScale(ColourScale scale) {
+  if (scale == scale_) return;
+  scale_ = scale;
+  renderThumbnails();
+}
+
+void AttentionOverview::renderThumbnails() {
+  auto gradient = viridis_gradient();
   images_.clear();
   for (const auto& layer : matrices_) {
     std::vector<QImage> row;
-    for (const auto& matrix : layer) row.push_back(matrix_image(matrix, gradient));
+    for (const auto& matrix : layer) row.push_back(matrix_image(matrix, gradient, scale_));
     render_count_ += static_cast<int>(row.size());
     images_.push_back(std::move(row));
   }

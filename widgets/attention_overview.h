@@ -1,11 +1,13 @@
 // widgets/attention_overview.h — every layer and head of one capture at a glance: a grid of small
 // heatmaps (rows = layers, first column = mean of the heads, then one column per head), viridis on
-// [0, 1] like the large view, switched-off heads marked. Clicking one selects it for the large view.
+// the large view's colour scale (colour_scale.h; each thumbnail scaled on its own under auto, log and
+// per row), switched-off heads marked. Clicking one selects it for the large view.
 // It keeps the matrices it was given, so the large view shows them without computing them again;
 // thumbnails are rendered once per setMatrices (a new capture), never on a selection change.
 #pragma once
 
 #include "widgets/attention_matrix.h"
+#include "widgets/colour_scale.h"
 #include "widgets/head_gates.h"
 #include "widgets/layer_labels.h"
 
@@ -24,6 +26,8 @@ class AttentionOverview : public QWidget {
 
   // matrices[layer][0] is the mean of the heads, matrices[layer][1 + h] head h.
   void setMatrices(std::vector<std::vector<AttentionMatrix>> matrices);
+  // Renders the thumbnails again under `scale` (a change only).
+  void setColourScale(ColourScale scale);
   // The matrix of a thumbnail (head −1 = mean); an empty matrix when there is none.
   const AttentionMatrix& matrix(int layer, int head) const;
   // How many thumbnails have been rendered since construction (tests check what recomputes them).
@@ -55,7 +59,10 @@ class AttentionOverview : public QWidget {
 
   std::vector<std::vector<AttentionMatrix>> matrices_;  // [layer][column]
   std::vector<std::vector<QImage>> images_;            // [layer][column]
+  void renderThumbnails();
+
   int render_count_ = 0;
+  ColourScale scale_ = ColourScale::Fixed;
   HeadGates gates_;
   LayerLabels labels_;
   int current_layer_ = -1, current_head_ = -1;

@@ -242,6 +242,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     const auto scale = colour_scale_from_name(scale_box_->currentText());
     heatmap_->setColourScale(scale);
     compare_heatmap_->setColourScale(scale);
+    overview_->setColourScale(scale);
   });
   connect(overview_, &AttentionOverview::thumbnailClicked, this, [this](int layer, int head) { setLayerHead(layer, head); });
   connect(position_box_, &QComboBox::currentIndexChanged, this, [this] { refreshPredictions(); });
