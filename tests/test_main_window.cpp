@@ -296,6 +296,47 @@ class MainWindowTests : public QObject {
     QCOMPARE(window.windowTitle(), QString("Attention Workbench — sample_data"));
   }
 
+  // The window fits a 1,366 × 768 laptop screen (less a panel and the title bar) with the sample models.
+  void windowFitsALaptopScreen() {
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    const auto minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(minimum.width() <= 1366 && minimum.height() <= 700,
+             qPrintable(QString("minimum %1 × %2").arg(minimum.width()).arg(minimum.height())));
+    window.resize(1366, 700);
+    QTest::qWait(50);
+    QVERIFY2(window.width() <= 1366 && window.height() <= 700,
+             qPrintable(QString("resized to %1 × %2").arg(window.width()).arg(window.height())));
+    for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+      window.tabs()->setCurrentIndex(tab);
+      QTest::qWait(20);
+      QVERIFY2(window.width() <= 1366 && window.height() <= 700,
+               qPrintable(QString("tab %1 grows the window to %2 × %3").arg(tab).arg(window.width()).arg(window.height())));
+    }
+    // A 12 × 12-head model (GPT-2 small's shape, tiny widths): the heads panel shrinks its cells.
+    QTemporaryDir dir;
+    QProcess train;
+    train.start(AW_CLI_PATH, {"train", "--arch", "transformer_lm", "--train", kSampleData + "/demo_sentences.txt", "--valid",
+                              kSampleData + "/demo_sentences.txt", "--layers", "12", "--heads", "12", "--d-model", "24",
+                              "--d-ff", "48", "--window", "32", "--epochs", "1", "--out", dir.filePath("m12")});
+    QVERIFY(train.waitForFinished(kTimeoutMs));
+    QCOMPARE(train.exitCode(), 0);
+    window.openCheckpoint(dir.filePath("m12"));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    window.attentionView()->findChild<QComboBox*>()->setCurrentIndex(window.modelCount() - 1);
+    QTRY_COMPARE_WITH_TIMEOUT(window.headsPanel()->grid()->sizeHint().width() > 400, true, kTimeoutMs);
+    const auto wide = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(wide.width() <= 1366 && wide.height() <= 700,
+             qPrintable(QString("with 12 × 12 heads: minimum %1 × %2").arg(wide.width()).arg(wide.height())));
+    window.resize(1366, 700);
+    QTest::qWait(50);
+    QVERIFY2(window.width() <= 1366, qPrintable(QString("resized to %1").arg(window.width())));
+    QVERIFY(window.headsPanel()->grid()->cellSide() < 34);  // the cells gave way
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/heads_12x12.png"));
+  }
+
   void analysesLeaveTheEventLoopRunningAndCancel() {
     MainWindow window;
     window.show();

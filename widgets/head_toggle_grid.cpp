@@ -19,7 +19,8 @@
 namespace aw {
 namespace {
 
-constexpr int kCell = 34;         // cell side in pixels
+constexpr int kCell = 34;         // cell side in pixels, when there is room
+constexpr int kMinCell = 12;      // the least: 12 × 12 heads then take 28 + 12 × 15 pixels
 constexpr int kGap = 3;
 constexpr int kRowLabelWidth = 28;
 constexpr int kHeaderHeight = 18;
@@ -28,7 +29,7 @@ constexpr int kHeaderHeight = 18;
 
 HeadCellGrid::HeadCellGrid(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
-  setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Minimum);
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
 
 void HeadCellGrid::setGates(const HeadGates& gates) {
@@ -72,14 +73,24 @@ QString HeadCellGrid::layerPhrase(int layer) const {
   return labels_.names.isEmpty() ? QString("layer %1").arg(layer + 1) : labels_.name(layer);
 }
 
-QRect HeadCellGrid::cellRect(int layer, int head) const {
-  return {labelWidth() + head * (kCell + kGap), kHeaderHeight + layer * (kCell + kGap), kCell, kCell};
+int HeadCellGrid::cellSide() const {
+  // As large as the widget allows, between kMinCell and kCell: a 12 × 12-head model's panel shrinks
+  // with its dock instead of widening the window.
+  const int heads = std::max(1, maxHeads()), layers = std::max<int>(1, static_cast<int>(gates_.on.size()));
+  const int across = (width() - labelWidth()) / heads - kGap, down = (height() - kHeaderHeight) / layers - kGap;
+  return std::clamp(std::min(across, down), kMinCell, kCell);
 }
 
-QSize HeadCellGrid::sizeHint() const {
-  return {labelWidth() + maxHeads() * (kCell + kGap), kHeaderHeight + static_cast<int>(gates_.on.size()) * (kCell + kGap)};
+QRect HeadCellGrid::cellRect(int layer, int head) const {
+  const int side = cellSide();
+  return {labelWidth() + head * (side + kGap), kHeaderHeight + layer * (side + kGap), side, side};
 }
-QSize HeadCellGrid::minimumSizeHint() const { return sizeHint(); }
+
+QSize HeadCellGrid::gridSize(int side) const {
+  return {labelWidth() + maxHeads() * (side + kGap), kHeaderHeight + static_cast<int>(gates_.on.size()) * (side + kGap)};
+}
+QSize HeadCellGrid::sizeHint() const { return gridSize(kCell); }
+QSize HeadCellGrid::minimumSizeHint() const { return gridSize(kMinCell); }
 
 QPair<int, int> HeadCellGrid::cellAt(const QPoint& position) const {
   for (int layer = 0; layer < static_cast<int>(gates_.on.size()); ++layer)
@@ -104,12 +115,17 @@ void HeadCellGrid::paintEvent(QPaintEvent*) {
   auto small = font();
   small.setPointSizeF(font().pointSizeF() * 0.85);
   painter.setFont(small);
-  for (int head = 0; head < maxHeads(); ++head)
-    painter.drawText(QRect(cellRect(0, head).left(), 0, kCell, kHeaderHeight), Qt::AlignCenter, QString("H%1").arg(head + 1));
+  const int side = cellSide();
+  // "H1" over wide cells; over narrow ones the number alone, every other one when they are narrowest.
+  const int label_step = side < 16 ? 2 : 1;
+  for (int head = 0; head < maxHeads(); head += label_step)
+    painter.drawText(QRect(cellRect(0, head).center().x() - 20, 0, 40, kHeaderHeight), Qt::AlignCenter,
+                     side >= 26 ? QString("H%1").arg(head + 1) : QString::number(head + 1));
   for (int layer = 0; layer < static_cast<int>(gates_.on.size()); ++layer) {
     const auto row = cellRect(layer, 0);
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(0, row.top(), labelWidth() - 4, kCell), Qt::AlignRight | Qt::AlignVCenter, labels_.name(layer));
+    painter.drawText(QRect(0, row.top() + side / 2 - 10, labelWidth() - 4, 20), Qt::AlignRight | Qt::AlignVCenter,
+                     labels_.name(layer));
     for (int head = 0; head < static_cast<int>(gates_.on[layer].size()); ++head) {
       const auto rect = cellRect(layer, head);
       const bool on = gates_.on[layer][head];
@@ -119,16 +135,17 @@ void HeadCellGrid::paintEvent(QPaintEvent*) {
       if (!on) fill = QColor(0xd0, 0xd0, 0xd0);
       painter.setPen(Qt::NoPen);
       painter.setBrush(fill);
-      painter.drawRoundedRect(rect, 4, 4);
+      const int radius = std::min(4, side / 4), inset = side / 4;
+      painter.drawRoundedRect(rect, radius, radius);
       if (!on) {  // a cross, so "off" reads without colour
         painter.setPen(QPen(QColor(0x80, 0x80, 0x80), 2));
-        painter.drawLine(rect.topLeft() + QPoint(8, 8), rect.bottomRight() - QPoint(8, 8));
-        painter.drawLine(rect.topRight() + QPoint(-8, 8), rect.bottomLeft() + QPoint(8, -8));
+        painter.drawLine(rect.topLeft() + QPoint(inset, inset), rect.bottomRight() - QPoint(inset, inset));
+        painter.drawLine(rect.topRight() + QPoint(-inset, inset), rect.bottomLeft() + QPoint(inset, -inset));
       }
       if (layer == selected_layer_ && head == selected_head_) {
         painter.setPen(QPen(QColor(0xe6, 0x55, 0x0d), 3));
         painter.setBrush(Qt::NoBrush);
-        painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 4, 4);
+        painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), radius, radius);
       }
     }
   }

@@ -32,6 +32,7 @@ class HeadCellGrid : public QWidget {
 
   // The cell's rectangle in widget coordinates (for tests and hit-testing).
   QRect cellRect(int layer, int head) const;
+  int cellSide() const;  // 12–34 pixels: as much as the widget's size gives
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
 
@@ -48,6 +49,7 @@ class HeadCellGrid : public QWidget {
   int maxHeads() const;
   QPair<int, int> cellAt(const QPoint& position) const;
   int labelWidth() const;
+  QSize gridSize(int cell_side) const;  // the grid with cells of that side
   QString layerPhrase(int layer) const;  // "layer 3", or the block's name ("Cross 2")
 
   HeadGates gates_;

@@ -36,7 +36,7 @@ WordWeightView::WordWeightView(QWidget* parent) : QWidget(parent) {
   layout->addLayout(top);
   text_ = new QTextBrowser;
   text_->setOpenLinks(false);
-  text_->setMinimumHeight(80);
+  text_->setMinimumHeight(60);
   layout->addWidget(text_, 1);
   info_ = new QLabel("Hover a word for its weight; click it to add it to the words");
   info_->setWordWrap(true);

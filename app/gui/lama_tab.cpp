@@ -88,7 +88,13 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
   auto* keywords = new QWidget;
   auto* keyword_layout = new QVBoxLayout(keywords);
   keyword_layout->setContentsMargins(0, 0, 0, 0);
-  keyword_layout->addWidget(new QLabel("<b>Keywords per rating</b> (LAMA Table 6) — double-click one to add it"));
+  // Captions wrap: at one line each they set the tab's (and so the window's) minimum width.
+  const auto caption = [](const QString& text) {
+    auto* label = new QLabel(text);
+    label->setWordWrap(true);
+    return label;
+  };
+  keyword_layout->addWidget(caption("<b>Keywords per rating</b> (LAMA Table 6) — double-click one to add it"));
   keyword_model_ = new CsvTableModel(this);
   keyword_view_ = new QTableView;
   keyword_view_->setModel(keyword_model_);
@@ -96,7 +102,7 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
   keyword_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   keyword_view_->verticalHeader()->setDefaultSectionSize(22);
   keyword_layout->addWidget(keyword_view_, 1);
-  keyword_layout->addWidget(new QLabel("<b>Shift between ratings</b> — Mann–Whitney U per word and pair of ratings; "
+  keyword_layout->addWidget(caption("<b>Shift between ratings</b> — Mann–Whitney U per word and pair of ratings; "
                                        "effect = P(weight in a &gt; weight in b), p Holm-adjusted"));
   shift_model_ = new CsvTableModel(this);
   shift_view_ = new QTableView;
@@ -105,6 +111,8 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
   shift_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   shift_view_->verticalHeader()->setDefaultSectionSize(22);
   keyword_layout->addWidget(shift_view_, 1);
+  // Both tables scroll: a header and a row or two are enough at the least, so the window fits 768 px.
+  for (auto* view : {keyword_view_, shift_view_}) view->setMinimumHeight(52);
   auto* exports = new QHBoxLayout;
   exports->addWidget(new QLabel("Export CSV:"));
   for (const auto& [name, title] : {std::pair<QString, QString>{"occurrences", "Occurrences…"},

@@ -104,25 +104,35 @@ SettingsForm::SettingsForm(const AnalysisDescriptor& descriptor, const QStringLi
 }
 
 void SettingsForm::addRowsTo(QFormLayout* form) const {
+  // Narrow fields follow each other along a row until it would pass kRowWidth pixels, so that a form
+  // with many settings wraps instead of widening the window past a laptop's 1,366 pixels.
+  constexpr int kRowWidth = 880;
   QHBoxLayout* row = nullptr;
   bool row_stretches = false;  // a row with a path or text field fills the width; others keep left
+  int row_width = 0;
   const auto close_row = [&] {
     if (row && !row_stretches) row->addStretch(1);
   };
   for (const auto& entry : entries_) {
     const bool wide = is_wide(entry.field->kind);
-    if (wide || !row) {
+    const bool flag = entry.field->kind == FieldKind::Flag;
+    auto* label = flag ? nullptr : new QLabel(label_of(*entry.field));
+    const int width = entry.placed->sizeHint().width() + (label ? label->sizeHint().width() + 6 : 0) + 10;
+    if (wide || !row || row_width + width > kRowWidth) {
       close_row();
       auto* holder = new QWidget;
       row = new QHBoxLayout(holder);
       row->setContentsMargins(0, 0, 0, 0);
       row_stretches = wide;
-      form->addRow(entry.field->kind == FieldKind::Flag ? QString() : label_of(*entry.field), holder);
+      row_width = width;
+      delete label;  // the form's own label column names the row's first field
+      form->addRow(flag ? QString() : label_of(*entry.field), holder);
       row->addWidget(entry.placed, wide ? 1 : 0);
       continue;
     }
+    row_width += width;
     row->addSpacing(10);
-    if (entry.field->kind != FieldKind::Flag) row->addWidget(new QLabel(label_of(*entry.field)));
+    if (label) row->addWidget(label);
     row->addWidget(entry.placed);
   }
   close_row();
