@@ -377,9 +377,23 @@ class MainWindowTests : public QObject {
 
     QString long_sentence;
     for (int i = 0; i < 100; ++i) long_sentence += "the ";
+    auto* view = window.attentionView();
+    // The LAMA classifier (256 positions) takes it, the compared vanilla model (64) does not.
+    view->setCurrentModel(2);
+    view->setCompare(true, 0);
     window.runSentence(long_sentence);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().contains("allows 64"), qPrintable(window.errorText()));
+    QVERIFY(view->heatmap()->matrix().rows > 0);
+    // The failed model does not keep an older sentence's map up as if it were this one's…
+    QCOMPARE(view->compareHeatmap()->matrix().rows, 0);
+    // …and once it is no longer shown its error line goes (no run happens: LAMA has its capture).
+    view->setCompare(false, 0);
+    QVERIFY(!window.isBusy());
+    QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
+    view->setCurrentModel(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QVERIFY2(window.errorText().contains("allows 64"), qPrintable(window.errorText()));  // shown again: it fails again
 
     auto* panel = window.analyses()->panel("stats");
     panel->findChild<QLineEdit*>("text")->setText("/no/such/corpus.txt");

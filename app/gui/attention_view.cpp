@@ -319,6 +319,15 @@ void AttentionView::clearCaptures() {
   overview_shows_ = {-1, -1};
 }
 
+void AttentionView::dropCapture(int model) {
+  if (captures_.erase(model) == 0) return;
+  if (overview_shows_.first == model) {
+    overview_->clear();
+    overview_shows_ = {-1, -1};
+  }
+  refresh();
+}
+
 bool AttentionView::hasCapture(int model, const QString& sentence, const HeadGates& gates) const {
   const auto found = captures_.find(model);
   return found != captures_.end() && found->second.capture.text == sentence && found->second.gates == gates;

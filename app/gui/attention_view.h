@@ -60,6 +60,9 @@ class AttentionView : public QWidget {
   // A model's capture (run on sentence() with `gates`), shown when it is the current or compared model.
   void setCapture(int model, const AttentionCapture& capture, const HeadGates& gates);
   void clearCaptures();
+  // Forgets one model's capture (its run failed): its heatmap empties rather than keep an older
+  // sentence's map up as if it were this one's.
+  void dropCapture(int model);
   // Whether `model` has a capture of this sentence with these gates.
   bool hasCapture(int model, const QString& sentence, const HeadGates& gates) const;
   const AttentionCapture* capture(int model) const;

@@ -83,6 +83,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
 
   connect(view_, &AttentionView::runRequested, this, &MainWindow::runSentence);
   connect(view_, &AttentionView::modelsChosen, this, [this] {
+    // The failed model is no longer shown (compare off, another model chosen): its error goes too.
+    if (failed_run_.model >= 0 && failed_run_.model != view_->currentModel() &&
+        failed_run_.model != view_->compareModel()) {
+      clearError();
+      failed_run_ = {};
+    }
     showHeadsOf(view_->currentModel());
     analyses_->refreshTargets();
     requestRuns();
@@ -156,6 +162,7 @@ void MainWindow::startNextJob() {
   job_active_ = true;
   auto next = std::move(queued_.front());
   queued_.pop_front();
+  job_run_model_ = next.run_model;
   statusBar()->showMessage(next.label + "…");
   job_generation_ = generation_;
   auto job = next.make();
@@ -176,6 +183,10 @@ void MainWindow::onJobFinished() {
     // From before a session was replaced: nothing to apply.
   } else if (!result.error.isEmpty()) {
     showError(result.error);
+    if (job_run_model_ >= 0 && job_run_model_ < static_cast<int>(models_.size())) {
+      failed_run_ = {job_run_model_, view_->sentence(), gates_[job_run_model_]};
+      view_->dropCapture(job_run_model_);
+    }
   } else if (result.apply) {
     result.apply();
   }
@@ -228,7 +239,8 @@ void MainWindow::runSentence(const QString& sentence) {
 void MainWindow::requestRuns() {
   for (int model : {view_->currentModel(), view_->compareModel()})
     if (model >= 0 && model < static_cast<int>(models_.size()) && !view_->sentence().trimmed().isEmpty() &&
-        !view_->hasCapture(model, view_->sentence(), gates_[model]))
+        !view_->hasCapture(model, view_->sentence(), gates_[model]) &&
+        !(failed_run_.model == model && failed_run_.sentence == view_->sentence() && failed_run_.gates == gates_[model]))
       queueRun(model);
 }
 
@@ -322,6 +334,7 @@ void MainWindow::openSession(const QString& path) {
   watcher_.waitForFinished();  // …and a load must not land in the session after it is cleared
   session_->clear();
   models_.clear();
+  failed_run_ = {};
   gates_.clear();
   scores_.clear();
   view_->clearCaptures();

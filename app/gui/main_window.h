@@ -99,6 +99,15 @@ class MainWindow : public QMainWindow {
   bool job_active_ = false;  // from start until its result has been applied
   int generation_ = 0;       // bumped when a session replaces everything
   int job_generation_ = 0;   // the generation the running job was started in
+  int job_run_model_ = -1;   // the running job's model when it is a sentence run
+  // A model whose run failed, with the sentence and gates that failed: not run again for the same
+  // input, and its error line cleared once the model is no longer shown.
+  struct FailedRun {
+    int model = -1;
+    QString sentence;
+    HeadGates gates;
+  };
+  FailedRun failed_run_;
 
   QTabWidget* tabs_;
   AttentionView* view_;
