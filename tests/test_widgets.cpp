@@ -259,8 +259,17 @@ class WidgetTests : public QObject {
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(file.readAll()), csv);
+    // Without a plot the PNG is the table at its own size, not the view's box (shown large here).
+    panel.setPlotVisible(false);
+    panel.resize(1200, 900);
+    panel.show();
     QVERIFY(panel.exportPng(dir.filePath("out.png")));
-    QVERIFY(QFileInfo(dir.filePath("out.png")).size() > 0);
+    const QImage exported(dir.filePath("out.png"));
+    QVERIFY(exported.save(AW_BUILD_DIR "/table_export.png"));
+    QVERIFY2(exported.width() > 200 && exported.width() < panel.tableView()->width() && exported.height() < 120,
+             qPrintable(QString("%1 × %2 (view %3 × %4)")
+                            .arg(exported.width()).arg(exported.height())
+                            .arg(panel.tableView()->width()).arg(panel.tableView()->height())));
     QVERIFY(panel.exportPdf(dir.filePath("out.pdf")));
     QVERIFY(QFileInfo(dir.filePath("out.pdf")).size() > 0);
   }

@@ -185,13 +185,30 @@ bool AnalysisPanel::exportCsv(const QString& path) { return write_csv_file(path,
 bool AnalysisPanel::exportPng(const QString& path) { return plot_->isVisible() ? plot_->savePng(path) : renderTable(path, false); }
 bool AnalysisPanel::exportPdf(const QString& path) { return plot_->isVisible() ? plot_->savePdf(path) : renderTable(path, true); }
 
+QPixmap AnalysisPanel::tableImage() const {
+  // The whole table at its own size, not the view's visible part in its (often far larger) box: a
+  // view of the same model, sized to its columns and rows, never shown.
+  QTableView whole;
+  whole.setModel(table_view_->model());
+  whole.setFont(table_view_->font());
+  whole.setAlternatingRowColors(table_view_->alternatingRowColors());
+  whole.setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  whole.setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  whole.ensurePolished();
+  whole.resizeColumnsToContents();
+  const int frame = 2 * whole.frameWidth();
+  whole.resize(whole.verticalHeader()->sizeHint().width() + whole.horizontalHeader()->length() + frame,
+               whole.horizontalHeader()->sizeHint().height() + whole.verticalHeader()->length() + frame);
+  return whole.grab();
+}
+
 bool AnalysisPanel::renderTable(const QString& path, bool pdf) {
-  if (!pdf) return table_view_->grab().save(path, "PNG");
+  if (!pdf) return tableImage().save(path, "PNG");
   QPdfWriter writer(path);
   writer.setResolution(144);
   QPainter painter;
   if (!painter.begin(&writer)) return false;
-  const auto image = table_view_->grab();
+  const auto image = tableImage();
   const double scale = std::min(1.0, painter.viewport().width() / static_cast<double>(image.width()));
   painter.scale(scale, scale);
   painter.drawPixmap(0, 0, image);

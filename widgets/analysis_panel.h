@@ -72,6 +72,7 @@ class AnalysisPanel : public QWidget {
  private:
   void chooseAndExport(const QString& filter, const QString& suffix, bool (AnalysisPanel::*write)(const QString&));
   bool renderTable(const QString& path, bool pdf);
+  QPixmap tableImage() const;
 
   QFormLayout* settings_;
   QPushButton* run_button_;
