@@ -92,7 +92,13 @@ class MainWindowTests : public QObject {
     view->sentenceEdit()->clear();
     QTest::keyClicks(view->sentenceEdit(), "the cat sat on the mat");
     QTest::keyClick(view->sentenceEdit(), Qt::Key_Return);
+    // While the runs work, both maps are greyed with a note saying which model runs.
+    QVERIFY(view->heatmap()->isStale());
+    QVERIFY(view->compareHeatmap()->isStale());
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/attention_running.png"));
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().rows == 6, kTimeoutMs);
+    QVERIFY(!view->heatmap()->isStale());
+    QVERIFY(!view->compareHeatmap()->isStale());
     QCOMPARE(view->heatmap()->matrix().col_labels.first(), QString("the"));
     QVERIFY(view->predictions()->rowCount() == 5);
 

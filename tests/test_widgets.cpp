@@ -106,6 +106,20 @@ class WidgetTests : public QObject {
     QCOMPARE(heatmap.colorMap()->dataRange().upper, 1.0);
   }
 
+  void heatmapGreysWhileStale() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(400, 300);
+    heatmap.show();
+    heatmap.setMatrix(three_by_three());
+    QVERIFY(!heatmap.isStale());
+    heatmap.setStale("running m…");
+    QVERIFY(heatmap.isStale());
+    QVERIFY(heatmap.plot()->graphicsEffect());
+    heatmap.setStale({});
+    QVERIFY(!heatmap.isStale());
+    QVERIFY(!heatmap.plot()->graphicsEffect());
+  }
+
   void heatmapCellUnderThePointer() {
     AttentionHeatmap heatmap;
     heatmap.resize(500, 500);

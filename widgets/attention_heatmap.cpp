@@ -3,6 +3,8 @@
 
 #include "widgets/color_maps.h"
 
+#include <QGraphicsOpacityEffect>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -52,7 +54,33 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
   }
   plot_->setMouseTracking(true);
   plot_->installEventFilter(this);
+
+  stale_note_ = new QLabel(this);
+  stale_note_->setAlignment(Qt::AlignCenter);
+  stale_note_->setStyleSheet("background: rgba(255, 255, 255, 220); border: 1px solid #888; border-radius: 4px;"
+                             "padding: 6px 12px; font-weight: bold;");
+  stale_note_->hide();
 }
+
+void AttentionHeatmap::setStale(const QString& note) {
+  if (note.isEmpty()) {
+    plot_->setGraphicsEffect(nullptr);  // deletes the effect
+    stale_note_->hide();
+    return;
+  }
+  if (!plot_->graphicsEffect()) {
+    auto* fade = new QGraphicsOpacityEffect(plot_);
+    fade->setOpacity(0.35);
+    plot_->setGraphicsEffect(fade);
+  }
+  stale_note_->setText(note);
+  stale_note_->adjustSize();
+  stale_note_->move((width() - stale_note_->width()) / 2, (height() - stale_note_->height()) / 2);
+  stale_note_->show();
+  stale_note_->raise();
+}
+
+bool AttentionHeatmap::isStale() const { return !stale_note_->isHidden(); }
 
 void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
   matrix_ = matrix;
@@ -110,6 +138,7 @@ void AttentionHeatmap::updateTicks() {
 
 void AttentionHeatmap::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
+  stale_note_->move((width() - stale_note_->width()) / 2, (height() - stale_note_->height()) / 2);
   plot_->replot();  // lays the axis rect out at the new size first
   updateTicks();
   plot_->replot(QCustomPlot::rpQueuedReplot);

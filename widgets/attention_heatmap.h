@@ -15,6 +15,7 @@ class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
 class QCPTextElement;
+class QLabel;
 
 namespace aw {
 
@@ -29,6 +30,10 @@ class AttentionHeatmap : public QWidget {
   void setColourScale(ColourScale scale);
   ColourScale colourScale() const { return scale_; }
   QString titleText() const;  // the matrix's title and the scale in use
+  // While a new run for this map is under way: the old map greyed and `note` ("running bet_sf…")
+  // over it; empty `note` = current again.
+  void setStale(const QString& note);
+  bool isStale() const;
 
   // "query → key: 0.123" (small weights in scientific notation, 4 significant digits) for a cell, or
   // an empty string outside the matrix.
@@ -57,6 +62,7 @@ class AttentionHeatmap : public QWidget {
   QCPColorMap* color_map_;
   QCPColorScale* color_scale_;
   QCPTextElement* title_;
+  QLabel* stale_note_;
 };
 
 }  // namespace aw

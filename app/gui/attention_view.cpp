@@ -315,6 +315,7 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
 
 void AttentionView::clearCaptures() {
   captures_.clear();
+  pending_runs_.clear();
   overview_->clear();
   overview_shows_ = {-1, -1};
 }
@@ -360,7 +361,15 @@ void AttentionView::refreshHeads() {
   refresh();
 }
 
+void AttentionView::setRunPending(int model, bool pending) {
+  if (pending ? !pending_runs_.insert(model).second : pending_runs_.erase(model) == 0) return;
+  refresh();
+}
+
 void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
+  heatmap->setStale(pending_runs_.count(model) && model < static_cast<int>(models_.size())
+                        ? "running " + models_[model].name + "…"
+                        : QString());
   const auto found = captures_.find(model);
   if (found == captures_.end() || model >= static_cast<int>(models_.size())) {
     heatmap->setMatrix({});

@@ -10,6 +10,7 @@
 #include <QWidget>
 
 #include <map>
+#include <set>
 
 class QCheckBox;
 class QComboBox;
@@ -63,6 +64,8 @@ class AttentionView : public QWidget {
   // Forgets one model's capture (its run failed): its heatmap empties rather than keep an older
   // sentence's map up as if it were this one's.
   void dropCapture(int model);
+  // A run for `model` is queued or under way (true) or over (false): its heatmap greys with a note.
+  void setRunPending(int model, bool pending);
   // Whether `model` has a capture of this sentence with these gates.
   bool hasCapture(int model, const QString& sentence, const HeadGates& gates) const;
   const AttentionCapture* capture(int model) const;
@@ -98,6 +101,7 @@ class AttentionView : public QWidget {
   };
   std::vector<ModelSummary> models_;
   std::map<int, Shown> captures_;
+  std::set<int> pending_runs_;  // models with a run queued or under way
   int next_serial_ = 0;
   std::pair<int, int> overview_shows_{-1, -1};  // (model, serial) of the overview's matrices
 

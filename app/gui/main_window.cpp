@@ -183,6 +183,7 @@ void MainWindow::onJobFinished() {
     // From before a session was replaced: nothing to apply.
   } else if (!result.error.isEmpty()) {
     showError(result.error);
+    if (job_run_model_ >= 0) view_->setRunPending(job_run_model_, false);
     if (job_run_model_ >= 0 && job_run_model_ < static_cast<int>(models_.size())) {
       failed_run_ = {job_run_model_, view_->sentence(), gates_[job_run_model_]};
       view_->dropCapture(job_run_model_);
@@ -249,6 +250,7 @@ void MainWindow::queueRun(int model) {
   for (const auto& job : queued_)
     if (job.run_model == model) return;
   auto* session = session_.get();
+  view_->setRunPending(model, true);  // cleared when the run's result (or error) is applied
   enqueue({"Running " + models_[model].name, [this, session, model]() -> Job {
              const auto sentence = view_->sentence();
              const auto gates = gates_[model];
@@ -256,6 +258,7 @@ void MainWindow::queueRun(int model) {
                auto capture = session->attend(model, sentence, gates);
                return {{}, [this, model, gates, capture = std::move(capture)] {
                          clearError();
+                         view_->setRunPending(model, false);
                          view_->setCapture(model, capture, gates);
                          analyses_->refreshTargets();  // the top-tokens tab's model A may be this one
                          requestRuns();  // the sentence or gates may have changed meanwhile
