@@ -212,8 +212,11 @@ void ResultPlot::showSmallMultiples(const QString& title, const QVector<SmallPlo
     auto* y_axis = rect->axis(QCPAxis::atLeft);
     rect->axis(QCPAxis::atTop)->setVisible(false);
     rect->axis(QCPAxis::atRight)->setVisible(false);
-    x_axis->ticker()->setTickCount(3);  // small plots: a few readable numbers rather than many overlapping ones
-    y_axis->ticker()->setTickCount(3);
+    // Small plots: a few readable numbers in a smaller font rather than many overlapping ones (the y
+    // axis is the short one: two ticks).
+    x_axis->ticker()->setTickCount(3);
+    y_axis->ticker()->setTickCount(2);
+    for (auto* axis : {x_axis, y_axis}) axis->setTickLabelFont(QFont(font().family(), 8));
     x_axis->setLabel(i + columns >= plots.size() ? x_label : QString());  // the bottom plot of each column
     y_axis->setLabel(i % columns == 0 ? y_label : QString());
     for (const auto& series : plots[i].series) {

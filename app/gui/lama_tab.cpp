@@ -19,6 +19,7 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -149,6 +150,11 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
   document_layout->addWidget(document_view_, 1);
   panel()->setPlotVisible(true);  // before it moves into its column: a hidden widget would take no room there
   panel()->addResultViews(keywords, documents);
+  // The six small plots and their legend need more height than the document view below them.
+  if (auto* column = qobject_cast<QSplitter*>(panel()->plot()->parentWidget())) {
+    column->setStretchFactor(0, 3);
+    column->setStretchFactor(1, 2);
+  }
 
   panel()->setPlotter([this](ResultPlot& plot, const CsvTable& summary) { plotDensities(plot, summary); });
   connect(modelChooser(), &QComboBox::currentIndexChanged, this, [this] {
