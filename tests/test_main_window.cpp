@@ -244,8 +244,10 @@ class MainWindowTests : public QObject {
     QCOMPARE(train.exitCode(), 0);
     MainWindow window;
     window.show();
+    window.runSentence("the band released their second album");  // before the model has loaded
     window.openCheckpoint(run);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QCOMPARE(window.attentionView()->heatmap()->matrix().rows, 6);  // …runs once it has
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
 
     auto* training = window.analyses()->panel("training");

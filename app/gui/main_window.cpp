@@ -206,6 +206,9 @@ void MainWindow::openCheckpoint(const QString& dir) {
                          clearError();
                          onModelAdded(summary, HeadGates::allOn(summary.heads_per_layer));
                          view_->setCurrentModel(static_cast<int>(models_.size()) - 1);
+                         // The first model is current already (no change, no signal): run the
+                         // sentence typed or given on the command line for it.
+                         requestRuns();
                        }};
              };
            }});
