@@ -106,6 +106,24 @@ class WidgetTests : public QObject {
     QCOMPARE(heatmap.colorMap()->dataRange().upper, 1.0);
   }
 
+  // A title wider than its map is cut in the middle ("…") to fit, never past the edges; titleText()
+  // keeps it whole.
+  void heatmapTitleElidesToItsWidth() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(260, 300);
+    heatmap.show();
+    auto matrix = three_by_three();
+    matrix.title = "a_model_with_a_long_name · layer 12 · mean of 12 heads (3 off, still in the mean)";
+    heatmap.setMatrix(matrix);
+    heatmap.resize(250, 300);  // a resize lays the title out at the new width
+    QTest::qWait(20);
+    QCOMPARE(heatmap.titleText(), matrix.title + "\nscale 0–1");
+    auto* title = qobject_cast<QCPTextElement*>(heatmap.plot()->plotLayout()->element(0, 0));
+    QVERIFY(title);
+    QVERIFY2(title->text().contains(QChar(0x2026)), qPrintable(title->text()));
+    QVERIFY(QFontMetrics(title->font()).horizontalAdvance(title->text().section('\n', 0, 0)) <= 250);
+  }
+
   void heatmapGreysWhileStale() {
     AttentionHeatmap heatmap;
     heatmap.resize(400, 300);

@@ -104,7 +104,6 @@ void AttentionHeatmap::setColourScale(ColourScale scale) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-QString AttentionHeatmap::titleText() const { return title_->text(); }
 
 void AttentionHeatmap::paintCells() {
   const auto scaled = scale_weights(matrix_, scale_);
@@ -117,7 +116,19 @@ void AttentionHeatmap::paintCells() {
   color_scale_->setDataRange(QCPRange(scaled.low, scaled.high));
   color_scale_->axis()->setLabel(scaled.value_label);
   // On a line of its own: appended to the title, it pushed a side-by-side map's title past its edges.
-  title_->setText(matrix_.title.isEmpty() || matrix_.rows == 0 ? matrix_.title : matrix_.title + "\n" + scaled.caption);
+  full_title_ = matrix_.title.isEmpty() || matrix_.rows == 0 ? matrix_.title : matrix_.title + "\n" + scaled.caption;
+  elideTitle();
+}
+
+void AttentionHeatmap::elideTitle() {
+  const QFontMetrics metrics(title_->font());
+  // The title sits over the matrix's column only (the colour scale has its own): that column's width
+  // once laid out, else the plot's.
+  const int column = title_->outerRect().width();
+  const int width = std::max(40, column > 50 ? column - 8 : plot_->width() - 12);
+  QStringList lines = full_title_.split('\n');
+  for (auto& line : lines) line = metrics.elidedText(line, Qt::ElideMiddle, width);
+  title_->setText(lines.join('\n'));
 }
 
 void AttentionHeatmap::updateTicks() {
@@ -140,6 +151,7 @@ void AttentionHeatmap::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   stale_note_->move((width() - stale_note_->width()) / 2, (height() - stale_note_->height()) / 2);
   plot_->replot();  // lays the axis rect out at the new size first
+  elideTitle();
   updateTicks();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }

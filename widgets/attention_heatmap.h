@@ -29,7 +29,7 @@ class AttentionHeatmap : public QWidget {
   const AttentionMatrix& matrix() const { return matrix_; }
   void setColourScale(ColourScale scale);
   ColourScale colourScale() const { return scale_; }
-  QString titleText() const;  // the matrix's title and the scale in use
+  QString titleText() const { return full_title_; }  // the matrix's title and the scale in use (not elided)
   // While a new run for this map is under way: the old map greyed and `note` ("running bet_sf…")
   // over it; empty `note` = current again.
   void setStale(const QString& note);
@@ -55,6 +55,7 @@ class AttentionHeatmap : public QWidget {
  private:
   void updateTicks();
   void paintCells();  // the matrix's cells and the colour range under the current scale
+  void elideTitle();  // each title line cut with "…" to the plot's width, so it never overflows
 
   AttentionMatrix matrix_;
   ColourScale scale_ = ColourScale::Fixed;
@@ -63,6 +64,7 @@ class AttentionHeatmap : public QWidget {
   QCPColorScale* color_scale_;
   QCPTextElement* title_;
   QLabel* stale_note_;
+  QString full_title_;
 };
 
 }  // namespace aw
