@@ -27,14 +27,18 @@ nlohmann::json attention_json(const Encoding& encoding, const std::vector<torch:
   return {{"tokens", encoding.tokens}, {"ids", encoding.ids}, {"attention", std::move(layers)}};
 }
 
-ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding, ForwardOptions options) {
-  c10::InferenceMode inference;
-  model.module().eval();
+ModelInput encoding_input(const Encoding& encoding) {
   ModelInput input;
   input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
   if (!encoding.type_ids.empty()) input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
+  return input;
+}
+
+ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding, ForwardOptions options) {
+  c10::InferenceMode inference;
+  model.module().eval();
   options.capture = CaptureMode::Full;
-  return model.forward(input, options);
+  return model.forward(encoding_input(encoding), options);
 }
 
 std::vector<AttendedToken> top_attended(const torch::Tensor& row, int64_t k) {

@@ -13,6 +13,9 @@
 
 namespace aw {
 
+// One encoded text as a model input: a batch of one, token types included.
+ModelInput encoding_input(const Encoding& encoding);
+
 // Runs one encoded text (a batch of one, token types included) in inference mode with every
 // layer's attention captured: result.attention[l] is [1, H, n, n].
 ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding, ForwardOptions options = {});

@@ -1,0 +1,117 @@
+// tests/test_staged_capture.cpp — a re-run under new gates that starts at the lowest changed layer
+// (analysis/staged_capture.h) must give exactly what a full forward under those gates gives, run only
+// the layers it says, and start over for another text.
+#include "analysis/analysis_inputs.h"
+#include "analysis/attention_export.h"
+#include "analysis/staged_capture.h"
+#include "models/checkpoint/checkpoint.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+namespace aw {
+namespace {
+
+ModelConfig four_layer_config(const std::string& model_type) {
+  nlohmann::json json = {{"model_type", model_type}, {"vocab_size", 20}, {"n_layers", 4},     {"n_heads", 3},
+                         {"d_model", 12},            {"d_ff", 24},       {"max_positions", 16}, {"dropout", 0.0}};
+  if (model_type == "encoder_classifier") json["labels"] = {"neg", "pos"};
+  return parse_model_config(json, "four-layer config");
+}
+
+ModelConfig config_of(const std::string& family) {
+  if (family == "lama" || family == "bigru_mean") return test::tiny_lama_config(family);
+  return four_layer_config(family);
+}
+
+Encoding encoding_of(std::vector<int64_t> ids) {
+  Encoding encoding;
+  encoding.ids = std::move(ids);
+  for (auto id : encoding.ids) encoding.tokens.push_back("t" + std::to_string(id));
+  return encoding;
+}
+
+// Gates [L, H_max] with the given (layer, head) pairs off.
+torch::Tensor gates_off(const ModelConfig& config, const std::vector<std::pair<int, int>>& off) {
+  std::vector<std::vector<bool>> flags;
+  for (auto heads : config.heads_per_layer) flags.emplace_back(static_cast<size_t>(heads), true);
+  for (const auto& [layer, head] : off) flags[layer][head] = false;
+  return gates_from_flags(config, flags);
+}
+
+void expect_equals_full_forward(AttentionModel& model, const Encoding& encoding, const torch::Tensor& gates,
+                                const StagedRun& staged, const std::vector<torch::Tensor>& kept_below) {
+  ForwardOptions options;
+  options.head_gates = gates;
+  const auto full = capture_attention(model, encoding, options);
+  for (size_t layer = 0; layer < full.attention.size(); ++layer) {
+    const auto& attention = static_cast<int64_t>(layer) < staged.first_layer_run ? kept_below[layer] : staged.attention[layer];
+    ASSERT_TRUE(attention.defined()) << "layer " << layer;
+    EXPECT_TRUE(torch::equal(attention, full.attention[layer])) << "layer " << layer;
+  }
+  EXPECT_TRUE(torch::equal(staged.final_hidden, full.hidden));
+  c10::InferenceMode inference;
+  EXPECT_TRUE(torch::equal(model.output(staged.final_hidden, encoding_input(encoding)), full.logits));
+}
+
+class StagedFamilies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) {
+  torch::manual_seed(11);
+  const auto config = config_of(GetParam());
+  auto model = create_model(config);
+  const auto text = encoding_of({3, 7, 1, 12, 5, 9, 2});
+  StagedCapture staged(*model);
+
+  auto first = staged.run(text, {});
+  EXPECT_EQ(first.first_layer_run, 0);
+  expect_equals_full_forward(*model, text, {}, first, {});
+  auto kept = first.attention;
+  if (config.n_layers == 0) return;  // nothing to gate
+
+  // A head off in the last layer: only that layer runs again.
+  const int last = static_cast<int>(config.n_layers) - 1;
+  const auto last_off = gates_off(config, {{last, 1}});
+  const auto second = staged.run(text, last_off);
+  EXPECT_EQ(second.first_layer_run, last);
+  for (int layer = 0; layer < last; ++layer) EXPECT_FALSE(second.attention[layer].defined());
+  expect_equals_full_forward(*model, text, last_off, second, kept);
+  kept[last] = second.attention[last];
+
+  // Then also one in layer 2 (index 1 where there is one): layers from there run.
+  const int middle = std::min(1, last);
+  const auto both_off = gates_off(config, {{last, 1}, {middle, 0}});
+  const auto third = staged.run(text, both_off);
+  EXPECT_EQ(third.first_layer_run, middle);
+  expect_equals_full_forward(*model, text, both_off, third, kept);
+  for (int layer = middle; layer <= last; ++layer) kept[layer] = third.attention[layer];
+
+  // The same gates again run nothing and give the same final states.
+  const auto again = staged.run(text, both_off);
+  EXPECT_EQ(again.first_layer_run, config.n_layers);
+  expect_equals_full_forward(*model, text, both_off, again, kept);
+
+  // Another text starts over.
+  const auto other = encoding_of({4, 4, 8});
+  const auto fresh = staged.run(other, both_off);
+  EXPECT_EQ(fresh.first_layer_run, 0);
+  expect_equals_full_forward(*model, other, both_off, fresh, {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, StagedFamilies,
+                         ::testing::Values("transformer_lm", "bet_sf", "bet_sg", "encoder_classifier", "lama",
+                                           "bigru_mean"));
+
+TEST(StagedCapture, AllOnSpelledOutIsTheSameRunAsNoGates) {
+  torch::manual_seed(12);
+  const auto config = four_layer_config("transformer_lm");
+  auto model = create_model(config);
+  StagedCapture staged(*model);
+  const auto text = encoding_of({1, 2, 3, 4});
+  staged.run(text, {});
+  EXPECT_EQ(staged.run(text, gates_off(config, {})).first_layer_run, config.n_layers);
+}
+
+}  // namespace
+}  // namespace aw
