@@ -512,6 +512,90 @@ class MainWindowTests : public QObject {
 
   // Item 7: a head or layer change re-draws the large heatmap from the overview's matrices; only a
   // new capture renders the thumbnails again.
+  // A head toggle re-runs from its layer: the blocks below are the very same floats, and the result
+  // equals a fresh session's full run under the same gates.
+  void reRunStartsAtTheToggledLayer() {
+    const QString sentence = "the film was good and the music was better";
+    ModelSession session;
+    session.load(kSampleData + "/vanilla_lm");
+    const auto heads = session.summary(0).heads_per_layer;
+    const auto all_on = session.attend(0, sentence);
+    auto last_off = HeadGates::allOn(heads);
+    last_off.on[1][2] = false;
+    const auto toggled = session.attend(0, sentence, last_off);
+    QCOMPARE(toggled.layers[0].values.get(), all_on.layers[0].values.get());  // not run again
+    QVERIFY(toggled.layers[1].values.get() != all_on.layers[1].values.get());  // run again
+    // A gate scales its head's output, not its weights: what changes is what comes after.
+    QVERIFY(all_on.predictionsAt(3)[0].probability != toggled.predictionsAt(3)[0].probability);
+    auto first_off = last_off;
+    first_off.on[0][0] = false;
+    const auto both = session.attend(0, sentence, first_off);
+    QVERIFY(both.layers[0].values.get() != toggled.layers[0].values.get());
+    QVERIFY(*both.layers[1].values != *toggled.layers[1].values);  // layer 2 sees layer 1's change
+
+    ModelSession fresh;
+    fresh.load(kSampleData + "/vanilla_lm");
+    for (const auto& [gates, staged] : {std::pair{last_off, &toggled}, std::pair{first_off, &both}}) {
+      const auto full = fresh.attend(0, sentence, gates);
+      for (int layer = 0; layer < 2; ++layer) QCOMPARE(*staged->layers[layer].values, *full.layers[layer].values);
+      for (int position : {0, full.length() - 1}) {
+        const auto a = staged->predictionsAt(position), b = full.predictionsAt(position);
+        QCOMPARE(a.size(), size_t{5});
+        for (size_t k = 0; k < a.size(); ++k) {
+          QCOMPARE(a[k].label, b[k].label);
+          QCOMPARE(a[k].probability, b[k].probability);
+        }
+      }
+      fresh.clear();
+      fresh.load(kSampleData + "/vanilla_lm");
+    }
+  }
+
+  // Past 64 tokens the overview draws block means: cell (r, c) of a thumbnail is the mean of the
+  // weights in rows [⌊r·n/64⌋, ⌈(r+1)·n/64⌉) and the same columns, checked here in double.
+  void thumbnailsAreBlockMeansOfLongTexts() {
+    QTemporaryDir dir;
+    QProcess train;
+    train.start(AW_CLI_PATH, {"train", "--arch", "transformer_lm", "--train", kSampleData + "/demo_sentences.txt", "--valid",
+                              kSampleData + "/demo_sentences.txt", "--layers", "1", "--heads", "2", "--d-model", "16",
+                              "--d-ff", "32", "--window", "160", "--epochs", "1", "--out", dir.filePath("long")});
+    QVERIFY(train.waitForFinished(kTimeoutMs));
+    QCOMPARE(train.exitCode(), 0);
+    ModelSession session;
+    session.load(dir.filePath("long"));
+    QStringList words;
+    for (int i = 0; i < 130; ++i) words << QStringList({"the", "film", "was", "good", "and", "music"})[i % 6];
+    const auto capture = session.attend(0, words.join(' '));
+    QCOMPARE(capture.length(), 130);
+    const auto& full = capture.layers[0];
+    const auto& small = capture.thumbnails[0];
+    QCOMPARE(small.rows, 64);
+    QCOMPARE(small.cols, 64);
+    QCOMPARE(small.heads, 2);
+    const int n = 130, side = 64;
+    double worst = 0;
+    for (int head = 0; head < 2; ++head)
+      for (int r = 0; r < side; ++r)
+        for (int c = 0; c < side; ++c) {
+          const int r0 = r * n / side, r1 = ((r + 1) * n + side - 1) / side;
+          const int c0 = c * n / side, c1 = ((c + 1) * n + side - 1) / side;
+          double sum = 0;
+          for (int i = r0; i < r1; ++i)
+            for (int j = c0; j < c1; ++j) sum += full.head(head)[i * n + j];
+          const double mean = sum / ((r1 - r0) * (c1 - c0));
+          worst = std::max(worst, std::abs(mean - small.head(head)[r * side + c]));
+        }
+    QVERIFY2(worst < 1e-6, qPrintable(QString("largest difference %1").arg(worst)));
+    // The overview shows the thumbnails; the large view the full matrix.
+    AttentionView view;
+    ModelSummary summary = session.summary(0);
+    view.setModels({summary});
+    view.setCapture(0, capture, {});
+    QCOMPARE(view.overview()->matrix(0, 1).cols, 64);
+    QCOMPARE(view.heatmap()->matrix().cols, 130);
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
+  }
+
   void overviewRendersOnlyForANewCapture() {
     AttentionView view;
     view.resize(1200, 700);
@@ -525,13 +609,12 @@ class MainWindowTests : public QObject {
     AttentionCapture capture;
     capture.text = "a b c";
     capture.tokens = {"a", "b", "c"};
-    capture.heads_per_layer = {2, 2};
-    capture.rows_per_layer = {3, 3};
     for (int layer = 0; layer < 2; ++layer) {
-      std::vector<float> weights(2 * 9);
-      for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>((i * 7 + layer * 3) % 10) / 10.0f;
-      capture.weights_by_layer.push_back(weights);
+      auto weights = std::make_shared<std::vector<float>>(2 * 9);
+      for (size_t i = 0; i < weights->size(); ++i) (*weights)[i] = static_cast<float>((i * 7 + layer * 3) % 10) / 10.0f;
+      capture.layers.push_back({2, 3, 3, weights});
     }
+    capture.thumbnails = capture.layers;  // 3 tokens: the thumbnails are the blocks themselves
     capture.predictions.assign(3, {{"x", 1.0}});
     view.setCapture(0, capture, {});
     auto* overview = view.overview();

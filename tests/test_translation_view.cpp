@@ -57,7 +57,7 @@ class TranslationViewTests : public QObject {
     const auto& capture = *view->capture(0);
     QVERIFY(capture.isTranslation());
     QCOMPARE(capture.layer_kinds, QStringList({"enc", "enc", "dec", "cross", "dec", "cross"}));
-    QCOMPARE(capture.target_tokens.size(), static_cast<int>(capture.predictions.size()));
+    QCOMPARE(capture.target_tokens.size(), capture.predictionCount());
     QVERIFY(view->translationLabel()->isVisible());
     QVERIFY(view->translationLabel()->text().startsWith("<b>Translation</b> (beam 4): "));
     QVERIFY(view->translationLabel()->text().contains(capture.translation.toHtmlEscaped()));
@@ -99,7 +99,7 @@ class TranslationViewTests : public QObject {
     const auto before = capture.translation;
     window.headsPanel()->keepOnly(3, 0);
     const auto gates = window.headsPanel()->gates();
-    QCOMPARE(gates.offCount(), capture.heads_per_layer[3] - 1);
+    QCOMPARE(gates.offCount(), capture.layers[3].heads - 1);
     QVERIFY(gates.offCount() > 0);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->hasCapture(0, "the cat sat on the mat", gates), kTimeoutMs);
     const auto after = view->capture(0)->translation;

@@ -52,26 +52,36 @@ class BlockSpinBox : public QSpinBox {
 
 }  // namespace
 
+namespace {
+
+// One head of a block, or (head −1) the mean of its heads, row-major.
+std::vector<float> block_weights(const WeightBlock& block, int head) {
+  const size_t cells = static_cast<size_t>(block.rows) * block.cols;
+  if (head >= 0) return std::vector<float>(block.head(head), block.head(head) + cells);
+  std::vector<float> mean(cells, 0.0f);
+  const float share = 1.0f / static_cast<float>(block.heads);
+  for (int h = 0; h < block.heads; ++h) {
+    const float* weights = block.head(h);
+    for (size_t i = 0; i < cells; ++i) mean[i] += share * weights[i];
+  }
+  return mean;
+}
+
+}  // namespace
+
 AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                                const HeadGates& gates) {
   AttentionMatrix matrix;
-  if (layer < 0 || layer >= static_cast<int>(capture.weights_by_layer.size())) return matrix;
-  const int heads = capture.heads_per_layer[layer], rows = capture.rows_per_layer[layer];
+  if (layer < 0 || layer >= capture.layerCount()) return matrix;
+  const auto& block = capture.layers[layer];
   const auto& columns = capture.columnTokens(layer);
-  const int n = columns.size();
-  matrix.rows = rows;
-  matrix.cols = n;
+  matrix.rows = block.rows;
+  matrix.cols = block.cols;
   matrix.col_labels = columns;
   // One query row is a global context (LAMA); otherwise query i is the block's row token i.
-  matrix.row_labels = rows == capture.rowTokens(layer).size() ? capture.rowTokens(layer) : QStringList(rows, "context");
-  const auto& weights = capture.weights_by_layer[layer];
-  const size_t cells = static_cast<size_t>(rows) * n;
-  matrix.weights.assign(cells, 0.0f);
-  for (int h = 0; h < heads; ++h) {
-    if (head >= 0 && h != head) continue;
-    const float share = head >= 0 ? 1.0f : 1.0f / heads;
-    for (size_t i = 0; i < cells; ++i) matrix.weights[i] += share * weights[h * cells + i];
-  }
+  matrix.row_labels =
+      block.rows == capture.rowTokens(layer).size() ? capture.rowTokens(layer) : QStringList(block.rows, "context");
+  matrix.weights = block_weights(block, head);
   matrix.title = matrix_title(capture, layer, head, model_name, gates);
   if (capture.isTranslation()) {  // which side of the translation each axis holds
     const auto kind = capture.layer_kinds[layer];
@@ -81,10 +91,20 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
   return matrix;
 }
 
+AttentionMatrix thumbnail_matrix(const AttentionCapture& capture, int layer, int head) {
+  AttentionMatrix matrix;
+  if (layer < 0 || layer >= static_cast<int>(capture.thumbnails.size())) return matrix;
+  const auto& block = capture.thumbnails[layer];
+  matrix.rows = block.rows;
+  matrix.cols = block.cols;
+  matrix.weights = block_weights(block, head);
+  return matrix;
+}
+
 QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                      const HeadGates& gates) {
-  if (layer < 0 || layer >= static_cast<int>(capture.heads_per_layer.size())) return {};
-  const int heads = capture.heads_per_layer[layer];
+  if (layer < 0 || layer >= capture.layerCount()) return {};
+  const int heads = capture.layers[layer].heads;
   int off = 0;
   if (layer < static_cast<int>(gates.on.size()))
     for (int h = 0; h < heads; ++h) off += gates.isOn(layer, h) ? 0 : 1;
@@ -377,17 +397,9 @@ void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
   }
   const auto& capture = found->second.capture;
   // The compared model may have fewer layers or heads: show its nearest.
-  const int layer = std::min(this->layer(), static_cast<int>(capture.heads_per_layer.size()) - 1);
-  const int head = layer >= 0 ? std::min(this->head(), capture.heads_per_layer[layer] - 1) : -1;
-  const auto& name = models_[model].name;
-  if (overview_shows_ != std::pair{model, found->second.serial}) {
-    heatmap->setMatrix(capture_matrix(capture, layer, head, name, found->second.gates));
-    return;
-  }
-  // The current model: the overview holds this matrix already.
-  auto matrix = overview_->matrix(layer, head);
-  matrix.title = matrix_title(capture, layer, head, name, found->second.gates);
-  heatmap->setMatrix(matrix);
+  const int layer = std::min(this->layer(), capture.layerCount() - 1);
+  const int head = layer >= 0 ? std::min(this->head(), capture.layers[layer].heads - 1) : -1;
+  heatmap->setMatrix(capture_matrix(capture, layer, head, models_[model].name, found->second.gates));
 }
 
 void AttentionView::refreshOverview() {
@@ -401,9 +413,9 @@ void AttentionView::refreshOverview() {
   if (overview_shows_ != std::pair{model, found->second.serial}) {  // a new capture: render its thumbnails
     const auto& capture = found->second.capture;
     std::vector<std::vector<AttentionMatrix>> matrices;
-    for (int layer = 0; layer < static_cast<int>(capture.heads_per_layer.size()); ++layer) {
+    for (int layer = 0; layer < static_cast<int>(capture.thumbnails.size()); ++layer) {
       std::vector<AttentionMatrix> row;
-      for (int head = -1; head < capture.heads_per_layer[layer]; ++head) row.push_back(capture_matrix(capture, layer, head, {}));
+      for (int head = -1; head < capture.thumbnails[layer].heads; ++head) row.push_back(thumbnail_matrix(capture, layer, head));
       matrices.push_back(std::move(row));
     }
     overview_->setMatrices(std::move(matrices));
@@ -452,28 +464,27 @@ void AttentionView::refreshPredictions() {
     return;
   }
   const auto& capture = found->second.capture;
-  const std::vector<Prediction>* shown = nullptr;
+  std::vector<Prediction> shown;
   if (capture.classifier) {
     position_box_->setEnabled(false);
     predictions_title_->setText("Class probabilities for the whole text");
-    shown = capture.predictions.empty() ? nullptr : &capture.predictions.front();
+    shown = capture.predictionsAt(0);
   } else {
     position_box_->setEnabled(true);
-    const int position = std::clamp(position_box_->currentIndex(), 0, static_cast<int>(capture.predictions.size()) - 1);
+    const int position = std::clamp(position_box_->currentIndex(), 0, capture.predictionCount() - 1);
     const auto& tokens = capture.isTranslation() ? capture.target_tokens : capture.tokens;
     if (position >= 0) {
       predictions_title_->setText(QString("Next %1token after “%2” (position %3)")
                                       .arg(capture.isTranslation() ? "target " : "")
                                       .arg(tokens.value(position))
                                       .arg(position + 1));
-      shown = &capture.predictions[position];
+      shown = capture.predictionsAt(position);
     }
   }
-  if (!shown) return;
-  predictions_->setRowCount(static_cast<int>(shown->size()));
-  for (int i = 0; i < static_cast<int>(shown->size()); ++i) {
-    predictions_->setItem(i, 0, new QTableWidgetItem((*shown)[i].label));
-    auto* probability = new QTableWidgetItem(QString::number((*shown)[i].probability, 'f', 4));
+  predictions_->setRowCount(static_cast<int>(shown.size()));
+  for (int i = 0; i < static_cast<int>(shown.size()); ++i) {
+    predictions_->setItem(i, 0, new QTableWidgetItem(shown[i].label));
+    auto* probability = new QTableWidgetItem(QString::number(shown[i].probability, 'f', 4));
     probability->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     predictions_->setItem(i, 1, probability);
   }

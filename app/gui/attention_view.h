@@ -29,6 +29,8 @@ class AttentionOverview;
 // its attention (its gate scales its output), so it stays in the mean; the title says how many are off.
 AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                                const HeadGates& gates = {});
+// A thumbnail of the overview: the same from the capture's downsampled blocks, without labels.
+AttentionMatrix thumbnail_matrix(const AttentionCapture& capture, int layer, int head);
 // Its title alone: "bet_sf · layer 2 · mean of 4 heads (1 off, still in the mean)", or for a
 // translation model "mt · cross 2 · head 1".
 QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,

@@ -375,18 +375,18 @@ void LamaTab::showCapture(const QString& heading, const QString& text) {
   }
   try {
     const auto capture = context_.session->attendDocument(model, text, context_.gates ? context_.gates(model) : HeadGates{});
-    if (capture.weights_by_layer.empty() || capture.rows_per_layer.front() != 1)
+    if (capture.layers.empty() || capture.layers.front().rows != 1)
       throw std::runtime_error("this model's attention is not one weight per word and head");
     QString predicted;
-    if (!capture.predictions.empty() && !capture.predictions.front().empty()) {
-      const auto& classes = capture.predictions.front();
+    if (const auto classes = capture.predictionsAt(0); !classes.empty()) {
       const auto best = std::max_element(classes.begin(), classes.end(), [](const auto& a, const auto& b) {
         return a.probability < b.probability;
       });
       predicted = QString(" — the model says %1 (p = %2)").arg(rating_text(best->label)).arg(best->probability, 0, 'f', 2);
     }
-    document_view_->setDocument(heading + predicted, capture.tokens, capture.heads_per_layer.front(),
-                                capture.weights_by_layer.front());
+    const auto& block = capture.layers.front();
+    document_view_->setDocument(heading + predicted, capture.tokens, block.heads,
+                                std::vector<float>(block.head(0), block.head(0) + static_cast<size_t>(block.heads) * block.cols));
   } catch (const std::exception& error) {
     document_view_->clear(QString::fromUtf8(error.what()));
   }

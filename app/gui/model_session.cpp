@@ -6,6 +6,7 @@
 #include "analysis/attention_blocks.h"
 #include "analysis/labelled_parts.h"
 #include "analysis/registry.h"
+#include "analysis/staged_capture.h"
 #include "analysis/translation_capture.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"
@@ -14,6 +15,7 @@
 
 #include <torch/torch.h>
 
+#include <map>
 #include <mutex>
 
 namespace aw {
@@ -82,11 +84,49 @@ std::vector<std::vector<Prediction>> top_predictions(const torch::Tensor& probab
   return rows;
 }
 
-void append_block(AttentionCapture& capture, const torch::Tensor& block) {  // (H, rows, cols), float, CPU
+// A block of weights (H, rows, cols), float on the CPU, as plain floats.
+WeightBlock weight_block(const torch::Tensor& block) {
   const auto values = block.contiguous();
-  capture.heads_per_layer.push_back(static_cast<int>(values.size(0)));
-  capture.rows_per_layer.push_back(static_cast<int>(values.size(1)));
-  capture.weights_by_layer.emplace_back(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
+  return {static_cast<int>(values.size(0)), static_cast<int>(values.size(1)), static_cast<int>(values.size(2)),
+          std::make_shared<const std::vector<float>>(values.data_ptr<float>(), values.data_ptr<float>() + values.numel())};
+}
+
+// The block downsampled to at most kThumbnailSide per side, each cell the mean of what it covers.
+WeightBlock thumbnail_block(const torch::Tensor& block) {  // (H, rows, cols)
+  const int64_t side = AttentionCapture::kThumbnailSide;
+  if (block.size(1) <= side && block.size(2) <= side) return weight_block(block);
+  return weight_block(torch::adaptive_avg_pool2d(block, {std::min(side, block.size(1)), std::min(side, block.size(2))}));
+}
+
+void append_block(AttentionCapture& capture, const torch::Tensor& block) {  // (H, rows, cols), float, CPU
+  capture.layers.push_back(weight_block(block));
+  capture.thumbnails.push_back(thumbnail_block(block));
+}
+
+// A language model's top next tokens per position, from the last layer's states [1, n, d], computed
+// when first asked for (one row's product with the vocabulary, not all n) and then remembered.
+std::function<std::vector<Prediction>(int)> position_predictions(ModelRef loaded, torch::Tensor final_hidden) {
+  struct Remembered {
+    std::mutex mutex;
+    std::map<int, std::vector<Prediction>> by_position;
+  };
+  auto remembered = std::make_shared<Remembered>();
+  return [loaded = std::move(loaded), final_hidden = std::move(final_hidden), remembered](int position) {
+    std::lock_guard<std::mutex> lock(remembered->mutex);
+    auto found = remembered->by_position.find(position);
+    if (found != remembered->by_position.end()) return found->second;
+    if (position < 0 || position >= final_hidden.size(1)) return std::vector<Prediction>{};
+    auto top = guarded([&] {
+      c10::InferenceMode inference;
+      const auto logits = loaded->model->output(final_hidden.narrow(1, position, 1), ModelInput{});
+      if (!logits.defined()) return std::vector<Prediction>{};
+      const auto probabilities = torch::softmax(logits.reshape({1, -1}).to(torch::kCPU, torch::kFloat32), -1);
+      return top_predictions(probabilities, [&](int64_t id) {
+        return QString::fromStdString(loaded->tokenizer->token_text(id));
+      }).front();
+    });
+    return remembered->by_position[position] = std::move(top);
+  };
 }
 
 }  // namespace
@@ -100,10 +140,29 @@ const QStringList& AttentionCapture::columnTokens(int layer) const {
   return layer_kinds.value(layer) == "dec" ? target_tokens : tokens;
 }
 
+std::vector<Prediction> AttentionCapture::predictionsAt(int position) const {
+  if (classifier) return predictions.empty() ? std::vector<Prediction>{} : predictions.front();
+  if (position >= 0 && position < static_cast<int>(predictions.size())) return predictions[position];
+  return predict_position ? predict_position(position) : std::vector<Prediction>{};
+}
+
+int AttentionCapture::predictionCount() const {
+  if (classifier) return predictions.empty() ? 0 : 1;
+  return predict_position ? length() : static_cast<int>(predictions.size());
+}
+
+// The last capture of one model, which its next re-run builds on (analysis/staged_capture.h).
+struct KeptRun {
+  std::mutex mutex;  // one run of a model at a time: they share the kept states
+  std::unique_ptr<StagedCapture> staged;
+  std::vector<WeightBlock> layers, thumbnails;
+};
+
 struct ModelSession::Impl {
   torch::Device device = resolve_device("auto");
-  mutable std::mutex mutex;  // guards `models`; each job copies the references it needs
+  mutable std::mutex mutex;  // guards `models` and `kept`; each job copies the references it needs
   std::vector<ModelRef> models;
+  std::vector<std::shared_ptr<KeptRun>> kept;  // per model
 
   ModelRef model(int index) const {
     std::lock_guard<std::mutex> lock(mutex);
@@ -111,7 +170,11 @@ struct ModelSession::Impl {
       throw Error("no model number " + std::to_string(index + 1) + " is loaded");
     return models[index];
   }
-  AttentionCapture capture(const LoadedModel& loaded, const Encoding& encoding, const QString& text,
+  std::shared_ptr<KeptRun> kept_run(int index) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return kept.at(static_cast<size_t>(index));
+  }
+  AttentionCapture capture(const ModelRef& loaded, KeptRun& kept, const Encoding& encoding, const QString& text,
                            const HeadGates& gates) const;
   AttentionCapture translate(const LoadedModel& loaded, const QString& text, const HeadGates& gates) const;
 };
@@ -127,12 +190,14 @@ ModelSummary ModelSession::load(const QString& dir) {
   auto summary = summarise(loaded);
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->models.push_back(std::make_shared<const LoadedModel>(std::move(loaded)));
+  impl_->kept.push_back(std::make_shared<KeptRun>());
   return summary;
 }
 
 void ModelSession::clear() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->models.clear();
+  impl_->kept.clear();
 }
 
 int ModelSession::count() const {
@@ -150,7 +215,7 @@ AttentionCapture ModelSession::attend(int index, const QString& text, const Head
   if (static_cast<int64_t>(encoding.ids.size()) > loaded->config.max_positions)
     throw Error("the sentence has " + std::to_string(encoding.ids.size()) + " tokens but " + loaded->name +
                 " allows " + std::to_string(loaded->config.max_positions));
-  return impl_->capture(*loaded, encoding, text, gates);
+  return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates);
 }
 
 AttentionCapture ModelSession::attendDocument(int index, const QString& text, const HeadGates& gates) const {
@@ -158,7 +223,7 @@ AttentionCapture ModelSession::attendDocument(int index, const QString& text, co
   auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the document gives no tokens");
   truncate_to_positions(encoding, loaded->config.max_positions);
-  return impl_->capture(*loaded, encoding, text, gates);
+  return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates);
 }
 
 AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const QString& text,
@@ -190,34 +255,43 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
   });
 }
 
-AttentionCapture ModelSession::Impl::capture(const LoadedModel& loaded, const Encoding& encoding,
+AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& kept, const Encoding& encoding,
                                              const QString& text, const HeadGates& gates) const {
   return guarded([&] {
     c10::InferenceMode inference;  // the conversion below reads the captured tensors
-    ForwardOptions options;
-    if (!gates.on.empty()) options.head_gates = gates_from_flags(loaded.config, gates.on).to(loaded.device);
-    const auto result = capture_attention(*loaded.model, encoding, options);
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    if (!kept.staged) kept.staged = std::make_unique<StagedCapture>(*loaded->model);
+    torch::Tensor head_gates;
+    if (!gates.on.empty()) head_gates = gates_from_flags(loaded->config, gates.on);
+    const auto run = kept.staged->run(encoding, head_gates);
+    // The layers below the first one run keep their blocks: the same floats, shared.
+    kept.layers.resize(run.attention.size());
+    kept.thumbnails.resize(run.attention.size());
+    for (size_t layer = static_cast<size_t>(run.first_layer_run); layer < run.attention.size(); ++layer) {
+      const auto block = run.attention[layer].select(0, 0).to(torch::kCPU, torch::kFloat32);  // (H, rows, n)
+      kept.layers[layer] = weight_block(block);
+      kept.thumbnails[layer] = thumbnail_block(block);
+    }
 
     AttentionCapture capture;
     capture.text = text;
     for (const auto& token : encoding.tokens) capture.tokens << QString::fromStdString(token);
-    for (const auto& layer : result.attention)
-      append_block(capture, layer.select(0, 0).to(torch::kCPU, torch::kFloat32));  // (H, rows, n)
-    capture.classifier = loaded.config.is_classifier();
-    const auto probabilities = torch::softmax(result.logits.select(0, 0).to(torch::kCPU, torch::kFloat32), -1);
+    capture.layers = kept.layers;
+    capture.thumbnails = kept.thumbnails;
+    capture.classifier = loaded->config.is_classifier();
     if (capture.classifier) {  // (C)
+      const auto probabilities =
+          torch::softmax(kept.staged->output(run.final_hidden).select(0, 0).to(torch::kCPU, torch::kFloat32), -1);
       std::vector<Prediction> classes;
       const auto access = probabilities.accessor<float, 1>();
       for (int64_t c = 0; c < probabilities.size(0); ++c)
-        classes.push_back({QString::fromStdString(c < static_cast<int64_t>(loaded.config.labels.size())
-                                                      ? loaded.config.labels[c]
+        classes.push_back({QString::fromStdString(c < static_cast<int64_t>(loaded->config.labels.size())
+                                                      ? loaded->config.labels[c]
                                                       : std::to_string(c)),
                            access[c]});
       capture.predictions.push_back(classes);
-    } else {  // (n, V): the top tokens of every position at once
-      capture.predictions = top_predictions(probabilities, [&](int64_t id) {
-        return QString::fromStdString(loaded.tokenizer->token_text(id));
-      });
+    } else if (loaded->config.is_language_model()) {
+      capture.predict_position = position_predictions(loaded, run.final_hidden);
     }
     return capture;
   });

@@ -43,29 +43,51 @@ struct Prediction {
   double probability = 0.0;
 };
 
+// One layer's attention as plain floats: heads × rows × cols, row-major. Shared and never changed
+// once made: a re-run under other gates reuses the blocks of the layers below its change, and a copy
+// of a capture copies no weights.
+struct WeightBlock {
+  int heads = 0, rows = 0, cols = 0;
+  std::shared_ptr<const std::vector<float>> values;
+  const float* head(int h) const { return values->data() + static_cast<size_t>(h) * rows * cols; }
+};
+
 // Every layer's attention for one text, as plain floats. A translation model's capture is of its own
 // translation of the text (beam search under the gates): `tokens` are the source's, `target_tokens`
 // the decoder's (start token, then the translation), and each block's rows and columns are the
 // tokens its kind relates (enc: source × source, dec: target × target, cross: target × source).
 struct AttentionCapture {
+  static constexpr int kThumbnailSide = 64;
+
   QString text;
   QStringList tokens;
   QStringList target_tokens;          // translation models only
   QStringList layer_kinds;            // translation models: "enc", "dec" or "cross" per block
   QString translation;                // translation models: the translation's text
   int beam = 0;                       // its beam size
-  std::vector<int> heads_per_layer;
-  std::vector<int> rows_per_layer;                   // queries: n, or 1 for a global-context model (LAMA)
-  std::vector<std::vector<float>> weights_by_layer;  // per layer: heads × rows × n, row-major
-  // Language model: per position the top 5 next tokens; translation model: per decoder position the
-  // top 5 next target tokens; classifier: one list, every class.
+  // Per layer its attention; rows are the queries: n, or 1 for a global-context model (LAMA).
+  std::vector<WeightBlock> layers;
+  // Per layer the same downsampled to at most kThumbnailSide × kThumbnailSide per head, each cell the
+  // mean of the block of weights it covers (equal to `layers` for texts of up to 64 tokens): the
+  // overview draws these, so 1,024 tokens cost it 4,096 cells per head, not a million.
+  std::vector<WeightBlock> thumbnails;
+  // Classifier: one list, every class; translation model: per decoder position the top 5 next target
+  // tokens. A language model's come from predictionsAt, computed per position when first asked for.
   std::vector<std::vector<Prediction>> predictions;
+  // The top 5 next tokens after `position` (language models; set by the session). The product with
+  // the vocabulary is most of a re-run's cost, and the view shows one position at a time.
+  std::function<std::vector<Prediction>(int position)> predict_position;
   bool classifier = false;
   int length() const { return tokens.size(); }
+  int layerCount() const { return static_cast<int>(layers.size()); }
   bool isTranslation() const { return !layer_kinds.empty(); }
   // The query and key tokens of `layer`'s rows and columns.
   const QStringList& rowTokens(int layer) const;
   const QStringList& columnTokens(int layer) const;
+  // The predictions shown for `position` (classifiers: any position gives the classes).
+  std::vector<Prediction> predictionsAt(int position) const;
+  // How many positions have predictions.
+  int predictionCount() const;
 };
 
 // An analysis' progress: (done, total) of the current phase, named; returning false cancels.
