@@ -90,6 +90,12 @@ void configure_allocator() {
 #endif
 }
 
+void use_one_allocator_arena() {
+#ifdef __GLIBC__
+  mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
 std::shared_ptr<spdlog::logger> logger(const std::string& name) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);

@@ -35,6 +35,11 @@ bool set_blas_threads(int threads);
 // allocates and frees tens of MB per layer, and re-faulting those pages made an 8×256 GPT-2-small
 // forward ~3× slower (bench_foundation). Keeps up to 1 GiB of free heap. Idempotent; no-op off glibc.
 void configure_allocator();
+// One malloc arena for every thread (glibc). The desktop session makes a capture's large blocks on a
+// worker thread and frees them on the UI thread; with an arena per thread each 48-MB block got a
+// mapping of its own, unmapped when freed and faulted in again by the next run (the first
+// 1,024-token map took 5–7 s instead of 2.6 s). Call before the threads first allocate.
+void use_one_allocator_arena();
 
 // One named logger per layer ("models", "analysis", "app"), writing to stderr.
 std::shared_ptr<spdlog::logger> logger(const std::string& name);

@@ -156,8 +156,9 @@ class MainWindowTests : public QObject {
     QCOMPARE(cli.exitCode(), 0);
     QCOMPARE(read_all(gui_csv), read_all(cli_csv));
 
-    // Save, reopen in a new window: models, gates, sentence and the Table 1 result come back.
+    // Save, reopen in a new window: models, gates, sentence, colour scale and the Table 1 result come back.
     heads->toggle(1, 3);
+    window.attentionView()->setColourScale(ColourScale::Log);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     const auto session_path = dir.filePath("session.json");
     QVERIFY(window.saveSession(session_path));
@@ -169,6 +170,8 @@ class MainWindowTests : public QObject {
     QCOMPARE(reopened.attentionView()->sentence(), QString("the cat sat on the mat"));
     QCOMPARE(reopened.headsPanel()->summaryText(), QString("1 of 8 heads off"));
     QVERIFY(!reopened.headsPanel()->gates().isOn(1, 3));
+    QCOMPARE(reopened.attentionView()->colourScale(), ColourScale::Log);
+    QCOMPARE(reopened.attentionView()->heatmap()->colourScale(), ColourScale::Log);
     QCOMPARE(reopened.analyses()->panel("stats")->csv().toUtf8(), read_all(cli_csv));  // not recomputed
     QCOMPARE(reopened.analyses()->panel("stats")->findChild<QSpinBox*>("window")->value(), 32);
 
@@ -531,13 +534,13 @@ class MainWindowTests : public QObject {
     first_off.on[0][0] = false;
     const auto both = session.attend(0, sentence, first_off);
     QVERIFY(both.layers[0].values.get() != toggled.layers[0].values.get());
-    QVERIFY(*both.layers[1].values != *toggled.layers[1].values);  // layer 2 sees layer 1's change
+    QVERIFY(both.layers[1].toVector() != toggled.layers[1].toVector());  // layer 2 sees layer 1's change
 
     ModelSession fresh;
     fresh.load(kSampleData + "/vanilla_lm");
     for (const auto& [gates, staged] : {std::pair{last_off, &toggled}, std::pair{first_off, &both}}) {
       const auto full = fresh.attend(0, sentence, gates);
-      for (int layer = 0; layer < 2; ++layer) QCOMPARE(*staged->layers[layer].values, *full.layers[layer].values);
+      for (int layer = 0; layer < 2; ++layer) QCOMPARE(staged->layers[layer].toVector(), full.layers[layer].toVector());
       for (int position : {0, full.length() - 1}) {
         const auto a = staged->predictionsAt(position), b = full.predictionsAt(position);
         QCOMPARE(a.size(), size_t{5});
@@ -610,9 +613,9 @@ class MainWindowTests : public QObject {
     capture.text = "a b c";
     capture.tokens = {"a", "b", "c"};
     for (int layer = 0; layer < 2; ++layer) {
-      auto weights = std::make_shared<std::vector<float>>(2 * 9);
-      for (size_t i = 0; i < weights->size(); ++i) (*weights)[i] = static_cast<float>((i * 7 + layer * 3) % 10) / 10.0f;
-      capture.layers.push_back({2, 3, 3, weights});
+      std::vector<float> weights(2 * 9);
+      for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>((i * 7 + layer * 3) % 10) / 10.0f;
+      capture.layers.push_back(WeightBlock::of(2, 3, 3, weights));
     }
     capture.thumbnails = capture.layers;  // 3 tokens: the thumbnails are the blocks themselves
     capture.predictions.assign(3, {{"x", 1.0}});

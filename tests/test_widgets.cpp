@@ -84,7 +84,7 @@ class WidgetTests : public QObject {
     QCOMPARE(heatmap.cellText(1, 0), QString("cat → the: 0.250"));
     heatmap.setColourScale(ColourScale::Auto);
     QCOMPARE(heatmap.colorMap()->dataRange().upper, 0.5);
-    QCOMPARE(heatmap.titleText(), QString("test\nscale 0–0.5 (the map's maximum)"));
+    QCOMPARE(heatmap.titleText(), QString("test\nscale 0–0.5 (99th percentile of the map)"));  // 6 weights: the 6th
     heatmap.setColourScale(ColourScale::RowNormalised);
     auto* data = heatmap.colorMap()->data();
     QCOMPARE(data->cell(0, 0), 1.0);                               // 0.002 / 0.002
@@ -104,6 +104,23 @@ class WidgetTests : public QObject {
     heatmap.setColourScale(ColourScale::Fixed);
     QCOMPARE(heatmap.colorMap()->dataScaleType(), QCPAxis::stLinear);
     QCOMPARE(heatmap.colorMap()->dataRange().upper, 1.0);
+  }
+
+  // Auto tops out at the nearest-rank 99th percentile of the positive weights: one weight of 1 among
+  // 199 small ones (a causal map's row 0) does not set the scale.
+  void autoScaleIsTheNinetyNinthPercentile() {
+    AttentionMatrix matrix;
+    matrix.rows = 20;
+    matrix.cols = 20;
+    matrix.weights.assign(400, 0.0f);
+    for (int i = 0; i < 199; ++i) matrix.weights[200 + i] = 0.001f * static_cast<float>(i + 1);  // 0.001 … 0.199
+    matrix.weights[0] = 1.0f;
+    // 200 positive weights: the ⌈0.99 · 200⌉ = 198th smallest is 0.198.
+    const auto scaled = scale_weights(matrix, ColourScale::Auto);
+    QVERIFY(qAbs(scaled.high - 0.198) < 1e-6);
+    QCOMPARE(scaled.caption, QString("scale 0–0.198 (99th percentile of the map)"));
+    matrix.weights.assign(400, 0.0f);  // nothing positive: 0–1
+    QCOMPARE(scale_weights(matrix, ColourScale::Auto).high, 1.0);
   }
 
   // A title wider than its map is cut in the middle ("…") to fit, never past the edges; titleText()

@@ -2,11 +2,26 @@
 #include "widgets/colour_scale.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace aw {
 namespace {
 
 constexpr float kLogFloor = 1e-6f;  // the log scale's lowest weight: exact zeros (masked keys) sit there
+constexpr double kAutoPercentile = 0.99;
+
+// The nearest-rank percentile of the positive weights (the ⌈p·k⌉-th smallest of k); 0 when none.
+float positive_percentile(const std::vector<float>& weights, double p) {
+  std::vector<float> positive;
+  positive.reserve(weights.size());
+  for (const float weight : weights)
+    if (weight > 0) positive.push_back(weight);
+  if (positive.empty()) return 0.0f;
+  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(positive.size())));
+  const auto nth = positive.begin() + static_cast<std::ptrdiff_t>(std::max<size_t>(rank, 1) - 1);
+  std::nth_element(positive.begin(), nth, positive.end());
+  return *nth;
+}
 const char* const kScaleNames[] = {"fixed 0–1", "auto", "log", "per row"};
 
 }  // namespace
@@ -33,10 +48,12 @@ ScaledWeights scale_weights(const AttentionMatrix& matrix, ColourScale scale) {
       scaled.high = matrix.colourCeiling();
       scaled.caption = scaled.high < 1.0 ? QString("scale 0–%1").arg(scaled.high, 0, 'g', 3) : QString("scale 0–1");
       break;
-    case ColourScale::Auto:
-      scaled.high = largest > 0 ? largest : 1.0;
-      scaled.caption = QString("scale 0–%1 (the map's maximum)").arg(largest, 0, 'g', 3);
+    case ColourScale::Auto: {
+      const float top = positive_percentile(matrix.weights, kAutoPercentile);
+      scaled.high = top > 0 ? top : 1.0;
+      scaled.caption = QString("scale 0–%1 (99th percentile of the map)").arg(scaled.high, 0, 'g', 3);
       break;
+    }
     case ColourScale::Log:
       for (auto& value : scaled.values) value = std::max(value, kLogFloor);
       scaled.low = std::max(kLogFloor, std::min(smallest_positive, largest));

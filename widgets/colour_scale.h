@@ -1,5 +1,7 @@
 // widgets/colour_scale.h — how an attention matrix's weights become colours: fixed [0, 1] (heads and
-// models compare; a one-row distribution up to its largest weight), auto (0 to the matrix's maximum),
+// models compare; a one-row distribution up to its largest weight), auto (0 to the 99th percentile of
+// the positive weights, higher ones in the top colour: a causal map's row 0 always holds a 1, so its
+// maximum would be the fixed scale again),
 // log (from the smallest positive weight, zeros at a floor), or each row divided by its maximum (long
 // sequences, whose weights are all near 1/n). The large heatmap and the overview's thumbnails share it.
 #pragma once

@@ -311,6 +311,9 @@ void AttentionView::setLayerHead(int layer, int head) {
 
 int AttentionView::position() const { return position_box_->currentIndex(); }
 
+ColourScale AttentionView::colourScale() const { return colour_scale_from_name(scale_box_->currentText()); }
+void AttentionView::setColourScale(ColourScale scale) { scale_box_->setCurrentText(colour_scale_name(scale)); }
+
 void AttentionView::setCapture(int model, const AttentionCapture& capture, const HeadGates& gates) {
   // A translation re-run for other gates keeps the one before, to show what the change altered.
   QString previous;
@@ -327,7 +330,9 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
     const bool same_tokens = position_box_->count() == positions.size();
     const int previous_position = position_box_->currentIndex();
     position_box_->clear();
-    for (int i = 0; i < positions.size(); ++i) position_box_->addItem(QString("%1: %2").arg(i + 1).arg(positions[i]));
+    QStringList items;  // one addItems: 1,024 addItem calls each updated the box
+    for (int i = 0; i < positions.size(); ++i) items << QString("%1: %2").arg(i + 1).arg(positions[i]);
+    position_box_->addItems(items);
     position_box_->setCurrentIndex(same_tokens && previous_position >= 0 ? previous_position : positions.size() - 1);
   }
   refreshHeads();

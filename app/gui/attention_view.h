@@ -6,6 +6,7 @@
 
 #include "app/gui/model_session.h"
 #include "widgets/attention_matrix.h"
+#include "widgets/colour_scale.h"
 
 #include <QWidget>
 
@@ -59,6 +60,9 @@ class AttentionView : public QWidget {
   int head() const;   // 0-based; −1 = mean of heads
   void setLayerHead(int layer, int head);
   int position() const;  // the query row whose predictions are shown
+  // The heatmaps' and thumbnails' colour scale (the Scale box).
+  ColourScale colourScale() const;
+  void setColourScale(ColourScale scale);
 
   // A model's capture (run on sentence() with `gates`), shown when it is the current or compared model.
   void setCapture(int model, const AttentionCapture& capture, const HeadGates& gates);

@@ -6,6 +6,7 @@
 // window is looked at on a machine without a display: QT_QPA_PLATFORM=offscreen).
 #include "analysis/registry.h"
 #include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_file.h"
 
@@ -16,6 +17,8 @@
 #include <QIcon>
 #include <QTabWidget>
 #include <QTimer>
+
+#include <cstdio>
 
 namespace {
 
@@ -52,11 +55,29 @@ int main(int argc, char** argv) {
   const QCommandLineOption run_option("run", run_help(), "ID");
   const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
   const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
+  const QCommandLineOption size_option("size", "The window's size, e.g. 1366x768 (for screenshots).", "WxH");
+  const QCommandLineOption scale_option("scale", "The attention view's colour scale: fixed, auto, log or row.", "NAME");
   parser.addOptions({session_option, sample_option, restore_option, fresh_option, model_option, text_option, run_option,
-                     tab_option, screenshot_option});
+                     tab_option, screenshot_option, size_option, scale_option});
   parser.process(app);
+  const auto size = parser.value(size_option).split('x');
+  int width = 0, height = 0;
+  if (parser.isSet(size_option) &&
+      (size.size() != 2 || (width = size[0].toInt()) <= 0 || (height = size[1].toInt()) <= 0)) {
+    std::fprintf(stderr, "attention-workbench: --size %s: expected WIDTHxHEIGHT, e.g. 1366x768\n",
+                 qPrintable(parser.value(size_option)));
+    return 2;
+  }
+  const QStringList scale_names = {"fixed", "auto", "log", "row"};  // ColourScale's order
+  const int scale = scale_names.indexOf(parser.value(scale_option));
+  if (parser.isSet(scale_option) && scale < 0) {
+    std::fprintf(stderr, "attention-workbench: --scale %s: expected fixed, auto, log or row\n",
+                 qPrintable(parser.value(scale_option)));
+    return 2;
+  }
 
   aw::MainWindow window;
+  if (width > 0) window.resize(width, height);
   window.show();
   const auto last = aw::MainWindow::lastSessionPath();
   switch (aw::start_session(parser.isSet(session_option), parser.isSet(sample_option), parser.isSet(restore_option),
@@ -71,9 +92,11 @@ int main(int argc, char** argv) {
 
   // Analyses and the tab wait until the models have loaded.
   auto* once_loaded = new QTimer(&window);
-  QObject::connect(once_loaded, &QTimer::timeout, &window, [&window, &parser, run_option, tab_option, once_loaded] {
+  QObject::connect(once_loaded, &QTimer::timeout, &window, [&window, &parser, run_option, tab_option, once_loaded, scale] {
     if (window.isBusy()) return;
     once_loaded->stop();
+    // After the session is restored: a scale given here wins over the one it saved.
+    if (scale >= 0) window.attentionView()->setColourScale(static_cast<aw::ColourScale>(scale));
     for (const auto& id : parser.values(run_option)) window.analyses()->run(id);
     if (parser.isSet(tab_option)) window.tabs()->setCurrentIndex(parser.value(tab_option).toInt());
   });

@@ -369,6 +369,7 @@ void MainWindow::openSession(const QString& path) {
                          view_->setCurrentModel(std::min<int>(saved.current_model, models_.size() - 1));
                          view_->setCompare(saved.compare && models_.size() > 1, saved.compare_model);
                          view_->setLayerHead(saved.layer, saved.head);
+                         if (!saved.scale.isEmpty()) view_->setColourScale(colour_scale_from_name(saved.scale));
                          analyses_->setDefaultCorpus(QFileInfo(base.filePath("demo_sentences.txt")).exists()
                                                          ? base.filePath("demo_sentences.txt")
                                                          : QString());
@@ -391,6 +392,7 @@ WorkbenchSession MainWindow::currentSession(const QString& path) const {
   state.layer = view_->layer();
   state.head = view_->head();
   state.tab = tabs_->currentIndex();
+  state.scale = colour_scale_name(view_->colourScale());
   state.analyses = analyses_->state(QFileInfo(path).absoluteDir());
   return state;
 }

@@ -44,12 +44,20 @@ struct Prediction {
 };
 
 // One layer's attention as plain floats: heads × rows × cols, row-major. Shared and never changed
-// once made: a re-run under other gates reuses the blocks of the layers below its change, and a copy
-// of a capture copies no weights.
+// once made: the floats are the captured tensor's own (no copy), a re-run under other gates reuses
+// the blocks of the layers below its change, and a copy of a capture copies no weights.
 struct WeightBlock {
   int heads = 0, rows = 0, cols = 0;
-  std::shared_ptr<const std::vector<float>> values;
-  const float* head(int h) const { return values->data() + static_cast<size_t>(h) * rows * cols; }
+  std::shared_ptr<const float> values;
+
+  // A block that owns `weights` (heads × rows × cols of them).
+  static WeightBlock of(int heads, int rows, int cols, std::vector<float> weights) {
+    auto owner = std::make_shared<const std::vector<float>>(std::move(weights));
+    return {heads, rows, cols, std::shared_ptr<const float>(owner, owner->data())};
+  }
+  size_t size() const { return static_cast<size_t>(heads) * rows * cols; }
+  const float* head(int h) const { return values.get() + static_cast<size_t>(h) * rows * cols; }
+  std::vector<float> toVector() const { return std::vector<float>(values.get(), values.get() + size()); }
 };
 
 // Every layer's attention for one text, as plain floats. A translation model's capture is of its own

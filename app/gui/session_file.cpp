@@ -62,6 +62,7 @@ WorkbenchSession read_session(const QString& path) {
   session.layer = view["layer"].toInt(0);
   session.head = view["head"].toInt(-1);
   session.tab = view["tab"].toInt(0);
+  session.scale = view["scale"].toString();
   session.analyses = root["analyses"].toObject();
   if (root["version"].toInt(1) < 2) session.analyses = migrate_analyses_v1(session.analyses);
   return session;
@@ -88,7 +89,8 @@ void write_session(const QString& path, const WorkbenchSession& session) {
                                               {"compare_model", session.compare_model},
                                               {"layer", session.layer},
                                               {"head", session.head},
-                                              {"tab", session.tab}}},
+                                              {"tab", session.tab},
+                                              {"scale", session.scale}}},
                          {"analyses", session.analyses}};
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly)) fail(path, "cannot be written (" + file.errorString() + ")");
