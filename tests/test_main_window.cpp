@@ -305,6 +305,10 @@ class MainWindowTests : public QObject {
     window.openSampleData(kSampleData);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QCOMPARE(window.windowTitle(), QString("Attention Workbench — sample_data"));
+    // Top tokens compares two models: its choosers open on two different ones.
+    auto* top = window.analyses()->tab("top-tokens");
+    QVERIFY(top && top->modelChooser(1));
+    QVERIFY(top->modelChooser(0)->currentIndex() != top->modelChooser(1)->currentIndex());
   }
 
   // The window fits a 1,366 × 768 laptop screen (less a panel and the title bar) with the sample models.
