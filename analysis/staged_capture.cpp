@@ -9,7 +9,7 @@ namespace aw {
 
 StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gates) {
   c10::InferenceMode inference;
-  model_.module().eval();
+  if (model_.module().is_training()) model_.module().eval();  // no write when it already is: the UI thread may be reading
   const auto& config = model_.config();
   const int64_t layers = config.n_layers;
   const auto wanted = gates.defined() ? gates.to(torch::kCPU, torch::kFloat32).contiguous()
