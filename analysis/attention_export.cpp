@@ -1,7 +1,12 @@
 // analysis/attention_export.cpp — see attention_export.h.
 #include "analysis/attention_export.h"
 
+#include "models/checkpoint/safetensors.h"
+#include "models/errors.h"
+
 #include <torch/torch.h>
+
+#include <cstdio>
 
 namespace aw {
 
@@ -39,6 +44,93 @@ ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding,
   model.module().eval();
   options.capture = CaptureMode::Full;
   return model.forward(encoding_input(encoding), options);
+}
+
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The rows of a layer's attention: n, or 1 for a global-context model (LAMA).
+int64_t query_rows(const ModelConfig& config, int64_t length) { return config.is_lama() ? 1 : length; }
+
+// A .npy file (format 1.0) of one little-endian float tensor, through "<path>.tmp" and a rename.
+void write_npy(const std::string& path, const torch::Tensor& values) {
+  std::string shape;  // "12, 7, 7"; a 1-d shape is "7," in Python's tuple syntax
+  for (auto extent : values.sizes()) shape += (shape.empty() ? "" : ", ") + std::to_string(extent);
+  if (values.dim() == 1) shape += ",";
+  std::string header = "{'descr': '" + std::string(values.scalar_type() == torch::kFloat16 ? "<f2" : "<f4") +
+                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  // Magic (6) + version (2) + length (2) + header, padded with spaces and a newline to 64 bytes.
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  const auto bytes = values.contiguous();
+  const auto temporary = path + ".tmp";
+  std::FILE* out = std::fopen(temporary.c_str(), "wb");
+  if (out == nullptr) fail_in_file(path, "cannot write: " + system_error());
+  const uint16_t length = static_cast<uint16_t>(header.size());
+  const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  bool written = std::fwrite(magic, 1, 8, out) == 8 && std::fwrite(&length, 2, 1, out) == 1 &&
+                 std::fwrite(header.data(), 1, header.size(), out) == header.size() &&
+                 std::fwrite(bytes.data_ptr(), 1, bytes.nbytes(), out) == bytes.nbytes();
+  const auto error = system_error();
+  written = std::fclose(out) == 0 && written;
+  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const auto reason = written ? system_error() : error;
+    std::remove(temporary.c_str());
+    fail_in_file(path, "cannot write: " + reason);
+  }
+}
+
+}  // namespace
+
+void export_attention(AttentionModel& model, const std::string& model_name, const Encoding& encoding,
+                      const AttentionExportSettings& settings, const AttentionObserver& also) {
+  const auto& config = model.config();
+  const bool npy = ends_with(settings.path, ".npy");
+  if (!npy && !ends_with(settings.path, ".safetensors"))
+    fail_in_file(settings.path, "an attention export is a .safetensors file (every layer) or a .npy file (one layer)");
+  if (npy && settings.layer < 0) fail_in_file(settings.path, "a .npy file holds one layer: choose it (--layer N)");
+  if (settings.layer >= config.n_layers)
+    throw Error("layer " + std::to_string(settings.layer + 1) + " is out of range: " + model_name + " has " +
+                std::to_string(config.n_layers) + " layer" + (config.n_layers == 1 ? "" : "s"));
+  if (settings.dtype != torch::kFloat32 && settings.dtype != torch::kFloat16)
+    throw Error("attention is exported as float32 or float16");
+
+  c10::InferenceMode inference;
+  if (model.module().is_training()) model.module().eval();
+  const auto input = encoding_input(encoding);
+  const int64_t length = static_cast<int64_t>(encoding.ids.size());
+  const int64_t first = std::max<int64_t>(settings.layer, 0);
+  const int64_t end = settings.layer >= 0 ? settings.layer + 1 : config.n_layers;
+
+  std::unique_ptr<SafetensorsWriter> writer;
+  if (!npy) {
+    std::vector<SafetensorsWriter::Declared> declared;
+    for (int64_t layer = first; layer < end; ++layer)
+      declared.push_back({"layer." + std::to_string(layer + 1), settings.dtype,
+                          {config.heads_per_layer[layer], query_rows(config, length), length}});
+    const std::map<std::string, std::string> metadata = {
+        {"format", "attention-workbench-attention"},
+        {"model", model_name},
+        {"tokens", nlohmann::json(encoding.tokens).dump()},
+        {"ids", nlohmann::json(encoding.ids).dump()},
+        {"layout", "layer.<l>: [heads, query, key]; layers numbered from 1, as in the CSVs"}};
+    writer = std::make_unique<SafetensorsWriter>(settings.path, declared, metadata);
+  }
+  ForwardOptions options;
+  options.capture = CaptureMode::Stats;  // each layer to the observer, nothing kept
+  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
+    if (layer < first) return;
+    if (also) also(layer, probabilities);
+    const auto values = probabilities.select(0, 0).to(torch::kCPU, settings.dtype);  // (H, rows, n)
+    if (writer) writer->write(values);
+    else write_npy(settings.path, values);
+  };
+  // The layers up to the last one written; the output head is not needed.
+  model.run_layers(model.embed(input), input, 0, end, options);
+  if (writer) writer->finish();
 }
 
 std::vector<AttendedToken> top_attended(const torch::Tensor& row, int64_t k) {

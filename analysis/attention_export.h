@@ -20,6 +20,22 @@ ModelInput encoding_input(const Encoding& encoding);
 // layer's attention captured: result.attention[l] is [1, H, n, n].
 ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding, ForwardOptions options = {});
 
+// Where and how export_attention writes: a .safetensors file (tensor "layer.<l>" [H, rows, n] per
+// layer, numbered from 1 as in the CSVs; tokens, ids and model in the metadata) or a .npy file (one
+// layer, [H, rows, n]).
+struct AttentionExportSettings {
+  std::string path;
+  torch::ScalarType dtype = torch::kFloat32;  // or torch::kFloat16
+  int64_t layer = -1;                         // 0-based; −1 = every layer (safetensors only)
+};
+
+// The attention of one encoded text written layer by layer as the forward computes it: memory holds
+// the model and one layer's attention, never all of them, and the output head is not run. `also`
+// sees each written layer's probabilities [1, H, rows, n] first. Throws aw::Error naming the file
+// for a path that cannot be written (nothing is left behind) or a layer out of range.
+void export_attention(AttentionModel& model, const std::string& model_name, const Encoding& encoding,
+                      const AttentionExportSettings& settings, const AttentionObserver& also = {});
+
 // attention_by_layer: per layer [1, H, n, n] (batch of one) or [H, n, n].
 nlohmann::json attention_json(const Encoding& encoding, const std::vector<torch::Tensor>& attention_by_layer);
 

@@ -2,6 +2,8 @@
 #include "models/errors.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace aw {
 
@@ -35,6 +37,8 @@ void require_line_length(const std::string& path, size_t line_number, const std:
     fail_in_file(path, "line " + std::to_string(line_number) + " is " + std::to_string(line.size()) +
                            " bytes long, more than the 1 MiB one line may hold");
 }
+
+std::string system_error() { return std::strerror(errno); }
 
 void fail_in_file(const std::string& path, const std::string& message) {
   throw Error(path + ": " + message);

@@ -16,6 +16,8 @@ class Error : public std::runtime_error {
 
 // "path: message" — the form every file-related error takes.
 [[noreturn]] void fail_in_file(const std::string& path, const std::string& message);
+// The last system call's error as text (strerror(errno)): "No such file or directory".
+std::string system_error();
 
 // Text from a file as a message shows it: in single quotes, control characters escaped (\n, \t,
 // \x01), cut after 100 bytes at a character boundary with "..." — so a hostile file can neither

@@ -83,9 +83,18 @@ int run_info(int argc, char** argv) {
 }
 
 int run_attend(int argc, char** argv) {
-  const CliOptions options("attend", model_command_spec({"text", "out", "top"}, {"truncate"}), argc, argv, 2);
+  const CliOptions options("attend", model_command_spec({"text", "out", "top", "layer", "out-dtype"}, {"truncate"}),
+                           argc, argv, 2);
   const auto text = options.require("text");
   const auto top = options.get_int("top", 3, 1);
+  const auto out = options.get("out", "");
+  const bool binary = out.size() > 4 && (out.substr(out.size() - 4) == ".npy" ||
+                                         (out.size() > 12 && out.substr(out.size() - 12) == ".safetensors"));
+  const auto out_dtype = options.get("out-dtype", "f32");
+  if (out_dtype != "f32" && out_dtype != "f16")
+    throw Error("attention-cli attend: --out-dtype " + out_dtype + ": expected f32 or f16");
+  if ((options.has("layer") || options.has("out-dtype")) && !binary)
+    throw Error("attention-cli attend: --layer and --out-dtype go with --out FILE.safetensors or FILE.npy");
   const auto loaded = load_from_options(options);
   if (loaded.config.is_translation())
     throw Error("attention-cli attend: " + loaded.name + " is a " + loaded.config.family_name() +
@@ -106,17 +115,41 @@ int run_attend(int argc, char** argv) {
     encoding.type_ids.resize(max_positions);
   }
 
-  const auto result = capture_attention(*loaded.model, encoding);
+  // The summary below: per layer, the mean over heads of the last position's row (LAMA: its one row).
+  const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
+  auto summary_row = [last](const torch::Tensor& probabilities) {  // [1, H, rows, n] → (n)
+    return probabilities.select(0, 0).mean(0).select(0, std::min<int64_t>(last, probabilities.size(2) - 1))
+        .to(torch::kCPU, torch::kFloat64);
+  };
+  std::vector<torch::Tensor> rows;
+  if (binary) {
+    // Written layer by layer as the forward goes: one layer in memory, not all of them.
+    AttentionExportSettings settings;
+    settings.path = out;
+    settings.dtype = out_dtype == "f16" ? torch::kFloat16 : torch::kFloat32;
+    settings.layer = options.has("layer") ? options.get_int("layer", 1, 1) - 1 : -1;
+    try {
+      export_attention(*loaded.model, loaded.name, encoding, settings,
+                       [&](int64_t, const torch::Tensor& probabilities) { rows.push_back(summary_row(probabilities)); });
+    } catch (const Error& error) {
+      throw Error(std::string("attention-cli attend: ") + error.what());
+    }
+    if (options.flag("json")) {
+      std::cout << nlohmann::json{{"out", out}, {"tokens", encoding.tokens}}.dump() << "\n";
+      return 0;
+    }
+  }
+  const auto result = binary ? ForwardResult{} : capture_attention(*loaded.model, encoding);
+  for (const auto& layer : result.attention) rows.push_back(summary_row(layer));
 
-  const auto json = attention_json(encoding, result.attention);
-  if (options.has("out")) write_text_file(options.get("out", ""), json.dump() + "\n");
+  const auto json = binary ? nlohmann::json() : attention_json(encoding, result.attention);
+  if (options.has("out") && !binary) write_text_file(out, json.dump() + "\n");
   if (options.flag("json")) {
     if (!options.has("out")) std::cout << json.dump() << "\n";
     else std::cout << nlohmann::json{{"out", options.get("out", "")}, {"tokens", encoding.tokens}}.dump() << "\n";
     return 0;
   }
 
-  const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
   std::printf("%zu tokens:", encoding.tokens.size());
   for (const auto& token : encoding.tokens) std::printf(" [%s]", token.c_str());
   if (loaded.config.is_lama())
@@ -125,18 +158,16 @@ int run_attend(int argc, char** argv) {
   else
     std::printf("\ntop-%lld attended tokens from the last position (%s), mean over heads:\n",
                 static_cast<long long>(top), encoding.tokens.back().c_str());
-  for (size_t layer = 0; layer < result.attention.size(); ++layer) {
-    // LAMA's attention has one query row (the global context) instead of one per token.
-    const auto rows = result.attention[layer].size(2);
-    const auto row = result.attention[layer].select(0, 0).mean(0).select(0, std::min<int64_t>(last, rows - 1));  // (n)
-    std::printf("  layer %2zu:", layer);
-    for (const auto& attended : top_attended(row, top))
+  const int64_t first_layer = binary && options.has("layer") ? options.get_int("layer", 1, 1) - 1 : 0;
+  for (size_t index = 0; index < rows.size(); ++index) {
+    std::printf("  layer %2lld:", static_cast<long long>(first_layer + static_cast<int64_t>(index) + 1));
+    for (const auto& attended : top_attended(rows[index], top))
       std::printf("  %s@%lld %.3f", encoding.tokens[attended.position].c_str(),
                   static_cast<long long>(attended.position), attended.weight);
     std::printf("\n");
   }
-  if (options.has("out")) std::printf("attention of %zu layers written to %s\n", result.attention.size(),
-                                      options.get("out", "").c_str());
+  if (options.has("out"))
+    std::printf("attention of %zu layer%s written to %s\n", rows.size(), rows.size() == 1 ? "" : "s", out.c_str());
   return 0;
 }
 

@@ -160,8 +160,6 @@ void check_no_overlap(const std::string& path, const std::map<std::string, Tenso
   }
 }
 
-std::string system_error() { return std::strerror(errno); }
-
 }  // namespace
 
 std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& path) {
@@ -277,60 +275,98 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
   return torch::from_blob(bytes, found.shape, [keep_alive](void*) {}, options);
 }
 
-void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
-                       const std::map<std::string, std::string>& metadata) {
+SafetensorsWriter::SafetensorsWriter(std::string path, const std::vector<Declared>& tensors,
+                                     const std::map<std::string, std::string>& metadata)
+    : path_(std::move(path)), temporary_(path_ + ".tmp"), declared_(tensors) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header[kMetadataKey] = metadata;
-
   std::set<std::string> names;
-  std::vector<torch::Tensor> contiguous;
-  contiguous.reserve(tensors.size());
   uint64_t offset = 0;
-  for (const auto& [name, value] : tensors) {
-    if (name == kMetadataKey) fail_in_file(path, "tensor name " + in_quotes(name) + " is reserved");
-    if (!names.insert(name).second) fail_in_file(path, "duplicate tensor name " + in_quotes(name));
-    if (!value.defined()) fail_in_file(path, "tensor " + in_quotes(name) + " is undefined");
-    const auto* info = dtype_by_scalar_type(value.scalar_type());
+  for (const auto& tensor : declared_) {
+    if (tensor.name == kMetadataKey) fail_in_file(path_, "tensor name " + in_quotes(tensor.name) + " is reserved");
+    if (!names.insert(tensor.name).second) fail_in_file(path_, "duplicate tensor name " + in_quotes(tensor.name));
+    const auto* info = dtype_by_scalar_type(tensor.dtype);
     if (info == nullptr)
-      fail_in_file(path, "tensor " + in_quotes(name) + " has unsupported dtype " +
-                             std::string(c10::toString(value.scalar_type())));
-    auto bytes = value.detach().to(torch::kCPU).contiguous();
-    const uint64_t size = bytes.nbytes();
-    header[name] = {{"dtype", info->name}, {"shape", value.sizes().vec()}, {"data_offsets", {offset, offset + size}}};
+      fail_in_file(path_, "tensor " + in_quotes(tensor.name) + " has unsupported dtype " +
+                              std::string(c10::toString(tensor.dtype)));
+    uint64_t size = info->element_bytes;
+    for (auto extent : tensor.shape) size *= static_cast<uint64_t>(extent);
+    header[tensor.name] = {{"dtype", info->name}, {"shape", tensor.shape}, {"data_offsets", {offset, offset + size}}};
     offset += size;
-    contiguous.push_back(std::move(bytes));
   }
-
   std::string header_text;
   try {
     header_text = header.dump();
   } catch (const nlohmann::json::type_error&) {
-    fail_in_file(path, "a tensor name or metadata entry is not valid UTF-8");
+    fail_in_file(path_, "a tensor name or metadata entry is not valid UTF-8");
   }
   // Spaces up to a multiple of 8 keep the data section 8-byte aligned (as the reference writer does).
   header_text.append((8 - header_text.size() % 8) % 8, ' ');
   const uint64_t header_length = header_text.size();  // little-endian on disk and host
 
-  const auto temporary = path + ".tmp";
-  std::FILE* out = std::fopen(temporary.c_str(), "wb");
-  if (out == nullptr) fail_in_file(path, "cannot write: " + system_error());
-  bool written = std::fwrite(&header_length, kHeaderLengthBytes, 1, out) == 1 &&
-                 std::fwrite(header_text.data(), 1, header_text.size(), out) == header_text.size();
-  for (const auto& bytes : contiguous)
-    if (written && bytes.nbytes() > 0)
-      written = std::fwrite(bytes.data_ptr(), 1, bytes.nbytes(), out) == bytes.nbytes();
-  const auto write_error = system_error();
-  const bool closed = std::fclose(out) == 0;
-  if (!written || !closed) {
-    const auto error = written ? system_error() : write_error;
-    std::remove(temporary.c_str());
-    fail_in_file(path, "cannot write: " + error);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+  out_ = std::fopen(temporary_.c_str(), "wb");
+  if (out_ == nullptr) fail_in_file(path_, "cannot write: " + system_error());
+  if (std::fwrite(&header_length, kHeaderLengthBytes, 1, out_) != 1 ||
+      std::fwrite(header_text.data(), 1, header_text.size(), out_) != header_text.size())
+    fail("cannot write: " + system_error());
+}
+
+SafetensorsWriter::~SafetensorsWriter() {
+  if (out_ == nullptr) return;  // finished (or never opened)
+  std::fclose(out_);
+  std::remove(temporary_.c_str());
+}
+
+void SafetensorsWriter::fail(const std::string& message) {
+  if (out_ != nullptr) std::fclose(out_);
+  out_ = nullptr;
+  std::remove(temporary_.c_str());
+  fail_in_file(path_, message);
+}
+
+void SafetensorsWriter::write(const torch::Tensor& value) {
+  if (out_ == nullptr) fail_in_file(path_, "written after it was finished");
+  if (next_ >= declared_.size()) fail("more tensors written than the " + std::to_string(declared_.size()) + " declared");
+  const auto& expected = declared_[next_];
+  if (!value.defined()) fail("tensor " + in_quotes(expected.name) + " is undefined");
+  if (value.scalar_type() != expected.dtype || value.sizes().vec() != expected.shape)
+    fail("tensor " + in_quotes(expected.name) + " is " + std::string(c10::toString(value.scalar_type())) + " " +
+         shape_string(value.sizes()) + ", declared " + std::string(c10::toString(expected.dtype)) + " " +
+         shape_string(expected.shape));
+  const auto bytes = value.detach().to(torch::kCPU).contiguous();
+  if (bytes.nbytes() > 0 && std::fwrite(bytes.data_ptr(), 1, bytes.nbytes(), out_) != bytes.nbytes())
+    fail("cannot write: " + system_error());
+  ++next_;
+}
+
+void SafetensorsWriter::finish() {
+  if (out_ == nullptr) fail_in_file(path_, "finished twice");
+  if (next_ != declared_.size())
+    fail(std::to_string(next_) + " of " + std::to_string(declared_.size()) + " declared tensors written");
+  const bool closed = std::fclose(out_) == 0;
+  out_ = nullptr;
+  if (!closed) {
     const auto error = system_error();
-    std::remove(temporary.c_str());
-    fail_in_file(path, "cannot replace with " + temporary + ": " + error);
+    std::remove(temporary_.c_str());
+    fail_in_file(path_, "cannot write: " + error);
   }
+  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    const auto error = system_error();
+    std::remove(temporary_.c_str());
+    fail_in_file(path_, "cannot replace with " + temporary_ + ": " + error);
+  }
+}
+
+void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  std::vector<SafetensorsWriter::Declared> declared;
+  for (const auto& [name, value] : tensors) {
+    if (!value.defined()) fail_in_file(path, "tensor " + in_quotes(name) + " is undefined");
+    declared.push_back({name, value.scalar_type(), value.sizes().vec()});
+  }
+  SafetensorsWriter writer(path, declared, metadata);
+  for (const auto& pair : tensors) writer.write(pair.second);
+  writer.finish();
 }
 
 }  // namespace aw

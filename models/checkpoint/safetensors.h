@@ -7,6 +7,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,6 +53,38 @@ class SafetensorsFile {
   std::map<std::string, TensorRecord> records_;
   std::map<std::string, std::string> metadata_;
   std::weak_ptr<const SafetensorsFile> self_;
+};
+
+// Writes a safetensors file one tensor at a time, so the caller never holds them all (an attention
+// export at 1,024 tokens: one layer in memory, not twelve). The header needs every offset, so names,
+// dtypes and shapes are declared first; then write() takes each tensor in the declared order. The
+// bytes go to "<path>.tmp", renamed by finish(); a writer destroyed unfinished (an error, Ctrl-C
+// unwinding) removes it, so a failed write never leaves a half file. Errors name the file.
+class SafetensorsWriter {
+ public:
+  struct Declared {
+    std::string name;
+    torch::ScalarType dtype;
+    std::vector<int64_t> shape;
+  };
+  SafetensorsWriter(std::string path, const std::vector<Declared>& tensors,
+                    const std::map<std::string, std::string>& metadata = {});
+  ~SafetensorsWriter();
+  SafetensorsWriter(const SafetensorsWriter&) = delete;
+  SafetensorsWriter& operator=(const SafetensorsWriter&) = delete;
+
+  // The next declared tensor (any device; converted to a contiguous CPU copy as needed). Its dtype
+  // and shape must be the declared ones.
+  void write(const torch::Tensor& value);
+  // After the last write: closes the file and renames it into place.
+  void finish();
+
+ private:
+  [[noreturn]] void fail(const std::string& message);
+  std::string path_, temporary_;
+  std::vector<Declared> declared_;
+  size_t next_ = 0;
+  std::FILE* out_ = nullptr;
 };
 
 // Writes tensors (any device; contiguous copies are made as needed) in the given order.

@@ -1,0 +1,138 @@
+// tests/test_attention_export.cpp — attend's binary export (analysis/attention_export.h): each layer
+// written as the forward computes it must equal the captured attention exactly (F32) or its F16
+// rounding, name its tokens and model, and a file that cannot be written leaves nothing behind. Also
+// the streaming safetensors writer's refusals.
+#include "analysis/attention_export.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/checkpoint/safetensors.h"
+#include "models/errors.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace aw {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+Encoding encoding_of(std::vector<int64_t> ids) {
+  Encoding encoding;
+  encoding.ids = std::move(ids);
+  for (auto id : encoding.ids) encoding.tokens.push_back("w" + std::to_string(id));
+  return encoding;
+}
+
+class ExportFamilies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExportFamilies, SafetensorsHoldsEveryLayerAsCaptured) {
+  torch::manual_seed(21);
+  const auto config = GetParam() == "lama" ? test::tiny_lama_config("lama") : test::tiny_config(GetParam());
+  auto model = create_model(config);
+  const auto text = encoding_of({3, 7, 1, 12, 5});
+  const auto captured = capture_attention(*model, text);
+  TempDir dir;
+  for (const auto dtype : {torch::kFloat32, torch::kFloat16}) {
+    AttentionExportSettings settings;
+    settings.path = dir.path() + "/attention.safetensors";
+    settings.dtype = dtype;
+    int seen = 0;
+    export_attention(*model, "tiny", text, settings, [&](int64_t, const torch::Tensor&) { ++seen; });
+    EXPECT_EQ(seen, config.n_layers);
+    const auto file = SafetensorsFile::open(settings.path);
+    ASSERT_EQ(file->names().size(), static_cast<size_t>(config.n_layers));
+    for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+      const auto stored = file->tensor("layer." + std::to_string(layer + 1));
+      const auto expected = captured.attention[layer].select(0, 0).to(dtype);
+      EXPECT_EQ(stored.scalar_type(), dtype);
+      EXPECT_TRUE(torch::equal(stored, expected)) << "layer " << layer + 1;
+    }
+    EXPECT_EQ(file->metadata().at("tokens"), R"(["w3","w7","w1","w12","w5"])");
+    EXPECT_EQ(file->metadata().at("ids"), "[3,7,1,12,5]");
+    EXPECT_EQ(file->metadata().at("model"), "tiny");
+    EXPECT_EQ(file->metadata().at("format"), "attention-workbench-attention");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, ExportFamilies, ::testing::Values("transformer_lm", "bet_sf", "lama"));
+
+TEST(AttentionExport, OneLayerAsSafetensorsOrNpy) {
+  torch::manual_seed(22);
+  auto model = create_model(test::tiny_config("transformer_lm"));
+  const auto text = encoding_of({4, 2, 9, 9});
+  const auto expected = capture_attention(*model, text).attention[1].select(0, 0);  // (3, 4, 4)
+  TempDir dir;
+  AttentionExportSettings settings;
+  settings.layer = 1;
+  settings.path = dir.path() + "/one.safetensors";
+  export_attention(*model, "tiny", text, settings);
+  const auto file = SafetensorsFile::open(settings.path);
+  EXPECT_EQ(file->names(), std::vector<std::string>{"layer.2"});
+  EXPECT_TRUE(torch::equal(file->tensor("layer.2"), expected));
+
+  settings.path = dir.path() + "/one.npy";
+  export_attention(*model, "tiny", text, settings);
+  const auto bytes = test::file_bytes(settings.path);
+  // numpy's format 1.0: magic, version, header length, a dict padded to 64 bytes, then the data.
+  ASSERT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  const auto length = static_cast<size_t>(static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8);
+  EXPECT_EQ((10 + length) % 64, 0u);
+  const auto header = bytes.substr(10, length);
+  EXPECT_EQ(header.substr(0, header.find('}') + 1), "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4, 4), }");
+  EXPECT_EQ(header.back(), '\n');
+  ASSERT_EQ(bytes.size(), 10 + length + 3 * 4 * 4 * sizeof(float));
+  const auto values = torch::from_blob(const_cast<char*>(bytes.data()) + 10 + length, {3, 4, 4}, torch::kFloat32);
+  EXPECT_TRUE(torch::equal(values, expected));
+}
+
+TEST(AttentionExport, RefusalsNameTheFileAndLeaveNothing) {
+  auto model = create_model(test::tiny_config("transformer_lm"));
+  const auto text = encoding_of({1, 2, 3});
+  TempDir dir;
+  auto refusal = [&](const std::string& path, int64_t layer) {
+    AttentionExportSettings settings;
+    settings.path = path;
+    settings.layer = layer;
+    return test::error_of([&] { export_attention(*model, "tiny", text, settings); });
+  };
+  EXPECT_EQ(refusal(dir.path() + "/a.npy", -1), dir.path() + "/a.npy: a .npy file holds one layer: choose it (--layer N)");
+  EXPECT_EQ(refusal(dir.path() + "/a.json", -1),
+            dir.path() + "/a.json: an attention export is a .safetensors file (every layer) or a .npy file (one layer)");
+  EXPECT_EQ(refusal(dir.path() + "/a.safetensors", 2), "layer 3 is out of range: tiny has 2 layers");
+  const auto missing = dir.path() + "/no/such/folder/a.safetensors";
+  EXPECT_EQ(refusal(missing, -1), missing + ": cannot write: No such file or directory");
+  EXPECT_TRUE(fs::is_empty(dir.path()));  // no half file, no .tmp
+}
+
+TEST(SafetensorsWriter, RefusesWhatWasNotDeclaredAndRemovesItsTemporaryFile) {
+  TempDir dir;
+  const auto path = dir.path() + "/t.safetensors";
+  {
+    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2, 3}}});
+    EXPECT_EQ(test::error_of([&] { writer.write(torch::zeros({3, 2})); }),
+              path + ": tensor 'a' is Float [3, 2], declared Float [2, 3]");
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  {
+    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}, {"b", torch::kFloat16, {1}}});
+    writer.write(torch::ones({2}));
+    EXPECT_EQ(test::error_of([&] { writer.finish(); }), path + ": 1 of 2 declared tensors written");
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  {
+    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}});
+    writer.write(torch::ones({2}));
+  }  // destroyed unfinished (an exception unwinding past it)
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}});
+  writer.write(torch::tensor({1.5f, 2.5f}));
+  writer.finish();
+  EXPECT_TRUE(torch::equal(SafetensorsFile::open(path)->tensor("a"), torch::tensor({1.5f, 2.5f})));
+}
+
+}  // namespace
+}  // namespace aw
