@@ -2,7 +2,10 @@
 //  - matmul rate (1024² float32): is a fast BLAS in use?
 //  - softmax over 8×8×256×256 with 1 and 2 LibTorch threads: the default thread count;
 //  - loading a GPT-2-small-sized checkpoint (12 layers, 12 heads, d 768), written once at random;
-//  - a forward over 8×256 tokens with full attention capture vs. without.
+//  - a forward over 8×256 tokens with full attention capture vs. without;
+//  - attend's binary export of 1,024 tokens (every layer to safetensors, written as computed) vs.
+//    the forward through the same layers without capture.
+#include "analysis/attention_export.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 #include "models/checkpoint/safetensors.h"
@@ -85,6 +88,37 @@ void BM_ForwardGpt2Small(benchmark::State& state) {
   state.counters["tokens/s"] = benchmark::Counter(8 * 256, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_ForwardGpt2Small)->ArgsProduct({{0, 1}, {1, 2}})->ArgNames({"capture", "threads"})->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// One text of 1,024 random tokens through every layer (no output head, as the export runs):
+// arg 0 = the plain forward (baseline), 1 = export F32, 2 = export F16 to a safetensors file in the
+// temporary folder (the page cache absorbs the writes on these VMs: 604 MB and 302 MB).
+void BM_Attention1024(benchmark::State& state) {
+  aw::configure_allocator();
+  aw::configure_threads(1);
+  static auto loaded = aw::load_checkpoint(gpt2_small_dir(), torch::kCPU);
+  aw::Encoding encoding;
+  encoding.ids.resize(1024);
+  for (size_t i = 0; i < encoding.ids.size(); ++i) {
+    encoding.ids[i] = static_cast<int64_t>(1 + (i * 7919) % 50256);  // spread over the vocabulary
+    encoding.tokens.push_back("t" + std::to_string(encoding.ids[i]));
+  }
+  aw::AttentionExportSettings settings;
+  settings.path = (fs::temp_directory_path() / "aw-bench-attention.safetensors").string();
+  settings.dtype = state.range(0) == 2 ? torch::kFloat16 : torch::kFloat32;
+  auto run = [&] {
+    if (state.range(0) == 0) {
+      c10::InferenceMode inference;
+      const auto input = aw::encoding_input(encoding);
+      benchmark::DoNotOptimize(loaded.model->run_layers(loaded.model->embed(input), input, 0, 12, {}).hidden);
+    } else {
+      aw::export_attention(*loaded.model, "gpt2-small", encoding, settings);
+    }
+  };
+  run();  // untimed warm-up
+  for (auto _ : state) run();
+  fs::remove(settings.path);
+}
+BENCHMARK(BM_Attention1024)->Arg(0)->Arg(1)->Arg(2)->ArgName("export")->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 
