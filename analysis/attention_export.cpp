@@ -3,6 +3,7 @@
 
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
+#include "models/parse_number.h"
 
 #include <torch/torch.h>
 
@@ -11,6 +12,8 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 namespace aw {
@@ -151,16 +154,48 @@ class BackgroundWrites {
 
 }  // namespace
 
+std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what) {
+  const auto refuse = [&](const std::string& part) -> Error {
+    return Error(what + "s " + spec + ": '" + part + "' is not a " + what + " from 1 to " + std::to_string(count) +
+                 " or a range of them (\"1,3-5\")");
+  };
+  std::set<int64_t> chosen;
+  std::stringstream parts(spec);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    const auto dash = part.find('-', 1);
+    int64_t low = 0, high = 0;
+    if (!parse_integer(part.substr(0, dash), low) ||
+        (dash != std::string::npos && !parse_integer(part.substr(dash + 1), high)))
+      throw refuse(part);
+    if (dash == std::string::npos) high = low;
+    if (low < 1 || high > count || low > high) throw refuse(part);
+    for (int64_t number = low; number <= high; ++number) chosen.insert(number - 1);
+  }
+  if (chosen.empty()) throw refuse(spec);
+  return {chosen.begin(), chosen.end()};
+}
+
 void export_attention(AttentionModel& model, const std::string& model_name, const Encoding& encoding,
                       const AttentionExportSettings& settings, const AttentionObserver& also) {
   const auto& config = model.config();
   const bool npy = ends_with(settings.path, ".npy");
   if (!npy && !ends_with(settings.path, ".safetensors"))
     fail_in_file(settings.path, "an attention export is a .safetensors file (every layer) or a .npy file (one layer)");
-  if (npy && settings.layer < 0) fail_in_file(settings.path, "a .npy file holds one layer: choose it (--layer N)");
-  if (settings.layer >= config.n_layers)
-    throw Error("layer " + std::to_string(settings.layer + 1) + " is out of range: " + model_name + " has " +
-                std::to_string(config.n_layers) + " layer" + (config.n_layers == 1 ? "" : "s"));
+  if (npy && settings.layers.size() != 1)
+    fail_in_file(settings.path, "a .npy file holds one layer: choose it (--layers N)");
+  std::vector<int64_t> layers = settings.layers;
+  if (layers.empty())
+    for (int64_t layer = 0; layer < config.n_layers; ++layer) layers.push_back(layer);
+  for (const auto layer : layers) {
+    if (layer < 0 || layer >= config.n_layers)
+      throw Error("layer " + std::to_string(layer + 1) + " is out of range: " + model_name + " has " +
+                  std::to_string(config.n_layers) + " layer" + (config.n_layers == 1 ? "" : "s"));
+    for (const auto head : settings.heads)
+      if (head < 0 || head >= config.heads_per_layer[layer])
+        throw Error("head " + std::to_string(head + 1) + " is out of range: layer " + std::to_string(layer + 1) +
+                    " of " + model_name + " has " + std::to_string(config.heads_per_layer[layer]) + " heads");
+  }
   if (settings.dtype != torch::kFloat32 && settings.dtype != torch::kFloat16)
     throw Error("attention is exported as float32 or float16");
 
@@ -168,38 +203,45 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
   if (model.module().is_training()) model.module().eval();
   const auto input = encoding_input(encoding);
   const int64_t length = static_cast<int64_t>(encoding.ids.size());
-  const int64_t first = std::max<int64_t>(settings.layer, 0);
-  const int64_t end = settings.layer >= 0 ? settings.layer + 1 : config.n_layers;
+  const std::set<int64_t> wanted(layers.begin(), layers.end());
+  const auto heads = settings.heads.empty() ? torch::Tensor() : torch::tensor(settings.heads, torch::kLong);
 
   std::unique_ptr<SafetensorsWriter> writer;
   if (!npy) {
     std::vector<SafetensorsWriter::Declared> declared;
-    for (int64_t layer = first; layer < end; ++layer)
+    for (const auto layer : layers)
       declared.push_back({"layer." + std::to_string(layer + 1), settings.dtype,
-                          {config.heads_per_layer[layer], query_rows(config, length), length}});
+                          {heads.defined() ? heads.numel() : config.heads_per_layer[layer], query_rows(config, length), length}});
     const std::map<std::string, std::string> metadata = {
         {"format", "attention-workbench-attention"},
         {"model", model_name},
         {"tokens", nlohmann::json(encoding.tokens).dump()},
         {"ids", nlohmann::json(encoding.ids).dump()},
-        {"layout", "layer.<l>: [heads, query, key]; layers numbered from 1, as in the CSVs"}};
+        {"layout", "layer.<l>: [heads, query, key]; layers and heads numbered from 1, as in the CSVs"},
+        {"heads", settings.heads.empty() ? std::string("all") : [&] {
+           std::vector<int64_t> numbers;
+           for (const auto head : settings.heads) numbers.push_back(head + 1);
+           return nlohmann::json(numbers).dump();
+         }()}};
     writer = std::make_unique<SafetensorsWriter>(settings.path, declared, metadata);
   }
   // Declared after the writer it uses, so it stops first on the way out.
   BackgroundWrites writes([&](const torch::Tensor& probabilities) {
-    const auto values = probabilities.select(0, 0).to(torch::kCPU, settings.dtype);  // (H, rows, n)
+    auto values = probabilities.select(0, 0);                                            // (H, rows, n)
+    if (heads.defined()) values = values.index_select(0, heads.to(values.device()));
+    values = values.to(torch::kCPU, settings.dtype);
     if (writer) writer->write(values);
     else write_npy(settings.path, values);
   });
   ForwardOptions options;
   options.capture = CaptureMode::Stats;  // each layer to the observer, nothing kept
   options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
-    if (layer < first) return;
+    if (!wanted.count(layer)) return;
     if (also) also(layer, probabilities);
     writes.push(probabilities);
   };
   // The layers up to the last one written; the output head is not needed.
-  model.run_layers(model.embed(input), input, 0, end, options);
+  model.run_layers(model.embed(input), input, 0, layers.back() + 1, options);
   writes.finish();
   if (writer) writer->finish();
 }

@@ -26,8 +26,14 @@ ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding,
 struct AttentionExportSettings {
   std::string path;
   torch::ScalarType dtype = torch::kFloat32;  // or torch::kFloat16
-  int64_t layer = -1;                         // 0-based; −1 = every layer (safetensors only)
+  std::vector<int64_t> layers;                // 0-based, ascending; empty = every layer (a .npy: exactly one)
+  std::vector<int64_t> heads;                 // 0-based, ascending, of each chosen layer; empty = all
 };
+
+// "1,3-5" → {0, 2, 3, 4}: numbers from 1 to `count`, single or as ranges, in any order, repeats
+// merged. Throws aw::Error "<what>s 0: … numbered 1 to <count>" (what = "layer", "head") for a
+// number out of range, a reversed range or anything else.
+std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what);
 
 // The attention of one encoded text written layer by layer as the forward computes it: memory holds
 // the model and one layer's attention, never all of them, and the output head is not run. `also`

@@ -54,17 +54,21 @@ aw_cli_test(error_text_too_long EXIT 1 STDERR_LINES 1
 aw_cli_test(attend_safetensors EXIT 0 REGEX "layer  2:.*attention of 2 layers written to .*attend.safetensors"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/attend.safetensors --out-dtype f16)
 aw_cli_test(attend_npy EXIT 0 REGEX "layer  2:.*attention of 1 layer written to .*attend.npy"
-            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/attend.npy --layer 2)
-aw_cli_test(error_attend_npy_layers EXIT 1 STDERR_LINES 1 REGEX "attend.npy: a .npy file holds one layer: choose it \\(--layer N\\)"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/attend.npy --layers 2)
+aw_cli_test(error_attend_npy_layers EXIT 1 STDERR_LINES 1 REGEX "attend.npy: a .npy file holds one layer: choose it \\(--layers N\\)"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.npy)
-aw_cli_test(error_attend_layer_range EXIT 1 STDERR_LINES 1 REGEX "attend: layer 3 is out of range: tiny_lm has 2 layers"
-            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.safetensors --layer 3)
+aw_cli_test(error_attend_layer_range EXIT 1 STDERR_LINES 1 REGEX "attend: layers 1,3: '3' is not a layer from 1 to 2 or a range of them"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.safetensors --layers 1,3)
+aw_cli_test(error_attend_head_range EXIT 1 STDERR_LINES 1 REGEX "attend: heads 2-4: '2-4' is not a head from 1 to 3 or a range of them"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.safetensors --heads 2-4)
+aw_cli_test(attend_selected EXIT 0 REGEX "layer  2:.*attention of 1 layer written"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/attend_selected.safetensors --layers 2 --heads 1,3)
 aw_cli_test(error_attend_unwritable EXIT 1 STDERR_LINES 1 REGEX "no_folder/a.safetensors: cannot write: No such file or directory"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/no_folder/a.safetensors)
 aw_cli_test(error_attend_out_dtype EXIT 1 STDERR_LINES 1 REGEX "--out-dtype bf16: expected f32 or f16"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.safetensors --out-dtype bf16)
-aw_cli_test(error_attend_layer_without_binary EXIT 1 STDERR_LINES 1 REGEX "--layer and --out-dtype go with --out FILE.safetensors or FILE.npy"
-            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --layer 1)
+aw_cli_test(error_attend_layer_without_binary EXIT 1 STDERR_LINES 1 REGEX "--layers, --heads and --out-dtype go with --out FILE.safetensors or FILE.npy"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --layers 1)
 aw_cli_test(attend_truncate EXIT 0 REGEX "text truncated from 17 to 16 tokens"
             ARGS attend --model ${fixtures}/tiny_lm --text "a b c d e f g h i j k l m n o p q" --truncate)
 aw_cli_test(error_empty_text EXIT 1 STDERR_LINES 1 REGEX "--text gives no tokens" ARGS attend --text "  " --model ${fixtures}/tiny_lm)

@@ -27,6 +27,12 @@ Encoding encoding_of(std::vector<int64_t> ids) {
   return encoding;
 }
 
+ModelConfig four_layer_config() {
+  nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", 20}, {"n_layers", 4},     {"n_heads", 3},
+                         {"d_model", 12},                  {"d_ff", 24},       {"max_positions", 16}, {"dropout", 0.0}};
+  return parse_model_config(json, "four-layer config");
+}
+
 class ExportFamilies : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExportFamilies, SafetensorsHoldsEveryLayerAsCaptured) {
@@ -67,7 +73,7 @@ TEST(AttentionExport, OneLayerAsSafetensorsOrNpy) {
   const auto expected = capture_attention(*model, text).attention[1].select(0, 0);  // (3, 4, 4)
   TempDir dir;
   AttentionExportSettings settings;
-  settings.layer = 1;
+  settings.layers = {1};
   settings.path = dir.path() + "/one.safetensors";
   export_attention(*model, "tiny", text, settings);
   const auto file = SafetensorsFile::open(settings.path);
@@ -89,20 +95,52 @@ TEST(AttentionExport, OneLayerAsSafetensorsOrNpy) {
   EXPECT_TRUE(torch::equal(values, expected));
 }
 
+TEST(AttentionExport, ChosenLayersAndHeadsOnly) {
+  torch::manual_seed(23);
+  auto model = create_model(four_layer_config());
+  const auto text = encoding_of({4, 2, 9, 9, 1});
+  const auto captured = capture_attention(*model, text);
+  TempDir dir;
+  AttentionExportSettings settings;
+  settings.path = dir.path() + "/some.safetensors";
+  settings.layers = parse_numbered_list("4,1-2", 4, "layer");
+  settings.heads = parse_numbered_list("3,1", 3, "head");
+  EXPECT_EQ(settings.layers, (std::vector<int64_t>{0, 1, 3}));
+  EXPECT_EQ(settings.heads, (std::vector<int64_t>{0, 2}));
+  export_attention(*model, "four", text, settings);
+  const auto file = SafetensorsFile::open(settings.path);
+  EXPECT_EQ(file->names(), (std::vector<std::string>{"layer.1", "layer.2", "layer.4"}));
+  EXPECT_EQ(file->metadata().at("heads"), "[1,3]");
+  for (int64_t layer : {0, 1, 3}) {
+    const auto expected = captured.attention[layer].select(0, 0).index_select(0, torch::tensor({0, 2}));
+    EXPECT_TRUE(torch::equal(file->tensor("layer." + std::to_string(layer + 1)), expected)) << layer;
+  }
+}
+
+TEST(AttentionExport, NumberedListsRefuseWhatIsNotANumberInRange) {
+  EXPECT_EQ(parse_numbered_list("2,2,1", 3, "head"), (std::vector<int64_t>{0, 1}));
+  for (const auto& [spec, part] : std::vector<std::pair<std::string, std::string>>{
+           {"0", "0"}, {"5", "5"}, {"3-1", "3-1"}, {"1,x", "x"}, {"1-", "1-"}, {"-2", "-2"}, {"", ""}, {"1,,2", ""}})
+    EXPECT_EQ(test::error_of([&] { parse_numbered_list(spec, 4, "layer"); }),
+              "layers " + spec + ": '" + part + "' is not a layer from 1 to 4 or a range of them (\"1,3-5\")");
+}
+
 TEST(AttentionExport, RefusalsNameTheFileAndLeaveNothing) {
   auto model = create_model(test::tiny_config("transformer_lm"));
   const auto text = encoding_of({1, 2, 3});
   TempDir dir;
-  auto refusal = [&](const std::string& path, int64_t layer) {
+  auto refusal = [&](const std::string& path, int64_t layer, std::vector<int64_t> heads = {}) {
     AttentionExportSettings settings;
     settings.path = path;
-    settings.layer = layer;
+    if (layer >= 0) settings.layers = {layer};
+    settings.heads = std::move(heads);
     return test::error_of([&] { export_attention(*model, "tiny", text, settings); });
   };
-  EXPECT_EQ(refusal(dir.path() + "/a.npy", -1), dir.path() + "/a.npy: a .npy file holds one layer: choose it (--layer N)");
+  EXPECT_EQ(refusal(dir.path() + "/a.npy", -1), dir.path() + "/a.npy: a .npy file holds one layer: choose it (--layers N)");
   EXPECT_EQ(refusal(dir.path() + "/a.json", -1),
             dir.path() + "/a.json: an attention export is a .safetensors file (every layer) or a .npy file (one layer)");
   EXPECT_EQ(refusal(dir.path() + "/a.safetensors", 2), "layer 3 is out of range: tiny has 2 layers");
+  EXPECT_EQ(refusal(dir.path() + "/a.safetensors", 1, {3}), "head 4 is out of range: layer 2 of tiny has 3 heads");
   const auto missing = dir.path() + "/no/such/folder/a.safetensors";
   EXPECT_EQ(refusal(missing, -1), missing + ": cannot write: No such file or directory");
   EXPECT_TRUE(fs::is_empty(dir.path()));  // no half file, no .tmp

@@ -22,8 +22,8 @@ commands:
   info    --model DIR                      architecture, sizes, parameters, dtype, device
   attend  --model DIR --text "..."         every layer's and head's attention for a text
           [--out FILE.json] [--top K] [--truncate]    (JSON: small texts)
-          [--out FILE.safetensors|FILE.npy] [--layer N] [--out-dtype f32|f16]
-                                          binary, written layer by layer (.npy: one layer)
+          [--out FILE.safetensors|FILE.npy] [--layers 1,3-5] [--heads 1-4]
+          [--out-dtype f32|f16]           binary, written layer by layer (.npy: one layer)
   translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
           [--max-length N] [--out FILE.json] token; --out: every enc/dec/cross attention block

@@ -83,7 +83,7 @@ int run_info(int argc, char** argv) {
 }
 
 int run_attend(int argc, char** argv) {
-  const CliOptions options("attend", model_command_spec({"text", "out", "top", "layer", "out-dtype"}, {"truncate"}),
+  const CliOptions options("attend", model_command_spec({"text", "out", "top", "layers", "heads", "out-dtype"}, {"truncate"}),
                            argc, argv, 2);
   const auto text = options.require("text");
   const auto top = options.get_int("top", 3, 1);
@@ -93,8 +93,8 @@ int run_attend(int argc, char** argv) {
   const auto out_dtype = options.get("out-dtype", "f32");
   if (out_dtype != "f32" && out_dtype != "f16")
     throw Error("attention-cli attend: --out-dtype " + out_dtype + ": expected f32 or f16");
-  if ((options.has("layer") || options.has("out-dtype")) && !binary)
-    throw Error("attention-cli attend: --layer and --out-dtype go with --out FILE.safetensors or FILE.npy");
+  if ((options.has("layers") || options.has("heads") || options.has("out-dtype")) && !binary)
+    throw Error("attention-cli attend: --layers, --heads and --out-dtype go with --out FILE.safetensors or FILE.npy");
   const auto loaded = load_from_options(options);
   if (loaded.config.is_translation())
     throw Error("attention-cli attend: " + loaded.name + " is a " + loaded.config.family_name() +
@@ -127,8 +127,11 @@ int run_attend(int argc, char** argv) {
     AttentionExportSettings settings;
     settings.path = out;
     settings.dtype = out_dtype == "f16" ? torch::kFloat16 : torch::kFloat32;
-    settings.layer = options.has("layer") ? options.get_int("layer", 1, 1) - 1 : -1;
     try {
+      if (options.has("layers"))
+        settings.layers = parse_numbered_list(options.get("layers", ""), loaded.config.n_layers, "layer");
+      if (options.has("heads"))
+        settings.heads = parse_numbered_list(options.get("heads", ""), loaded.config.max_heads(), "head");
       export_attention(*loaded.model, loaded.name, encoding, settings,
                        [&](int64_t, const torch::Tensor& probabilities) { rows.push_back(summary_row(probabilities)); });
     } catch (const Error& error) {
@@ -158,9 +161,12 @@ int run_attend(int argc, char** argv) {
   else
     std::printf("\ntop-%lld attended tokens from the last position (%s), mean over heads:\n",
                 static_cast<long long>(top), encoding.tokens.back().c_str());
-  const int64_t first_layer = binary && options.has("layer") ? options.get_int("layer", 1, 1) - 1 : 0;
+  std::vector<int64_t> shown_layers;  // which layer each summary row is of
+  if (binary && options.has("layers"))
+    shown_layers = parse_numbered_list(options.get("layers", ""), loaded.config.n_layers, "layer");
   for (size_t index = 0; index < rows.size(); ++index) {
-    std::printf("  layer %2lld:", static_cast<long long>(first_layer + static_cast<int64_t>(index) + 1));
+    const auto layer = index < shown_layers.size() ? shown_layers[index] : static_cast<int64_t>(index);
+    std::printf("  layer %2lld:", static_cast<long long>(layer + 1));
     for (const auto& attended : top_attended(rows[index], top))
       std::printf("  %s@%lld %.3f", encoding.tokens[attended.position].c_str(),
                   static_cast<long long>(attended.position), attended.weight);
