@@ -51,6 +51,16 @@ QByteArray read_all(const QString& path) {
 
 }  // namespace
 
+// Trains a transformer_lm on the demo sentences with the CLI; `options` adds its --layers, --heads,
+// --epochs, … True when it exited 0.
+bool train_demo_model(const QString& out, const QStringList& options) {
+  QProcess train;
+  train.start(AW_CLI_PATH, QStringList{"train", "--arch", "transformer_lm", "--train", kSampleData + "/demo_sentences.txt",
+                                       "--valid", kSampleData + "/demo_sentences.txt", "--out", out} +
+                               options);
+  return train.waitForFinished(kTimeoutMs) && train.exitCode() == 0;
+}
+
 class MainWindowTests : public QObject {
   Q_OBJECT
 
@@ -238,13 +248,9 @@ class MainWindowTests : public QObject {
   // solid, validation dashed, one colour), and the Pruning tab's epoch series the prunable share.
   void trainingTabAndEpochSeries() {
     QTemporaryDir dir;
-    const auto run = dir.filePath("run"), corpus = kSampleData + "/demo_sentences.txt";
-    QProcess train;
-    train.start(AW_CLI_PATH, {"train", "--arch", "transformer_lm", "--train", corpus, "--valid", corpus, "--layers", "1",
-                              "--heads", "2", "--d-model", "8", "--d-ff", "16", "--window", "8", "--epochs", "3",
-                              "--batch", "8", "--keep-epochs", "--out", run});
-    QVERIFY(train.waitForFinished(kTimeoutMs));
-    QCOMPARE(train.exitCode(), 0);
+    const auto run = dir.filePath("run");
+    QVERIFY(train_demo_model(run, {"--layers", "1", "--heads", "2", "--d-model", "8", "--d-ff", "16", "--window", "8",
+                                   "--epochs", "3", "--batch", "8", "--keep-epochs"}));
     MainWindow window;
     window.show();
     window.runSentence("the band released their second album");  // before the model has loaded
@@ -267,7 +273,7 @@ class MainWindowTests : public QObject {
     QCOMPARE(losses->graph(1)->data()->at(2)->value, training->table().number(2, training->table().column("valid_loss")));
 
     auto* pruning = window.analyses()->panel("prune");
-    pruning->findChild<QLineEdit*>("text")->setText(corpus);
+    pruning->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     pruning->findChild<QSpinBox*>("window")->setValue(8);
     pruning->findChild<QSpinBox*>("step")->setValue(50);
     pruning->findChild<QSpinBox*>("bootstrap")->setValue(0);
@@ -332,12 +338,8 @@ class MainWindowTests : public QObject {
     }
     // A 12 × 12-head model (GPT-2 small's shape, tiny widths): the heads panel shrinks its cells.
     QTemporaryDir dir;
-    QProcess train;
-    train.start(AW_CLI_PATH, {"train", "--arch", "transformer_lm", "--train", kSampleData + "/demo_sentences.txt", "--valid",
-                              kSampleData + "/demo_sentences.txt", "--layers", "12", "--heads", "12", "--d-model", "24",
-                              "--d-ff", "48", "--window", "32", "--epochs", "1", "--out", dir.filePath("m12")});
-    QVERIFY(train.waitForFinished(kTimeoutMs));
-    QCOMPARE(train.exitCode(), 0);
+    QVERIFY(train_demo_model(dir.filePath("m12"), {"--layers", "12", "--heads", "12", "--d-model", "24", "--d-ff", "48",
+                                                   "--window", "32", "--epochs", "1"}));
     window.openCheckpoint(dir.filePath("m12"));
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     window.attentionView()->findChild<QComboBox*>()->setCurrentIndex(window.modelCount() - 1);
@@ -562,12 +564,8 @@ class MainWindowTests : public QObject {
   // weights in rows [⌊r·n/64⌋, ⌈(r+1)·n/64⌉) and the same columns, checked here in double.
   void thumbnailsAreBlockMeansOfLongTexts() {
     QTemporaryDir dir;
-    QProcess train;
-    train.start(AW_CLI_PATH, {"train", "--arch", "transformer_lm", "--train", kSampleData + "/demo_sentences.txt", "--valid",
-                              kSampleData + "/demo_sentences.txt", "--layers", "1", "--heads", "2", "--d-model", "16",
-                              "--d-ff", "32", "--window", "160", "--epochs", "1", "--out", dir.filePath("long")});
-    QVERIFY(train.waitForFinished(kTimeoutMs));
-    QCOMPARE(train.exitCode(), 0);
+    QVERIFY(train_demo_model(dir.filePath("long"), {"--layers", "1", "--heads", "2", "--d-model", "16", "--d-ff", "32",
+                                                    "--window", "160", "--epochs", "1"}));
     ModelSession session;
     session.load(dir.filePath("long"));
     QStringList words;
