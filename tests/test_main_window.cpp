@@ -286,6 +286,8 @@ class MainWindowTests : public QObject {
     QCOMPARE(shares->graphCount(), 2);
     QCOMPARE(shares->xAxis->label(), QString("epoch"));
     QCOMPARE(shares->graph(0)->dataCount(), 3);
+    QCOMPARE(shares->yAxis->range().lower, 0.0);  // a share: the whole 0–100 % in view, a line at 100 uncut
+    QCOMPARE(shares->yAxis->range().upper, 105.0);
     window.tabs()->setCurrentIndex(std::max(0, window.tabs()->indexOf(training)));
     QTest::qWait(100);
     QVERIFY(window.grab().save(AW_BUILD_DIR "/training_tab.png"));

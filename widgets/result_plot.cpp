@@ -167,6 +167,11 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   plot_->replot();
 }
 
+void ResultPlot::setValueRange(double low, double high) {
+  plot_->yAxis->setRange(low, high);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void ResultPlot::showScatter(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
                              const QString& y_label) {
   reset(title);

@@ -57,6 +57,9 @@ class ResultPlot : public QWidget {
                 const QString& value_label, const QVector<ReferenceLine>& references = {});
   void showCurves(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
                   const QString& y_label, const QVector<ReferenceLine>& references = {});
+  // Fixes the value axis of the curves shown to [low, high] (a share in %: 0–100), which showCurves
+  // otherwise fits to the data.
+  void setValueRange(double low, double high);
   // Points only, no lines (e.g. each head's effect on two data sets, Michel Figure 2).
   void showScatter(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
                    const QString& y_label);

@@ -187,6 +187,7 @@ void plot_pruning(ResultPlot& plot, const CsvTable& table) {
     plot.showCurves(QString("Heads prunable before %1 gets more than %2 % worse (Michel §6)")
                         .arg(metric_label(table), table.commentValue("max_drop")),
                     shares, "epoch", "% of heads prunable");
+    plot.setValueRange(0, 105);  // a share: 0 to 100 % in view (a little above, so a line at 100 % is not cut), epochs compare at a glance
     return;
   }
   QVector<PlotSeries> series;

@@ -277,7 +277,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
                           ? std::to_string(t.encoder_layers) + "+" + std::to_string(t.decoder_layers) +
                                 " encoder+decoder layers, " + std::to_string(loaded.config.total_heads()) +
                                 " heads in enc, dec and cross attention"
-                          : std::to_string(loaded.config.n_layers) + " layers × " + heads;
+                          : std::to_string(loaded.config.n_layers) + (loaded.config.n_layers == 1 ? " layer × " : " layers × ") + heads;
   logger("models")->info("loaded {} ({}, {}, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
                          loaded.config.family_name(), layers, loaded.config.d_model,
                          loaded.parameter_count / 1e6, loaded.stored_dtype, describe_device(device));
