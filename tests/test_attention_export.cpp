@@ -11,8 +11,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+
+#include <sys/resource.h>
 
 namespace aw {
 namespace {
@@ -144,6 +147,29 @@ TEST(AttentionExport, RefusalsNameTheFileAndLeaveNothing) {
   const auto missing = dir.path() + "/no/such/folder/a.safetensors";
   EXPECT_EQ(refusal(missing, -1), missing + ": cannot write: No such file or directory");
   EXPECT_TRUE(fs::is_empty(dir.path()));  // no half file, no .tmp
+}
+
+// A write that fails midway (here the file-size limit, past the header and two layers: in a layer's
+// write on the background thread or at the final flush, as stdio buffers) reaches the caller as the
+// file's error, and nothing is left behind.
+TEST(AttentionExport, AWriteFailingMidwayLeavesNothing) {
+  torch::manual_seed(24);
+  auto model = create_model(four_layer_config());
+  const auto text = encoding_of({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});  // 3 × 12 × 12 floats: 1,728 bytes a layer
+  TempDir dir;
+  AttentionExportSettings settings;
+  settings.path = dir.path() + "/big.safetensors";
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+  rlimit limited = saved;
+  limited.rlim_cur = 4096;  // the header and two layers fit, the third does not
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  const auto error = test::error_of([&] { export_attention(*model, "four", text, settings); });
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous_handler);
+  EXPECT_EQ(error, settings.path + ": cannot write: File too large");
+  EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
 TEST(SafetensorsWriter, RefusesWhatWasNotDeclaredAndRemovesItsTemporaryFile) {
