@@ -154,6 +154,12 @@ class BackgroundWrites {
 
 }  // namespace
 
+torch::Tensor attention_thumbnail(const torch::Tensor& block) {
+  if (block.size(1) <= kThumbnailSide && block.size(2) <= kThumbnailSide) return block;
+  return torch::adaptive_avg_pool2d(block.to(torch::kFloat32), {std::min(kThumbnailSide, block.size(1)),
+                                                                std::min(kThumbnailSide, block.size(2))});
+}
+
 std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what) {
   const auto refuse = [&](const std::string& part) -> Error {
     return Error(what + "s " + spec + ": '" + part + "' is not a " + what + " from 1 to " + std::to_string(count) +
@@ -209,15 +215,21 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
   std::unique_ptr<SafetensorsWriter> writer;
   if (!npy) {
     std::vector<SafetensorsWriter::Declared> declared;
-    for (const auto layer : layers)
-      declared.push_back({"layer." + std::to_string(layer + 1), settings.dtype,
-                          {heads.defined() ? heads.numel() : config.heads_per_layer[layer], query_rows(config, length), length}});
+    for (const auto layer : layers) {
+      const int64_t layer_heads = heads.defined() ? heads.numel() : config.heads_per_layer[layer];
+      const int64_t rows = query_rows(config, length);
+      declared.push_back({"layer." + std::to_string(layer + 1), settings.dtype, {layer_heads, rows, length}});
+      // The overview's thumbnails ride along, so a viewer never reads a whole file to draw them.
+      declared.push_back({"thumbnail." + std::to_string(layer + 1), torch::kFloat32,
+                          {layer_heads, std::min(rows, kThumbnailSide), std::min(length, kThumbnailSide)}});
+    }
     const std::map<std::string, std::string> metadata = {
         {"format", "attention-workbench-attention"},
         {"model", model_name},
         {"tokens", nlohmann::json(encoding.tokens).dump()},
         {"ids", nlohmann::json(encoding.ids).dump()},
-        {"layout", "layer.<l>: [heads, query, key]; layers and heads numbered from 1, as in the CSVs"},
+        {"layout", "layer.<l>: [heads, query, key]; thumbnail.<l>: the same as block means, at most 64 × 64 (F32); "
+                   "layers and heads numbered from 1, as in the CSVs"},
         {"heads", settings.heads.empty() ? std::string("all") : [&] {
            std::vector<int64_t> numbers;
            for (const auto head : settings.heads) numbers.push_back(head + 1);
@@ -229,9 +241,12 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
   BackgroundWrites writes([&](const torch::Tensor& probabilities) {
     auto values = probabilities.select(0, 0);                                            // (H, rows, n)
     if (heads.defined()) values = values.index_select(0, heads.to(values.device()));
-    values = values.to(torch::kCPU, settings.dtype);
-    if (writer) writer->write(values);
-    else write_npy(settings.path, values);
+    if (writer) {
+      writer->write(values.to(torch::kCPU, settings.dtype));
+      writer->write(attention_thumbnail(values).to(torch::kCPU, torch::kFloat32));
+    } else {
+      write_npy(settings.path, values.to(torch::kCPU, settings.dtype));
+    }
   });
   ForwardOptions options;
   options.capture = CaptureMode::Stats;  // each layer to the observer, nothing kept

@@ -30,6 +30,11 @@ struct AttentionExportSettings {
   std::vector<int64_t> heads;                 // 0-based, ascending, of each chosen layer; empty = all
 };
 
+// Thumbnails of attention blocks [H, rows, cols]: at most kThumbnailSide per side, each cell the
+// mean of the weights it covers (adaptive average pooling); a block that small already is returned.
+constexpr int64_t kThumbnailSide = 64;
+torch::Tensor attention_thumbnail(const torch::Tensor& block);
+
 // "1,3-5" → {0, 2, 3, 4}: numbers from 1 to `count`, single or as ranges, in any order, repeats
 // merged. Throws aw::Error "<what>s 0: … numbered 1 to <count>" (what = "layer", "head") for a
 // number out of range, a reversed range or anything else.

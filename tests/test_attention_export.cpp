@@ -53,12 +53,15 @@ TEST_P(ExportFamilies, SafetensorsHoldsEveryLayerAsCaptured) {
     export_attention(*model, "tiny", text, settings, [&](int64_t, const torch::Tensor&) { ++seen; });
     EXPECT_EQ(seen, config.n_layers);
     const auto file = SafetensorsFile::open(settings.path);
-    ASSERT_EQ(file->names().size(), static_cast<size_t>(config.n_layers));
+    ASSERT_EQ(file->names().size(), static_cast<size_t>(2 * config.n_layers));  // each layer and its thumbnail
     for (int64_t layer = 0; layer < config.n_layers; ++layer) {
       const auto stored = file->tensor("layer." + std::to_string(layer + 1));
       const auto expected = captured.attention[layer].select(0, 0).to(dtype);
       EXPECT_EQ(stored.scalar_type(), dtype);
       EXPECT_TRUE(torch::equal(stored, expected)) << "layer " << layer + 1;
+      // 5 tokens: the thumbnail is the block itself, in F32.
+      EXPECT_TRUE(torch::equal(file->tensor("thumbnail." + std::to_string(layer + 1)),
+                               captured.attention[layer].select(0, 0)));
     }
     EXPECT_EQ(file->metadata().at("tokens"), R"(["w3","w7","w1","w12","w5"])");
     EXPECT_EQ(file->metadata().at("ids"), "[3,7,1,12,5]");
@@ -80,7 +83,7 @@ TEST(AttentionExport, OneLayerAsSafetensorsOrNpy) {
   settings.path = dir.path() + "/one.safetensors";
   export_attention(*model, "tiny", text, settings);
   const auto file = SafetensorsFile::open(settings.path);
-  EXPECT_EQ(file->names(), std::vector<std::string>{"layer.2"});
+  EXPECT_EQ(file->names(), (std::vector<std::string>{"layer.2", "thumbnail.2"}));
   EXPECT_TRUE(torch::equal(file->tensor("layer.2"), expected));
 
   settings.path = dir.path() + "/one.npy";
@@ -112,7 +115,8 @@ TEST(AttentionExport, ChosenLayersAndHeadsOnly) {
   EXPECT_EQ(settings.heads, (std::vector<int64_t>{0, 2}));
   export_attention(*model, "four", text, settings);
   const auto file = SafetensorsFile::open(settings.path);
-  EXPECT_EQ(file->names(), (std::vector<std::string>{"layer.1", "layer.2", "layer.4"}));
+  EXPECT_EQ(file->names(), (std::vector<std::string>{"layer.1", "layer.2", "layer.4", "thumbnail.1", "thumbnail.2",
+                                                     "thumbnail.4"}));
   EXPECT_EQ(file->metadata().at("heads"), "[1,3]");
   for (int64_t layer : {0, 1, 3}) {
     const auto expected = captured.attention[layer].select(0, 0).index_select(0, torch::tensor({0, 2}));

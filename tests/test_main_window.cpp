@@ -562,6 +562,46 @@ class MainWindowTests : public QObject {
     }
   }
 
+  // A saved attention file (attention-cli attend --out, some layers) opens in a window of its own:
+  // the blocks are the file's (equal to a run of the same text), numbered by the model's layers; a
+  // file that is not one says so.
+  void savedAttentionFileOpens() {
+    QTemporaryDir dir;
+    const QString sentence = "the film was good and the music was better";
+    const auto path = dir.filePath("saved.safetensors");
+    QProcess attend;
+    attend.start(AW_CLI_PATH, {"attend", "--model", kSampleData + "/vanilla_lm", "--text", sentence, "--out", path,
+                               "--layers", "2"});
+    QVERIFY(attend.waitForFinished(kTimeoutMs));
+    QCOMPARE(attend.exitCode(), 0);
+    const auto saved = ModelSession::openAttentionFile(path);
+    ModelSession session;
+    session.load(kSampleData + "/vanilla_lm");
+    const auto run = session.attend(0, sentence);
+    QCOMPARE(saved.capture.tokens, run.tokens);
+    QCOMPARE(saved.capture.layerCount(), 1);
+    QCOMPARE(saved.capture.layer_numbers, std::vector<int>{2});
+    QCOMPARE(saved.capture.layers[0].toVector(), run.layers[1].toVector());
+    QCOMPARE(saved.capture.thumbnails[0].toVector(), run.thumbnails[1].toVector());
+    QCOMPARE(saved.model, QString("vanilla_lm"));
+
+    MainWindow window;
+    auto* viewer = window.openAttentionFile(path);
+    QVERIFY(viewer);
+    QVERIFY(viewer->isVisible());
+    QVERIFY(!viewer->sentenceEdit()->isVisible());
+    QCOMPARE(viewer->heatmap()->matrix().title, QString("saved.safetensors · layer 2 · mean of 4 heads"));
+    QCOMPARE(viewer->heatmap()->matrix().weights, capture_matrix(run, 1, -1, "x").weights);
+    QTest::qWait(100);  // laid out at its size: the titles elide to it
+    QVERIFY(viewer->grab().save(AW_BUILD_DIR "/saved_attention.png"));
+    viewer->close();
+
+    // A checkpoint's weights are safetensors too, but not attention.
+    QVERIFY(!window.openAttentionFile(kSampleData + "/vanilla_lm/model.safetensors"));
+    QCOMPARE(window.errorText(), kSampleData + "/vanilla_lm/model.safetensors: is not an attention file "
+                                               "(attention-cli attend --out FILE.safetensors writes one)");
+  }
+
   // Past 64 tokens the overview draws block means: cell (r, c) of a thumbnail is the mean of the
   // weights in rows [⌊r·n/64⌋, ⌈(r+1)·n/64⌉) and the same columns, checked here in double.
   void thumbnailsAreBlockMeansOfLongTexts() {

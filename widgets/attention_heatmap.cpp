@@ -54,6 +54,10 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
   }
   plot_->setMouseTracking(true);
   plot_->installEventFilter(this);
+  // The title's column is known only once the plot has laid itself out at its size, which can come
+  // after this widget's own resize (a map given before its window was shown kept a title elided to
+  // the initial width): elide again after every layout, before the drawing uses it.
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] { elideTitle(); });
 
   stale_note_ = new QLabel(this);
   stale_note_->setAlignment(Qt::AlignCenter);

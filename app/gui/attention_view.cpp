@@ -116,7 +116,8 @@ QString matrix_title(const AttentionCapture& capture, int layer, int head, const
     for (int block = 0; block <= layer; ++block) within += capture.layer_kinds[block] == capture.layer_kinds[layer];
     return QString("%1 · %2 %3 · %4").arg(model_name, capture.layer_kinds[layer]).arg(within).arg(which);
   }
-  return QString("%1 · layer %2 · %3").arg(model_name).arg(layer + 1).arg(which);
+  const int number = layer < static_cast<int>(capture.layer_numbers.size()) ? capture.layer_numbers[layer] : layer + 1;
+  return QString("%1 · layer %2 · %3").arg(model_name).arg(number).arg(which);
 }
 
 QString marked_changes(const QString& before, const QString& after) {
@@ -178,13 +179,15 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   choosers->addStretch(1);
   layout->addLayout(choosers);
 
-  auto* sentence_row = new QHBoxLayout;
+  sentence_row_ = new QWidget;
+  auto* sentence_row = new QHBoxLayout(sentence_row_);
+  sentence_row->setContentsMargins(0, 0, 0, 0);
   sentence_edit_ = new QLineEdit;
   sentence_edit_->setPlaceholderText("Type a sentence and press Enter");
   run_button_ = new QPushButton("Run");
   sentence_row->addWidget(sentence_edit_, 1);
   sentence_row->addWidget(run_button_);
-  layout->addLayout(sentence_row);
+  layout->addWidget(sentence_row_);
   translation_label_ = new QLabel;
   translation_label_->setTextFormat(Qt::RichText);
   translation_label_->setWordWrap(true);
@@ -216,7 +219,8 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   overview_layout->addWidget(scroll);
   side_layout->addWidget(overview_box, 3);
 
-  auto* predictions_box = new QGroupBox("Predictions");
+  predictions_box_ = new QGroupBox("Predictions");
+  auto* predictions_box = predictions_box_;
   auto* predictions_layout = new QVBoxLayout(predictions_box);
   auto* position_row = new QHBoxLayout;
   position_row->addWidget(new QLabel("After token"));
@@ -310,6 +314,13 @@ void AttentionView::setLayerHead(int layer, int head) {
 }
 
 int AttentionView::position() const { return position_box_->currentIndex(); }
+
+void AttentionView::setBrowseOnly(bool browse_only) {
+  sentence_row_->setVisible(!browse_only);
+  compare_check_->setVisible(!browse_only);
+  compare_box_->setVisible(!browse_only);
+  predictions_box_->setVisible(!browse_only);
+}
 
 ColourScale AttentionView::colourScale() const { return colour_scale_from_name(scale_box_->currentText()); }
 void AttentionView::setColourScale(ColourScale scale) { scale_box_->setCurrentText(colour_scale_name(scale)); }

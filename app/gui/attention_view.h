@@ -60,6 +60,8 @@ class AttentionView : public QWidget {
   int head() const;   // 0-based; −1 = mean of heads
   void setLayerHead(int layer, int head);
   int position() const;  // the query row whose predictions are shown
+  // Browsing a saved capture: no sentence to type, no second model, no predictions.
+  void setBrowseOnly(bool browse_only);
   // The heatmaps' and thumbnails' colour scale (the Scale box).
   ColourScale colourScale() const;
   void setColourScale(ColourScale scale);
@@ -117,12 +119,14 @@ class AttentionView : public QWidget {
   QSpinBox* layer_box_;
   QComboBox* head_box_;
   QComboBox* scale_box_;  // the heatmaps' colour scale (widgets/attention_heatmap.h)
+  QWidget* sentence_row_;
   QLineEdit* sentence_edit_;
   QPushButton* run_button_;
   AttentionHeatmap* heatmap_;
   AttentionHeatmap* compare_heatmap_;
   AttentionOverview* overview_;
   QComboBox* position_box_;
+  QWidget* predictions_box_;
   QLabel* predictions_title_;
   QLabel* translation_label_;
   QTableWidget* predictions_;

@@ -56,9 +56,11 @@ int main(int argc, char** argv) {
   const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
   const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
   const QCommandLineOption size_option("size", "The window's size, e.g. 1366x768 (for screenshots).", "WxH");
+  const QCommandLineOption attention_option("attention-file", "A saved attention file (attention-cli attend --out "
+                                           "FILE.safetensors) to browse in a window of its own.", "FILE");
   const QCommandLineOption scale_option("scale", "The attention view's colour scale: fixed, auto, log or row.", "NAME");
   parser.addOptions({session_option, sample_option, restore_option, fresh_option, model_option, text_option, run_option,
-                     tab_option, screenshot_option, size_option, scale_option});
+                     tab_option, screenshot_option, size_option, scale_option, attention_option});
   parser.process(app);
   const auto size = parser.value(size_option).split('x');
   int width = 0, height = 0;
@@ -89,6 +91,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& dir : parser.values(model_option)) window.openCheckpoint(dir);
   if (parser.isSet(text_option)) window.runSentence(parser.value(text_option));
+  if (parser.isSet(attention_option)) window.openAttentionFile(parser.value(attention_option));
 
   // Analyses and the tab wait until the models have loaded.
   auto* once_loaded = new QTimer(&window);

@@ -117,6 +117,11 @@ void MainWindow::buildMenus() {
     const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (native, GPT-2 or BERT)");
     if (!dir.isEmpty()) openCheckpoint(dir);
   });
+  file_menu->addAction("Open &attention file…", this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, "Open attention file (attention-cli attend --out)", QString(),
+                                                   "Attention files (*.safetensors)");
+    if (!path.isEmpty()) openAttentionFile(path);
+  });
   recent_menu_ = file_menu->addMenu("Open &recent");
   file_menu->addSeparator();
   file_menu->addAction("Open &session…", this, [this] {
@@ -143,6 +148,33 @@ QString MainWindow::lastSessionPath() {
 // job_active_, not watcher_.isRunning(): a job that has ended but whose result is not applied yet is still busy.
 bool MainWindow::isBusy() const { return job_active_ || !queued_.empty() || analyses_->isRunning(); }
 QString MainWindow::errorText() const { return error_label_->isHidden() ? QString() : error_label_->text(); }
+
+AttentionView* MainWindow::openAttentionFile(const QString& path) {
+  SavedAttention saved;
+  try {
+    saved = ModelSession::openAttentionFile(path);
+  } catch (const std::exception& error) {
+    showError(QString::fromUtf8(error.what()));
+    return nullptr;
+  }
+  clearError();
+  // A window of its own: the file is not a model, so it takes no sentence, gates or analyses.
+  auto* viewer = new AttentionView;
+  viewer->setAttribute(Qt::WA_DeleteOnClose);
+  viewer->setWindowFlag(Qt::Window);
+  viewer->setWindowTitle(QString("%1 — attention of %2, %3 tokens%4")
+                             .arg(saved.summary.name, saved.model)
+                             .arg(saved.capture.length())
+                             .arg(saved.heads == "all" ? QString() : QString(", heads %1 of the model").arg(saved.heads)));
+  viewer->setBrowseOnly(true);
+  viewer->setModels({saved.summary});
+  viewer->setSentence(saved.capture.text);
+  viewer->setColourScale(view_->colourScale());
+  viewer->setCapture(0, saved.capture, {});
+  viewer->resize(1100, 700);
+  viewer->show();
+  return viewer;
+}
 
 void MainWindow::showError(const QString& message) {
   error_label_->setText(message);

@@ -36,6 +36,9 @@ class MainWindow : public QMainWindow {
   // sample_data/: its default_session.json when there is one, else every checkpoint folder in it.
   void openSampleData(const QString& dir);
   void openCheckpoint(const QString& dir);
+  // A saved attention file (attend --out FILE.safetensors) in a window of its own, to browse its
+  // layers and heads; nullptr (and the error line) when it cannot be read.
+  AttentionView* openAttentionFile(const QString& path);
   void openSession(const QString& path);
   bool saveSession(const QString& path);
   void runSentence(const QString& sentence);

@@ -73,6 +73,9 @@ struct AttentionCapture {
   QStringList layer_kinds;            // translation models: "enc", "dec" or "cross" per block
   QString translation;                // translation models: the translation's text
   int beam = 0;                       // its beam size
+  // The model's layer number (1-based) of each block, when they are not simply 1, 2, …: a saved
+  // attention file may hold some layers only (attend --layers 2,5).
+  std::vector<int> layer_numbers;
   // Per layer its attention; rows are the queries: n, or 1 for a global-context model (LAMA).
   std::vector<WeightBlock> layers;
   // Per layer the same downsampled to at most kThumbnailSide × kThumbnailSide per head, each cell the
@@ -115,6 +118,15 @@ struct AnalysisOutput {
   QStringList notes;  // what the analysis told on the way ("3 examples truncated to 256 tokens")
 };
 
+// An attention file written by `attend --out FILE.safetensors`, opened to browse: its layers stay in
+// the file (memory-mapped, so a page is read when a map shows it) and its thumbnails are the file's.
+struct SavedAttention {
+  ModelSummary summary;    // name: the file's; architecture "saved attention"; no analyses
+  AttentionCapture capture;
+  QString model;           // the model it was captured from
+  QString heads;           // "all", or the model's heads it holds: "[1,3]"
+};
+
 struct LabelledDocument {
   QString label;  // class name
   QString text;
@@ -129,6 +141,10 @@ class ModelSession {
 
   // Loads a checkpoint folder; throws aw::Error (message for the user) and leaves the session as it was.
   ModelSummary load(const QString& dir);
+  // Opens a saved attention file (no model needed). F16 files are converted to F32 on opening; F32
+  // files are read lazily. Throws aw::Error naming the file for anything else.
+  static SavedAttention openAttentionFile(const QString& path);
+
   // Drops every model (e.g. before opening a session file).
   void clear();
   int count() const;
