@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
@@ -158,6 +159,43 @@ torch::Tensor attention_thumbnail(const torch::Tensor& block) {
   if (block.size(1) <= kThumbnailSide && block.size(2) <= kThumbnailSide) return block;
   return torch::adaptive_avg_pool2d(block.to(torch::kFloat32), {std::min(kThumbnailSide, block.size(1)),
                                                                 std::min(kThumbnailSide, block.size(2))});
+}
+
+AttentionFileContents read_attention_file(const std::string& path) {
+  const auto file = SafetensorsFile::open(path);
+  const auto& metadata = file->metadata();
+  const auto format = metadata.find("format");
+  if (format == metadata.end() || format->second != "attention-workbench-attention")
+    fail_in_file(path, "is not an attention file (attention-cli attend --out FILE.safetensors writes one)");
+  AttentionFileContents contents;
+  try {
+    contents.tokens = nlohmann::json::parse(metadata.at("tokens")).get<std::vector<std::string>>();
+    contents.model = metadata.at("model");
+  } catch (const std::exception&) {
+    fail_in_file(path, "its metadata has no readable \"tokens\" list or \"model\"");
+  }
+  contents.heads = metadata.count("heads") ? metadata.at("heads") : "all";
+  for (const auto& name : file->names()) {
+    int64_t number = 0;
+    if (name.rfind("layer.", 0) == 0 && parse_integer(name.substr(6), number) && number >= 1)
+      contents.layer_numbers.push_back(static_cast<int>(number));
+  }
+  std::sort(contents.layer_numbers.begin(), contents.layer_numbers.end());
+  if (contents.layer_numbers.empty()) fail_in_file(path, "holds no layer.<l> tensors");
+  const auto length = static_cast<int64_t>(contents.tokens.size());
+  for (const int number : contents.layer_numbers) {
+    const auto name = std::to_string(number);
+    auto block = file->tensor("layer." + name);  // a view of the mapping: nothing read yet
+    if (block.dim() != 3 || block.size(2) != length || (block.size(1) != length && block.size(1) != 1))
+      fail_in_file(path, "layer." + name + " has shape " + shape_string(block.sizes()) + "; expected [heads, " +
+                             std::to_string(length) + " or 1, " + std::to_string(length) + "] for its " +
+                             std::to_string(length) + " tokens");
+    contents.thumbnails.push_back(file->contains("thumbnail." + name)
+                                      ? file->tensor("thumbnail." + name).to(torch::kFloat32)
+                                      : attention_thumbnail(block.to(torch::kFloat32)));
+    contents.layers.push_back(std::move(block));
+  }
+  return contents;
 }
 
 std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what) {

@@ -30,6 +30,20 @@ struct AttentionExportSettings {
   std::vector<int64_t> heads;                 // 0-based, ascending, of each chosen layer; empty = all
 };
 
+// A saved attention file (export_attention's safetensors) as read back: the layers stay in the file,
+// memory-mapped (each tensor a view: a page is read when used).
+struct AttentionFileContents {
+  std::string model;                      // the model it was captured from
+  std::string heads;                      // "all", or the model's heads it holds: "[1,3]"
+  std::vector<std::string> tokens;
+  std::vector<int> layer_numbers;         // the model's layer of each block, from 1, ascending
+  std::vector<torch::Tensor> layers;      // [H, rows, n] in the stored dtype (F32 or F16)
+  std::vector<torch::Tensor> thumbnails;  // [H, ≤64, ≤64] F32 (made here for a file without them)
+};
+// Throws aw::Error naming the file: not a safetensors file, not an attention file, no layers, a layer
+// whose shape does not fit its tokens.
+AttentionFileContents read_attention_file(const std::string& path);
+
 // Thumbnails of attention blocks [H, rows, cols]: at most kThumbnailSide per side, each cell the
 // mean of the weights it covers (adaptive average pooling); a block that small already is returned.
 constexpr int64_t kThumbnailSide = 64;

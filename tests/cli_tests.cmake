@@ -63,6 +63,18 @@ aw_cli_test(error_attend_head_range EXIT 1 STDERR_LINES 1 REGEX "attend: heads 2
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.safetensors --heads 2-4)
 aw_cli_test(attend_selected EXIT 0 REGEX "layer  2:.*attention of 1 layer written"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/attend_selected.safetensors --layers 2 --heads 1,3)
+# Reading it back without the model (it is memory-mapped; the cases above write it first).
+set_tests_properties(cli.attend_selected PROPERTIES FIXTURES_SETUP attention_file)
+aw_cli_test(attend_from EXIT 0 REGEX "3 tokens of tiny_lm .heads: .1,3..: .w2. .w3. .w4.*layer  2:  w"
+            ARGS attend --from ${fixtures}/attend_selected.safetensors)
+aw_cli_test(error_attend_from_layer EXIT 1 STDERR_LINES 1 REGEX "attend_selected.safetensors holds no layer 1"
+            ARGS attend --from ${fixtures}/attend_selected.safetensors --layers 1)
+aw_cli_test(error_attend_from_model EXIT 1 STDERR_LINES 1 REGEX "--from reads a saved file; --model does not go with it"
+            ARGS attend --from ${fixtures}/attend_selected.safetensors --model ${fixtures}/tiny_lm)
+aw_cli_test(error_attend_from_weights EXIT 1 STDERR_LINES 1 REGEX "tiny_lm/model.safetensors: is not an attention file"
+            ARGS attend --from ${fixtures}/tiny_lm/model.safetensors)
+set_tests_properties(cli.attend_from cli.error_attend_from_layer cli.error_attend_from_model
+                     PROPERTIES FIXTURES_REQUIRED "cli_models;attention_file")
 aw_cli_test(error_attend_unwritable EXIT 1 STDERR_LINES 1 REGEX "no_folder/a.safetensors: cannot write: No such file or directory"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/no_folder/a.safetensors)
 aw_cli_test(error_attend_out_dtype EXIT 1 STDERR_LINES 1 REGEX "--out-dtype bf16: expected f32 or f16"

@@ -24,6 +24,7 @@ commands:
           [--out FILE.json] [--top K] [--truncate]    (JSON: small texts)
           [--out FILE.safetensors|FILE.npy] [--layers 1,3-5] [--heads 1-4]
           [--out-dtype f32|f16]           binary, written layer by layer (.npy: one layer)
+  attend  --from FILE.safetensors [--layers 2] [--top K]   the same summary from a saved file
   translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
           [--max-length N] [--out FILE.json] token; --out: every enc/dec/cross attention block

@@ -82,9 +82,57 @@ int run_info(int argc, char** argv) {
   return 0;
 }
 
+namespace {
+
+// attend --from FILE.safetensors: the summary of a saved attention file, reading only its layers'
+// last rows (the file is memory-mapped), without the model.
+int summarise_attention_file(const CliOptions& options) {
+  for (const auto* other : {"model", "text", "out", "heads", "out-dtype"})
+    if (options.has(other))
+      throw Error(std::string("attention-cli attend: --from reads a saved file; --") + other + " does not go with it");
+  const auto top = options.get_int("top", 3, 1);
+  AttentionFileContents contents;
+  try {
+    contents = read_attention_file(options.get("from", ""));
+  } catch (const Error& error) {
+    throw Error(std::string("attention-cli attend: ") + error.what());
+  }
+  std::vector<int64_t> chosen;  // indexes into contents.layers
+  if (options.has("layers")) {
+    const int last = contents.layer_numbers.back();
+    for (const auto layer : parse_numbered_list(options.get("layers", ""), last, "layer")) {
+      const auto found = std::find(contents.layer_numbers.begin(), contents.layer_numbers.end(), layer + 1);
+      if (found == contents.layer_numbers.end())
+        throw Error("attention-cli attend: " + options.get("from", "") + " holds no layer " + std::to_string(layer + 1));
+      chosen.push_back(found - contents.layer_numbers.begin());
+    }
+  } else {
+    for (size_t index = 0; index < contents.layers.size(); ++index) chosen.push_back(static_cast<int64_t>(index));
+  }
+  const auto last = static_cast<int64_t>(contents.tokens.size()) - 1;
+  std::printf("%zu tokens of %s (heads: %s):", contents.tokens.size(), contents.model.c_str(), contents.heads.c_str());
+  for (const auto& token : contents.tokens) std::printf(" [%s]", token.c_str());
+  std::printf("\ntop-%lld attended tokens from the last position (%s), mean over the file's heads:\n",
+              static_cast<long long>(top), contents.tokens.back().c_str());
+  for (const auto index : chosen) {
+    const auto& block = contents.layers[index];  // (H, rows, n): only this row's pages are read
+    const auto row = block.select(1, std::min<int64_t>(last, block.size(1) - 1)).to(torch::kFloat64).mean(0);
+    std::printf("  layer %2d:", contents.layer_numbers[index]);
+    for (const auto& attended : top_attended(row, top))
+      std::printf("  %s@%lld %.3f", contents.tokens[attended.position].c_str(), static_cast<long long>(attended.position),
+                  attended.weight);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_attend(int argc, char** argv) {
-  const CliOptions options("attend", model_command_spec({"text", "out", "top", "layers", "heads", "out-dtype"}, {"truncate"}),
+  const CliOptions options("attend",
+                           model_command_spec({"text", "out", "top", "layers", "heads", "out-dtype", "from"}, {"truncate"}),
                            argc, argv, 2);
+  if (options.has("from")) return summarise_attention_file(options);
   const auto text = options.require("text");
   const auto top = options.get_int("top", 3, 1);
   const auto out = options.get("out", "");

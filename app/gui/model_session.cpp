@@ -9,8 +9,6 @@
 #include "analysis/staged_capture.h"
 #include "analysis/translation_capture.h"
 #include "models/checkpoint/checkpoint.h"
-#include "models/checkpoint/safetensors.h"
-#include "models/parse_number.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
 #include "models/runtime.h"
@@ -309,54 +307,25 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
 
 SavedAttention ModelSession::openAttentionFile(const QString& path) {
   return guarded([&] {
-    const auto file_path = path.toStdString();
-    const auto file = SafetensorsFile::open(file_path);
-    const auto& metadata = file->metadata();
-    const auto format = metadata.find("format");
-    if (format == metadata.end() || format->second != "attention-workbench-attention")
-      fail_in_file(file_path, "is not an attention file (attention-cli attend --out FILE.safetensors writes one)");
+    const auto contents = read_attention_file(path.toStdString());
     SavedAttention saved;
-    nlohmann::json tokens;
-    try {
-      tokens = nlohmann::json::parse(metadata.at("tokens"));
-      for (const auto& token : tokens) saved.capture.tokens << QString::fromStdString(token.get<std::string>());
-      saved.model = QString::fromStdString(metadata.at("model"));
-      saved.heads = metadata.count("heads") ? QString::fromStdString(metadata.at("heads")) : QString("all");
-    } catch (const std::exception&) {
-      fail_in_file(file_path, "its metadata has no readable \"tokens\" list or \"model\"");
+    saved.model = QString::fromStdString(contents.model);
+    saved.heads = QString::fromStdString(contents.heads);
+    for (const auto& token : contents.tokens) saved.capture.tokens << QString::fromStdString(token);
+    for (size_t index = 0; index < contents.layers.size(); ++index) {
+      saved.capture.layers.push_back(weight_block(contents.layers[index].to(torch::kFloat32)));  // F16: a copy
+      saved.capture.thumbnails.push_back(weight_block(contents.thumbnails[index]));
     }
-    std::vector<int> numbers;  // the layers it holds, in order
-    for (const auto& name : file->names()) {
-      int64_t number = 0;
-      if (name.rfind("layer.", 0) == 0 && parse_integer(name.substr(6), number) && number >= 1)
-        numbers.push_back(static_cast<int>(number));
-    }
-    std::sort(numbers.begin(), numbers.end());
-    if (numbers.empty()) fail_in_file(file_path, "holds no layer.<l> tensors");
-    const int64_t length = saved.capture.tokens.size();
-    for (const int number : numbers) {
-      const auto name = std::to_string(number);
-      auto block = file->tensor("layer." + name);  // a view of the mapping: nothing read yet
-      if (block.dim() != 3 || block.size(2) != length || (block.size(1) != length && block.size(1) != 1))
-        fail_in_file(file_path, "layer." + name + " has shape " + shape_string(block.sizes()) + "; expected [heads, " +
-                                    std::to_string(length) + " or 1, " + std::to_string(length) + "] for its " +
-                                    std::to_string(length) + " tokens");
-      if (block.scalar_type() != torch::kFloat32) block = block.to(torch::kFloat32);  // F16: a copy
-      const auto thumbnail = file->contains("thumbnail." + name) ? file->tensor("thumbnail." + name).to(torch::kFloat32)
-                                                                 : attention_thumbnail(block);
-      saved.capture.layers.push_back(weight_block(block));
-      saved.capture.thumbnails.push_back(weight_block(thumbnail));
-      saved.capture.layer_numbers.push_back(number);
-    }
+    saved.capture.layer_numbers = contents.layer_numbers;
     saved.capture.text = saved.capture.tokens.join(' ');
     auto& summary = saved.summary;
     summary.name = QFileInfo(path).fileName();
     summary.dir = QFileInfo(path).absoluteFilePath();
     summary.architecture = "saved attention";
-    summary.layers = static_cast<int>(numbers.size());
+    summary.layers = saved.capture.layerCount();
     for (const auto& block : saved.capture.layers) summary.heads_per_layer.push_back(block.heads);
-    for (const int number : numbers) summary.layer_names << QString("layer %1").arg(number);
-    summary.max_positions = static_cast<int>(length);
+    for (const int number : contents.layer_numbers) summary.layer_names << QString("layer %1").arg(number);
+    summary.max_positions = saved.capture.length();
     return saved;
   });
 }
