@@ -494,7 +494,11 @@ void AttentionView::refreshPredictions() {
                                       .arg(capture.isTranslation() ? "target " : "")
                                       .arg(tokens.value(position))
                                       .arg(position + 1));
-      shown = capture.predictionsAt(position);
+      try {  // a language model's are computed here, when first shown
+        shown = capture.predictionsAt(position);
+      } catch (const std::exception& error) {
+        predictions_title_->setText(QString("No predictions: %1").arg(QString::fromUtf8(error.what())));
+      }
     }
   }
   predictions_->setRowCount(static_cast<int>(shown.size()));
