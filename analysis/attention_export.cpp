@@ -1,6 +1,7 @@
 // analysis/attention_export.cpp — see attention_export.h.
 #include "analysis/attention_export.h"
 
+#include "analysis/attention_blocks.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
@@ -16,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace aw {
 
@@ -161,6 +163,33 @@ torch::Tensor attention_thumbnail(const torch::Tensor& block) {
                                                                 std::min(kThumbnailSide, block.size(2))});
 }
 
+void export_translation_attention(const TranslationCapture& capture, const ModelConfig& config,
+                                  const std::string& model_name, const std::string& path, torch::ScalarType dtype,
+                                  const std::vector<std::string>& kinds) {
+  if (!ends_with(path, ".safetensors"))
+    fail_in_file(path, "a translation's attention is exported as a .safetensors file (or JSON with translate --out FILE.json)");
+  const auto names = block_names(config);
+  for (const auto& kind : kinds)
+    if (std::find(names.kind.begin(), names.kind.end(), kind) == names.kind.end())
+      throw Error("kind " + kind + ": " + model_name + " has no " + kind + " attention (enc, dec or cross)");
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (size_t block = 0; block < capture.attention.size(); ++block) {
+    if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), names.kind[block]) == kinds.end()) continue;
+    const auto name = names.kind[block] + "." + std::to_string(names.layer[block]);
+    tensors.emplace_back(name, capture.attention[block].to(torch::kCPU, dtype));
+    tensors.emplace_back("thumbnail." + name, attention_thumbnail(capture.attention[block]).to(torch::kCPU, torch::kFloat32));
+  }
+  write_safetensors(path, tensors,
+                    {{"format", "attention-workbench-attention"},
+                     {"model", model_name},
+                     {"tokens", nlohmann::json(capture.source_tokens).dump()},
+                     {"target_tokens", nlohmann::json(capture.decoder_tokens).dump()},
+                     {"translation", capture.translation},
+                     {"heads", "all"},
+                     {"layout", "<kind>.<l>: [heads, query, key] (enc: source × source, dec: target × target, "
+                                "cross: target × source); layers numbered from 1 within their kind"}});
+}
+
 AttentionFileContents read_attention_file(const std::string& path) {
   const auto file = SafetensorsFile::open(path);
   const auto& metadata = file->metadata();
@@ -171,29 +200,47 @@ AttentionFileContents read_attention_file(const std::string& path) {
   try {
     contents.tokens = nlohmann::json::parse(metadata.at("tokens")).get<std::vector<std::string>>();
     contents.model = metadata.at("model");
+    if (metadata.count("target_tokens"))
+      contents.target_tokens = nlohmann::json::parse(metadata.at("target_tokens")).get<std::vector<std::string>>();
   } catch (const std::exception&) {
     fail_in_file(path, "its metadata has no readable \"tokens\" list or \"model\"");
   }
   contents.heads = metadata.count("heads") ? metadata.at("heads") : "all";
+  contents.translation = metadata.count("translation") ? metadata.at("translation") : "";
+  // The blocks in model order: a one-kind model's layers; a translation model's encoder layers, then
+  // each decoder layer's self- and cross-attention.
+  struct Found {
+    std::string kind;
+    int64_t layer;
+    std::tuple<int, int64_t, int> order;  // (decoder side?, layer, cross after self)
+  };
+  std::vector<Found> found;
+  const bool translation = !contents.target_tokens.empty();
   for (const auto& name : file->names()) {
+    const auto dot = name.find('.');
     int64_t number = 0;
-    if (name.rfind("layer.", 0) == 0 && parse_integer(name.substr(6), number) && number >= 1)
-      contents.layer_numbers.push_back(static_cast<int>(number));
+    if (dot == std::string::npos || !parse_integer(name.substr(dot + 1), number) || number < 1) continue;
+    const auto kind = name.substr(0, dot);
+    if (translation ? (kind == "enc" || kind == "dec" || kind == "cross") : kind == "layer")
+      found.push_back({kind, number, {kind == "dec" || kind == "cross", number, kind == "cross"}});
   }
-  std::sort(contents.layer_numbers.begin(), contents.layer_numbers.end());
-  if (contents.layer_numbers.empty()) fail_in_file(path, "holds no layer.<l> tensors");
-  const auto length = static_cast<int64_t>(contents.tokens.size());
-  for (const int number : contents.layer_numbers) {
-    const auto name = std::to_string(number);
-    auto block = file->tensor("layer." + name);  // a view of the mapping: nothing read yet
-    if (block.dim() != 3 || block.size(2) != length || (block.size(1) != length && block.size(1) != 1))
-      fail_in_file(path, "layer." + name + " has shape " + shape_string(block.sizes()) + "; expected [heads, " +
-                             std::to_string(length) + " or 1, " + std::to_string(length) + "] for its " +
-                             std::to_string(length) + " tokens");
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.order < b.order; });
+  if (found.empty()) fail_in_file(path, translation ? "holds no enc.<l>, dec.<l> or cross.<l> tensors" : "holds no layer.<l> tensors");
+  const auto source = static_cast<int64_t>(contents.tokens.size()), target = static_cast<int64_t>(contents.target_tokens.size());
+  for (const auto& block_found : found) {
+    const auto name = block_found.kind + "." + std::to_string(block_found.layer);
+    auto block = file->tensor(name);  // a view of the mapping: nothing read yet
+    const int64_t cols = block_found.kind == "dec" ? target : source;
+    const int64_t rows = block_found.kind == "dec" || block_found.kind == "cross" ? target : source;
+    if (block.dim() != 3 || block.size(2) != cols || (block.size(1) != rows && block.size(1) != 1))
+      fail_in_file(path, name + " has shape " + shape_string(block.sizes()) + "; expected [heads, " + std::to_string(rows) +
+                             (translation ? "" : " or 1") + ", " + std::to_string(cols) + "] for its tokens");
     contents.thumbnails.push_back(file->contains("thumbnail." + name)
                                       ? file->tensor("thumbnail." + name).to(torch::kFloat32)
                                       : attention_thumbnail(block.to(torch::kFloat32)));
     contents.layers.push_back(std::move(block));
+    contents.layer_numbers.push_back(static_cast<int>(block_found.layer));
+    contents.kinds.push_back(translation ? block_found.kind : std::string());
   }
   return contents;
 }

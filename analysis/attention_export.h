@@ -2,6 +2,7 @@
 // ({"tokens", "ids", "attention": [layer][head][row][col]}) and the top attended keys of a row.
 #pragma once
 
+#include "analysis/translation_capture.h"
 #include "models/nn/model.h"
 #include "models/text/tokenizer.h"
 
@@ -30,13 +31,25 @@ struct AttentionExportSettings {
   std::vector<int64_t> heads;                 // 0-based, ascending, of each chosen layer; empty = all
 };
 
+// A translation's captured attention (translate_and_capture) as a safetensors file: each block of the
+// chosen kinds ("enc", "dec", "cross"; empty = all) as "<kind>.<layer within its kind>" [H, rows,
+// cols] with its thumbnail; the source and target (decoder) tokens and the translation in the
+// metadata. Throws aw::Error for a path that is not .safetensors or cannot be written, or a kind the
+// model does not have.
+void export_translation_attention(const TranslationCapture& capture, const ModelConfig& config,
+                                  const std::string& model_name, const std::string& path, torch::ScalarType dtype,
+                                  const std::vector<std::string>& kinds);
+
 // A saved attention file (export_attention's safetensors) as read back: the layers stay in the file,
 // memory-mapped (each tensor a view: a page is read when used).
 struct AttentionFileContents {
   std::string model;                      // the model it was captured from
   std::string heads;                      // "all", or the model's heads it holds: "[1,3]"
-  std::vector<std::string> tokens;
-  std::vector<int> layer_numbers;         // the model's layer of each block, from 1, ascending
+  std::vector<std::string> tokens;        // a translation's source tokens
+  std::vector<std::string> target_tokens; // a translation's decoder tokens (start, then the translation)
+  std::string translation;
+  std::vector<std::string> kinds;         // per block "enc", "dec" or "cross" (translation files), else empty
+  std::vector<int> layer_numbers;         // each block's layer (within its kind), from 1, in model order
   std::vector<torch::Tensor> layers;      // [H, rows, n] in the stored dtype (F32 or F16)
   std::vector<torch::Tensor> thumbnails;  // [H, ≤64, ≤64] F32 (made here for a file without them)
 };

@@ -332,6 +332,18 @@ aw_cli_test(translate_out EXIT 0 REGEX "attention of 6 blocks" OUT_FILE ${fixtur
             OUT_FILE_REGEX "^\\{\"blocks\":.\\{\"attention\":"
             ARGS translate --model ${hf_fixtures}/marian_tiny --text "Where is the station?" --beam 1 --max-length 4
                  --out ${fixtures}/translate.json)
+# Binary: the chosen kinds' blocks, named <kind>.<layer>; read back without the model.
+aw_cli_test(translate_safetensors EXIT 0 REGEX "attention of 2 blocks .cross. written to .*translate.safetensors"
+            ARGS translate --model ${hf_fixtures}/marian_tiny --text "I am hungry." --out ${fixtures}/translate.safetensors
+                 --kinds cross --out-dtype f16)
+set_tests_properties(cli.translate_safetensors PROPERTIES FIXTURES_SETUP translation_file)
+aw_cli_test(attend_from_translation EXIT 0 REGEX "translation: .*cross  1: .*cross  2: "
+            ARGS attend --from ${fixtures}/translate.safetensors)
+set_tests_properties(cli.attend_from_translation PROPERTIES FIXTURES_REQUIRED "cli_models;translation_file")
+aw_cli_test(error_translate_kinds EXIT 1 STDERR_LINES 1 REGEX "--kinds crossy: 'crossy' is not enc, dec or cross"
+            ARGS translate --model ${hf_fixtures}/marian_tiny --text "hi" --out ${fixtures}/t.safetensors --kinds crossy)
+aw_cli_test(error_translate_kinds_json EXIT 1 STDERR_LINES 1 REGEX "--kinds and --out-dtype go with --out FILE.safetensors"
+            ARGS translate --model ${hf_fixtures}/marian_tiny --text "hi" --kinds enc)
 aw_cli_test(translate_json EXIT 0 REGEX "^\\{.*\"translation\":\"ther ne do\\.\""
             ARGS translate --model ${hf_fixtures}/marian_tiny --text "I am hungry." --beam 3 --max-length 12 --json)
 aw_cli_test(error_translate_empty EXIT 1 STDERR_LINES 1 REGEX "the source is empty"

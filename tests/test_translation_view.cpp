@@ -14,6 +14,8 @@
 #include "widgets/result_plot.h"
 
 #include <QLabel>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -40,6 +42,40 @@ class TranslationViewTests : public QObject {
     QCOMPARE(marked_changes("le chat dort", "le chat dort bien"), QString("le chat dort <b>bien</b>"));
     QCOMPARE(marked_changes("a b", "b a"), QString("b <b>a</b>"));  // one common word; the earlier one kept
     QCOMPARE(marked_changes("", "x < y"), QString("<b>x</b> <b>&lt;</b> <b>y</b>"));
+  }
+
+  // translate --out FILE.safetensors --kinds cross: the file opens in its own window with the
+  // cross-attention blocks of the same translation the window makes, named by kind and layer.
+  void savedTranslationFileOpens() {
+    QTemporaryDir dir;
+    const auto path = dir.filePath("saved.safetensors");
+    const QString sentence = "the cat sat on the mat";
+    QProcess translate;
+    translate.start(AW_CLI_PATH, {"translate", "--model", kMarian, "--text", sentence, "--out", path, "--kinds", "cross"});
+    QVERIFY(translate.waitForFinished(kTimeoutMs));
+    QCOMPARE(translate.exitCode(), 0);
+    const auto saved = ModelSession::openAttentionFile(path);
+    ModelSession session;
+    session.load(kMarian);
+    const auto run = session.attend(0, sentence);  // beam 4, as translate's default
+    QCOMPARE(saved.capture.layer_kinds, QStringList({"cross", "cross"}));
+    QCOMPARE(saved.capture.layer_numbers, (std::vector<int>{1, 2}));
+    QCOMPARE(saved.capture.tokens, run.tokens);
+    QCOMPARE(saved.capture.target_tokens, run.target_tokens);
+    QCOMPARE(saved.capture.translation, run.translation);
+    QCOMPARE(saved.capture.layers[0].toVector(), run.layers[3].toVector());
+    QCOMPARE(saved.capture.layers[1].toVector(), run.layers[5].toVector());
+    QVERIFY(saved.summary.translation);
+    QCOMPARE(saved.summary.layer_names, QStringList({"Cross 1", "Cross 2"}));
+
+    MainWindow window;
+    auto* viewer = window.openAttentionFile(path);
+    QVERIFY(viewer);
+    viewer->setLayerHead(1, 1);
+    QCOMPARE(viewer->heatmap()->matrix().title, QString("saved.safetensors · cross 2 · head 2"));
+    QCOMPARE(viewer->heatmap()->matrix().row_axis, QString("query (target token)"));
+    QCOMPARE(viewer->heatmap()->matrix().col_axis, QString("key (source token)"));
+    viewer->close();
   }
 
   void translatesAndShowsEachKindOfAttention() {

@@ -28,6 +28,7 @@ commands:
   translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
           [--max-length N] [--out FILE.json] token; --out: every enc/dec/cross attention block
+          [--out FILE.safetensors [--kinds enc,dec,cross] [--out-dtype f16]]   binary, blocks <kind>.<l>
   train   --arch transformer_lm|bet_sf|bet_sg --train FILE --valid FILE --out DIR
           [--layers 2 --heads 4 --d-model 128 --d-ff 512 --window 64] [--epochs 10 --batch 16]
           [--lr 1e-3 --warmup 200 --schedule inverse_sqrt|cosine --dropout 0.1 --clip 1.0]

@@ -99,27 +99,30 @@ int summarise_attention_file(const CliOptions& options) {
   }
   std::vector<int64_t> chosen;  // indexes into contents.layers
   if (options.has("layers")) {
-    const int last = contents.layer_numbers.back();
+    const int last = *std::max_element(contents.layer_numbers.begin(), contents.layer_numbers.end());
     for (const auto layer : parse_numbered_list(options.get("layers", ""), last, "layer")) {
-      const auto found = std::find(contents.layer_numbers.begin(), contents.layer_numbers.end(), layer + 1);
-      if (found == contents.layer_numbers.end())
+      const auto before = chosen.size();  // a translation file has an enc, dec and cross block per number
+      for (size_t index = 0; index < contents.layer_numbers.size(); ++index)
+        if (contents.layer_numbers[index] == layer + 1) chosen.push_back(static_cast<int64_t>(index));
+      if (chosen.size() == before)
         throw Error("attention-cli attend: " + options.get("from", "") + " holds no layer " + std::to_string(layer + 1));
-      chosen.push_back(found - contents.layer_numbers.begin());
     }
   } else {
     for (size_t index = 0; index < contents.layers.size(); ++index) chosen.push_back(static_cast<int64_t>(index));
   }
-  const auto last = static_cast<int64_t>(contents.tokens.size()) - 1;
   std::printf("%zu tokens of %s (heads: %s):", contents.tokens.size(), contents.model.c_str(), contents.heads.c_str());
   for (const auto& token : contents.tokens) std::printf(" [%s]", token.c_str());
-  std::printf("\ntop-%lld attended tokens from the last position (%s), mean over the file's heads:\n",
-              static_cast<long long>(top), contents.tokens.back().c_str());
+  if (!contents.translation.empty()) std::printf("\ntranslation: %s", contents.translation.c_str());
+  std::printf("\ntop-%lld attended tokens from each block's last query row, mean over the file's heads:\n",
+              static_cast<long long>(top));
   for (const auto index : chosen) {
-    const auto& block = contents.layers[index];  // (H, rows, n): only this row's pages are read
-    const auto row = block.select(1, std::min<int64_t>(last, block.size(1) - 1)).to(torch::kFloat64).mean(0);
-    std::printf("  layer %2d:", contents.layer_numbers[index]);
+    const auto& block = contents.layers[index];  // (H, rows, cols): only this row's pages are read
+    const auto& kind = contents.kinds[index];
+    const auto& columns = kind == "dec" ? contents.target_tokens : contents.tokens;  // enc and cross: the source
+    const auto row = block.select(1, block.size(1) - 1).to(torch::kFloat64).mean(0);
+    std::printf("  %s %2d:", kind.empty() ? "layer" : kind.c_str(), contents.layer_numbers[index]);
     for (const auto& attended : top_attended(row, top))
-      std::printf("  %s@%lld %.3f", contents.tokens[attended.position].c_str(), static_cast<long long>(attended.position),
+      std::printf("  %s@%lld %.3f", columns[attended.position].c_str(), static_cast<long long>(attended.position),
                   attended.weight);
     std::printf("\n");
   }

@@ -2,6 +2,8 @@
 // (greedy or beam search), the translation printed with the source word each target token attends
 // to most (the last decoder layer's cross-attention, mean over heads), and with --out every encoder,
 // decoder and cross attention block as JSON (analysis/translation_capture.h).
+#include "analysis/attention_blocks.h"
+#include "analysis/attention_export.h"
 #include "analysis/translation_capture.h"
 #include "app/cli/commands.h"
 #include "app/cli/model_loading.h"
@@ -10,15 +12,35 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace aw {
 
 int run_translate(int argc, char** argv) {
-  const CliOptions options("translate", model_command_spec({"text", "out", "beam", "length-penalty", "max-length"}),
+  const CliOptions options("translate",
+                           model_command_spec({"text", "out", "beam", "length-penalty", "max-length", "kinds", "out-dtype"}),
                            argc, argv, 2);
   const auto text = options.require("text");
+  const auto out = options.get("out", "");
+  const bool binary = out.size() > 12 && out.substr(out.size() - 12) == ".safetensors";
+  const auto out_dtype = options.get("out-dtype", "f32");
+  if (out_dtype != "f32" && out_dtype != "f16")
+    throw Error("attention-cli translate: --out-dtype " + out_dtype + ": expected f32 or f16");
+  if ((options.has("kinds") || options.has("out-dtype")) && !binary)
+    throw Error("attention-cli translate: --kinds and --out-dtype go with --out FILE.safetensors");
+  std::vector<std::string> kinds;
+  if (options.has("kinds")) {
+    std::stringstream list(options.get("kinds", ""));
+    for (std::string kind; std::getline(list, kind, ',');) {
+      if (kind != "enc" && kind != "dec" && kind != "cross")
+        throw Error("attention-cli translate: --kinds " + options.get("kinds", "") + ": '" + kind +
+                    "' is not enc, dec or cross");
+      kinds.push_back(kind);
+    }
+  }
   SearchSettings settings;
   settings.beam = options.get_int("beam", 4, 1);
   settings.max_new_tokens = options.get_int("max-length", 0, 0);
@@ -33,7 +55,16 @@ int run_translate(int argc, char** argv) {
   const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
   const auto capture = translate_and_capture(*model, codec, text, settings);
   const auto json = translation_json(capture, loaded.config);
-  if (options.has("out")) write_text_file(options.get("out", ""), json.dump() + "\n");
+  if (binary) {
+    try {
+      export_translation_attention(capture, loaded.config, loaded.name, out,
+                                   out_dtype == "f16" ? torch::kFloat16 : torch::kFloat32, kinds);
+    } catch (const Error& error) {
+      throw Error(std::string("attention-cli translate: ") + error.what());
+    }
+  } else if (options.has("out")) {
+    write_text_file(out, json.dump() + "\n");
+  }
   if (options.flag("json")) {
     nlohmann::json summary = json;
     summary.erase("blocks");
@@ -55,9 +86,15 @@ int run_translate(int argc, char** argv) {
   for (size_t row = 1; row < capture.decoder_tokens.size(); ++row)
     std::printf("  %s → %s\n", capture.decoder_tokens[row].c_str(),
                 capture.source_tokens.at(alignment[static_cast<int64_t>(row) - 1].item<int64_t>()).c_str());
-  if (options.has("out"))
-    std::printf("attention of %zu blocks (enc, dec, cross) written to %s\n", capture.attention.size(),
-                options.get("out", "").c_str());
+  if (options.has("out")) {
+    const auto names = block_names(config);
+    const auto written = kinds.empty() ? names.kind.size()
+                                       : static_cast<size_t>(std::count_if(names.kind.begin(), names.kind.end(), [&](const auto& kind) {
+                                           return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+                                         }));
+    std::printf("attention of %zu blocks (%s) written to %s\n", written,
+                kinds.empty() ? "enc, dec, cross" : options.get("kinds", "").c_str(), out.c_str());
+  }
   return 0;
 }
 

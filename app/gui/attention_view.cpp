@@ -112,8 +112,9 @@ QString matrix_title(const AttentionCapture& capture, int layer, int head, const
   if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
   else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
   if (capture.isTranslation()) {  // "mt · cross 2 · head 1": the block's kind and its layer within the kind
-    int within = 0;
+    int within = 0;  // a saved file may hold some kinds only: it says which layer each block is
     for (int block = 0; block <= layer; ++block) within += capture.layer_kinds[block] == capture.layer_kinds[layer];
+    if (layer < static_cast<int>(capture.layer_numbers.size())) within = capture.layer_numbers[layer];
     return QString("%1 · %2 %3 · %4").arg(model_name, capture.layer_kinds[layer]).arg(within).arg(which);
   }
   const int number = layer < static_cast<int>(capture.layer_numbers.size()) ? capture.layer_numbers[layer] : layer + 1;

@@ -318,13 +318,23 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
     }
     saved.capture.layer_numbers = contents.layer_numbers;
     saved.capture.text = saved.capture.tokens.join(' ');
+    for (const auto& token : contents.target_tokens) saved.capture.target_tokens << QString::fromStdString(token);
+    saved.capture.translation = QString::fromStdString(contents.translation);
+    const bool translation = !contents.target_tokens.empty();
+    if (translation)
+      for (const auto& kind : contents.kinds) saved.capture.layer_kinds << QString::fromStdString(kind);
     auto& summary = saved.summary;
     summary.name = QFileInfo(path).fileName();
     summary.dir = QFileInfo(path).absoluteFilePath();
     summary.architecture = "saved attention";
     summary.layers = saved.capture.layerCount();
     for (const auto& block : saved.capture.layers) summary.heads_per_layer.push_back(block.heads);
-    for (const int number : contents.layer_numbers) summary.layer_names << QString("layer %1").arg(number);
+    summary.translation = translation;
+    for (size_t index = 0; index < contents.layer_numbers.size(); ++index) {
+      auto kind = translation ? QString::fromStdString(contents.kinds[index]) : QString("layer");
+      if (translation) kind[0] = kind[0].toUpper();  // "Cross 2", as for a loaded translation model
+      summary.layer_names << QString("%1 %2").arg(kind).arg(contents.layer_numbers[index]);
+    }
     summary.max_positions = saved.capture.length();
     return saved;
   });
