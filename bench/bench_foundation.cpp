@@ -6,6 +6,7 @@
 //  - attend's binary export of 1,024 tokens (every layer to safetensors, written as computed) vs.
 //    the forward through the same layers without capture.
 #include "analysis/attention_export.h"
+#include "bench/bench_support.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 #include "models/checkpoint/safetensors.h"
@@ -38,23 +39,7 @@ void BM_Softmax(benchmark::State& state) {
 }
 BENCHMARK(BM_Softmax)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
-// A GPT-2-small-sized native checkpoint (random weights, F32, ~500 MB), written once per run.
-const std::string& gpt2_small_dir() {
-  static const std::string dir = [] {
-    const auto path = (fs::temp_directory_path() / "aw-bench-gpt2-small").string();
-    nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", 50257}, {"n_layers", 12},
-                           {"n_heads", 12}, {"d_model", 768}, {"d_ff", 3072}, {"max_positions", 1024},
-                           {"activation", "gelu_new"}, {"dropout", 0.0}};
-    if (!fs::exists(fs::path(path) / "model.safetensors")) {
-      auto model = aw::create_model(aw::parse_model_config(json, "bench config"));
-      std::vector<std::string> vocabulary = {"<unk>"};
-      for (int i = 1; i < 50257; ++i) vocabulary.push_back("t" + std::to_string(i));
-      aw::save_native_checkpoint(path, *model, vocabulary);
-    }
-    return path;
-  }();
-  return dir;
-}
+using aw::bench::gpt2_small_dir;
 
 void BM_LoadGpt2Small(benchmark::State& state) {
   aw::configure_threads(1);

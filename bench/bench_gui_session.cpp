@@ -8,7 +8,7 @@
 // its ticks during a benchmark, less its 2-ms period: how long the window could not respond.
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
-#include "models/checkpoint/checkpoint.h"
+#include "bench/bench_support.h"
 #include "models/runtime.h"
 #include "widgets/head_toggle_grid.h"
 
@@ -20,35 +20,14 @@
 #include <QStandardPaths>
 #include <QTimer>
 
-#include <filesystem>
-#include <fstream>
 #include <random>
 
 #include <sys/resource.h>
 
-namespace fs = std::filesystem;
-
 namespace {
 
-constexpr int kLayers = 12, kHeads = 12, kTokens = 1024, kVocabulary = 50257;
+constexpr int kLayers = 12, kTokens = 1024, kVocabulary = 50257;  // bench_support's gpt2_small_dir
 constexpr int kHeartbeatMs = 2;
-
-const std::string& gpt2_layout_dir() {
-  static const std::string dir = [] {
-    const auto path = (fs::temp_directory_path() / "aw-bench-gui-gpt2-small").string();
-    nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", kVocabulary}, {"n_layers", kLayers},
-                           {"n_heads", kHeads}, {"d_model", 768}, {"d_ff", 3072}, {"max_positions", kTokens},
-                           {"activation", "gelu_new"}, {"dropout", 0.0}};
-    if (!fs::exists(fs::path(path) / "model.safetensors")) {
-      auto model = aw::create_model(aw::parse_model_config(json, "bench config"));
-      std::vector<std::string> vocabulary = {"<unk>"};
-      for (int i = 1; i < kVocabulary; ++i) vocabulary.push_back("t" + std::to_string(i));
-      aw::save_native_checkpoint(path, *model, vocabulary);
-    }
-    return path;
-  }();
-  return dir;
-}
 
 // kTokens random words of the vocabulary ("t17 t40211 …"), different per seed.
 QString random_text(unsigned seed) {
@@ -91,7 +70,7 @@ struct Session {
   Session() {
     window.resize(1366, 768);
     window.show();
-    window.openCheckpoint(QString::fromStdString(gpt2_layout_dir()));
+    window.openCheckpoint(QString::fromStdString(aw::bench::gpt2_small_dir()));
     settle();
     window.runSentence(text);
     settle();
@@ -153,7 +132,7 @@ void BM_LayerChange(benchmark::State& state) {
 
 // Baseline: the plain forward (no capture) of the last `Arg` layers on the same model and length.
 void BM_ForwardLayers(benchmark::State& state) {
-  static auto loaded = aw::load_checkpoint(gpt2_layout_dir(), torch::kCPU);
+  static auto loaded = aw::load_checkpoint(aw::bench::gpt2_small_dir(), torch::kCPU);
   c10::InferenceMode inference;
   const int64_t run = state.range(0);
   aw::ModelInput input;
