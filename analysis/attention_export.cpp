@@ -2,6 +2,7 @@
 #include "analysis/attention_export.h"
 
 #include "analysis/attention_blocks.h"
+#include "models/atomic_file.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstdio>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -66,7 +66,7 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 // The rows of a layer's attention: n, or 1 for a global-context model (LAMA).
 int64_t query_rows(const ModelConfig& config, int64_t length) { return config.is_lama() ? 1 : length; }
 
-// A .npy file (format 1.0) of one little-endian float tensor, through "<path>.tmp" and a rename.
+// A .npy file (format 1.0) of one little-endian float tensor, written whole or not at all.
 void write_npy(const std::string& path, const torch::Tensor& values) {
   std::string shape;  // "12, 7, 7"; a 1-d shape is "7," in Python's tuple syntax
   for (auto extent : values.sizes()) shape += (shape.empty() ? "" : ", ") + std::to_string(extent);
@@ -77,21 +77,14 @@ void write_npy(const std::string& path, const torch::Tensor& values) {
   header.append(63 - (10 + header.size()) % 64, ' ');
   header += '\n';
   const auto bytes = values.contiguous();
-  const auto temporary = path + ".tmp";
-  std::FILE* out = std::fopen(temporary.c_str(), "wb");
-  if (out == nullptr) fail_in_file(path, "cannot write: " + system_error());
   const uint16_t length = static_cast<uint16_t>(header.size());
   const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  bool written = std::fwrite(magic, 1, 8, out) == 8 && std::fwrite(&length, 2, 1, out) == 1 &&
-                 std::fwrite(header.data(), 1, header.size(), out) == header.size() &&
-                 std::fwrite(bytes.data_ptr(), 1, bytes.nbytes(), out) == bytes.nbytes();
-  const auto error = system_error();
-  written = std::fclose(out) == 0 && written;
-  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const auto reason = written ? system_error() : error;
-    std::remove(temporary.c_str());
-    fail_in_file(path, "cannot write: " + reason);
-  }
+  AtomicFile file(path);
+  file.write(magic, sizeof(magic));
+  file.write(&length, sizeof(length));
+  file.write(header.data(), header.size());
+  file.write(bytes.data_ptr(), bytes.nbytes());
+  file.commit();
 }
 
 // Writes layers on a thread of its own while the forward computes the next one: copying 48 MB per
@@ -156,6 +149,10 @@ class BackgroundWrites {
 };
 
 }  // namespace
+
+bool is_binary_attention_path(const std::string& path) {
+  return ends_with(path, ".safetensors") || ends_with(path, ".npy");
+}
 
 torch::Tensor attention_thumbnail(const torch::Tensor& block) {
   if (block.size(1) <= kThumbnailSide && block.size(2) <= kThumbnailSide) return block;

@@ -67,6 +67,9 @@ torch::Tensor attention_thumbnail(const torch::Tensor& block);
 // number out of range, a reversed range or anything else.
 std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what);
 
+// Whether `path` names a binary attention file (.safetensors or .npy) rather than JSON.
+bool is_binary_attention_path(const std::string& path);
+
 // The attention of one encoded text written layer by layer as the forward computes it: memory holds
 // the model and one layer's attention, never all of them, and the output head is not run. `also`
 // sees each written layer's probabilities [1, H, rows, n] first. Throws aw::Error naming the file

@@ -139,11 +139,8 @@ int run_attend(int argc, char** argv) {
   const auto text = options.require("text");
   const auto top = options.get_int("top", 3, 1);
   const auto out = options.get("out", "");
-  const bool binary = out.size() > 4 && (out.substr(out.size() - 4) == ".npy" ||
-                                         (out.size() > 12 && out.substr(out.size() - 12) == ".safetensors"));
-  const auto out_dtype = options.get("out-dtype", "f32");
-  if (out_dtype != "f32" && out_dtype != "f16")
-    throw Error("attention-cli attend: --out-dtype " + out_dtype + ": expected f32 or f16");
+  const bool binary = is_binary_attention_path(out);
+  const auto out_dtype = attention_out_dtype(options, "attend");
   if ((options.has("layers") || options.has("heads") || options.has("out-dtype")) && !binary)
     throw Error("attention-cli attend: --layers, --heads and --out-dtype go with --out FILE.safetensors or FILE.npy");
   const auto loaded = load_from_options(options);
@@ -166,25 +163,32 @@ int run_attend(int argc, char** argv) {
     encoding.type_ids.resize(max_positions);
   }
 
-  // The summary below: per layer, the mean over heads of the last position's row (LAMA: its one row).
+  // The summary below: per layer, the mean over the heads (those exported, with --heads) of the last
+  // position's row (LAMA: its one row), as (layer, row).
   const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
-  auto summary_row = [last](const torch::Tensor& probabilities) {  // [1, H, rows, n] → (n)
-    return probabilities.select(0, 0).mean(0).select(0, std::min<int64_t>(last, probabilities.size(2) - 1))
-        .to(torch::kCPU, torch::kFloat64);
+  torch::Tensor heads;
+  auto summary_row = [last, &heads](const torch::Tensor& probabilities) {  // [1, H, rows, n] → (n)
+    auto row = probabilities.select(0, 0);
+    row = row.select(1, std::min<int64_t>(last, row.size(1) - 1));                      // (H, n)
+    if (heads.defined()) row = row.index_select(0, heads.to(row.device()));
+    return row.mean(0).to(torch::kCPU, torch::kFloat64);
   };
-  std::vector<torch::Tensor> rows;
+  std::vector<std::pair<int64_t, torch::Tensor>> rows;
   if (binary) {
     // Written layer by layer as the forward goes: one layer in memory, not all of them.
     AttentionExportSettings settings;
     settings.path = out;
-    settings.dtype = out_dtype == "f16" ? torch::kFloat16 : torch::kFloat32;
+    settings.dtype = out_dtype;
     try {
       if (options.has("layers"))
         settings.layers = parse_numbered_list(options.get("layers", ""), loaded.config.n_layers, "layer");
-      if (options.has("heads"))
+      if (options.has("heads")) {
         settings.heads = parse_numbered_list(options.get("heads", ""), loaded.config.max_heads(), "head");
-      export_attention(*loaded.model, loaded.name, encoding, settings,
-                       [&](int64_t, const torch::Tensor& probabilities) { rows.push_back(summary_row(probabilities)); });
+        heads = torch::tensor(settings.heads, torch::kLong);
+      }
+      export_attention(*loaded.model, loaded.name, encoding, settings, [&](int64_t layer, const torch::Tensor& probabilities) {
+        rows.emplace_back(layer, summary_row(probabilities));
+      });
     } catch (const Error& error) {
       throw Error(std::string("attention-cli attend: ") + error.what());
     }
@@ -194,7 +198,8 @@ int run_attend(int argc, char** argv) {
     }
   }
   const auto result = binary ? ForwardResult{} : capture_attention(*loaded.model, encoding);
-  for (const auto& layer : result.attention) rows.push_back(summary_row(layer));
+  for (size_t layer = 0; layer < result.attention.size(); ++layer)
+    rows.emplace_back(static_cast<int64_t>(layer), summary_row(result.attention[layer]));
 
   const auto json = binary ? nlohmann::json() : attention_json(encoding, result.attention);
   if (options.has("out") && !binary) write_text_file(out, json.dump() + "\n");
@@ -212,13 +217,9 @@ int run_attend(int argc, char** argv) {
   else
     std::printf("\ntop-%lld attended tokens from the last position (%s), mean over heads:\n",
                 static_cast<long long>(top), encoding.tokens.back().c_str());
-  std::vector<int64_t> shown_layers;  // which layer each summary row is of
-  if (binary && options.has("layers"))
-    shown_layers = parse_numbered_list(options.get("layers", ""), loaded.config.n_layers, "layer");
-  for (size_t index = 0; index < rows.size(); ++index) {
-    const auto layer = index < shown_layers.size() ? shown_layers[index] : static_cast<int64_t>(index);
+  for (const auto& [layer, row] : rows) {
     std::printf("  layer %2lld:", static_cast<long long>(layer + 1));
-    for (const auto& attended : top_attended(rows[index], top))
+    for (const auto& attended : top_attended(row, top))
       std::printf("  %s@%lld %.3f", encoding.tokens[attended.position].c_str(),
                   static_cast<long long>(attended.position), attended.weight);
     std::printf("\n");

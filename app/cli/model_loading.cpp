@@ -39,4 +39,11 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!out) fail_in_file(path, "cannot be written");
 }
 
+torch::ScalarType attention_out_dtype(const CliOptions& options, const std::string& command) {
+  const auto name = options.get("out-dtype", "f32");
+  if (name != "f32" && name != "f16")
+    throw Error("attention-cli " + command + ": --out-dtype " + name + ": expected f32 or f16");
+  return name == "f16" ? torch::kFloat16 : torch::kFloat32;
+}
+
 }  // namespace aw

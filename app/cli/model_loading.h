@@ -21,4 +21,8 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options);
 
 void write_text_file(const std::string& path, const std::string& text);
 
+// --out-dtype f32|f16 of a binary attention export (default f32); throws "attention-cli <command>:
+// --out-dtype X: expected f32 or f16".
+torch::ScalarType attention_out_dtype(const CliOptions& options, const std::string& command);
+
 }  // namespace aw

@@ -25,10 +25,8 @@ int run_translate(int argc, char** argv) {
                            argc, argv, 2);
   const auto text = options.require("text");
   const auto out = options.get("out", "");
-  const bool binary = out.size() > 12 && out.substr(out.size() - 12) == ".safetensors";
-  const auto out_dtype = options.get("out-dtype", "f32");
-  if (out_dtype != "f32" && out_dtype != "f16")
-    throw Error("attention-cli translate: --out-dtype " + out_dtype + ": expected f32 or f16");
+  const bool binary = is_binary_attention_path(out);  // a .npy is refused by the export: blocks differ in shape
+  const auto out_dtype = attention_out_dtype(options, "translate");
   if ((options.has("kinds") || options.has("out-dtype")) && !binary)
     throw Error("attention-cli translate: --kinds and --out-dtype go with --out FILE.safetensors");
   std::vector<std::string> kinds;
@@ -57,8 +55,7 @@ int run_translate(int argc, char** argv) {
   const auto json = translation_json(capture, loaded.config);
   if (binary) {
     try {
-      export_translation_attention(capture, loaded.config, loaded.name, out,
-                                   out_dtype == "f16" ? torch::kFloat16 : torch::kFloat32, kinds);
+      export_translation_attention(capture, loaded.config, loaded.name, out, out_dtype, kinds);
     } catch (const Error& error) {
       throw Error(std::string("attention-cli translate: ") + error.what());
     }

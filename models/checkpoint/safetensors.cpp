@@ -8,6 +8,8 @@
 // Both sides assume a little-endian host (x86-64): header length and tensor bytes are used as they lie.
 #include "models/checkpoint/safetensors.h"
 
+#include "models/atomic_file.h"
+
 #include "models/errors.h"
 #include "models/json_input.h"
 
@@ -277,7 +279,7 @@ torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
 
 SafetensorsWriter::SafetensorsWriter(std::string path, const std::vector<Declared>& tensors,
                                      const std::map<std::string, std::string>& metadata)
-    : path_(std::move(path)), temporary_(path_ + ".tmp"), declared_(tensors) {
+    : path_(std::move(path)), declared_(tensors) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header[kMetadataKey] = metadata;
   std::set<std::string> names;
@@ -304,28 +306,20 @@ SafetensorsWriter::SafetensorsWriter(std::string path, const std::vector<Declare
   header_text.append((8 - header_text.size() % 8) % 8, ' ');
   const uint64_t header_length = header_text.size();  // little-endian on disk and host
 
-  out_ = std::fopen(temporary_.c_str(), "wb");
-  if (out_ == nullptr) fail_in_file(path_, "cannot write: " + system_error());
-  if (std::fwrite(&header_length, kHeaderLengthBytes, 1, out_) != 1 ||
-      std::fwrite(header_text.data(), 1, header_text.size(), out_) != header_text.size())
-    fail("cannot write: " + system_error());
+  file_ = std::make_unique<AtomicFile>(path_);
+  file_->write(&header_length, kHeaderLengthBytes);
+  file_->write(header_text.data(), header_text.size());
 }
 
-SafetensorsWriter::~SafetensorsWriter() {
-  if (out_ == nullptr) return;  // finished (or never opened)
-  std::fclose(out_);
-  std::remove(temporary_.c_str());
-}
+SafetensorsWriter::~SafetensorsWriter() = default;  // an unfinished file removes its temporary file
 
 void SafetensorsWriter::fail(const std::string& message) {
-  if (out_ != nullptr) std::fclose(out_);
-  out_ = nullptr;
-  std::remove(temporary_.c_str());
+  file_->discard();
   fail_in_file(path_, message);
 }
 
 void SafetensorsWriter::write(const torch::Tensor& value) {
-  if (out_ == nullptr) fail_in_file(path_, "written after it was finished");
+  if (!file_->isOpen()) fail_in_file(path_, "written after it was finished");
   if (next_ >= declared_.size()) fail("more tensors written than the " + std::to_string(declared_.size()) + " declared");
   const auto& expected = declared_[next_];
   if (!value.defined()) fail("tensor " + in_quotes(expected.name) + " is undefined");
@@ -334,27 +328,15 @@ void SafetensorsWriter::write(const torch::Tensor& value) {
          shape_string(value.sizes()) + ", declared " + std::string(c10::toString(expected.dtype)) + " " +
          shape_string(expected.shape));
   const auto bytes = value.detach().to(torch::kCPU).contiguous();
-  if (bytes.nbytes() > 0 && std::fwrite(bytes.data_ptr(), 1, bytes.nbytes(), out_) != bytes.nbytes())
-    fail("cannot write: " + system_error());
+  file_->write(bytes.data_ptr(), bytes.nbytes());
   ++next_;
 }
 
 void SafetensorsWriter::finish() {
-  if (out_ == nullptr) fail_in_file(path_, "finished twice");
+  if (!file_->isOpen()) fail_in_file(path_, "finished twice");
   if (next_ != declared_.size())
     fail(std::to_string(next_) + " of " + std::to_string(declared_.size()) + " declared tensors written");
-  const bool closed = std::fclose(out_) == 0;
-  out_ = nullptr;
-  if (!closed) {
-    const auto error = system_error();
-    std::remove(temporary_.c_str());
-    fail_in_file(path_, "cannot write: " + error);
-  }
-  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
-    const auto error = system_error();
-    std::remove(temporary_.c_str());
-    fail_in_file(path_, "cannot replace with " + temporary_ + ": " + error);
-  }
+  file_->commit();
 }
 
 void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,

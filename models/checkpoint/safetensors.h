@@ -7,7 +7,6 @@
 #include <torch/types.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,6 +14,8 @@
 #include <vector>
 
 namespace aw {
+
+class AtomicFile;
 
 struct TensorRecord {
   std::string name;
@@ -81,10 +82,10 @@ class SafetensorsWriter {
 
  private:
   [[noreturn]] void fail(const std::string& message);
-  std::string path_, temporary_;
+  std::string path_;
   std::vector<Declared> declared_;
   size_t next_ = 0;
-  std::FILE* out_ = nullptr;
+  std::unique_ptr<AtomicFile> file_;
 };
 
 // Writes tensors (any device; contiguous copies are made as needed) in the given order.
