@@ -1,6 +1,8 @@
 // analysis/attention_stats.cpp — see attention_stats.h.
 #include "analysis/attention_stats.h"
 
+#include "models/distribution.h"
+
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -93,6 +95,12 @@ void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabili
   sums_.select(1, layer).narrow(1, 0, heads).add_(per_head);
 }
 
+torch::Tensor DiagonalStatsAccumulator::take_sums() {
+  auto taken = sums_;
+  sums_ = torch::zeros_like(taken);
+  return taken;
+}
+
 void DiagonalStatsAccumulator::finish(AttentionStatsResult& result) const {
   const auto host = sums_.cpu();                                                               // (8, L, H)
   const auto per_layer = host.sum(2);                                                          // (8, L)
@@ -153,7 +161,16 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   };
 
   const auto total = static_cast<int64_t>(batches.size());
+  // Each batch's sums apart, added in batch order at the end, whichever process computed them.
+  const auto& distribution = current_distribution();
+  const auto sums_shape = sums.take_sums().sizes().vec(), uniform_shape = uniform.take_sums().sizes().vec();
+  BatchSums batch_sums(total, sums_shape, torch::dtype(torch::kFloat64).device(device));
+  BatchSums batch_uniform(total, uniform_shape, torch::dtype(torch::kFloat64).device(device));
   for (int64_t index = 0; index < total; ++index) {
+    if (!distribution.owns(index)) {
+      if (!report_progress(progress, index + 1, total)) return result.cancelled = true, result;
+      continue;
+    }
     const auto& batch = batches[index];
     const auto& rows = batch.predicted_ids();  // the decoder's tokens for a translation model
     const int64_t count = rows.size(0), length = rows.size(1);
@@ -164,11 +181,21 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     model.forward(batch, options);
     if (any_causal) uniform.add(0, uniform_attention(valid.to(device), true), valid);
     if (any_encoder) uniform.add(1, uniform_attention(source_valid.to(device), false), source_valid, /*causal=*/false);
+    batch_sums.row(index).copy_(sums.take_sums());
+    batch_uniform.row(index).copy_(uniform.take_sums());
     result.windows += count;
     if (!report_progress(progress, index + 1, total)) {
       result.cancelled = true;
       break;
     }
+  }
+  if (result.cancelled && distribution.shared()) return result;  // the others would wait for this share
+  sums.set_sums(batch_sums.total(distribution));
+  uniform.set_sums(batch_uniform.total(distribution));
+  if (distribution.shared()) {
+    auto windows = torch::tensor({result.windows}, torch::kLong);
+    distribution.sum_over_processes(windows);
+    result.windows = windows[0].item<int64_t>();
   }
   sums.finish(result);
   AttentionStatsResult baseline;

@@ -72,6 +72,10 @@ class DiagonalStatsAccumulator {
   void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid, bool causal = true);
   // Per-layer and per-head statistics of everything added so far (one transfer to the host).
   void finish(AttentionStatsResult& result) const;
+  // The sums so far ([8, L, H_max]), and a fresh start: attention_stats keeps each batch's part
+  // apart (models/distribution.h) and hands back their total before finish().
+  torch::Tensor take_sums();
+  void set_sums(const torch::Tensor& sums) { sums_ = sums; }
 
  private:
   std::vector<int64_t> heads_per_layer_;

@@ -194,6 +194,9 @@ struct AnalysisDescriptor {
   std::vector<OutputFile> outputs{{"out", "csv", "the CSV (default: stdout)"}};
   std::string stdout_part = "csv";  // printed when --out is not given ("" = print `text`)
   bool desktop_tab = true;          // the desktop application gives it a tab of its own
+  // Its data batches can be shared out between processes (attention-cli --distributed,
+  // models/distribution.h); every process computes the same report, rank 0 writes it.
+  bool distributable = false;
   std::function<AnalysisReport(const AnalysisRequest&)> run;
 
   const SettingField* field(const std::string& name) const;

@@ -4,6 +4,7 @@
 #include "analysis/parallel_workers.h"
 #include "analysis/token_loss.h"
 #include "analysis/translation_scores.h"
+#include "models/distribution.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -83,7 +84,10 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
   TORCH_CHECK(gates.dim() == 3 && gates.size(1) == config.n_layers && gates.size(2) == config.max_heads(),
               "gate settings must be [S, L, H_max]");
   TORCH_CHECK(static_cast<int64_t>(first_layers.size()) == gates.size(0), "one first layer per gate setting");
+  const auto& distribution = current_distribution();
   if (data.bleu) {
+    if (distribution.shared())
+      throw Error("--distributed splits loss and accuracy sweeps, not BLEU's decoding: run BLEU sweeps in one process");
     // Decoding has no lower layers to share: every setting translates from the first block up.
     auto* translation = dynamic_cast<TranslationTransformerImpl*>(&model);
     if (!translation) throw Error("the BLEU metric needs a translation model");
@@ -99,9 +103,9 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
   const auto settings = gates.size(0);
   const auto all_gates = gates.to(device, torch::kFloat32);
   const auto sums_options = torch::dtype(torch::kFloat64).device(device);
-  auto loss_sum = torch::zeros({settings}, sums_options);
-  auto count = torch::zeros({settings}, sums_options);
-  auto correct = torch::zeros({settings}, sums_options);
+  const auto batches = static_cast<int64_t>(data.inputs.size());
+  // Per batch: loss, predicted count and correct count of every setting (models/distribution.h).
+  BatchSums sums(batches, {3, settings}, sums_options);
   // Per example (examples requested): rows of all batches in order, one column per setting.
   std::vector<int64_t> first_row{0};
   for (const auto& input : data.inputs) first_row.push_back(first_row.back() + input.input_ids.size(0));
@@ -121,8 +125,12 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
 
   const int workers = cpu_workers(device);  // chunks of settings side by side (parallel_workers.h)
 
-  const auto batches = static_cast<int64_t>(data.inputs.size());
   for (int64_t index = 0; index < batches; ++index) {
+    if (!distribution.owns(index)) {  // another process's batch
+      if (!report_progress(progress, index + 1, batches)) return {};
+      continue;
+    }
+    const auto batch_sums = sums.row(index);  // [3, S]
     const ModelInput input = data.inputs[index].to(device);
     const int64_t rows = input.input_ids.size(0);
     const int64_t row_limit = max_batch_rows > 0 ? max_batch_rows : default_batch_rows(device, input.input_ids.size(1));
@@ -191,9 +199,9 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
       // Disjoint columns of the batch's rows: side-by-side jobs never write the same element.
       if (examples) example_sums.narrow(0, first_row[index], rows).index_copy_(1, members, job_examples);
       // Each job adds to its own settings' sums only, so jobs may run side by side.
-      loss_sum.index_add_(0, members, job_loss.to(torch::kFloat64));
-      count.index_add_(0, members, job_count.to(torch::kFloat64));
-      if (job_correct.defined()) correct.index_add_(0, members, job_correct.to(torch::kFloat64));
+      batch_sums[0].index_add_(0, members, job_loss.to(torch::kFloat64));
+      batch_sums[1].index_add_(0, members, job_count.to(torch::kFloat64));
+      if (job_correct.defined()) batch_sums[2].index_add_(0, members, job_correct.to(torch::kFloat64));
     };
     if (examples) {
       // Predicted tokens per row (1 per classified example), the same under every setting.
@@ -208,8 +216,12 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
     if (!report_progress(progress, index + 1, batches)) return {};
   }
 
-  if (examples) *examples = {data.metric_name(), example_sums.cpu(), example_counts.cpu()};
-  const auto host = torch::stack({loss_sum, count, correct}).cpu();
+  const auto host = sums.total(distribution).cpu();
+  if (examples) {
+    distribution.sum_over_processes(example_sums);
+    distribution.sum_over_processes(example_counts);
+    *examples = {data.metric_name(), example_sums.cpu(), example_counts.cpu()};
+  }
   const auto values = host.accessor<double, 2>();
   std::vector<GateMetric> metrics(settings);
   for (int64_t s = 0; s < settings; ++s) {

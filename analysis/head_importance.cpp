@@ -3,6 +3,7 @@
 
 #include "analysis/head_ablation.h"
 #include "analysis/token_loss.h"
+#include "models/distribution.h"
 
 #include <torch/torch.h>
 
@@ -83,15 +84,19 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
   const FrozenParameters frozen(model.module());
   const auto device = model.module().parameters().front().device();
   const auto base = (base_gates.defined() ? base_gates : all_heads_on(config)).to(device, torch::kFloat32);
-  auto sum = torch::zeros_like(base);
-
+  const auto& distribution = current_distribution();  // which batches this process computes
   ImportanceResult result;
   result.model = model_name;
   result.normalized = normalize;
   result.names = block_names(config);
   result.per_example = per_example;
   const auto batches = static_cast<int64_t>(data.inputs.size());
+  BatchSums sums(batches, base.sizes().vec(), base.options());
   for (int64_t index = 0; index < batches; ++index) {
+    if (!distribution.owns(index)) {
+      if (!report_progress(progress, index + 1, batches)) return result.cancelled = true, result;
+      continue;
+    }
     const auto input = data.inputs[index].to(device);
     const auto rows = input.input_ids.size(0);
     if (!predicts_anything(data, input)) {  // windows of one token: no loss, not a batch of the mean
@@ -100,7 +105,7 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
     }
     auto gates = (per_example ? base.unsqueeze(0).repeat({rows, 1, 1}) : base.clone()).requires_grad_(true);
     const auto gradient = gate_gradient(model, data, index, input, gates).abs();
-    sum += per_example ? gradient.sum(0) : gradient;
+    sums.row(index).copy_(per_example ? gradient.sum(0) : gradient);
     result.examples += rows;
     ++result.batches;
     if (!report_progress(progress, index + 1, batches)) {
@@ -109,6 +114,15 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
     }
   }
 
+  // A cancelled share is not added to the others' (they would wait for it); one process keeps its part.
+  if (result.cancelled && distribution.shared()) return result;
+  const auto sum = sums.total(distribution);
+  if (distribution.shared()) {
+    auto counts = torch::tensor({result.examples, result.batches}, torch::kLong);
+    distribution.sum_over_processes(counts);
+    result.examples = counts[0].item<int64_t>();
+    result.batches = counts[1].item<int64_t>();
+  }
   const auto averaged_over = per_example ? result.examples : result.batches;
   auto mean = (sum / static_cast<double>(std::max<int64_t>(1, averaged_over))).to(torch::kCPU, torch::kFloat64);
   for (int64_t layer = 0; layer < config.n_layers; ++layer) {

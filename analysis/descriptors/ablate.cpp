@@ -13,6 +13,7 @@ namespace aw {
 AnalysisDescriptor ablate_descriptor() {
   AnalysisDescriptor descriptor("ablate", "Ablation",
                                 "Michel Tables 1–3: the metric with each head off (single) or each head alone in its layer");
+  descriptor.distributable = true;
   descriptor.fields = {choice_field("mode", "Mode", {"single", "all-but-one"}, "single",
                                     "one head off at a time, or each head kept alone in its layer")};
   for (auto& field : corpus_fields()) descriptor.fields.push_back(std::move(field));

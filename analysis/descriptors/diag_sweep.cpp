@@ -15,6 +15,7 @@ AnalysisDescriptor diag_sweep_descriptor() {
   // on causal attention; an encoder's [CLS] row would silently keep its diagonal. A translation
   // model's intervention is on its decoder's self-attention (the encoder and cross-attention keep
   // theirs).
+  descriptor.distributable = true;
   descriptor.models = ModelRequirement::CausalAttention;
   descriptor.fields = corpus_fields();
   for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));

@@ -107,6 +107,7 @@ void add_translation_scores(const AnalysisRequest& request, const LoadedModel& l
 AnalysisDescriptor eval_descriptor() {
   AnalysisDescriptor descriptor("eval", "Evaluation",
                                 "perplexity over windows (LM), accuracy, per-class F1 and confusion (classifier), or BLEU (translation)");
+  descriptor.distributable = true;
   descriptor.fields = corpus_fields();
   descriptor.fields.push_back(beam_field("translation models: beam size of the translations BLEU scores (1 = greedy)"));
   descriptor.outputs = {{"translations", "translations", "translation models: the translations, one per line"}};

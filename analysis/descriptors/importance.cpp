@@ -50,6 +50,7 @@ AnalysisReport importance_series(const AnalysisRequest& request) {
 AnalysisDescriptor importance_descriptor() {
   AnalysisDescriptor descriptor("importance", "Importance",
                                 "Michel §4.1: I_h = mean |∂L/∂ξ_h| per head, each layer divided by its ℓ2 norm");
+  descriptor.distributable = true;
   descriptor.fields = corpus_fields();
   descriptor.fields.push_back(flag_field("no-normalize", "Raw scores", "do not divide each layer by its ℓ2 norm"));
   descriptor.fields.push_back(flag_field("per-example", "Per example",

@@ -131,6 +131,7 @@ AnalysisReport prune_series(const AnalysisRequest& request, const std::string& o
 AnalysisDescriptor prune_descriptor() {
   AnalysisDescriptor descriptor("prune", "Pruning",
                                 "Michel Figure 3: the metric with step % more heads off each step, in ascending order");
+  descriptor.distributable = true;
   descriptor.fields = corpus_fields();
   descriptor.fields.push_back(integer_field("step", "Step", 10, 1, 100, "percent of the heads switched off per step", "P"));
   auto order = choice_field("order", "Order", {"importance", "oracle", "both"}, "",

@@ -12,6 +12,7 @@ namespace aw {
 AnalysisDescriptor stats_descriptor() {
   AnalysisDescriptor descriptor("stats", "Table 1",
                                 "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer");
+  descriptor.distributable = true;
   descriptor.models = ModelRequirement::CausalAttention;
   descriptor.several_models = true;
   descriptor.fields = corpus_fields();

@@ -6,10 +6,14 @@
 #include "app/cli/model_loading.h"
 #include "app/cli/progress.h"
 #include "models/errors.h"
+#include "models/parse_number.h"
+#include "models/process_group.h"
 
 #include <cstdio>
 #include <iostream>
+#include <chrono>
 #include <memory>
+#include <optional>
 
 namespace aw {
 namespace {
@@ -20,6 +24,10 @@ OptionSpec descriptor_spec(const AnalysisDescriptor& descriptor) {
   for (const auto& field : descriptor.fields)
     (field.kind == FieldKind::Flag ? switches : with_value).insert(field.name);
   for (const auto& output : descriptor.outputs) with_value.insert(output.option);
+  if (descriptor.distributable) {
+    switches.insert("distributed");
+    with_value.insert("distributed-timeout");
+  }
   return model_command_spec(std::move(with_value), std::move(switches));
 }
 
@@ -50,6 +58,43 @@ class PhaseLines {
   std::unique_ptr<ProgressLine> line_;
 };
 
+// --distributed: this process's place in the group (models/process_group.h), read and checked
+// before the models load so that a wrong environment fails at once.
+struct DistributedStart {
+  ProcessGroupAddress address;
+  std::chrono::seconds timeout{300};
+  std::string job;  // the command line every rank must share
+};
+
+std::optional<DistributedStart> distributed_start(const std::string& command, const CliOptions& options,
+                                                  const SettingValues& settings, int argc, char** argv) {
+  if (!options.flag("distributed")) {
+    if (options.has("distributed-timeout"))
+      throw command_error(command, "--distributed-timeout goes with --distributed");
+    return std::nullopt;
+  }
+  if (!process_groups_available())
+    throw command_error(command, "--distributed: this build has no c10d process groups (install libgloo-dev, rebuild)");
+  if (settings.given("apply"))
+    throw command_error(command, "--apply saves one pruned checkpoint: run it without --distributed");
+  DistributedStart start;
+  const auto timeout_text = options.get("distributed-timeout", "300");
+  int64_t seconds = 0;
+  if (!parse_integer(timeout_text, seconds) || seconds < 1 || seconds > 86400)
+    throw command_error(command, "--distributed-timeout must be 1 to 86400 seconds, got " + quoted_excerpt(timeout_text));
+  start.timeout = std::chrono::seconds(seconds);
+  start.address = process_group_address_from_environment();
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--distributed-timeout") {  // each rank may wait as long as it likes
+      ++i;
+      continue;
+    }
+    start.job += (start.job.empty() ? "" : " ") + word;
+  }
+  return start;
+}
+
 }  // namespace
 
 int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
@@ -67,15 +112,24 @@ int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
     throw setting_error(command, error);
   }
 
-  const auto models = load_all_from_options(options);
+  const auto distributed = distributed_start(command, options, request.settings, argc, argv);
+  const auto models = load_all_from_options(options, distributed ? distributed->address.local_rank : -1);
   for (const auto& loaded : models) request.models.push_back(&loaded);
+  std::unique_ptr<Distribution> group;
+  std::optional<DistributionScope> in_group;
+  if (distributed) {
+    group = join_process_group(distributed->address, models.front().device, distributed->timeout, distributed->job);
+    in_group.emplace(*group);
+  }
+  // Rank 0 speaks for the group; the others compute their share quietly (errors still print).
+  const bool speaks = !group || group->rank() == 0;
   install_interrupt_handler();
   auto lines = std::make_shared<PhaseLines>(command);
-  request.progress = [lines](int64_t done, int64_t total, const std::string& phase) {
-    return (*lines)(done, total, phase);
+  request.progress = [lines, speaks](int64_t done, int64_t total, const std::string& phase) {
+    return speaks ? (*lines)(done, total, phase) : !interrupt_requested();
   };
-  request.note = [&command](const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n", command.c_str(), message.c_str());
+  request.note = [&command, speaks](const std::string& message) {
+    if (speaks) std::fprintf(stderr, "%s: %s\n", command.c_str(), message.c_str());
   };
 
   AnalysisReport report;
@@ -92,6 +146,10 @@ int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
   if (report.cancelled) {
     std::fprintf(stderr, "%s: interrupted\n", command.c_str());
     return 130;
+  }
+  if (group) {
+    wait_for_all_ranks(*group);  // rank 0 serves the group's store: it leaves last
+    if (!speaks) return 0;
   }
 
   for (const auto& output : descriptor.outputs) {

@@ -67,6 +67,10 @@ std::string analysis_help_page(const AnalysisDescriptor& descriptor) {
     line(option_text(field), help);
   }
   for (const auto& output : descriptor.outputs) line("--" + output.option + " FILE", "write " + output.help);
+  if (descriptor.distributable) {
+    line("--distributed", "share the batches among processes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)");
+    line("--distributed-timeout S", "seconds to wait for the other ranks (default 300)");
+  }
   line("--device auto|cpu|cuda[:N]", "where the model runs (default auto: CUDA when present)");
   line("--threads N", "LibTorch intra-op threads");
   line("--json", "the result as JSON on stdout");

@@ -1,6 +1,7 @@
 // models/training/evaluation.cpp — perplexity and accuracy (see evaluation.h).
 #include "models/training/evaluation.h"
 
+#include "models/distribution.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -45,28 +46,39 @@ EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<Mo
   const auto device = device_of(model);
   EvaluationResult result;
   result.metric_name = "perplexity";
-  auto total = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
-  auto count = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
+  const auto sums_options = torch::dtype(torch::kFloat64).device(device);
   const auto batch_count = static_cast<int64_t>(batches.size());
-  std::vector<torch::Tensor> row_totals, row_counts;
-  for (const auto& batch : batches) {
-    const auto input = batch.to(device);
-    const auto sums = language_model_loss(model.forward(input, options).logits, input);
-    total += sums.total.to(torch::kFloat64);
-    count += sums.count.to(torch::kFloat64);
-    if (keep_examples) row_totals.push_back(sums.row_total), row_counts.push_back(sums.row_count);
+  // Loss and token count per batch; with --distributed, this process's batches (distribution.h).
+  const auto& distribution = current_distribution();
+  BatchSums batch_sums(batch_count, {2}, sums_options);
+  std::vector<torch::Tensor> row_totals(batches.size()), row_counts(batches.size());
+  std::vector<int64_t> rows_per_batch;
+  for (const auto& batch : batches) rows_per_batch.push_back(batch.input_ids.size(0));
+  for (int64_t index = 0; index < batch_count; ++index) {
     ++result.batches_done;
+    if (distribution.owns(index)) {
+      const auto input = batches[index].to(device);
+      const auto sums = language_model_loss(model.forward(input, options).logits, input);
+      batch_sums.row(index).copy_(torch::stack({sums.total.to(torch::kFloat64), sums.count.to(torch::kFloat64)}));
+      if (keep_examples) row_totals[index] = sums.row_total, row_counts[index] = sums.row_count;
+    }
     if (!report_progress(progress, result.batches_done, batch_count)) {
       result.cancelled = true;
       break;
     }
   }
-  result.count = static_cast<int64_t>(count.item<double>());
-  result.loss = result.count > 0 ? total.item<double>() / result.count : 0.0;
+  if (result.cancelled && distribution.shared()) return result;  // the others would wait for this share
+  const auto totals = batch_sums.total(distribution).cpu();
+  const auto total = totals[0].item<double>(), count = totals[1].item<double>();
+  result.count = static_cast<int64_t>(count);
+  result.loss = result.count > 0 ? total / result.count : 0.0;
   result.metric = std::exp(result.loss);
-  if (keep_examples && !row_totals.empty()) {
-    result.example_sums = torch::cat(row_totals).to(torch::kCPU, torch::kFloat64);
-    result.example_counts = torch::cat(row_counts).to(torch::kCPU, torch::kFloat64);
+  if (keep_examples && result.batches_done > 0) {
+    rows_per_batch.resize(result.batches_done);
+    row_totals.resize(result.batches_done), row_counts.resize(result.batches_done);
+    const auto host = torch::dtype(torch::kFloat64);
+    result.example_sums = collect_batch_rows(row_totals, rows_per_batch, {}, host, distribution);
+    result.example_counts = collect_batch_rows(row_counts, rows_per_batch, {}, host, distribution);
   }
   return result;
 }
@@ -81,40 +93,49 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
   const auto device = device_of(model);
   EvaluationResult result;
   result.metric_name = "accuracy";
-  auto correct = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   const int64_t classes = model.config().num_labels;
   auto confusion = torch::zeros({classes * classes}, torch::dtype(torch::kLong).device(device));  // true·C + predicted
-  auto total_loss = torch::zeros({}, torch::dtype(torch::kFloat64).device(device));
   const auto batch_count = static_cast<int64_t>(batches.inputs.size());
-  std::vector<torch::Tensor> example_correct;
+  // Correct count and summed loss per batch; with --distributed, this process's batches (distribution.h).
+  const auto& distribution = current_distribution();
+  BatchSums batch_sums(batch_count, {2}, torch::dtype(torch::kFloat64).device(device));
+  std::vector<torch::Tensor> example_correct(batches.inputs.size());
+  std::vector<int64_t> rows_per_batch;
+  for (const auto& labels : batches.labels) rows_per_batch.push_back(labels.size(0));
   for (int64_t i = 0; i < batch_count; ++i) {
-    const auto input = batches.inputs[i].to(device);
-    const auto labels = batches.labels[i].to(device);
-    const auto logits = model.forward(input, options).logits.to(torch::kFloat32);  // (b, C)
-    const auto predicted = logits.argmax(-1);
-    correct += predicted.eq(labels).sum().to(torch::kFloat64);
-    if (keep_examples) example_correct.push_back(predicted.eq(labels));
-    confusion += torch::bincount(labels * classes + predicted, {}, classes * classes);
-    total_loss += torch::nn::functional::cross_entropy(
-                      logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                      .to(torch::kFloat64);
-    result.count += labels.size(0);
     ++result.batches_done;
+    result.count += rows_per_batch[i];
+    if (distribution.owns(i)) {
+      const auto input = batches.inputs[i].to(device);
+      const auto labels = batches.labels[i].to(device);
+      const auto logits = model.forward(input, options).logits.to(torch::kFloat32);  // (b, C)
+      const auto predicted = logits.argmax(-1);
+      const auto loss = torch::nn::functional::cross_entropy(
+          logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+      batch_sums.row(i).copy_(torch::stack({predicted.eq(labels).sum().to(torch::kFloat64), loss.to(torch::kFloat64)}));
+      if (keep_examples) example_correct[i] = predicted.eq(labels);
+      confusion += torch::bincount(labels * classes + predicted, {}, classes * classes);
+    }
     if (!report_progress(progress, result.batches_done, batch_count)) {
       result.cancelled = true;
       break;
     }
   }
+  if (result.cancelled && distribution.shared()) return result;  // the others would wait for this share
+  const auto totals = batch_sums.total(distribution).cpu();
+  distribution.sum_over_processes(confusion);
   const auto counts = confusion.cpu();
   const auto* cells = counts.data_ptr<int64_t>();
   result.confusion.assign(classes, std::vector<int64_t>(classes, 0));
   for (int64_t i = 0; i < classes * classes; ++i) result.confusion[i / classes][i % classes] = cells[i];
   if (result.count > 0) {
-    result.metric = correct.item<double>() / result.count;
-    result.loss = total_loss.item<double>() / result.count;
+    result.metric = totals[0].item<double>() / result.count;
+    result.loss = totals[1].item<double>() / result.count;
   }
-  if (keep_examples && !example_correct.empty()) {
-    result.example_sums = torch::cat(example_correct).to(torch::kCPU, torch::kFloat64);
+  if (keep_examples && result.batches_done > 0) {
+    rows_per_batch.resize(result.batches_done), example_correct.resize(result.batches_done);
+    result.example_sums =
+        collect_batch_rows(example_correct, rows_per_batch, {}, torch::dtype(torch::kFloat64), distribution);
     result.example_counts = torch::ones_like(result.example_sums);
   }
   return result;
