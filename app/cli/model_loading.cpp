@@ -27,9 +27,10 @@ LoadedModel load_from_options(const CliOptions& options) {
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
   options.require("model");
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
-  auto device = resolve_device(options.get("device", "auto"));
-  if (device.is_cuda() && !device.has_index() && cuda_index >= 0)
-    device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(cuda_index));
+  const auto device_name = options.get("device", "auto");
+  auto device = resolve_device(device_name);
+  if (device.is_cuda() && cuda_index >= 0 && device_name.find(':') == std::string::npos)  // not cuda:N
+    device = resolve_device("cuda:" + std::to_string(cuda_index));
   std::vector<LoadedModel> models;
   for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device));
   return models;

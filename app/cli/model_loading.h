@@ -16,8 +16,8 @@ OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::st
 
 // Sets the thread count and loads --model on --device.
 LoadedModel load_from_options(const CliOptions& options);
-// Every --model, in order (repeatable), on the same device; with `cuda_index` ≥ 0, a plain
-// "cuda" device means that GPU (a distributed rank's LOCAL_RANK).
+// Every --model, in order (repeatable), on the same device; with `cuda_index` ≥ 0, "cuda" (or
+// "auto" finding CUDA) means that GPU: a distributed rank's LOCAL_RANK. "cuda:N" stays N.
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index = -1);
 
 void write_text_file(const std::string& path, const std::string& text);
