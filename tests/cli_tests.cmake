@@ -401,3 +401,20 @@ aw_cli_test(error_train_translation_no_tab EXIT 1 STDERR_LINES 1 REGEX "corpus.t
             ARGS train --arch transformer_mt --train ${fixtures}/corpus.txt --valid ${pairs} --out ${fixtures}/never)
 aw_cli_test(error_train_translation_smoothing EXIT 1 STDERR_LINES 1 REGEX "--label-smoothing must be in .0, 1., got 1.5"
             ARGS train --arch transformer_mt --train ${pairs} --valid ${pairs} --label-smoothing 1.5 --out ${fixtures}/never)
+
+# AW_DEVICE is --device's default (a suite pointed at CUDA with AW_DEVICE=cuda); --device wins over it.
+foreach(case "bogus;--device bogus: expected auto, cpu, cuda or cuda:N;1" "cpu;architecture transformer_lm;0")
+  list(GET case 0 value)
+  list(GET case 1 regex)
+  list(GET case 2 code)
+  string(JOIN "^^" command env AW_DEVICE=${value} "$<TARGET_FILE:attention-cli>" info --model ${fixtures}/tiny_lm)
+  add_test(NAME cli.aw_device_${value}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=${code} "-DEXPECT_REGEX=${regex}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+  set_tests_properties(cli.aw_device_${value} PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)
+endforeach()
+string(JOIN "^^" command env AW_DEVICE=bogus "$<TARGET_FILE:attention-cli>" info --model ${fixtures}/tiny_lm --device cpu)
+add_test(NAME cli.device_over_aw_device
+         COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=0 "-DEXPECT_REGEX=device +CPU"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+set_tests_properties(cli.device_over_aw_device PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)

@@ -68,7 +68,7 @@ int run_compare(int argc, char** argv) {
       metric = model_metric;
     }
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
-  const auto device = resolve_device(options.get("device", "auto"));
+  const auto device = resolve_device(device_option(options));
   for (auto& variant : variants)
     for (size_t run = 0; run < variant.models.size(); ++run) {
       const auto loaded = load_checkpoint(variant.models[run], device);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 namespace aw {
@@ -18,16 +19,21 @@ OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::st
   return {std::move(with_value), std::move(switches)};
 }
 
+std::string device_option(const CliOptions& options) {
+  const char* from_environment = std::getenv("AW_DEVICE");
+  return options.get("device", from_environment && *from_environment ? from_environment : "auto");
+}
+
 LoadedModel load_from_options(const CliOptions& options) {
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
-  const auto device = resolve_device(options.get("device", "auto"));
+  const auto device = resolve_device(device_option(options));
   return load_checkpoint(options.require("model"), device);
 }
 
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
   options.require("model");
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
-  const auto device_name = options.get("device", "auto");
+  const auto device_name = device_option(options);
   auto device = resolve_device(device_name);
   if (device.is_cuda() && cuda_index >= 0 && device_name.find(':') == std::string::npos)  // not cuda:N
     device = resolve_device("cuda:" + std::to_string(cuda_index));

@@ -4,6 +4,7 @@
 // encoder_classifier) on label<TAB>text files; translation models (transformer_mt) on
 // source<TAB>target pairs, with a SentencePiece model trained on the training pairs first.
 #include "analysis/analysis_inputs.h"
+#include "app/cli/model_loading.h"
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 #include "app/cli/progress.h"
@@ -177,7 +178,7 @@ TrainSettings common_settings(const CliOptions& options, int64_t default_batch, 
   settings.clip = get_number(options, "clip", fallback.clip);
   settings.seed = static_cast<uint64_t>(options.get_int("seed", static_cast<int64_t>(fallback.seed), 0));
   settings.log_every = options.get_int("log-every", 50, 1);
-  settings.device = resolve_device(options.get("device", "auto"));
+  settings.device = resolve_device(device_option(options));
   settings.storage = options.flag("f16") ? torch::kFloat16 : fallback.storage;
   settings.keep_epochs = options.flag("keep-epochs") || fallback.keep_epochs;
   return settings;
