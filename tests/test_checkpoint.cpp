@@ -185,7 +185,7 @@ TEST_F(NativeFolder, LoadsAsWritten) { EXPECT_EQ(load_error(dir.path()), "no err
 
 TEST_F(NativeFolder, MissingWeightsFile) {
   fs::remove(dir.file("model.safetensors"));
-  EXPECT_EQ(load_error(dir.path()), dir.path() + ": no model.safetensors in this folder");
+  EXPECT_EQ(load_error(dir.path()), dir.path() + ": no model.safetensors or model.safetensors.index.json in this folder");
 }
 
 TEST_F(NativeFolder, MissingVocabulary) {

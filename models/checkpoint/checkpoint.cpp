@@ -7,6 +7,7 @@
 #include "models/nn/lama.h"
 #include "models/runtime.h"
 #include "models/checkpoint/safetensors.h"
+#include "models/checkpoint/sharded_weights.h"
 #include "models/nn/transformer.h"
 #include "models/nn/translation.h"
 #include "models/checkpoint/weight_bindings.h"
@@ -81,7 +82,7 @@ double minimum_weight_count(const ModelConfig& config) {
 // config.json's sizes against the tensors model.safetensors holds, before a model is allocated from
 // them: a config that claims more weights than the file stores does not belong to it (and, from a
 // hostile file, would allocate terabytes).
-void require_weights_fit(const std::string& dir, const ModelConfig& config, const SafetensorsFile& file) {
+void require_weights_fit(const std::string& dir, const ModelConfig& config, const TensorSource& file) {
   double stored = 0;
   for (const auto& name : file.names()) {
     double values = 1;
@@ -92,7 +93,7 @@ void require_weights_fit(const std::string& dir, const ModelConfig& config, cons
   if (needed > stored)
     fail_in_file((fs::path(dir) / "config.json").string(),
                  "describes a model of at least " + std::to_string(static_cast<long long>(std::min(needed, 9e18))) +
-                     " weights, but model.safetensors holds only " + std::to_string(static_cast<long long>(stored)) +
+                     " weights, but " + fs::path(file.description()).filename().string() + " holds only " + std::to_string(static_cast<long long>(stored)) +
                      " values; they do not belong together");
 }
 
@@ -139,7 +140,7 @@ int64_t count_parameters(AttentionModel& model) {
   return count;
 }
 
-std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
+std::string load_weights(AttentionModel& model, const TensorSource& file) {
   // Native files hold every parameter under its own name (the module's named_parameters(), as
   // saved), untransformed; only foreign layouts need a table. Either way every parameter must be
   // found and nothing else may be in the file, unless the table allows it.
@@ -163,16 +164,16 @@ std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
       for (const auto& candidate : binding.sources)
         if (source.empty() && file.contains(prefix + candidate)) source = prefix + candidate;
     if (source.empty())
-      fail_in_file(file.path(), "missing tensor '" + binding.sources.front() + "' (a " + model.config().family_name() +
+      fail_in_file(file.description(), "missing tensor '" + binding.sources.front() + "' (a " + model.config().family_name() +
                                     " model with this config needs it)");
 
     const auto& record = file.record(source);
     const auto expected = source_shape(binding, item.value().sizes().vec());
     if (record.shape != expected)
-      fail_in_file(file.path(), "tensor '" + source + "' has shape " + shape_string(record.shape) +
+      fail_in_file(file.path_of(source), "tensor '" + source + "' has shape " + shape_string(record.shape) +
                                     " but the config needs " + shape_string(expected));
     if (!is_float_dtype(record.dtype))
-      fail_in_file(file.path(), "tensor '" + source + "' has dtype " + record.dtype + "; weights must be F32, F16, BF16 or F64");
+      fail_in_file(file.path_of(source), "tensor '" + source + "' has dtype " + record.dtype + "; weights must be F32, F16, BF16 or F64");
 
     auto value = file.tensor(source);
     if (binding.parts > 1) value = value.chunk(binding.parts, -1)[binding.part];
@@ -191,9 +192,9 @@ std::string load_weights(AttentionModel& model, const SafetensorsFile& file) {
   }
   if (!unknown.empty()) {
     if (!table.allow_unknown)
-      fail_in_file(file.path(), "unexpected tensor " + quoted_excerpt(unknown.front()) + " (not part of a " +
+      fail_in_file(file.path_of(unknown.front()), "unexpected tensor " + quoted_excerpt(unknown.front()) + " (not part of a " +
                                     model.config().family_name() + " model with this config)");
-    logger("models")->debug("{}: {} tensors not used (first: {})", file.path(), unknown.size(), unknown.front());
+    logger("models")->debug("{}: {} tensors not used (first: {})", file.description(), unknown.size(), unknown.front());
   }
   std::string joined;
   for (const auto& dtype : dtypes) joined += (joined.empty() ? "" : "+") + dtype;
@@ -258,8 +259,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
   if (loaded.config.is_translation())
     loaded.target_tokenizer = load_target_tokenizer(dir, loaded.config, loaded.tokenizer);
 
-  const auto weights_path = require_file(dir, "model.safetensors");
-  const auto file = SafetensorsFile::open(weights_path);
+  const auto file = open_checkpoint_weights(dir);  // one file, or shards and their index
   require_weights_fit(dir, loaded.config, *file);
   loaded.model = create_model(loaded.config, /*initialise=*/false);  // load_weights fills every parameter
   if (device.is_cpu()) place_parameters_in_populated_memory(loaded.model->module());

@@ -14,6 +14,7 @@
 namespace aw {
 
 class SafetensorsFile;
+class TensorSource;  // safetensors.h: one file or a sharded checkpoint's files
 
 struct LoadedModel {
   std::string dir;                           // the checkpoint folder
@@ -37,7 +38,7 @@ std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool ini
 // Fills every parameter of `model` from `file`: native files by the parameter's own name, foreign
 // layouts through their weight table; checks names, shapes and dtypes, and refuses unknown tensors
 // (foreign files may carry heads we do not use). Returns the dtypes found, e.g. "F16" or "F16+F32".
-std::string load_weights(AttentionModel& model, const SafetensorsFile& file);
+std::string load_weights(AttentionModel& model, const TensorSource& file);
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config);
 // A translation model's target-side tokenizer: Marian's target.spm (with the shared vocab.json), or

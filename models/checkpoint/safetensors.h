@@ -25,7 +25,20 @@ struct TensorRecord {
   uint64_t end = 0;
 };
 
-class SafetensorsFile {
+// Named tensors in one file or spread over several (a sharded checkpoint, sharded_weights.h): what
+// load_weights reads. `path_of` is the file holding a tensor, for messages; `description` the whole.
+class TensorSource {
+ public:
+  virtual ~TensorSource() = default;
+  virtual const std::string& description() const = 0;
+  virtual bool contains(const std::string& name) const = 0;
+  virtual const TensorRecord& record(const std::string& name) const = 0;
+  virtual std::vector<std::string> names() const = 0;  // sorted
+  virtual torch::Tensor tensor(const std::string& name) const = 0;
+  virtual const std::string& path_of(const std::string& name) const = 0;
+};
+
+class SafetensorsFile : public TensorSource {
  public:
   // Maps and validates the file; throws aw::Error("<path>: <what is wrong>").
   static std::shared_ptr<const SafetensorsFile> open(const std::string& path);
@@ -34,16 +47,18 @@ class SafetensorsFile {
   SafetensorsFile& operator=(const SafetensorsFile&) = delete;
 
   const std::string& path() const { return path_; }
+  const std::string& description() const override { return path_; }
+  const std::string& path_of(const std::string&) const override { return path_; }
   uint64_t file_size() const { return file_size_; }
-  bool contains(const std::string& name) const;
+  bool contains(const std::string& name) const override;
   // Throws aw::Error("<path>: no tensor '<name>'") when absent.
-  const TensorRecord& record(const std::string& name) const;
-  std::vector<std::string> names() const;  // sorted
+  const TensorRecord& record(const std::string& name) const override;
+  std::vector<std::string> names() const override;  // sorted
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
 
   // A CPU tensor in the stored dtype that views the mapped bytes (no copy); it keeps the mapping
   // alive. Read-only: copy or convert before writing to it.
-  torch::Tensor tensor(const std::string& name) const;
+  torch::Tensor tensor(const std::string& name) const override;
 
  private:
   SafetensorsFile() = default;
