@@ -8,8 +8,10 @@
 
 #ifdef AW_WITH_C10D
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -224,6 +226,7 @@ void join(c10d::Store& store, const ProcessGroupAddress& address, std::chrono::s
   }
 }
 
+#ifdef USE_C10D_GLOO
 Collectives gloo_group(const c10::intrusive_ptr<c10d::Store>& store,
                                                    const ProcessGroupAddress& address, std::chrono::seconds timeout) {
   auto options = c10d::ProcessGroupGloo::Options::create(std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
@@ -235,6 +238,7 @@ Collectives gloo_group(const c10::intrusive_ptr<c10d::Store>& store,
                             c10::make_intrusive<c10d::PrefixStore>("gloo", store), address.rank, address.world_size, options),
                         torch::Device(torch::kCPU));
 }
+#endif
 
 }  // namespace
 
@@ -267,7 +271,14 @@ std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress& addr
                              device);
     }
 #endif
+#ifdef USE_C10D_GLOO
     if (!nccl) group = gloo_group(store, address, timeout);
+#else
+    // PyTorch's own LibTorch ships no Gloo headers: such a build shares work over NCCL only.
+    if (!nccl) throw Error("this build has NCCL but no Gloo (no gloo/ headers when it was built): use --device cuda");
+#endif
+  } catch (const Error& error) {
+    throw Error("--distributed: " + std::string(error.what()));
   } catch (const std::exception& error) {
     throw Error("--distributed: rank " + std::to_string(address.rank) + " could not set up its " +
                 (nccl ? "NCCL" : "Gloo") + " group: " + one_line(error.what(), 200));

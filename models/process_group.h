@@ -25,7 +25,8 @@ struct ProcessGroupAddress {
 // ("--distributed: MASTER_PORT is not set (rank 0's port, e.g. 29500)"), or a RANK ≥ WORLD_SIZE.
 ProcessGroupAddress process_group_address_from_environment();
 
-// Whether this build has c10d's Gloo backend (Debian's libgloo-dev headers were found).
+// Whether this build has c10d process groups: Gloo (Debian's libgloo-dev headers were found) and/or
+// NCCL (a CUDA LibTorch).
 bool process_groups_available();
 
 // Joins the group: rank 0 listens on MASTER_ADDR:MASTER_PORT, the others connect to it. Every
