@@ -40,19 +40,15 @@ std::string sweep_text() {
   return path;
 }
 
-pid_t start(const std::vector<std::string>& environment) {
+// Starts attention-cli ablate with `extra_args` and `environment` added to this process's.
+pid_t start(const std::vector<std::string>& extra_args, const std::vector<std::string>& environment) {
   std::vector<std::string> args{kCli,     "ablate",        "--model",      kSource + "/sample_data/vanilla_lm",
                                 "--text", sweep_text(),    "--bootstrap", "0",
                                 "--window", "64",           "--out",        "/dev/null"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<std::string> env_text;
   for (char** variable = environ; *variable; ++variable) env_text.emplace_back(*variable);
-  for (const auto& extra : environment) {
-    if (extra == "--distributed") {
-      args.push_back(extra);
-      continue;
-    }
-    env_text.push_back(extra);
-  }
+  env_text.insert(env_text.end(), environment.begin(), environment.end());
   std::vector<char*> argv, envp;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -83,12 +79,13 @@ void BM_AblateSweep(benchmark::State& state) {
     const auto begin = std::chrono::steady_clock::now();
     std::vector<pid_t> running;
     for (int rank = 0; rank < ranks; ++rank) {
-      std::vector<std::string> environment{threads};
-      if (ranks > 1)
-        environment.insert(environment.end(), {"--distributed", "RANK=" + std::to_string(rank),
-                                               "WORLD_SIZE=" + std::to_string(ranks), "MASTER_ADDR=127.0.0.1",
-                                               "MASTER_PORT=" + std::to_string(port)});
-      running.push_back(start(environment));
+      std::vector<std::string> environment{threads}, args;
+      if (ranks > 1) {
+        args.push_back("--distributed");
+        environment.insert(environment.end(), {"RANK=" + std::to_string(rank), "WORLD_SIZE=" + std::to_string(ranks),
+                                               "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port)});
+      }
+      running.push_back(start(args, environment));
     }
     for (const auto pid : running) finish(pid, state);
     ++port;

@@ -151,7 +151,6 @@ class C10dDistribution : public Distribution {
   void barrier() const { wait(group_.barrier(), "the last rank to finish"); }
 
  private:
-
   void wait(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what) const {
     try {
       work->wait(timeout_);

@@ -9,9 +9,9 @@
 #include "models/parse_number.h"
 #include "models/process_group.h"
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <chrono>
 #include <memory>
 #include <optional>
 

@@ -77,8 +77,8 @@ EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<Mo
     rows_per_batch.resize(result.batches_done);
     row_totals.resize(result.batches_done), row_counts.resize(result.batches_done);
     const auto host = torch::dtype(torch::kFloat64);
-    result.example_sums = collect_batch_rows(row_totals, rows_per_batch, {}, host, distribution);
-    result.example_counts = collect_batch_rows(row_counts, rows_per_batch, {}, host, distribution);
+    result.example_sums = collect_batch_rows(row_totals, rows_per_batch, host, distribution);
+    result.example_counts = collect_batch_rows(row_counts, rows_per_batch, host, distribution);
   }
   return result;
 }
@@ -110,10 +110,11 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
       const auto labels = batches.labels[i].to(device);
       const auto logits = model.forward(input, options).logits.to(torch::kFloat32);  // (b, C)
       const auto predicted = logits.argmax(-1);
+      const auto correct = predicted.eq(labels);
       const auto loss = torch::nn::functional::cross_entropy(
           logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-      batch_sums.row(i).copy_(torch::stack({predicted.eq(labels).sum().to(torch::kFloat64), loss.to(torch::kFloat64)}));
-      if (keep_examples) example_correct[i] = predicted.eq(labels);
+      batch_sums.row(i).copy_(torch::stack({correct.sum().to(torch::kFloat64), loss.to(torch::kFloat64)}));
+      if (keep_examples) example_correct[i] = correct;
       confusion += torch::bincount(labels * classes + predicted, {}, classes * classes);
     }
     if (!report_progress(progress, result.batches_done, batch_count)) {
@@ -135,7 +136,7 @@ EvaluationResult evaluate_accuracy(AttentionModel& model, const ClassifierBatche
   if (keep_examples && result.batches_done > 0) {
     rows_per_batch.resize(result.batches_done), example_correct.resize(result.batches_done);
     result.example_sums =
-        collect_batch_rows(example_correct, rows_per_batch, {}, torch::dtype(torch::kFloat64), distribution);
+        collect_batch_rows(example_correct, rows_per_batch, torch::dtype(torch::kFloat64), distribution);
     result.example_counts = torch::ones_like(result.example_sums);
   }
   return result;
