@@ -7,7 +7,13 @@
 
 namespace aw {
 
-StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gates) {
+torch::Tensor LayerReplay::attention(int64_t layer) const {
+  TORCH_CHECK(model_ && layer >= 0 && layer < layers(), "no layer ", layer, " in this run");
+  c10::InferenceMode inference;
+  return model_->layer_attention(layer_inputs_[static_cast<size_t>(layer)], input_, layer, ForwardOptions{});
+}
+
+StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer) {
   c10::InferenceMode inference;
   if (model_.module().is_training()) model_.module().eval();  // no write when it already is: the UI thread may be reading
   const auto& config = model_.config();
@@ -34,11 +40,12 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
   }
 
   ForwardOptions options;
-  options.capture = CaptureMode::Full;
+  options.capture = each_layer ? CaptureMode::Stats : CaptureMode::Full;
+  options.observer = each_layer;
   if (gates.defined()) options.head_gates = gates.to(layer_inputs_.front().device());
   StagedRun result;
   result.first_layer_run = first;
-  result.attention.resize(static_cast<size_t>(layers));
+  if (!each_layer) result.attention.resize(static_cast<size_t>(layers));
   layer_inputs_.resize(static_cast<size_t>(first) + 1);  // the states above `first` change
   // One layer per call, keeping what enters the next: run_layers is layer-by-layer anyway.
   for (int64_t layer = first; layer < layers; ++layer) {
@@ -51,6 +58,8 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
   }
   gates_ = wanted;
   result.final_hidden = layer_inputs_.back();
+  result.replay = LayerReplay(model_, input_,
+                              std::vector<torch::Tensor>(layer_inputs_.begin(), layer_inputs_.begin() + layers));
   return result;
 }
 

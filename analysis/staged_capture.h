@@ -13,12 +13,35 @@
 
 namespace aw {
 
+// Any layer's attention of one run, made again when asked (AttentionModel::layer_attention) from the
+// state that entered the layer: a view can keep the layer it shows instead of every layer's
+// [H, n, n]. Copies share the states; a replay stays valid, and keeps giving its own run's attention,
+// after the StagedCapture runs again (a re-run makes new states, it does not overwrite these).
+class LayerReplay {
+ public:
+  LayerReplay() = default;
+  LayerReplay(AttentionModel& model, ModelInput input, std::vector<torch::Tensor> layer_inputs)
+      : model_(&model), input_(std::move(input)), layer_inputs_(std::move(layer_inputs)) {}
+
+  // [1, H, rows, n], equal to what the run captured for `layer`; in inference mode, so any thread may
+  // ask while the model is not being trained.
+  torch::Tensor attention(int64_t layer) const;
+  int64_t layers() const { return static_cast<int64_t>(layer_inputs_.size()); }
+
+ private:
+  AttentionModel* model_ = nullptr;
+  ModelInput input_;
+  std::vector<torch::Tensor> layer_inputs_;  // [1, n, d] entering each attention layer
+};
+
 struct StagedRun {
   // Per layer [1, H, rows, n] for the layers run (first_layer_run and above); undefined below, where
-  // the caller's copy of the previous run's attention still holds.
+  // the caller's copy of the previous run's attention still holds. Empty when run() was given an
+  // observer, which saw each of them instead.
   std::vector<torch::Tensor> attention;
   torch::Tensor final_hidden;  // [1, n, d]: what the last layer gave, before the model's output head
   int64_t first_layer_run = 0;
+  LayerReplay replay;          // every layer's attention of this run, when asked
 };
 
 class StagedCapture {
@@ -29,7 +52,9 @@ class StagedCapture {
   // Runs `encoding` (a batch of one) with full capture under `gates` ([L, H_max]; undefined = all on).
   // Equal, value for value, to a full forward under the same gates: the layers skipped would compute
   // exactly what they computed last time.
-  StagedRun run(const Encoding& encoding, const torch::Tensor& gates);
+  // With `each_layer` set, each layer run hands it its attention and none is kept in the result, so
+  // a long text's run never holds every layer's [H, n, n] at once.
+  StagedRun run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer = {});
   // The model's output (logits) for `final_hidden` rows of the last run's input; the caller narrows
   // the rows (a language model's one position) to avoid the vocabulary-wide product for every token.
   torch::Tensor output(const torch::Tensor& final_hidden) const;

@@ -116,7 +116,8 @@ void BM_ToggleHead(benchmark::State& state) {
   state.counters["ui_stall_ms"] = s.heartbeat.stallMs();
 }
 
-// Layer 6 ↔ 7, mean of the heads: the large map is computed from the kept floats and painted.
+// Layer 6 ↔ 7, mean of the heads: the capture holds the shown layer only, so the other one's
+// attention is made again on a worker (from the state kept entering it), then averaged and painted.
 void BM_LayerChange(benchmark::State& state) {
   auto& s = session();
   auto* view = s.window.attentionView();

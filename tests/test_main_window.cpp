@@ -114,13 +114,18 @@ class MainWindowTests : public QObject {
 
     // Switch layer 1's head 1 off: its own weights stay (a gate scales the head's output), so layer
     // 2's attention is what changes; switching it back on restores it.
+    // A layer the capture does not hold is made on a worker (the map greys meanwhile).
     view->setLayerHead(1, -1);
+    QVERIFY(view->heatmap()->isStale());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QVERIFY(!view->heatmap()->isStale());
     const auto before = view->heatmap()->matrix().weights;
     auto* heads = window.headsPanel();
     QTest::mouseClick(heads->grid(), Qt::LeftButton, {}, heads->grid()->cellRect(0, 0).center());
     QCOMPARE(heads->summaryText(), QString("1 of 8 heads off"));
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights != before, kTimeoutMs);
     view->setLayerHead(0, -1);  // layer 1's mean says that one of its heads is off
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(view->heatmap()->matrix().title.endsWith("layer 1 · mean of 4 heads (1 off, still in the mean)"),
              qPrintable(view->heatmap()->matrix().title));
     view->setLayerHead(1, -1);
@@ -523,32 +528,41 @@ class MainWindowTests : public QObject {
 
   // Item 7: a head or layer change re-draws the large heatmap from the overview's matrices; only a
   // new capture renders the thumbnails again.
-  // A head toggle re-runs from its layer: the blocks below are the very same floats, and the result
-  // equals a fresh session's full run under the same gates.
+  // A head toggle re-runs from its layer: a held block below it is the very same floats, the capture
+  // holds the shown layer only (the others are made again when asked), and every layer equals a
+  // fresh session's full run under the same gates.
   void reRunStartsAtTheToggledLayer() {
     const QString sentence = "the film was good and the music was better";
     ModelSession session;
     session.load(kSampleData + "/vanilla_lm");
     const auto heads = session.summary(0).heads_per_layer;
-    const auto all_on = session.attend(0, sentence);
+    const auto all_on = session.attend(0, sentence);  // shows layer 1
+    QVERIFY(all_on.holdsLayer(0));
+    QVERIFY(!all_on.holdsLayer(1));
+    QCOMPARE(all_on.layers[1].heads, 4);  // its shape stays
+    QCOMPARE(all_on.layers[1].rows, all_on.length());
+    QCOMPARE(all_on.layer(1).size(), size_t(4) * all_on.length() * all_on.length());
     auto last_off = HeadGates::allOn(heads);
     last_off.on[1][2] = false;
     const auto toggled = session.attend(0, sentence, last_off);
     QCOMPARE(toggled.layers[0].values.get(), all_on.layers[0].values.get());  // not run again
-    QVERIFY(toggled.layers[1].values.get() != all_on.layers[1].values.get());  // run again
     // A gate scales its head's output, not its weights: what changes is what comes after.
     QVERIFY(all_on.predictionsAt(3)[0].probability != toggled.predictionsAt(3)[0].probability);
+    const auto shown_last = session.attend(0, sentence, last_off, 1);  // the view moved to layer 2
+    QVERIFY(shown_last.holdsLayer(1));
+    QVERIFY(!shown_last.holdsLayer(0));
+    QCOMPARE(shown_last.layers[1].toVector(), toggled.layer(1).toVector());
     auto first_off = last_off;
     first_off.on[0][0] = false;
-    const auto both = session.attend(0, sentence, first_off);
-    QVERIFY(both.layers[0].values.get() != toggled.layers[0].values.get());
-    QVERIFY(both.layers[1].toVector() != toggled.layers[1].toVector());  // layer 2 sees layer 1's change
+    const auto both = session.attend(0, sentence, first_off, 1);
+    QVERIFY(both.layer(1).toVector() != toggled.layer(1).toVector());  // layer 2 sees layer 1's change
+    QVERIFY(both.layers[1].values.get() != shown_last.layers[1].values.get());
 
     ModelSession fresh;
     fresh.load(kSampleData + "/vanilla_lm");
     for (const auto& [gates, staged] : {std::pair{last_off, &toggled}, std::pair{first_off, &both}}) {
       const auto full = fresh.attend(0, sentence, gates);
-      for (int layer = 0; layer < 2; ++layer) QCOMPARE(staged->layers[layer].toVector(), full.layers[layer].toVector());
+      for (int layer = 0; layer < 2; ++layer) QCOMPARE(staged->layer(layer).toVector(), full.layer(layer).toVector());
       for (int position : {0, full.length() - 1}) {
         const auto a = staged->predictionsAt(position), b = full.predictionsAt(position);
         QCOMPARE(a.size(), size_t{5});
@@ -560,6 +574,36 @@ class MainWindowTests : public QObject {
       fresh.clear();
       fresh.load(kSampleData + "/vanilla_lm");
     }
+    // A classifier's document holds every layer (the LAMA tab reads them all).
+    ModelSession documents;
+    documents.load(kSampleData + "/lama_amazon");
+    const auto document = documents.attendDocument(0, "the taste was great and the price was fair");
+    for (int layer = 0; layer < document.layerCount(); ++layer) QVERIFY(document.holdsLayer(layer));
+  }
+
+  // The view shows a layer the capture does not hold after making it on a worker: meanwhile the
+  // old map stays up greyed, the UI thread is free, and afterwards the capture holds that layer only.
+  void aLayerNotHeldIsMadeOffTheUiThread() {
+    const QString sentence = "the film was good and the music was better";
+    ModelSession session;
+    const auto summary = session.load(kSampleData + "/vanilla_lm");
+    const auto capture = session.attend(0, sentence, {}, 0);
+    AttentionView view;
+    view.setModels({summary});
+    view.setSentence(sentence);
+    view.setCapture(0, capture, {});
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
+    QVERIFY(!view.heatmap()->isStale());
+    view.setLayerHead(1, 2);
+    QVERIFY(view.heatmap()->isStale());  // made on a worker: not there yet
+    QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap()->isStale(), kTimeoutMs);
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 1, 2, summary.name).weights);
+    QCOMPARE(view.heatmap()->matrix().title, QString("vanilla_lm · layer 2 · head 3"));
+    QVERIFY(view.capture(0)->holdsLayer(1));
+    QVERIFY(!view.capture(0)->holdsLayer(0));  // let go of
+    view.setLayerHead(0, -1);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap()->isStale(), kTimeoutMs);
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
   }
 
   // A saved attention file (attention-cli attend --out, some layers) opens in a window of its own:
@@ -581,7 +625,7 @@ class MainWindowTests : public QObject {
     QCOMPARE(saved.capture.tokens, run.tokens);
     QCOMPARE(saved.capture.layerCount(), 1);
     QCOMPARE(saved.capture.layer_numbers, std::vector<int>{2});
-    QCOMPARE(saved.capture.layers[0].toVector(), run.layers[1].toVector());
+    QCOMPARE(saved.capture.layers[0].toVector(), run.layer(1).toVector());
     QCOMPARE(saved.capture.thumbnails[0].toVector(), run.thumbnails[1].toVector());
     QCOMPARE(saved.model, QString("vanilla_lm"));
 

@@ -51,6 +51,11 @@ void expect_equals_full_forward(AttentionModel& model, const Encoding& encoding,
     EXPECT_TRUE(torch::equal(attention, full.attention[layer])) << "layer " << layer;
   }
   EXPECT_TRUE(torch::equal(staged.final_hidden, full.hidden));
+  // Any layer made again from the state entering it (the GUI keeps only the layer it shows).
+  ASSERT_EQ(staged.replay.layers(), static_cast<int64_t>(full.attention.size()));
+  for (size_t layer = 0; layer < full.attention.size(); ++layer)
+    EXPECT_TRUE(torch::equal(staged.replay.attention(static_cast<int64_t>(layer)), full.attention[layer]))
+        << "replayed layer " << layer;
   c10::InferenceMode inference;
   EXPECT_TRUE(torch::equal(model.output(staged.final_hidden, encoding_input(encoding)), full.logits));
 }
@@ -85,6 +90,11 @@ TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) 
   const auto third = staged.run(text, both_off);
   EXPECT_EQ(third.first_layer_run, middle);
   expect_equals_full_forward(*model, text, both_off, third, kept);
+
+  // An older run's replay still gives that run's attention, not the newest run's (which differs
+  // above the middle layer's gate).
+  EXPECT_TRUE(torch::equal(first.replay.attention(last), first.attention[last]));
+  if (middle < last) EXPECT_FALSE(torch::equal(first.replay.attention(last), third.attention[last]));
   for (int layer = middle; layer <= last; ++layer) kept[layer] = third.attention[layer];
 
   // The same gates again run nothing and give the same final states.
@@ -102,6 +112,28 @@ TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) 
 INSTANTIATE_TEST_SUITE_P(Families, StagedFamilies,
                          ::testing::Values("transformer_lm", "bet_sf", "bet_sg", "encoder_classifier", "lama",
                                            "bigru_mean"));
+
+// With an observer each layer run is handed over as it is made and none is kept in the result.
+TEST(StagedCapture, AnObserverSeesEachLayerRunAndNothingIsKept) {
+  torch::manual_seed(13);
+  const auto config = four_layer_config("bet_sf");
+  auto model = create_model(config);
+  const auto text = encoding_of({5, 1, 9, 3, 3, 7});
+  StagedCapture kept(*model), observed(*model);
+  const auto gates = gates_off(config, {{2, 0}});
+  kept.run(text, {});
+  observed.run(text, {}, [](int64_t, const torch::Tensor&) {});
+  const auto full = kept.run(text, gates);
+  std::vector<int64_t> seen;
+  const auto run = observed.run(text, gates, [&](int64_t layer, const torch::Tensor& probabilities) {
+    seen.push_back(layer);
+    EXPECT_TRUE(torch::equal(probabilities, full.attention[static_cast<size_t>(layer)])) << "layer " << layer;
+  });
+  EXPECT_EQ(seen, (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(run.attention.empty());
+  EXPECT_EQ(run.first_layer_run, 2);
+  EXPECT_TRUE(torch::equal(run.final_hidden, full.final_hidden));
+}
 
 TEST(StagedCapture, AllOnSpelledOutIsTheSameRunAsNoGates) {
   torch::manual_seed(12);

@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,6 +20,9 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
 
 namespace aw {
 namespace {
@@ -73,7 +77,7 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
                                const HeadGates& gates) {
   AttentionMatrix matrix;
   if (layer < 0 || layer >= capture.layerCount()) return matrix;
-  const auto& block = capture.layers[layer];
+  const auto block = capture.layer(layer);  // made again here when not held: the view asks off its thread
   const auto& columns = capture.columnTokens(layer);
   matrix.rows = block.rows;
   matrix.cols = block.cols;
@@ -404,9 +408,8 @@ void AttentionView::setRunPending(int model, bool pending) {
 }
 
 void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
-  heatmap->setStale(pending_runs_.count(model) && model < static_cast<int>(models_.size())
-                        ? "running " + models_[model].name + "…"
-                        : QString());
+  const bool running = pending_runs_.count(model) && model < static_cast<int>(models_.size());
+  heatmap->setStale(running ? "running " + models_[model].name + "…" : QString());
   const auto found = captures_.find(model);
   if (found == captures_.end() || model >= static_cast<int>(models_.size())) {
     heatmap->setMatrix({});
@@ -416,7 +419,63 @@ void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
   // The compared model may have fewer layers or heads: show its nearest.
   const int layer = std::min(this->layer(), capture.layerCount() - 1);
   const int head = layer >= 0 ? std::min(this->head(), capture.layers[layer].heads - 1) : -1;
+  if (layer >= 0 && !capture.holdsLayer(layer)) {
+    // The capture holds one layer's floats: another is made on a worker while the map shown so far
+    // stays up, greyed, so a layer change never waits on the UI thread.
+    const auto& fetch = fetches_[model];
+    if (fetch.failed == std::pair{found->second.serial, layer}) {
+      heatmap->setMatrix({});
+      heatmap->setStale(fetch.failure);
+      return;
+    }
+    if (!running) heatmap->setStale(QString("making layer %1 of %2…").arg(layer + 1).arg(models_[model].name));
+    fetchLayer(model, layer);
+    return;
+  }
   heatmap->setMatrix(capture_matrix(capture, layer, head, models_[model].name, found->second.gates));
+}
+
+void AttentionView::fetchLayer(int model, int layer) {
+  auto& fetch = fetches_[model];
+  const auto& shown = captures_.at(model);
+  if (fetch.running) return;  // when it is over, the layer shown then is asked for: requests in between drop
+  fetch.running = true;
+  struct Made {
+    WeightBlock block;
+    QString error;
+  };
+  auto* watcher = new QFutureWatcher<Made>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, model, serial = shown.serial, layer] {
+    const auto made = watcher->result();
+    watcher->deleteLater();
+    auto& fetch = fetches_[model];
+    fetch.running = false;
+    const auto found = captures_.find(model);
+    if (found == captures_.end() || found->second.serial != serial) return refreshMatrices();  // superseded
+    if (made.error.isEmpty()) found->second.capture.holdOnly(layer, made.block);
+    else {
+      fetch.failed = {serial, layer};
+      fetch.failure = made.error;
+    }
+    refreshMatrices();
+  });
+  watcher->setFuture(QtConcurrent::run([capture = shown.capture, layer]() -> Made {
+    try {
+      return {capture.layer(layer), {}};
+    } catch (const std::exception& error) {
+      return {{}, QString("layer %1: %2").arg(layer + 1).arg(QString::fromUtf8(error.what()))};
+    }
+  }));
+}
+
+bool AttentionView::isMakingLayer() const {
+  return std::any_of(fetches_.begin(), fetches_.end(), [](const auto& fetch) { return fetch.second.running; });
+}
+
+void AttentionView::refreshMatrices() {
+  showMatrix(heatmap_, currentModel());
+  const int compared = compareModel();
+  if (compared >= 0) showMatrix(compare_heatmap_, compared);
 }
 
 void AttentionView::refreshOverview() {
@@ -445,10 +504,8 @@ void AttentionView::refreshOverview() {
 
 void AttentionView::refresh() {
   refreshOverview();
-  showMatrix(heatmap_, currentModel());
-  const int compared = compareModel();
-  compare_heatmap_->setVisible(compared >= 0);
-  if (compared >= 0) showMatrix(compare_heatmap_, compared);
+  compare_heatmap_->setVisible(compareModel() >= 0);
+  refreshMatrices();
   refreshTranslation();
   refreshPredictions();
 }

@@ -77,6 +77,8 @@ class AttentionView : public QWidget {
   // Whether `model` has a capture of this sentence with these gates.
   bool hasCapture(int model, const QString& sentence, const HeadGates& gates) const;
   const AttentionCapture* capture(int model) const;
+  // Whether a layer the captures do not hold is being made to be shown (see fetchLayer).
+  bool isMakingLayer() const;
 
   AttentionHeatmap* heatmap() const { return heatmap_; }
   AttentionHeatmap* compareHeatmap() const { return compare_heatmap_; }
@@ -100,6 +102,10 @@ class AttentionView : public QWidget {
   void refreshPredictions();
   void refreshTranslation();
   void showMatrix(AttentionHeatmap* heatmap, int model);
+  void refreshMatrices();  // the large heatmap and the compared one
+  // Makes `layer` of `model`'s capture on a worker, then shows it; while one is being made, only the
+  // newest request waits for its turn.
+  void fetchLayer(int model, int layer);
 
   struct Shown {
     AttentionCapture capture;
@@ -110,6 +116,12 @@ class AttentionView : public QWidget {
   std::vector<ModelSummary> models_;
   std::map<int, Shown> captures_;
   std::set<int> pending_runs_;  // models with a run queued or under way
+  struct LayerFetch {
+    bool running = false;
+    std::pair<int, int> failed{-1, -1};  // (serial, layer) that could not be made, and why
+    QString failure;
+  };
+  std::map<int, LayerFetch> fetches_;  // per model
   int next_serial_ = 0;
   std::pair<int, int> overview_shows_{-1, -1};  // (model, serial) of the overview's matrices
 

@@ -146,7 +146,9 @@ QString MainWindow::lastSessionPath() {
 }
 
 // job_active_, not watcher_.isRunning(): a job that has ended but whose result is not applied yet is still busy.
-bool MainWindow::isBusy() const { return job_active_ || !queued_.empty() || analyses_->isRunning(); }
+bool MainWindow::isBusy() const {
+  return job_active_ || !queued_.empty() || analyses_->isRunning() || view_->isMakingLayer();
+}
 QString MainWindow::errorText() const { return error_label_->isHidden() ? QString() : error_label_->text(); }
 
 AttentionView* MainWindow::openAttentionFile(const QString& path) {
@@ -289,8 +291,9 @@ void MainWindow::queueRun(int model) {
   enqueue({"Running " + models_[model].name, [this, session, model]() -> Job {
              const auto sentence = view_->sentence();
              const auto gates = gates_[model];
-             return [this, session, model, sentence, gates]() -> JobResult {
-               auto capture = session->attend(model, sentence, gates);
+             const int layer = view_->layer();  // the one layer whose floats the capture holds
+             return [this, session, model, sentence, gates, layer]() -> JobResult {
+               auto capture = session->attend(model, sentence, gates, layer);
                return {{}, [this, model, gates, capture = std::move(capture)] {
                          clearError();
                          view_->setRunPending(model, false);

@@ -46,7 +46,7 @@ class MainWindow : public QMainWindow {
   // Where the session is kept between runs (reopened on start).
   static QString lastSessionPath();
 
-  bool isBusy() const;  // loading, running a sentence or an analysis
+  bool isBusy() const;  // loading, running a sentence or an analysis, making a layer to show
   QString errorText() const;
   AttentionView* attentionView() const { return view_; }
   HeadToggleGrid* headsPanel() const { return heads_; }

@@ -150,12 +150,32 @@ std::vector<Prediction> AttentionCapture::predictionsAt(int position) const {
   return predict_position ? predict_position(position) : std::vector<Prediction>{};
 }
 
+bool AttentionCapture::holdsLayer(int layer) const {
+  return layer >= 0 && layer < layerCount() && layers[static_cast<size_t>(layer)].values != nullptr;
+}
+
+WeightBlock AttentionCapture::layer(int layer) const {
+  if (layer < 0 || layer >= layerCount())
+    throw Error("no layer " + std::to_string(layer + 1) + " in a capture of " + std::to_string(layerCount()));
+  if (holdsLayer(layer)) return layers[static_cast<size_t>(layer)];
+  if (!replay_layer) throw Error("layer " + std::to_string(layer + 1) + " of this capture is not held");
+  return replay_layer(layer);
+}
+
+void AttentionCapture::holdOnly(int layer, WeightBlock block) {
+  if (layer < 0 || layer >= layerCount()) return;
+  if (replay_layer)
+    for (auto& held : layers) held.values.reset();
+  layers[static_cast<size_t>(layer)] = std::move(block);
+}
+
 int AttentionCapture::predictionCount() const {
   if (classifier) return predictions.empty() ? 0 : 1;
   return predict_position ? length() : static_cast<int>(predictions.size());
 }
 
-// The last capture of one model, which its next re-run builds on (analysis/staged_capture.h).
+// The last capture of one model, which its next re-run builds on (analysis/staged_capture.h): per
+// layer its thumbnail and its block, whose floats are there for the layers that capture held.
 struct KeptRun {
   std::mutex mutex;  // one run of a model at a time: they share the kept states
   std::unique_ptr<StagedCapture> staged;
@@ -178,8 +198,9 @@ struct ModelSession::Impl {
     std::lock_guard<std::mutex> lock(mutex);
     return kept.at(static_cast<size_t>(index));
   }
+  // `shown_layer` −1 holds every layer's block.
   AttentionCapture capture(const ModelRef& loaded, KeptRun& kept, const Encoding& encoding, const QString& text,
-                           const HeadGates& gates) const;
+                           const HeadGates& gates, int shown_layer) const;
   AttentionCapture translate(const LoadedModel& loaded, const QString& text, const HeadGates& gates) const;
 };
 
@@ -212,7 +233,7 @@ int ModelSession::count() const {
 ModelSummary ModelSession::summary(int index) const { return summarise(*impl_->model(index)); }
 QString ModelSession::deviceDescription() const { return QString::fromStdString(describe_device(impl_->device)); }
 
-AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates) const {
+AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates, int shown_layer) const {
   const auto loaded = impl_->model(index);
   if (loaded->config.is_translation()) return impl_->translate(*loaded, text, gates);
   const auto encoding = loaded->tokenizer->encode(text.toStdString());
@@ -220,7 +241,9 @@ AttentionCapture ModelSession::attend(int index, const QString& text, const Head
   if (static_cast<int64_t>(encoding.ids.size()) > loaded->config.max_positions)
     throw Error("the sentence has " + std::to_string(encoding.ids.size()) + " tokens but " + loaded->name +
                 " allows " + std::to_string(loaded->config.max_positions));
-  return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates);
+  const int layers = static_cast<int>(loaded->config.n_layers);
+  return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates,
+                        std::clamp(shown_layer, 0, std::max(0, layers - 1)));
 }
 
 AttentionCapture ModelSession::attendDocument(int index, const QString& text, const HeadGates& gates) const {
@@ -228,7 +251,7 @@ AttentionCapture ModelSession::attendDocument(int index, const QString& text, co
   auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the document gives no tokens");
   truncate_to_positions(encoding, loaded->config.max_positions);
-  return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates);
+  return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates, /*shown_layer=*/-1);
 }
 
 AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const QString& text,
@@ -261,21 +284,33 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
 }
 
 AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& kept, const Encoding& encoding,
-                                             const QString& text, const HeadGates& gates) const {
+                                             const QString& text, const HeadGates& gates, int shown_layer) const {
   return guarded([&] {
     c10::InferenceMode inference;  // the conversion below reads the captured tensors
     std::lock_guard<std::mutex> lock(kept.mutex);
     if (!kept.staged) kept.staged = std::make_unique<StagedCapture>(*loaded->model);
     torch::Tensor head_gates;
     if (!gates.on.empty()) head_gates = gates_from_flags(loaded->config, gates.on);
-    const auto run = kept.staged->run(encoding, head_gates);
-    // The layers below the first one run keep their blocks: the same floats, shared.
-    kept.layers.resize(run.attention.size());
-    kept.thumbnails.resize(run.attention.size());
-    for (size_t layer = static_cast<size_t>(run.first_layer_run); layer < run.attention.size(); ++layer) {
-      const auto block = run.attention[layer].select(0, 0).to(torch::kCPU, torch::kFloat32);  // (H, rows, n)
-      kept.layers[layer] = weight_block(block);
-      kept.thumbnails[layer] = thumbnail_block(block);
+    const auto held = [&](int64_t layer) { return shown_layer < 0 || layer == shown_layer; };
+    const auto layers = static_cast<size_t>(loaded->config.n_layers);
+    kept.layers.resize(layers);
+    kept.thumbnails.resize(layers);
+    // Each layer run leaves its thumbnail and, where held, its block, as it is made: no point of the
+    // run holds every layer's [H, n, n].
+    const auto run = kept.staged->run(encoding, head_gates, [&](int64_t layer, const torch::Tensor& attention) {
+      const auto block = attention.select(0, 0).to(torch::kCPU, torch::kFloat32);  // (H, rows, n)
+      kept.thumbnails[static_cast<size_t>(layer)] = thumbnail_block(block);
+      kept.layers[static_cast<size_t>(layer)] =
+          held(layer) ? weight_block(block)
+                      : WeightBlock{static_cast<int>(block.size(0)), static_cast<int>(block.size(1)),
+                                    static_cast<int>(block.size(2)), nullptr};
+    });
+    // The layers below the first one run are unchanged: a block held there stays (the same floats);
+    // one to hold that the last capture let go of is made again.
+    for (int64_t layer = 0; layer < run.first_layer_run; ++layer) {
+      auto& block = kept.layers[static_cast<size_t>(layer)];
+      if (!held(layer)) block.values.reset();
+      else if (!block.values) block = weight_block(run.replay.attention(layer).select(0, 0).to(torch::kCPU, torch::kFloat32));
     }
 
     AttentionCapture capture;
@@ -283,6 +318,14 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     for (const auto& token : encoding.tokens) capture.tokens << QString::fromStdString(token);
     capture.layers = kept.layers;
     capture.thumbnails = kept.thumbnails;
+    if (shown_layer >= 0) {
+      capture.replay_layer = [loaded, replay = run.replay](int layer) {  // `loaded` keeps the model alive
+        return guarded([&] {
+          c10::InferenceMode inference;
+          return weight_block(replay.attention(layer).select(0, 0).to(torch::kCPU, torch::kFloat32));
+        });
+      };
+    }
     capture.classifier = loaded->config.is_classifier();
     if (capture.classifier) {  // (C)
       const auto probabilities =

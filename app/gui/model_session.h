@@ -76,8 +76,14 @@ struct AttentionCapture {
   // The model's layer number (1-based) of each block, when they are not simply 1, 2, …: a saved
   // attention file may hold some layers only (attend --layers 2,5).
   std::vector<int> layer_numbers;
-  // Per layer its attention; rows are the queries: n, or 1 for a global-context model (LAMA).
+  // Per layer its attention; rows are the queries: n, or 1 for a global-context model (LAMA). A
+  // model's capture holds the floats of one layer only (the one its view shows): the others keep
+  // their shape with null `values` and are made again by `layer()` (12 layers × 48 MB at 1,024
+  // tokens for GPT-2 small would otherwise stay in memory while one is looked at).
   std::vector<WeightBlock> layers;
+  // Makes `layer`'s block again (the model's attention of that layer, from the state that entered it
+  // in this run); empty where every block is held (saved files, translations, LAMA documents).
+  std::function<WeightBlock(int layer)> replay_layer;
   // Per layer the same downsampled to at most kThumbnailSide × kThumbnailSide per head, each cell the
   // mean of the block of weights it covers (equal to `layers` for texts of up to 64 tokens): the
   // overview draws these, so 1,024 tokens cost it 4,096 cells per head, not a million.
@@ -91,6 +97,13 @@ struct AttentionCapture {
   bool classifier = false;
   int length() const { return tokens.size(); }
   int layerCount() const { return static_cast<int>(layers.size()); }
+  // Whether `layer`'s floats are here (else layer() makes them: a layer's attention, ~0.1 s at 1,024
+  // tokens on GPT-2 small: ask for it off the UI thread).
+  bool holdsLayer(int layer) const;
+  // `layer`'s block, held or made again; throws aw::Error for a layer out of range.
+  WeightBlock layer(int layer) const;
+  // Holds `block` as `layer`'s and lets go of every other layer's floats that can be made again.
+  void holdOnly(int layer, WeightBlock block);
   bool isTranslation() const { return !layer_kinds.empty(); }
   // The query and key tokens of `layer`'s rows and columns.
   const QStringList& rowTokens(int layer) const;
@@ -154,9 +167,12 @@ class ModelSession {
   // Runs model `index` on `text` with full capture and the given gates (empty = all on); throws
   // aw::Error for an empty or too long text. A translation model first translates the text (beam
   // kTranslationBeam) and captures the forward over its translation.
-  AttentionCapture attend(int index, const QString& text, const HeadGates& gates = {}) const;
-  // The same for a classifier's document: a text longer than the model's positions is cut as the
-  // analyses cut it (first words, final token kept), so the view shows what they measured.
+  // The capture holds `shown_layer`'s floats (clamped to the model's layers); the others are made
+  // again when asked (AttentionCapture::layer).
+  AttentionCapture attend(int index, const QString& text, const HeadGates& gates = {}, int shown_layer = 0) const;
+  // The same for a classifier's document, holding every layer: a text longer than the model's
+  // positions is cut as the analyses cut it (first words, final token kept), so the view shows what
+  // they measured.
   AttentionCapture attendDocument(int index, const QString& text, const HeadGates& gates = {}) const;
 
   // The documents of `part` ("whole", "train", "valid" or "test": analysis/labelled_parts.h) of a

@@ -135,6 +135,20 @@ class AttentionModel {
                                   int64_t end_layer, const ForwardOptions& options) = 0;
   virtual torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) = 0;  // logits
 
+  // Layer `layer`'s attention probabilities [B, H, rows, n] for `hidden`, the state entering it:
+  // what run_layers(hidden, input, layer, layer + 1) with full capture gives for that layer, made
+  // again when a view shows it instead of kept for every layer. The layer's own gates do not change
+  // its probabilities (they scale its output), so options.head_gates is not read. This default runs
+  // the whole layer; a family may compute the probabilities alone.
+  virtual torch::Tensor layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
+                                        const ForwardOptions& options) {
+    ForwardOptions full;
+    full.capture = CaptureMode::Full;
+    full.diagonal = options.diagonal;
+    auto attention = run_layers(hidden, input, layer, layer + 1, full).attention;
+    return attention.empty() ? torch::Tensor() : std::move(attention.front());
+  }
+
   // Whether run_layers also takes gates of k·B rows for hidden states of B rows (k settings of the
   // same rows, setting-major): the rows are repeated where the first layer of the call applies its
   // gates, so the settings share everything before — that layer's attention included — and the

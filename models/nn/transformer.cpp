@@ -130,18 +130,19 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_
   if (config.bird_eye) bird_eye = register_parameter("bird_eye", torch::zeros({heads, 2 * config.d_head}));
 }
 
-AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
-                                                const torch::Tensor& gates, bool return_probabilities,
-                                                const torch::Tensor& memory) {
+MultiHeadAttentionImpl::Weighed MultiHeadAttentionImpl::weigh(const torch::Tensor& x, const AttentionContext& context,
+                                                              const torch::Tensor& memory, bool with_value) {
   const auto& source = memory.defined() ? memory : x;
   const int64_t batch = x.size(0), length = x.size(1), keys = source.size(1);
   auto split_heads = [&](const torch::Tensor& t) {  // (B, n, H·dh) -> (B, H, n, dh)
     return t.view({t.size(0), t.size(1), heads_, d_head_}).transpose(1, 2);
   };
-  auto query = split_heads(q(x)), key = split_heads(k(source)), value = split_heads(v(source));
+  auto query = split_heads(q(x)), key = split_heads(k(source));
+  torch::Tensor value;
+  if (with_value || bird_eye.defined()) value = split_heads(v(source));
   if (key.size(0) != batch) {  // memory of B rows for queries of k·B rows (setting-major)
     key = key.repeat({batch / key.size(0), 1, 1, 1});
-    value = value.repeat({batch / value.size(0), 1, 1, 1});
+    if (value.defined()) value = value.repeat({batch / value.size(0), 1, 1, 1});
   }
 
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
@@ -177,7 +178,19 @@ AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const At
     if (context.reweighted_blocked.defined()) scores = scores.masked_fill(context.reweighted_blocked, -INFINITY);
   }
 
-  auto attention = torch::softmax(scores, -1);                                            // (B, H, n, n)
+  return {torch::softmax(scores, -1), with_value ? std::move(value) : torch::Tensor()};  // (B, H, n, n)
+}
+
+torch::Tensor MultiHeadAttentionImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,
+                                                    const torch::Tensor& memory) {
+  return weigh(x, context, memory, /*with_value=*/false).probabilities;
+}
+
+AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
+                                                const torch::Tensor& gates, bool return_probabilities,
+                                                const torch::Tensor& memory) {
+  const int64_t batch = x.size(0), length = x.size(1);
+  auto [attention, value] = weigh(x, context, memory, /*with_value=*/true);
   auto mixed = torch::matmul(torch::dropout(attention, dropout_, is_training()), value);  // (B, H, n, dh)
   if (gates.defined()) {
     // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
@@ -216,6 +229,10 @@ BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const Attentio
   auto attended = attn(x, context, gates, return_probabilities);
   auto h = ln_1(residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training));
   return {ln_2(h + torch::dropout(mlp(h), dropout_, training)), std::move(attended.probabilities)};
+}
+
+torch::Tensor TransformerBlockImpl::probabilities(const torch::Tensor& x, const AttentionContext& context) {
+  return attn->probabilities(norm_ == NormPlacement::Pre ? ln_1(x) : x, context);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,10 +299,7 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
                   std::to_string(batch) + ", " + std::to_string(config_.n_layers) + ", " +
                   std::to_string(config_.max_heads()) + "]");
   }
-  auto diagonal = options.diagonal;
-  if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
-  auto context = attention_context(length, length, config_.causal, input.attention_mask, diagonal,
-                                   config_.bird_eye && config_.diag_free_mask, tok_emb->weight.options());
+  auto context = layers_context(length, input, options);
   AttentionSink sink(options);
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const int64_t rows = hidden.size(0);
@@ -297,6 +311,20 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
     sink.take(layer, block.probabilities);
   }
   return {std::move(hidden), sink.release()};
+}
+
+AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInput& input,
+                                                const ForwardOptions& options) const {
+  auto diagonal = options.diagonal;
+  if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
+  return attention_context(length, length, config_.causal, input.attention_mask, diagonal,
+                           config_.bird_eye && config_.diag_free_mask, tok_emb->weight.options());
+}
+
+torch::Tensor TransformerImpl::layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
+                                               const ForwardOptions& options) {
+  TORCH_CHECK(layer >= 0 && layer < config_.n_layers, "layer ", layer, " of ", config_.n_layers);
+  return layers[layer]->as<TransformerBlock>()->probabilities(hidden, layers_context(hidden.size(1), input, options));
 }
 
 torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {

@@ -81,12 +81,23 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   AttentionOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
                           bool return_probabilities, const torch::Tensor& memory = {});
 
+  // The probabilities alone [B, H, n, keys], as forward() computes them (values are made only where
+  // the scores need them: BET(SF)).
+  torch::Tensor probabilities(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& memory = {});
+
   int64_t heads() const { return heads_; }
 
   Dense q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
   torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)
 
  private:
+  struct Weighed {
+    torch::Tensor probabilities;  // (B, H, n, keys)
+    torch::Tensor value;          // (B, H, keys, dh); undefined unless asked for
+  };
+  // The one computation of the probabilities behind forward() and probabilities().
+  Weighed weigh(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& memory, bool with_value);
+
   int64_t heads_;
   int64_t d_head_;
   double dropout_;
@@ -109,6 +120,8 @@ class TransformerBlockImpl : public torch::nn::Module {
   TransformerBlockImpl(const ModelConfig& config, int64_t heads);
   BlockOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
                       bool return_probabilities);
+  // Its attention's probabilities for x, the state entering the block, without the rest of the block.
+  torch::Tensor probabilities(const torch::Tensor& x, const AttentionContext& context);
 
   torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
   MultiHeadAttention attn{nullptr};
@@ -133,6 +146,8 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
                           const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;
+  torch::Tensor layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
+                                const ForwardOptions& options) override;
   bool splits_rows_at_gates() const override { return true; }
 
   Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
@@ -142,6 +157,8 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
 
  private:
   torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
+  // The masks and the diagonal intervention every layer of a forward over `length` tokens applies.
+  AttentionContext layers_context(int64_t length, const ModelInput& input, const ForwardOptions& options) const;
 
   ModelConfig config_;
   torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)
