@@ -19,3 +19,9 @@ foreach(line IN LISTS golden_cases)
                    "-DOUTPUTS=${outputs}" -P ${CMAKE_CURRENT_SOURCE_DIR}/run_golden.cmake)
   set_tests_properties(golden.${name} PROPERTIES LABELS golden)
 endforeach()
+
+add_test(NAME golden.compare_tolerance
+         COMMAND ${CMAKE_COMMAND} -DCOMPARE=$<TARGET_FILE:golden_compare>
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/golden_out/compare_tolerance
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/golden_compare_check.cmake)
+set_tests_properties(golden.compare_tolerance PROPERTIES LABELS golden)

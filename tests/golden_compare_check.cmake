@@ -1,0 +1,19 @@
+# tests/golden_compare_check.cmake — golden_compare's tolerance on a hand-made table: a value near 0
+# is held to its column's scale, the sixth digit may move, the fourth may not, text must match.
+# -DCOMPARE -DWORK
+file(MAKE_DIRECTORY "${WORK}")
+file(WRITE "${WORK}/golden.csv" "# metric=ppl\nhead,delta,label\n1,-4.44318,a\n2,0.0578802,b\n")
+function(expect name body code)
+  file(WRITE "${WORK}/${name}.csv" "${body}")
+  execute_process(COMMAND "${COMPARE}" "${WORK}/golden.csv" "${WORK}/${name}.csv" RESULT_VARIABLE got ERROR_VARIABLE err)
+  if(NOT got STREQUAL "${code}")
+    message(FATAL_ERROR "${name}: golden_compare exited ${got}, expected ${code}: ${err}")
+  endif()
+endfunction()
+expect(same "# metric=ppl\nhead,delta,label\n1,-4.44318,a\n2,0.0578802,b\n" 0)
+# Another CPU's last digits: 3e-5 on -4.44 (7e-6 relative), 2.2e-5 on 0.0579 (a Δ of two losses).
+expect(sixth_digit "# metric=ppl\nhead,delta,label\n1,-4.44321,a\n2,0.0579024,b\n" 0)
+expect(fourth_digit "# metric=ppl\nhead,delta,label\n1,-4.44418,a\n2,0.0578802,b\n" 1)
+expect(small_value_off "# metric=ppl\nhead,delta,label\n1,-4.44318,a\n2,0.0588802,b\n" 1)
+expect(text_differs "# metric=ppl\nhead,delta,label\n1,-4.44318,a\n2,0.0578802,c\n" 1)
+expect(comment_differs "# metric=loss\nhead,delta,label\n1,-4.44318,a\n2,0.0578802,b\n" 1)
