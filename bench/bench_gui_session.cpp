@@ -2,7 +2,8 @@
 // a random GPT-2-small layout (12 layers × 12 heads, d 768, d_ff 3,072, vocabulary 50,257; written by
 // the bench) on a 1,024-token text, driven as a person drives it: the first map, a head toggle in
 // layer 12 and in layer 1, a layer change. Each is timed until the window has applied and painted
-// the result. The baseline, in the same run, is the forward of the layers each recomputes.
+// the result. The baselines, in the same run, are the forward of the layers each recomputes and, for
+// a layer change (the window holds the shown layer's floats only), one layer's attention alone.
 //
 // A 2-ms heartbeat timer on the UI thread runs throughout; `ui_stall_ms` is the longest gap between
 // its ticks during a benchmark, less its 2-ms period: how long the window could not respond.
@@ -143,8 +144,20 @@ void BM_ForwardLayers(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(loaded.model->run_layers(hidden, input, kLayers - run, kLayers, {}).hidden);
 }
 
+// Baseline of a layer change: one layer's attention probabilities made again from the state entering
+// it (AttentionModel::layer_attention: the query/key products and the softmax, no values or MLP).
+void BM_LayerAttention(benchmark::State& state) {
+  static auto loaded = aw::load_checkpoint(aw::bench::gpt2_small_dir(), torch::kCPU);
+  c10::InferenceMode inference;
+  aw::ModelInput input;
+  input.input_ids = torch::randint(1, kVocabulary, {1, kTokens}, torch::kLong);
+  auto hidden = loaded.model->run_layers(loaded.model->embed(input), input, 0, 6, {}).hidden;
+  for (auto _ : state) benchmark::DoNotOptimize(loaded.model->layer_attention(hidden, input, 6, {}));
+}
+
 }  // namespace
 
+BENCHMARK(BM_LayerAttention)->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_ForwardLayers)->Arg(12)->Arg(1)->ArgName("layers")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_FirstMap)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_ToggleHead)->Arg(12)->Arg(1)->ArgName("layer")->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(4);

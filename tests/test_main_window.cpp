@@ -594,8 +594,10 @@ class MainWindowTests : public QObject {
     view.setCapture(0, capture, {});
     QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
     QVERIFY(!view.heatmap()->isStale());
+    view.resize(1100, 650);
     view.setLayerHead(1, 2);
     QVERIFY(view.heatmap()->isStale());  // made on a worker: not there yet
+    QVERIFY(view.grab().save(AW_BUILD_DIR "/making_layer.png"));
     QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap()->isStale(), kTimeoutMs);
     QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 1, 2, summary.name).weights);
     QCOMPARE(view.heatmap()->matrix().title, QString("vanilla_lm · layer 2 · head 3"));
