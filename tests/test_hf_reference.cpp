@@ -8,6 +8,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/checkpoint/safetensors.h"
+#include "models/text/tokenizer.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -277,6 +280,38 @@ TEST(Gpt2Reference, BareNamesMatchFloat64Reference) {
   write_gpt2_folder(dir, weights, "");
   expect_gpt2_matches_reference(dir, weights, kFloat32Tolerance);
   EXPECT_EQ(load_checkpoint(dir.path()).stored_dtype, "F32");
+}
+
+// A folder whose only tokenizer file is a tokenizer.json (ByteLevel with GPT-2's regex, the same
+// vocabulary and merges) loads it and encodes as GPT-2's own files do.
+TEST(Gpt2Reference, AFolderWithOnlyTokenizerJsonReadsIt) {
+  TempDir dir;
+  write_gpt2_folder(dir, random_gpt2_weights(104), "");
+  const auto gpt2 = load_gpt2_tokenizer(dir.file("vocab.json"), dir.file("merges.txt"));
+  nlohmann::json merges = nlohmann::json::array();
+  std::ifstream merges_file(dir.file("merges.txt"));
+  for (std::string line; std::getline(merges_file, line);)
+    if (!line.empty() && line[0] != '#') merges.push_back(line);
+  std::ifstream vocab_file(dir.file("vocab.json"));
+  const nlohmann::json tokenizer_json = {
+      {"version", "1.0"},
+      {"added_tokens", nlohmann::json::array()},
+      {"normalizer", nullptr},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"post_processor", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}, {"use_regex", true}}},
+      {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"model", {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"fuse_unk", false},
+                 {"byte_fallback", false}, {"vocab", nlohmann::json::parse(vocab_file)}, {"merges", merges}}}};
+  test::write_file(dir.file("tokenizer.json"), tokenizer_json.dump());
+  std::filesystem::remove(dir.file("vocab.json"));
+  std::filesystem::remove(dir.file("merges.txt"));
+  const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  EXPECT_EQ(loaded.tokenizer->kind(), "hf_bpe");
+  EXPECT_EQ(loaded.tokenizer->vocab_size(), kGpt2Vocab);
+  for (const std::string text : {"the cat sat on the mat", "  spaced   out\n", "naïve 日本 🍕 don't"}) {
+    EXPECT_EQ(loaded.tokenizer->encode(text).ids, gpt2->encode(text).ids) << text;
+    EXPECT_EQ(loaded.tokenizer->encode(text).tokens, gpt2->encode(text).tokens) << text;
+  }
 }
 
 TEST(Gpt2Reference, TransformerPrefixedNamesMatchFloat64Reference) {

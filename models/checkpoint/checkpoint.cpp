@@ -11,6 +11,7 @@
 #include "models/nn/transformer.h"
 #include "models/nn/translation.h"
 #include "models/checkpoint/weight_bindings.h"
+#include "models/text/hf_tokenizer.h"
 
 #include <torch/torch.h>
 
@@ -206,6 +207,13 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
   std::string vocab_file;
   switch (config.tokenizer) {
     case TokenizerKind::Gpt2Bpe:
+      // GPT-2's own files when the folder has them; a folder with only tokenizer.json reads that
+      // (and then, as Hugging Face does, matches its added tokens in the text).
+      if (!fs::exists(fs::path(dir) / "vocab.json") && fs::exists(fs::path(dir) / "tokenizer.json")) {
+        vocab_file = (fs::path(dir) / "tokenizer.json").string();
+        tokenizer = load_hf_tokenizer(vocab_file);
+        break;
+      }
       vocab_file = require_file(dir, "vocab.json");
       tokenizer = load_gpt2_tokenizer(vocab_file, require_file(dir, "merges.txt"));
       break;

@@ -2,6 +2,8 @@
 // decode, the one-token-per-line vocabulary reader, and UTF-8 decoding with the workbench's error message.
 #include "models/text/tokenizer.h"
 
+#include "models/text/byte_level_bpe.h"
+
 #include "models/errors.h"
 #include "models/json_input.h"
 
@@ -143,28 +145,33 @@ void append_utf8(std::string& out, char32_t code_point) {
   }
 }
 
-std::vector<std::string> read_vocab_json(const std::string& path, const std::string& noun) {
-  const auto vocab = read_untrusted_json(path);
+std::vector<std::string> vocab_spellings(const nlohmann::json& vocab, const std::string& path, const std::string& where,
+                                         const std::string& noun) {
   if (!vocab.is_object())
-    fail_in_file(path, "is not a JSON object of " + noun + " → id (found " + vocab.type_name() + ")");
-  if (vocab.empty()) fail_in_file(path, "holds no " + noun + "s (empty object)");
+    fail_in_file(path, where + "is not a JSON object of " + noun + " → id (found " + vocab.type_name() + ")");
+  if (vocab.empty()) fail_in_file(path, where + "holds no " + noun + "s (empty object)");
   const size_t size = vocab.size();
   std::vector<std::string> spellings(size);
   std::vector<bool> taken(size, false);
   for (const auto& [spelling, value] : vocab.items()) {
     if (!value.is_number_integer())
-      fail_in_file(path, noun + " " + quoted_excerpt(spelling) + " has id " + json_excerpt(value) + ", not an integer");
+      fail_in_file(path, where + noun + " " + quoted_excerpt(spelling) + " has id " + json_excerpt(value) + ", not an integer");
     const auto id = value.get<int64_t>();
     if (id < 0 || id >= static_cast<int64_t>(size))
-      fail_in_file(path, noun + " " + quoted_excerpt(spelling) + " has id " + std::to_string(id) + ", outside 0.." +
+      fail_in_file(path, where + noun + " " + quoted_excerpt(spelling) + " has id " + std::to_string(id) + ", outside 0.." +
                              std::to_string(size - 1) + " (ids must number the " + std::to_string(size) + " " + noun +
                              "s without gaps)");
     if (taken[id])
-      fail_in_file(path, "id " + std::to_string(id) + " is given to both " + quoted_excerpt(spellings[id]) + " and " + quoted_excerpt(spelling));
+      fail_in_file(path, where + "id " + std::to_string(id) + " is given to both " + quoted_excerpt(spellings[id]) + " and " +
+                             quoted_excerpt(spelling));
     taken[id] = true;
     spellings[id] = spelling;
   }
   return spellings;
+}
+
+std::vector<std::string> read_vocab_json(const std::string& path, const std::string& noun) {
+  return vocab_spellings(read_untrusted_json(path), path, "", noun);
 }
 
 }  // namespace tokenizer_detail

@@ -1,24 +1,32 @@
-// models/text/tokenizer_gpt2.cpp — GPT-2 byte-level BPE, giving the ids Hugging Face's GPT2Tokenizer
-// gives for the same vocab.json, merges.txt and text. No special tokens are added, and
-// "<|endoftext|>" inside the text is ordinary text here (Hugging Face matches it as a special token).
+// models/text/tokenizer_gpt2.cpp — byte-level BPE: GPT-2's vocab.json + merges.txt, giving the ids
+// Hugging Face's GPT2Tokenizer gives for the same files and text, and the tokenizer a tokenizer.json
+// describes (tokenizer_hf_json.cpp reads it into a ByteLevelBpeSpec). From GPT-2's files no special
+// tokens are added, and "<|endoftext|>" inside the text is ordinary text (Hugging Face matches it as
+// a special token); a tokenizer.json's added tokens are matched, and its template added.
 //
-// Text → pieces (GPT-2's regular expression) → each piece's UTF-8 bytes → one symbol per byte
-// (GPT-2's printable stand-ins, which is how vocab.json spells tokens) → BPE merges by rank → ids.
+// Text → added tokens split off → NFC (if asked) → pieces (each pre-tokenisation pattern; GPT-2's
+// own for GPT-2) → each piece's UTF-8 bytes → one symbol per byte (GPT-2's printable stand-ins,
+// which is how the vocabulary spells tokens) → BPE merges by rank → ids.
 //
 // Readable token text is the bytes a token stands for (" the" for "Ġthe"). Byte-level BPE can cut
 // a multi-byte character (emoji, CJK) between tokens; a byte that is not part of a whole UTF-8
 // character is shown as the four characters \xNN ("\xF0\x9F"), so labels stay valid UTF-8.
 //
 // decode joins the tokens' bytes and reads them as UTF-8, each ill-formed stretch becoming one
-// U+FFFD (Python's errors="replace", as Hugging Face decodes). It skips the vocabulary entries that
-// BPE never produces — neither a byte's symbol nor a merge's result: "<|endoftext|>" in GPT-2,
-// "<s>", "</s>", "<pad>", "<unk>", "<mask>" in BART — as skip_special_tokens=True does.
+// U+FFFD (Python's errors="replace", as Hugging Face decodes). It skips special tokens, as
+// skip_special_tokens=True does: a tokenizer.json's special added tokens, and for GPT-2's files the
+// vocabulary entries that BPE never produces — neither a byte's symbol nor a merge's result:
+// "<|endoftext|>" in GPT-2, "<s>", "</s>", "<pad>", "<unk>", "<mask>" in BART.
 #include "models/text/tokenizer.h"
 
 #include "models/errors.h"
+#include "models/text/byte_level_bpe.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+
+#include <unicode/normalizer2.h>
+#include <unicode/unistr.h>
 
 #include <nlohmann/json.hpp>
 
@@ -143,11 +151,6 @@ std::string replace_ill_formed_utf8(const std::string& bytes) {
   return text;
 }
 
-// GPT-2's pre-tokenisation pattern, with \s spelt \p{White_Space}: under PCRE2_UCP, \s also
-// matches U+180E, which the `regex` module Hugging Face uses does not count as space.
-constexpr const char* kPiecePattern =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+)"
-    R"(|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+)";
 
 std::string pcre2_message(int code) {
   PCRE2_UCHAR buffer[256];
@@ -162,15 +165,16 @@ struct Pcre2MatchDataFree {
   void operator()(pcre2_match_data* data) const { pcre2_match_data_free(data); }
 };
 
-std::unique_ptr<pcre2_code, Pcre2CodeFree> compile_piece_pattern() {
+using Pattern = std::unique_ptr<pcre2_code, Pcre2CodeFree>;
+
+Pattern compile_piece_pattern(const std::string& pattern, const std::string& source) {
   int error = 0;
   PCRE2_SIZE error_offset = 0;
-  std::unique_ptr<pcre2_code, Pcre2CodeFree> code(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPiecePattern),
-                                                                PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
-                                                                &error, &error_offset, nullptr));
+  Pattern code(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
+                             &error, &error_offset, nullptr));
   if (!code)
-    throw Error("GPT-2 pre-tokenisation pattern does not compile at offset " + std::to_string(error_offset) + ": " +
-                pcre2_message(error));
+    fail_in_file(source, "pre-tokenisation pattern " + quoted_excerpt(pattern) + " does not compile at offset " +
+                             std::to_string(error_offset) + ": " + pcre2_message(error));
   // JIT is only a speed-up: without it (or when it fails) pcre2_match interprets the pattern.
   pcre2_jit_compile(code.get(), PCRE2_JIT_COMPLETE);
   return code;
@@ -202,40 +206,63 @@ std::vector<std::string> split_on_blanks(const std::string& line) {
 constexpr size_t kCachedPieceBytes = 64;
 constexpr size_t kCacheLimit = 1 << 16;
 
-class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
+// One piece of text on its way through encode: a stretch still to tokenise, or an added token's id.
+struct Piece {
+  std::string text;
+  int64_t added_id = -1;
+};
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string nfc(const std::string& text) {
+  UErrorCode status = U_ZERO_ERROR;
+  const auto* normalizer = icu::Normalizer2::getNFCInstance(status);
+  if (U_FAILURE(status)) throw Error(std::string("ICU has no NFC normalizer: ") + u_errorName(status));
+  const auto normalized = normalizer->normalize(icu::UnicodeString::fromUTF8(text), status);
+  if (U_FAILURE(status)) throw Error(std::string("NFC normalisation failed: ") + u_errorName(status));
+  std::string out;
+  normalized.toUTF8String(out);
+  return out;
+}
+
+class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
  public:
-  Gpt2Tokenizer(const std::string& vocab_path, const std::string& merges_path)
-      : vocab_path_(vocab_path), pattern_(compile_piece_pattern()) {
-    read_vocab(vocab_path);
-    read_merges(merges_path);
+  explicit ByteLevelBpeTokenizer(tokenizer_detail::ByteLevelBpeSpec spec) : spec_(std::move(spec)) {
+    read_vocab();
+    read_merges();
+    for (const auto ids : {&spec_.prefix_ids, &spec_.suffix_ids})
+      for (const int64_t id : *ids)
+        if (id < 0 || id >= vocab_size())
+          fail_in_file(spec_.vocab_source, "the template's special token id " + std::to_string(id) + " is outside the " +
+                                               std::to_string(vocab_size()) + " tokens");
+    for (const auto& step : spec_.steps)
+      patterns_.push_back(step.pattern.empty() ? nullptr : compile_piece_pattern(step.pattern, spec_.vocab_source));
   }
 
   Encoding encode(const std::string& text) const override {
     tokenizer_detail::require_utf8(text);  // before PCRE2_NO_UTF_CHECK below
     Encoding encoding;
-    std::unique_ptr<pcre2_match_data, Pcre2MatchDataFree> match(
-        pcre2_match_data_create_from_pattern(pattern_.get(), nullptr));
-    if (!match) throw Error("GPT-2 tokenizer: out of memory for pattern matching");
-    const auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
-    PCRE2_SIZE offset = 0;
-    while (offset < text.size()) {
-      int found = pcre2_match(pattern_.get(), subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
-      if (found == PCRE2_ERROR_JIT_STACKLIMIT)
-        found = pcre2_match(pattern_.get(), subject, text.size(), offset, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT,
-                            match.get(), nullptr);
-      if (found == PCRE2_ERROR_NOMATCH) break;
-      if (found < 0) throw Error("GPT-2 pre-tokenisation failed at byte offset " + std::to_string(offset) + ": " +
-                                 pcre2_message(found));
-      const PCRE2_SIZE* bounds = pcre2_get_ovector_pointer(match.get());
-      const size_t begin = bounds[0], end = bounds[1];
-      for (const int64_t id : piece_ids(text.substr(begin, end - begin))) {
-        encoding.ids.push_back(id);
-        encoding.tokens.push_back(texts_[static_cast<size_t>(id)]);
-        encoding.type_ids.push_back(0);
+    const auto add = [&](int64_t id) {
+      encoding.ids.push_back(id);
+      encoding.tokens.push_back(texts_[static_cast<size_t>(id)]);
+      encoding.type_ids.push_back(0);
+    };
+    for (const int64_t id : spec_.prefix_ids) add(id);
+    for (const auto& raw : split_added(text, /*normalized=*/false)) {
+      if (raw.added_id >= 0) {
+        add(raw.added_id);
+        continue;
       }
-      // Every alternative consumes at least one character; step over one anyway if that ever fails.
-      offset = end > begin ? end : begin + utf8_sequence_length(text, begin);
+      for (const auto& piece : split_added(spec_.nfc ? nfc(raw.text) : raw.text, /*normalized=*/true)) {
+        if (piece.added_id >= 0) {
+          add(piece.added_id);
+          continue;
+        }
+        for (const auto& pre_token : pre_tokenize(piece.text))
+          for (const int64_t id : piece_ids(pre_token)) add(id);
+      }
     }
+    for (const int64_t id : spec_.suffix_ids) add(id);
     return encoding;
   }
 
@@ -243,7 +270,11 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
     std::string bytes;
     for (const int64_t id : ids) {
       require_id(id);
-      if (!produced_[static_cast<size_t>(id)]) continue;
+      if (skipped_[static_cast<size_t>(id)]) continue;
+      if (added_text_[static_cast<size_t>(id)]) {
+        bytes += spellings_[static_cast<size_t>(id)];
+        continue;
+      }
       for (const char32_t symbol : tokenizer_detail::decode_utf8(spellings_[static_cast<size_t>(id)])) {
         const int byte = byte_of_symbol(symbol);
         if (byte >= 0) bytes += static_cast<char>(byte);
@@ -253,56 +284,145 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
     return replace_ill_formed_utf8(bytes);
   }
 
-  std::string kind() const override { return "gpt2_bpe"; }
+  std::string kind() const override { return spec_.kind; }
 
  private:
-  void read_vocab(const std::string& path) {
-    spellings_ = read_vocab_json(path, "token");
+  void read_vocab() {
+    spellings_ = std::move(spec_.spellings);
+    // Added tokens past the model's vocabulary extend it (their ids follow it, as in tokenizer.json).
+    for (const auto& token : spec_.added) {
+      if (token.id < 0) fail_in_file(spec_.vocab_source, "added token " + quoted_excerpt(token.content) + " has a negative id");
+      if (static_cast<size_t>(token.id) >= spellings_.size()) spellings_.resize(static_cast<size_t>(token.id) + 1);
+      auto& spelling = spellings_[static_cast<size_t>(token.id)];
+      if (!spelling.empty() && spelling != token.content)
+        fail_in_file(spec_.vocab_source, "added token " + quoted_excerpt(token.content) + " has id " +
+                                             std::to_string(token.id) + ", which the vocabulary gives to " +
+                                             quoted_excerpt(spelling));
+      spelling = token.content;
+    }
     const size_t size = spellings_.size();
-    for (size_t id = 0; id < size; ++id) ids_.emplace(spellings_[id], static_cast<int64_t>(id));
+    for (size_t id = 0; id < size; ++id) {
+      if (spellings_[id].empty()) fail_in_file(spec_.vocab_source, "has no token with id " + std::to_string(id));
+      ids_.emplace(spellings_[id], static_cast<int64_t>(id));
+    }
+    added_text_.assign(size, false);
+    for (const auto& token : spec_.added) {
+      added_text_[static_cast<size_t>(token.id)] = true;
+      if (!token.content.empty()) starts_added_[static_cast<unsigned char>(token.content[0])] = true;
+    }
     texts_.reserve(size);
-    for (const auto& spelling : spellings_) texts_.push_back(readable_text(spelling));
-    produced_.assign(size, false);
+    for (size_t id = 0; id < size; ++id)
+      texts_.push_back(added_text_[id] ? spellings_[id] : readable_text(spellings_[id]));
+    std::vector<bool> produced(size, false);
     for (int byte = 0; byte < 256; ++byte) {
       byte_ids_[byte] = token_id(symbol_utf8(static_cast<unsigned char>(byte)));
-      if (byte_ids_[byte] >= 0) produced_[static_cast<size_t>(byte_ids_[byte])] = true;
+      if (byte_ids_[byte] >= 0) produced[static_cast<size_t>(byte_ids_[byte])] = true;
     }
+    for (const auto& merge : spec_.merges) {
+      const int64_t result = token_id(merge.left + merge.right);
+      if (result >= 0) produced[static_cast<size_t>(result)] = true;
+    }
+    // Without added tokens (GPT-2's files) the specials are the entries BPE never produces.
+    skipped_.assign(size, false);
+    for (size_t id = 0; id < size; ++id) skipped_[id] = spec_.added.empty() && !produced[id];
+    for (const auto& token : spec_.added) skipped_[static_cast<size_t>(token.id)] = token.special;
   }
 
-  // merges.txt: an optional "#version: …" first line, then one merge per line, "left right",
-  // earliest line first merged. Blank lines are skipped.
-  void read_merges(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
-    std::unordered_map<uint64_t, size_t> line_of_merge;
-    std::string line;
-    size_t line_number = 0;
-    while (std::getline(in, line)) {
-      ++line_number;
-      require_line_length(path, line_number, line);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line_number == 1 && line.rfind("#version", 0) == 0) continue;
-      const auto words = split_on_blanks(line);
-      if (words.empty()) continue;
-      const std::string where = "line " + std::to_string(line_number) + ": ";
-      if (words.size() != 2)
-        fail_in_file(path, where + "expected two tokens separated by a space, found " + std::to_string(words.size()) +
-                               " (" + quoted_excerpt(line) + ")");
-      const std::string merge = "merge " + quoted_excerpt(words[0] + " " + words[1]);
-      const int64_t left = token_id(words[0]), right = token_id(words[1]);
-      const int64_t result = token_id(words[0] + words[1]);
-      for (const auto& [id, spelling] : {std::pair{left, words[0]}, std::pair{right, words[1]}})
-        if (id < 0) fail_in_file(path, where + merge + " uses " + quoted_excerpt(spelling) + ", which is not in the vocabulary");
+  void read_merges() {
+    std::unordered_map<uint64_t, std::string> where_of_merge;
+    for (const auto& entry : spec_.merges) {
+      const auto& where = entry.where;
+      const std::string merge = "merge " + quoted_excerpt(entry.left + " " + entry.right);
+      const int64_t left = token_id(entry.left), right = token_id(entry.right);
+      const int64_t result = token_id(entry.left + entry.right);
+      for (const auto& [id, spelling] : {std::pair{left, entry.left}, std::pair{right, entry.right}})
+        if (id < 0)
+          fail_in_file(spec_.merges_source, where + merge + " uses " + quoted_excerpt(spelling) + ", which is not in the vocabulary");
       if (result < 0)
-        fail_in_file(path, where + merge + " makes " + quoted_excerpt(words[0] + words[1]) + ", which is not in the vocabulary");
+        fail_in_file(spec_.merges_source, where + merge + " makes " + quoted_excerpt(entry.left + entry.right) +
+                                              ", which is not in the vocabulary");
       const auto key = pair_key(left, right);
-      const auto [previous, inserted] = line_of_merge.emplace(key, line_number);
-      if (!inserted) fail_in_file(path, where + merge + " repeats line " + std::to_string(previous->second));
+      const auto [previous, inserted] = where_of_merge.emplace(key, where);
+      if (!inserted) fail_in_file(spec_.merges_source, where + merge + " repeats " + previous->second.substr(0, previous->second.size() - 2));
       if (merges_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max()))
-        fail_in_file(path, where + "too many merges");
+        fail_in_file(spec_.merges_source, where + "too many merges");
       merges_.emplace(key, Merge{static_cast<int32_t>(merges_.size()), result});
-      produced_[static_cast<size_t>(result)] = true;
     }
+    spec_.merges.clear();
+    spec_.merges.shrink_to_fit();
+  }
+
+  // The text cut at the added tokens of this kind (normalized or not): the leftmost match, the
+  // longest there, lstrip/rstrip taking the blanks beside it.
+  std::vector<Piece> split_added(const std::string& text, bool normalized) const {
+    std::vector<Piece> pieces;
+    size_t start = 0, pos = 0;
+    while (pos < text.size()) {
+      if (!starts_added_[static_cast<unsigned char>(text[pos])]) {  // most bytes start no added token
+        ++pos;
+        continue;
+      }
+      const tokenizer_detail::ByteLevelBpeSpec::AddedToken* best = nullptr;
+      for (const auto& token : spec_.added)
+        if (token.normalized == normalized && !token.content.empty() && text.compare(pos, token.content.size(), token.content) == 0 &&
+            (!best || token.content.size() > best->content.size()))
+          best = &token;
+      if (!best) {
+        ++pos;
+        continue;
+      }
+      size_t begin = pos, end = pos + best->content.size();
+      if (best->lstrip)
+        while (begin > start && is_blank(text[begin - 1])) --begin;
+      if (best->rstrip)
+        while (end < text.size() && is_blank(text[end])) ++end;
+      if (begin > start) pieces.push_back({text.substr(start, begin - start)});
+      pieces.push_back({{}, best->id});
+      start = pos = end;
+    }
+    if (start < text.size()) pieces.push_back({text.substr(start)});
+    return pieces;
+  }
+
+  // Each step in turn over every piece: the prefix space, then the split by its pattern.
+  std::vector<std::string> pre_tokenize(const std::string& text) const {
+    std::vector<std::string> pieces{text}, next;
+    for (size_t step = 0; step < spec_.steps.size(); ++step) {
+      next.clear();
+      for (auto& piece : pieces) {
+        if (spec_.steps[step].add_prefix_space && piece.rfind(' ', 0) != 0) piece.insert(0, " ");
+        if (patterns_[step]) split_isolated(*patterns_[step], piece, next);
+        else next.push_back(std::move(piece));
+      }
+      pieces.swap(next);
+    }
+    return pieces;
+  }
+
+  // Every match of `pattern` in `text`, and every stretch between matches, in order.
+  static void split_isolated(const pcre2_code& pattern, const std::string& text, std::vector<std::string>& out) {
+    std::unique_ptr<pcre2_match_data, Pcre2MatchDataFree> match(pcre2_match_data_create_from_pattern(&pattern, nullptr));
+    if (!match) throw Error("byte-level BPE tokenizer: out of memory for pattern matching");
+    const auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+    size_t offset = 0, done = 0;
+    while (offset < text.size()) {
+      int found = pcre2_match(&pattern, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
+      if (found == PCRE2_ERROR_JIT_STACKLIMIT)
+        found = pcre2_match(&pattern, subject, text.size(), offset, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, match.get(), nullptr);
+      if (found == PCRE2_ERROR_NOMATCH) break;
+      if (found < 0)
+        throw Error("pre-tokenisation failed at byte offset " + std::to_string(offset) + ": " + pcre2_message(found));
+      const PCRE2_SIZE* bounds = pcre2_get_ovector_pointer(match.get());
+      const size_t begin = bounds[0], end = bounds[1];
+      if (end == begin) {  // an empty match splits nothing: step over one character
+        offset = begin + std::max<size_t>(1, utf8_sequence_length(text, begin));
+        continue;
+      }
+      if (begin > done) out.push_back(text.substr(done, begin - done));
+      out.push_back(text.substr(begin, end - begin));
+      done = offset = end;
+    }
+    if (done < text.size()) out.push_back(text.substr(done));
   }
 
   // The ids of one piece, through the cache for short pieces.
@@ -312,11 +432,12 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
       const auto cached = cache_.find(piece);
       if (cached != cache_.end()) return cached->second;
     }
-    auto ids = merge_bytes(piece);
+    auto ids = whole_token(piece);
+    if (ids.empty()) ids = merge_bytes(piece);
     for (const int64_t id : ids)
       if (id < 0) {
         const auto byte = static_cast<unsigned char>(-1 - id);
-        fail_in_file(vocab_path_, "has no token for byte " + hex_byte(byte) + " (symbol '" + symbol_utf8(byte) +
+        fail_in_file(spec_.vocab_source, "has no token for byte " + hex_byte(byte) + " (symbol '" + symbol_utf8(byte) +
                                       "'), which the text needs");
       }
     if (piece.size() <= kCachedPieceBytes) {
@@ -325,6 +446,16 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
       cache_.emplace(piece, ids);
     }
     return ids;
+  }
+
+  // With ignore_merges, a piece the vocabulary holds whole is that one token.
+  std::vector<int64_t> whole_token(const std::string& piece) const {
+    if (!spec_.ignore_merges) return {};
+    std::string spelling;
+    for (const char c : piece) spelling += symbol_utf8(static_cast<unsigned char>(c));
+    const int64_t id = token_id(spelling);
+    if (id < 0 || added_text_[static_cast<size_t>(id)]) return {};
+    return {id};
   }
 
   // BPE: start from one symbol per byte; repeatedly take the adjacent pair with the lowest rank and
@@ -367,20 +498,67 @@ class Gpt2Tokenizer final : public tokenizer_detail::TableTokenizer {
     return symbols;
   }
 
-  std::string vocab_path_;
-  std::unique_ptr<pcre2_code, Pcre2CodeFree> pattern_;  // compiled once, shared by all encode calls
-  std::vector<std::string> spellings_;                  // index = id, as in vocab.json ("Ġthe")
-  std::array<int64_t, 256> byte_ids_{};                 // byte → id of its symbol, -1 if absent
-  std::vector<bool> produced_;  // index = id: a byte's symbol or a merge's result (else a special token)
+  tokenizer_detail::ByteLevelBpeSpec spec_;  // its spellings and merges moved into the tables below
+  std::vector<Pattern> patterns_;            // per pre-tokenisation step, compiled once (null: no split)
+  std::vector<std::string> spellings_;       // index = id, as the file spells tokens ("Ġthe")
+  std::vector<bool> added_text_;             // index = id: an added token, whose spelling is its text
+  std::vector<bool> skipped_;                // index = id: a special token, which decode skips
+  std::array<int64_t, 256> byte_ids_{};      // byte → id of its symbol, -1 if absent
+  std::array<bool, 256> starts_added_{};     // byte → whether some added token starts with it
   std::unordered_map<uint64_t, Merge> merges_;          // (left id, right id) → merge
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;  // piece bytes → ids
 };
 
+// merges.txt: an optional "#version: …" first line, then one merge per line, "left right",
+// earliest line first merged. Blank lines are skipped.
+std::vector<tokenizer_detail::ByteLevelBpeSpec::MergeEntry> read_merges_txt(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+  std::vector<tokenizer_detail::ByteLevelBpeSpec::MergeEntry> merges;
+  std::string line;
+  size_t line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    require_line_length(path, line_number, line);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_number == 1 && line.rfind("#version", 0) == 0) continue;
+    const auto words = split_on_blanks(line);
+    if (words.empty()) continue;
+    const std::string where = "line " + std::to_string(line_number) + ": ";
+    if (words.size() != 2)
+      fail_in_file(path, where + "expected two tokens separated by a space, found " + std::to_string(words.size()) +
+                             " (" + quoted_excerpt(line) + ")");
+    merges.push_back({words[0], words[1], where});
+  }
+  return merges;
+}
+
 }  // namespace
 
+namespace tokenizer_detail {
+
+// With \s spelt \p{White_Space}: under PCRE2_UCP, \s also matches U+180E, which the `regex` module
+// Hugging Face uses does not count as space.
+const char* const kGpt2PiecePattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+)"
+    R"(|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+)";
+
+std::unique_ptr<Tokenizer> make_byte_level_bpe(ByteLevelBpeSpec spec) {
+  return std::make_unique<ByteLevelBpeTokenizer>(std::move(spec));
+}
+
+}  // namespace tokenizer_detail
+
 std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_path, const std::string& merges_path) {
-  return std::make_unique<Gpt2Tokenizer>(vocab_json_path, merges_path);
+  tokenizer_detail::ByteLevelBpeSpec spec;
+  spec.kind = "gpt2_bpe";
+  spec.vocab_source = vocab_json_path;
+  spec.spellings = read_vocab_json(vocab_json_path, "token");
+  spec.merges_source = merges_path;
+  spec.merges = read_merges_txt(merges_path);
+  spec.steps = {{tokenizer_detail::kGpt2PiecePattern, false}};
+  return tokenizer_detail::make_byte_level_bpe(std::move(spec));
 }
 
 }  // namespace aw

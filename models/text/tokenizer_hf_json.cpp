@@ -1,0 +1,208 @@
+// models/text/tokenizer_hf_json.cpp — tokenizer.json → ByteLevelBpeSpec (see hf_tokenizer.h).
+#include "models/text/hf_tokenizer.h"
+
+#include "models/errors.h"
+#include "models/json_input.h"
+#include "models/text/byte_level_bpe.h"
+
+#include <nlohmann/json.hpp>
+
+
+namespace aw {
+namespace {
+
+using tokenizer_detail::ByteLevelBpeSpec;
+
+// The parts of one tokenizer.json, each read with the file named in every message.
+class TokenizerJsonReader {
+ public:
+  explicit TokenizerJsonReader(std::string path) : path_(std::move(path)), json_(read_untrusted_json(path_)) {
+    if (!json_.is_object()) fail("is not a JSON object (a tokenizer.json is one)");
+    spec_.kind = "hf_bpe";
+    spec_.vocab_source = spec_.merges_source = path_;
+  }
+
+  ByteLevelBpeSpec read() {
+    read_model(member(json_, "model", "the file"));
+    read_normalizer(json_.value("normalizer", nlohmann::json()));
+    read_pre_tokenizer(json_.value("pre_tokenizer", nlohmann::json()));
+    if (!byte_level_) unsupported("a tokenizer without a ByteLevel pre-tokenizer");
+    read_added_tokens(json_.value("added_tokens", nlohmann::json::array()));
+    read_post_processor(json_.value("post_processor", nlohmann::json()));
+    read_decoder(json_.value("decoder", nlohmann::json()));
+    return std::move(spec_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const { fail_in_file(path_, problem); }
+  [[noreturn]] void unsupported(const std::string& what) const {
+    fail(what + " is not supported (byte-level BPE tokenizers only: GPT-NeoX/Pythia, Qwen2, Llama 3, SmolLM)");
+  }
+
+  const nlohmann::json& member(const nlohmann::json& object, const std::string& key, const std::string& of) const {
+    if (!object.is_object() || !object.contains(key)) fail(of + " has no \"" + key + "\"");
+    return object.at(key);
+  }
+  std::string type_of(const nlohmann::json& part, const std::string& what) const {
+    const auto& type = member(part, "type", what);
+    if (!type.is_string()) fail(what + "'s type is " + json_excerpt(type) + ", not a string");
+    return type.get<std::string>();
+  }
+  bool flag(const nlohmann::json& part, const std::string& key, bool fallback) const {
+    if (!part.contains(key) || part.at(key).is_null()) return fallback;
+    if (!part.at(key).is_boolean()) fail("\"" + key + "\" is " + json_excerpt(part.at(key)) + ", not true or false");
+    return part.at(key).get<bool>();
+  }
+  std::string text_of(const nlohmann::json& value, const std::string& what) const {
+    if (!value.is_string()) fail(what + " is " + json_excerpt(value) + ", not a string");
+    return value.get<std::string>();
+  }
+
+  void read_model(const nlohmann::json& model) {
+    const auto type = type_of(model, "the model");
+    if (type != "BPE") unsupported("a " + type + " model");
+    if (flag(model, "byte_fallback", false)) unsupported("BPE with byte_fallback (SentencePiece-style, as Llama 2's)");
+    for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
+      if (model.contains(key) && !model.at(key).is_null() && model.at(key) != "")
+        unsupported(std::string("BPE with a ") + key);
+    if (model.contains("dropout") && !model.at("dropout").is_null() &&
+        (!model.at("dropout").is_number() || model.at("dropout").get<double>() != 0.0))
+      unsupported("BPE dropout");
+    spec_.ignore_merges = flag(model, "ignore_merges", false);
+    spec_.spellings = tokenizer_detail::vocab_spellings(member(model, "vocab", "the model"), path_, "model.vocab: ", "token");
+    const auto& merges = member(model, "merges", "the model");
+    if (!merges.is_array()) fail("model.merges is " + json_excerpt(merges) + ", not a list");
+    for (size_t i = 0; i < merges.size(); ++i) {
+      const std::string where = "model.merges[" + std::to_string(i) + "]: ";
+      const auto& merge = merges[i];
+      if (merge.is_string()) {  // "left right" (the older format)
+        const auto text = merge.get<std::string>();
+        const auto space = text.find(' ');
+        if (space == std::string::npos || text.find(' ', space + 1) != std::string::npos)
+          fail(where + "expected two tokens separated by a space, found " + quoted_excerpt(text));
+        spec_.merges.push_back({text.substr(0, space), text.substr(space + 1), where});
+      } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
+        spec_.merges.push_back({merge[0].get<std::string>(), merge[1].get<std::string>(), where});
+      } else {
+        fail(where + "is " + json_excerpt(merge) + ", not \"left right\" or [left, right]");
+      }
+    }
+  }
+
+  void read_normalizer(const nlohmann::json& normalizer) {
+    if (normalizer.is_null()) return;
+    const auto type = type_of(normalizer, "the normalizer");
+    if (type == "NFC") spec_.nfc = true;
+    else if (type == "Sequence")
+      for (const auto& part : member(normalizer, "normalizers", "the Sequence normalizer")) read_normalizer(part);
+    else unsupported("the normalizer " + type);
+  }
+
+  void read_pre_tokenizer(const nlohmann::json& pre_tokenizer) {
+    if (pre_tokenizer.is_null()) return;
+    const auto type = type_of(pre_tokenizer, "the pre-tokenizer");
+    if (type == "Sequence") {
+      for (const auto& part : member(pre_tokenizer, "pretokenizers", "the Sequence pre-tokenizer")) read_pre_tokenizer(part);
+    } else if (type == "ByteLevel") {
+      byte_level_ = true;
+      spec_.steps.push_back({flag(pre_tokenizer, "use_regex", true) ? tokenizer_detail::kGpt2PiecePattern : "",
+                             flag(pre_tokenizer, "add_prefix_space", false)});
+    } else if (type == "Split") {
+      if (byte_level_) unsupported("a Split pre-tokenizer after ByteLevel");
+      const auto behavior = text_of(member(pre_tokenizer, "behavior", "the Split pre-tokenizer"), "the Split behavior");
+      if (behavior != "Isolated") unsupported("the Split behavior " + behavior);
+      if (flag(pre_tokenizer, "invert", false)) unsupported("an inverted Split");
+      const auto& pattern = member(pre_tokenizer, "pattern", "the Split pre-tokenizer");
+      if (pattern.contains("Regex")) spec_.steps.push_back({text_of(pattern.at("Regex"), "the Split regex"), false});
+      else if (pattern.contains("String")) spec_.steps.push_back({quote_literal(text_of(pattern.at("String"), "the Split string")), false});
+      else fail("the Split pattern is " + json_excerpt(pattern) + ", not {\"Regex\": …} or {\"String\": …}");
+    } else {
+      unsupported("the pre-tokenizer " + type);
+    }
+  }
+
+  // A literal string as a PCRE2 pattern: \Q…\E, with any \E inside it split out.
+  static std::string quote_literal(const std::string& text) {
+    std::string quoted = "\\Q";
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text.compare(i, 2, "\\E") == 0) {
+        quoted += "\\E\\\\E\\Q";
+        ++i;
+      } else {
+        quoted += text[i];
+      }
+    }
+    return quoted + "\\E";
+  }
+
+  void read_added_tokens(const nlohmann::json& added) {
+    if (!added.is_array()) fail("added_tokens is " + json_excerpt(added) + ", not a list");
+    for (size_t i = 0; i < added.size(); ++i) {
+      const auto& token = added[i];
+      const std::string what = "added_tokens[" + std::to_string(i) + "]";
+      ByteLevelBpeSpec::AddedToken entry;
+      entry.content = text_of(member(token, "content", what), what + "'s content");
+      const auto& id = member(token, "id", what);
+      if (!id.is_number_integer() || id.get<int64_t>() < 0) fail(what + "'s id is " + json_excerpt(id) + ", not a non-negative integer");
+      entry.id = id.get<int64_t>();
+      entry.special = flag(token, "special", false);
+      entry.normalized = flag(token, "normalized", !entry.special);
+      entry.lstrip = flag(token, "lstrip", false);
+      entry.rstrip = flag(token, "rstrip", false);
+      if (flag(token, "single_word", false)) unsupported(what + " " + quoted_excerpt(entry.content) + " with single_word");
+      spec_.added.push_back(std::move(entry));
+    }
+  }
+
+  void read_post_processor(const nlohmann::json& processor) {
+    if (processor.is_null()) return;
+    const auto type = type_of(processor, "the post-processor");
+    if (type == "ByteLevel") return;  // offsets only
+    if (type == "Sequence") {
+      for (const auto& part : member(processor, "processors", "the Sequence post-processor")) read_post_processor(part);
+      return;
+    }
+    if (type != "TemplateProcessing") unsupported("the post-processor " + type);
+    const auto& single = member(processor, "single", "TemplateProcessing");
+    if (!single.is_array()) fail("TemplateProcessing's single is " + json_excerpt(single) + ", not a list");
+    const auto& specials = processor.value("special_tokens", nlohmann::json::object());
+    bool text_seen = false;
+    for (const auto& item : single) {
+      if (item.contains("Sequence")) {
+        text_seen = true;
+        continue;
+      }
+      const auto name = text_of(member(member(item, "SpecialToken", "a template item"), "id", "a SpecialToken"), "a SpecialToken's id");
+      if (!specials.contains(name)) fail("the template's special token " + quoted_excerpt(name) + " is not in its special_tokens");
+      const auto& ids = member(specials.at(name), "ids", "special_tokens " + quoted_excerpt(name));
+      if (!ids.is_array()) fail("special_tokens " + quoted_excerpt(name) + "'s ids are " + json_excerpt(ids) + ", not a list");
+      for (const auto& value : ids) {
+        if (!value.is_number_integer() || value.get<int64_t>() < 0)
+          fail("special_tokens " + quoted_excerpt(name) + " has id " + json_excerpt(value) + ", not a non-negative integer");
+        (text_seen ? spec_.suffix_ids : spec_.prefix_ids).push_back(value.get<int64_t>());
+      }
+    }
+  }
+
+  void read_decoder(const nlohmann::json& decoder) {
+    if (decoder.is_null()) return;
+    const auto type = type_of(decoder, "the decoder");
+    if (type == "Sequence")
+      for (const auto& part : member(decoder, "decoders", "the Sequence decoder")) read_decoder(part);
+    else if (type != "ByteLevel") unsupported("the decoder " + type);
+  }
+
+  std::string path_;
+  nlohmann::json json_;
+  ByteLevelBpeSpec spec_;
+  bool byte_level_ = false;  // a ByteLevel pre-tokenizer was read
+};
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string& tokenizer_json_path) {
+  auto spec = TokenizerJsonReader(tokenizer_json_path).read();
+  return tokenizer_detail::make_byte_level_bpe(std::move(spec));
+}
+
+}  // namespace aw
