@@ -12,9 +12,14 @@ Kinds, each after the real tokenizer.json of a model family:
           non-special added token of spaces (normalized, as Pythia's)
   qwen2   Qwen2: NFC, Split(its regex, Isolated) then ByteLevel without regex, chat special tokens
   llama3  Llama 3 / SmolLM: Split(its regex) then ByteLevel, ignore_merges, a BOS template
+  llama2  Llama 2 / TinyLlama (SentencePiece-style BPE): Prepend("▁") and Replace(" ", "▁")
+          normalizers, no pre-tokenizer, byte_fallback to <0xNN> tokens, fuse_unk, a <s> template and
+          the Replace/ByteFallback/Fuse/Strip decoder
+  metaspace  the same model behind a Metaspace pre-tokenizer (prepend_scheme "first", no split)
+          instead of the normalizers, as Llama 2 tokenizers converted without the legacy flag are;
+          metaspace_split: prepend_scheme "always" and split at each "▁"
 Refused kinds (the tests expect a one-line message):
   unigram a Unigram model
-  bytefallback  a SentencePiece-style BPE with byte_fallback (Llama 2)
 """
 import json
 import os
@@ -49,6 +54,7 @@ TEXTS = [
     "line one\nline two\n\n\tend",
     "<|endoftext|>Hello<|endoftext|> world",
     "<|im_start|>user\nhi<|im_end|>",
+    "<s>text after a BOS written out</s>",
     "x" + " " * 8 + "y",
     "",
 ]
@@ -116,17 +122,36 @@ def unigram():
     return tokenizer
 
 
-def byte_fallback():
-    tokenizer = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
-    trainer = trainers.BpeTrainer(vocab_size=200, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False)
-    tokenizer.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
-    tokenizer.train_from_iterator(TRAINING, trainer)
+def sentencepiece_style(metaspace, scheme="first", split=False):
+    """A BPE over characters with "▁" for spaces, trained without the CJK line and the emoji so that
+    they fall back to bytes; the 256 <0xNN> tokens are appended to the vocabulary afterwards, as
+    SentencePiece's byte_fallback models hold them."""
+    tokenizer = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
+    trainer = trainers.BpeTrainer(vocab_size=260, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False)
+    if metaspace:
+        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme=scheme, split=split)
+    else:
+        tokenizer.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tokenizer.train_from_iterator([line for line in TRAINING if line.isascii() or "é" in line], trainer)
+    data = json.loads(tokenizer.to_str())
+    vocab = data["model"]["vocab"]
+    for byte in range(256):
+        vocab["<0x%02X>" % byte] = len(vocab)
+    data["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+        {"type": "ByteFallback"}, {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}
+    tokenizer = Tokenizer.from_str(json.dumps(data))
+    bos = tokenizer.token_to_id("<s>")
+    tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s> $B",
+                                                             special_tokens=[("<s>", bos)])
     return tokenizer
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, make in [("neox", neox), ("qwen2", qwen2), ("llama3", llama3)]:
+    for name, make in [("neox", neox), ("qwen2", qwen2), ("llama3", llama3),
+                       ("llama2", lambda: sentencepiece_style(False)), ("metaspace", lambda: sentencepiece_style(True)),
+                       ("metaspace_split", lambda: sentencepiece_style(True, "always", True))]:
         tokenizer = make()
         tokenizer.save(os.path.join(OUT, name + ".tokenizer.json"))
         cases = []
@@ -137,7 +162,7 @@ def main():
         with open(os.path.join(OUT, name + ".expected.json"), "w", encoding="utf-8") as f:
             json.dump({"tokenizers_version": __import__("tokenizers").__version__, "cases": cases}, f,
                       ensure_ascii=False, indent=1)
-    for name, make in [("unigram", unigram), ("bytefallback", byte_fallback)]:
+    for name, make in [("unigram", unigram)]:
         make().save(os.path.join(OUT, name + ".tokenizer.json"))
     print("wrote", OUT, file=sys.stderr)
 

@@ -1,6 +1,7 @@
 // tests/test_hf_tokenizers.cpp — tokenizer.json (models/text/hf_tokenizer.h) against Hugging Face's
 // own `tokenizers` library: scripts/make_tokenizer_fixtures.py trained small tokenizers of the
-// GPT-NeoX, Qwen2 and Llama 3 kinds with it and saved the ids and decoded text it gives for texts
+// GPT-NeoX, Qwen2, Llama 3 and Llama 2 (SentencePiece-style: with Prepend/Replace normalizers, or
+// behind a Metaspace pre-tokenizer with and without its split) kinds with it and saved the ids and decoded text it gives for texts
 // with special tokens, accents (composed and decomposed), CJK, emoji and runs of spaces. What the
 // reader does not support is refused with one line naming the file.
 #include "models/errors.h"
@@ -16,6 +17,9 @@ namespace aw {
 namespace {
 
 const std::string kFixtures = AW_SOURCE_DIR "/tests/fixtures/hf_tokenizers/";
+const std::string kSupported =
+    "BPE tokenizers only: byte-level as GPT-NeoX/Pythia, Qwen2, Llama 3 and SmolLM ship, or with byte fallback as "
+    "Llama 2 and TinyLlama";
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -38,7 +42,8 @@ TEST_P(HfTokenizerKinds, IdsAndDecodedTextAreTheLibrarys) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, HfTokenizerKinds, ::testing::Values("neox", "qwen2", "llama3"));
+INSTANTIATE_TEST_SUITE_P(Kinds, HfTokenizerKinds, ::testing::Values("neox", "qwen2", "llama3", "llama2", "metaspace",
+                                                                   "metaspace_split"));
 
 TEST(HfTokenizer, AddedTokensAreMatchedWholeAndExtendTheVocabulary) {
   const auto neox = load_hf_tokenizer(kFixtures + "neox.tokenizer.json");
@@ -57,12 +62,7 @@ TEST(HfTokenizer, AddedTokensAreMatchedWholeAndExtendTheVocabulary) {
 TEST(HfTokenizer, UnsupportedKindsAreRefusedWithOneLine) {
   const auto unigram = kFixtures + "unigram.tokenizer.json";
   EXPECT_EQ(test::error_of([&] { load_hf_tokenizer(unigram); }),
-            unigram + ": a Unigram model is not supported (byte-level BPE tokenizers only: GPT-NeoX/Pythia, Qwen2, "
-                      "Llama 3, SmolLM)");
-  const auto fallback = kFixtures + "bytefallback.tokenizer.json";
-  EXPECT_EQ(test::error_of([&] { load_hf_tokenizer(fallback); }),
-            fallback + ": BPE with byte_fallback (SentencePiece-style, as Llama 2's) is not supported (byte-level BPE "
-                       "tokenizers only: GPT-NeoX/Pythia, Qwen2, Llama 3, SmolLM)");
+            unigram + ": a Unigram model is not supported (" + kSupported + ")");
 }
 
 TEST(HfTokenizer, BadFilesGiveOneLineNamingTheFile) {
@@ -81,17 +81,17 @@ TEST(HfTokenizer, BadFilesGiveOneLineNamingTheFile) {
             path + ": model.merges[0]: merge 'h zz' uses 'zz', which is not in the vocabulary");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["model"]["merges"][1] = json["model"]["merges"][0]; }),
             path + ": model.merges[1]: merge 'h e' repeats model.merges[0]");
+  EXPECT_EQ(error_with([](nlohmann::json& json) { json["pre_tokenizer"] = nullptr; }),
+            path + ": a BPE without byte_fallback or a ByteLevel pre-tokenizer is not supported (" + kSupported + ")");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["model"]["merges"][0] = 7; }),
             path + ": model.merges[0]: is 7, not \"left right\" or [left, right]");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["model"]["vocab"]["h"] = "x"; }),
             path + ": model.vocab: token 'h' has id \"x\", not an integer");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json.erase("model"); }), path + ": the file has no \"model\"");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["normalizer"] = {{"type", "NFKC"}}; }),
-            path + ": the normalizer NFKC is not supported (byte-level BPE tokenizers only: GPT-NeoX/Pythia, Qwen2, "
-                   "Llama 3, SmolLM)");
+            path + ": the normalizer NFKC is not supported (" + kSupported + ")");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Removed"; }),
-            path + ": the Split behavior Removed is not supported (byte-level BPE tokenizers only: GPT-NeoX/Pythia, "
-                   "Qwen2, Llama 3, SmolLM)");
+            path + ": the Split behavior Removed is not supported (" + kSupported + ")");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(a"; }),
             path + ": pre-tokenisation pattern '(a' does not compile at offset 2: missing closing parenthesis");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["added_tokens"][1]["id"] = 5; }),

@@ -32,15 +32,50 @@ struct ByteLevelBpeSpec {
   // Llama 3's BPE option: a piece that is a vocabulary token as a whole is that token, merged or not.
   bool ignore_merges = false;
 
-  bool nfc = false;  // the normalizer: Unicode NFC before pre-tokenisation
+  // SentencePiece-style BPE (Llama 2, TinyLlama) instead of byte-level: the symbols are the text's
+  // characters, spelt as in the vocabulary ("▁the"); a character the vocabulary lacks becomes its
+  // UTF-8 bytes' "<0xNN>" tokens (byte_fallback) or the unknown token (runs of them fused into one
+  // with fuse_unk).
+  bool character_symbols = false;
+  bool byte_fallback = false;
+  int64_t unk_id = -1;
+  bool fuse_unk = false;
 
-  // Pre-tokenisation, in order: each step may put a space before every piece that does not start
-  // with one, then splits each piece by its pattern (matches and the text between them are pieces).
+  // The normalizer, in order: NFC, Prepend (`text` before a non-empty text), Replace (each `text`
+  // by `by`, literally).
+  struct Normalizer {
+    enum class Kind { Nfc, Prepend, Replace };
+    Kind kind = Kind::Nfc;
+    std::string text, by;
+  };
+  std::vector<Normalizer> normalizers;
+
+  // Pre-tokenisation, in order. Split: each piece may get a space before it (when it does not start
+  // with one), then is cut by `pattern` (matches and the text between them are pieces). Metaspace:
+  // spaces become `replacement`, which is put before the text (prepend "always", or "first": only
+  // before the text's first stretch), and with `split` each piece starts at a replacement.
   struct Step {
+    enum class Kind { Split, Metaspace };
+    Kind kind = Kind::Split;
     std::string pattern;  // PCRE2; empty = no split
     bool add_prefix_space = false;
+    std::string replacement;
+    std::string prepend_scheme;
+    bool split = false;
+
+    static Step split_by(std::string pattern, bool add_prefix_space) {
+      Step step;
+      step.pattern = std::move(pattern);
+      step.add_prefix_space = add_prefix_space;
+      return step;
+    }
   };
   std::vector<Step> steps;
+
+  // decode of character symbols: `space_symbol` back to " ", then up to `strip_leading` spaces off
+  // the start (the Replace and Strip decoders, or Metaspace's).
+  std::string space_symbol;
+  int strip_leading = 0;
 
   // Tokens matched in the text before anything else, as Hugging Face's added tokens: the leftmost
   // match, the longest there. `normalized` ones are matched in the normalized text, the others in

@@ -4,9 +4,11 @@
 // tokens are added, and "<|endoftext|>" inside the text is ordinary text (Hugging Face matches it as
 // a special token); a tokenizer.json's added tokens are matched, and its template added.
 //
-// Text → added tokens split off → NFC (if asked) → pieces (each pre-tokenisation pattern; GPT-2's
-// own for GPT-2) → each piece's UTF-8 bytes → one symbol per byte (GPT-2's printable stand-ins,
-// which is how the vocabulary spells tokens) → BPE merges by rank → ids.
+// Text → added tokens split off → normalizers (NFC, Prepend, Replace) → pieces (each
+// pre-tokenisation step; GPT-2's own pattern for GPT-2) → each piece's UTF-8 bytes → one symbol per
+// byte (GPT-2's printable stand-ins, which is how the vocabulary spells tokens) → BPE merges by rank
+// → ids. SentencePiece-style BPE (a tokenizer.json with byte_fallback) starts instead from one
+// symbol per character, spelt as itself ("▁"), bytes' <0xNN> tokens for characters it lacks.
 //
 // Readable token text is the bytes a token stands for (" the" for "Ġthe"). Byte-level BPE can cut
 // a multi-byte character (emoji, CJK) between tokens; a byte that is not part of a whole UTF-8
@@ -253,12 +255,12 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
         add(raw.added_id);
         continue;
       }
-      for (const auto& piece : split_added(spec_.nfc ? nfc(raw.text) : raw.text, /*normalized=*/true)) {
+      for (const auto& piece : split_added(normalize(raw.text), /*normalized=*/true)) {
         if (piece.added_id >= 0) {
           add(piece.added_id);
           continue;
         }
-        for (const auto& pre_token : pre_tokenize(piece.text))
+        for (const auto& pre_token : pre_tokenize(piece.text, /*first=*/encoding.ids.size() == spec_.prefix_ids.size()))
           for (const int64_t id : piece_ids(pre_token)) add(id);
       }
     }
@@ -267,6 +269,7 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
   }
 
   std::string decode(const std::vector<int64_t>& ids) const override {
+    if (spec_.character_symbols) return decode_characters(ids);
     std::string bytes;
     for (const int64_t id : ids) {
       require_id(id);
@@ -287,6 +290,32 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
   std::string kind() const override { return spec_.kind; }
 
  private:
+  // Character symbols: the spellings (a <0xNN> token's byte), the space symbol back to spaces, the
+  // leading spaces the decoder strips.
+  std::string decode_characters(const std::vector<int64_t>& ids) const {
+    std::string bytes;
+    for (const int64_t id : ids) {
+      require_id(id);
+      const auto index = static_cast<size_t>(id);
+      if (skipped_[index]) continue;
+      if (fallback_byte_[index] >= 0) bytes += static_cast<char>(fallback_byte_[index]);
+      else bytes += spellings_[index];
+    }
+    std::string text;
+    const auto& space = spec_.space_symbol;
+    for (size_t pos = 0; pos < bytes.size();) {
+      if (!space.empty() && bytes.compare(pos, space.size(), space) == 0) {
+        text += ' ';
+        pos += space.size();
+      } else {
+        text += bytes[pos++];
+      }
+    }
+    size_t strip = 0;
+    while (strip < static_cast<size_t>(spec_.strip_leading) && strip < text.size() && text[strip] == ' ') ++strip;
+    return replace_ill_formed_utf8(text.substr(strip));
+  }
+
   void read_vocab() {
     spellings_ = std::move(spec_.spellings);
     // Added tokens past the model's vocabulary extend it (their ids follow it, as in tokenizer.json).
@@ -312,7 +341,14 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
     }
     texts_.reserve(size);
     for (size_t id = 0; id < size; ++id)
-      texts_.push_back(added_text_[id] ? spellings_[id] : readable_text(spellings_[id]));
+      texts_.push_back(added_text_[id] || spec_.character_symbols ? spellings_[id] : readable_text(spellings_[id]));
+    fallback_byte_.assign(size, -1);
+    for (int byte = 0; byte < 256; ++byte) {
+      char spelling[8];
+      std::snprintf(spelling, sizeof spelling, "<0x%02X>", static_cast<unsigned>(byte));
+      byte_fallback_ids_[byte] = token_id(spelling);
+      if (byte_fallback_ids_[byte] >= 0) fallback_byte_[static_cast<size_t>(byte_fallback_ids_[byte])] = byte;
+    }
     std::vector<bool> produced(size, false);
     for (int byte = 0; byte < 256; ++byte) {
       byte_ids_[byte] = token_id(symbol_utf8(static_cast<unsigned char>(byte)));
@@ -384,19 +420,73 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
     return pieces;
   }
 
-  // Each step in turn over every piece: the prefix space, then the split by its pattern.
-  std::vector<std::string> pre_tokenize(const std::string& text) const {
+  std::string normalize(std::string text) const {
+    using Kind = tokenizer_detail::ByteLevelBpeSpec::Normalizer::Kind;
+    for (const auto& step : spec_.normalizers) {
+      if (step.kind == Kind::Nfc) {
+        text = nfc(text);
+      } else if (step.kind == Kind::Prepend) {
+        if (!text.empty()) text.insert(0, step.text);
+      } else if (!step.text.empty()) {
+        std::string replaced;
+        for (size_t pos = 0;;) {
+          const size_t found = text.find(step.text, pos);
+          replaced.append(text, pos, found == std::string::npos ? std::string::npos : found - pos);
+          if (found == std::string::npos) break;
+          replaced += step.by;
+          pos = found + step.text.size();
+        }
+        text.swap(replaced);
+      }
+    }
+    return text;
+  }
+
+  // Each step in turn over every piece. `first`: the text is the start of what is encoded (no added
+  // token before it), where Metaspace's "first" prepend scheme puts its replacement.
+  std::vector<std::string> pre_tokenize(const std::string& text, bool first) const {
+    using Kind = tokenizer_detail::ByteLevelBpeSpec::Step::Kind;
     std::vector<std::string> pieces{text}, next;
-    for (size_t step = 0; step < spec_.steps.size(); ++step) {
+    for (size_t index = 0; index < spec_.steps.size(); ++index) {
+      const auto& step = spec_.steps[index];
       next.clear();
-      for (auto& piece : pieces) {
-        if (spec_.steps[step].add_prefix_space && piece.rfind(' ', 0) != 0) piece.insert(0, " ");
-        if (patterns_[step]) split_isolated(*patterns_[step], piece, next);
+      for (size_t p = 0; p < pieces.size(); ++p) {
+        auto& piece = pieces[p];
+        if (step.kind == Kind::Metaspace) {
+          metaspace(step, piece, first && p == 0, next);
+          continue;
+        }
+        if (step.add_prefix_space && piece.rfind(' ', 0) != 0) piece.insert(0, " ");
+        if (patterns_[index]) split_isolated(*patterns_[index], piece, next);
         else next.push_back(std::move(piece));
       }
       pieces.swap(next);
     }
     return pieces;
+  }
+
+  // Metaspace: spaces → the replacement, put before the text by the prepend scheme; with `split`,
+  // each piece starts at a replacement (the replacement goes with what follows it).
+  static void metaspace(const tokenizer_detail::ByteLevelBpeSpec::Step& step, const std::string& text, bool first,
+                        std::vector<std::string>& out) {
+    std::string replaced;
+    for (const char c : text) {
+      if (c == ' ') replaced += step.replacement;
+      else replaced += c;
+    }
+    const bool prepend = step.prepend_scheme == "always" || (step.prepend_scheme == "first" && first);
+    if (prepend && replaced.rfind(step.replacement, 0) != 0) replaced.insert(0, step.replacement);
+    if (!step.split || step.replacement.empty()) {
+      out.push_back(std::move(replaced));
+      return;
+    }
+    size_t start = 0;
+    for (size_t pos = replaced.find(step.replacement, 1); pos != std::string::npos;
+         pos = replaced.find(step.replacement, pos + step.replacement.size())) {
+      out.push_back(replaced.substr(start, pos - start));
+      start = pos;
+    }
+    out.push_back(replaced.substr(start));
   }
 
   // Every match of `pattern` in `text`, and every stretch between matches, in order.
@@ -433,7 +523,7 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
       if (cached != cache_.end()) return cached->second;
     }
     auto ids = whole_token(piece);
-    if (ids.empty()) ids = merge_bytes(piece);
+    if (ids.empty()) ids = merge_symbols(spec_.character_symbols ? character_ids(piece) : byte_symbol_ids(piece));
     for (const int64_t id : ids)
       if (id < 0) {
         const auto byte = static_cast<unsigned char>(-1 - id);
@@ -451,24 +541,56 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
   // With ignore_merges, a piece the vocabulary holds whole is that one token.
   std::vector<int64_t> whole_token(const std::string& piece) const {
     if (!spec_.ignore_merges) return {};
-    std::string spelling;
-    for (const char c : piece) spelling += symbol_utf8(static_cast<unsigned char>(c));
+    std::string spelling = spec_.character_symbols ? piece : std::string();
+    if (!spec_.character_symbols)
+      for (const char c : piece) spelling += symbol_utf8(static_cast<unsigned char>(c));
     const int64_t id = token_id(spelling);
     if (id < 0 || added_text_[static_cast<size_t>(id)]) return {};
     return {id};
   }
 
-  // BPE: start from one symbol per byte; repeatedly take the adjacent pair with the lowest rank and
-  // merge every occurrence of it, left to right, until no adjacent pair is a merge. A byte without a
-  // vocabulary entry stays as -1 - byte (no merge can involve it, since every merge's tokens are
-  // vocabulary entries).
-  std::vector<int64_t> merge_bytes(const std::string& piece) const {
+  // Byte-level symbols: one per byte; a byte without a vocabulary entry stays as -1 - byte (no merge
+  // can involve it, since every merge's tokens are vocabulary entries).
+  std::vector<int64_t> byte_symbol_ids(const std::string& piece) const {
     std::vector<int64_t> symbols;
     symbols.reserve(piece.size());
     for (const char c : piece) {
       const auto byte = static_cast<unsigned char>(c);
       symbols.push_back(byte_ids_[byte] >= 0 ? byte_ids_[byte] : -1 - static_cast<int64_t>(byte));
     }
+    return symbols;
+  }
+
+  // Character symbols (SentencePiece-style): one per character the vocabulary holds; another
+  // character becomes its bytes' <0xNN> tokens (byte_fallback) or the unknown token.
+  std::vector<int64_t> character_ids(const std::string& piece) const {
+    std::vector<int64_t> symbols;
+    for (size_t pos = 0; pos < piece.size();) {
+      const size_t length = std::max<size_t>(1, utf8_sequence_length(piece, pos));
+      const std::string character = piece.substr(pos, length);
+      pos += length;
+      const int64_t id = token_id(character);
+      if (id >= 0 && !added_text_[static_cast<size_t>(id)]) {
+        symbols.push_back(id);
+        continue;
+      }
+      std::vector<int64_t> bytes;
+      for (const char c : character) bytes.push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
+      if (spec_.byte_fallback && std::find(bytes.begin(), bytes.end(), -1) == bytes.end()) {
+        symbols.insert(symbols.end(), bytes.begin(), bytes.end());
+      } else if (spec_.unk_id >= 0) {
+        if (!(spec_.fuse_unk && !symbols.empty() && symbols.back() == spec_.unk_id)) symbols.push_back(spec_.unk_id);
+      } else {
+        fail_in_file(spec_.vocab_source, "has no token for the character " + quoted_excerpt(character) +
+                                             " and no unknown token, and the text needs it");
+      }
+    }
+    return symbols;
+  }
+
+  // BPE: repeatedly take the adjacent pair with the lowest rank and merge every occurrence of it,
+  // left to right, until no adjacent pair is a merge.
+  std::vector<int64_t> merge_symbols(std::vector<int64_t> symbols) const {
     std::vector<int64_t> merged;
     while (symbols.size() > 1) {
       const Merge* best = nullptr;
@@ -504,6 +626,8 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
   std::vector<bool> added_text_;             // index = id: an added token, whose spelling is its text
   std::vector<bool> skipped_;                // index = id: a special token, which decode skips
   std::array<int64_t, 256> byte_ids_{};      // byte → id of its symbol, -1 if absent
+  std::array<int64_t, 256> byte_fallback_ids_{};  // byte → id of its <0xNN> token, -1 if absent
+  std::vector<int> fallback_byte_;           // index = id: the byte of a <0xNN> token, else -1
   std::array<bool, 256> starts_added_{};     // byte → whether some added token starts with it
   std::unordered_map<uint64_t, Merge> merges_;          // (left id, right id) → merge
   mutable std::mutex cache_mutex_;
@@ -557,7 +681,7 @@ std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_pat
   spec.spellings = read_vocab_json(vocab_json_path, "token");
   spec.merges_source = merges_path;
   spec.merges = read_merges_txt(merges_path);
-  spec.steps = {{tokenizer_detail::kGpt2PiecePattern, false}};
+  spec.steps = {tokenizer_detail::ByteLevelBpeSpec::Step::split_by(tokenizer_detail::kGpt2PiecePattern, false)};
   return tokenizer_detail::make_byte_level_bpe(std::move(spec));
 }
 

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 
 namespace aw {
 namespace {
@@ -26,7 +28,9 @@ class TokenizerJsonReader {
     read_model(member(json_, "model", "the file"));
     read_normalizer(json_.value("normalizer", nlohmann::json()));
     read_pre_tokenizer(json_.value("pre_tokenizer", nlohmann::json()));
-    if (!byte_level_) unsupported("a tokenizer without a ByteLevel pre-tokenizer");
+    // Byte-level BPE needs ByteLevel's byte symbols; SentencePiece-style BPE must not have them.
+    if (!spec_.character_symbols && !byte_level_) unsupported("a BPE without byte_fallback or a ByteLevel pre-tokenizer");
+    if (spec_.character_symbols && byte_level_) unsupported("a ByteLevel pre-tokenizer with byte_fallback");
     read_added_tokens(json_.value("added_tokens", nlohmann::json::array()));
     read_post_processor(json_.value("post_processor", nlohmann::json()));
     read_decoder(json_.value("decoder", nlohmann::json()));
@@ -36,7 +40,8 @@ class TokenizerJsonReader {
  private:
   [[noreturn]] void fail(const std::string& problem) const { fail_in_file(path_, problem); }
   [[noreturn]] void unsupported(const std::string& what) const {
-    fail(what + " is not supported (byte-level BPE tokenizers only: GPT-NeoX/Pythia, Qwen2, Llama 3, SmolLM)");
+    fail(what + " is not supported (BPE tokenizers only: byte-level as GPT-NeoX/Pythia, Qwen2, Llama 3 and SmolLM "
+                "ship, or with byte fallback as Llama 2 and TinyLlama)");
   }
 
   const nlohmann::json& member(const nlohmann::json& object, const std::string& key, const std::string& of) const {
@@ -61,7 +66,9 @@ class TokenizerJsonReader {
   void read_model(const nlohmann::json& model) {
     const auto type = type_of(model, "the model");
     if (type != "BPE") unsupported("a " + type + " model");
-    if (flag(model, "byte_fallback", false)) unsupported("BPE with byte_fallback (SentencePiece-style, as Llama 2's)");
+    // byte_fallback marks SentencePiece-style BPE (Llama 2, TinyLlama): characters, not byte symbols.
+    spec_.character_symbols = spec_.byte_fallback = flag(model, "byte_fallback", false);
+    spec_.fuse_unk = flag(model, "fuse_unk", false);
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
       if (model.contains(key) && !model.at(key).is_null() && model.at(key) != "")
         unsupported(std::string("BPE with a ") + key);
@@ -70,6 +77,12 @@ class TokenizerJsonReader {
       unsupported("BPE dropout");
     spec_.ignore_merges = flag(model, "ignore_merges", false);
     spec_.spellings = tokenizer_detail::vocab_spellings(member(model, "vocab", "the model"), path_, "model.vocab: ", "token");
+    if (model.contains("unk_token") && !model.at("unk_token").is_null()) {
+      const auto unk = text_of(model.at("unk_token"), "model.unk_token");
+      const auto found = std::find(spec_.spellings.begin(), spec_.spellings.end(), unk);
+      if (found == spec_.spellings.end()) fail("model.unk_token " + quoted_excerpt(unk) + " is not in the vocabulary");
+      spec_.unk_id = found - spec_.spellings.begin();
+    }
     const auto& merges = member(model, "merges", "the model");
     if (!merges.is_array()) fail("model.merges is " + json_excerpt(merges) + ", not a list");
     for (size_t i = 0; i < merges.size(); ++i) {
@@ -91,8 +104,14 @@ class TokenizerJsonReader {
 
   void read_normalizer(const nlohmann::json& normalizer) {
     if (normalizer.is_null()) return;
+    using Kind = ByteLevelBpeSpec::Normalizer::Kind;
     const auto type = type_of(normalizer, "the normalizer");
-    if (type == "NFC") spec_.nfc = true;
+    if (type == "NFC") spec_.normalizers.push_back({Kind::Nfc, "", ""});
+    else if (type == "Prepend")
+      spec_.normalizers.push_back({Kind::Prepend, text_of(member(normalizer, "prepend", "Prepend"), "Prepend's text"), ""});
+    else if (type == "Replace")
+      spec_.normalizers.push_back({Kind::Replace, literal_pattern(normalizer, "the Replace normalizer"),
+                                   text_of(member(normalizer, "content", "Replace"), "Replace's content")});
     else if (type == "Sequence")
       for (const auto& part : member(normalizer, "normalizers", "the Sequence normalizer")) read_normalizer(part);
     else unsupported("the normalizer " + type);
@@ -105,20 +124,43 @@ class TokenizerJsonReader {
       for (const auto& part : member(pre_tokenizer, "pretokenizers", "the Sequence pre-tokenizer")) read_pre_tokenizer(part);
     } else if (type == "ByteLevel") {
       byte_level_ = true;
-      spec_.steps.push_back({flag(pre_tokenizer, "use_regex", true) ? tokenizer_detail::kGpt2PiecePattern : "",
-                             flag(pre_tokenizer, "add_prefix_space", false)});
+      spec_.steps.push_back(ByteLevelBpeSpec::Step::split_by(
+          flag(pre_tokenizer, "use_regex", true) ? tokenizer_detail::kGpt2PiecePattern : "",
+          flag(pre_tokenizer, "add_prefix_space", false)));
+    } else if (type == "Metaspace") {
+      ByteLevelBpeSpec::Step step;
+      step.kind = ByteLevelBpeSpec::Step::Kind::Metaspace;
+      step.replacement = text_of(member(pre_tokenizer, "replacement", "Metaspace"), "Metaspace's replacement");
+      // Older files say add_prefix_space instead of prepend_scheme.
+      step.prepend_scheme = pre_tokenizer.contains("prepend_scheme")
+                                ? text_of(pre_tokenizer.at("prepend_scheme"), "Metaspace's prepend_scheme")
+                                : (flag(pre_tokenizer, "add_prefix_space", true) ? "always" : "never");
+      if (step.prepend_scheme != "always" && step.prepend_scheme != "first" && step.prepend_scheme != "never")
+        unsupported("Metaspace's prepend_scheme " + quoted_excerpt(step.prepend_scheme));
+      step.split = flag(pre_tokenizer, "split", true);
+      spec_.steps.push_back(std::move(step));
     } else if (type == "Split") {
       if (byte_level_) unsupported("a Split pre-tokenizer after ByteLevel");
       const auto behavior = text_of(member(pre_tokenizer, "behavior", "the Split pre-tokenizer"), "the Split behavior");
       if (behavior != "Isolated") unsupported("the Split behavior " + behavior);
       if (flag(pre_tokenizer, "invert", false)) unsupported("an inverted Split");
       const auto& pattern = member(pre_tokenizer, "pattern", "the Split pre-tokenizer");
-      if (pattern.contains("Regex")) spec_.steps.push_back({text_of(pattern.at("Regex"), "the Split regex"), false});
-      else if (pattern.contains("String")) spec_.steps.push_back({quote_literal(text_of(pattern.at("String"), "the Split string")), false});
+      if (pattern.contains("Regex"))
+        spec_.steps.push_back(ByteLevelBpeSpec::Step::split_by(text_of(pattern.at("Regex"), "the Split regex"), false));
+      else if (pattern.contains("String"))
+        spec_.steps.push_back(
+            ByteLevelBpeSpec::Step::split_by(quote_literal(text_of(pattern.at("String"), "the Split string")), false));
       else fail("the Split pattern is " + json_excerpt(pattern) + ", not {\"Regex\": …} or {\"String\": …}");
     } else {
       unsupported("the pre-tokenizer " + type);
     }
+  }
+
+  // The literal a Replace's pattern names: {"String": "…"} (a regex is not supported there).
+  std::string literal_pattern(const nlohmann::json& part, const std::string& what) const {
+    const auto& pattern = member(part, "pattern", what);
+    if (!pattern.contains("String")) unsupported(what + " with a " + json_excerpt(pattern) + " pattern");
+    return text_of(pattern.at("String"), what + "'s string");
   }
 
   // A literal string as a PCRE2 pattern: \Q…\E, with any \E inside it split out.
@@ -187,9 +229,24 @@ class TokenizerJsonReader {
   void read_decoder(const nlohmann::json& decoder) {
     if (decoder.is_null()) return;
     const auto type = type_of(decoder, "the decoder");
-    if (type == "Sequence")
+    if (type == "Sequence") {
       for (const auto& part : member(decoder, "decoders", "the Sequence decoder")) read_decoder(part);
-    else if (type != "ByteLevel") unsupported("the decoder " + type);
+    } else if (type == "ByteLevel" && !spec_.character_symbols) {
+      return;  // byte symbols back to bytes: what decode does for byte-level BPE
+    } else if (type == "Replace" && spec_.character_symbols) {  // the space symbol back to " "
+      const auto from = literal_pattern(decoder, "the Replace decoder");
+      if (text_of(member(decoder, "content", "Replace"), "Replace's content") != " ")
+        unsupported("a Replace decoder to anything but a space");
+      spec_.space_symbol = from;
+    } else if ((type == "ByteFallback" || type == "Fuse") && spec_.character_symbols) {
+      return;  // <0xNN> tokens as bytes, joined: what decode does for character symbols
+    } else if (type == "Strip" && spec_.character_symbols) {
+      if (text_of(member(decoder, "content", "Strip"), "Strip's content") != " " || decoder.value("stop", 0) != 0)
+        unsupported("a Strip decoder other than of leading spaces");
+      spec_.strip_leading = decoder.value("start", 0);
+    } else {
+      unsupported("the decoder " + type + (spec_.character_symbols ? " with byte_fallback" : " with ByteLevel"));
+    }
   }
 
   std::string path_;
