@@ -64,6 +64,7 @@ seed fuzz_json sample_data/*/training.json tests/fixtures/hf/*/tokenizer_config.
   tests/fixtures/hf/*/vocab.json
 slice fuzz_conllu ewt_dev.conllu 6000 "$shared/ud-english-ewt/en_ewt-ud-dev.conllu"
 slice fuzz_conllu ewt_test.conllu 3000 "$shared/ud-english-ewt/en_ewt-ud-test.conllu"
+seed fuzz_hf_tokenizer tests/fixtures/hf_tokenizers/*.tokenizer.json
 seed fuzz_labelled_tsv sample_data/demo_reviews.tsv
 slice fuzz_labelled_tsv sst5_dev.tsv 3000 "$shared/sst-5/dev.tsv"
 slice fuzz_labelled_tsv amazon.tsv 4000 "$shared/amazon-fine-food/reviews.tsv"
@@ -79,13 +80,13 @@ seed fuzz_csv tests/golden/stats.stats.csv tests/golden/ablate_lama.ablate.csv t
 max_len() {
   case "$1" in
     fuzz_checkpoint|fuzz_safetensors|fuzz_sentencepiece) echo 65536 ;;
-    fuzz_config|fuzz_json|fuzz_session) echo 32768 ;;
+    fuzz_config|fuzz_json|fuzz_session|fuzz_hf_tokenizer) echo 32768 ;;
     *) echo 16384 ;;
   esac
 }
 dict() {
   case "$1" in
-    fuzz_config|fuzz_json|fuzz_session|fuzz_safetensors|fuzz_checkpoint) echo fuzz/dict/json.dict ;;
+    fuzz_config|fuzz_json|fuzz_session|fuzz_safetensors|fuzz_checkpoint|fuzz_hf_tokenizer) echo fuzz/dict/json.dict ;;
     fuzz_conllu) echo fuzz/dict/conllu.dict ;;
     fuzz_labelled_tsv|fuzz_translation_pairs|fuzz_sentence_file) echo fuzz/dict/tsv.dict ;;
     fuzz_csv) echo fuzz/dict/csv.dict ;;

@@ -94,6 +94,9 @@ TEST(HfTokenizer, BadFilesGiveOneLineNamingTheFile) {
             path + ": the Split behavior Removed is not supported (" + kSupported + ")");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "(a"; }),
             path + ": pre-tokenisation pattern '(a' does not compile at offset 2: missing closing parenthesis");
+  EXPECT_EQ(error_with([](nlohmann::json& json) { json["added_tokens"][1]["id"] = int64_t{1} << 60; }),
+            path + ": added_tokens[1]'s id 1152921504606846976 is past the 420 tokens of the vocabulary and the 3 added "
+                   "tokens");
   EXPECT_EQ(error_with([](nlohmann::json& json) { json["added_tokens"][1]["id"] = 5; }),
             path + ": added token '<|im_start|>' has id 5, which the vocabulary gives to '#'");
   EXPECT_EQ(error_with([](nlohmann::json& json) {

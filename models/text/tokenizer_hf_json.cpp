@@ -58,6 +58,14 @@ class TokenizerJsonReader {
     if (!part.at(key).is_boolean()) fail("\"" + key + "\" is " + json_excerpt(part.at(key)) + ", not true or false");
     return part.at(key).get<bool>();
   }
+  // A small count ("start" of a Strip decoder); 0 when absent.
+  int count(const nlohmann::json& part, const std::string& key) const {
+    if (!part.contains(key)) return 0;
+    const auto& value = part.at(key);
+    if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > 1000)
+      fail("\"" + key + "\" is " + json_excerpt(value) + ", not a count from 0 to 1000");
+    return static_cast<int>(value.get<int64_t>());
+  }
   std::string text_of(const nlohmann::json& value, const std::string& what) const {
     if (!value.is_string()) fail(what + " is " + json_excerpt(value) + ", not a string");
     return value.get<std::string>();
@@ -187,6 +195,11 @@ class TokenizerJsonReader {
       const auto& id = member(token, "id", what);
       if (!id.is_number_integer() || id.get<int64_t>() < 0) fail(what + "'s id is " + json_excerpt(id) + ", not a non-negative integer");
       entry.id = id.get<int64_t>();
+      // Added tokens take the vocabulary's ids or the ones after it, never ids far past it.
+      const auto limit = static_cast<int64_t>(spec_.spellings.size() + added.size());
+      if (entry.id >= limit)
+        fail(what + "'s id " + std::to_string(entry.id) + " is past the " + std::to_string(spec_.spellings.size()) +
+             " tokens of the vocabulary and the " + std::to_string(added.size()) + " added tokens");
       entry.special = flag(token, "special", false);
       entry.normalized = flag(token, "normalized", !entry.special);
       entry.lstrip = flag(token, "lstrip", false);
@@ -241,9 +254,10 @@ class TokenizerJsonReader {
     } else if ((type == "ByteFallback" || type == "Fuse") && spec_.character_symbols) {
       return;  // <0xNN> tokens as bytes, joined: what decode does for character symbols
     } else if (type == "Strip" && spec_.character_symbols) {
-      if (text_of(member(decoder, "content", "Strip"), "Strip's content") != " " || decoder.value("stop", 0) != 0)
+      const int start = count(decoder, "start"), stop = count(decoder, "stop");
+      if (text_of(member(decoder, "content", "Strip"), "Strip's content") != " " || stop != 0)
         unsupported("a Strip decoder other than of leading spaces");
-      spec_.strip_leading = decoder.value("start", 0);
+      spec_.strip_leading = start;
     } else {
       unsupported("the decoder " + type + (spec_.character_symbols ? " with byte_fallback" : " with ByteLevel"));
     }
