@@ -58,6 +58,8 @@ TEXTS = [
     "x" + " " * 8 + "y",
     "",
 ]
+# One long line (the SentencePiece-style kinds merge across all of it: no pre-tokenisation).
+TEXTS.append(" ".join(TRAINING[:40]))
 
 QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")

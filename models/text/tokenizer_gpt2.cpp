@@ -35,8 +35,10 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <mutex>
+#include <queue>
 #include <unordered_map>
 
 namespace aw {
@@ -588,36 +590,53 @@ class ByteLevelBpeTokenizer final : public tokenizer_detail::TableTokenizer {
     return symbols;
   }
 
-  // BPE: repeatedly take the adjacent pair with the lowest rank and merge every occurrence of it,
-  // left to right, until no adjacent pair is a merge.
+  // BPE: repeatedly merge the adjacent pair with the lowest rank, the leftmost first among equal
+  // ones, until no adjacent pair is a merge — as Hugging Face's tokenizers do, and for any merge
+  // table where a token is made before it is used, the same as GPT-2's pass per pair. The symbols
+  // form a linked list and the candidate pairs a heap (entries a merge made stale are skipped), so a
+  // text of n symbols costs n log n, not one scan of the text per merge: a SentencePiece-style
+  // tokenizer without pre-tokenisation merges over a whole text.
   std::vector<int64_t> merge_symbols(std::vector<int64_t> symbols) const {
-    std::vector<int64_t> merged;
-    while (symbols.size() > 1) {
-      const Merge* best = nullptr;
-      int64_t best_left = 0, best_right = 0;
-      for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-        if (symbols[i] < 0 || symbols[i + 1] < 0) continue;
-        const auto found = merges_.find(pair_key(symbols[i], symbols[i + 1]));
-        if (found != merges_.end() && (best == nullptr || found->second.rank < best->rank)) {
-          best = &found->second;
-          best_left = symbols[i];
-          best_right = symbols[i + 1];
-        }
+    const size_t count = symbols.size();
+    if (count < 2) return symbols;
+    struct Candidate {
+      int32_t rank;
+      size_t left;  // position of the pair's left symbol
+      int64_t left_id, right_id;
+      bool operator>(const Candidate& other) const {
+        return rank != other.rank ? rank > other.rank : left > other.left;
       }
-      if (best == nullptr) break;
-      merged.clear();
-      for (size_t i = 0; i < symbols.size();) {
-        if (i + 1 < symbols.size() && symbols[i] == best_left && symbols[i + 1] == best_right) {
-          merged.push_back(best->result);
-          i += 2;
-        } else {
-          merged.push_back(symbols[i]);
-          ++i;
-        }
-      }
-      symbols.swap(merged);
+    };
+    std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> candidates;
+    const auto consider = [&](size_t left, size_t right) {
+      if (symbols[left] < 0 || symbols[right] < 0) return;
+      const auto found = merges_.find(pair_key(symbols[left], symbols[right]));
+      if (found != merges_.end()) candidates.push({found->second.rank, left, symbols[left], symbols[right]});
+    };
+    constexpr size_t kNone = std::numeric_limits<size_t>::max();
+    std::vector<size_t> previous(count), next(count);
+    std::vector<bool> alive(count, true);
+    for (size_t i = 0; i < count; ++i) {
+      previous[i] = i == 0 ? kNone : i - 1;
+      next[i] = i + 1 == count ? kNone : i + 1;
     }
-    return symbols;
+    for (size_t i = 0; i + 1 < count; ++i) consider(i, i + 1);
+    while (!candidates.empty()) {
+      const auto candidate = candidates.top();
+      candidates.pop();
+      const size_t left = candidate.left, right = next[left];
+      if (!alive[left] || right == kNone || symbols[left] != candidate.left_id || symbols[right] != candidate.right_id)
+        continue;  // a merge since it was pushed changed one of its symbols
+      symbols[left] = merges_.at(pair_key(symbols[left], symbols[right])).result;
+      alive[right] = false;
+      next[left] = next[right];
+      if (next[left] != kNone) previous[next[left]] = left;
+      if (previous[left] != kNone) consider(previous[left], left);
+      if (next[left] != kNone) consider(left, next[left]);
+    }
+    std::vector<int64_t> merged;
+    for (size_t i = 0; i != kNone; i = next[i]) merged.push_back(symbols[i]);
+    return merged;
   }
 
   tokenizer_detail::ByteLevelBpeSpec spec_;  // its spellings and merges moved into the tables below
