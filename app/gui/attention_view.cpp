@@ -428,7 +428,8 @@ void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
       heatmap->setStale(fetch.failure);
       return;
     }
-    if (!running) heatmap->setStale(QString("making layer %1 of %2…").arg(layer + 1).arg(models_[model].name));
+    if (running) return;  // its new capture comes soon: the layer is made from that one if it lacks it
+    heatmap->setStale(QString("making layer %1 of %2…").arg(layer + 1).arg(models_[model].name));
     fetchLayer(model, layer);
     return;
   }

@@ -296,8 +296,10 @@ void MainWindow::queueRun(int model) {
                auto capture = session->attend(model, sentence, gates, layer);
                return {{}, [this, model, gates, capture = std::move(capture)] {
                          clearError();
-                         view_->setRunPending(model, false);
+                         // The new capture first: shown while still pending, the old one would start
+                         // making a layer that the new one replaces.
                          view_->setCapture(model, capture, gates);
+                         view_->setRunPending(model, false);
                          analyses_->refreshTargets();  // the top-tokens tab's model A may be this one
                          requestRuns();  // the sentence or gates may have changed meanwhile
                        }};
