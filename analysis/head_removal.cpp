@@ -42,9 +42,9 @@ std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::v
   auto config = model.config();
   const auto family = config.family;
   if (family != ModelFamily::TransformerLm && family != ModelFamily::BetSf && family != ModelFamily::BetSg &&
-      family != ModelFamily::TransformerMt)
-    throw Error("real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models, not " +
-                config.family_name());
+      family != ModelFamily::TransformerMt && !config.is_llama_family())
+    throw Error("real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models and the "
+                "llama, mistral, qwen2 and gpt_neox families, not " + config.family_name());
   std::vector<std::set<int64_t>> removed(config.n_layers);
   for (const auto& head : heads) {
     if (head.layer < 0 || head.layer >= config.n_layers || head.head < 0 || head.head >= config.heads_per_layer[head.layer])
@@ -53,18 +53,40 @@ std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::v
       throw Error("head " + std::to_string(head.head + 1) + " of layer " + std::to_string(head.layer + 1) +
                   " is listed twice");
   }
-  // Indices kept per layer: heads, and the rows/columns of their d_head-wide slices.
-  std::vector<torch::Tensor> kept_heads(config.n_layers), kept_units(config.n_layers);
+  // Indices kept per layer: heads, and the rows/columns of their d_head-wide slices. Under grouped-
+  // query attention a key/value head stays while any of its query heads does (kept_kv_units).
+  std::vector<torch::Tensor> kept_heads(config.n_layers), kept_units(config.n_layers), kept_kv_units(config.n_layers);
+  auto& groups = config.decoder.query_groups;
   for (int64_t layer = 0; layer < config.n_layers; ++layer) {
-    std::vector<int64_t> head_index, unit_index;
-    for (int64_t head = 0; head < config.heads_per_layer[layer]; ++head) {
-      if (removed[layer].count(head)) continue;
-      head_index.push_back(head);
-      const auto width = config.head_width(layer);
-      for (int64_t unit = 0; unit < width; ++unit) unit_index.push_back(head * width + unit);
+    const auto width = config.head_width(layer);
+    auto units_of = [&](const std::vector<int64_t>& heads_kept) {
+      std::vector<int64_t> units;
+      for (const auto head : heads_kept)
+        for (int64_t unit = 0; unit < width; ++unit) units.push_back(head * width + unit);
+      return torch::tensor(units, torch::kLong);
+    };
+    std::vector<int64_t> head_index;
+    for (int64_t head = 0; head < config.heads_per_layer[layer]; ++head)
+      if (!removed[layer].count(head)) head_index.push_back(head);
+    if (!groups.empty()) {
+      std::vector<int64_t> kv_kept, sizes_kept;
+      int64_t first = 0;  // the group's first query head
+      for (int64_t group = 0; group < static_cast<int64_t>(groups[layer].size()); ++group) {
+        int64_t left = 0;
+        for (int64_t head = first; head < first + groups[layer][group]; ++head) left += removed[layer].count(head) ? 0 : 1;
+        if (left > 0) {
+          kv_kept.push_back(group);
+          sizes_kept.push_back(left);
+        }
+        first += groups[layer][group];
+      }
+      groups[layer] = sizes_kept;
+      kept_kv_units[layer] = units_of(kv_kept);
+    } else {
+      kept_kv_units[layer] = units_of(head_index);
     }
     kept_heads[layer] = torch::tensor(head_index, torch::kLong);
-    kept_units[layer] = torch::tensor(unit_index, torch::kLong);
+    kept_units[layer] = units_of(head_index);
     config.heads_per_layer[layer] = static_cast<int64_t>(head_index.size());
   }
 
@@ -81,7 +103,8 @@ std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::v
       const auto units = kept_units[layer].to(device);
       if (rest[0] == "bird_eye") value = value.index_select(0, kept_heads[layer].to(device));
       else if (rest[0] == "o" && rest.size() == 2 && rest[1] == "weight") value = value.index_select(1, units);
-      else if (rest[0] == "q" || rest[0] == "k" || rest[0] == "v") value = value.index_select(0, units);
+      else if (rest[0] == "q") value = value.index_select(0, units);
+      else if (rest[0] == "k" || rest[0] == "v") value = value.index_select(0, kept_kv_units[layer].to(device));
     }
     item.value().copy_(value);
   }

@@ -12,9 +12,11 @@
 
 namespace aw {
 
-// Native architectures only (transformer_lm, bet_sf, bet_sg, transformer_mt, whose heads are
-// addressed by attention block: HeadRef::layer is the block); throws aw::Error for others or for a
-// head that does not exist. `heads` may list a head once at most.
+// Native architectures (transformer_lm, bet_sf, bet_sg, transformer_mt, whose heads are addressed by
+// attention block: HeadRef::layer is the block) and the llama, mistral, qwen2 and gpt_neox families;
+// throws aw::Error for others or for a head that does not exist. `heads` may list a head once at
+// most. Under grouped-query attention the heads are query heads: a key/value head is removed only
+// when none of its query heads remain (DecoderPart::query_groups records who is left).
 std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::vector<HeadRef>& heads);
 
 }  // namespace aw

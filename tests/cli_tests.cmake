@@ -418,3 +418,26 @@ add_test(NAME cli.device_over_aw_device
          COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=0 "-DEXPECT_REGEX=device +CPU"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
 set_tests_properties(cli.device_over_aw_device PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)
+
+# The llama family (tests/fixtures/hf_models, written by scripts/make_hf_decoder_fixtures.py with Hugging
+# Face's own classes): every analysis runs on them, pruning included.
+set(hf_models ${PROJECT_SOURCE_DIR}/tests/fixtures/hf_models)
+aw_cli_test(info_llama EXIT 0
+            REGEX "architecture llama\n.*decoder +rms_norm, SwiGLU MLP, 2 key/value heads \\(grouped-query\\)\nrotary +8 of 8 channels per head, base 10000, llama3 scaling\nvocabulary +440 \\(hf_bpe tokenizer\\)"
+            ARGS info --model ${hf_models}/llama)
+aw_cli_test(info_gpt_neox EXIT 0
+            REGEX "decoder +layer_norm, MLP, one key/value head per query head, parallel residual\nrotary +4 of 16 channels per head"
+            ARGS info --model ${hf_models}/gpt_neox)
+aw_cli_test(attend_mistral EXIT 0 REGEX "tokens:.*layer  2:" ARGS attend --model ${hf_models}/mistral --text "The cat sat on the mat")
+aw_cli_test(stats_qwen2 EXIT 0 REGEX "model,layer,CA,[^\n]*\nqwen2,1,[0-9.e-]+(,[0-9.e-]+)+\nqwen2,2,"
+            ARGS stats --model ${hf_models}/qwen2 --text ${fixtures}/corpus.txt --window 16)
+aw_cli_test(ablate_gpt_neox EXIT 0 REGEX "# model=gpt_neox, metric=perplexity, [^\n]*\nlayer,head,metric,delta\n1,1,[0-9.]+,[-0-9.e]+\n.*2,4,"
+            ARGS ablate --model ${hf_models}/gpt_neox --text ${fixtures}/corpus.txt --window 16 --bootstrap 0)
+aw_cli_test(importance_llama EXIT 0 REGEX "# model=llama, normalized=true\nlayer,head,importance\n1,1,[0-9.e-]+\n.*2,4,"
+            ARGS importance --model ${hf_models}/llama --text ${fixtures}/corpus.txt --window 16)
+aw_cli_test(diag_sweep_mistral EXIT 0 REGEX "# model=mistral, metric=perplexity, baseline=[0-9.]+\nfactor,metric,delta\n0.5,[0-9.]+,[-0-9.e]+\n1,[0-9.]+,[-0-9.e]+\n"
+            ARGS diag-sweep --model ${hf_models}/mistral --text ${fixtures}/corpus.txt --window 16 --factors 0.5,1 --bootstrap 0)
+aw_cli_test(top_tokens_llama EXIT 0 REGEX "layer,sentence,target,method,top1,top2,top3\n1,1,"
+            ARGS top-tokens --model ${hf_models}/llama --text "The cat sat on the mat" --target 3)
+aw_cli_test(prune_apply_llama EXIT 0 REGEX "pruned 2 of 8 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters. perplexity [0-9.]+ \\(gated model [0-9.]+\\). saved to"
+            ARGS prune --model ${hf_models}/llama --text ${fixtures}/corpus.txt --window 16 --apply 25 --save ${fixtures}/pruned_llama)

@@ -160,9 +160,10 @@ TEST(CheckpointErrors, HostileConfigJson) {
 
 TEST(CheckpointErrors, UnknownModelType) {
   TempDir dir;
-  write_file(dir.file("config.json"), R"({"model_type": "llama"})");
+  write_file(dir.file("config.json"), R"({"model_type": "gemma"})");
   EXPECT_EQ(load_error(dir.path()), dir.file("config.json") +
-                                        ": unknown model_type 'llama' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, gpt2, bert, transformer_mt, marian, bart, bigru_max)");
+                                        ": unknown model_type 'gemma' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, "
+                                        "bigru_mean, gpt2, bert, transformer_mt, marian, bart, bigru_max, llama, mistral, qwen2, gpt_neox)");
 }
 
 TEST(CheckpointErrors, MissingAndMistypedConfigKeys) {

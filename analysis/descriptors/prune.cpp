@@ -34,8 +34,14 @@ AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& da
   // A transformer_mt folder carries its SentencePiece model over; the others write vocab.txt.
   const auto sentencepiece_model =
       loaded.config.tokenizer == TokenizerKind::SentencePiece ? loaded.dir + "/spm.model" : std::string();
-  save_native_checkpoint(save_dir, *pruned, vocabulary, loaded.stored_dtype == "F16" ? torch::kFloat16 : torch::kFloat32,
-                         sentencepiece_model);
+  const auto storage = loaded.stored_dtype == "F16"    ? torch::kFloat16
+                       : loaded.stored_dtype == "BF16" ? torch::kBFloat16
+                                                       : torch::kFloat32;
+  if (loaded.config.is_llama_family())  // its own tensor names and tokenizer.json
+    save_llama_family_checkpoint(save_dir, *pruned, loaded.dir, storage);
+  else
+    save_native_checkpoint(save_dir, *pruned, vocabulary, storage == torch::kBFloat16 ? torch::kFloat32 : storage,
+                           sentencepiece_model);
   const auto reloaded = load_checkpoint(save_dir, loaded.device);
   // The saved vocabulary is the loaded one, so the same data serves the reloaded model.
   const auto after = evaluate_gate_settings(*reloaded.model, data, all_heads_on(reloaded.config).unsqueeze(0), 0).front();

@@ -35,6 +35,14 @@ int run_info(int argc, char** argv) {
       {"parameters", loaded.parameter_count}, {"dtype", loaded.stored_dtype},
       {"device", describe_device(loaded.device)}};
   if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
+  if (c.is_llama_family()) {
+    info["key_value_heads"] = c.decoder.kv_heads;
+    if (!c.decoder.query_groups.empty()) info["query_groups"] = c.decoder.query_groups;
+    info["norm_kind"] = to_string(c.decoder.norm);
+    info["sliding_window"] = c.decoder.sliding_window;
+    info["parallel_residual"] = c.decoder.parallel_residual;
+    info["rotary"] = {{"dims", c.rotary.dims}, {"theta", c.rotary.theta}, {"scaling", to_string(c.rotary.scaling)}};
+  }
   if (c.is_classifier()) info["labels"] = c.labels;
   if (c.is_recurrent()) {
     info["embedding_dim"] = c.recurrent.embedding_dim;
@@ -74,6 +82,17 @@ int run_info(int argc, char** argv) {
     std::printf("d_model      %lld, d_ff %lld, %s-LN, %s positions (max %lld), %s\n", static_cast<long long>(c.d_model),
                 static_cast<long long>(c.d_ff), to_string(c.norm).c_str(), to_string(c.positions).c_str(),
                 static_cast<long long>(c.max_positions), to_string(c.activation).c_str());
+  if (c.is_llama_family()) {
+    const auto& d = c.decoder;
+    const auto& r = c.rotary;
+    std::string attention = d.query_groups.empty() ? "one key/value head per query head"
+                                                   : std::to_string(d.kv_heads) + " key/value heads (grouped-query)";
+    if (d.sliding_window > 0) attention += ", sliding window " + std::to_string(d.sliding_window);
+    std::printf("decoder      %s, %s, %s%s\n", to_string(d.norm).c_str(), d.gated_mlp ? "SwiGLU MLP" : "MLP",
+                attention.c_str(), d.parallel_residual ? ", parallel residual" : "");
+    std::printf("rotary       %lld of %lld channels per head, base %g, %s scaling\n", static_cast<long long>(r.dims),
+                static_cast<long long>(c.d_head), r.theta, to_string(r.scaling).c_str());
+  }
   std::printf("vocabulary   %lld (%s tokenizer)\n", static_cast<long long>(c.vocab_size), loaded.tokenizer->kind().c_str());
   if (c.is_classifier()) std::printf("classes      %lld\n", static_cast<long long>(c.num_labels));
   std::printf("parameters   %lld (%.2fM), stored as %s\n", static_cast<long long>(loaded.parameter_count),

@@ -32,7 +32,7 @@ bool is_float_dtype(const std::string& dtype) {
 // The shape the file must hold for a parameter of shape `shape` under `binding`.
 std::vector<int64_t> source_shape(const WeightBinding& binding, std::vector<int64_t> shape) {
   if (binding.transpose) std::reverse(shape.begin(), shape.end());
-  if (binding.parts > 1) shape.back() *= binding.parts;
+  if (binding.parts > 1) (binding.groups > 0 ? shape.front() : shape.back()) *= binding.parts;
   return shape;
 }
 
@@ -68,7 +68,7 @@ double minimum_weight_count(const ModelConfig& config) {
                  static_cast<double>(config.bert.type_vocab_size) * d;
   if (config.positions == PositionKind::Learned) count += static_cast<double>(config.max_positions) * d;
   for (int64_t block = 0; block < config.n_layers && block < static_cast<int64_t>(config.heads_per_layer.size()); ++block)
-    count += 4 * d * static_cast<double>(config.attention_width(block));
+    count += 2 * d * static_cast<double>(config.attention_width(block) + config.kv_width(block));
   if (config.is_translation()) {
     const auto& t = config.translation;
     if (!t.share_embeddings) count += static_cast<double>(t.target_vocab_size) * d;
@@ -177,7 +177,14 @@ std::string load_weights(AttentionModel& model, const TensorSource& file) {
       fail_in_file(file.path_of(source), "tensor '" + source + "' has dtype " + record.dtype + "; weights must be F32, F16, BF16 or F64");
 
     auto value = file.tensor(source);
-    if (binding.parts > 1) value = value.chunk(binding.parts, -1)[binding.part];
+    if (binding.parts > 1 && binding.groups > 0) {  // [groups · parts · rows, …] -> part's rows of each group
+      auto grouped = value.sizes().vec();
+      grouped.front() = -1;
+      grouped.insert(grouped.begin(), {binding.groups, binding.parts});
+      value = value.view(grouped).select(1, binding.part).reshape(item.value().sizes());
+    } else if (binding.parts > 1) {
+      value = value.chunk(binding.parts, -1)[binding.part];
+    }
     if (binding.transpose) value = value.t();
     item.value().copy_(value);
     used.insert(source);
@@ -216,6 +223,10 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
       }
       vocab_file = require_file(dir, "vocab.json");
       tokenizer = load_gpt2_tokenizer(vocab_file, require_file(dir, "merges.txt"));
+      break;
+    case TokenizerKind::HfJson:
+      vocab_file = require_file(dir, "tokenizer.json");
+      tokenizer = load_hf_tokenizer(vocab_file);
       break;
     case TokenizerKind::WordPiece:
       vocab_file = require_file(dir, "vocab.txt");
@@ -290,6 +301,65 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
                          loaded.config.family_name(), layers, loaded.config.d_model,
                          loaded.parameter_count / 1e6, loaded.stored_dtype, describe_device(device));
   return loaded;
+}
+
+void save_llama_family_checkpoint(const std::string& dir, AttentionModel& model, const std::string& source_dir,
+                                  torch::ScalarType storage) {
+  const auto& config = model.config();
+  TORCH_CHECK(config.is_llama_family(), "save_llama_family_checkpoint needs a llama-family model");
+  const auto table = *foreign_weight_table(config);
+  const auto parameters = model.module().named_parameters();
+  // Each file tensor from the parameters bound to it: one, or the `parts` slices a fused tensor was
+  // split into (GPT-NeoX's query_key_value), put back head by head.
+  std::map<std::string, std::vector<const WeightBinding*>> bindings_of;
+  std::vector<std::string> order;
+  for (const auto& binding : table.bindings) {
+    auto& list = bindings_of[binding.sources.front()];
+    if (list.empty()) order.push_back(binding.sources.front());
+    list.push_back(&binding);
+  }
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& name : order) {
+    const auto& list = bindings_of[name];
+    std::vector<torch::Tensor> parts;
+    for (const auto* binding : list) parts.push_back(parameters[binding->parameter].detach().to(torch::kCPU, storage));
+    auto value = parts.front();
+    if (list.size() > 1) {
+      TORCH_INTERNAL_ASSERT(list.front()->groups > 0, "only per-group fused tensors are written back");
+      for (auto& part : parts) {
+        auto grouped = part.sizes().vec();
+        grouped.front() = -1;
+        grouped.insert(grouped.begin(), list.front()->groups);
+        part = part.reshape(grouped);  // (groups, rows per group, …)
+      }
+      auto fused = torch::stack(parts, 1);  // (groups, parts, rows per group, …)
+      auto shape = value.sizes().vec();
+      shape.front() *= static_cast<int64_t>(parts.size());
+      value = fused.reshape(shape);
+    }
+    tensors.emplace_back(name, value.contiguous());
+  }
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) fail_in_file(dir, "cannot create folder: " + error.message());
+  write_safetensors((fs::path(dir) / "model.safetensors").string(), tensors, {{"format", "pt"}});
+
+  const auto source_config = (fs::path(source_dir) / "config.json").string();
+  std::ifstream in(source_config);
+  auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) fail_in_file(source_config, "cannot be read back as JSON");
+  json["heads_per_layer"] = config.heads_per_layer;
+  if (!config.decoder.query_groups.empty()) json["query_groups"] = config.decoder.query_groups;
+  const auto config_path = (fs::path(dir) / "config.json").string();
+  std::ofstream config_out(config_path);
+  config_out << json.dump(2) << "\n";
+  if (!config_out) fail_in_file(config_path, "cannot be written");
+  for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}) {
+    const auto from = fs::path(source_dir) / file, to = fs::path(dir) / file;
+    if (!fs::exists(from) || fs::equivalent(from, to, error)) continue;
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
+    if (error) fail_in_file(to.string(), "cannot be written: " + error.message());
+  }
 }
 
 void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,

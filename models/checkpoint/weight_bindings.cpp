@@ -9,8 +9,8 @@ std::string layer_name(const std::string& prefix, int64_t layer, const std::stri
 }
 
 void bind(WeightTable& table, std::string parameter, std::vector<std::string> sources, bool transpose = false,
-          int64_t part = 0, int64_t parts = 1) {
-  table.bindings.push_back({std::move(parameter), std::move(sources), transpose, part, parts});
+          int64_t part = 0, int64_t parts = 1, int64_t groups = 0) {
+  table.bindings.push_back({std::move(parameter), std::move(sources), transpose, part, parts, groups});
 }
 
 // LayerNorm weights: BERT checkpoints written by old code call them gamma/beta.
@@ -135,11 +135,77 @@ WeightTable hf_translation_table(const ModelConfig& config) {
   return table;
 }
 
+// A linear map's weight, and its bias when the config gives it one.
+void bind_dense(WeightTable& table, const std::string& ours, const std::string& theirs, bool with_bias) {
+  bind(table, ours + ".weight", {theirs + ".weight"});
+  if (with_bias) bind(table, ours + ".bias", {theirs + ".bias"});
+}
+
+// llama, mistral and qwen2 (modeling_llama.py's names; mistral and qwen2 copy them). A pruned model
+// this tool saved (prune --apply --save) uses the same names.
+WeightTable llama_table(const ModelConfig& config) {
+  const auto& d = config.decoder;
+  WeightTable table;
+  table.name_prefixes = {"model.", ""};
+  table.ignored = {"rotary_emb.inv_freq"};  // old checkpoints store the frequencies, computed here
+  if (config.tie_embeddings) table.ignored.push_back("lm_head.weight");
+  bind(table, "tok_emb.weight", {"embed_tokens.weight"});
+  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
+    auto theirs = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
+    bind(table, ours("ln_1.weight"), {theirs("input_layernorm.weight")});
+    bind(table, ours("ln_2.weight"), {theirs("post_attention_layernorm.weight")});
+    bind_dense(table, ours("attn.q"), theirs("self_attn.q_proj"), d.qkv_bias);
+    bind_dense(table, ours("attn.k"), theirs("self_attn.k_proj"), d.qkv_bias);
+    bind_dense(table, ours("attn.v"), theirs("self_attn.v_proj"), d.qkv_bias);
+    bind_dense(table, ours("attn.o"), theirs("self_attn.o_proj"), d.out_bias);
+    bind_dense(table, ours("mlp.gate"), theirs("mlp.gate_proj"), d.mlp_bias);
+    bind_dense(table, ours("mlp.fc1"), theirs("mlp.up_proj"), d.mlp_bias);
+    bind_dense(table, ours("mlp.fc2"), theirs("mlp.down_proj"), d.mlp_bias);
+  }
+  bind(table, "ln_f.weight", {"norm.weight"});
+  if (!config.tie_embeddings) bind(table, "lm_head.weight", {"lm_head.weight"});
+  return table;
+}
+
+// gpt_neox (Pythia; modeling_gpt_neox.py): query_key_value holds, head by head, the head's query,
+// key and value rows; embed_out is the untied output.
+WeightTable gpt_neox_table(const ModelConfig& config) {
+  WeightTable table;
+  table.name_prefixes = {"gpt_neox.", ""};
+  // Old checkpoints store the causal mask and the rotary frequencies as buffers.
+  table.ignored = {".attention.bias", ".attention.masked_bias", "rotary_emb.inv_freq"};
+  if (config.tie_embeddings) table.ignored.push_back("embed_out.weight");
+  bind(table, "tok_emb.weight", {"embed_in.weight"});
+  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
+    auto theirs = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
+    bind_norm(table, ours("ln_1"), theirs("input_layernorm"));
+    bind_norm(table, ours("ln_2"), theirs("post_attention_layernorm"));
+    const char* projections[] = {"q", "k", "v"};
+    const auto heads = config.heads_per_layer[layer];
+    for (int64_t part = 0; part < 3; ++part) {
+      const std::string projection = projections[part];
+      bind(table, ours("attn." + projection + ".weight"), {theirs("attention.query_key_value.weight")}, false, part, 3, heads);
+      if (config.decoder.qkv_bias)
+        bind(table, ours("attn." + projection + ".bias"), {theirs("attention.query_key_value.bias")}, false, part, 3, heads);
+    }
+    bind_dense(table, ours("attn.o"), theirs("attention.dense"), config.decoder.out_bias);
+    bind_linear(table, ours("mlp.fc1"), theirs("mlp.dense_h_to_4h"));
+    bind_linear(table, ours("mlp.fc2"), theirs("mlp.dense_4h_to_h"));
+  }
+  bind_norm(table, "ln_f", "final_layer_norm");
+  if (!config.tie_embeddings) bind(table, "lm_head.weight", {"embed_out.weight"});
+  return table;
+}
+
 }  // namespace
 
 std::optional<WeightTable> foreign_weight_table(const ModelConfig& config) {
   if (config.family == ModelFamily::Gpt2) return gpt2_table(config);
   if (config.family == ModelFamily::Bert) return bert_table(config);
+  if (config.family == ModelFamily::GptNeox) return gpt_neox_table(config);
+  if (config.is_llama_family()) return llama_table(config);
   if (config.family == ModelFamily::Marian || config.family == ModelFamily::Bart) return hf_translation_table(config);
   return std::nullopt;
 }

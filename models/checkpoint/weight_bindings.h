@@ -18,6 +18,9 @@ struct WeightBinding {
   bool transpose = false;            // the file holds the (in, out) transpose (GPT-2 Conv1D)
   int64_t part = 0;                  // take slice `part` of `parts` equal slices along the file's last dim
   int64_t parts = 1;
+  // With groups > 0 the slices lie along the file's first dim instead, `parts` of them inside each
+  // of `groups` blocks (GPT-NeoX's query_key_value: per head, its query, key and value rows).
+  int64_t groups = 0;
 };
 
 struct WeightTable {

@@ -17,6 +17,10 @@ enum class ModelFamily {
   Marian,         // Hugging Face MarianMT (opus-mt)
   Bart,           // Hugging Face BART
   BiGruMax,       // LAMA's BiGRU baseline as the paper pools it: max over the words (bigru_mean: mean)
+  // Hugging Face decoder LMs of today (docs/checkpoint-format.md "Llama-family models"): rotary
+  // positions, grouped-query attention, RMSNorm and SwiGLU (llama, mistral, qwen2); GPT-NeoX/Pythia
+  // with its fused per-head q|k|v, partial rotary and parallel residual.
+  Llama, Mistral, Qwen2, GptNeox,
 };
 // How a transformer classifier pools its final states: the first token through the pooler (BERT) or
 // the mean of the unpadded states straight into the classifier (encoder_classifier).
@@ -25,7 +29,11 @@ enum class Pooling { First, Mean };
 enum class LamaContext { Learned, Mean };
 // LAMA's training regularizer: none, penal (‖AAᵀ − I‖²_F) or emb (cosine of the rows of S).
 enum class Regularizer { None, Penal, Emb };
-enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece };
+// HfJson: a Hugging Face tokenizer.json (models/text/hf_tokenizer.h).
+enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece, HfJson };
+// How rotary positions stretch beyond the trained context: not at all, every frequency ÷ factor
+// ("linear"), or Llama 3.1's per-wavelength blend ("llama3").
+enum class RopeScaling { Default, Linear, Llama3 };
 // The three kinds of attention of a translation model (Michel et al. Table 2): encoder self-attention
 // (Enc-Enc), the decoder's causal self-attention (Dec-Dec) and cross-attention (Enc-Dec). A decoder-only
 // or encoder-only model has one kind.
@@ -38,9 +46,10 @@ template <typename Enum>
 struct EnumNames;
 template <>
 struct EnumNames<ModelFamily> {
-  static constexpr std::array<const char*, 12> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
+  static constexpr std::array<const char*, 16> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
                                                          "lama",           "bigru_mean", "gpt2", "bert",
-                                                         "transformer_mt", "marian", "bart", "bigru_max"};
+                                                         "transformer_mt", "marian", "bart", "bigru_max",
+                                                         "llama",          "mistral",  "qwen2", "gpt_neox"};
 };
 template <>
 struct EnumNames<Pooling> {
@@ -56,7 +65,12 @@ struct EnumNames<Regularizer> {
 };
 template <>
 struct EnumNames<TokenizerKind> {
-  static constexpr std::array<const char*, 4> names = {"word", "gpt2_bpe", "wordpiece", "sentencepiece"};
+  static constexpr std::array<const char*, 5> names = {"word", "gpt2_bpe", "wordpiece", "sentencepiece",
+                                                        "tokenizer_json"};
+};
+template <>
+struct EnumNames<RopeScaling> {
+  static constexpr std::array<const char*, 3> names = {"default", "linear", "llama3"};
 };
 template <>
 struct EnumNames<AttentionKind> {
@@ -95,6 +109,7 @@ inline std::string to_string(LamaContext value) { return enum_name(value); }
 inline std::string to_string(Regularizer value) { return enum_name(value); }
 inline std::string to_string(TokenizerKind value) { return enum_name(value); }
 inline std::string to_string(DiagMode value) { return enum_name(value); }
+inline std::string to_string(RopeScaling value) { return enum_name(value); }
 inline std::string to_string(AttentionKind value) { return enum_name(value); }
 
 }  // namespace aw

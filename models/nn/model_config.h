@@ -15,7 +15,8 @@
 namespace aw {
 
 enum class NormPlacement { Pre, Post };          // LayerNorm before (GPT-2) or after (BERT) each sublayer
-enum class PositionKind { Learned, Sinusoidal };
+enum class PositionKind { Learned, Sinusoidal, Rotary };  // Rotary: RoPE on queries and keys, no table added
+enum class NormKind { LayerNorm, RmsNorm };     // RmsNorm: x / √(mean(x²) + ε) · w, no centring, no bias
 enum class Activation { Relu, Gelu, GeluTanh, Silu };  // GeluTanh = GPT-2's "gelu_new"; Silu = "swish" (Marian)
 
 // BERT only: the parts of a Hugging Face BERT that no native family has.
@@ -62,6 +63,35 @@ struct TranslationPart {
   bool decoder_diag_free_mask = false;
 };
 
+// Rotary positions (llama, mistral, qwen2, gpt_neox): the first `dims` of every query and key head
+// are turned by position-dependent angles, in Hugging Face's "rotate_half" layout (pairs i, i + dims/2).
+struct RotaryPart {
+  int64_t dims = 0;             // rotated width of a head (d_head, or d_head × rotary_pct); 0 = no rotary
+  double theta = 10000.0;       // base of the frequencies θ^(−2i/dims)
+  RopeScaling scaling = RopeScaling::Default;
+  double factor = 1.0;                   // linear and llama3
+  double low_freq_factor = 1.0;          // llama3
+  double high_freq_factor = 4.0;         // llama3
+  int64_t original_max_positions = 8192; // llama3: the context the frequencies were trained for
+};
+
+// The decoder features of today's Hugging Face LMs (llama, mistral, qwen2, gpt_neox); the defaults
+// are what every older family has.
+struct DecoderPart {
+  NormKind norm = NormKind::LayerNorm;
+  bool gated_mlp = false;          // SwiGLU: down(act(gate(x)) ⊙ up(x)) instead of fc2(act(fc1(x)))
+  bool qkv_bias = true;            // biases on the query, key and value projections
+  bool out_bias = true;            // on the output projection
+  bool mlp_bias = true;            // on the feed-forward's linear maps
+  bool parallel_residual = false;  // GPT-NeoX: x + attn(ln_1(x)) + mlp(ln_2(x))
+  int64_t sliding_window = 0;      // mistral: a query sees its last `sliding_window` positions; 0 = all
+  int64_t kv_heads = 0;            // key/value heads per layer before pruning (grouped-query attention)
+  // Per layer, the query heads of each key/value head, in order (query heads are numbered group by
+  // group): n_heads / kv_heads each before pruning. Empty for families without key/value heads of
+  // their own (every query head has its own key and value).
+  std::vector<std::vector<int64_t>> query_groups;
+};
+
 // One attention block of a model: its kind and its layer within that kind (0-based).
 struct AttentionBlock {
   AttentionKind kind = AttentionKind::Decoder;
@@ -101,6 +131,8 @@ struct ModelConfig {
   BertPart bert;
   RecurrentPart recurrent;
   TranslationPart translation;
+  RotaryPart rotary;
+  DecoderPart decoder;
 
   // "bet_sf": the family as config.json names it, for messages ("a bet_sf language model").
   std::string family_name() const { return to_string(family); }
@@ -108,7 +140,12 @@ struct ModelConfig {
   // Written in the native format (everything but the Hugging Face gpt2 and bert).
   bool is_native() const {
     return family != ModelFamily::Gpt2 && family != ModelFamily::Bert && family != ModelFamily::Marian &&
-           family != ModelFamily::Bart;
+           family != ModelFamily::Bart && !is_llama_family();
+  }
+  // llama, mistral, qwen2 or gpt_neox (DecoderPart, RotaryPart).
+  bool is_llama_family() const {
+    return family == ModelFamily::Llama || family == ModelFamily::Mistral || family == ModelFamily::Qwen2 ||
+           family == ModelFamily::GptNeox;
   }
   // An encoder–decoder model (transformer_mt, marian, bart): its n_layers counts attention blocks.
   bool is_translation() const {
@@ -132,6 +169,12 @@ struct ModelConfig {
   int64_t total_heads() const;
   int64_t max_heads() const;     // largest head count of any layer (gate tensors use this width)
   int64_t attention_width(int64_t layer) const { return heads_per_layer.at(layer) * head_width(layer); }
+  // Key/value heads of a layer: its own count under grouped-query attention, else one per query head.
+  int64_t kv_heads_in(int64_t layer) const {
+    return decoder.query_groups.empty() ? heads_per_layer.at(layer)
+                                        : static_cast<int64_t>(decoder.query_groups.at(layer).size());
+  }
+  int64_t kv_width(int64_t layer) const { return kv_heads_in(layer) * head_width(layer); }
   // The width of one head of attention block `block`.
   int64_t head_width(int64_t block) const {
     return is_translation() && attention_block(block).kind != AttentionKind::Encoder ? translation.decoder_d_head
@@ -155,6 +198,7 @@ void require_attention_heads(const ModelConfig& config, const std::string& model
 
 std::string to_string(NormPlacement norm);
 std::string to_string(PositionKind positions);
+std::string to_string(NormKind norm);
 std::string to_string(Activation activation);
 
 }  // namespace aw

@@ -14,8 +14,12 @@ constexpr double kInitStd = 0.02;
 
 Dense make_linear(int64_t in, int64_t out, bool bias = true) { return Dense(in, out, bias); }
 
-torch::nn::LayerNorm make_layer_norm(const ModelConfig& config) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model}).eps(config.layer_norm_eps));
+Norm make_norm(const ModelConfig& config) { return Norm(config.d_model, config.layer_norm_eps, config.decoder.norm); }
+
+// (x1, x2) -> (−x2, x1) over the two halves of the last dimension.
+torch::Tensor rotate_half(const torch::Tensor& x) {
+  const int64_t half = x.size(-1) / 2;
+  return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
 }
 
 }  // namespace
@@ -62,12 +66,55 @@ void initialise_weights(torch::nn::Module& module) {
   }
 }
 
+NormImpl::NormImpl(int64_t width, double eps, NormKind kind) : eps_(eps), kind_(kind) {
+  weight = register_parameter("weight", torch::ones({width}));
+  if (kind == NormKind::LayerNorm) bias = register_parameter("bias", torch::zeros({width}));
+}
+
+torch::Tensor NormImpl::forward(const torch::Tensor& x) {
+  if (kind_ == NormKind::LayerNorm) return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps_);
+  const auto wide = x.to(torch::kFloat32);
+  const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps_);
+  return weight * normed.to(x.scalar_type());
+}
+
+std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, int64_t length,
+                                                      const torch::TensorOptions& float_options) {
+  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
+  auto frequency = torch::pow(rotary.theta, -torch::arange(0, rotary.dims, 2, f64) / static_cast<double>(rotary.dims));
+  if (rotary.scaling == RopeScaling::Linear) frequency = frequency / rotary.factor;
+  if (rotary.scaling == RopeScaling::Llama3) {
+    // Long wavelengths (beyond the trained context ÷ low_freq_factor) are divided by the factor,
+    // short ones (below context ÷ high_freq_factor) kept, and those between blended linearly in
+    // context / wavelength.
+    const double context = static_cast<double>(rotary.original_max_positions);
+    const auto wavelength = 2 * M_PI / frequency;
+    const auto blend = ((context / wavelength - rotary.low_freq_factor) /
+                        (rotary.high_freq_factor - rotary.low_freq_factor)).clamp(0.0, 1.0);
+    frequency = (1 - blend) * frequency / rotary.factor + blend * frequency;
+  }
+  const auto angles = torch::outer(torch::arange(length, f64), frequency);  // (n, dims/2)
+  const auto doubled = torch::cat({angles, angles}, -1);                    // (n, dims)
+  return {torch::cos(doubled).to(float_options), torch::sin(doubled).to(float_options)};
+}
+
+torch::Tensor apply_rotary(const torch::Tensor& t, const torch::Tensor& cos, const torch::Tensor& sin) {
+  const int64_t dims = cos.size(-1);
+  if (dims == t.size(-1)) return t * cos + rotate_half(t) * sin;
+  const auto turned = t.narrow(-1, 0, dims);
+  return torch::cat({turned * cos + rotate_half(turned) * sin, t.narrow(-1, dims, t.size(-1) - dims)}, -1);
+}
+
 AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, const torch::Tensor& key_padding,
                                    const DiagonalIntervention& diagonal, bool reweighted_diagonal_mask,
-                                   const torch::TensorOptions& float_options) {
+                                   const torch::TensorOptions& float_options, int64_t window) {
   const auto bool_options = float_options.dtype(torch::kBool);
   AttentionContext context;
-  if (causal) context.blocked = torch::ones({queries, keys}, bool_options).triu(1).view({1, 1, queries, keys});
+  if (causal) {
+    auto blocked = torch::ones({queries, keys}, bool_options).triu(1);
+    if (window > 0) blocked.logical_or_(torch::ones({queries, keys}, bool_options).tril(-window));
+    context.blocked = blocked.view({1, 1, queries, keys});
+  }
   if (key_padding.defined()) {
     auto padding = key_padding.to(float_options.device()).eq(0).view({key_padding.size(0), 1, 1, keys});
     context.blocked = context.blocked.defined() ? context.blocked.logical_or(padding) : padding;
@@ -120,13 +167,22 @@ LookupImpl::LookupImpl(int64_t rows, int64_t width) {
 }
 
 // ---------------------------------------------------------------------------------------------
-MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads)
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads,
+                                               const std::vector<int64_t>& query_groups)
     : heads_(heads), d_head_(config.d_head), dropout_(config.dropout) {
   const int64_t width = heads * config.d_head;
-  q = register_module("q", make_linear(config.d_model, width));
-  k = register_module("k", make_linear(config.d_model, width));
-  v = register_module("v", make_linear(config.d_model, width));
-  o = register_module("o", make_linear(width, config.d_model));
+  const int64_t kv_width = (query_groups.empty() ? heads : static_cast<int64_t>(query_groups.size())) * config.d_head;
+  const auto& d = config.decoder;
+  q = register_module("q", make_linear(config.d_model, width, d.qkv_bias));
+  k = register_module("k", make_linear(config.d_model, kv_width, d.qkv_bias));
+  v = register_module("v", make_linear(config.d_model, kv_width, d.qkv_bias));
+  o = register_module("o", make_linear(width, config.d_model, d.out_bias));
+  if (kv_width != width) {
+    std::vector<int64_t> owner;
+    for (int64_t group = 0; group < static_cast<int64_t>(query_groups.size()); ++group)
+      owner.insert(owner.end(), static_cast<size_t>(query_groups[group]), group);
+    kv_index = register_buffer("kv_index", torch::tensor(owner, torch::kLong));
+  }
   if (config.bird_eye) bird_eye = register_parameter("bird_eye", torch::zeros({heads, 2 * config.d_head}));
 }
 
@@ -137,9 +193,20 @@ MultiHeadAttentionImpl::Weighed MultiHeadAttentionImpl::weigh(const torch::Tenso
   auto split_heads = [&](const torch::Tensor& t) {  // (B, n, H·dh) -> (B, H, n, dh)
     return t.view({t.size(0), t.size(1), heads_, d_head_}).transpose(1, 2);
   };
-  auto query = split_heads(q(x)), key = split_heads(k(source));
+  auto split_kv_heads = [&](const torch::Tensor& t) {  // (B, n, KV·dh) -> (B, KV, n, dh)
+    return t.view({t.size(0), t.size(1), -1, d_head_}).transpose(1, 2);
+  };
+  auto query = split_heads(q(x)), key = split_kv_heads(k(source));
+  if (context.rotary_cos.defined()) {
+    query = apply_rotary(query, context.rotary_cos, context.rotary_sin);
+    key = apply_rotary(key, context.rotary_cos, context.rotary_sin);
+  }
   torch::Tensor value;
-  if (with_value || bird_eye.defined()) value = split_heads(v(source));
+  if (with_value || bird_eye.defined()) value = split_kv_heads(v(source));
+  if (kv_index.defined()) {  // grouped-query: each query head reads its group's key and value
+    key = key.index_select(1, kv_index);
+    if (value.defined()) value = value.index_select(1, kv_index);
+  }
   if (key.size(0) != batch) {  // memory of B rows for queries of k·B rows (setting-major)
     key = key.repeat({batch / key.size(0), 1, 1, 1});
     if (value.defined()) value = value.repeat({batch / value.size(0), 1, 1, 1});
@@ -203,24 +270,37 @@ AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const At
 
 // ---------------------------------------------------------------------------------------------
 FeedForwardImpl::FeedForwardImpl(const ModelConfig& config) : activation_(config.activation) {
-  fc1 = register_module("fc1", make_linear(config.d_model, config.d_ff));
-  fc2 = register_module("fc2", make_linear(config.d_ff, config.d_model));
+  const bool bias = config.decoder.mlp_bias;
+  fc1 = register_module("fc1", make_linear(config.d_model, config.d_ff, bias));
+  fc2 = register_module("fc2", make_linear(config.d_ff, config.d_model, bias));
+  if (config.decoder.gated_mlp) gate = register_module("gate", make_linear(config.d_model, config.d_ff, bias));
 }
 
-torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return fc2(activate(fc1(x), activation_)); }
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
+  if (gate) return fc2(activate(gate(x), activation_) * fc1(x));
+  return fc2(activate(fc1(x), activation_));
+}
 
 // ---------------------------------------------------------------------------------------------
-TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t heads)
-    : norm_(config.norm), dropout_(config.dropout) {
-  ln_1 = register_module("ln_1", make_layer_norm(config));
-  attn = register_module("attn", MultiHeadAttention(config, heads));
-  ln_2 = register_module("ln_2", make_layer_norm(config));
+TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t layer)
+    : norm_(config.norm), parallel_residual_(config.decoder.parallel_residual), dropout_(config.dropout) {
+  const auto& groups = config.decoder.query_groups;
+  ln_1 = register_module("ln_1", make_norm(config));
+  attn = register_module("attn", MultiHeadAttention(config, config.heads_per_layer[layer],
+                                                    groups.empty() ? std::vector<int64_t>{} : groups[layer]));
+  ln_2 = register_module("ln_2", make_norm(config));
   mlp = register_module("mlp", FeedForward(config));
 }
 
 BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
                                           const torch::Tensor& gates, bool return_probabilities) {
   const bool training = is_training();
+  if (parallel_residual_) {  // GPT-NeoX: both sublayers read x
+    auto attended = attn(ln_1(x), context, gates, return_probabilities);
+    auto fed = torch::dropout(mlp(ln_2(x)), dropout_, training);
+    auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
+    return {h + residual_rows(fed, attended.output), std::move(attended.probabilities)};
+  }
   if (norm_ == NormPlacement::Pre) {
     auto attended = attn(ln_1(x), context, gates, return_probabilities);
     auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
@@ -241,15 +321,15 @@ TransformerImpl::TransformerImpl(ModelConfig config, bool initialise) : config_(
   tok_emb = register_module("tok_emb", Lookup(c.vocab_size, c.d_model));
   if (c.positions == PositionKind::Learned)
     pos_emb = register_module("pos_emb", Lookup(c.max_positions, c.d_model));
-  else
+  else if (c.positions == PositionKind::Sinusoidal)
     sinusoid_ = register_buffer("sinusoid", sinusoid_table(c.max_positions, c.d_model));
   if (c.bert.type_vocab_size > 0) type_emb = register_module("type_emb", Lookup(c.bert.type_vocab_size, c.d_model));
-  if (c.bert.embedding_norm) emb_ln = register_module("emb_ln", make_layer_norm(c));
+  if (c.bert.embedding_norm) emb_ln = register_module("emb_ln", make_norm(c));
 
   layers = register_module("layers", torch::nn::ModuleList());
-  for (int64_t layer = 0; layer < c.n_layers; ++layer) layers->push_back(TransformerBlock(c, c.heads_per_layer[layer]));
+  for (int64_t layer = 0; layer < c.n_layers; ++layer) layers->push_back(TransformerBlock(c, layer));
 
-  if (c.norm == NormPlacement::Pre) ln_f = register_module("ln_f", make_layer_norm(c));
+  if (c.norm == NormPlacement::Pre) ln_f = register_module("ln_f", make_norm(c));
   if (c.is_language_model() && !c.tie_embeddings)
     lm_head = register_module("lm_head", make_linear(c.d_model, c.vocab_size, /*bias=*/false));
   if (c.bert.pooler) pooler = register_module("pooler", make_linear(c.d_model, c.d_model));
@@ -268,7 +348,8 @@ torch::Tensor TransformerImpl::embed(const ModelInput& input) {
   auto ids = input.input_ids.to(device);
   auto hidden = tok_emb(ids);                                                              // (B, n, d)
   auto positions = torch::arange(length, torch::dtype(torch::kLong).device(device));
-  hidden = hidden + (pos_emb ? pos_emb(positions) : sinusoid_.narrow(0, 0, length)).unsqueeze(0);
+  if (pos_emb) hidden = hidden + pos_emb(positions).unsqueeze(0);
+  else if (sinusoid_.defined()) hidden = hidden + sinusoid_.narrow(0, 0, length).unsqueeze(0);
   if (type_emb) {
     auto types = input.token_type_ids.defined() ? input.token_type_ids.to(device) : torch::zeros_like(ids);
     hidden = hidden + type_emb(types);
@@ -317,8 +398,13 @@ AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInpu
                                                 const ForwardOptions& options) const {
   auto diagonal = options.diagonal;
   if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
-  return attention_context(length, length, config_.causal, input.attention_mask, diagonal,
-                           config_.bird_eye && config_.diag_free_mask, tok_emb->weight.options());
+  const auto float_options = tok_emb->weight.options();
+  auto context = attention_context(length, length, config_.causal, input.attention_mask, diagonal,
+                                   config_.bird_eye && config_.diag_free_mask, float_options,
+                                   config_.decoder.sliding_window);
+  if (config_.positions == PositionKind::Rotary)
+    std::tie(context.rotary_cos, context.rotary_sin) = rotary_tables(config_.rotary, length, float_options);
+  return context;
 }
 
 torch::Tensor TransformerImpl::layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,

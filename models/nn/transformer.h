@@ -33,6 +33,27 @@ class LookupImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Lookup);
 
+// LayerNorm or RMSNorm over the last dimension (DecoderPart::norm), parameters "weight" and (LayerNorm
+// only) "bias". RMSNorm works in float32 whatever the model's dtype, as Hugging Face's does.
+class NormImpl : public torch::nn::Module {
+ public:
+  NormImpl(int64_t width, double eps, NormKind kind);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor weight, bias;
+
+ private:
+  double eps_;
+  NormKind kind_;
+};
+TORCH_MODULE(Norm);
+
+// Rotary positions for `length` tokens: cos and sin [length, dims] in `float_options`, each frequency
+// twice (Hugging Face's rotate_half layout), with the config's scaling applied to the frequencies.
+std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, int64_t length,
+                                                      const torch::TensorOptions& float_options);
+// t [B, H, n, dh] with its first cos.size(-1) channels turned by the rotary angles (the rest pass).
+torch::Tensor apply_rotary(const torch::Tensor& t, const torch::Tensor& cos, const torch::Tensor& sin);
+
 // Masks and interventions that every layer of one forward shares, built once per forward.
 struct AttentionContext {
   torch::Tensor blocked;          // bool [B|1, 1, n, n]: true where a score is set to −∞ (causal, padding)
@@ -40,6 +61,7 @@ struct AttentionContext {
   torch::Tensor diagonal_blocked; // bool [n, n]: the diagonal except row 0 (DiagFreeMask), or undefined
   torch::Tensor diagonal_scale;   // float [n, n]: 1 off the diagonal, the factor on it, or undefined
   torch::Tensor reweighted_blocked;  // bool [n, n]: BET(SF)'s own diagonal-free mask, or undefined
+  torch::Tensor rotary_cos, rotary_sin;  // [n, dims] rotary tables (rotary_tables), or undefined
 
   // After a gated block whose k settings split the B rows into k·B (setting-major), the per-row
   // padding masks follow: repeated to `rows` when they are per row and have fewer.
@@ -49,9 +71,10 @@ struct AttentionContext {
 // The masks of one attention kind: `queries` × `keys` scores, causal or not, with the keys' padding
 // (key_padding [B, keys], 1 = token; undefined = none), the diagonal intervention and BET(SF)'s own
 // diagonal-free mask (`reweighted_diagonal_mask`); `float_options` is the model's dtype and device.
+// A causal `window` > 0 also blocks keys `window` or more positions before the query (Mistral).
 AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, const torch::Tensor& key_padding,
                                    const DiagonalIntervention& diagonal, bool reweighted_diagonal_mask,
-                                   const torch::TensorOptions& float_options);
+                                   const torch::TensorOptions& float_options, int64_t window = 0);
 
 // A residual for its sublayer's output: repeated k times (setting-major) when k gate settings split
 // the residual's B rows into k·B inside the sublayer.
@@ -70,7 +93,9 @@ struct BlockOutput {
 
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
-  MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads);
+  // `query_groups`: the query heads of each key/value head (grouped-query attention, DecoderPart);
+  // empty = every head has its own key and value.
+  MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads, const std::vector<int64_t>& query_groups = {});
 
   // x [B, n, d]; gates [k·B|1, H] or undefined. The output is [k·B, n, d]: with k > 1 the context
   // is repeated k times (setting-major) just before the gates, so the settings share the attention
@@ -89,6 +114,7 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
 
   Dense q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
   torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)
+  torch::Tensor kv_index;  // [H] long: the key/value head of each query head (a buffer; grouped-query only)
 
  private:
   struct Weighed {
@@ -109,6 +135,7 @@ class FeedForwardImpl : public torch::nn::Module {
   FeedForwardImpl(const ModelConfig& config);
   torch::Tensor forward(const torch::Tensor& x);
   Dense fc1{nullptr}, fc2{nullptr};
+  Dense gate{nullptr};  // SwiGLU only: fc2(act(gate(x)) ⊙ fc1(x)), fc1 being Hugging Face's up_proj
 
  private:
   Activation activation_;
@@ -117,18 +144,19 @@ TORCH_MODULE(FeedForward);
 
 class TransformerBlockImpl : public torch::nn::Module {
  public:
-  TransformerBlockImpl(const ModelConfig& config, int64_t heads);
+  TransformerBlockImpl(const ModelConfig& config, int64_t layer);
   BlockOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
                       bool return_probabilities);
   // Its attention's probabilities for x, the state entering the block, without the rest of the block.
   torch::Tensor probabilities(const torch::Tensor& x, const AttentionContext& context);
 
-  torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
+  Norm ln_1{nullptr}, ln_2{nullptr};
   MultiHeadAttention attn{nullptr};
   FeedForward mlp{nullptr};
 
  private:
   NormPlacement norm_;
+  bool parallel_residual_;
   double dropout_;
 };
 TORCH_MODULE(TransformerBlock);
@@ -151,7 +179,7 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   bool splits_rows_at_gates() const override { return true; }
 
   Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
-  torch::nn::LayerNorm emb_ln{nullptr}, ln_f{nullptr};
+  Norm emb_ln{nullptr}, ln_f{nullptr};
   torch::nn::ModuleList layers{nullptr};
   Dense lm_head{nullptr}, pooler{nullptr}, classifier{nullptr};
 

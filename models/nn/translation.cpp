@@ -95,7 +95,7 @@ TranslationTransformerImpl::TranslationTransformerImpl(ModelConfig config, bool 
   const auto encoder_config = encoder_side(c), decoder_config = decoder_side(c);
   encoder = register_module("encoder", torch::nn::ModuleList());
   for (int64_t layer = 0; layer < t.encoder_layers; ++layer)
-    encoder->push_back(TransformerBlock(encoder_config, c.heads_per_layer[layer]));
+    encoder->push_back(TransformerBlock(encoder_config, layer));  // encoder blocks come first
   decoder = register_module("decoder", torch::nn::ModuleList());
   for (int64_t layer = 0; layer < t.decoder_layers; ++layer)
     decoder->push_back(DecoderBlock(decoder_config, c.heads_per_layer[c.block_index(AttentionKind::Decoder, layer)],
