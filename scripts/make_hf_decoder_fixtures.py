@@ -8,6 +8,8 @@ the output projection (the reference for the workbench's head gates).
 Development time only (tests and CI read the committed files):
     python3 -m venv /tmp/hfvenv && /tmp/hfvenv/bin/pip install torch transformers tokenizers safetensors
     /tmp/hfvenv/bin/python scripts/make_hf_decoder_fixtures.py
+The committed files were made with transformers 5.24.0, torch 2.15.0 and tokenizers 0.23.3; a rerun
+with those versions writes the same tensors (fixed seeds, one thread).
 
 Each folder holds config.json and model.safetensors as save_pretrained writes them, tokenizer.json,
 and expected.safetensors: ids_<t> [n] (I64), logits_<t> [n, V] and attention_<t> [L, H, n, n] for
