@@ -441,3 +441,10 @@ aw_cli_test(top_tokens_llama EXIT 0 REGEX "layer,sentence,target,method,top1,top
             ARGS top-tokens --model ${hf_models}/llama --text "The cat sat on the mat" --target 3)
 aw_cli_test(prune_apply_llama EXIT 0 REGEX "pruned 2 of 8 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters. perplexity [0-9.]+ \\(gated model [0-9.]+\\). saved to"
             ARGS prune --model ${hf_models}/llama --text ${fixtures}/corpus.txt --window 16 --apply 25 --save ${fixtures}/pruned_llama)
+aw_cli_test(info_dtype_bf16 EXIT 0 REGEX "computes in +bf16 \\(0.0 MB of weights used in place from the file\\)"
+            ARGS info --model ${hf_models}/qwen2 --dtype bf16)
+aw_cli_test(eval_dtype_bf16 EXIT 0 REGEX "perplexity [0-9.]+" ARGS eval --model ${hf_models}/gpt_neox --dtype bf16 --text ${fixtures}/corpus.txt --window 16)
+aw_cli_test(error_dtype_name EXIT 1 STDERR_LINES 1 REGEX "^error: --dtype 'fp8': expected f32, bf16, f16 or auto\n$"
+            ARGS info --model ${hf_models}/qwen2 --dtype fp8)
+aw_cli_test(error_dtype_f16_on_cpu EXIT 1 STDERR_LINES 1 REGEX "^error: --dtype f16 needs CUDA"
+            ARGS info --model ${hf_models}/qwen2 --device cpu --dtype f16)

@@ -299,3 +299,93 @@ TEST(HfFamilies, APrunedGptNeoxIsWrittenBackWithItsFusedQkv) {
 
 }  // namespace
 }  // namespace aw
+
+namespace aw {
+namespace {
+
+// The fixture `name` copied into `dir` with its weights stored as `dtype`.
+void write_stored_as(const std::string& name, const TempDir& dir, torch::ScalarType dtype) {
+  for (const auto& entry : fs::directory_iterator(kFixtures + name)) fs::copy(entry.path(), dir.path());
+  const auto file = SafetensorsFile::open(kFixtures + name + "/model.safetensors");
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& tensor : file->names()) tensors.emplace_back(tensor, file->tensor(tensor).to(dtype));
+  write_safetensors(dir.file("model.safetensors"), tensors, {{"format", "pt"}});
+}
+
+struct Computed {
+  torch::Tensor logits, attention;
+};
+
+Computed compute(const LoadedModel& loaded, const std::string& fixture) {
+  torch::InferenceMode inference;
+  ModelInput input;
+  input.input_ids = read_reference(fixture).get("ids_special").unsqueeze(0);
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  auto result = loaded.model->forward(input, options);
+  return {result.logits[0], torch::stack(result.attention).select(1, 0)};
+}
+
+class ReducedPrecision : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReducedPrecision, Bf16FollowsF32AndKeepsLogitsAndAttentionInF32) {
+  const auto reference = compute(load_checkpoint(kFixtures + GetParam()), GetParam());
+  for (const auto dtype : {torch::kBFloat16}) {  // F16 computes on CUDA only
+    const auto loaded = load_checkpoint(kFixtures + GetParam(), torch::kCPU, dtype);
+    EXPECT_EQ(loaded.dtype, dtype);
+    for (const auto& parameter : loaded.model->module().parameters()) EXPECT_EQ(parameter.scalar_type(), dtype);
+    EXPECT_EQ(loaded.mapped_bytes, 0);  // stored as F32: converted, not mapped
+    const auto computed = compute(loaded, GetParam());
+    EXPECT_EQ(computed.logits.scalar_type(), torch::kFloat32);
+    EXPECT_EQ(computed.attention.scalar_type(), torch::kFloat32);
+    // BF16 keeps 8 bits of mantissa: relative error ~2^-8 per rounding, a few roundings deep. These
+    // fixtures' scores are large (peaked attention), where a rounded score moves a probability most:
+    // up to 0.05 measured; a wrong rotation or mask moves them by 0.5.
+    const double tolerance = 0.03, attention_tolerance = 0.1;
+    const double scale = reference.logits.abs().max().item<double>();
+    EXPECT_LT((computed.logits - reference.logits).abs().max().item<double>(), tolerance * scale)
+        << dtype_name(dtype) << ": " << max_difference(computed.logits, reference.logits);
+    EXPECT_LT((computed.attention - reference.attention).abs().max().item<double>(), attention_tolerance)
+        << dtype_name(dtype) << ": " << max_difference(computed.attention, reference.attention);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ReducedPrecision, ::testing::Values("llama", "mistral", "gpt_neox"));
+
+TEST(ReducedPrecision, WeightsStoredInTheComputeDtypeAreUsedInPlaceFromTheFile) {
+  TempDir dir;
+  write_stored_as("llama", dir, torch::kBFloat16);
+  const auto mapped = load_checkpoint(dir.path(), torch::kCPU, torch::kBFloat16);
+  int64_t weight_bytes = 0;
+  for (const auto& parameter : mapped.model->module().parameters()) weight_bytes += parameter.numel() * 2;
+  EXPECT_EQ(mapped.mapped_bytes, weight_bytes);
+  EXPECT_EQ(mapped.stored_dtype, "BF16");
+  // The same numbers as the copied weights give: mapping changes where they live, not what they are.
+  const auto copied = load_checkpoint(dir.path(), torch::kCPU, torch::kFloat32);
+  EXPECT_EQ(copied.mapped_bytes, 0);
+  const auto from_mapped = compute(mapped, "llama");
+  const auto in_f32 = compute(copied, "llama");
+  EXPECT_LT((from_mapped.logits - in_f32.logits).abs().max().item<double>(),
+            0.1 * in_f32.logits.abs().max().item<double>());
+  // The default on the CPU is F32.
+  EXPECT_EQ(load_checkpoint(dir.path()).dtype, torch::kFloat32);
+}
+
+TEST(ReducedPrecision, DtypeNamesAndFamiliesThatComputeInF32Only) {
+  EXPECT_EQ(parse_compute_dtype("bf16"), torch::kBFloat16);
+  EXPECT_EQ(parse_compute_dtype("auto"), std::nullopt);
+  EXPECT_EQ(error_of([] { parse_compute_dtype("fp8"); }), "--dtype 'fp8': expected f32, bf16, f16 or auto");
+  const auto lama = test::tiny_lama_config();
+  EXPECT_EQ(error_of([&] { resolve_compute_dtype(torch::kFloat16, torch::kCPU, lama); }),
+            "--dtype f16: lama models compute in f32 only (recurrent and translation models)");
+  EXPECT_EQ(resolve_compute_dtype(std::nullopt, torch::Device(torch::kCUDA, 0), lama), torch::kFloat32);
+  const auto llama = read_model_config(kFixtures + "llama");
+  EXPECT_EQ(resolve_compute_dtype(std::nullopt, torch::Device(torch::kCUDA, 0), llama), torch::kBFloat16);
+  EXPECT_EQ(resolve_compute_dtype(std::nullopt, torch::kCPU, llama), torch::kFloat32);
+  EXPECT_EQ(error_of([&] { resolve_compute_dtype(torch::kFloat16, torch::kCPU, llama); }),
+            "--dtype f16 needs CUDA: LibTorch's CPU kernels have no half-precision matrix product (use bf16 or f32)");
+  EXPECT_EQ(resolve_compute_dtype(torch::kFloat16, torch::Device(torch::kCUDA, 0), llama), torch::kFloat16);
+}
+
+}  // namespace
+}  // namespace aw

@@ -33,6 +33,7 @@ int run_info(int argc, char** argv) {
       {"max_positions", c.max_positions}, {"norm", to_string(c.norm)},     {"positions", to_string(c.positions)},
       {"activation", to_string(c.activation)}, {"causal", c.causal},       {"tokenizer", loaded.tokenizer->kind()},
       {"parameters", loaded.parameter_count}, {"dtype", loaded.stored_dtype},
+      {"compute_dtype", dtype_name(loaded.dtype)}, {"mapped_bytes", loaded.mapped_bytes},
       {"device", describe_device(loaded.device)}};
   if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
   if (c.is_llama_family()) {
@@ -97,6 +98,8 @@ int run_info(int argc, char** argv) {
   if (c.is_classifier()) std::printf("classes      %lld\n", static_cast<long long>(c.num_labels));
   std::printf("parameters   %lld (%.2fM), stored as %s\n", static_cast<long long>(loaded.parameter_count),
               loaded.parameter_count / 1e6, loaded.stored_dtype.c_str());
+  std::printf("computes in  %s (%.1f MB of weights used in place from the file)\n", dtype_name(loaded.dtype).c_str(),
+              static_cast<double>(loaded.mapped_bytes) / 1e6);
   std::printf("device       %s\n", describe_device(loaded.device).c_str());
   return 0;
 }

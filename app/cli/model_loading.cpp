@@ -14,7 +14,7 @@
 namespace aw {
 
 OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches) {
-  with_value.insert({"model", "device", "threads"});
+  with_value.insert({"model", "device", "threads", "dtype"});
   switches.insert("json");
   return {std::move(with_value), std::move(switches)};
 }
@@ -24,10 +24,12 @@ std::string device_option(const CliOptions& options) {
   return options.get("device", from_environment && *from_environment ? from_environment : "auto");
 }
 
+ComputeDtype dtype_option(const CliOptions& options) { return parse_compute_dtype(options.get("dtype", "auto")); }
+
 LoadedModel load_from_options(const CliOptions& options) {
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device = resolve_device(device_option(options));
-  return load_checkpoint(options.require("model"), device);
+  return load_checkpoint(options.require("model"), device, dtype_option(options));
 }
 
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
@@ -38,7 +40,8 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cu
   if (device.is_cuda() && cuda_index >= 0 && device_name.find(':') == std::string::npos)  // not cuda:N
     device = resolve_device("cuda:" + std::to_string(cuda_index));
   std::vector<LoadedModel> models;
-  for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device));
+  const auto dtype = dtype_option(options);
+  for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device, dtype));
   return models;
 }
 

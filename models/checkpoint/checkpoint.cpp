@@ -98,12 +98,11 @@ void require_weights_fit(const std::string& dir, const ModelConfig& config, cons
                      " values; they do not belong together");
 }
 
-// Moves every (uninitialised) parameter into one anonymous mapping that the kernel fills with pages
+// Moves the given (uninitialised) parameters into one anonymous mapping that the kernel fills with pages
 // in a single call (MAP_POPULATE). Faulting 500 MB of fresh heap page by page took 1.3 s of a
 // GPT-2-small load on our VMs; populated up front it takes ~0.1 s. Falls back to the heap silently.
-void place_parameters_in_populated_memory(torch::nn::Module& module) {
+void place_in_populated_memory(std::vector<torch::Tensor>& parameters) {
   constexpr int64_t kAlignment = 64;
-  auto parameters = module.parameters();
   int64_t total = 0;
   for (const auto& parameter : parameters)
     total += (parameter.numel() * static_cast<int64_t>(parameter.element_size()) + kAlignment - 1) / kAlignment * kAlignment;
@@ -119,6 +118,17 @@ void place_parameters_in_populated_memory(torch::nn::Module& module) {
     parameter.set_data(torch::from_blob(cursor, parameter.sizes(), [arena](void*) {}, parameter.options()));
     cursor += (bytes + kAlignment - 1) / kAlignment * kAlignment;
   }
+}
+
+// Gives every floating parameter and buffer of a freshly created (uninitialised) model `dtype`:
+// parameters get new empty storage (converting their uninitialised values would touch every page
+// for nothing); buffers, which are computed (sinusoids), are converted.
+void use_dtype(torch::nn::Module& module, torch::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : module.parameters())
+    parameter.set_data(torch::empty(parameter.sizes(), parameter.options().dtype(dtype)));
+  for (auto& buffer : module.buffers())
+    if (buffer.is_floating_point()) buffer.set_data(buffer.to(dtype));
 }
 
 }  // namespace
@@ -141,7 +151,7 @@ int64_t count_parameters(AttentionModel& model) {
   return count;
 }
 
-std::string load_weights(AttentionModel& model, const TensorSource& file) {
+LoadedWeights load_weights(AttentionModel& model, const TensorSource& file, bool map_in_place) {
   // Native files hold every parameter under its own name (the module's named_parameters(), as
   // saved), untransformed; only foreign layouts need a table. Either way every parameter must be
   // found and nothing else may be in the file, unless the table allows it.
@@ -152,6 +162,13 @@ std::string load_weights(AttentionModel& model, const TensorSource& file) {
 
   std::set<std::string> used, dtypes;
   torch::NoGradGuard no_grad;
+  // Checked first, then mapped, then copied: the copies go into one block made for them alone.
+  struct Fill {
+    torch::Tensor parameter;
+    torch::Tensor value;  // the file's tensor, transformed as the binding says
+  };
+  std::vector<Fill> copies;
+  int64_t mapped_bytes = 0;
   for (auto& item : model.module().named_parameters()) {
     WeightBinding binding{item.key(), {item.key()}};
     if (foreign) {
@@ -177,6 +194,14 @@ std::string load_weights(AttentionModel& model, const TensorSource& file) {
       fail_in_file(file.path_of(source), "tensor '" + source + "' has dtype " + record.dtype + "; weights must be F32, F16, BF16 or F64");
 
     auto value = file.tensor(source);
+    used.insert(source);
+    dtypes.insert(record.dtype);
+    const bool as_stored = binding.parts == 1 && !binding.transpose;
+    if (map_in_place && as_stored && value.scalar_type() == item.value().scalar_type()) {
+      item.value().set_data(value);
+      mapped_bytes += value.numel() * static_cast<int64_t>(value.element_size());
+      continue;
+    }
     if (binding.parts > 1 && binding.groups > 0) {  // [groups · parts · rows, …] -> part's rows of each group
       auto grouped = value.sizes().vec();
       grouped.front() = -1;
@@ -186,10 +211,14 @@ std::string load_weights(AttentionModel& model, const TensorSource& file) {
       value = value.chunk(binding.parts, -1)[binding.part];
     }
     if (binding.transpose) value = value.t();
-    item.value().copy_(value);
-    used.insert(source);
-    dtypes.insert(record.dtype);
+    copies.push_back({item.value(), value});
   }
+  if (map_in_place) {
+    std::vector<torch::Tensor> copied;
+    for (const auto& fill : copies) copied.push_back(fill.parameter);
+    place_in_populated_memory(copied);
+  }
+  for (auto& fill : copies) fill.parameter.copy_(fill.value);
 
   std::vector<std::string> unknown;
   for (const auto& name : file.names()) {
@@ -206,7 +235,7 @@ std::string load_weights(AttentionModel& model, const TensorSource& file) {
   }
   std::string joined;
   for (const auto& dtype : dtypes) joined += (joined.empty() ? "" : "+") + dtype;
-  return joined;
+  return {joined, mapped_bytes};
 }
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config) {
@@ -264,7 +293,36 @@ std::shared_ptr<const Tokenizer> load_target_tokenizer(const std::string& dir, c
   return load_sentencepiece_tokenizer(require_file(dir, "target.spm"), require_file(dir, "vocab.json"), false);
 }
 
-LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device) {
+ComputeDtype parse_compute_dtype(const std::string& name) {
+  if (name == "auto") return std::nullopt;
+  if (name == "f32") return torch::kFloat32;
+  if (name == "bf16") return torch::kBFloat16;
+  if (name == "f16") return torch::kFloat16;
+  throw Error("--dtype " + quoted_excerpt(name) + ": expected f32, bf16, f16 or auto");
+}
+
+std::string dtype_name(torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kBFloat16: return "bf16";
+    case torch::kFloat16: return "f16";
+    default: return "f32";
+  }
+}
+
+torch::ScalarType resolve_compute_dtype(const ComputeDtype& requested, const torch::Device& device,
+                                        const ModelConfig& config) {
+  // The GRUs of the recurrent classifiers and the translation models' decoding are kept in float32.
+  const bool reduced_ok = !config.is_recurrent() && !config.is_translation();
+  if (!requested) return device.is_cuda() && reduced_ok ? torch::kBFloat16 : torch::kFloat32;
+  if (*requested != torch::kFloat32 && !reduced_ok)
+    throw Error("--dtype " + dtype_name(*requested) + ": " + config.family_name() +
+                " models compute in f32 only (recurrent and translation models)");
+  if (*requested == torch::kFloat16 && !device.is_cuda())
+    throw Error("--dtype f16 needs CUDA: LibTorch's CPU kernels have no half-precision matrix product (use bf16 or f32)");
+  return *requested;
+}
+
+LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device, const ComputeDtype& dtype) {
   LoadedModel loaded;
   loaded.dir = dir;
   // The folder's name; a training run's "best" (or "bet_sf/") folder is named after its run.
@@ -280,9 +338,12 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
 
   const auto file = open_checkpoint_weights(dir);  // one file, or shards and their index
   require_weights_fit(dir, loaded.config, *file);
+  loaded.dtype = resolve_compute_dtype(dtype, device, loaded.config);
   loaded.model = create_model(loaded.config, /*initialise=*/false);  // load_weights fills every parameter
-  if (device.is_cpu()) place_parameters_in_populated_memory(loaded.model->module());
-  loaded.stored_dtype = load_weights(*loaded.model, *file);
+  if (loaded.dtype != torch::kFloat32) use_dtype(loaded.model->module(), loaded.dtype);
+  const auto weights = load_weights(*loaded.model, *file, /*map_in_place=*/device.is_cpu());
+  loaded.stored_dtype = weights.stored_dtypes;
+  loaded.mapped_bytes = weights.mapped_bytes;
   loaded.model->module().eval();
   loaded.model->module().to(device);
   loaded.device = device;
@@ -299,7 +360,10 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device)
                           : std::to_string(loaded.config.n_layers) + (loaded.config.n_layers == 1 ? " layer × " : " layers × ") + heads;
   logger("models")->info("loaded {} ({}, {}, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
                          loaded.config.family_name(), layers, loaded.config.d_model,
-                         loaded.parameter_count / 1e6, loaded.stored_dtype, describe_device(device));
+                         loaded.parameter_count / 1e6,
+                         loaded.dtype == torch::kFloat32 ? loaded.stored_dtype
+                                                         : loaded.stored_dtype + ", computing in " + dtype_name(loaded.dtype),
+                         describe_device(device));
   return loaded;
 }
 

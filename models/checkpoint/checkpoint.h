@@ -8,6 +8,7 @@
 #include <torch/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,21 +25,46 @@ struct LoadedModel {
   std::shared_ptr<const Tokenizer> tokenizer;         // the input's (a translation model's source side)
   std::shared_ptr<const Tokenizer> target_tokenizer;  // translation models: the target side (may equal tokenizer)
   std::string stored_dtype;                  // "F32", "F16", "BF16" or e.g. "F16+F32"
+  torch::ScalarType dtype = torch::kFloat32; // the dtype the model computes in (--dtype)
+  int64_t mapped_bytes = 0;                  // weights used in place from the mapped file, not copied
   int64_t parameter_count = 0;
   torch::Device device{torch::kCPU};
 };
 
-// Loads and validates a whole folder; throws aw::Error naming the file and what is wrong.
-LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device = torch::kCPU);
+// The dtype a model computes in: F32, BF16 or F16, or nothing for the default (BF16 on CUDA where the
+// family allows it, else F32). Transformer families compute in any (F16 on CUDA only: the CPU has no
+// half-precision matrix product); recurrent (LAMA, BiGRU) and translation models in F32 only.
+using ComputeDtype = std::optional<torch::ScalarType>;
+// "f32", "bf16", "f16" or "auto" (nothing); throws aw::Error("--dtype …: expected …") otherwise.
+ComputeDtype parse_compute_dtype(const std::string& name);
+// The dtype a model of `config` computes in on `device` when `requested`; throws aw::Error for a
+// family that cannot compute in the requested one.
+torch::ScalarType resolve_compute_dtype(const ComputeDtype& requested, const torch::Device& device,
+                                        const ModelConfig& config);
+// "f32", "bf16" or "f16".
+std::string dtype_name(torch::ScalarType dtype);
+
+// Loads and validates a whole folder; throws aw::Error naming the file and what is wrong. On the CPU
+// a weight stored in the compute dtype is used in place from the mapped file (no copy: mapped_bytes).
+LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device = torch::kCPU,
+                            const ComputeDtype& dtype = std::nullopt);
 
 // A new model of the config's family: randomly initialised, or with `initialise` false possibly
 // uninitialised (for a checkpoint to fill).
 std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise = true);
 
+// What load_weights found: the stored dtypes ("F16" or "F16+F32") and the bytes it mapped.
+struct LoadedWeights {
+  std::string stored_dtypes;
+  int64_t mapped_bytes = 0;
+};
 // Fills every parameter of `model` from `file`: native files by the parameter's own name, foreign
 // layouts through their weight table; checks names, shapes and dtypes, and refuses unknown tensors
-// (foreign files may carry heads we do not use). Returns the dtypes found, e.g. "F16" or "F16+F32".
-std::string load_weights(AttentionModel& model, const TensorSource& file);
+// (foreign files may carry heads we do not use). Values are converted to each parameter's dtype.
+// With `map_in_place` (CPU models only) a tensor stored in the parameter's dtype that needs no
+// transform becomes the parameter itself, a read-only view of the file's mapping; the others are
+// copied into one pre-faulted block.
+LoadedWeights load_weights(AttentionModel& model, const TensorSource& file, bool map_in_place = false);
 
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const ModelConfig& config);
 // A translation model's target-side tokenizer: Marian's target.spm (with the shared vocab.json), or

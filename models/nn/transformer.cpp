@@ -12,6 +12,12 @@ namespace {
 
 constexpr double kInitStd = 0.02;
 
+// The dtype probabilities and logits are given in: float32 for a BF16 or F16 model (as Hugging
+// Face's eager attention and output), the model's own otherwise (float64 in the gradient checks).
+torch::ScalarType widened(torch::ScalarType dtype) {
+  return dtype == torch::kBFloat16 || dtype == torch::kHalf ? torch::kFloat32 : dtype;
+}
+
 Dense make_linear(int64_t in, int64_t out, bool bias = true) { return Dense(in, out, bias); }
 
 Norm make_norm(const ModelConfig& config) { return Norm(config.d_model, config.layer_norm_eps, config.decoder.norm); }
@@ -245,7 +251,9 @@ MultiHeadAttentionImpl::Weighed MultiHeadAttentionImpl::weigh(const torch::Tenso
     if (context.reweighted_blocked.defined()) scores = scores.masked_fill(context.reweighted_blocked, -INFINITY);
   }
 
-  return {torch::softmax(scores, -1), with_value ? std::move(value) : torch::Tensor()};  // (B, H, n, n)
+  // The softmax in float32 for a BF16 or F16 model (as Hugging Face's eager attention): the
+  // probabilities every analysis reads keep their precision.
+  return {torch::softmax(scores, -1, widened(scores.scalar_type())), with_value ? std::move(value) : torch::Tensor()};  // (B, H, n, n)
 }
 
 torch::Tensor MultiHeadAttentionImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,
@@ -258,7 +266,8 @@ AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const At
                                                 const torch::Tensor& memory) {
   const int64_t batch = x.size(0), length = x.size(1);
   auto [attention, value] = weigh(x, context, memory, /*with_value=*/true);
-  auto mixed = torch::matmul(torch::dropout(attention, dropout_, is_training()), value);  // (B, H, n, dh)
+  auto weights = torch::dropout(attention, dropout_, is_training()).to(value.scalar_type());
+  auto mixed = torch::matmul(weights, value);  // (B, H, n, dh)
   if (gates.defined()) {
     // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
     if (gates.size(0) > batch) mixed = mixed.repeat({gates.size(0) / batch, 1, 1, 1});  // (k·B, H, n, dh)
@@ -414,6 +423,12 @@ torch::Tensor TransformerImpl::layer_attention(const torch::Tensor& hidden, cons
 }
 
 torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
+  // Logits in float32 for a BF16 or F16 model: losses and accuracies are taken from them.
+  auto logits = reduced_output(hidden, input);
+  return logits.defined() ? logits.to(widened(logits.scalar_type())) : logits;
+}
+
+torch::Tensor TransformerImpl::reduced_output(const torch::Tensor& hidden, const ModelInput& input) {
   auto final_hidden = ln_f ? ln_f(hidden) : hidden;
   if (classifier && config_.pooling == Pooling::Mean) {
     // encoder_classifier: the mean of the unpadded final states, straight into the classifier.

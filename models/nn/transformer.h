@@ -185,6 +185,8 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
 
  private:
   torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
+  // output() in the model's own dtype.
+  torch::Tensor reduced_output(const torch::Tensor& hidden, const ModelInput& input);
   // The masks and the diagonal intervention every layer of a forward over `length` tokens applies.
   AttentionContext layers_context(int64_t length, const ModelInput& input, const ForwardOptions& options) const;
 
