@@ -711,10 +711,13 @@ class MainWindowTests : public QObject {
     capture.predictions.assign(3, {{"x", 1.0}});
     view.setCapture(0, capture, {});
     auto* overview = view.overview();
+    overview->resize(overview->sizeHint());
+    overview->grab();  // thumbnails are rendered when painted
     const int rendered = overview->renderCount();
     QCOMPARE(rendered, 2 * 3);  // 2 layers × (mean + 2 heads)
     for (const auto& [layer, head] : {std::pair{0, 1}, std::pair{1, -1}, std::pair{1, 0}}) {
       view.setLayerHead(layer, head);
+      overview->grab();
       QCOMPARE(overview->renderCount(), rendered);
       QCOMPARE(view.heatmap()->matrix().weights, overview->matrix(layer, head).weights);
       QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, layer, head, "tiny").weights);
@@ -722,6 +725,7 @@ class MainWindowTests : public QObject {
     auto changed = capture;
     changed.text = "a b d";
     view.setCapture(0, changed, {});
+    overview->grab();
     QCOMPARE(overview->renderCount(), 2 * rendered);
   }
 };

@@ -11,6 +11,8 @@
 #include "widgets/word_weight_view.h"
 
 #include <QDir>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QFile>
 #include <QTextBrowser>
 #include <QUrl>
@@ -229,6 +231,36 @@ class WidgetTests : public QObject {
     QCOMPARE(panel.summaryText(), QString("all 5 heads on"));
   }
 
+  // Grouped-query attention at a 1B model's scale: 16 layers × 32 query heads over 8 key/value
+  // heads. The groups' cells sit together with a wider gap between groups, the tooltip's key/value
+  // head is the group's, and the panel scrolls rather than grow past its dock: every cell stays
+  // clickable.
+  void aGroupedQueryPanelOf512HeadsGroupsAndScrolls() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn(std::vector<int>(16, 32)));
+    panel.grid()->setQueryGroups(std::vector<std::vector<int>>(16, std::vector<int>(8, 4)));
+    panel.resize(320, 400);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QCOMPARE(panel.width(), 320);
+    auto* grid = panel.grid();
+    const int within = grid->cellRect(0, 3).left() - grid->cellRect(0, 2).right();
+    const int between = grid->cellRect(0, 4).left() - grid->cellRect(0, 3).right();
+    QVERIFY2(between > within, qPrintable(QString("%1 vs %2").arg(between).arg(within)));
+    QCOMPARE(grid->groupOf(5, 3), 0);
+    QCOMPARE(grid->groupOf(5, 4), 1);
+    QCOMPARE(grid->groupOf(5, 31), 7);
+    QVERIFY(grid->width() > 320);  // wider than the panel: it scrolls
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    QTest::mouseClick(grid, Qt::LeftButton, {}, grid->cellRect(15, 31).center());
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!panel.gates().isOn(15, 31));
+    QCOMPARE(panel.summaryText(), QString("1 of 512 heads off"));
+    // Groups of one head (every head its own key and value) are no grouping.
+    grid->setQueryGroups(std::vector<std::vector<int>>(16, std::vector<int>(32, 1)));
+    QCOMPARE(grid->groupOf(0, 5), -1);
+  }
+
   void setGatesDoesNotEmit() {
     HeadToggleGrid panel;
     QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
@@ -255,7 +287,7 @@ class WidgetTests : public QObject {
   }
 
   // The thumbnails follow the colour scale: weights near 0.001 are one dark colour on 0–1 and spread
-  // under auto; a scale change renders them again, setting the same scale does not.
+  // under auto; a scale change renders them again when painted, setting the same scale does not.
   void overviewThumbnailsFollowTheColourScale() {
     AttentionOverview overview;
     overview.resize(300, 200);
@@ -263,19 +295,45 @@ class WidgetTests : public QObject {
     AttentionMatrix faint = three_by_three();
     faint.weights = {0.001f, 0.0f, 0.0f, 0.002f, 0.0005f, 0.0f, 0.003f, 0.001f, 0.0f};
     overview.setMatrices({{faint}});
-    const int rendered = overview.renderCount();
     const auto pixel = [&] {  // the thumbnail's bottom-left cell (weight 0.003, the largest)
       const auto rect = overview.thumbnailRect(0, -1);
       return QColor(overview.grab().toImage().pixel(rect.left() + rect.width() / 6, rect.bottom() - rect.height() / 6));
     };
     const auto fixed = pixel();
+    const int rendered = overview.renderCount();
+    QCOMPARE(rendered, 1);
     overview.setColourScale(ColourScale::Auto);
-    QCOMPARE(overview.renderCount(), rendered + 1);
     const auto automatic = pixel();
+    QCOMPARE(overview.renderCount(), rendered + 1);
     QVERIFY2(automatic.lightness() > fixed.lightness() + 60,
              qPrintable(QString("%1 vs %2").arg(automatic.name(), fixed.name())));
     overview.setColourScale(ColourScale::Auto);
+    pixel();
     QCOMPARE(overview.renderCount(), rendered + 1);
+  }
+
+  // A 1B-class model's overview (16 layers × mean + 32 heads) in a small scroll area renders only the
+  // thumbnails it shows; scrolling renders the newly shown ones, none twice.
+  void overviewRendersOnlyTheThumbnailsShown() {
+    QScrollArea area;
+    auto* overview = new AttentionOverview;
+    area.setWidget(overview);
+    area.setWidgetResizable(true);
+    area.resize(400, 300);
+    area.show();
+    std::vector<std::vector<AttentionMatrix>> matrices(16, std::vector<AttentionMatrix>(33, three_by_three()));
+    overview->setMatrices(matrices);
+    QVERIFY(QTest::qWaitForWindowExposed(&area));
+    area.grab();
+    const int shown = overview->renderCount();
+    QVERIFY2(shown > 0 && shown < 60, qPrintable(QString::number(shown)));
+    area.horizontalScrollBar()->setValue(area.horizontalScrollBar()->maximum());
+    area.verticalScrollBar()->setValue(area.verticalScrollBar()->maximum());
+    area.grab();
+    const int after_scroll = overview->renderCount();
+    QVERIFY2(after_scroll > shown && after_scroll < 2 * 60, qPrintable(QString::number(after_scroll)));
+    area.grab();
+    QCOMPARE(overview->renderCount(), after_scroll);
   }
 
   void csvParsingHandlesCommentsQuotesAndRepeatedHeaders() {

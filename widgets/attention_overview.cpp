@@ -51,14 +51,8 @@ void AttentionOverview::setColourScale(ColourScale scale) {
 }
 
 void AttentionOverview::renderThumbnails() {
-  auto gradient = viridis_gradient();
   images_.clear();
-  for (const auto& layer : matrices_) {
-    std::vector<QImage> row;
-    for (const auto& matrix : layer) row.push_back(matrix_image(matrix, gradient, scale_));
-    render_count_ += static_cast<int>(row.size());
-    images_.push_back(std::move(row));
-  }
+  for (const auto& layer : matrices_) images_.emplace_back(layer.size());
   // Thumbnails never shrink below kMinSide: a scroll area around the overview takes over then.
   setMinimumSize(sizeHint());
   updateGeometry();
@@ -69,6 +63,16 @@ void AttentionOverview::setLayerNames(const QStringList& names) {
   labels_.names = names;
   updateGeometry();
   update();
+}
+
+const QImage& AttentionOverview::image(int layer, int column) const {
+  auto& image = images_[layer][column];
+  if (image.isNull()) {
+    static auto gradient = viridis_gradient();
+    image = matrix_image(matrices_[layer][column], gradient, scale_);
+    ++render_count_;
+  }
+  return image;
 }
 
 int AttentionOverview::labelWidth() const { return labels_.width(fontMetrics(), kLabelWidth); }
@@ -119,7 +123,7 @@ QSize AttentionOverview::sizeHint() const {
   return {labelWidth() + columnCount() * (kMinSide + kGap), kHeaderHeight + static_cast<int>(images_.size()) * (kMinSide + kGap)};
 }
 
-void AttentionOverview::paintEvent(QPaintEvent*) {
+void AttentionOverview::paintEvent(QPaintEvent* event) {
   QPainter painter(this);
   if (images_.empty()) {
     painter.drawText(rect(), Qt::AlignCenter, "Run a sentence to see every layer and head");
@@ -139,7 +143,8 @@ void AttentionOverview::paintEvent(QPaintEvent*) {
     for (int column = 0; column < static_cast<int>(images_[layer].size()); ++column) {
       const int head = column - 1;
       const auto target = thumbnailRect(layer, head);
-      painter.drawImage(target, images_[layer][column]);  // no smoothing: one block per cell
+      if (!event->rect().intersects(target.adjusted(-3, -3, 3, 3))) continue;  // scrolled out of view
+      painter.drawImage(target, image(layer, column));  // no smoothing: one block per cell
       if (head >= 0 && !gates_.on.empty() && !gates_.isOn(layer, head)) {
         painter.fillRect(target, QColor(255, 255, 255, 170));
         painter.setPen(QColor(0x60, 0x60, 0x60));

@@ -2,8 +2,10 @@
 // heatmaps (rows = layers, first column = mean of the heads, then one column per head), viridis on
 // the large view's colour scale (colour_scale.h; each thumbnail scaled on its own under auto, log and
 // per row), switched-off heads marked. Clicking one selects it for the large view.
-// It keeps the matrices it was given, so the large view shows them without computing them again;
-// thumbnails are rendered once per setMatrices (a new capture), never on a selection change.
+// It keeps the matrices it was given, so the large view shows them without computing them again.
+// A thumbnail is rendered when it is first painted (only those a scroll area shows: 16 layers × 33
+// columns of a 1B model are not all on screen), once per capture or colour scale, never on a
+// selection change.
 #pragma once
 
 #include "widgets/attention_matrix.h"
@@ -30,7 +32,8 @@ class AttentionOverview : public QWidget {
   void setColourScale(ColourScale scale);
   // The matrix of a thumbnail (head −1 = mean); an empty matrix when there is none.
   const AttentionMatrix& matrix(int layer, int head) const;
-  // How many thumbnails have been rendered since construction (tests check what recomputes them).
+  // How many thumbnails have been rendered since construction (tests check what recomputes them,
+  // and that those a scroll area hides are not).
   int renderCount() const { return render_count_; }
   void setGates(const HeadGates& gates);
   // The rows' names (empty: "L1", "L2", …).
@@ -58,10 +61,11 @@ class AttentionOverview : public QWidget {
   QString layerName(int layer) const { return labels_.name(layer); }
 
   std::vector<std::vector<AttentionMatrix>> matrices_;  // [layer][column]
-  std::vector<std::vector<QImage>> images_;            // [layer][column]
-  void renderThumbnails();
+  mutable std::vector<std::vector<QImage>> images_;    // [layer][column]; null until first painted
+  void renderThumbnails();  // forgets every rendered image (they are made again when painted)
+  const QImage& image(int layer, int column) const;
 
-  int render_count_ = 0;
+  mutable int render_count_ = 0;
   ColourScale scale_ = ColourScale::Fixed;
   HeadGates gates_;
   LayerLabels labels_;

@@ -10,6 +10,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -22,6 +23,7 @@ namespace {
 constexpr int kCell = 34;         // cell side in pixels, when there is room
 constexpr int kMinCell = 12;      // the least: 12 × 12 heads then take 28 + 12 × 15 pixels
 constexpr int kGap = 3;
+constexpr int kGroupGap = 6;      // extra space between the query heads of two key/value heads
 constexpr int kRowLabelWidth = 28;
 constexpr int kHeaderHeight = 18;
 
@@ -41,6 +43,34 @@ void HeadCellGrid::setGates(const HeadGates& gates) {
     updateGeometry();
   }
   update();
+}
+
+void HeadCellGrid::setQueryGroups(const std::vector<std::vector<int>>& groups) {
+  // Groups of one head each are no grouping: nothing to show.
+  bool grouped = false;
+  for (const auto& layer : groups)
+    for (int size : layer) grouped = grouped || size > 1;
+  groups_ = grouped ? groups : std::vector<std::vector<int>>{};
+  updateGeometry();
+  update();
+}
+
+int HeadCellGrid::groupOf(int layer, int head) const {
+  if (layer < 0 || layer >= static_cast<int>(groups_.size())) return -1;
+  int first = 0;
+  for (int group = 0; group < static_cast<int>(groups_[layer].size()); ++group) {
+    first += groups_[layer][group];
+    if (head < first) return group;
+  }
+  return -1;
+}
+
+int HeadCellGrid::groupsBefore(int layer, int head) const { return std::max(0, groupOf(layer, head)); }
+
+int HeadCellGrid::maxGroups() const {
+  size_t groups = 1;
+  for (const auto& layer : groups_) groups = std::max(groups, layer.size());
+  return static_cast<int>(groups);
 }
 
 void HeadCellGrid::setScores(const std::vector<std::vector<double>>& scores, const QString& label) {
@@ -77,17 +107,20 @@ int HeadCellGrid::cellSide() const {
   // As large as the widget allows, between kMinCell and kCell: a 12 × 12-head model's panel shrinks
   // with its dock instead of widening the window.
   const int heads = std::max(1, maxHeads()), layers = std::max<int>(1, static_cast<int>(gates_.on.size()));
-  const int across = (width() - labelWidth()) / heads - kGap, down = (height() - kHeaderHeight) / layers - kGap;
+  const int across = (width() - labelWidth() - (maxGroups() - 1) * kGroupGap) / heads - kGap;
+  const int down = (height() - kHeaderHeight) / layers - kGap;
   return std::clamp(std::min(across, down), kMinCell, kCell);
 }
 
 QRect HeadCellGrid::cellRect(int layer, int head) const {
   const int side = cellSide();
-  return {labelWidth() + head * (side + kGap), kHeaderHeight + layer * (side + kGap), side, side};
+  return {labelWidth() + head * (side + kGap) + groupsBefore(layer, head) * kGroupGap,
+          kHeaderHeight + layer * (side + kGap), side, side};
 }
 
 QSize HeadCellGrid::gridSize(int side) const {
-  return {labelWidth() + maxHeads() * (side + kGap), kHeaderHeight + static_cast<int>(gates_.on.size()) * (side + kGap)};
+  return {labelWidth() + maxHeads() * (side + kGap) + (maxGroups() - 1) * kGroupGap,
+          kHeaderHeight + static_cast<int>(gates_.on.size()) * (side + kGap)};
 }
 QSize HeadCellGrid::sizeHint() const { return gridSize(kCell); }
 QSize HeadCellGrid::minimumSizeHint() const { return gridSize(kMinCell); }
@@ -171,6 +204,8 @@ bool HeadCellGrid::event(QEvent* event) {
     const auto [layer, head] = cellAt(help->pos());
     if (layer >= 0) {
       auto text = QString("%1, head %2: %3").arg(layerPhrase(layer)).arg(head + 1).arg(gates_.on[layer][head] ? "on" : "off");
+      if (groupOf(layer, head) >= 0)
+        text += QString("\nreads key/value head %1 (of %2)").arg(groupOf(layer, head) + 1).arg(groups_[layer].size());
       if (layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
         text += QString("\n%1: %2").arg(score_label_).arg(scores_[layer][head], 0, 'g', 4);
       QToolTip::showText(help->globalPos(), text, this);
@@ -188,7 +223,11 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
   summary_ = new QLabel;
   summary_->setStyleSheet("font-weight: bold;");
   layout->addWidget(summary_);
-  layout->addWidget(grid_, 0, Qt::AlignLeft | Qt::AlignTop);
+  scroll_ = new QScrollArea;
+  scroll_->setWidget(grid_);
+  scroll_->setWidgetResizable(true);  // the grid fills the panel, and scrolls below its least size
+  scroll_->setFrameShape(QFrame::NoFrame);
+  layout->addWidget(scroll_, 1);
   auto* buttons = new QGridLayout;  // two by two keeps the panel narrow
   int added = 0;
   auto add_button = [&](const QString& text, const QString& tip, auto&& action) {
@@ -205,7 +244,6 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
                                  [this] { keepOnly(grid_->selectedLayer(), grid_->selectedHead()); });
   add_button("Reset", "All heads on; clear the colouring and the selection", [this] { reset(); });
   layout->addLayout(buttons);
-  layout->addStretch(1);
   connect(grid_, &HeadCellGrid::cellClicked, this, [this](int layer, int head) { toggle(layer, head); });
   connect(grid_, &HeadCellGrid::keepOnlyRequested, this, [this](int layer, int head) { keepOnly(layer, head); });
   updateSummary();

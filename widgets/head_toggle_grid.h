@@ -10,6 +10,7 @@
 
 class QLabel;
 class QPushButton;
+class QScrollArea;
 
 namespace aw {
 
@@ -24,6 +25,11 @@ class HeadCellGrid : public QWidget {
   const HeadGates& gates() const { return gates_; }
   // The rows' names (empty: "L1", "L2", …).
   void setLayerNames(const QStringList& names);
+  // Per layer, the query heads of each key/value head (grouped-query attention): the cells of one
+  // group sit together, a wider gap between groups. Empty: no groups.
+  void setQueryGroups(const std::vector<std::vector<int>>& groups);
+  // The key/value head that query head `head` of `layer` reads (−1 without groups).
+  int groupOf(int layer, int head) const;
   // Scores per [layer][head] shown as cell colour (viridis over their range); empty = no colouring.
   void setScores(const std::vector<std::vector<double>>& scores, const QString& label);
   void setSelected(int layer, int head);
@@ -52,7 +58,11 @@ class HeadCellGrid : public QWidget {
   QSize gridSize(int cell_side) const;  // the grid with cells of that side
   QString layerPhrase(int layer) const;  // "layer 3", or the block's name ("Cross 2")
 
+  int groupsBefore(int layer, int head) const;  // group boundaries left of the cell
+  int maxGroups() const;
+
   HeadGates gates_;
+  std::vector<std::vector<int>> groups_;
   LayerLabels labels_;
   std::vector<std::vector<double>> scores_;
   QString score_label_;
@@ -88,6 +98,7 @@ class HeadToggleGrid : public QWidget {
   void updateSummary();
 
   HeadCellGrid* grid_;
+  QScrollArea* scroll_;  // around the grid: 16 × 32 heads scroll instead of widening the window
   QLabel* summary_;
   QPushButton* keep_only_button_;
 };

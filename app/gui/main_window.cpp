@@ -326,6 +326,7 @@ void MainWindow::showHeadsOf(int model) {
   }
   heads_dock_->setWindowTitle("Heads — " + models_[model].name);
   heads_->grid()->setLayerNames(models_[model].layer_names);
+  heads_->grid()->setQueryGroups(models_[model].query_groups);
   heads_->setGates(gates_[model]);
   for (const auto& [label, scores] : scores_[model]) colour_box_->addItem(label);
   colour_box_->setCurrentText(previous);

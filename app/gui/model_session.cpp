@@ -24,6 +24,13 @@
 namespace aw {
 namespace {
 
+// A predicted token's text. Hugging Face models often have more embedding rows than tokens (padded
+// to a multiple of 64 or 128): a row past the tokenizer gets a name, not an error.
+QString prediction_label(const Tokenizer& tokenizer, int64_t id) {
+  if (id < tokenizer.vocab_size()) return QString::fromStdString(tokenizer.token_text(id));
+  return QString("<id %1: no token>").arg(id);
+}
+
 constexpr int64_t kTopPredictions = 5;
 
 using ModelRef = std::shared_ptr<const LoadedModel>;
@@ -48,6 +55,7 @@ ModelSummary summarise(const LoadedModel& loaded) {
   summary.architecture = QString::fromStdString(loaded.config.family_name());
   summary.layers = static_cast<int>(loaded.config.n_layers);
   for (auto heads : loaded.config.heads_per_layer) summary.heads_per_layer.push_back(static_cast<int>(heads));
+  for (const auto& sizes : loaded.config.decoder.query_groups) summary.query_groups.emplace_back(sizes.begin(), sizes.end());
   summary.parameters = loaded.parameter_count;
   summary.dtype = QString::fromStdString(loaded.stored_dtype);
   summary.max_positions = static_cast<int>(loaded.config.max_positions);
@@ -125,9 +133,7 @@ std::function<std::vector<Prediction>(int)> position_predictions(ModelRef loaded
       const auto logits = loaded->model->output(final_hidden.narrow(1, position, 1), ModelInput{});
       if (!logits.defined()) return std::vector<Prediction>{};
       const auto probabilities = torch::softmax(logits.reshape({1, -1}).to(torch::kCPU, torch::kFloat32), -1);
-      return top_predictions(probabilities, [&](int64_t id) {
-        return QString::fromStdString(loaded->tokenizer->token_text(id));
-      }).front();
+      return top_predictions(probabilities, [&](int64_t id) { return prediction_label(*loaded->tokenizer, id); }).front();
     });
     return remembered->by_position[position] = std::move(top);
   };
@@ -276,9 +282,8 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
       append_block(capture, result.attention[block]);
     }
     const auto& target = *loaded.target_tokenizer;
-    capture.predictions = top_predictions(torch::softmax(result.logits, -1), [&](int64_t id) {
-      return QString::fromStdString(target.token_text(id));
-    });
+    capture.predictions = top_predictions(torch::softmax(result.logits, -1),
+                                          [&](int64_t id) { return prediction_label(target, id); });
     return capture;
   });
 }

@@ -35,6 +35,9 @@ struct ModelSummary {
   // (its encoder layers, then each decoder layer's self- and cross-attention); empty otherwise, where
   // the views number the layers.
   QStringList layer_names;
+  // Grouped-query models (llama, mistral, qwen2): per layer, how many query heads share each
+  // key/value head, in head order; empty where every head has its own.
+  std::vector<std::vector<int>> query_groups;
   QStringList analyses;  // the analyses (descriptor names) it can run: the descriptors' own model check
 };
 
