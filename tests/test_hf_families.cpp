@@ -250,14 +250,19 @@ torch::Tensor plain_logits(AttentionModel& model, const std::string& fixture, co
   return model.forward(input, options).logits;
 }
 
+// The same with the heads `off` switched off by their gates (the 2 × 4-head fixtures).
+torch::Tensor logits_without(const LoadedModel& loaded, const std::string& fixture, const std::vector<HeadRef>& off) {
+  auto gates = torch::ones({2, 4});
+  for (const auto& head : off) gates[head.layer][head.head] = 0.0;
+  return plain_logits(*loaded.model, fixture, gates);
+}
+
 TEST(HfFamilies, PruningRemovesQueryHeadsAndAKeyValueHeadOnlyWithItsLastQueryHead) {
   // llama: 4 query heads over 2 key/value heads per layer. Layer 1 loses its first group entirely,
   // layer 2 one head of its second group: that group's key/value head stays.
   const auto loaded = load_checkpoint(kFixtures + "llama");
   const std::vector<HeadRef> removed = {{0, 0}, {0, 1}, {1, 2}};
-  auto gates = torch::ones({2, 4});
-  for (const auto& head : removed) gates[head.layer][head.head] = 0.0;
-  const auto gated = plain_logits(*loaded.model, "llama", gates);
+  const auto gated = logits_without(loaded, "llama", removed);
 
   const auto pruned = remove_heads(*loaded.model, removed);
   const auto& config = pruned->config();
@@ -283,9 +288,7 @@ TEST(HfFamilies, PruningRemovesQueryHeadsAndAKeyValueHeadOnlyWithItsLastQueryHea
 TEST(HfFamilies, APrunedGptNeoxIsWrittenBackWithItsFusedQkv) {
   const auto loaded = load_checkpoint(kFixtures + "gpt_neox");
   const std::vector<HeadRef> removed = {{0, 1}, {1, 0}, {1, 3}};
-  auto gates = torch::ones({2, 4});
-  for (const auto& head : removed) gates[head.layer][head.head] = 0.0;
-  const auto gated = plain_logits(*loaded.model, "gpt_neox", gates);
+  const auto gated = logits_without(loaded, "gpt_neox", removed);
   const auto pruned = remove_heads(*loaded.model, removed);
   TempDir dir;
   save_llama_family_checkpoint(dir.path(), *pruned, loaded.dir, torch::kFloat32);
