@@ -531,6 +531,27 @@ class MainWindowTests : public QObject {
   // A head toggle re-runs from its layer: a held block below it is the very same floats, the capture
   // holds the shown layer only (the others are made again when asked), and every layer equals a
   // fresh session's full run under the same gates.
+  // A session asked for BF16 opens a grouped-query llama in it (its heads panel grouped by key/value
+  // head), still opens a LAMA model in F32, and refuses a name it does not know.
+  void aBf16SessionOpensLlamaInBf16AndLamaInF32() {
+    ModelSession session;
+    session.setComputeDtype("bf16");
+    const auto llama = session.load(AW_SOURCE_DIR "/tests/fixtures/hf_models/llama");
+    QCOMPARE(llama.dtype, QString("F32, computing in bf16"));
+    QCOMPARE(llama.query_groups, (std::vector<std::vector<int>>{{2, 2}, {2, 2}}));
+    const auto capture = session.attend(0, "The cat sat on the mat");
+    QVERIFY(capture.length() > 3);
+    const auto lama = session.load(kSampleData + "/lama_amazon");
+    QCOMPARE(lama.dtype.contains("computing"), false);
+    bool refused = false;
+    try {
+      session.setComputeDtype("fp8");
+    } catch (const std::exception& error) {
+      refused = QString(error.what()) == "--dtype 'fp8': expected f32, bf16, f16 or auto";
+    }
+    QVERIFY(refused);
+  }
+
   void reRunStartsAtTheToggledLayer() {
     const QString sentence = "the film was good and the music was better";
     ModelSession session;

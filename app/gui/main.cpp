@@ -59,8 +59,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption attention_option("attention-file", "A saved attention file (attention-cli attend --out "
                                            "FILE.safetensors) to browse in a window of its own.", "FILE");
   const QCommandLineOption scale_option("scale", "The attention view's colour scale: fixed, auto, log or row.", "NAME");
+  const QCommandLineOption dtype_option("dtype", "What transformer models compute in: f32, bf16, f16 (CUDA only) or auto "
+                                        "(bf16 on CUDA, f32 on the CPU). A bf16 checkpoint in bf16 opens without a copy.", "NAME");
   parser.addOptions({session_option, sample_option, restore_option, fresh_option, model_option, text_option, run_option,
-                     tab_option, screenshot_option, size_option, scale_option, attention_option});
+                     tab_option, screenshot_option, size_option, scale_option, attention_option, dtype_option});
   parser.process(app);
   const auto size = parser.value(size_option).split('x');
   int width = 0, height = 0;
@@ -78,7 +80,14 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (parser.isSet(dtype_option) && !QStringList{"f32", "bf16", "f16", "auto"}.contains(parser.value(dtype_option))) {
+    std::fprintf(stderr, "attention-workbench: --dtype %s: expected f32, bf16, f16 or auto\n",
+                 qPrintable(parser.value(dtype_option)));
+    return 2;
+  }
+
   aw::MainWindow window;
+  if (parser.isSet(dtype_option)) window.setComputeDtype(parser.value(dtype_option));
   if (width > 0) window.resize(width, height);
   window.show();
   const auto last = aw::MainWindow::lastSessionPath();

@@ -231,6 +231,8 @@ void MainWindow::onJobFinished() {
 
 // ---- models and sentences ---------------------------------------------------------------------------
 
+void MainWindow::setComputeDtype(const QString& name) { session_->setComputeDtype(name); }
+
 void MainWindow::openCheckpoint(const QString& dir) {
   auto* session = session_.get();
   enqueue({"Loading " + dir, [this, session, dir]() -> Job {

@@ -36,6 +36,8 @@ class MainWindow : public QMainWindow {
   // sample_data/: its default_session.json when there is one, else every checkpoint folder in it.
   void openSampleData(const QString& dir);
   void openCheckpoint(const QString& dir);
+  // What models opened from now on compute in (ModelSession::setComputeDtype); throws aw::Error.
+  void setComputeDtype(const QString& name);
   // A saved attention file (attend --out FILE.safetensors) in a window of its own, to browse its
   // layers and heads; nullptr (and the error line) when it cannot be read.
   AttentionView* openAttentionFile(const QString& path);

@@ -58,6 +58,7 @@ ModelSummary summarise(const LoadedModel& loaded) {
   for (const auto& sizes : loaded.config.decoder.query_groups) summary.query_groups.emplace_back(sizes.begin(), sizes.end());
   summary.parameters = loaded.parameter_count;
   summary.dtype = QString::fromStdString(loaded.stored_dtype);
+  if (loaded.dtype != torch::kFloat32) summary.dtype += QString(", computing in %1").arg(QString::fromStdString(dtype_name(loaded.dtype)));
   summary.max_positions = static_cast<int>(loaded.config.max_positions);
   summary.classifier = loaded.config.is_classifier();
   summary.causal = loaded.config.causal;
@@ -190,6 +191,7 @@ struct KeptRun {
 
 struct ModelSession::Impl {
   torch::Device device = resolve_device("auto");
+  ComputeDtype dtype;  // asked for with setComputeDtype; nothing = the device's default
   mutable std::mutex mutex;  // guards `models` and `kept`; each job copies the references it needs
   std::vector<ModelRef> models;
   std::vector<std::shared_ptr<KeptRun>> kept;  // per model
@@ -217,8 +219,16 @@ ModelSession::ModelSession() : impl_(std::make_unique<Impl>()) {
 }
 ModelSession::~ModelSession() = default;
 
+void ModelSession::setComputeDtype(const QString& name) { impl_->dtype = parse_compute_dtype(name.toStdString()); }
+
 ModelSummary ModelSession::load(const QString& dir) {
-  auto loaded = guarded([&] { return load_checkpoint(dir.toStdString(), impl_->device); });
+  auto loaded = guarded([&] {
+    // A session-wide BF16 is a preference: the families that compute in F32 only still open.
+    auto dtype = impl_->dtype;
+    const auto config = read_model_config(dir.toStdString());
+    if (config.is_recurrent() || config.is_translation()) dtype = std::nullopt;
+    return load_checkpoint(dir.toStdString(), impl_->device, dtype);
+  });
   auto summary = summarise(loaded);
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->models.push_back(std::make_shared<const LoadedModel>(std::move(loaded)));

@@ -155,6 +155,10 @@ class ModelSession {
   ModelSession();
   ~ModelSession();
 
+  // What the models loaded from now on compute in: "f32", "bf16", "f16" (CUDA only) or "auto" (the
+  // default: BF16 on CUDA, F32 on the CPU). Throws aw::Error for another name. Recurrent and
+  // translation models compute in F32 whatever is asked.
+  void setComputeDtype(const QString& name);
   // Loads a checkpoint folder; throws aw::Error (message for the user) and leaves the session as it was.
   ModelSummary load(const QString& dir);
   // Opens a saved attention file (no model needed). F16 files are converted to F32 on opening; F32
