@@ -1,5 +1,6 @@
-// fuzz/fuzz_config.cpp — config.json of every family (the native ones, gpt2, bert, marian, bart). A
-// native config the reader accepts must also survive the round trip through native_config_json.
+// fuzz/fuzz_config.cpp — config.json of every family (the native ones, gpt2, bert, marian, bart, llama,
+// mistral, qwen2, gpt_neox). A native config the reader accepts must also survive the round trip
+// through native_config_json.
 #include "fuzz/fuzz_support.h"
 
 #include "models/errors.h"

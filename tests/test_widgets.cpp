@@ -261,6 +261,24 @@ class WidgetTests : public QObject {
     QCOMPARE(grid->groupOf(0, 5), -1);
   }
 
+  // The overview sets groups apart the same way, after the mean column; a pruned layer's groups
+  // (sizes 2 and 1) follow its own heads.
+  void overviewThumbnailsAreGroupedByKeyValueHead() {
+    AttentionOverview overview;
+    overview.resize(900, 300);
+    std::vector<std::vector<AttentionMatrix>> matrices = {std::vector<AttentionMatrix>(5, three_by_three()),
+                                                          std::vector<AttentionMatrix>(4, three_by_three())};
+    overview.setMatrices(matrices);
+    overview.setQueryGroups({{2, 2}, {2, 1}});
+    const auto gap = [&](int layer, int head) {  // space left of a head's thumbnail
+      return overview.thumbnailRect(layer, head).left() - overview.thumbnailRect(layer, head - 1).right();
+    };
+    QVERIFY(gap(0, 2) > gap(0, 1));  // heads 3–4 read the second key/value head
+    QCOMPARE(gap(0, 0), gap(0, 1));  // the mean column is not a group
+    QVERIFY(gap(1, 2) > gap(1, 1));
+    QCOMPARE(overview.thumbnailRect(1, 2).left(), overview.thumbnailRect(0, 2).left());
+  }
+
   void setGatesDoesNotEmit() {
     HeadToggleGrid panel;
     QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);

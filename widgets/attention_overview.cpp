@@ -14,6 +14,7 @@ namespace {
 constexpr int kLabelWidth = 30;  // wide enough for "L12"
 constexpr int kHeaderHeight = 18;
 constexpr int kGap = 6;
+constexpr int kGroupGap = 8;  // extra space between the query heads of two key/value heads
 constexpr int kMinSide = 40;
 constexpr int kMaxSide = 160;
 
@@ -77,6 +78,13 @@ const QImage& AttentionOverview::image(int layer, int column) const {
 
 int AttentionOverview::labelWidth() const { return labels_.width(fontMetrics(), kLabelWidth); }
 
+void AttentionOverview::setQueryGroups(const std::vector<std::vector<int>>& groups) {
+  groups_ = QueryGroups::of(groups);
+  if (!images_.empty()) setMinimumSize(sizeHint());  // the gaps widen it: scroll rather than squeeze
+  updateGeometry();
+  update();
+}
+
 void AttentionOverview::setGates(const HeadGates& gates) {
   gates_ = gates;
   update();
@@ -109,18 +117,20 @@ int AttentionOverview::columnCount() const {
 
 int AttentionOverview::thumbnailSide() const {
   if (images_.empty()) return kMinSide;
-  const int by_width = (width() - labelWidth()) / std::max(1, columnCount()) - kGap;
+  const int by_width = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / std::max(1, columnCount()) - kGap;
   const int by_height = (height() - kHeaderHeight) / std::max<int>(1, images_.size()) - kGap;
   return std::clamp(std::min(by_width, by_height), kMinSide, kMaxSide);
 }
 
 QRect AttentionOverview::thumbnailRect(int layer, int head) const {
   const int side = thumbnailSide();
-  return {labelWidth() + (head + 1) * (side + kGap), kHeaderHeight + layer * (side + kGap), side, side};
+  return {labelWidth() + (head + 1) * (side + kGap) + groups_.boundariesBefore(layer, head) * kGroupGap,
+          kHeaderHeight + layer * (side + kGap), side, side};
 }
 
 QSize AttentionOverview::sizeHint() const {
-  return {labelWidth() + columnCount() * (kMinSide + kGap), kHeaderHeight + static_cast<int>(images_.size()) * (kMinSide + kGap)};
+  return {labelWidth() + columnCount() * (kMinSide + kGap) + groups_.maxBoundaries() * kGroupGap,
+          kHeaderHeight + static_cast<int>(images_.size()) * (kMinSide + kGap)};
 }
 
 void AttentionOverview::paintEvent(QPaintEvent* event) {

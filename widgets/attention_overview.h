@@ -12,6 +12,7 @@
 #include "widgets/colour_scale.h"
 #include "widgets/head_gates.h"
 #include "widgets/layer_labels.h"
+#include "widgets/query_groups.h"
 
 #include <QImage>
 #include <QWidget>
@@ -38,6 +39,9 @@ class AttentionOverview : public QWidget {
   void setGates(const HeadGates& gates);
   // The rows' names (empty: "L1", "L2", …).
   void setLayerNames(const QStringList& names);
+  // Per layer, the query heads of each key/value head: their thumbnails sit together, a wider gap
+  // between groups (as the heads panel). Empty: no groups.
+  void setQueryGroups(const std::vector<std::vector<int>>& groups);
   // Highlights a thumbnail; head −1 = the mean column.
   void setCurrent(int layer, int head);
   void clear();
@@ -68,6 +72,7 @@ class AttentionOverview : public QWidget {
   mutable int render_count_ = 0;
   ColourScale scale_ = ColourScale::Fixed;
   HeadGates gates_;
+  QueryGroups groups_;
   LayerLabels labels_;
   int current_layer_ = -1, current_head_ = -1;
 };

@@ -46,32 +46,12 @@ void HeadCellGrid::setGates(const HeadGates& gates) {
 }
 
 void HeadCellGrid::setQueryGroups(const std::vector<std::vector<int>>& groups) {
-  // Groups of one head each are no grouping: nothing to show.
-  bool grouped = false;
-  for (const auto& layer : groups)
-    for (int size : layer) grouped = grouped || size > 1;
-  groups_ = grouped ? groups : std::vector<std::vector<int>>{};
+  groups_ = QueryGroups::of(groups);
   updateGeometry();
   update();
 }
 
-int HeadCellGrid::groupOf(int layer, int head) const {
-  if (layer < 0 || layer >= static_cast<int>(groups_.size())) return -1;
-  int first = 0;
-  for (int group = 0; group < static_cast<int>(groups_[layer].size()); ++group) {
-    first += groups_[layer][group];
-    if (head < first) return group;
-  }
-  return -1;
-}
-
-int HeadCellGrid::groupsBefore(int layer, int head) const { return std::max(0, groupOf(layer, head)); }
-
-int HeadCellGrid::maxGroups() const {
-  size_t groups = 1;
-  for (const auto& layer : groups_) groups = std::max(groups, layer.size());
-  return static_cast<int>(groups);
-}
+int HeadCellGrid::groupOf(int layer, int head) const { return groups_.groupOf(layer, head); }
 
 void HeadCellGrid::setScores(const std::vector<std::vector<double>>& scores, const QString& label) {
   scores_ = scores;
@@ -107,19 +87,19 @@ int HeadCellGrid::cellSide() const {
   // As large as the widget allows, between kMinCell and kCell: a 12 × 12-head model's panel shrinks
   // with its dock instead of widening the window.
   const int heads = std::max(1, maxHeads()), layers = std::max<int>(1, static_cast<int>(gates_.on.size()));
-  const int across = (width() - labelWidth() - (maxGroups() - 1) * kGroupGap) / heads - kGap;
+  const int across = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / heads - kGap;
   const int down = (height() - kHeaderHeight) / layers - kGap;
   return std::clamp(std::min(across, down), kMinCell, kCell);
 }
 
 QRect HeadCellGrid::cellRect(int layer, int head) const {
   const int side = cellSide();
-  return {labelWidth() + head * (side + kGap) + groupsBefore(layer, head) * kGroupGap,
+  return {labelWidth() + head * (side + kGap) + groups_.boundariesBefore(layer, head) * kGroupGap,
           kHeaderHeight + layer * (side + kGap), side, side};
 }
 
 QSize HeadCellGrid::gridSize(int side) const {
-  return {labelWidth() + maxHeads() * (side + kGap) + (maxGroups() - 1) * kGroupGap,
+  return {labelWidth() + maxHeads() * (side + kGap) + groups_.maxBoundaries() * kGroupGap,
           kHeaderHeight + static_cast<int>(gates_.on.size()) * (side + kGap)};
 }
 QSize HeadCellGrid::sizeHint() const { return gridSize(kCell); }
@@ -205,7 +185,7 @@ bool HeadCellGrid::event(QEvent* event) {
     if (layer >= 0) {
       auto text = QString("%1, head %2: %3").arg(layerPhrase(layer)).arg(head + 1).arg(gates_.on[layer][head] ? "on" : "off");
       if (groupOf(layer, head) >= 0)
-        text += QString("\nreads key/value head %1 (of %2)").arg(groupOf(layer, head) + 1).arg(groups_[layer].size());
+        text += QString("\nreads key/value head %1 (of %2)").arg(groupOf(layer, head) + 1).arg(groups_.groupsIn(layer));
       if (layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
         text += QString("\n%1: %2").arg(score_label_).arg(scores_[layer][head], 0, 'g', 4);
       QToolTip::showText(help->globalPos(), text, this);

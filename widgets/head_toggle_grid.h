@@ -5,6 +5,7 @@
 
 #include "widgets/head_gates.h"
 #include "widgets/layer_labels.h"
+#include "widgets/query_groups.h"
 
 #include <QWidget>
 
@@ -58,11 +59,8 @@ class HeadCellGrid : public QWidget {
   QSize gridSize(int cell_side) const;  // the grid with cells of that side
   QString layerPhrase(int layer) const;  // "layer 3", or the block's name ("Cross 2")
 
-  int groupsBefore(int layer, int head) const;  // group boundaries left of the cell
-  int maxGroups() const;
-
   HeadGates gates_;
-  std::vector<std::vector<int>> groups_;
+  QueryGroups groups_;
   LayerLabels labels_;
   std::vector<std::vector<double>> scores_;
   QString score_label_;

@@ -497,6 +497,8 @@ void AttentionView::refreshOverview() {
     }
     overview_->setMatrices(std::move(matrices));
     overview_->setLayerNames(model < static_cast<int>(models_.size()) ? models_[model].layer_names : QStringList());
+    overview_->setQueryGroups(model < static_cast<int>(models_.size()) ? models_[model].query_groups
+                                                                       : std::vector<std::vector<int>>{});
     overview_shows_ = {model, found->second.serial};
   }
   overview_->setGates(found->second.gates);
