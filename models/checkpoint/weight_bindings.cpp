@@ -19,6 +19,19 @@ void bind_norm(WeightTable& table, const std::string& ours, const std::string& t
   bind(table, ours + ".bias", {theirs + ".bias", theirs + ".beta"});
 }
 
+// Q, K and V of attention `ours` ("layers.3.attn") from one fused tensor `theirs` (its ".weight" and,
+// `with_bias`, ".bias"): three equal slices along the last dim of a transposed weight (GPT-2's
+// Conv1D c_attn), or with `groups` > 0 the three slices inside each head's block of rows (GPT-NeoX).
+void bind_fused_qkv(WeightTable& table, const std::string& ours, const std::string& theirs, bool with_bias,
+                    bool transpose, int64_t groups) {
+  const char* projections[] = {"q", "k", "v"};
+  for (int64_t part = 0; part < 3; ++part) {
+    const auto projection = ours + "." + projections[part];
+    bind(table, projection + ".weight", {theirs + ".weight"}, transpose, part, 3, groups);
+    if (with_bias) bind(table, projection + ".bias", {theirs + ".bias"}, false, part, 3, groups);
+  }
+}
+
 void bind_linear(WeightTable& table, const std::string& ours, const std::string& theirs) {
   bind(table, ours + ".weight", {theirs + ".weight"});
   bind(table, ours + ".bias", {theirs + ".bias"});
@@ -36,12 +49,7 @@ WeightTable gpt2_table(const ModelConfig& config) {
     auto theirs = [&](const std::string& rest) { return layer_name("h.", layer, rest); };
     bind_norm(table, ours("ln_1"), theirs("ln_1"));
     bind_norm(table, ours("ln_2"), theirs("ln_2"));
-    const char* projections[] = {"q", "k", "v"};
-    for (int64_t part = 0; part < 3; ++part) {
-      const std::string projection = projections[part];
-      bind(table, ours("attn." + projection + ".weight"), {theirs("attn.c_attn.weight")}, true, part, 3);
-      bind(table, ours("attn." + projection + ".bias"), {theirs("attn.c_attn.bias")}, false, part, 3);
-    }
+    bind_fused_qkv(table, ours("attn"), theirs("attn.c_attn"), /*with_bias=*/true, /*transpose=*/true, /*groups=*/0);
     bind(table, ours("attn.o.weight"), {theirs("attn.c_proj.weight")}, true);
     bind(table, ours("attn.o.bias"), {theirs("attn.c_proj.bias")});
     bind(table, ours("mlp.fc1.weight"), {theirs("mlp.c_fc.weight")}, true);
@@ -182,14 +190,8 @@ WeightTable gpt_neox_table(const ModelConfig& config) {
     auto theirs = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     bind_norm(table, ours("ln_1"), theirs("input_layernorm"));
     bind_norm(table, ours("ln_2"), theirs("post_attention_layernorm"));
-    const char* projections[] = {"q", "k", "v"};
-    const auto heads = config.heads_per_layer[layer];
-    for (int64_t part = 0; part < 3; ++part) {
-      const std::string projection = projections[part];
-      bind(table, ours("attn." + projection + ".weight"), {theirs("attention.query_key_value.weight")}, false, part, 3, heads);
-      if (config.decoder.qkv_bias)
-        bind(table, ours("attn." + projection + ".bias"), {theirs("attention.query_key_value.bias")}, false, part, 3, heads);
-    }
+    bind_fused_qkv(table, ours("attn"), theirs("attention.query_key_value"), config.decoder.qkv_bias,
+                   /*transpose=*/false, /*groups=*/config.heads_per_layer[layer]);
     bind_dense(table, ours("attn.o"), theirs("attention.dense"), config.decoder.out_bias);
     bind_linear(table, ours("mlp.fc1"), theirs("mlp.dense_h_to_4h"));
     bind_linear(table, ours("mlp.fc2"), theirs("mlp.dense_4h_to_h"));
