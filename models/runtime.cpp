@@ -14,7 +14,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <thread>
 #include <mutex>
 
 namespace aw {
@@ -48,14 +50,19 @@ std::string describe_device(const torch::Device& device) {
   return "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
 }
 
-int configure_threads(int requested) {
+int configure_threads(int requested, int fallback) {
   int threads = requested;
   if (threads <= 0) {
     if (const char* from_env = std::getenv("AW_THREADS")) threads = std::atoi(from_env);
   }
-  if (threads <= 0) threads = kDefaultThreads;
+  if (threads <= 0) threads = fallback > 0 ? fallback : kDefaultThreads;
   torch::set_num_threads(threads);
   return torch::get_num_threads();
+}
+
+int default_threads_for(torch::ScalarType dtype) {
+  if (dtype != torch::kBFloat16) return kDefaultThreads;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 namespace {

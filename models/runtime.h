@@ -21,9 +21,13 @@ torch::Device resolve_device(const std::string& name);
 // "CPU (1 thread)" or "CUDA device 0 of 1".
 std::string describe_device(const torch::Device& device);
 
-// Sets LibTorch's intra-op thread count: `requested` if > 0, else AW_THREADS, else kDefaultThreads.
-// Returns the count in effect.
-int configure_threads(int requested = 0);
+// Sets LibTorch's intra-op thread count: `requested` if > 0, else AW_THREADS, else `fallback` (0:
+// kDefaultThreads). Returns the count in effect.
+int configure_threads(int requested = 0, int fallback = 0);
+// The thread count for a model computing in `dtype` on the CPU when neither --threads nor AW_THREADS
+// chose one: kDefaultThreads for F32, whose products OpenBLAS threads itself; every core for BF16,
+// whose products run on oneDNN with LibTorch's own threads (bench_llama: 2.0× faster on 2 cores).
+int default_threads_for(torch::ScalarType dtype);
 
 // OpenBLAS's own thread count, which is separate from LibTorch's intra-op threads: −1 when the BLAS
 // LibTorch calls is not OpenBLAS (looked up at run time, so other BLAS builds still link).

@@ -6,13 +6,16 @@
 #include "analysis/head_removal.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
+#include "models/runtime.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <thread>
 
 namespace aw {
 namespace {
@@ -372,6 +375,15 @@ TEST(ReducedPrecision, WeightsStoredInTheComputeDtypeAreUsedInPlaceFromTheFile) 
             0.1 * in_f32.logits.abs().max().item<double>());
   // The default on the CPU is F32.
   EXPECT_EQ(load_checkpoint(dir.path()).dtype, torch::kFloat32);
+}
+
+TEST(ReducedPrecision, Bf16UsesEveryCoreUnlessAskedOtherwise) {
+  EXPECT_EQ(default_threads_for(torch::kFloat32), kDefaultThreads);
+  EXPECT_EQ(default_threads_for(torch::kBFloat16), std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+  const int before = torch::get_num_threads();
+  EXPECT_EQ(configure_threads(3, default_threads_for(torch::kBFloat16)), 3);  // asked: asked wins
+  EXPECT_EQ(configure_threads(0, 2), std::getenv("AW_THREADS") ? std::atoi(std::getenv("AW_THREADS")) : 2);
+  configure_threads(before);
 }
 
 TEST(ReducedPrecision, DtypeNamesAndFamiliesThatComputeInF32Only) {

@@ -27,9 +27,12 @@ std::string device_option(const CliOptions& options) {
 ComputeDtype dtype_option(const CliOptions& options) { return parse_compute_dtype(options.get("dtype", "auto")); }
 
 LoadedModel load_from_options(const CliOptions& options) {
-  configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
+  const auto threads = static_cast<int>(options.get_int("threads", 0, 1));
+  configure_threads(threads);
   const auto device = resolve_device(device_option(options));
-  return load_checkpoint(options.require("model"), device, dtype_option(options));
+  auto loaded = load_checkpoint(options.require("model"), device, dtype_option(options));
+  if (device.is_cpu()) configure_threads(threads, default_threads_for(loaded.dtype));  // BF16: every core
+  return loaded;
 }
 
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
@@ -42,6 +45,8 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cu
   std::vector<LoadedModel> models;
   const auto dtype = dtype_option(options);
   for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device, dtype));
+  if (device.is_cpu() && models.front().dtype == torch::kBFloat16)  // BF16: every core
+    configure_threads(static_cast<int>(options.get_int("threads", 0, 1)), default_threads_for(torch::kBFloat16));
   return models;
 }
 

@@ -227,7 +227,10 @@ ModelSummary ModelSession::load(const QString& dir) {
     auto dtype = impl_->dtype;
     const auto config = read_model_config(dir.toStdString());
     if (config.is_recurrent() || config.is_translation()) dtype = std::nullopt;
-    return load_checkpoint(dir.toStdString(), impl_->device, dtype);
+    auto model = load_checkpoint(dir.toStdString(), impl_->device, dtype);
+    if (impl_->device.is_cpu() && model.dtype == torch::kBFloat16)  // its products run on LibTorch's threads
+      configure_threads(0, default_threads_for(model.dtype));
+    return model;
   });
   auto summary = summarise(loaded);
   std::lock_guard<std::mutex> lock(impl_->mutex);
