@@ -6,6 +6,7 @@
 #include "analysis/head_removal.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
+#include "models/nn/transformer.h"
 #include "models/runtime.h"
 #include "tests/test_support.h"
 
@@ -375,6 +376,24 @@ TEST(ReducedPrecision, WeightsStoredInTheComputeDtypeAreUsedInPlaceFromTheFile) 
             0.1 * in_f32.logits.abs().max().item<double>());
   // The default on the CPU is F32.
   EXPECT_EQ(load_checkpoint(dir.path()).dtype, torch::kFloat32);
+}
+
+TEST(ReducedPrecision, AFloat64ModelStaysFloat64ThroughRmsNormAndSoftmax) {
+  // The gradient checks (finite differences) run models in float64: nothing may round them to float32.
+  auto loaded = load_checkpoint(kFixtures + "llama");
+  loaded.model->module().to(torch::kFloat64);
+  const auto computed = compute(loaded, "llama");
+  EXPECT_EQ(computed.logits.scalar_type(), torch::kFloat64);
+  EXPECT_EQ(computed.attention.scalar_type(), torch::kFloat64);
+  const auto expected = read_reference("llama").get("logits_special").to(torch::kFloat64);
+  EXPECT_TRUE(torch::allclose(computed.logits, expected, kTolerance, kTolerance)) << max_difference(computed.logits, expected);
+  // The norm itself: float64 in, float64 out, equal to its formula in float64.
+  Norm norm(4, 1e-6, NormKind::RmsNorm);
+  norm->to(torch::kFloat64);
+  const auto x = torch::tensor({1.0, 2.0, 3.0, 4.0 + 1e-12}, torch::kFloat64);  // 1e-12: lost in float32
+  const auto expected_norm = x / torch::sqrt((x * x).mean() + 1e-6);
+  EXPECT_TRUE(torch::allclose(norm(x), expected_norm, 1e-14, 1e-14)) << max_difference(norm(x), expected_norm);
+  EXPECT_EQ(norm(x).scalar_type(), torch::kFloat64);
 }
 
 TEST(ReducedPrecision, Bf16UsesEveryCoreUnlessAskedOtherwise) {

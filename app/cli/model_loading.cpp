@@ -45,7 +45,8 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cu
   std::vector<LoadedModel> models;
   const auto dtype = dtype_option(options);
   for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device, dtype));
-  if (device.is_cpu() && models.front().dtype == torch::kBFloat16)  // BF16: every core
+  const auto computes_in_bf16 = [](const LoadedModel& loaded) { return loaded.dtype == torch::kBFloat16; };
+  if (device.is_cpu() && std::any_of(models.begin(), models.end(), computes_in_bf16))  // BF16: every core
     configure_threads(static_cast<int>(options.get_int("threads", 0, 1)), default_threads_for(torch::kBFloat16));
   return models;
 }

@@ -79,7 +79,7 @@ NormImpl::NormImpl(int64_t width, double eps, NormKind kind) : eps_(eps), kind_(
 
 torch::Tensor NormImpl::forward(const torch::Tensor& x) {
   if (kind_ == NormKind::LayerNorm) return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps_);
-  const auto wide = x.to(torch::kFloat32);
+  const auto wide = x.to(widened(x.scalar_type()));  // float32 for BF16/F16, float64 stays float64
   const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps_);
   return weight * normed.to(x.scalar_type());
 }
@@ -210,8 +210,11 @@ MultiHeadAttentionImpl::Weighed MultiHeadAttentionImpl::weigh(const torch::Tenso
   torch::Tensor value;
   if (with_value || bird_eye.defined()) value = split_kv_heads(v(source));
   if (kv_index.defined()) {  // grouped-query: each query head reads its group's key and value
-    key = key.index_select(1, kv_index);
-    if (value.defined()) value = value.index_select(1, kv_index);
+    // Module::to(dtype) converts integer buffers too (a model moved to float64 for the gradient
+    // checks): the index is read as long whatever was done to it.
+    const auto owner = kv_index.to(torch::kLong);
+    key = key.index_select(1, owner);
+    if (value.defined()) value = value.index_select(1, owner);
   }
   if (key.size(0) != batch) {  // memory of B rows for queries of k·B rows (setting-major)
     key = key.repeat({batch / key.size(0), 1, 1, 1});
@@ -356,8 +359,7 @@ torch::Tensor TransformerImpl::embed(const ModelInput& input) {
                 std::to_string(config_.max_positions) + " positions");
   auto ids = input.input_ids.to(device);
   auto hidden = tok_emb(ids);                                                              // (B, n, d)
-  auto positions = torch::arange(length, torch::dtype(torch::kLong).device(device));
-  if (pos_emb) hidden = hidden + pos_emb(positions).unsqueeze(0);
+  if (pos_emb) hidden = hidden + pos_emb(torch::arange(length, torch::dtype(torch::kLong).device(device))).unsqueeze(0);
   else if (sinusoid_.defined()) hidden = hidden + sinusoid_.narrow(0, 0, length).unsqueeze(0);
   if (type_emb) {
     auto types = input.token_type_ids.defined() ? input.token_type_ids.to(device) : torch::zeros_like(ids);
