@@ -2,7 +2,7 @@
 // a row in the table below gives it a plot (analysis_plots.cpp) or extras.
 #include "app/gui/analysis_tabs.h"
 
-#include "app/gui/analysis_plots.h"
+#include "widgets/analysis_plots.h"
 #include "app/gui/lama_tab.h"
 #include "app/gui/settings_form.h"
 #include "app/gui/top_tokens_tab.h"

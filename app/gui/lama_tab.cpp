@@ -3,6 +3,7 @@
 
 #include "app/gui/settings_form.h"
 #include "widgets/analysis_panel.h"
+#include "widgets/analysis_plots.h"
 #include "widgets/csv_table.h"
 #include "widgets/result_plot.h"
 #include "widgets/word_weight_view.h"
@@ -29,24 +30,6 @@ namespace aw {
 namespace {
 
 constexpr int kPreviewCharacters = 90;
-constexpr int kMinPlottedCount = 3;  // occurrences a (word, rating) needs for its density curve
-
-// Ratings 1–5 from red (bad) through grey to blue (good), as reviews are usually read; other labels
-// get the plot's qualitative palette (an invalid colour).
-QColor rating_colour(const QString& label) {
-  static const QColor five[] = {QColor(0xd7, 0x19, 0x1c), QColor(0xf0, 0x9a, 0x3e), QColor(0x8c, 0x8c, 0x8c),
-                                QColor(0x74, 0xad, 0xd1), QColor(0x2c, 0x7b, 0xb6)};
-  bool numeric = false;
-  const int rating = label.toInt(&numeric);
-  return numeric && rating >= 1 && rating <= 5 ? five[rating - 1] : QColor();
-}
-
-QString rating_text(const QString& label) {
-  bool numeric = false;
-  label.toInt(&numeric);
-  return numeric ? label + " ★" : label;
-}
-
 // The comma-separated words of a line edit, trimmed, without empty ones.
 QStringList word_list(const QString& text) {
   QStringList words;
@@ -266,36 +249,8 @@ bool LamaTab::exportPart(const QString& name, const QString& path) const {
 }
 
 void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
-  // A density over one or two weights is a spike that flattens every other curve of its plot:
-  // such (word, rating) groups stay in the table only.
-  QSet<QString> plotted;
-  const int count_col = summary.column("count");
-  for (int row = 0; row < summary.rows.size(); ++row)
-    if (summary.number(row, count_col) >= kMinPlottedCount)
-      plotted << summary.rows[row].value(summary.column("word")) + '\t' + summary.rows[row].value(summary.column("label"));
-  const auto table = parse_csv(part("density"));
-  const int word_col = table.column("word"), label_col = table.column("label"), x_col = table.column("x"),
-            density_col = table.column("density");
-  if (word_col < 0 || label_col < 0 || x_col < 0 || density_col < 0) {
-    plot.clear("Run to see the word-weight densities");
-    return;
-  }
-  QVector<SmallPlot> plots;
-  for (int row = 0; row < table.rows.size(); ++row) {
-    const auto word = table.rows[row].value(word_col), label = table.rows[row].value(label_col);
-    if (plots.isEmpty() || plots.back().title != word) plots << SmallPlot{word, {}};
-    if (!plotted.contains(word + '\t' + label)) continue;
-    auto& series = plots.back().series;
-    if (series.isEmpty() || series.back().name != rating_text(label))
-      series << PlotSeries{rating_text(label), {}, {}, rating_colour(label)};
-    series.back().x << table.number(row, x_col);
-    series.back().y << table.number(row, density_col);
-  }
   const auto x_label = scale_box_->currentData().toString() == "length" ? QString("weight × length") : QString("attention weight");
-  for (auto& small : plots)
-    if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
-  plot.showSmallMultiples("Word weights per rating (LAMA Figure 4)", plots, plots.size() <= 4 ? plots.size() : 3,
-                          x_label, "density");
+  plot_word_weights(plot, summary, parse_csv(part("density")), x_label);
 }
 
 void LamaTab::reloadDocuments() {

@@ -1,8 +1,10 @@
-// app/gui/analysis_plots.cpp — see analysis_plots.h.
-#include "app/gui/analysis_plots.h"
+// widgets/analysis_plots.cpp — see analysis_plots.h.
+#include "widgets/analysis_plots.h"
 
 #include "widgets/csv_table.h"
 #include "widgets/result_plot.h"
+
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -253,6 +255,51 @@ void plot_diagonal_sweep(ResultPlot& plot, const CsvTable& table) {
   else curve.low.clear(), curve.high.clear();
   plot.showCurves("Metric with the attention diagonal scaled (Bird-Eye Figure 3)", {curve}, "diagonal factor",
                   metric_label(table), references);
+}
+
+QColor rating_colour(const QString& label) {
+  static const QColor five[] = {QColor(0xd7, 0x19, 0x1c), QColor(0xf0, 0x9a, 0x3e), QColor(0x8c, 0x8c, 0x8c),
+                                QColor(0x74, 0xad, 0xd1), QColor(0x2c, 0x7b, 0xb6)};
+  bool numeric = false;
+  const int rating = label.toInt(&numeric);
+  return numeric && rating >= 1 && rating <= 5 ? five[rating - 1] : QColor();
+}
+
+QString rating_text(const QString& label) {
+  bool numeric = false;
+  label.toInt(&numeric);
+  return numeric ? label + " ★" : label;
+}
+
+void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable& table, const QString& x_label) {
+  // A density over one or two weights is a spike that flattens every other curve of its plot:
+  // such (word, rating) groups stay in the table only.
+  QSet<QString> plotted;
+  const int count_col = summary.column("count");
+  for (int row = 0; row < summary.rows.size(); ++row)
+    if (summary.number(row, count_col) >= kMinPlottedCount)
+      plotted << summary.rows[row].value(summary.column("word")) + '\t' + summary.rows[row].value(summary.column("label"));
+  const int word_col = table.column("word"), label_col = table.column("label"), x_col = table.column("x"),
+            density_col = table.column("density");
+  if (word_col < 0 || label_col < 0 || x_col < 0 || density_col < 0) {
+    plot.clear("Run to see the word-weight densities");
+    return;
+  }
+  QVector<SmallPlot> plots;
+  for (int row = 0; row < table.rows.size(); ++row) {
+    const auto word = table.rows[row].value(word_col), label = table.rows[row].value(label_col);
+    if (plots.isEmpty() || plots.back().title != word) plots << SmallPlot{word, {}};
+    if (!plotted.contains(word + '\t' + label)) continue;
+    auto& series = plots.back().series;
+    if (series.isEmpty() || series.back().name != rating_text(label))
+      series << PlotSeries{rating_text(label), {}, {}, rating_colour(label)};
+    series.back().x << table.number(row, x_col);
+    series.back().y << table.number(row, density_col);
+  }
+  for (auto& small : plots)
+    if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
+  plot.showSmallMultiples("Word weights per rating (LAMA Figure 4)", plots, plots.size() <= 4 ? plots.size() : 3,
+                          x_label, "density");
 }
 
 }  // namespace aw

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Trains the study-size language models of docs/results.md (issue 15): the Bird-Eye Table 2 variants
+# on WikiText-2 — trained on train.txt, the epoch chosen on valid.txt, reported on test.txt, the
+# paper's protocol — with 3 seeds each, and BET(SG) on UD English EWT with λ_p chosen on the dev set
+# beside a vanilla model on the same data.
+#
+#   scripts/train-models.sh queue    # trains every run not trained yet, most useful first; resumable
+#                                    # (a killed run continues from its last saved epoch). Start it
+#                                    # once per core: each run is locked to the lane that took it.
+#   scripts/train-models.sh status   # each run: done, running (with its last progress line), waiting
+#
+# Sizes: 4 layers × 8 heads, d_model 256, d_ff 1024, windows of 128 tokens, the full WikiText-2
+# vocabulary (33,278 words: the corpus is already <unk>-mapped, so every training word is kept);
+# one LibTorch thread per run (two lanes on two cores). On one core of this project's machine a
+# WikiText-2 epoch takes about 25 minutes, a UD EWT epoch about 2.
+#
+# Runs go to build-models/<variant>/seed-<S> (AW_MODELS_DIR overrides); each run's progress goes to
+# its train.log. Data come from ../shared/data (AW_SHARED_DATA overrides).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-queue}
+shared=${AW_SHARED_DATA:-../shared/data}
+wiki=$shared/wikitext-2
+ud=$shared/ud-english-ewt
+models=${AW_MODELS_DIR:-build-models}
+
+sizes=(--layers 4 --heads 8 --d-model 256 --d-ff 1024 --window 128)
+wiki_budget=(--epochs 2 --batch 16 --lr 1e-3 --warmup 200 --schedule cosine --dropout 0.1)
+ud_budget=(--epochs 10 --batch 16 --lr 1e-3 --warmup 200 --schedule cosine --dropout 0.1)
+wiki_data=(--train "$wiki/train.txt" --valid "$wiki/valid.txt" --min-count 1)
+ud_data=(--train "$ud/en_ewt-ud-train.conllu" --valid "$ud/en_ewt-ud-dev.conllu" --min-count 2)
+lambdas=(0.1 0.3 1)   # BET(SG)'s pointer-loss weights tried on seed 1; the best on UD dev goes on
+
+# Every run, most useful first: "variant seed options…". The sample pair first, then one seed of
+# every variant, then the seeds the report's comparisons need.
+runs() {
+  local s
+  echo "vanilla 1 --arch transformer_lm"
+  echo "bet_sf 1 --arch bet_sf"
+  for l in "${lambdas[@]}"; do echo "ud_bet_sg_lambda_$l 1 --arch bet_sg --lambda-p $l"; done
+  echo "ud_vanilla 1 --arch transformer_lm"
+  echo "bet_sf_no_mask 1 --arch bet_sf --no-diag-free-mask"
+  echo "diag_free_mask 1 --arch transformer_lm --diag-mode mask"
+  echo "reduced_diag 1 --arch transformer_lm --diag-mode reduced"
+  echo "magnified_diag 1 --arch transformer_lm --diag-mode magnified"
+  for s in 2 3; do
+    echo "vanilla $s --arch transformer_lm"
+    echo "bet_sf $s --arch bet_sf"
+  done
+  for s in 2 3; do
+    echo "ud_bet_sg $s --arch bet_sg --lambda-p CHOSEN"
+    echo "ud_vanilla $s --arch transformer_lm"
+  done
+  for s in 2 3; do
+    echo "reduced_diag $s --arch transformer_lm --diag-mode reduced"
+    echo "magnified_diag $s --arch transformer_lm --diag-mode magnified"
+    echo "bet_sf_no_mask $s --arch bet_sf --no-diag-free-mask"
+    echo "diag_free_mask $s --arch transformer_lm --diag-mode mask"
+  done
+}
+
+best_valid() {  # best_valid <run folder>: its best validation perplexity
+  sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$1/training.json" | head -n 1
+}
+
+# The λ_p whose seed-1 run has the lowest UD dev perplexity; empty while a sweep run is unfinished.
+chosen_lambda() {
+  local l best="" best_ppl=""
+  for l in "${lambdas[@]}"; do
+    local dir=$models/ud_bet_sg_lambda_$l/seed-1
+    [ -f "$dir/queue-done" ] || return 0
+    local ppl
+    ppl=$(best_valid "$dir")
+    if [ -z "$best" ] || awk -v a="$ppl" -v b="$best_ppl" 'BEGIN { exit !(a < b) }'; then best=$l best_ppl=$ppl; fi
+  done
+  echo "$best"
+}
+
+# take <folder>: lock a run for this lane (a lock whose lane died is taken over).
+take() {
+  local lock=$1.lock
+  mkdir -p "$(dirname "$1")"
+  if mkdir "$lock" 2>/dev/null; then echo $$ > "$lock/pid"; return 0; fi
+  local owner
+  owner=$(cat "$lock/pid" 2>/dev/null || true)
+  if [ -n "$owner" ] && kill -0 "$owner" 2>/dev/null; then return 1; fi
+  rm -rf "$lock"
+  mkdir "$lock" 2>/dev/null && echo $$ > "$lock/pid"
+}
+
+# train_run <variant> <seed> <options…>: trains (or resumes) one run; 0 when it is done.
+train_run() {
+  local variant=$1 seed=$2; shift 2
+  local out=$models/$variant/seed-$seed data budget
+  if [[ $variant == ud_* ]]; then data=("${ud_data[@]}") budget=("${ud_budget[@]}")
+  else data=("${wiki_data[@]}") budget=("${wiki_budget[@]}"); fi
+  local start=(--out "$out")
+  [ -f "$out/training_state.pt" ] && start=(--resume "$out")
+  mkdir -p "$out"
+  echo "== $out ($(date -u +%H:%M))" >&2
+  if "$cli" train "${sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --f16 \
+       "$@" "${start[@]}" < /dev/null >> "$out/train.log" 2>&1; then
+    touch "$out/queue-done"
+  else
+    echo "train-models: $out stopped (exit $?); see $out/train.log" >&2
+    return 1
+  fi
+}
+
+queue() {
+  [ -x build/app/attention-cli ] || { echo "train-models: build first (scripts/build.sh)" >&2; exit 1; }
+  for f in "$wiki/train.txt" "$wiki/valid.txt" "$ud/en_ewt-ud-train.conllu" "$ud/en_ewt-ud-dev.conllu"; do
+    [ -f "$f" ] || { echo "train-models: $f not found" >&2; exit 1; }
+  done
+  # This lane's own copy of the CLI, so a rebuild while it trains cannot change it under a run.
+  mkdir -p "$models/.bin"
+  cli=$models/.bin/attention-cli-$$
+  cp build/app/attention-cli "$cli"
+  trap 'rm -f "$cli"' EXIT
+  local progress=1
+  while [ "$progress" = 1 ]; do
+    progress=0
+    while read -r variant seed options; do
+      local out=$models/$variant/seed-$seed
+      [ -f "$out/queue-done" ] && continue
+      if [[ $options == *CHOSEN* ]]; then
+        local lambda
+        lambda=$(chosen_lambda)
+        [ -n "$lambda" ] || continue
+        options=${options/CHOSEN/$lambda}
+      fi
+      take "$out" || continue
+      # shellcheck disable=SC2086  # the options are words
+      if train_run "$variant" "$seed" $options; then progress=1; fi
+      rm -rf "$out.lock"
+      [ -f "$out/queue-done" ] || exit 1
+    done < <(runs)
+  done
+}
+
+status() {
+  while read -r variant seed _; do
+    local out=$models/$variant/seed-$seed state=waiting
+    if [ -f "$out/queue-done" ]; then state="done, best valid perplexity $(best_valid "$out")"
+    elif [ -d "$out.lock" ]; then state="running: $(tr '\r' '\n' < "$out/train.log" 2>/dev/null | grep -a step | tail -n 1 || true)"
+    elif [ -f "$out/training_state.pt" ]; then state="stopped, resumable"; fi
+    printf '%-28s seed %s  %s\n' "$variant" "$seed" "$state"
+  done < <(runs)
+}
+
+case "$what" in
+  queue) queue ;;
+  status) status ;;
+  *) echo "train-models: unknown step '$what' (queue or status)" >&2; exit 2 ;;
+esac
