@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config git
           libtorch-dev libopenblas0-pthread libgloo-dev
           nlohmann-json3-dev libspdlog-dev libfmt-dev libpcre2-dev libicu-dev libsentencepiece-dev
-          libgtest-dev libgmock-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev python3)
 gui=1 fuzz=0
 for arg in "$@"; do
   case "$arg" in

@@ -151,5 +151,6 @@ status() {
 case "$what" in
   queue) queue ;;
   status) status ;;
-  *) echo "train-models: unknown step '$what' (queue or status)" >&2; exit 2 ;;
+  chosen-lambda) chosen_lambda ;;  # BET(SG)'s λ_p, once its sweep is done (scripts/reproduce.sh)
+  *) echo "train-models: unknown step '$what' (queue, status or chosen-lambda)" >&2; exit 2 ;;
 esac

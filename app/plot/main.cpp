@@ -139,8 +139,10 @@ void draw(aw::ResultPlot& plot, const Arguments& arguments) {
   else
     kinds().at(kind).draw(plot, table);
   if (plot.isEmpty())
-    throw std::runtime_error(arguments.csv.toStdString() + ": not a " + arguments.kind.toStdString() +
-                             " table (the columns attention-cli writes for it are missing)");
+    throw std::runtime_error(arguments.csv.toStdString() + ": nothing to draw" +
+                             (kind == "word-weights" ? " (no word occurs " + std::to_string(aw::kMinPlottedCount) +
+                                                           " or more times under one label)"
+                                                     : std::string(" (no plottable rows)")));
 }
 
 void save(aw::ResultPlot& plot, const Arguments& arguments) {

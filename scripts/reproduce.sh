@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Runs every analysis of the three papers on the bundled models (sample_data/) and regenerates the
+# reproduction report from what they print: docs/results.md, with its CSVs and PNG figures in
+# docs/results/ (figures drawn by attention-plot from the CSVs attention-cli writes).
+#
+#   scripts/reproduce.sh                   # the report: docs/results.md + docs/results/
+#   scripts/reproduce.sh --quick [--out D] # every step on a small slice, into D (build/reproduce-quick):
+#                                          # checks the pipeline, its numbers mean nothing (ctest runs it)
+#
+# Needs a build with the GUI (scripts/build.sh: attention-cli and attention-plot), python3, and the
+# data in ../shared/data (AW_SHARED_DATA overrides). Table 2's seeds come from scripts/train-models.sh's
+# runs (build-models/) when they are there; otherwise the last full run's recorded Table 2 CSVs
+# (docs/results/table2_*.csv) are kept. Progress goes to stderr; each step's output to the step log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0 dest=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1 ;;
+    --out) [ $# -ge 2 ] || { echo "reproduce: --out needs a folder" >&2; exit 2; }; dest=$2; shift ;;
+    *) echo "reproduce: unknown option '$1' (--quick, --out DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -z "$dest" ]; then
+  if [ $quick = 1 ]; then dest=build/reproduce-quick; else dest=docs; fi
+fi
+
+cli=${AW_CLI:-build/app/attention-cli}
+plot=${AW_PLOT:-build/app/attention-plot}
+shared=${AW_SHARED_DATA:-../shared/data}
+samples=${AW_SAMPLE_DATA:-sample_data}
+runs=${AW_MODELS_DIR:-build-models}
+wiki=$shared/wikitext-2
+ud=$shared/ud-english-ewt
+amazon=$shared/amazon-fine-food/reviews.tsv
+tatoeba=$shared/tatoeba-eng-fra/eng-fra.tsv
+for tool in "$cli" "$plot"; do
+  [ -x "$tool" ] || { echo "reproduce: $tool not found: build first (scripts/build.sh; attention-plot needs the GUI build)" >&2; exit 1; }
+done
+command -v python3 > /dev/null || { echo "reproduce: python3 not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
+for f in "$wiki/test.txt" "$wiki/valid.txt" "$ud/en_ewt-ud-test.conllu" "$amazon" "$tatoeba"; do
+  [ -f "$f" ] || { echo "reproduce: $f not found (the data live in ../shared/data)" >&2; exit 1; }
+done
+for m in vanilla_lm bet_sf bet_sg lama_amazon; do
+  [ -f "$samples/$m/config.json" ] || { echo "reproduce: $samples/$m is not a model folder" >&2; exit 1; }
+done
+
+results=$dest/results
+work=$(mktemp -d "${TMPDIR:-/tmp}/aw-reproduce.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$results"
+log=$results/steps.log
+: > "$log"
+started=$(date +%s)
+
+# Sizes of the slices. Michel's sweeps evaluate the text once per head setting, so they read a part
+# of the test split; everything else reads the whole split.
+if [ $quick = 1 ]; then
+  lines=40 michel_lines=20 bootstrap=50 pairs=12 reviews=600 sweep_factors=0,1,2,mask
+else
+  lines=0 michel_lines=${AW_MICHEL_LINES:-1000} bootstrap=1000 pairs=500 reviews=0 sweep_factors=0,0.2,0.4,0.6,0.8,1,1.2,1.4,1.6,1.8,2,mask
+fi
+slice() {  # slice <file> <lines> <out>: the first <lines> lines (0: all), without empty ones at the end
+  if [ "$2" = 0 ]; then cp "$1" "$3"; else head -n "$2" "$1" > "$3"; fi
+}
+slice "$wiki/test.txt" "$lines" "$work/test.txt"
+slice "$wiki/test.txt" "$michel_lines" "$work/michel.txt"
+slice "$wiki/valid.txt" "$michel_lines" "$work/rank.txt"
+if [ $quick = 1 ]; then
+  awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 30' "$ud/en_ewt-ud-test.conllu" > "$work/ud_test.conllu"
+else
+  cp "$ud/en_ewt-ud-test.conllu" "$work/ud_test.conllu"
+fi
+
+step() {  # step <title> <command…>: runs one step, its output into the log, its time on stderr
+  local title=$1 begin
+  shift
+  begin=$(date +%s)
+  printf '== %s\n' "$title" >> "$log"
+  printf 'reproduce: %s … ' "$title" >&2
+  if ! "$@" >> "$log" 2>&1; then
+    echo "failed (see $log)" >&2
+    tail -n 5 "$log" >&2
+    exit 1
+  fi
+  echo "$(( $(date +%s) - begin )) s" >&2
+}
+figure() {  # figure <kind> <csv> <png> [options…]
+  local kind=$1 csv=$2 png=$3
+  shift 3
+  "$plot" "$kind" "$results/$csv" --png "$results/$png" --size 900x520 "$@"
+}
+
+lm=(--model "$samples/vanilla_lm" --model "$samples/bet_sf")
+window=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_positions"])' "$samples/vanilla_lm/config.json")
+
+# ---- the models and their test metrics
+for m in vanilla_lm bet_sf bet_sg lama_amazon mt_vanilla mt_bet_sf; do
+  [ -f "$samples/$m/config.json" ] || continue
+  step "info $m" sh -c "'$cli' info --model '$samples/$m' --json > '$results/info_$m.json'"
+done
+step "eval: WikiText-2 test perplexity" sh -c "for m in vanilla_lm bet_sf; do '$cli' eval --model '$samples/'\$m --text '$work/test.txt' --window $window --json > '$results/eval_'\$m.json; done"
+step "eval: BET(SG) on UD EWT test" sh -c "'$cli' eval --model '$samples/bet_sg' --text '$work/ud_test.conllu' --json > '$results/eval_bet_sg.json'"
+
+# ---- Bird-Eye Table 1 (CA, HA, Ratio against uniform attention), Table 3, Figure 3
+step "stats (Bird-Eye Table 1)" "$cli" stats "${lm[@]}" --text "$work/test.txt" --window "$window" --out "$results/table1.csv"
+step "stats, BET(SG) on UD EWT" "$cli" stats --model "$samples/bet_sg" --text "$work/ud_test.conllu" --out "$results/table1_bet_sg.csv"
+step "figure: Table 1 Ratio" figure table1 table1.csv table1.png
+step "top-tokens (Bird-Eye Table 3)" "$cli" top-tokens "${lm[@]}" --sentences "$samples/demo_sentences.txt" --k 3 --out "$results/table3.csv"
+for m in vanilla_lm bet_sf; do
+  step "diag-sweep $m (Bird-Eye Figure 3)" "$cli" diag-sweep --model "$samples/$m" --text "$work/michel.txt" --window "$window" \
+    --factors "$sweep_factors" --bootstrap "$bootstrap" --out "$results/figure3_$m.csv"
+  step "figure: Figure 3, $m" figure diag-sweep "figure3_$m.csv" "figure3_$m.png"
+done
+
+# ---- Bird-Eye Table 2: seeds of each variant, mean ± sd and Welch's t-test (compare)
+table2_variants=(vanilla bet_sf bet_sf_no_mask diag_free_mask reduced_diag magnified_diag)
+compare_args=()
+if [ $quick = 1 ]; then
+  # Two seeds of two tiny variants trained on the slice: the train → compare path, not a result.
+  for arch in transformer_lm bet_sf; do
+    step "train (quick) $arch, seeds 1,2" "$cli" train --arch "$arch" --train "$work/test.txt" --valid "$work/michel.txt" \
+      --layers 1 --heads 2 --d-model 16 --d-ff 32 --window 16 --epochs 1 --batch 4 --seeds 1,2 --out "$work/t2_$arch"
+    compare_args+=(--variant "$arch=$work/t2_$arch/seed-1/best,$work/t2_$arch/seed-2/best")
+  done
+  compare_text=$work/test.txt compare_window=16
+else
+  for v in "${table2_variants[@]}"; do
+    dirs=()
+    for d in "$runs/$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
+    [ ${#dirs[@]} -ge 2 ] && compare_args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
+  done
+  compare_text=$wiki/test.txt compare_window=128
+fi
+if [ ${#compare_args[@]} -ge 4 ]; then
+  step "compare (Bird-Eye Table 2)" "$cli" compare "${compare_args[@]}" --text "$compare_text" --window "$compare_window" \
+    --out "$results/table2_summary.csv" --tests "$results/table2_tests.csv"
+  ud_args=()
+  for v in ud_vanilla ud_bet_sg; do
+    dirs=()
+    if [ "$v" = ud_bet_sg ]; then  # seed 1 is the λ_p sweep's run with the best UD dev perplexity
+      lambda=$(AW_MODELS_DIR=$runs scripts/train-models.sh chosen-lambda)
+      [ -n "$lambda" ] && dirs+=("$runs/ud_bet_sg_lambda_$lambda/seed-1/best")
+    fi
+    for d in "$runs/$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
+    [ ${#dirs[@]} -ge 2 ] && ud_args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
+  done
+  if [ ${#ud_args[@]} -ge 4 ]; then
+    step "compare (BET(SG) on UD EWT)" "$cli" compare "${ud_args[@]}" --text "$ud/en_ewt-ud-test.conllu" --window 128 \
+      --out "$results/table2_ud_summary.csv" --tests "$results/table2_ud_tests.csv"
+  fi
+else
+  echo "reproduce: Table 2 — fewer than two finished seeds per variant in $runs; keeping the recorded CSVs" >&2
+fi
+
+# ---- Michel et al.: ablation tables, importance, pruning curves (ranked on held-out text), real pruning
+michel=(--model "$samples/vanilla_lm" --text "$work/michel.txt" --window "$window")
+step "ablate single (Michel Table 1)" "$cli" ablate "${michel[@]}" --mode single --bootstrap "$bootstrap" --correction holm --out "$results/michel_single.csv"
+step "figure: single-head ablation" figure ablation michel_single.csv michel_single.png
+step "ablate all-but-one (Michel Table 2)" "$cli" ablate "${michel[@]}" --mode all-but-one --bootstrap "$bootstrap" --correction holm --out "$results/michel_alone.csv"
+step "importance (Michel §4.1)" "$cli" importance "${michel[@]}" --out "$results/importance.csv"
+step "figure: importance" figure importance importance.csv importance.png
+step "prune (Michel Figure 3, ranked on valid)" "$cli" prune "${michel[@]}" --order both --rank-text "$work/rank.txt" --step 10 \
+  --bootstrap "$bootstrap" --out "$results/pruning.csv"
+step "figure: pruning curves" figure pruning pruning.csv pruning.png
+step "prune --apply 50 (real pruning)" "$cli" prune --model "$samples/vanilla_lm" --text "$work/rank.txt" --window "$window" --apply 50 \
+  --save "$work/pruned"
+timed_eval() {  # timed_eval <model> <name>: eval on the test slice 3 times, the fastest wall time
+  python3 - "$cli" "$1" "$work/test.txt" "$window" "$2" >> "$results/pruning_speed.csv" <<'EOF'
+import json, subprocess, sys, time
+cli, model, text, window, name = sys.argv[1:]
+best, result = None, None
+for _ in range(3):
+    start = time.perf_counter()
+    out = subprocess.run([cli, "eval", "--model", model, "--text", text, "--window", window, "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    elapsed = time.perf_counter() - start
+    best = elapsed if best is None else min(best, elapsed)
+    result = json.loads(out)
+info = json.loads(subprocess.run([cli, "info", "--model", model, "--json"], check=True, capture_output=True, text=True).stdout)
+print(f"{name},{sum(info['heads_per_layer'])},{info['parameters']},{result['perplexity']:.6g},{best:.3f}")
+EOF
+}
+echo "model,heads,parameters,perplexity,seconds" > "$results/pruning_speed.csv"
+step "eval timing: full model" timed_eval "$samples/vanilla_lm" full
+step "eval timing: 50 % of heads removed" timed_eval "$work/pruned" pruned_50
+
+# ---- LAMA: Figure 4 (word weights per rating), Table 6 (keywords), test accuracy
+words=amazing,happy,recommended,great,poor,terrible,worst,disappointed
+lama_data=$amazon
+if [ $quick = 1 ]; then head -n "$reviews" "$amazon" > "$work/reviews.tsv"; lama_data=$work/reviews.tsv; fi
+step "word-weights (LAMA Figure 4)" "$cli" word-weights --model "$samples/lama_amazon" --data "$lama_data" --part test --seed 1 \
+  --words "$words" --scale length --summary "$results/lama_words.csv" --density "$results/lama_density.csv" \
+  --keywords "$results/lama_keywords.csv" --out "$work/lama_weights.csv"
+step "figure: LAMA Figure 4" "$plot" word-weights "$results/lama_words.csv" --density "$results/lama_density.csv" --scale length \
+  --png "$results/lama_figure4.png" --size 1100x700
+step "split + eval: LAMA on the Amazon test part" sh -c "'$cli' split --data '$lama_data' --out '$work/amazon' --seed 1 &&
+  '$cli' eval --model '$samples/lama_amazon' --text '$work/amazon/test.tsv' --json > '$results/eval_lama_amazon.json'"
+
+# ---- Translation models (when bundled): Table 1's MT rows, Michel Table 2 by BLEU
+if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.json" ]; then
+  step "split: Tatoeba by source" "$cli" split --data "$tatoeba" --out "$work/mt" --group-by source --percent 90,5,5 --seed 1
+  head -n "$pairs" "$work/mt/test.tsv" > "$work/mt_test.tsv"
+  step "stats: translation models (Table 1, MT rows)" "$cli" stats --model "$samples/mt_vanilla" --model "$samples/mt_bet_sf" \
+    --text "$work/mt_test.tsv" --out "$results/table1_mt.csv"
+  step "eval: BLEU of the translation models" sh -c "for m in mt_vanilla mt_bet_sf; do '$cli' eval --model '$samples/'\$m --text '$work/mt_test.tsv' --json > '$results/eval_'\$m.json; done"
+  step "ablate all-but-one by BLEU (Michel Table 2, MT)" "$cli" ablate --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" \
+    --mode all-but-one --metric bleu --bootstrap "$bootstrap" --out "$results/michel_alone_mt.csv"
+fi
+
+seconds=$(( $(date +%s) - started ))
+step "write the report" python3 scripts/write_results.py --results "$results" --out "$dest/results.md" \
+  --seconds "$seconds" --mode "$([ $quick = 1 ] && echo quick || echo full)" --samples "$samples"
+echo "reproduce: $dest/results.md written in $(( $(date +%s) - started )) s" >&2
