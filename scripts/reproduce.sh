@@ -199,6 +199,22 @@ step "figure: LAMA Figure 4" "$plot" word-weights "$results/lama_words.csv" --de
 step "split + eval: LAMA on the Amazon test part" sh -c "'$cli' split --data '$lama_data' --out '$work/amazon' --seed 1 &&
   '$cli' eval --model '$samples/lama_amazon' --text '$work/amazon/test.tsv' --json > '$results/eval_lama_amazon.json'"
 
+# ---- LAMA against its baselines over seeds (scripts/train-models.sh's runs), test accuracy
+if [ $quick = 0 ]; then
+  for set in amazon sst5; do
+    args=()
+    for v in lama bigru_max encoder; do
+      dirs=()
+      for d in "$runs/${set}_$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
+      [ ${#dirs[@]} -ge 2 ] && args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
+    done
+    if [ ${#args[@]} -ge 4 ]; then
+      step "compare: LAMA and baselines on $set" "$cli" compare "${args[@]}" --text "$runs/data/$set/test.tsv" \
+        --out "$results/lama_${set}_summary.csv" --tests "$results/lama_${set}_tests.csv"
+    fi
+  done
+fi
+
 # ---- Translation models (when bundled): Table 1's MT rows, Michel Table 2 by BLEU
 if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.json" ]; then
   step "split: Tatoeba by source" "$cli" split --data "$tatoeba" --out "$work/mt" --group-by source --percent 90,5,5 --seed 1

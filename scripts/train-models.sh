@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Trains the study-size language models of docs/results.md (issue 15): the Bird-Eye Table 2 variants
-# on WikiText-2 — trained on train.txt, the epoch chosen on valid.txt, reported on test.txt, the
-# paper's protocol — with 3 seeds each, and BET(SG) on UD English EWT with λ_p chosen on the dev set
-# beside a vanilla model on the same data.
+# Trains the study-size models of docs/results.md (issue 15): the Bird-Eye Table 2 variants on
+# WikiText-2 — trained on train.txt, the epoch chosen on valid.txt, reported on test.txt, the paper's
+# protocol — with 3 seeds each; BET(SG) on UD English EWT with λ_p chosen on the dev set beside a
+# vanilla model on the same data; and LAMA+ctx with the ‖AAᵀ − I‖² penalisation beside its BiGRU
+# (max-pooling) and 1-layer encoder baselines on Amazon Fine Food and SST-5, 3 seeds each.
 #
 #   scripts/train-models.sh queue    # trains every run not trained yet, most useful first; resumable
 #                                    # (a killed run continues from its last saved epoch). Start it
 #                                    # once per core: each run is locked to the lane that took it.
 #   scripts/train-models.sh status   # each run: done, running (with its last progress line), waiting
+#   scripts/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
 #
 # Sizes: 4 layers × 8 heads, d_model 256, d_ff 1024, windows of 128 tokens, the full WikiText-2
 # vocabulary (33,278 words: the corpus is already <unk>-mapped, so every training word is kept);
@@ -30,6 +32,14 @@ ud_budget=(--epochs 10 --batch 16 --lr 1e-3 --warmup 200 --schedule cosine --dro
 wiki_data=(--train "$wiki/train.txt" --valid "$wiki/valid.txt" --min-count 1)
 ud_data=(--train "$ud/en_ewt-ud-train.conllu" --valid "$ud/en_ewt-ud-dev.conllu" --min-count 2)
 lambdas=(0.1 0.3 1)   # BET(SG)'s pointer-loss weights tried on seed 1; the best on UD dev goes on
+amazon=$shared/amazon-fine-food/reviews.tsv
+sst=$shared/sst-5
+# Classifiers: E = 2h (the mean-embedding context needs no projection), 10 heads, the MLP of 512 with
+# dropout 0.4; LAMA with the penalisation λ·‖AAᵀ − I‖²_F, λ = 1. Best epoch by validation accuracy.
+classifier_budget=(--epochs 6 --batch 32 --lr 2e-3 --warmup 100 --window 256 --min-count 3)
+lama_options="--arch lama --context mean --heads 10 --embedding-dim 128 --hidden 64 --mlp-hidden 512 --dropout 0.4 --regularizer penal --lambda 1"
+bigru_options="--arch bigru_max --embedding-dim 128 --hidden 64 --mlp-hidden 512 --dropout 0.4"
+encoder_options="--arch encoder_classifier --layers 1 --heads 4 --d-model 128 --d-ff 512 --dropout 0.1"
 
 # Every run, most useful first: "variant seed options…". The sample pair first, then one seed of
 # every variant, then the seeds the report's comparisons need.
@@ -37,6 +47,13 @@ runs() {
   local s
   echo "vanilla 1 --arch transformer_lm"
   echo "bet_sf 1 --arch bet_sf"
+  for s in 1 2 3; do
+    for set in amazon sst5; do
+      echo "${set}_lama $s $lama_options"
+      echo "${set}_bigru_max $s $bigru_options"
+      echo "${set}_encoder $s $encoder_options"
+    done
+  done
   for l in "${lambdas[@]}"; do echo "ud_bet_sg_lambda_$l 1 --arch bet_sg --lambda-p $l"; done
   echo "ud_vanilla 1 --arch transformer_lm"
   echo "bet_sf_no_mask 1 --arch bet_sf --no-diag-free-mask"
@@ -91,14 +108,20 @@ take() {
 # train_run <variant> <seed> <options…>: trains (or resumes) one run; 0 when it is done.
 train_run() {
   local variant=$1 seed=$2; shift 2
-  local out=$models/$variant/seed-$seed data budget
-  if [[ $variant == ud_* ]]; then data=("${ud_data[@]}") budget=("${ud_budget[@]}")
-  else data=("${wiki_data[@]}") budget=("${wiki_budget[@]}"); fi
+  local out=$models/$variant/seed-$seed data budget model_sizes=("${sizes[@]}")
+  case $variant in
+    ud_*) data=("${ud_data[@]}") budget=("${ud_budget[@]}") ;;
+    amazon_*|sst5_*)
+      local set=${variant%%_*}
+      data=(--train "$models/data/$set/train.tsv" --valid "$models/data/$set/valid.tsv")
+      budget=("${classifier_budget[@]}") model_sizes=() ;;
+    *) data=("${wiki_data[@]}") budget=("${wiki_budget[@]}") ;;
+  esac
   local start=(--out "$out")
   [ -f "$out/training_state.pt" ] && start=(--resume "$out")
   mkdir -p "$out"
   echo "== $out ($(date -u +%H:%M))" >&2
-  if "$cli" train "${sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --f16 \
+  if "$cli" train "${model_sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --f16 \
        "$@" "${start[@]}" < /dev/null >> "$out/train.log" 2>&1; then
     touch "$out/queue-done"
   else
@@ -112,6 +135,17 @@ queue() {
   for f in "$wiki/train.txt" "$wiki/valid.txt" "$ud/en_ewt-ud-train.conllu" "$ud/en_ewt-ud-dev.conllu"; do
     [ -f "$f" ] || { echo "train-models: $f not found" >&2; exit 1; }
   done
+  # The classifiers' data: Amazon's seeded 80/10/10 split (as the sample LAMA model's), SST-5's own.
+  for f in "$amazon" "$sst/train.tsv" "$sst/dev.tsv" "$sst/test.tsv"; do
+    [ -f "$f" ] || { echo "train-models: $f not found" >&2; exit 1; }
+  done
+  if [ ! -f "$models/data/amazon/test.tsv" ]; then
+    build/app/attention-cli split --data "$amazon" --out "$models/data/amazon" --seed 1 >&2
+  fi
+  mkdir -p "$models/data/sst5"
+  cp "$sst/train.tsv" "$models/data/sst5/train.tsv"
+  cp "$sst/dev.tsv" "$models/data/sst5/valid.tsv"
+  cp "$sst/test.tsv" "$models/data/sst5/test.tsv"
   # This lane's own copy of the CLI, so a rebuild while it trains cannot change it under a run.
   mkdir -p "$models/.bin"
   cli=$models/.bin/attention-cli-$$
@@ -138,19 +172,40 @@ queue() {
   done
 }
 
+# ship: the models the application opens, from seed 1 of each (already F16), into sample_data/.
+ship() {
+  local lambda
+  lambda=$(chosen_lambda)
+  local pairs=("vanilla_lm=$models/vanilla/seed-1" "bet_sf=$models/bet_sf/seed-1" "lama_amazon=$models/amazon_lama/seed-1")
+  [ -n "$lambda" ] && pairs+=("bet_sg=$models/ud_bet_sg_lambda_$lambda/seed-1")
+  for pair in "${pairs[@]}"; do
+    local name=${pair%%=*} run=${pair#*=}
+    if [ ! -f "$run/queue-done" ]; then echo "train-models: $run is not finished: $name not shipped" >&2; continue; fi
+    rm -rf "sample_data/$name" && mkdir -p "sample_data/$name"
+    cp "$run/best/"* "sample_data/$name/"
+    echo "train-models: $run/best → sample_data/$name" >&2
+  done
+}
+
 status() {
   while read -r variant seed _; do
     local out=$models/$variant/seed-$seed state=waiting
     if [ -f "$out/queue-done" ]; then state="done, best valid perplexity $(best_valid "$out")"
-    elif [ -d "$out.lock" ]; then state="running: $(tr '\r' '\n' < "$out/train.log" 2>/dev/null | grep -a step | tail -n 1 || true)"
+    elif [ -d "$out.lock" ]; then state="running: $(tr '\r' '\n' < "$out/train.log" 2>/dev/null | grep -a '^step' | tail -n 1 || true)"
     elif [ -f "$out/training_state.pt" ]; then state="stopped, resumable"; fi
     printf '%-28s seed %s  %s\n' "$variant" "$seed" "$state"
   done < <(runs)
 }
 
+# In braces with an exit: bash reads a script as it runs, so an edit while a lane trains must not
+# reach it; the whole block is parsed before it starts, and nothing after it is ever read.
+{
 case "$what" in
   queue) queue ;;
   status) status ;;
-  chosen-lambda) chosen_lambda ;;  # BET(SG)'s λ_p, once its sweep is done (scripts/reproduce.sh)
-  *) echo "train-models: unknown step '$what' (queue, status or chosen-lambda)" >&2; exit 2 ;;
+  chosen-lambda) chosen_lambda ;;
+  ship) ship ;;  # BET(SG)'s λ_p, once its sweep is done (scripts/reproduce.sh)
+  *) echo "train-models: unknown step '$what' (queue, status, ship or chosen-lambda)" >&2; exit 2 ;;
 esac
+exit
+}

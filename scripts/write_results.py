@@ -395,6 +395,34 @@ class Report:
             self.add(f"**What we see.** The followed words' mean weights lie between {num(min(means))} and "
                      f"{num(max(means))} × uniform. **The paper** plots these distributions shifting with the rating; "
                      "we could not read its Figure 4 or Table 6 values, so no number is quoted.\n")
+        self.lama_baselines()
+
+    def lama_baselines(self):
+        found = [(name, read_csv(self.path(f"lama_{name}_summary.csv"))[1], read_csv(self.path(f"lama_{name}_tests.csv"))[1])
+                 for name in ["amazon", "sst5"]]
+        found = [(name, summary, tests) for name, summary, tests in found if summary]
+        self.add("### LAMA against its baselines\n")
+        if not found:
+            self.add("Not yet measured: `scripts/train-models.sh queue` trains LAMA+ctx (with the penalisation), the "
+                     "max-pooled BiGRU and the 1-layer encoder, 3 seeds each, on Amazon Fine Food and SST-5; the next "
+                     "`scripts/reproduce.sh` compares them here. The single runs of the first small models are in "
+                     "[results-history.md](results-history.md).\n")
+            return
+        for name, summary, tests in found:
+            title = {"amazon": "Amazon Fine Food (seeded 80/10/10 split)", "sst5": "SST-5 (its own split)"}[name]
+            self.add(f"{title}: test accuracy over seeds (`compare`), mean ± sd, and Welch's t-test against LAMA.\n")
+            self.add(table(["model", "runs", "test accuracy, mean ± sd"],
+                           [[r["variant"], r["runs"], f"{num(r['mean'], 3)} ± {num(r['sd'], 3)}"] for r in summary]))
+            rows = []
+            for t in tests or []:
+                if "lama" not in (t["first"], t["second"]):
+                    continue
+                other = t["second"] if t["first"] == "lama" else t["first"]
+                lama_minus_other = float(t["difference"]) * (1 if t["first"] == "lama" else -1)
+                p = float(t["p_value"])
+                rows.append([other, num(lama_minus_other, 3), pvalue(p), "yes" if p < 0.05 else "no"])
+            if rows:
+                self.add(table(["baseline", "LAMA − baseline (accuracy)", "p", "significant at 0.05"], rows))
 
     # ---- translation
     def translation(self):

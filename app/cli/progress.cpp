@@ -6,13 +6,21 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <unistd.h>
+
 namespace aw {
 namespace {
 
 std::atomic<bool> interrupted{false};
 
+// The work stops where it next reports progress (training: at its next --log-every step, where the
+// run is saved whole), which can be minutes away: say so at once. write(2) is safe in a handler.
 extern "C" void on_interrupt(int) {
   if (interrupted.exchange(true)) std::_Exit(130);
+  static const char kNotice[] =
+      "\nattention-cli: stopping at the next progress report (a training run is saved there); "
+      "Ctrl-C again quits at once, without saving\n";
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, kNotice, sizeof kNotice - 1);
 }
 
 }  // namespace
