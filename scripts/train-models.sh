@@ -146,6 +146,11 @@ queue() {
   cp "$sst/train.tsv" "$models/data/sst5/train.tsv"
   cp "$sst/dev.tsv" "$models/data/sst5/valid.tsv"
   cp "$sst/test.tsv" "$models/data/sst5/test.tsv"
+  # The lowest priority, so interactive work on the machine goes first: nice 19 for this lane, and for
+  # its scheduling autogroup too (Linux groups a session's processes; nice alone only counts inside
+  # the group, so a lane started with setsid would otherwise share the cores equally with a build).
+  renice -n 19 -p $$ > /dev/null 2>&1 || true
+  echo 19 2>/dev/null > /proc/self/autogroup || true
   # This lane's own copy of the CLI, so a rebuild while it trains cannot change it under a run.
   mkdir -p "$models/.bin"
   cli=$models/.bin/attention-cli-$$
