@@ -167,25 +167,29 @@ step "prune (Michel Figure 3, ranked on valid)" "$cli" prune "${michel[@]}" --or
 step "figure: pruning curves" figure pruning pruning.csv pruning.png
 step "prune --apply 50 (real pruning)" "$cli" prune --model "$samples/vanilla_lm" --text "$work/rank.txt" --window "$window" --apply 50 \
   --save "$work/pruned"
-timed_eval() {  # timed_eval <model> <name>: eval on the test slice 3 times, the fastest wall time
-  python3 - "$cli" "$1" "$work/test.txt" "$window" "$2" >> "$results/pruning_speed.csv" <<'EOF'
+# eval of the full and the pruned model on the test slice, alternated 3 times (so a load that comes and
+# goes on the machine hits both alike), each model's fastest and slowest wall time (loading included).
+timed_evals() {
+  python3 - "$cli" "$work/test.txt" "$window" "$samples/vanilla_lm" "$work/pruned" > "$results/pruning_speed.csv" <<'EOF'
 import json, subprocess, sys, time
-cli, model, text, window, name = sys.argv[1:]
-best, result = None, None
+cli, text, window = sys.argv[1:4]
+models = {"full": sys.argv[4], "pruned_50": sys.argv[5]}
+times, result = {}, {}
 for _ in range(3):
-    start = time.perf_counter()
-    out = subprocess.run([cli, "eval", "--model", model, "--text", text, "--window", window, "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    elapsed = time.perf_counter() - start
-    best = elapsed if best is None else min(best, elapsed)
-    result = json.loads(out)
-info = json.loads(subprocess.run([cli, "info", "--model", model, "--json"], check=True, capture_output=True, text=True).stdout)
-print(f"{name},{sum(info['heads_per_layer'])},{info['parameters']},{result['perplexity']:.6g},{best:.3f}")
+    for name, model in models.items():
+        start = time.perf_counter()
+        out = subprocess.run([cli, "eval", "--model", model, "--text", text, "--window", window, "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        times.setdefault(name, []).append(time.perf_counter() - start)
+        result[name] = json.loads(out)
+print("model,heads,parameters,perplexity,seconds,seconds_max")
+for name, model in models.items():
+    info = json.loads(subprocess.run([cli, "info", "--model", model, "--json"], check=True, capture_output=True,
+                                     text=True).stdout)
+    print(f"{name},{sum(info['heads_per_layer'])},{info['parameters']},{result[name]['perplexity']:.6g},{min(times[name]):.3f},{max(times[name]):.3f}")
 EOF
 }
-echo "model,heads,parameters,perplexity,seconds" > "$results/pruning_speed.csv"
-step "eval timing: full model" timed_eval "$samples/vanilla_lm" full
-step "eval timing: 50 % of heads removed" timed_eval "$work/pruned" pruned_50
+step "eval timing: full and 50 % pruned, alternated" timed_evals
 
 # ---- LAMA: Figure 4 (word weights per rating), Table 6 (keywords), test accuracy
 words=amazing,happy,recommended,great,poor,terrible,worst,disappointed

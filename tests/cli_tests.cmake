@@ -211,26 +211,39 @@ aw_cli_test(error_prune_order EXIT 1 STDERR_LINES 1 REGEX "--order must be impor
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order random)
 
 # Every analysis on the shipped sample models and demo sentences: the CSV header and the row count
-# (2 layers × 4 heads per model; 6 demo sentences).
+# (one row per layer, or per layer and head, of the model as its config.json gives it; 6 demo
+# sentences), so the tests follow the samples when they are retrained at another size.
 set(samples ${PROJECT_SOURCE_DIR}/sample_data)
 set(demo ${samples}/demo_sentences.txt)
-aw_cli_test(samples_stats EXIT 0 STDOUT_LINES 6 REGEX "^# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nvanilla_lm,1,"
+foreach(sample vanilla_lm bet_sf bet_sg)
+  file(READ ${samples}/${sample}/config.json sample_config)
+  string(JSON ${sample}_layers GET "${sample_config}" n_layers)
+  string(JSON ${sample}_heads GET "${sample_config}" n_heads)
+  math(EXPR ${sample}_cells "${${sample}_layers} * ${${sample}_heads}")
+endforeach()
+math(EXPR stats_lines "${vanilla_lm_layers} + ${bet_sf_layers} + 2")          # comment, header, a row per layer
+math(EXPR top_tokens_lines "6 * (${vanilla_lm_layers} + ${bet_sf_layers}) + 1")  # a row per sentence, layer and model
+math(EXPR vanilla_cells_lines "${vanilla_lm_cells} + 2")
+math(EXPR bet_sf_cells_lines "${bet_sf_cells} + 2")
+math(EXPR bet_sg_layers_lines "${bet_sg_layers} + 2")
+math(EXPR bet_sf_half "${bet_sf_cells} / 2")
+aw_cli_test(samples_stats EXIT 0 STDOUT_LINES ${stats_lines} REGEX "^# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nvanilla_lm,1,"
             ARGS stats --model ${samples}/vanilla_lm --model ${samples}/bet_sf --text ${demo} --window 64)
-aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES 25 REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
+aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES ${top_tokens_lines} REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
             ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})
 aw_cli_test(samples_diag_sweep EXIT 0 STDOUT_LINES 5 REGEX "^# model=bet_sf, metric=perplexity, baseline=[0-9.]+, bootstrap=1000, seed=1, correction=holm\nfactor,metric,delta,delta_low,[^\n]+\n0,"
             ARGS diag-sweep --model ${samples}/bet_sf --text ${demo} --factors 0,1,mask --window 64)
-aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES 10 REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,"
+aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES ${vanilla_cells_lines} REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,"
             ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --window 64)
-aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES 4 REGEX "mode=all-but-one, bootstrap=1000, seed=1, correction=holm\nlayer,best_head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,[1-4],"
+aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES ${bet_sg_layers_lines} REGEX "mode=all-but-one, bootstrap=1000, seed=1, correction=holm\nlayer,best_head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,[0-9]+,"
             ARGS ablate --model ${samples}/bet_sg --text ${demo} --window 64 --mode all-but-one)
-aw_cli_test(samples_ablate_compare EXIT 0 STDOUT_LINES 10 REGEX "compare_text=[^\n]*/README.md, compare_baseline=[0-9.]+, pearson_r=[-0-9.e]+, spearman_rho=[-0-9.e]+\nlayer,head,metric,delta,metric_compared,delta_compared\n1,1,"
+aw_cli_test(samples_ablate_compare EXIT 0 STDOUT_LINES ${vanilla_cells_lines} REGEX "compare_text=[^\n]*/README.md, compare_baseline=[0-9.]+, pearson_r=[-0-9.e]+, spearman_rho=[-0-9.e]+\nlayer,head,metric,delta,metric_compared,delta_compared\n1,1,"
             ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --compare-text ${samples}/README.md --window 16 --bootstrap 0)
-aw_cli_test(samples_importance EXIT 0 STDOUT_LINES 10 REGEX "^# model=bet_sf, normalized=true\nlayer,head,importance\n1,1,"
+aw_cli_test(samples_importance EXIT 0 STDOUT_LINES ${bet_sf_cells_lines} REGEX "^# model=bet_sf, normalized=true\nlayer,head,importance\n1,1,"
             ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,"
             ARGS prune --model ${samples}/vanilla_lm --text ${demo} --window 64 --step 50)
-aw_cli_test(samples_prune_order_from EXIT 0 REGEX "^# model=bet_sf, metric=perplexity, ranked_on=[^\n]*/tests/golden/importance.importance.csv, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,[^\n]*\nimportance,0,0,[^\n]*\nimportance,50,4,[^\n]*\nimportance,100,8,"
+aw_cli_test(samples_prune_order_from EXIT 0 REGEX "^# model=bet_sf, metric=perplexity, ranked_on=[^\n]*/tests/golden/importance.importance.csv, bootstrap=1000, seed=1, correction=holm\norder,percent_pruned,[^\n]*\nimportance,0,0,[^\n]*\nimportance,50,${bet_sf_half},[^\n]*\nimportance,100,${bet_sf_cells},"
             ARGS prune --model ${samples}/bet_sf --text ${demo} --window 16 --step 50
                  --order-from ${PROJECT_SOURCE_DIR}/tests/golden/importance.importance.csv)
 aw_cli_test(samples_prune_rank_text EXIT 0 REGEX "^# model=vanilla_lm, metric=perplexity, ranked_on=[^\n]*/demo_sentences.txt\norder,percent_pruned,heads_pruned,metric,delta\noracle,0,0,"
