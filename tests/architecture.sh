@@ -23,6 +23,7 @@ forbid analysis 'app/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "analysis/ never incl
 forbid widgets  'models/|analysis/|app/|torch/|ATen/|c10/' "widgets/ never includes LibTorch or the layers above models"
 forbid app/cli  'app/gui/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "the CLI never includes Qt or the GUI"
 forbid app/gui  'app/cli/' "the GUI never includes the CLI"
+forbid app/plot 'models/|analysis/|app/cli/|app/gui/|torch/|ATen/|c10/' "attention-plot draws CSVs: widgets/ and Qt only"
 forbid app/gui  'torch/|ATen/|c10/' "only model_session.cpp includes LibTorch in app/gui/" 'model_session\.cpp:'
 # The window code may include only the LibTorch-free headers of the layers below.
 forbid app/gui  'analysis/' "app/gui/ includes only analysis/descriptor.h and analysis/registry.h (no LibTorch)" \
