@@ -147,6 +147,15 @@ if [ ${#compare_args[@]} -ge 4 ]; then
     for d in "$runs/$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
     [ ${#dirs[@]} -ge 2 ] && ud_args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
   done
+  # BET(SG)'s λ_p sweep (seed 1 of each), as chosen: each weight's best UD dev perplexity.
+  if [ -n "${lambda:-}" ]; then
+    echo "lambda_p,best_dev_perplexity" > "$results/bet_sg_lambda.csv"
+    for d in "$runs"/ud_bet_sg_lambda_*/seed-1; do
+      [ -f "$d/queue-done" ] || continue
+      l=${d%/seed-1}; l=${l##*_lambda_}
+      echo "$l,$(sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$d/training.json" | head -n 1)" >> "$results/bet_sg_lambda.csv"
+    done
+  fi
   if [ ${#ud_args[@]} -ge 4 ]; then
     step "compare (BET(SG) on UD EWT)" "$cli" compare "${ud_args[@]}" --text "$ud/en_ewt-ud-test.conllu" --window 128 \
       --out "$results/table2_ud_summary.csv" --tests "$results/table2_ud_tests.csv"

@@ -242,6 +242,23 @@ class Report:
             self.add("**What we see.** " + "; ".join(sentences) + f". With {runs} runs a variant, only differences "
                      "several times the seed-to-seed spread reach significance; a \"not significant\" here is no "
                      "evidence that the variants are equal.\n")
+        _, lambdas = read_csv(self.path("bet_sg_lambda.csv"))
+        if lambdas:
+            best = min(lambdas, key=lambda r: float(r["best_dev_perplexity"]))
+            self.add("BET(SG)'s pointer-loss weight λ_p, chosen on the UD EWT dev set (seed 1 of each):\n")
+            self.add(table(["λ_p", "best dev perplexity"],
+                           [[r["lambda_p"], num(r["best_dev_perplexity"])] for r in lambdas]))
+            self.add(f"λ_p = {best['lambda_p']} is taken on to the other seeds.\n")
+        _, ud = read_csv(self.path("table2_ud_summary.csv"))
+        _, ud_tests = read_csv(self.path("table2_ud_tests.csv"))
+        if ud:
+            self.add("BET(SG) against a vanilla Transformer trained the same way on UD EWT, test perplexity over seeds:\n")
+            self.add(table(["variant", "runs", "test perplexity, mean ± sd"],
+                           [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}"] for r in ud]))
+            for t in ud_tests or []:
+                p = float(t["p_value"])
+                self.add(f"`{t['first']}` − `{t['second']}` = {num(t['difference'])} (Welch p = {pvalue(p)}, "
+                         f"{'significant' if p < 0.05 else 'not significant'} at 0.05).\n")
         self.add("**What the paper says.** BET beats the vanilla Transformer on all three of its language-"
                  "modelling datasets (abstract); we could not read its Table 2's values.\n")
 
