@@ -137,31 +137,31 @@ fi
 if [ ${#compare_args[@]} -ge 4 ]; then
   step "compare (Bird-Eye Table 2)" "$cli" compare "${compare_args[@]}" --text "$compare_text" --window "$compare_window" \
     --out "$results/table2_summary.csv" --tests "$results/table2_tests.csv"
-  ud_args=()
-  for v in ud_vanilla ud_bet_sg; do
-    dirs=()
-    if [ "$v" = ud_bet_sg ]; then  # seed 1 is the λ_p sweep's run with the best UD dev perplexity
-      lambda=$(AW_MODELS_DIR=$runs scripts/train-models.sh chosen-lambda)
-      [ -n "$lambda" ] && dirs+=("$runs/ud_bet_sg_lambda_$lambda/seed-1/best")
-    fi
-    for d in "$runs/$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
-    [ ${#dirs[@]} -ge 2 ] && ud_args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
-  done
-  # BET(SG)'s λ_p sweep (seed 1 of each), as chosen: each weight's best UD dev perplexity.
-  if [ -n "${lambda:-}" ]; then
+else
+  echo "reproduce: Table 2 — fewer than two finished seeds per variant in $runs; keeping the recorded CSVs" >&2
+fi
+# BET(SG) on UD EWT: the λ_p sweep (seed 1 of each weight; its best dev perplexity goes on), then the
+# chosen weight's seeds against the UD vanilla model's.
+if [ $quick = 0 ]; then
+  lambda=$(AW_MODELS_DIR=$runs scripts/train-models.sh chosen-lambda)
+  if [ -n "$lambda" ]; then
     echo "lambda_p,best_dev_perplexity" > "$results/bet_sg_lambda.csv"
     for d in "$runs"/ud_bet_sg_lambda_*/seed-1; do
-      [ -f "$d/queue-done" ] || continue
       l=${d%/seed-1}; l=${l##*_lambda_}
       echo "$l,$(sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$d/training.json" | head -n 1)" >> "$results/bet_sg_lambda.csv"
     done
   fi
+  ud_args=()
+  for v in ud_vanilla ud_bet_sg; do
+    dirs=()
+    [ "$v" = ud_bet_sg ] && [ -n "$lambda" ] && dirs+=("$runs/ud_bet_sg_lambda_$lambda/seed-1/best")
+    for d in "$runs/$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
+    [ ${#dirs[@]} -ge 2 ] && ud_args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
+  done
   if [ ${#ud_args[@]} -ge 4 ]; then
     step "compare (BET(SG) on UD EWT)" "$cli" compare "${ud_args[@]}" --text "$ud/en_ewt-ud-test.conllu" --window 128 \
       --out "$results/table2_ud_summary.csv" --tests "$results/table2_ud_tests.csv"
   fi
-else
-  echo "reproduce: Table 2 — fewer than two finished seeds per variant in $runs; keeping the recorded CSVs" >&2
 fi
 
 # ---- Michel et al.: ablation tables, importance, pruning curves (ranked on held-out text), real pruning
