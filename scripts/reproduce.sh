@@ -62,7 +62,7 @@ if [ $quick = 1 ]; then
 else
   lines=0 michel_lines=${AW_MICHEL_LINES:-1000} bootstrap=1000 pairs=500 reviews=0 sweep_factors=0,0.2,0.4,0.6,0.8,1,1.2,1.4,1.6,1.8,2,mask
 fi
-slice() {  # slice <file> <lines> <out>: the first <lines> lines (0: all), without empty ones at the end
+slice() {  # slice <file> <lines> <out>: the first <lines> lines (0: all)
   if [ "$2" = 0 ]; then cp "$1" "$3"; else head -n "$2" "$1" > "$3"; fi
 }
 slice "$wiki/test.txt" "$lines" "$work/test.txt"
@@ -86,6 +86,14 @@ step() {  # step <title> <command…>: runs one step, its output into the log, i
     exit 1
   fi
   echo "$(( $(date +%s) - begin )) s" >&2
+}
+# variant <name> <run folder> [best dirs…]: "name=dir,dir,…" for compare --variant, from the given
+# folders and the run folder's finished seeds (scripts/train-models.sh); fails with fewer than 2.
+variant() {
+  local name=$1 folder=$2 d
+  local dirs=("${@:3}")
+  for d in "$runs/$folder"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
+  [ ${#dirs[@]} -ge 2 ] && echo "$name=$(IFS=,; echo "${dirs[*]}")"
 }
 figure() {  # figure <kind> <csv> <png> [options…]
   local kind=$1 csv=$2 png=$3
@@ -128,9 +136,7 @@ if [ $quick = 1 ]; then
   compare_text=$work/test.txt compare_window=16
 else
   for v in "${table2_variants[@]}"; do
-    dirs=()
-    for d in "$runs/$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
-    [ ${#dirs[@]} -ge 2 ] && compare_args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
+    if arg=$(variant "$v" "$v"); then compare_args+=(--variant "$arg"); fi
   done
   compare_text=$wiki/test.txt compare_window=128
 fi
@@ -152,12 +158,10 @@ if [ $quick = 0 ]; then
     done
   fi
   ud_args=()
-  for v in ud_vanilla ud_bet_sg; do
-    dirs=()
-    [ "$v" = ud_bet_sg ] && [ -n "$lambda" ] && dirs+=("$runs/ud_bet_sg_lambda_$lambda/seed-1/best")
-    for d in "$runs/$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
-    [ ${#dirs[@]} -ge 2 ] && ud_args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
-  done
+  if arg=$(variant ud_vanilla ud_vanilla); then ud_args+=(--variant "$arg"); fi
+  sweep=()
+  [ -n "$lambda" ] && sweep=("$runs/ud_bet_sg_lambda_$lambda/seed-1/best")
+  if arg=$(variant ud_bet_sg ud_bet_sg "${sweep[@]}"); then ud_args+=(--variant "$arg"); fi
   if [ ${#ud_args[@]} -ge 4 ]; then
     step "compare (BET(SG) on UD EWT)" "$cli" compare "${ud_args[@]}" --text "$ud/en_ewt-ud-test.conllu" --window 128 \
       --out "$results/table2_ud_summary.csv" --tests "$results/table2_ud_tests.csv"
@@ -217,9 +221,7 @@ if [ $quick = 0 ]; then
   for set in amazon sst5; do
     args=()
     for v in lama bigru_max encoder; do
-      dirs=()
-      for d in "$runs/${set}_$v"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
-      [ ${#dirs[@]} -ge 2 ] && args+=(--variant "$v=$(IFS=,; echo "${dirs[*]}")")
+      if arg=$(variant "$v" "${set}_$v"); then args+=(--variant "$arg"); fi
     done
     if [ ${#args[@]} -ge 4 ]; then
       step "compare: LAMA and baselines on $set" "$cli" compare "${args[@]}" --text "$runs/data/$set/test.tsv" \

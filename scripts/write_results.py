@@ -68,6 +68,20 @@ def pvalue(value):
     return "< 0.001" if x < 0.001 else f"{x:.3f}"
 
 
+def interval(row):
+    """A delta's 95 % interval cell from its delta_low and delta_high columns."""
+    return f"[{num(row['delta_low'])}, {num(row['delta_high'])}]"
+
+
+def against(tests, reference):
+    """Welch tests that involve `reference`: (other variant, reference − other, p, the test's row)."""
+    for t in tests or []:
+        if reference not in (t["first"], t["second"]):
+            continue
+        sign = 1 if t["first"] == reference else -1
+        yield (t["second"] if sign == 1 else t["first"]), sign * float(t["difference"]), float(t["p_value"]), t
+
+
 def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -227,12 +241,7 @@ class Report:
         if tests:
             reference = summary[0]["variant"]
             rows, sentences = [], []
-            for t in tests:
-                if reference not in (t["first"], t["second"]):
-                    continue
-                other = t["second"] if t["first"] == reference else t["first"]
-                diff = float(t["difference"]) * (1 if t["first"] == reference else -1)  # reference − other
-                p = float(t["p_value"])
+            for other, diff, p, t in against(tests, reference):  # diff = reference − other
                 rows.append([other, num(-diff), num(t["df"], 1), pvalue(p)])
                 verdict = "significant at 0.05" if p < 0.05 else "not significant at 0.05"
                 direction = "lower" if diff > 0 else "higher"
@@ -294,7 +303,7 @@ class Report:
             self.add(f"### `{m}` (baseline perplexity {num(comments.get('baseline'))})\n")
             self.add(table(["diagonal factor", "perplexity", "Δ", "95 % interval of Δ", "adjusted p"],
                            [[r["factor"], num(r["metric"]), num(r["delta"]),
-                             f"[{num(r['delta_low'])}, {num(r['delta_high'])}]", pvalue(r["p_adjusted"])]
+                             interval(r), pvalue(r["p_adjusted"])]
                             for r in rows]))
             self.fig(f"figure3_{m}.png", f"Figure 3 for {m}")
             better = [r["factor"] for r in rows if r["significant"] == "1" and float(r["delta"]) < 0]
@@ -316,7 +325,7 @@ class Report:
         self.add("### Table 1: each head switched off alone\n")
         self.add(table(["layer", "head", "perplexity", "Δ", "95 % interval", "adjusted p", "significant"],
                        [[r["layer"], r["head"], num(r["metric"]), num(r["delta"]),
-                         f"[{num(r['delta_low'])}, {num(r['delta_high'])}]", pvalue(r["p_adjusted"]),
+                         interval(r), pvalue(r["p_adjusted"]),
                          "yes" if r["significant"] == "1" else "no"] for r in single]))
         self.fig("michel_single.png", "Δ perplexity with each head off")
         significant = [r for r in single if r["significant"] == "1"]
@@ -334,7 +343,7 @@ class Report:
             self.add("### Table 2: only the best head of a layer kept\n")
             self.add(table(["layer", "best head", "perplexity", "Δ", "95 % interval", "significant"],
                            [[r["layer"], r["best_head"], num(r["metric"]), num(r["delta"]),
-                             f"[{num(r['delta_low'])}, {num(r['delta_high'])}]",
+                             interval(r),
                              "yes" if r["significant"] == "1" else "no"] for r in alone]))
             self.add("The paper's Table 2 (WMT, ΔBLEU with the best head alone; * significant at p < 0.01):\n")
             self.add(table(["layer", "Enc-Enc", "Enc-Dec", "Dec-Dec"], MICHEL_TABLE2_WMT))
@@ -451,12 +460,7 @@ class Report:
             self.add(table(["model", "runs", "test accuracy, mean ± sd"],
                            [[r["variant"], r["runs"], f"{num(r['mean'], 3)} ± {num(r['sd'], 3)}"] for r in summary]))
             rows = []
-            for t in tests or []:
-                if "lama" not in (t["first"], t["second"]):
-                    continue
-                other = t["second"] if t["first"] == "lama" else t["first"]
-                lama_minus_other = float(t["difference"]) * (1 if t["first"] == "lama" else -1)
-                p = float(t["p_value"])
+            for other, lama_minus_other, p, _ in against(tests, "lama"):
                 rows.append([other, num(lama_minus_other, 3), pvalue(p), "yes" if p < 0.05 else "no"])
             if rows:
                 self.add(table(["baseline", "LAMA − baseline (accuracy)", "p", "significant at 0.05"], rows))
@@ -483,7 +487,7 @@ class Report:
                      f"{num(comments.get('baseline'))}):\n")
             self.add(table(["attention", "layer", "best head", "BLEU", "Δ", "95 % interval", "significant"],
                            [[r["kind"], r["layer"], r["best_head"], num(r["metric"]), num(r["delta"]),
-                             f"[{num(r['delta_low'])}, {num(r['delta_high'])}]",
+                             interval(r),
                              "yes" if r["significant"] == "1" else "no"] for r in alone]))
             worst = min(alone, key=lambda r: float(r["delta"]))
             if float(worst["delta"]) < 0:

@@ -8,8 +8,10 @@ set(fixtures ${CMAKE_CURRENT_BINARY_DIR}/cli_fixtures)
 add_test(NAME cli.write_fixtures COMMAND write_fixtures ${fixtures})
 set_tests_properties(cli.write_fixtures PROPERTIES FIXTURES_SETUP cli_models LABELS cli)
 
-# aw_cli_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [STDOUT_LINES n] [OUT_FILE f [OUT_FILE_REGEX re]] ARGS <args...>)
-function(aw_cli_test name)
+# aw_command_test(<test name> <program> EXIT <code> REGEX <regex> [STDERR_LINES n] [STDOUT_LINES n]
+#                 [OUT_FILE f [OUT_FILE_REGEX re]] ARGS <args...>): runs <program> through run_cli.cmake.
+# The callers add the test's fixture, label and environment.
+function(aw_command_test test_name program)
   cmake_parse_arguments(T "" "EXIT;REGEX;STDERR_LINES;STDOUT_LINES;OUT_FILE;OUT_FILE_REGEX" "ARGS" ${ARGN})
   set(extra)
   if(DEFINED T_STDOUT_LINES)
@@ -19,13 +21,18 @@ function(aw_cli_test name)
     list(APPEND extra -DEXPECT_STDERR_LINES=${T_STDERR_LINES})
   endif()
   if(DEFINED T_OUT_FILE)
-    list(APPEND extra -DOUT_FILE=${T_OUT_FILE} -DOUT_FILE_REGEX=${T_OUT_FILE_REGEX})
+    list(APPEND extra -DOUT_FILE=${T_OUT_FILE} "-DOUT_FILE_REGEX=${T_OUT_FILE_REGEX}")
   endif()
   # A list cannot cross the command line intact, so the arguments travel joined by "^^".
-  string(JOIN "^^" command "$<TARGET_FILE:attention-cli>" ${T_ARGS})
-  add_test(NAME cli.${name}
+  string(JOIN "^^" command "$<TARGET_FILE:${program}>" ${T_ARGS})
+  add_test(NAME ${test_name}
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=${T_EXIT} "-DEXPECT_REGEX=${T_REGEX}"
                    ${extra} -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+endfunction()
+
+# aw_cli_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [STDOUT_LINES n] [OUT_FILE f [OUT_FILE_REGEX re]] ARGS <args...>)
+function(aw_cli_test name)
+  aw_command_test(cli.${name} attention-cli ${ARGN})
   set_tests_properties(cli.${name} PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)
 endfunction()
 

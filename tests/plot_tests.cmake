@@ -18,18 +18,12 @@ set_tests_properties(plot.write_csvs PROPERTIES FIXTURES_REQUIRED cli_models FIX
 
 # aw_plot_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [PNG file] ARGS <args...>)
 function(aw_plot_test name)
-  cmake_parse_arguments(T "" "EXIT;REGEX;STDERR_LINES;PNG" "ARGS" ${ARGN})
-  set(extra)
-  if(DEFINED T_STDERR_LINES)
-    list(APPEND extra -DEXPECT_STDERR_LINES=${T_STDERR_LINES})
+  cmake_parse_arguments(P "" "PNG" "" ${ARGN})
+  set(png)
+  if(DEFINED P_PNG)  # a PNG file starts with \x89 "PNG"
+    set(png OUT_FILE ${P_PNG} OUT_FILE_REGEX "^.PNG")
   endif()
-  if(DEFINED T_PNG)  # a PNG file starts with \x89 "PNG"
-    list(APPEND extra -DOUT_FILE=${T_PNG} "-DOUT_FILE_REGEX=^.PNG")
-  endif()
-  string(JOIN "^^" command "$<TARGET_FILE:attention-plot>" ${T_ARGS})
-  add_test(NAME plot.${name}
-           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=${T_EXIT} "-DEXPECT_REGEX=${T_REGEX}"
-                   ${extra} -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+  aw_command_test(plot.${name} attention-plot ${P_UNPARSED_ARGUMENTS} ${png})
   set_tests_properties(plot.${name} PROPERTIES FIXTURES_REQUIRED plot_csvs LABELS cli
                        ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 endfunction()
