@@ -6,8 +6,9 @@
 # (max-pooling) and 1-layer encoder baselines on Amazon Fine Food and SST-5, 3 seeds each.
 #
 #   scripts/train-models.sh queue    # trains every run not trained yet, most useful first; resumable
-#                                    # (a killed run continues from its last saved epoch). Start it
-#                                    # once per core: each run is locked to the lane that took it.
+#                                    # (a killed run continues from its last snapshot, at most 200
+#                                    # steps back). Start it once per core: each run is locked to the
+#                                    # lane that took it.
 #   scripts/train-models.sh status   # each run: done, running (with its last progress line), waiting
 #   scripts/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
 #
@@ -121,7 +122,7 @@ train_run() {
   [ -f "$out/training_state.pt" ] && start=(--resume "$out")
   mkdir -p "$out"
   echo "== $out ($(date -u +%H:%M))" >&2
-  if "$cli" train "${model_sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --f16 \
+  if "$cli" train "${model_sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --save-every 200 --f16 \
        "$@" "${start[@]}" < /dev/null >> "$out/train.log" 2>&1; then
     touch "$out/queue-done"
   else
@@ -196,7 +197,8 @@ status() {
   while read -r variant seed _; do
     local out=$models/$variant/seed-$seed state=waiting
     if [ -f "$out/queue-done" ]; then state="done, best valid perplexity $(best_valid "$out")"
-    elif [ -d "$out.lock" ]; then state="running: $(tr '\r' '\n' < "$out/train.log" 2>/dev/null | grep -a '^step' | tail -n 1 || true)"
+    elif [ -d "$out.lock" ] && kill -0 "$(cat "$out.lock/pid" 2>/dev/null || echo 0)" 2>/dev/null; then
+      state="running: $(tr '\r' '\n' < "$out/train.log" 2>/dev/null | grep -a '^step' | tail -n 1 || true)"
     elif [ -f "$out/training_state.pt" ]; then state="stopped, resumable"; fi
     printf '%-28s seed %s  %s\n' "$variant" "$seed" "$state"
   done < <(runs)

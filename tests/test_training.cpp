@@ -281,6 +281,32 @@ TEST_F(Training, InterruptInsideAnEpochSavesAndResumesExactly) {
   EXPECT_TRUE(file_bytes(run.dir.file("straight/model.safetensors")) == file_bytes(run.dir.file("stopped/model.safetensors")));
 }
 
+// With save_every, a process killed without warning (its folder copied as it stood mid-epoch) resumes
+// from its last snapshot to the weights of the run that never stopped; without it there is nothing to
+// resume until the first epoch ends.
+TEST_F(Training, PeriodicSnapshotsLetAKilledRunResumeExactly) {
+  TinyRun run("transformer_lm", /*dropout=*/0.1);
+  const auto straight = run.train("straight");
+  ASSERT_GE(straight.steps / 3, 5);  // step 5 lies inside the first epoch
+  run.settings.save_every = 2;
+  run.train("killed", [&](const TrainProgress& progress) {
+    if (!progress.epoch_end && progress.step == 5)
+      fs::copy(run.dir.file("killed"), run.dir.file("copy"), fs::copy_options::recursive);
+    return true;
+  });
+  ASSERT_TRUE(fs::exists(run.dir.file("copy/training_state.pt")));
+  EXPECT_EQ(read_training_history(run.dir.file("copy")).steps.back().step, 4);  // the last snapshot
+  run.settings.save_every = 0;
+  run.settings.resume_dir = run.dir.file("copy");
+  int64_t first_step = -1;
+  run.train("copy", [&](const TrainProgress& progress) {
+    if (first_step < 0) first_step = progress.step;
+    return true;
+  });
+  EXPECT_EQ(first_step, 5);
+  EXPECT_TRUE(file_bytes(run.dir.file("straight/model.safetensors")) == file_bytes(run.dir.file("copy/model.safetensors")));
+}
+
 // The history equals what the observer was told: every report a step record, every epoch the mean
 // of its steps' losses and the validation loss whose exp is the validation perplexity.
 TEST_F(Training, HistoryRecordsEveryReportAndEveryEpoch) {

@@ -35,6 +35,7 @@ commands:
           [--seed 1 --min-count 1 --log-every 50 --diag-mode normal|reduced|magnified|mask]
           [--no-diag-free-mask] [--norm pre|post] [--positions learned|sinusoidal] [--untied]
           [--f16] [--resume DIR]            Ctrl-C saves and stops; --resume continues
+          [--save-every N]                 also save (resumably) every N steps, at a report
           [--keep-epochs]                  also keep every epoch's checkpoint in DIR/epoch-N
           [--lambda-p 1.0]                 bet_sg: pointer-loss weight; --train must be .conllu
                                            (a .conllu FILE is read as its word forms everywhere)

@@ -25,7 +25,11 @@ extern "C" void on_interrupt(int) {
 
 }  // namespace
 
-void install_interrupt_handler() { std::signal(SIGINT, on_interrupt); }
+// SIGTERM too: a batch scheduler (Slurm, systemd) asks a job to stop with it before killing it.
+void install_interrupt_handler() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
 bool interrupt_requested() { return interrupted.load(); }
 
 ProgressLine::ProgressLine(std::string task, std::string unit) : task_(std::move(task)), unit_(std::move(unit)) {}

@@ -178,6 +178,7 @@ TrainSettings common_settings(const CliOptions& options, int64_t default_batch, 
   settings.clip = get_number(options, "clip", fallback.clip);
   settings.seed = static_cast<uint64_t>(options.get_int("seed", static_cast<int64_t>(fallback.seed), 0));
   settings.log_every = options.get_int("log-every", 50, 1);
+  settings.save_every = options.get_int("save-every", 0, 0);
   settings.device = resolve_device(device_option(options));
   settings.storage = options.flag("f16") ? torch::kFloat16 : fallback.storage;
   settings.keep_epochs = options.flag("keep-epochs") || fallback.keep_epochs;
@@ -223,7 +224,7 @@ ModelConfig classifier_config(const CliOptions& options, ModelFamily family, int
 
 int run_train_classifier(int argc, char** argv, ModelFamily family) {
   const OptionSpec spec{{"arch", "train", "valid", "out", "resume", "epochs", "batch", "lr", "warmup", "schedule",
-                         "clip", "seed", "min-count", "log-every", "device", "threads", "window", "dropout",
+                         "clip", "seed", "min-count", "log-every", "save-every", "device", "threads", "window", "dropout",
                          "heads", "context", "regularizer", "lambda", "embedding-dim", "hidden", "mlp-hidden",
                          "layers", "d-model", "d-ff", "d-head", "activation", "norm", "positions"},
                         {"f16", "json", "dry-run", "raw-words", "keep-epochs"}};
@@ -299,7 +300,7 @@ std::string train_translation_tokenizer(const CliOptions& options, const TrainSe
 int run_train_translation(int argc, char** argv) {
   const OptionSpec spec{{"arch", "layers", "decoder-layers", "heads", "d-model", "d-ff", "window", "train", "valid",
                          "epochs", "batch", "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume",
-                         "log-every", "diag-mode", "norm", "positions", "activation", "device", "threads",
+                         "log-every", "save-every", "diag-mode", "norm", "positions", "activation", "device", "threads",
                          "label-smoothing", "vocab-size", "spm-type"},
                         {"bird-eye-decoder", "no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
@@ -400,7 +401,7 @@ int run_train(int argc, char** argv) {
   if (family == ModelFamily::TransformerMt) return run_train_translation(argc, argv);
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
-                         "log-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
+                         "log-every", "save-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
                         {"no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));

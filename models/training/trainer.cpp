@@ -265,6 +265,7 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
   auto last_report = start;
   int64_t tokens_since_report = 0, steps_since_report = 0, tokens_total = 0;
   double loss_since_report = 0.0, auxiliary_since_report = 0.0;
+  int64_t last_save_step = position.step;
 
   auto save_all = [&](double valid_metric) {
     save_native_checkpoint(settings.out_dir, *model, setup.vocabulary, settings.storage, setup.sentencepiece_model);
@@ -325,6 +326,12 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
         last_report = now;
         tokens_since_report = steps_since_report = 0;
         loss_since_report = auxiliary_since_report = 0.0;
+        // A snapshot at a report, where nothing is accumulated yet, resumes exactly (as a stop does).
+        if (settings.save_every > 0 && position.step - last_save_step >= settings.save_every &&
+            position.batch_in_epoch < batches_per_epoch) {
+          save_all(summary.last_valid_metric);
+          last_save_step = position.step;
+        }
         summary.stopped = !report(progress);
       }
     }
@@ -345,6 +352,7 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
     position.batch_in_epoch = 0;
     position.epoch_loss_sum = 0.0;
     save_all(valid);
+    last_save_step = position.step;
     if (best) save_copy("best", valid);
     if (settings.keep_epochs) save_copy("epoch-" + std::to_string(position.epoch), valid);
     TrainProgress progress;

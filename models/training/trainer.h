@@ -39,6 +39,9 @@ struct TrainSettings {
   double label_smoothing = 0.0;    // ε of the smoothed cross-entropy the training step minimises
   int64_t log_every = 50;          // steps between progress reports (and step records in the history)
   bool keep_epochs = false;        // also save each epoch's checkpoint in <out>/epoch-N (1-based)
+  // Also save the run, resumable, at the first report N or more steps after its last save (0: only at
+  // epoch ends and when stopped): a process killed without warning loses at most N steps.
+  int64_t save_every = 0;
   torch::Device device = torch::kCPU;
   torch::ScalarType storage = torch::kFloat32;  // dtype of the saved weights (kFloat16 halves them)
 };
