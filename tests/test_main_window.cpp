@@ -25,6 +25,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
@@ -47,6 +48,16 @@ const QString kSampleData = AW_SOURCE_DIR "/sample_data";
 QByteArray read_all(const QString& path) {
   QFile file(path);
   return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// A bundled model's layers and heads per layer, from its config.json: the tests follow a retrained sample.
+struct SampleShape {
+  int layers = 0, heads = 0, positions = 0;
+  int total() const { return layers * heads; }
+};
+SampleShape sample_shape(const QString& name) {
+  const auto config = QJsonDocument::fromJson(read_all(kSampleData + "/" + name + "/config.json")).object();
+  return {config["n_layers"].toInt(), config["n_heads"].toInt(), config["max_positions"].toInt()};
 }
 
 }  // namespace
@@ -122,11 +133,12 @@ class MainWindowTests : public QObject {
     const auto before = view->heatmap()->matrix().weights;
     auto* heads = window.headsPanel();
     QTest::mouseClick(heads->grid(), Qt::LeftButton, {}, heads->grid()->cellRect(0, 0).center());
-    QCOMPARE(heads->summaryText(), QString("1 of 8 heads off"));
+    const auto shown = sample_shape("bet_sf");  // the session shows BET(SF) beside vanilla_lm
+    QCOMPARE(heads->summaryText(), QString("1 of %1 heads off").arg(shown.total()));
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights != before, kTimeoutMs);
     view->setLayerHead(0, -1);  // layer 1's mean says that one of its heads is off
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QVERIFY2(view->heatmap()->matrix().title.endsWith("layer 1 · mean of 4 heads (1 off, still in the mean)"),
+    QVERIFY2(view->heatmap()->matrix().title.endsWith(QString("layer 1 · mean of %1 heads (1 off, still in the mean)").arg(shown.heads)),
              qPrintable(view->heatmap()->matrix().title));
     view->setLayerHead(1, -1);
     heads->allOn();
@@ -151,7 +163,7 @@ class MainWindowTests : public QObject {
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(table1->messageText().isEmpty(), qPrintable(table1->messageText()));
-    QCOMPARE(table1->table().rows.size(), 4);  // 2 models × 2 layers
+    QCOMPARE(table1->table().rows.size(), sample_shape("vanilla_lm").layers + sample_shape("bet_sf").layers);  // a row a layer
     // The null baseline: one dashed line (same windows for both models) at the uniform Ratio.
     auto* bars_plot = table1->plot()->plot();
     QCOMPARE(bars_plot->itemCount(), 1);
@@ -183,7 +195,7 @@ class MainWindowTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!reopened.isBusy(), kTimeoutMs);
     QCOMPARE(reopened.modelCount(), 3);
     QCOMPARE(reopened.attentionView()->sentence(), QString("the cat sat on the mat"));
-    QCOMPARE(reopened.headsPanel()->summaryText(), QString("1 of 8 heads off"));
+    QCOMPARE(reopened.headsPanel()->summaryText(), QString("1 of %1 heads off").arg(sample_shape("bet_sf").total()));
     QVERIFY(!reopened.headsPanel()->gates().isOn(1, 3));
     QCOMPARE(reopened.attentionView()->colourScale(), ColourScale::Log);
     QCOMPARE(reopened.attentionView()->heatmap()->colourScale(), ColourScale::Log);
@@ -223,9 +235,10 @@ class MainWindowTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
     QVERIFY2(ablation->messageText().startsWith("across the two files: Pearson r = "), qPrintable(ablation->messageText()));
     auto* scatter = ablation->plot()->plot();
-    QCOMPARE(scatter->graphCount(), 2);  // vanilla_lm's two layers
+    const auto vanilla = sample_shape("vanilla_lm");
+    QCOMPARE(scatter->graphCount(), vanilla.layers);  // one a layer
     QCOMPARE(scatter->graph(0)->lineStyle(), QCPGraph::lsNone);
-    QCOMPARE(scatter->graph(0)->dataCount(), 4);
+    QCOMPARE(scatter->graph(0)->dataCount(), vanilla.heads);
     title = qobject_cast<QCPTextElement*>(scatter->plotLayout()->element(0, 0));
     QVERIFY2(title && title->text().contains("Pearson r = "), qPrintable(title ? title->text() : QString()));
     QCOMPARE(scatter->yAxis->label(), QString("Δ perplexity on README.md"));
@@ -400,14 +413,17 @@ class MainWindowTests : public QObject {
     QCOMPARE(window.modelCount(), 3);
 
     QString long_sentence;
-    for (int i = 0; i < 100; ++i) long_sentence += "the ";
+    const int vanilla_positions = sample_shape("vanilla_lm").positions;
+    const int lama_positions = sample_shape("lama_amazon").positions;
+    QVERIFY(vanilla_positions + 10 < lama_positions);
+    for (int i = 0; i < vanilla_positions + 10; ++i) long_sentence += "the ";
     auto* view = window.attentionView();
-    // The LAMA classifier (256 positions) takes it, the compared vanilla model (64) does not.
+    // The LAMA classifier takes it, the compared vanilla model (fewer positions) does not.
     view->setCurrentModel(2);
     view->setCompare(true, 0);
     window.runSentence(long_sentence);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QVERIFY2(window.errorText().contains("allows 64"), qPrintable(window.errorText()));
+    QVERIFY2(window.errorText().contains(QString("allows %1").arg(vanilla_positions)), qPrintable(window.errorText()));
     QVERIFY(view->heatmap()->matrix().rows > 0);
     // The failed model does not keep an older sentence's map up as if it were this one's…
     QCOMPARE(view->compareHeatmap()->matrix().rows, 0);
@@ -417,7 +433,7 @@ class MainWindowTests : public QObject {
     QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
     view->setCurrentModel(0);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QVERIFY2(window.errorText().contains("allows 64"), qPrintable(window.errorText()));  // shown again: it fails again
+    QVERIFY2(window.errorText().contains(QString("allows %1").arg(vanilla_positions)), qPrintable(window.errorText()));  // shown again: it fails again
 
     auto* panel = window.analyses()->panel("stats");
     panel->findChild<QLineEdit*>("text")->setText("/no/such/corpus.txt");
@@ -432,10 +448,12 @@ class MainWindowTests : public QObject {
     QVERIFY2(panel->messageText().contains("demo_reviews.tsv: holds label<TAB>text lines"), qPrintable(panel->messageText()));
     // A bad setting names the field's label, as the form shows it.
     panel->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
-    panel->findChild<QSpinBox*>("window")->setValue(99);
+    panel->findChild<QSpinBox*>("window")->setValue(vanilla_positions + 1);
+    QCOMPARE(panel->findChild<QSpinBox*>("window")->value(), vanilla_positions + 1);
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, kTimeoutMs);
-    QCOMPARE(panel->messageText(), QString("Window: 99 exceeds the model's 64 positions"));
+    QCOMPARE(panel->messageText(),
+             QString("Window: %1 exceeds the model's %2 positions").arg(vanilla_positions + 1).arg(vanilla_positions));
     panel->findChild<QLineEdit*>("text")->clear();
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 4, kTimeoutMs);
@@ -560,9 +578,10 @@ class MainWindowTests : public QObject {
     const auto all_on = session.attend(0, sentence);  // shows layer 1
     QVERIFY(all_on.holdsLayer(0));
     QVERIFY(!all_on.holdsLayer(1));
-    QCOMPARE(all_on.layers[1].heads, 4);  // its shape stays
+    const auto shape = sample_shape("vanilla_lm");
+    QCOMPARE(all_on.layers[1].heads, shape.heads);  // its shape stays
     QCOMPARE(all_on.layers[1].rows, all_on.length());
-    QCOMPARE(all_on.layer(1).size(), size_t(4) * all_on.length() * all_on.length());
+    QCOMPARE(all_on.layer(1).size(), size_t(shape.heads) * all_on.length() * all_on.length());
     auto last_off = HeadGates::allOn(heads);
     last_off.on[1][2] = false;
     const auto toggled = session.attend(0, sentence, last_off);
@@ -583,7 +602,8 @@ class MainWindowTests : public QObject {
     fresh.load(kSampleData + "/vanilla_lm");
     for (const auto& [gates, staged] : {std::pair{last_off, &toggled}, std::pair{first_off, &both}}) {
       const auto full = fresh.attend(0, sentence, gates);
-      for (int layer = 0; layer < 2; ++layer) QCOMPARE(staged->layer(layer).toVector(), full.layer(layer).toVector());
+      for (int layer = 0; layer < shape.layers; ++layer)
+        QCOMPARE(staged->layer(layer).toVector(), full.layer(layer).toVector());
       for (int position : {0, full.length() - 1}) {
         const auto a = staged->predictionsAt(position), b = full.predictionsAt(position);
         QCOMPARE(a.size(), size_t{5});
@@ -657,7 +677,7 @@ class MainWindowTests : public QObject {
     QVERIFY(viewer);
     QVERIFY(viewer->isVisible());
     QVERIFY(!viewer->sentenceEdit()->isVisible());
-    QCOMPARE(viewer->heatmap()->matrix().title, QString("saved.safetensors · layer 2 · mean of 4 heads"));
+    QCOMPARE(viewer->heatmap()->matrix().title, QString("saved.safetensors · layer 2 · mean of %1 heads").arg(sample_shape("vanilla_lm").heads));
     QCOMPARE(viewer->heatmap()->matrix().weights, capture_matrix(run, 1, -1, "x").weights);
     QTest::qWait(100);  // laid out at its size: the titles elide to it
     QVERIFY(viewer->grab().save(AW_BUILD_DIR "/saved_attention.png"));
