@@ -108,6 +108,13 @@ class MainWindowTests : public QObject {
     QVERIFY(view->compareModel() >= 0);                     // the bundled session compares two models
     QVERIFY(view->heatmap()->matrix().rows > 0);             // …and has already run its sentence
     QVERIFY(view->compareHeatmap()->matrix().rows > 0);
+    // …on layer 2, each row ÷ its maximum: where vanilla's current-token diagonal and BET(SF)'s
+    // diagonal-free mask differ most visibly.
+    QCOMPARE(view->layer(), 1);
+    QCOMPARE(view->colourScale(), ColourScale::RowNormalised);
+    view->setColourScale(ColourScale::Fixed);
+    view->setLayerHead(0, -1);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
 
     // Type a sentence and press Enter.
     view->sentenceEdit()->clear();
