@@ -42,21 +42,23 @@ lama_options="--arch lama --context mean --heads 10 --embedding-dim 128 --hidden
 bigru_options="--arch bigru_max --embedding-dim 128 --hidden 64 --mlp-hidden 512 --dropout 0.4"
 encoder_options="--arch encoder_classifier --layers 1 --heads 4 --d-model 128 --d-ff 512 --dropout 0.1"
 
-# Every run, most useful first: "variant seed options…". The sample pair first, then one seed of
-# every variant, then the seeds the report's comparisons need.
+# Every run, most useful first: "variant seed options…". The models the application opens first
+# (the WikiText-2 pair, LAMA on Amazon, the λ_p sweep that picks BET(SG)), then the classifiers'
+# seeds, one seed of every other variant, then the seeds the report's comparisons need.
 runs() {
   local s
   echo "vanilla 1 --arch transformer_lm"
   echo "bet_sf 1 --arch bet_sf"
+  echo "amazon_lama 1 $lama_options"
+  for l in "${lambdas[@]}"; do echo "ud_bet_sg_lambda_$l 1 --arch bet_sg --lambda-p $l"; done
+  echo "ud_vanilla 1 --arch transformer_lm"
   for s in 1 2 3; do
     for set in amazon sst5; do
-      echo "${set}_lama $s $lama_options"
+      [ "$set$s" = amazon1 ] || echo "${set}_lama $s $lama_options"
       echo "${set}_bigru_max $s $bigru_options"
       echo "${set}_encoder $s $encoder_options"
     done
   done
-  for l in "${lambdas[@]}"; do echo "ud_bet_sg_lambda_$l 1 --arch bet_sg --lambda-p $l"; done
-  echo "ud_vanilla 1 --arch transformer_lm"
   echo "bet_sf_no_mask 1 --arch bet_sf --no-diag-free-mask"
   echo "diag_free_mask 1 --arch transformer_lm --diag-mode mask"
   echo "reduced_diag 1 --arch transformer_lm --diag-mode reduced"
