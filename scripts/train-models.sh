@@ -198,7 +198,8 @@ ship() {
 status() {
   while read -r variant seed _; do
     local out=$models/$variant/seed-$seed state=waiting
-    if [ -f "$out/queue-done" ]; then state="done, best valid perplexity $(best_valid "$out")"
+    if [ -f "$out/queue-done" ]; then
+      state="done, best valid $(grep -o '"best_valid_[a-z]*": [0-9.e+-]*' "$out/training.json" | head -n 1 | tr -d '"' | sed 's/best_valid_//')"
     elif [ -d "$out.lock" ] && kill -0 "$(cat "$out.lock/pid" 2>/dev/null || echo 0)" 2>/dev/null; then
       state="running: $(tr '\r' '\n' < "$out/train.log" 2>/dev/null | grep -a '^step' | tail -n 1 || true)"
     elif [ -f "$out/training_state.pt" ]; then state="stopped, resumable"; fi

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Trains the sample checkpoints in sample_data/ and the small-scale Table 2 of docs/results.md.
+# Trains the small models (2 layers × 4 heads, d 128, WikiText-2's valid split as training text) of
+# docs/results-history.md: the earlier bundled samples and their small-scale Table 2. The models the
+# application opens now are the study-size ones of scripts/train-models.sh (sample_data/README.md);
+# this script writes only under build/.
 #
-#   scripts/train-samples.sh samples   # (default) vanilla_lm, bet_sf (WikiText-2), bet_sg (UD EWT) → sample_data/
+#   scripts/train-samples.sh samples   # (default) vanilla_lm, bet_sf (WikiText-2), bet_sg (UD EWT) → build/samples/
 #   scripts/train-samples.sh variants  # the Table 2 variants, and a vanilla model on UD EWT → build/table2/
 #   scripts/train-samples.sh table     # every model's held-out perplexity → build/table2/results.md
 #   scripts/train-samples.sh all       # the three in turn
-#   scripts/train-samples.sh lama        # LAMA+ctx on Amazon Fine Food reviews → sample_data/lama_amazon
+#   scripts/train-samples.sh lama        # LAMA+ctx (E = 100, no regulariser) on Amazon reviews → build/lama/amazon_lama
 #   scripts/train-samples.sh lama-table  # LAMA+ctx, BiGRU-mean and 1-layer encoder on Amazon and SST-5,
 #                                        # test results and parameter counts → build/lama/results.md
 #
 # Every WikiText-2 model gets the same data, sizes, budget and seed; only --arch and the diagonal
 # options differ. Needs a built build/app/attention-cli (scripts/build.sh); ~5 minutes per model on
-# 2 cores. Data come from ../shared/data (AW_SHARED_DATA overrides); see sample_data/README.md.
+# 2 cores. Data come from ../shared/data (AW_SHARED_DATA overrides); see docs/results-history.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-samples}
@@ -41,12 +44,6 @@ train() {  # train <folder under build/> <options...>
   echo "== $out" >&2
   rm -rf "$out"
   "$cli" train "${sizes[@]}" "${budget[@]}" --f16 "$@" --out "$out"
-}
-
-ship() {  # ship <name>: copy the best epoch of build/samples/<name> into sample_data/<name>
-  rm -rf "sample_data/$1"
-  mkdir -p "sample_data/$1"
-  cp "build/samples/$1/best/"* "sample_data/$1/"
 }
 
 heldout() {  # heldout <model dir> <text>: prints the perplexity
@@ -84,9 +81,7 @@ sst_split() {  # SST-5 keeps its own split; dev.tsv is the validation file
 if [ "$what" = lama ]; then
   lama_split
   train_classifier amazon_lama build/lama/amazon --arch lama --context mean --heads 10 "${lama_sizes[@]}"
-  rm -rf sample_data/lama_amazon && mkdir -p sample_data/lama_amazon
-  cp build/lama/amazon_lama/best/{config.json,model.safetensors,vocab.txt,training.json} sample_data/lama_amazon/
-  "$cli" eval --model sample_data/lama_amazon --text build/lama/amazon/test.tsv
+  "$cli" eval --model build/lama/amazon_lama/best --text build/lama/amazon/test.tsv
 fi
 
 if [ "$what" = lama-table ]; then
@@ -126,9 +121,9 @@ if [ "$what" = lama-table ]; then
 fi
 
 if [ "$what" = samples ] || [ "$what" = all ]; then
-  train samples/vanilla_lm --arch transformer_lm "${wiki_data[@]}" && ship vanilla_lm
-  train samples/bet_sf --arch bet_sf "${wiki_data[@]}" && ship bet_sf
-  train samples/bet_sg --arch bet_sg --lambda-p 1.0 "${ud_data[@]}" && ship bet_sg
+  train samples/vanilla_lm --arch transformer_lm "${wiki_data[@]}"
+  train samples/bet_sf --arch bet_sf "${wiki_data[@]}"
+  train samples/bet_sg --arch bet_sg --lambda-p 1.0 "${ud_data[@]}"
 fi
 
 if [ "$what" = variants ] || [ "$what" = all ]; then
