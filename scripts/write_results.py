@@ -290,14 +290,24 @@ class Report:
                  "Table 3 lists such tokens for BET and a vanilla Transformer; we could not read it, so there is "
                  "nothing to compare them with.\n")
 
+    def michel_part(self):
+        """The text the per-setting sweeps (Figure 3, Michel) read, as reproduce.sh recorded it."""
+        slices = read_json(self.path("slices.json")) or {}
+        if "michel_lines" not in slices:
+            return "the first part of the WikiText-2 test split"
+        if int(slices["michel_lines"]) == 0:
+            return f"the whole WikiText-2 test split ({int(slices['michel_words']):,} words)"
+        return (f"the first {int(slices['michel_lines']):,} lines ({int(slices['michel_words']):,} words) of the "
+                "WikiText-2 test split")
+
     def figure3(self):
         models = [m for m in ["vanilla_lm", "bet_sf"] if os.path.exists(self.path(f"figure3_{m}.csv"))]
         if not models:
             return
         self.add("## Bird-Eye Figure 3: perplexity with the attention diagonal scaled\n")
         self.add("`attention-cli diag-sweep`: the dot-product score of each token with itself multiplied by a factor "
-                 "(1 = the model as trained; `mask` = the diagonal removed) at evaluation time, with the paired "
-                 "bootstrap over windows (Holm-corrected).\n")
+                 f"(1 = the model as trained; `mask` = the diagonal removed) at evaluation time, over "
+                 f"{self.michel_part()}, with the paired bootstrap over windows (Holm-corrected).\n")
         for m in models:
             comments, rows = read_csv(self.path(f"figure3_{m}.csv"))
             self.add(f"### `{m}` (baseline perplexity {num(comments.get('baseline'))})\n")
@@ -319,7 +329,7 @@ class Report:
         if single is None:
             return
         self.add("## Michel et al.: are all heads needed?\n")
-        self.add(f"On `{comments.get('model')}`, over the first part of the WikiText-2 test split (the sweeps "
+        self.add(f"On `{comments.get('model')}`, over {self.michel_part()} (the sweeps "
                  "evaluate it once per head setting); 95 % paired-bootstrap intervals, Holm-corrected p-values. "
                  f"Baseline perplexity {num(comments.get('baseline'))}.\n")
         self.add("### Table 1: each head switched off alone\n")
@@ -395,7 +405,8 @@ class Report:
             gain = float(full["seconds"]) / float(pruned["seconds"]) - 1
             self.add("### Real pruning: the heads removed from the weights\n")
             self.add("`prune --apply 50 --save`: half of the heads removed from the checkpoint (not gated), then "
-                     "`eval` over the test split (the two models alternated 3 times, each one's fastest wall time, "
+                     "`eval` over the Michel slice of the test split (the two models alternated 3 times, each one's "
+                     "fastest wall time, "
                      "loading included).\n")
             self.add(table(["model", "heads", "parameters", "perplexity", "seconds (fastest of 3)", "slowest"],
                            [[r["model"], r["heads"], f"{int(r['parameters']):,}", num(r["perplexity"]),
