@@ -281,6 +281,22 @@ TEST_F(Training, InterruptInsideAnEpochSavesAndResumesExactly) {
   EXPECT_TRUE(file_bytes(run.dir.file("straight/model.safetensors")) == file_bytes(run.dir.file("stopped/model.safetensors")));
 }
 
+// A run resumed after an epoch and stopped before the next one validates keeps its last validation in
+// training.json (not 0, which a reader would take for a measurement).
+TEST_F(Training, AStopAfterAResumeKeepsTheLastValidation) {
+  TinyRun run("transformer_lm");
+  run.settings.epochs = 1;
+  const auto first = run.train("part");
+  run.settings.epochs = 3;
+  run.settings.resume_dir = run.dir.file("part");
+  const auto stopped = run.train("part", [](const TrainProgress&) { return false; });
+  ASSERT_TRUE(stopped.stopped);
+  std::ifstream in(run.dir.file("part/training.json"));
+  const auto json = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(json.at("valid_perplexity").get<double>(), first.last_valid_perplexity);
+  EXPECT_GT(first.last_valid_perplexity, 1.0);
+}
+
 // With save_every, a process killed without warning (its folder copied as it stood mid-epoch) resumes
 // from its last snapshot to the weights of the run that never stopped; without it there is nothing to
 // resume until the first epoch ends.

@@ -260,6 +260,9 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
   }
   history.metric_name = task.metric_name;
   summary.metric_name = task.metric_name;
+  // A resumed run's last validation is its last recorded epoch's, not 0: a snapshot or a stop before
+  // this process validates writes it into training.json.
+  if (!history.epochs.empty()) summary.last_valid_metric = history.epochs.back().valid_metric;
   summary.parameters = count_parameters(*model);
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
