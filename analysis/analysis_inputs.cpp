@@ -46,14 +46,20 @@ void require_plain_text(const std::string& path, const std::string& model_name, 
                            " is a language model: " + command + " needs plain text");
 }
 
-std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
-                                       const std::string& analysis) {
+int64_t corpus_window(const AnalysisRequest& request, const LoadedModel& loaded) {
   const auto& settings = request.settings;
   const auto positions = loaded.config.max_positions;
   const auto window = settings.given("window") ? settings.integer("window") : std::min<int64_t>(128, positions);
   if (window > positions)
     throw SettingError("window", std::to_string(window) + " exceeds the model's " + std::to_string(positions) +
                                      " positions");
+  return window;
+}
+
+std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
+                                       const std::string& analysis) {
+  const auto& settings = request.settings;
+  const auto window = corpus_window(request, loaded);
   const auto path = settings.required_text("text");
   require_plain_text(path, loaded.name, analysis);
   return make_window_batches(read_token_corpus(path, *loaded.tokenizer), window, settings.integer("batch"));

@@ -32,6 +32,9 @@ EvaluationData corpus_data(const AnalysisRequest& request, const LoadedModel& lo
 // models only, else a SettingError) the data also carry the sources and references BLEU decodes and
 // scores, with --beam; --beam without --metric bleu is a SettingError too.
 EvaluationData metric_data(const AnalysisRequest& request, const LoadedModel& loaded, const std::string& analysis);
+// The window a language model's corpus is cut into: --window, else min(128, the model's positions);
+// more than the positions is a SettingError.
+int64_t corpus_window(const AnalysisRequest& request, const LoadedModel& loaded);
 // The same for analyses that need a language model's windows.
 std::vector<ModelInput> corpus_windows(const AnalysisRequest& request, const LoadedModel& loaded,
                                        const std::string& analysis);

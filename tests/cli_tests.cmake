@@ -161,6 +161,11 @@ aw_cli_test(compare_variants EXIT 0 STDOUT_LINES 5
             ARGS compare --variant seeded=${fixtures}/seeds_bet_sf/seed-2,${fixtures}/seeds_bet_sf/seed-3
                  --variant others=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8)
 set_tests_properties(cli.compare_variants PROPERTIES DEPENDS cli.train_seeds)
+# Runs recorded by eval --json (seeds whose weights were not kept) count as their models would.
+add_test(NAME cli.compare_recorded_runs
+         COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:attention-cli> -DFIXTURES=${fixtures}
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/compare_records -P ${CMAKE_CURRENT_SOURCE_DIR}/compare_records_check.cmake)
+set_tests_properties(cli.compare_recorded_runs PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli DEPENDS cli.train_seeds)
 aw_cli_test(error_compare_one_run EXIT 1 STDERR_LINES 1 REGEX "variant 'a' has 1 model; Welch's t-test needs at least 2 runs of each variant"
             ARGS compare --variant a=${fixtures}/tiny_lm --variant b=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf
                  --text ${fixtures}/corpus.txt --window 8)

@@ -126,6 +126,9 @@ AnalysisDescriptor eval_descriptor() {
     if (result.cancelled) return report.cancelled = true, report;
     report.text = evaluation_text(loaded, result);
     report.json = evaluation_json(loaded, request.settings.text("text"), result);
+    // The windows decide which tokens are predicted from how much context: part of what was measured
+    // (compare checks it before it takes a saved result as a run of a variant).
+    if (loaded.config.is_language_model()) report.json["window"] = corpus_window(request, loaded);
     if (loaded.config.is_translation()) add_translation_scores(request, loaded, forward, report);
     report.result = std::move(result);
     return report;

@@ -1,6 +1,8 @@
 // app/cli/compare_command.cpp — `attention-cli compare`: several runs of each variant (one model per
 // training seed, `train --seeds`) evaluated on one data file by the eval analysis, then each
 // variant's mean ± sd and Welch's t-test between every pair of variants (analysis/variant_comparison.h).
+// A run may also be a result recorded earlier (`eval --json` saved to a .json file), so seeds whose
+// weights were not kept still count — once the file shows it was measured on the same data.
 #include "analysis/registry.h"
 #include "analysis/variant_comparison.h"
 #include "app/cli/commands.h"
@@ -8,7 +10,10 @@
 #include "models/errors.h"
 #include "models/runtime.h"
 
+#include "models/json_input.h"
+
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -20,16 +25,55 @@ namespace {
 VariantScores parse_variant(const std::string& text) {
   const auto equals = text.find('=');
   if (equals == 0 || equals == std::string::npos || equals + 1 == text.size())
-    throw Error("attention-cli compare: --variant expects NAME=DIR[,DIR…], got '" + text + "'");
+    throw Error("attention-cli compare: --variant expects NAME=RUN[,RUN…] (model folders or eval --json files), got '" +
+                text + "'");
   VariantScores variant;
   variant.name = text.substr(0, equals);
   variant.models = split_list(text.substr(equals + 1));
   return variant;
 }
 
-// What `eval` scores a checkpoint by, from its config.json alone.
-std::string metric_of(const std::string& dir) {
-  return read_model_config(dir).is_classifier() ? "accuracy" : "perplexity";
+// A run given as a saved `eval --json` result rather than a model folder.
+bool is_recorded(const std::string& run) {
+  return std::filesystem::path(run).extension() == ".json" && !std::filesystem::is_directory(run);
+}
+
+// The metric a recorded result holds; "" when it holds none of eval's.
+std::string recorded_metric(const nlohmann::json& record) {
+  for (const char* metric : {"accuracy", "perplexity"})
+    if (record.is_object() && record.contains(metric) && record.at(metric).is_number()) return metric;
+  return "";
+}
+
+// What `eval` scores a run by: from a checkpoint's config.json alone, or the recorded result's metric.
+std::string metric_of(const std::string& run) {
+  if (!is_recorded(run)) return read_model_config(run).is_classifier() ? "accuracy" : "perplexity";
+  const auto metric = recorded_metric(read_untrusted_json(run));
+  if (metric.empty())
+    throw Error(run + ": holds no accuracy or perplexity; compare takes `attention-cli eval --json` results");
+  return metric;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return std::filesystem::weakly_canonical(a, error) == std::filesystem::weakly_canonical(b, error) && !error;
+}
+
+// A recorded run's metric, once the record shows it was measured as this comparison measures: on the
+// same data file, and for a language model with the same windows.
+double recorded_value(const std::string& run, const CliOptions& options, const std::string& metric) {
+  const auto record = read_untrusted_json(run);
+  const auto data = record.value("data", std::string());
+  const auto text = options.get("text", "");
+  if (data.empty() || !same_file(data, text))
+    throw Error(run + ": was evaluated on '" + data + "', this comparison is on '" + text + "'");
+  if (record.contains("window")) {
+    const auto window = record.at("window").is_number_integer() ? record.at("window").get<int64_t>() : -1;
+    if (!options.has("window") || options.get_int("window", 0, 1) != window)
+      throw Error(run + ": was evaluated with windows of " + json_excerpt(record.at("window")) +
+                  " tokens; compare it with --window " + json_excerpt(record.at("window")));
+  }
+  return record.at(metric).get<double>();
 }
 
 // The model's metric on the data, as `attention-cli eval` computes it.
@@ -69,12 +113,19 @@ int run_compare(int argc, char** argv) {
     }
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device = resolve_device(device_option(options));
+  // Recorded runs first: a mismatched record is refused before any model is evaluated.
+  for (auto& variant : variants) {
+    variant.values.assign(variant.models.size(), 0.0);
+    for (size_t run = 0; run < variant.models.size(); ++run)
+      if (is_recorded(variant.models[run])) variant.values[run] = recorded_value(variant.models[run], options, metric);
+  }
   for (auto& variant : variants)
     for (size_t run = 0; run < variant.models.size(); ++run) {
-      const auto loaded = load_checkpoint(variant.models[run], device);
-      variant.values.push_back(evaluate(loaded, options, metric));
-      std::fprintf(stderr, "compare: %s run %zu/%zu (%s): %s %.4f\n", variant.name.c_str(), run + 1,
-                   variant.models.size(), variant.models[run].c_str(), metric.c_str(), variant.values.back());
+      const bool recorded = is_recorded(variant.models[run]);
+      if (!recorded) variant.values[run] = evaluate(load_checkpoint(variant.models[run], device), options, metric);
+      std::fprintf(stderr, "compare: %s run %zu/%zu (%s%s): %s %.4f\n", variant.name.c_str(), run + 1,
+                   variant.models.size(), variant.models[run].c_str(), recorded ? ", recorded" : "", metric.c_str(),
+                   variant.values[run]);
     }
   const auto comparison = compare_variants(metric, variants);
   if (options.has("out")) write_text_file(options.get("out", ""), variant_summary_csv(comparison));

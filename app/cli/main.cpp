@@ -53,7 +53,9 @@ commands:
   compare --variant NAME=DIR,DIR,… --variant … --text FILE [--window N --batch B]
           [--out summary.csv --tests tests.csv --json]
                                            several runs (seeds) of each variant on one file:
-                                           mean ± sd per variant, Welch's t-test between them
+                                           mean ± sd per variant, Welch's t-test between them;
+                                           a run is a model folder or a result saved by
+                                           `eval --json` on the same file and windows
 
 analyses (docs/analyses.md):
 )";
