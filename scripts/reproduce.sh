@@ -8,9 +8,9 @@
 #                                          # checks the pipeline, its numbers mean nothing (ctest runs it)
 #
 # Needs a build with the GUI (scripts/build.sh: attention-cli and attention-plot), python3, and the
-# data in ../shared/data (AW_SHARED_DATA overrides). Table 2's seeds come from scripts/train-models.sh's
-# runs (build-models/) when they are there; otherwise the last full run's recorded Table 2 CSVs
-# (docs/results/table2_*.csv) are kept. Progress goes to stderr; each step's output to the step log.
+# data in ../shared/data (AW_SHARED_DATA overrides). Table 2's seeds are the runs scripts/train-models.sh
+# recorded in docs/results/runs/ (each seed's test result; the weights are not kept), compared there by
+# `attention-cli compare`. Progress goes to stderr; each step's output to the step log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +31,8 @@ cli=${AW_CLI:-build/app/attention-cli}
 plot=${AW_PLOT:-build/app/attention-plot}
 shared=${AW_SHARED_DATA:-../shared/data}
 samples=${AW_SAMPLE_DATA:-sample_data}
-runs=${AW_MODELS_DIR:-build-models}
+records=${AW_RECORDS_DIR:-docs/results/runs}
+runs=${AW_MODELS_DIR:-build-models}  # where scripts/train-models.sh keeps its data splits
 wiki=$shared/wikitext-2
 ud=$shared/ud-english-ewt
 amazon=$shared/amazon-fine-food/reviews.tsv
@@ -88,13 +89,13 @@ step() {  # step <title> <command…>: runs one step, its output into the log, i
   fi
   echo "$(( $(date +%s) - begin )) s" >&2
 }
-# variant <name> <run folder> [best dirs…]: "name=dir,dir,…" for compare --variant, from the given
-# folders and the run folder's finished seeds (scripts/train-models.sh); fails with fewer than 2.
+# variant <name> <variant> [runs…]: "name=run,run,…" for compare --variant, from the given runs and
+# the variant's recorded seeds (scripts/train-models.sh); fails with fewer than 2.
 variant() {
-  local name=$1 folder=$2 d
-  local dirs=("${@:3}")
-  for d in "$runs/$folder"/seed-*; do [ -f "$d/queue-done" ] && dirs+=("$d/best"); done
-  [ ${#dirs[@]} -ge 2 ] && echo "$name=$(IFS=,; echo "${dirs[*]}")"
+  local name=$1 folder=$2 r
+  local items=("${@:3}")
+  for r in "$records/$folder"/seed-*.json; do [ -f "$r" ] && items+=("$r"); done
+  [ ${#items[@]} -ge 2 ] && echo "$name=$(IFS=,; echo "${items[*]}")"
 }
 figure() {  # figure <kind> <csv> <png> [options…]
   local kind=$1 csv=$2 png=$3
@@ -145,23 +146,23 @@ if [ ${#compare_args[@]} -ge 4 ]; then
   step "compare (Bird-Eye Table 2)" "$cli" compare "${compare_args[@]}" --text "$compare_text" --window "$compare_window" \
     --out "$results/table2_summary.csv" --tests "$results/table2_tests.csv"
 else
-  echo "reproduce: Table 2 — fewer than two finished seeds per variant in $runs; keeping the recorded CSVs" >&2
+  echo "reproduce: Table 2 — fewer than two recorded seeds per variant in $records; keeping the recorded CSVs" >&2
 fi
 # BET(SG) on UD EWT: the λ_p sweep (seed 1 of each weight; its best dev perplexity goes on), then the
 # chosen weight's seeds against the UD vanilla model's.
 if [ $quick = 0 ]; then
-  lambda=$(AW_MODELS_DIR=$runs scripts/train-models.sh chosen-lambda)
+  lambda=$(AW_RECORDS_DIR=$records scripts/train-models.sh chosen-lambda)
   if [ -n "$lambda" ]; then
     echo "lambda_p,best_dev_perplexity" > "$results/bet_sg_lambda.csv"
-    for d in "$runs"/ud_bet_sg_lambda_*/seed-1; do
-      l=${d%/seed-1}; l=${l##*_lambda_}
-      echo "$l,$(sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$d/training.json" | head -n 1)" >> "$results/bet_sg_lambda.csv"
+    for r in "$records"/ud_bet_sg_lambda_*/seed-1.json; do
+      l=${r%/seed-1.json}; l=${l##*_lambda_}
+      echo "$l,$(sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$r" | head -n 1)" >> "$results/bet_sg_lambda.csv"
     done
   fi
   ud_args=()
   if arg=$(variant ud_vanilla ud_vanilla); then ud_args+=(--variant "$arg"); fi
   sweep=()
-  [ -n "$lambda" ] && sweep=("$runs/ud_bet_sg_lambda_$lambda/seed-1/best")
+  [ -n "$lambda" ] && sweep=("$records/ud_bet_sg_lambda_$lambda/seed-1.json")
   if arg=$(variant ud_bet_sg ud_bet_sg "${sweep[@]}"); then ud_args+=(--variant "$arg"); fi
   if [ ${#ud_args[@]} -ge 4 ]; then
     step "compare (BET(SG) on UD EWT)" "$cli" compare "${ud_args[@]}" --text "$ud/en_ewt-ud-test.conllu" --window 128 \
@@ -226,7 +227,14 @@ if [ $quick = 0 ]; then
       if arg=$(variant "$v" "${set}_$v"); then args+=(--variant "$arg"); fi
     done
     if [ ${#args[@]} -ge 4 ]; then
-      step "compare: LAMA and baselines on $set" "$cli" compare "${args[@]}" --text "$runs/data/$set/test.tsv" \
+      # The test files the runs were recorded on: Amazon's seeded split where train-models.sh makes it
+      # (made again, identically, when this machine lacks it), SST-5's own.
+      test_file=$runs/data/amazon/test.tsv
+      [ $set = sst5 ] && test_file=$shared/sst-5/test.tsv
+      if [ ! -f "$test_file" ]; then
+        step "split: Amazon as train-models.sh does" "$cli" split --data "$amazon" --out "$runs/data/amazon" --seed 1
+      fi
+      step "compare: LAMA and baselines on $set" "$cli" compare "${args[@]}" --text "$test_file" \
         --out "$results/lama_${set}_summary.csv" --tests "$results/lama_${set}_tests.csv"
     fi
   done
@@ -245,5 +253,6 @@ fi
 
 seconds=$(( $(date +%s) - started ))
 step "write the report" python3 scripts/write_results.py --results "$results" --out "$dest/results.md" \
-  --seconds "$seconds" --mode "$([ $quick = 1 ] && echo quick || echo full)" --samples "$samples"
+  --seconds "$seconds" --mode "$([ $quick = 1 ] && echo quick || echo full)" --samples "$samples" \
+  --records "$([ $quick = 1 ] || echo "$records")"
 echo "reproduce: $dest/results.md written in $(( $(date +%s) - started )) s" >&2

@@ -9,8 +9,14 @@
 #                                    # (a killed run continues from its last snapshot, at most 200
 #                                    # steps back). Start it once per core: each run is locked to the
 #                                    # lane that took it.
-#   scripts/train-models.sh status   # each run: done, running (with its last progress line), waiting
+#   scripts/train-models.sh status   # each run: recorded, done, running (with its last progress line), waiting
+#   scripts/train-models.sh record   # records every finished run's test result (the queue does it too)
 #   scripts/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
+#
+# Each finished run is recorded at once in docs/results/runs/<variant>/seed-<S>.json (committed): its
+# test metric as `attention-cli eval --json` gives it, with its training summary. The weights stay in
+# build-models/ only (seed 1 of the bundled models excepted), so a later session — on another machine,
+# where build-models/ is gone — skips recorded runs, and `compare` reads the records as the runs.
 #
 # Sizes: 4 layers × 8 heads, d_model 256, d_ff 1024, windows of 128 tokens, the full WikiText-2
 # vocabulary (33,278 words: the corpus is already <unk>-mapped, so every training word is kept);
@@ -26,6 +32,7 @@ shared=${AW_SHARED_DATA:-../shared/data}
 wiki=$shared/wikitext-2
 ud=$shared/ud-english-ewt
 models=${AW_MODELS_DIR:-build-models}
+records=${AW_RECORDS_DIR:-docs/results/runs}
 
 sizes=(--layers 4 --heads 8 --d-model 256 --d-ff 1024 --window 128)
 wiki_budget=(--epochs 2 --batch 16 --lr 1e-3 --warmup 200 --schedule cosine --dropout 0.1)
@@ -79,18 +86,21 @@ runs() {
   done
 }
 
-best_valid() {  # best_valid <run folder>: its best validation perplexity
-  sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$1/training.json" | head -n 1
+record_of() { echo "$records/$1/seed-$2.json"; }  # record_of <variant> <seed>
+
+best_valid() {  # best_valid <record file>: the run's best validation perplexity
+  sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$1" | head -n 1
 }
 
-# The λ_p whose seed-1 run has the lowest UD dev perplexity; empty while a sweep run is unfinished.
+# The λ_p whose seed-1 run has the lowest UD dev perplexity; empty while a sweep run is unrecorded.
 chosen_lambda() {
   local l best="" best_ppl=""
   for l in "${lambdas[@]}"; do
-    local dir=$models/ud_bet_sg_lambda_$l/seed-1
-    [ -f "$dir/queue-done" ] || return 0
+    local record
+    record=$(record_of "ud_bet_sg_lambda_$l" 1)
+    [ -f "$record" ] || return 0
     local ppl
-    ppl=$(best_valid "$dir")
+    ppl=$(best_valid "$record")
     if [ -z "$best" ] || awk -v a="$ppl" -v b="$best_ppl" 'BEGIN { exit !(a < b) }'; then best=$l best_ppl=$ppl; fi
   done
   echo "$best"
@@ -106,6 +116,40 @@ take() {
   if [ -n "$owner" ] && kill -0 "$owner" 2>/dev/null; then return 1; fi
   rm -rf "$lock"
   mkdir "$lock" 2>/dev/null && echo $$ > "$lock/pid"
+}
+
+# test_data <variant>: the options eval reads the variant's test split with (the paper's protocol:
+# only after training, and never to choose anything).
+test_data() {
+  case $1 in
+    ud_*) echo "--text $ud/en_ewt-ud-test.conllu --window 128" ;;
+    amazon_*) echo "--text $models/data/amazon/test.tsv" ;;
+    sst5_*) echo "--text $sst/test.tsv" ;;
+    *) echo "--text $wiki/test.txt --window 128" ;;
+  esac
+}
+
+# record_run <variant> <seed>: the finished run's test result and training summary, as one JSON file.
+record_run() {
+  local variant=$1 seed=$2 out=$models/$1/seed-$2 record
+  record=$(record_of "$variant" "$seed")
+  mkdir -p "$(dirname "$record")"
+  # shellcheck disable=SC2046  # the test data's options are words
+  "$cli" eval --model "$out/best" $(test_data "$variant") --threads 1 --json < /dev/null > "$out/test.json" 2>> "$out/train.log" || {
+    echo "train-models: eval of $out/best failed; see $out/train.log" >&2
+    return 1
+  }
+  python3 - "$out/test.json" "$out/training.json" "$variant" "$record.part" <<'EOF' && mv "$record.part" "$record"
+import json, sys
+test, training, variant, record = sys.argv[1:]
+result = json.load(open(test))
+summary = {k: v for k, v in json.load(open(training)).items() if not isinstance(v, (dict, list))}
+result.update({"variant": variant, "training": summary})
+with open(record, "w") as out:
+    json.dump(result, out, indent=2, sort_keys=True)
+    out.write("\n")
+EOF
+  echo "train-models: $variant seed $seed recorded in $record" >&2
 }
 
 # train_run <variant> <seed> <options…>: trains (or resumes) one run; 0 when it is done.
@@ -124,9 +168,10 @@ train_run() {
   [ -f "$out/training_state.pt" ] && start=(--resume "$out")
   mkdir -p "$out"
   echo "== $out ($(date -u +%H:%M))" >&2
-  if "$cli" train "${model_sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --save-every 200 --f16 \
+  if [ -f "$out/queue-done" ] || "$cli" train "${model_sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --save-every 200 --f16 \
        "$@" "${start[@]}" < /dev/null >> "$out/train.log" 2>&1; then
     touch "$out/queue-done"
+    record_run "$variant" "$seed"
   else
     echo "train-models: $out stopped (exit $?); see $out/train.log" >&2
     return 1
@@ -164,7 +209,7 @@ queue() {
     progress=0
     while read -r variant seed options; do
       local out=$models/$variant/seed-$seed
-      [ -f "$out/queue-done" ] && continue
+      [ -f "$(record_of "$variant" "$seed")" ] && continue
       if [[ $options == *CHOSEN* ]]; then
         local lambda
         lambda=$(chosen_lambda)
@@ -175,9 +220,20 @@ queue() {
       # shellcheck disable=SC2086  # the options are words
       if train_run "$variant" "$seed" $options; then progress=1; fi
       rm -rf "$out.lock"
-      [ -f "$out/queue-done" ] || exit 1
+      [ -f "$(record_of "$variant" "$seed")" ] || exit 1
     done < <(runs)
   done
+}
+
+# record_all: records every finished run that has no record yet (one finished by an older lane).
+record_all() {
+  [ -x build/app/attention-cli ] || { echo "train-models: build first (scripts/build.sh)" >&2; exit 1; }
+  cli=build/app/attention-cli
+  while read -r variant seed _; do
+    if [ -f "$models/$variant/seed-$seed/queue-done" ] && [ ! -f "$(record_of "$variant" "$seed")" ]; then
+      record_run "$variant" "$seed" || exit 1
+    fi
+  done < <(runs)
 }
 
 # ship: the models the application opens, from seed 1 of each (already F16), into sample_data/.
@@ -197,8 +253,11 @@ ship() {
 
 status() {
   while read -r variant seed _; do
-    local out=$models/$variant/seed-$seed state=waiting
-    if [ -f "$out/queue-done" ]; then
+    local out=$models/$variant/seed-$seed state=waiting record
+    record=$(record_of "$variant" "$seed")
+    if [ -f "$record" ]; then
+      state="recorded: test $(grep -o '"\(perplexity\|accuracy\)": [0-9.e+-]*' "$record" | head -n 1 | tr -d '"')"
+    elif [ -f "$out/queue-done" ]; then
       state="done, best valid $(grep -o '"best_valid_[a-z]*": [0-9.e+-]*' "$out/training.json" | head -n 1 | tr -d '"' | sed 's/best_valid_//')"
     elif [ -d "$out.lock" ] && kill -0 "$(cat "$out.lock/pid" 2>/dev/null || echo 0)" 2>/dev/null; then
       state="running: $(tr '\r' '\n' < "$out/train.log" 2>/dev/null | grep -a '^step' | tail -n 1 || true)"
@@ -214,8 +273,9 @@ case "$what" in
   queue) queue ;;
   status) status ;;
   chosen-lambda) chosen_lambda ;;
+  record) record_all ;;
   ship) ship ;;  # BET(SG)'s λ_p, once its sweep is done (scripts/reproduce.sh)
-  *) echo "train-models: unknown step '$what' (queue, status, ship or chosen-lambda)" >&2; exit 2 ;;
+  *) echo "train-models: unknown step '$what' (queue, status, record, ship or chosen-lambda)" >&2; exit 2 ;;
 esac
 exit
 }

@@ -93,8 +93,9 @@ def figure(results_rel, name, caption):
 
 
 class Report:
-    def __init__(self, results, out, samples, mode, seconds):
+    def __init__(self, results, out, samples, mode, seconds, records=""):
         self.results = results
+        self.records = records
         self.out = out
         self.samples = samples
         self.mode = mode
@@ -220,6 +221,32 @@ class Report:
             self.add(table(["model", "layer", "CA", "HA(μ)", "Ratio", "uniform Ratio", "Ratio ÷ uniform"],
                            [[r["model"], r["layer"], num(r["CA"], 3), num(r["HA_mean"], 3), num(r["Ratio"]),
                              num(r["uniform_Ratio"]), num(r["Ratio_over_uniform"])] for r in sg]))
+
+    def recorded_runs(self):
+        """Every run scripts/train-models.sh finished: its test result and the epoch validation chose."""
+        if not self.records or not os.path.isdir(self.records):
+            return
+        rows = []
+        for variant in sorted(os.listdir(self.records)):
+            folder = os.path.join(self.records, variant)
+            seeds = sorted(n for n in os.listdir(folder) if n.startswith("seed-") and n.endswith(".json"))
+            for name in seeds:
+                record = read_json(os.path.join(folder, name)) or {}
+                training = record.get("training", {})
+                metric = "accuracy" if "accuracy" in record else "perplexity"
+                digits = 3 if metric == "accuracy" else 2
+                rows.append([f"`{variant}`", name[len("seed-"):-len(".json")], f"{metric} {num(record.get(metric), digits)}",
+                             num(training.get(f"best_valid_{metric}"), digits),
+                             f"{training.get('epoch', '—')} of {training.get('epochs', '—')}", f"`{record.get('data', '—')}`"])
+        if not rows:
+            return
+        self.add("## The recorded runs\n")
+        self.add(f"Each run `scripts/train-models.sh` has finished, as recorded in `{self.records}/` ({len(rows)} run{'s' if len(rows) != 1 else ''}): "
+                 "its metric on the test split, measured once after training, and the validation score that "
+                 "chose its epoch. Only seed 1 of the bundled models keeps its weights (`sample_data/`); the "
+                 "comparisons over seeds below read these records. A variant with one run so far is listed here "
+                 "and compared with nothing.\n")
+        self.add(table(["variant", "seed", "test", "best valid", "epoch chosen", "test data"], rows))
 
     def table2(self):
         self.add("## Bird-Eye Table 2: perplexity of each variant over seeds\n")
@@ -511,6 +538,7 @@ class Report:
     def write(self):
         self.header()
         self.models()
+        self.recorded_runs()
         self.table1()
         self.table2()
         self.table2_ud()
@@ -535,10 +563,11 @@ def main():
     parser.add_argument("--samples", default="sample_data")
     parser.add_argument("--mode", choices=["full", "quick"], default="full")
     parser.add_argument("--seconds", type=float, default=0.0)
+    parser.add_argument("--records", default="", help="the runs train-models.sh recorded (docs/results/runs)")
     args = parser.parse_args()
     if not os.path.isdir(args.results):
         sys.exit(f"write_results: {args.results}: no such folder (scripts/reproduce.sh writes it)")
-    Report(args.results, args.out, args.samples, args.mode, args.seconds).write()
+    Report(args.results, args.out, args.samples, args.mode, args.seconds, args.records).write()
 
 
 if __name__ == "__main__":
