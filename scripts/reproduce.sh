@@ -129,13 +129,21 @@ done
 table2_variants=(vanilla bet_sf bet_sf_no_mask diag_free_mask reduced_diag magnified_diag)
 compare_args=()
 if [ $quick = 1 ]; then
-  # Two seeds of two tiny variants trained on the slice: the train → compare path, not a result.
+  # Two seeds of two tiny variants trained on the slice and recorded as train-models.sh records its
+  # runs: the train → record → compare path, not a result.
+  records=$work/records
+  compare_text=$work/test.txt compare_window=16
   for arch in transformer_lm bet_sf; do
     step "train (quick) $arch, seeds 1,2" "$cli" train --arch "$arch" --train "$work/test.txt" --valid "$work/michel.txt" \
       --layers 1 --heads 2 --d-model 16 --d-ff 32 --window 16 --epochs 1 --batch 4 --seeds 1,2 --out "$work/t2_$arch"
-    compare_args+=(--variant "$arch=$work/t2_$arch/seed-1/best,$work/t2_$arch/seed-2/best")
+    mkdir -p "$records/$arch"
+    for seed in 1 2; do
+      run=$work/t2_$arch/seed-$seed
+      step "record (quick) $arch seed $seed" sh -c "'$cli' eval --model '$run/best' --text '$compare_text' --window $compare_window \
+        --json > '$run/test.json' && python3 scripts/record_run.py '$run/test.json' '$run/training.json' $arch '$records/$arch/seed-$seed.json'"
+    done
+    compare_args+=(--variant "$(variant "$arch" "$arch")")
   done
-  compare_text=$work/test.txt compare_window=16
 else
   for v in "${table2_variants[@]}"; do
     if arg=$(variant "$v" "$v"); then compare_args+=(--variant "$arg"); fi
@@ -254,5 +262,5 @@ fi
 seconds=$(( $(date +%s) - started ))
 step "write the report" python3 scripts/write_results.py --results "$results" --out "$dest/results.md" \
   --seconds "$seconds" --mode "$([ $quick = 1 ] && echo quick || echo full)" --samples "$samples" \
-  --records "$([ $quick = 1 ] || echo "$records")"
+  --records "$records"
 echo "reproduce: $dest/results.md written in $(( $(date +%s) - started )) s" >&2

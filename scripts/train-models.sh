@@ -139,16 +139,7 @@ record_run() {
     echo "train-models: eval of $out/best failed; see $out/train.log" >&2
     return 1
   }
-  python3 - "$out/test.json" "$out/training.json" "$variant" "$record.part" <<'EOF' && mv "$record.part" "$record"
-import json, sys
-test, training, variant, record = sys.argv[1:]
-result = json.load(open(test))
-summary = {k: v for k, v in json.load(open(training)).items() if not isinstance(v, (dict, list))}
-result.update({"variant": variant, "training": summary})
-with open(record, "w") as out:
-    json.dump(result, out, indent=2, sort_keys=True)
-    out.write("\n")
-EOF
+  python3 scripts/record_run.py "$out/test.json" "$out/training.json" "$variant" "$record" || return 1
   echo "train-models: $variant seed $seed recorded in $record" >&2
 }
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # tests/reproduce_check.sh — ctest reproduce.quick: scripts/reproduce.sh --quick end to end into a
 # scratch folder, then the report it wrote: every section there, every figure it links a PNG that
-# exists, no number left unformatted ("nan", "inf").
+# exists, no number left unformatted ("nan", "inf"); the quick runs listed as recorded runs.
 #   reproduce_check.sh <source dir> <out dir> <attention-cli> <attention-plot>
 set -euo pipefail
 source_dir=$1 out=$2
 rm -rf "$out"
 AW_CLI=$3 AW_PLOT=$4 bash "$source_dir/scripts/reproduce.sh" --quick --out "$out"
 report=$out/results.md
-for heading in "## The models" "## Bird-Eye Table 1" "## Bird-Eye Table 2" "## Bird-Eye Table 3" \
+for heading in "## The models" "## The recorded runs" '| `transformer_lm` | 2 | perplexity ' "## Bird-Eye Table 1" "## Bird-Eye Table 2" "## Bird-Eye Table 3" \
                "## Bird-Eye Figure 3" "## Michel et al." "### Table 1: each head switched off alone" \
                "### Table 2: only the best head" "### Figure 3: pruning heads in order" "### Real pruning" \
                "## LAMA" "## Translation models" "Quick mode"; do
