@@ -9,10 +9,10 @@
 #ifdef AW_WITH_C10D
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#ifdef USE_C10D_GLOO
+#ifdef AW_C10D_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
-#ifdef USE_C10D_NCCL
+#ifdef AW_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 #endif
@@ -225,7 +225,7 @@ void join(c10d::Store& store, const ProcessGroupAddress& address, std::chrono::s
   }
 }
 
-#ifdef USE_C10D_GLOO
+#ifdef AW_C10D_GLOO
 Collectives gloo_group(const c10::intrusive_ptr<c10d::Store>& store,
                                                    const ProcessGroupAddress& address, std::chrono::seconds timeout) {
   auto options = c10d::ProcessGroupGloo::Options::create(std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
@@ -256,11 +256,11 @@ std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress& addr
   (void)device;  // without NCCL every device reduces through Gloo
   Collectives group;
   bool nccl = false;
-#ifdef USE_C10D_NCCL
+#ifdef AW_C10D_NCCL
   nccl = device.is_cuda();
 #endif
   try {
-#ifdef USE_C10D_NCCL
+#ifdef AW_C10D_NCCL
     if (nccl) {
       auto options = c10d::ProcessGroupNCCL::Options::create();
       options->timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
@@ -270,7 +270,7 @@ std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress& addr
                              device);
     }
 #endif
-#ifdef USE_C10D_GLOO
+#ifdef AW_C10D_GLOO
     if (!nccl) group = gloo_group(store, address, timeout);
 #else
     // PyTorch's own LibTorch ships no Gloo headers: such a build shares work over NCCL only.
