@@ -133,7 +133,11 @@ AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, c
   switch (diagonal.kind) {
     case DiagonalIntervention::Kind::None: break;
     case DiagonalIntervention::Kind::Scale:
-      context.diagonal_scale = torch::ones({queries, keys}, float_options).fill_diagonal_(diagonal.factor);
+      // ×1 changes nothing: left out, the scores take the unscaled path and its rounding, so a
+      // diagonal sweep's factor-1 row is the baseline bit for bit (not float noise, whose bootstrap
+      // p-value then moved the other rows' Holm-adjusted ones from one BLAS to another).
+      if (diagonal.factor != 1.0)
+        context.diagonal_scale = torch::ones({queries, keys}, float_options).fill_diagonal_(diagonal.factor);
       break;
     case DiagonalIntervention::Kind::Mask: context.diagonal_blocked = diagonal_except_first; break;
   }
