@@ -5,7 +5,10 @@
 // ablation's Δ — is held to its column's scale), and the rows must match in number and order.
 // The tolerance is not tighter because the numbers are float32 sums printed to 6 digits: OpenBLAS
 // chooses its kernels per CPU, and on another CPU the sixth digit moves (by up to 0.4 of this
-// tolerance between the Intel and AMD machines these files have met). New columns and new comment keys may appear. A .tsv file is
+// tolerance between the Intel and AMD machines these files have met). A delta* column is a
+// difference of the row's metric (metric − baseline) and carries that metric's rounding too, so it
+// may also move by 1e-6 of the row's metric: PyTorch 2.11's BLAS (not OpenBLAS) moved Δs of 0.1–0.24
+// beside perplexities of 60 by 2.6e-5 (2× the column rule). New columns and new comment keys may appear. A .tsv file is
 // compared byte for byte. Prints the first difference and exits 1.
 // Usage: golden_compare GOLDEN NEW
 #include <algorithm>
@@ -58,14 +61,16 @@ bool parse_number(const std::string& text, double& value) {
 
 constexpr double kRelativeTolerance = 1e-4;
 
-// `column_largest`: the largest finite |value| of the golden column (0 for a comment's value).
-bool same_value(const std::string& golden, const std::string& fresh, double column_largest = 0.0) {
+// `column_largest`: the largest finite |value| of the golden column (0 for a comment's value);
+// `difference_of`: for a delta* column, |the row's metric| (0 otherwise).
+bool same_value(const std::string& golden, const std::string& fresh, double column_largest = 0.0,
+                double difference_of = 0.0) {
   if (golden == fresh) return true;
   double a = 0, b = 0;
   if (!parse_number(golden, a) || !parse_number(fresh, b)) return false;
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (std::isinf(a) || std::isinf(b)) return a == b;
-  const double scale = std::max({std::abs(a), std::abs(b), 0.1 * column_largest});
+  const double scale = std::max({std::abs(a), std::abs(b), 0.1 * column_largest, 0.01 * difference_of});
   return std::abs(a - b) <= kRelativeTolerance * scale + 1e-9;
 }
 
@@ -121,6 +126,8 @@ int main(int argc, char** argv) {
            std::to_string(fresh.size()) + " lines, the golden file has " + std::to_string(golden.size()));
 
   std::vector<int> column_of;  // golden column → fresh column
+  std::vector<bool> is_delta;  // golden column named delta…
+  int metric_column = -1;      // golden column named metric
   const auto largest = exact ? std::vector<double>{} : column_largest_values(golden);
   for (size_t i = 0; i < golden.size(); ++i) {
     if (exact) {
@@ -145,14 +152,18 @@ int main(int argc, char** argv) {
           if (have[c] == name) found = static_cast<int>(c);
         if (found < 0) differ(fresh_path, i, "no column '" + name + "'");
         column_of.push_back(found);
+        is_delta.push_back(name.rfind("delta", 0) == 0);
+        if (name == "metric") metric_column = static_cast<int>(column_of.size()) - 1;
       }
       continue;
     }
     if (want.size() != column_of.size()) differ(golden_path, i, "row width differs from its header");
+    double metric = 0.0;
+    if (metric_column >= 0 && (!parse_number(want[metric_column], metric) || !std::isfinite(metric))) metric = 0.0;
     for (size_t c = 0; c < want.size(); ++c) {
       const auto column = static_cast<size_t>(column_of[c]);
       const auto value = column < have.size() ? have[column] : std::string("(missing)");
-      if (!same_value(want[c], value, c < largest.size() ? largest[c] : 0.0))
+      if (!same_value(want[c], value, c < largest.size() ? largest[c] : 0.0, is_delta[c] ? std::abs(metric) : 0.0))
         differ(fresh_path, i, "column " + std::to_string(c + 1) + ": " + value + ", golden " + want[c]);
     }
   }

@@ -1,5 +1,6 @@
 # tests/golden_compare_check.cmake — golden_compare's tolerance on a hand-made table: a value near 0
-# is held to its column's scale, the sixth digit may move, the fourth may not, text must match.
+# is held to its column's scale, a delta also to its row's metric, the sixth digit may move, the
+# fourth may not, text must match.
 # -DCOMPARE -DWORK
 file(MAKE_DIRECTORY "${WORK}")
 file(WRITE "${WORK}/golden.csv" "# metric=ppl\nhead,delta,label\n1,-4.44318,a\n2,0.0578802,b\n")
@@ -17,3 +18,8 @@ expect(fourth_digit "# metric=ppl\nhead,delta,label\n1,-4.44418,a\n2,0.0578802,b
 expect(small_value_off "# metric=ppl\nhead,delta,label\n1,-4.44318,a\n2,0.0588802,b\n" 1)
 expect(text_differs "# metric=ppl\nhead,delta,label\n1,-4.44318,a\n2,0.0578802,c\n" 1)
 expect(comment_differs "# metric=loss\nhead,delta,label\n1,-4.44318,a\n2,0.0578802,b\n" 1)
+# A delta beside a perplexity of 58.7 moves with its rounding (2.7e-5: another BLAS), not by 1e-3.
+file(WRITE "${WORK}/golden.csv" "head,metric,delta,p_value\n1,58.7273,-1.69868,0.002\n2,58.0123,-0.237611,0.1\n")
+expect(delta_follows_metric "head,metric,delta,p_value\n1,58.7273,-1.69869,0.002\n2,58.0123,-0.237638,0.1\n" 0)
+expect(delta_off "head,metric,delta,p_value\n1,58.7273,-1.69868,0.002\n2,58.0123,-0.238611,0.1\n" 1)
+expect(p_value_off "head,metric,delta,p_value\n1,58.7273,-1.69868,0.002\n2,58.0123,-0.237611,0.101\n" 1)
