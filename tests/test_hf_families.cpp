@@ -347,8 +347,9 @@ TEST_P(ReducedPrecision, Bf16FollowsF32AndKeepsLogitsAndAttentionInF32) {
     EXPECT_EQ(computed.attention.scalar_type(), torch::kFloat32);
     // BF16 keeps 8 bits of mantissa: relative error ~2^-8 per rounding, a few roundings deep. These
     // fixtures' scores are large (peaked attention), where a rounded score moves a probability most:
-    // up to 0.05 measured; a wrong rotation or mask moves them by 0.5.
-    const double tolerance = 0.03, attention_tolerance = 0.1;
+    // up to 0.05 measured; a wrong rotation or mask moves them by 0.5. Logits: under 3 % of the
+    // largest with LibTorch 1.13, 3.06 % (mistral) with PyTorch 2.11's oneDNN BF16 kernels.
+    const double tolerance = 0.04, attention_tolerance = 0.1;
     const double scale = reference.logits.abs().max().item<double>();
     EXPECT_LT((computed.logits - reference.logits).abs().max().item<double>(), tolerance * scale)
         << dtype_name(dtype) << ": " << max_difference(computed.logits, reference.logits);
