@@ -33,6 +33,7 @@ wiki=$shared/wikitext-2
 ud=$shared/ud-english-ewt
 models=${AW_MODELS_DIR:-build-models}
 records=${AW_RECORDS_DIR:-docs/results/runs}
+built_cli=${AW_CLI:-build/app/attention-cli}  # scripts/gpu-train.sh points it at the pip-LibTorch build
 
 sizes=(--layers 4 --heads 8 --d-model 256 --d-ff 1024 --window 128)
 wiki_budget=(--epochs 2 --batch 16 --lr 1e-3 --warmup 200 --schedule cosine --dropout 0.1)
@@ -170,7 +171,7 @@ train_run() {
 }
 
 queue() {
-  [ -x build/app/attention-cli ] || { echo "train-models: build first (scripts/build.sh)" >&2; exit 1; }
+  [ -x "$built_cli" ] || { echo "train-models: $built_cli not found: build first (scripts/build.sh)" >&2; exit 1; }
   for f in "$wiki/train.txt" "$wiki/valid.txt" "$ud/en_ewt-ud-train.conllu" "$ud/en_ewt-ud-dev.conllu"; do
     [ -f "$f" ] || { echo "train-models: $f not found" >&2; exit 1; }
   done
@@ -179,7 +180,7 @@ queue() {
     [ -f "$f" ] || { echo "train-models: $f not found" >&2; exit 1; }
   done
   if [ ! -f "$models/data/amazon/test.tsv" ]; then
-    build/app/attention-cli split --data "$amazon" --out "$models/data/amazon" --seed 1 >&2
+    "$built_cli" split --data "$amazon" --out "$models/data/amazon" --seed 1 >&2
   fi
   mkdir -p "$models/data/sst5"
   cp "$sst/train.tsv" "$models/data/sst5/train.tsv"
@@ -193,7 +194,7 @@ queue() {
   # This lane's own copy of the CLI, so a rebuild while it trains cannot change it under a run.
   mkdir -p "$models/.bin"
   cli=$models/.bin/attention-cli-$$
-  cp build/app/attention-cli "$cli"
+  cp "$built_cli" "$cli"
   trap 'rm -f "$cli"' EXIT
   local progress=1
   while [ "$progress" = 1 ]; do
@@ -218,8 +219,8 @@ queue() {
 
 # record_all: records every finished run that has no record yet (one finished by an older lane).
 record_all() {
-  [ -x build/app/attention-cli ] || { echo "train-models: build first (scripts/build.sh)" >&2; exit 1; }
-  cli=build/app/attention-cli
+  [ -x "$built_cli" ] || { echo "train-models: $built_cli not found: build first (scripts/build.sh)" >&2; exit 1; }
+  cli=$built_cli
   while read -r variant seed _; do
     if [ -f "$models/$variant/seed-$seed/queue-done" ] && [ ! -f "$(record_of "$variant" "$seed")" ]; then
       record_run "$variant" "$seed" || exit 1

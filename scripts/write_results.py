@@ -237,7 +237,8 @@ class Report:
                 digits = 3 if metric == "accuracy" else 2
                 rows.append([f"`{variant}`", name[len("seed-"):-len(".json")], f"{metric} {num(record.get(metric), digits)}",
                              num(training.get(f"best_valid_{metric}"), digits),
-                             f"{training.get('epoch', '—')} of {training.get('epochs', '—')}", f"`{record.get('data', '—')}`"])
+                             f"{training.get('epoch', '—')} of {training.get('epochs', '—')}",
+                             training.get("device", "cpu (before devices were recorded)"), f"`{record.get('data', '—')}`"])
         if not rows:
             return
         self.add("## The recorded runs\n")
@@ -246,7 +247,7 @@ class Report:
                  "chose its epoch. Only seed 1 of the bundled models keeps its weights (`sample_data/`); the "
                  "comparisons over seeds below read these records. A variant with one run so far is listed here "
                  "and compared with nothing.\n")
-        self.add(table(["variant", "seed", "test", "best valid", "epoch chosen", "test data"], rows))
+        self.add(table(["variant", "seed", "test", "best valid", "epoch chosen", "trained on", "test data"], rows))
 
     def table2(self):
         self.add("## Bird-Eye Table 2: perplexity of each variant over seeds\n")

@@ -295,6 +295,7 @@ TEST_F(Training, AStopAfterAResumeKeepsTheLastValidation) {
   const auto json = nlohmann::json::parse(in);
   EXPECT_DOUBLE_EQ(json.at("valid_perplexity").get<double>(), first.last_valid_perplexity);
   EXPECT_GT(first.last_valid_perplexity, 1.0);
+  EXPECT_EQ(json.at("device").get<std::string>(), "cpu");  // where it trained: runs are recorded by it
 }
 
 // With save_every, a process killed without warning (its folder copied as it stood mid-epoch) resumes

@@ -120,6 +120,7 @@ void write_training_json(const std::string& dir, const TrainSettings& settings, 
                          {"seed", settings.seed},        {"lambda_p", settings.pointer_weight},
                          {"label_smoothing", settings.label_smoothing},
                          {"storage", settings.storage == torch::kFloat16 ? "F16" : "F32"},
+                         {"device", settings.device.str()},  // a run's numbers differ by device
                          {"step", position.step},
                          {"epoch", position.epoch},      {"valid_" + metric_name, valid_metric},
                          {"best_valid_" + metric_name, position.best_metric},
