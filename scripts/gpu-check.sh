@@ -70,7 +70,7 @@ ctest_env=(env OMP_NUM_THREADS=1)
 note "gpu-check $(date -u +%FT%TZ) on $(uname -n): $jobs cores, AW_DEVICE=$AW_DEVICE"
 command -v nvidia-smi >/dev/null && note "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
 
-if ! step build 330 "$out/build.log" env JOBS="$jobs" scripts/build-pytorch.sh; then
+if ! step build 330 "$out/build.log" env JOBS="$jobs" bash scripts/build-pytorch.sh; then
   tail -30 "$out/build.log"
   note "build failed: nothing else runs"
   exit 1
