@@ -5,7 +5,8 @@
 # With .deps/root (scripts/fetch-gpu-deps.sh; unpacked here from .deps/root.tar.xz when only that
 # travelled) the other dependencies come from there and not from the system: the programs carry an
 # RPATH into it (DT_RPATH, which also serves their libraries' own dependencies), so they and the
-# tests run without LD_LIBRARY_PATH. Usage: scripts/build-pytorch.sh [cmake options]
+# tests run without LD_LIBRARY_PATH. TARGET=attention-cli builds that target alone (scripts/gpu-train.sh).
+# Usage: scripts/build-pytorch.sh [cmake options]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
@@ -47,11 +48,11 @@ fi
 
 echo "build-pytorch: torch $("$python" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda)' 2>/dev/null) at $torch_root"
 cmake -S . -B $build ${generator[@]+"${generator[@]}"} "${args[@]}" "$@"
-cmake --build $build --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+cmake --build $build --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}" ${TARGET:+--target "$TARGET"}
 
 # Every library the CLI needs must resolve, from .deps where it is used.
 if ldd $build/app/attention-cli | grep 'not found'; then
   echo "build-pytorch: $build/app/attention-cli has unresolved libraries (above)" >&2
   exit 1
 fi
-echo "build-pytorch: built $build/ (attention-cli, tests, benches)"
+echo "build-pytorch: built $build/ (${TARGET:-attention-cli, tests, benches})"

@@ -24,7 +24,8 @@
 # WikiText-2 epoch takes about 25 minutes, a UD EWT epoch about 2.
 #
 # Runs go to build-models/<variant>/seed-<S> (AW_MODELS_DIR overrides); each run's progress goes to
-# its train.log. Data come from ../shared/data (AW_SHARED_DATA overrides).
+# its train.log. Data come from ../shared/data (AW_SHARED_DATA overrides); records go to
+# docs/results/runs (AW_RECORDS_DIR), shipped models to sample_data (AW_SAMPLE_DATA).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-queue}
@@ -34,6 +35,7 @@ ud=$shared/ud-english-ewt
 models=${AW_MODELS_DIR:-build-models}
 records=${AW_RECORDS_DIR:-docs/results/runs}
 built_cli=${AW_CLI:-build/app/attention-cli}  # scripts/gpu-train.sh points it at the pip-LibTorch build
+samples=${AW_SAMPLE_DATA:-sample_data}  # where ship puts the models (a scratch copy in gpu-train.sh's CPU test)
 
 sizes=(--layers 4 --heads 8 --d-model 256 --d-ff 1024 --window 128)
 wiki_budget=(--epochs 2 --batch 16 --lr 1e-3 --warmup 200 --schedule cosine --dropout 0.1)
@@ -237,9 +239,9 @@ ship() {
   for pair in "${pairs[@]}"; do
     local name=${pair%%=*} run=${pair#*=}
     if [ ! -f "$run/queue-done" ]; then echo "train-models: $run is not finished: $name not shipped" >&2; continue; fi
-    rm -rf "sample_data/$name" && mkdir -p "sample_data/$name"
-    cp "$run/best/"* "sample_data/$name/"
-    echo "train-models: $run/best → sample_data/$name" >&2
+    rm -rf "${samples:?}/$name" && mkdir -p "$samples/$name"
+    cp "$run/best/"* "$samples/$name/"
+    echo "train-models: $run/best → $samples/$name" >&2
   done
 }
 
