@@ -44,20 +44,22 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
   TORCH_CHECK(options.enabled(), "delta_significance needs resamples > 0");
   if (!scores.sums.defined() || scores.sums.size(0) == 0) throw Error("significance: no examples to resample");
   const bool bleu = scores.metric_name == "bleu";
-  const auto examples = scores.sums.size(0);
-  const auto settings = scores.sums.size(1);
+  // The resampling runs on the host; the sums may come from a GPU evaluation (diag-sweep keeps them there).
+  const auto sums = scores.sums.to(torch::kCPU);
+  const auto counts = scores.counts.defined() ? scores.counts.to(torch::kCPU) : scores.counts;
+  const auto examples = sums.size(0);
+  const auto settings = sums.size(1);
   // One resampling for every column: the settings' sums, then (ratios) the examples' counts.
-  const auto values = bleu ? scores.sums.reshape({examples, -1})
-                           : torch::cat({scores.sums, scores.counts.unsqueeze(1)}, 1);
+  const auto values = bleu ? sums.reshape({examples, -1}) : torch::cat({sums, counts.unsqueeze(1)}, 1);
   const auto resampled = resampled_sums(values, options.resamples, options.seed);  // (B, K)
   torch::Tensor resampled_metrics, observed_metrics;                                // (B, S), (S)
   if (bleu) {
     resampled_metrics = metrics_from_sums("bleu", resampled.view({-1, settings, kBleuStatistics}), {});
-    observed_metrics = metrics_from_sums("bleu", scores.sums.sum(0), {});
+    observed_metrics = metrics_from_sums("bleu", sums.sum(0), {});
   } else {
     resampled_metrics =
         metrics_from_sums(scores.metric_name, resampled.narrow(1, 0, settings), resampled.select(1, settings));
-    observed_metrics = metrics_from_sums(scores.metric_name, scores.sums.sum(0, true), scores.counts.sum(0, true))[0];
+    observed_metrics = metrics_from_sums(scores.metric_name, sums.sum(0, true), counts.sum(0, true))[0];
   }
   const auto columns = torch::tensor(compared, torch::kLong);
   const auto deltas = resampled_metrics.index_select(1, columns) - resampled_metrics.select(1, baseline).unsqueeze(1);

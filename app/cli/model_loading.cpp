@@ -40,8 +40,14 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cu
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device_name = device_option(options);
   auto device = resolve_device(device_name);
-  if (device.is_cuda() && cuda_index >= 0 && device_name.find(':') == std::string::npos)  // not cuda:N
+  if (device.is_cuda() && cuda_index >= 0 && device_name.find(':') == std::string::npos) {  // not cuda:N
+    const auto count = static_cast<int>(torch::cuda::device_count());
+    if (cuda_index >= count)  // NCCL refuses two ranks on one GPU, so a rank never falls back to another's
+      throw Error("--distributed: LOCAL_RANK " + std::to_string(cuda_index) + " asks for CUDA device " +
+                  std::to_string(cuda_index) + ", but this machine has " + std::to_string(count) +
+                  " (NCCL runs one rank per GPU: start at most " + std::to_string(count) + " ranks here)");
     device = resolve_device("cuda:" + std::to_string(cuda_index));
+  }
   std::vector<LoadedModel> models;
   const auto dtype = dtype_option(options);
   for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device, dtype));
