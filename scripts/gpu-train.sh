@@ -143,7 +143,13 @@ else
   done
 fi
 
-# 4. What comes back.
+# 4. What comes back. The data here are .deps/data, byte for byte the copies of ../shared/data that
+# fetch-gpu-data.sh packed: the records (and below the shipped training.json) name them as
+# ../shared/data, so that `compare` sees the same test file as in the runs trained at home. The runs'
+# own folders keep the paths they read, so a warm machine's next call resumes them.
+home_paths() { [ "$data" != .deps/data ] || sed -i 's,"\.deps/data/,"../shared/data/,g' "$@"; }
+find "$records" -name '*.json' -newer "$work/stamp" -type f -print0 2>/dev/null |
+  while IFS= read -r -d '' record; do home_paths "$record"; done
 snapshot >"$work/records.after"
 # New or changed: a checksum-and-name line that was not there before.
 changed=$(LC_ALL=C comm -13 "$work/records.before" "$work/records.after" | awk '{ print $2 }' | sed 's,^\./,,')
@@ -187,6 +193,7 @@ if [ "${AW_SHIP:-0}" = 1 ]; then
   if [ ${#shipped[@]} -eq 0 ]; then
     note "ship: no seed-1 run of a bundled model has finished here: nothing shipped"
   else
+    for name in "${shipped[@]}"; do home_paths "$samples/$name/training.json"; done
     bytes=$(cd "$samples" && du -cb "${shipped[@]}" | tail -n 1 | cut -f1)
     room=$((64 * 1024 * 1024 - $(du -cb "$out" | tail -n 1 | cut -f1) - 1024 * 1024))
     [ $room -le $((4 * 15 * 1024 * 1024)) ] || room=$((4 * 15 * 1024 * 1024))  # 8 files back at most

@@ -13,6 +13,19 @@ import os
 import sys
 
 
+def best_epoch(state):
+    """The epoch whose validation score is the run's best (the one its best/ checkpoint holds), from the
+    per-epoch history; None without one. training.json's own "epoch" is the last epoch trained."""
+    history = state.get("history")
+    epochs = history.get("epochs", []) if isinstance(history, dict) else []
+    for metric in ("perplexity", "accuracy"):
+        best = state.get(f"best_valid_{metric}")
+        for entry in epochs:
+            if best is not None and entry.get(f"valid_{metric}") == best:
+                return entry.get("epoch")
+    return None
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit("usage: record_run.py TEST_JSON TRAINING_JSON VARIANT OUT")
@@ -21,9 +34,13 @@ def main():
         with open(test, encoding="utf-8") as f:
             record = json.load(f)
         with open(training, encoding="utf-8") as f:
-            summary = {k: v for k, v in json.load(f).items() if not isinstance(v, (dict, list))}
+            state = json.load(f)
     except (OSError, ValueError) as error:
         sys.exit(f"record_run: {error}")
+    summary = {k: v for k, v in state.items() if not isinstance(v, (dict, list))}
+    epoch = best_epoch(state)
+    if epoch is not None:
+        summary["best_epoch"] = epoch
     record.update({"variant": variant, "training": summary})
     part = out + ".part"
     with open(part, "w", encoding="utf-8") as f:

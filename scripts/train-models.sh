@@ -8,7 +8,8 @@
 #   scripts/train-models.sh queue    # trains every run not trained yet, most useful first; resumable
 #                                    # (a killed run continues from its last snapshot, at most 200
 #                                    # steps back). Start it once per core: each run is locked to the
-#                                    # lane that took it.
+#                                    # lane that took it. AW_ONLY=REGEX takes only the variants
+#                                    # it matches (AW_ONLY='^ud_': the short UD EWT runs first).
 #   scripts/train-models.sh status   # each run: recorded, done, running (with its last progress line), waiting
 #   scripts/train-models.sh record   # records every finished run's test result (the queue does it too)
 #   scripts/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
@@ -204,6 +205,7 @@ queue() {
     while read -r variant seed options; do
       local out=$models/$variant/seed-$seed
       [ -f "$(record_of "$variant" "$seed")" ] && continue
+      [ -z "${AW_ONLY:-}" ] || [[ $variant =~ $AW_ONLY ]] || continue
       if [[ $options == *CHOSEN* ]]; then
         local lambda
         lambda=$(chosen_lambda)

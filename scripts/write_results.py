@@ -26,6 +26,10 @@ MICHEL_TABLE2_WMT = [  # layer: (Enc-Enc, Enc-Dec, Dec-Dec) ΔBLEU with only the
     ("4", "−0.15", "−0.24", "0.17"), ("5", "0.02", "−1.55*", "−0.04"), ("6", "−0.36*", "−13.56*", "0.24")]
 
 
+# Bird-Eye Table 2's variants as scripts/train-models.sh names them, in the paper's order.
+TABLE2_VARIANTS = ["vanilla", "bet_sf", "bet_sf_no_mask", "diag_free_mask", "reduced_diag", "magnified_diag"]
+
+
 def read_csv(path):
     """(comment key=values, rows as dicts) of an attention-cli CSV, or (None, None) when absent."""
     if not os.path.exists(path):
@@ -237,7 +241,7 @@ class Report:
                 digits = 3 if metric == "accuracy" else 2
                 rows.append([f"`{variant}`", name[len("seed-"):-len(".json")], f"{metric} {num(record.get(metric), digits)}",
                              num(training.get(f"best_valid_{metric}"), digits),
-                             f"{training.get('epoch', '—')} of {training.get('epochs', '—')}",
+                             f"{training.get('best_epoch', '—')} of {training.get('epochs', '—')}",
                              training.get("device", "cpu (before devices were recorded)"), f"`{record.get('data', '—')}`"])
         if not rows:
             return
@@ -249,18 +253,45 @@ class Report:
                  "and compared with nothing.\n")
         self.add(table(["variant", "seed", "test", "best valid", "epoch chosen", "trained on", "test data"], rows))
 
+    def recorded_perplexities(self, variants):
+        """[(variant, [test perplexity of each recorded seed, by seed])] for the variants with records."""
+        found = []
+        for variant in variants:
+            folder = os.path.join(self.records or "", variant)
+            if not self.records or not os.path.isdir(folder):
+                continue
+            names = sorted(n for n in os.listdir(folder) if n.startswith("seed-") and n.endswith(".json"))
+            values = [(read_json(os.path.join(folder, n)) or {}).get("perplexity") for n in names]
+            values = [float(v) for v in values if v is not None]
+            if values:
+                found.append((variant, values))
+        return found
+
     def table2(self):
         self.add("## Bird-Eye Table 2: perplexity of each variant over seeds\n")
         _, summary = read_csv(self.path("table2_summary.csv"))
         _, tests = read_csv(self.path("table2_tests.csv"))
         if not summary:
-            self.add("No multi-seed runs were available when this page was written: "
-                     "`scripts/train-models.sh queue` trains them (3 seeds of each Table 2 variant), and the "
-                     "next `scripts/reproduce.sh` compares them here. The bundled pair alone (one seed each): " +
-                     ", ".join(f"`{m}` {num((read_json(self.path(f'eval_{m}.json')) or {}).get('perplexity'))}"
-                               for m in ["vanilla_lm", "bet_sf"]) + " test perplexity; one seed each cannot "
-                     "say whether they differ. **The paper** reports BET better than the vanilla Transformer on all "
-                     "three of its language-modelling datasets (abstract); we could not read its Table 2's values.\n")
+            recorded = self.recorded_perplexities(TABLE2_VARIANTS)
+            if recorded:
+                self.add("Fewer than two variants had two recorded seeds when this page was written, so there is no "
+                         "mean ± sd or t-test yet (`scripts/train-models.sh queue` trains 3 seeds of each; the next "
+                         "`scripts/reproduce.sh` compares them here). The runs recorded so far, WikiText-2 test "
+                         "perplexity of each seed:\n")
+                self.add(table(["variant", "seeds", "test perplexity per seed"],
+                               [[f"`{v}`", len(ppl), ", ".join(num(x) for x in ppl)] for v, ppl in recorded]))
+                spread = [max(p) - min(p) for _, p in recorded if len(p) > 1]
+                values = [x for _, p in recorded for x in p]
+                self.add(f"**What we see.** The variants' single runs lie between {num(min(values))} and "
+                         f"{num(max(values))}" + (f"; two seeds of one variant already differ by {num(max(spread))}"
+                                                  if spread else "") +
+                         ", so single runs cannot rank the variants. **The paper** reports BET better than the vanilla "
+                         "Transformer on all three of its language-modelling datasets (abstract); we could not read "
+                         "its Table 2's values.\n")
+            else:
+                self.add("No runs were recorded when this page was written: `scripts/train-models.sh queue` trains "
+                         "them (3 seeds of each Table 2 variant). **The paper** reports BET better than the vanilla "
+                         "Transformer on all three of its language-modelling datasets (abstract).\n")
             return
         self.add("`attention-cli compare`: each variant's runs (seeds) evaluated on the WikiText-2 test split; "
                  "mean ± sd over runs, and Welch's t-test of each pair (unequal variances).\n")
@@ -498,11 +529,22 @@ class Report:
             self.add(f"{title}: test accuracy over seeds (`compare`), mean ± sd, and Welch's t-test against LAMA.\n")
             self.add(table(["model", "runs", "test accuracy, mean ± sd"],
                            [[r["variant"], r["runs"], f"{num(r['mean'], 3)} ± {num(r['sd'], 3)}"] for r in summary]))
-            rows = []
+            rows, sentences = [], []
             for other, lama_minus_other, p, _ in against(tests, "lama"):
                 rows.append([other, num(lama_minus_other, 3), pvalue(p), "yes" if p < 0.05 else "no"])
+                if p < 0.05:
+                    sentences.append(f"LAMA is {'above' if lama_minus_other > 0 else 'below'} `{other}` by "
+                                     f"{num(abs(lama_minus_other), 3)} (p = {pvalue(p)})")
+                else:
+                    sentences.append(f"LAMA and `{other}` differ by {num(lama_minus_other, 3)}, not significantly "
+                                     f"(p = {pvalue(p)})")
             if rows:
                 self.add(table(["baseline", "LAMA − baseline (accuracy)", "p", "significant at 0.05"], rows))
+                runs = min(int(r["runs"]) for r in summary)
+                self.add("**What we see.** " + "; ".join(sentences) + f". With {runs} seeds a model, a difference "
+                         "that is not significant is no evidence that the models are equal. **The paper** reports "
+                         "that LAMA matches or outperforms its baselines (abstract); we could not read its tables' "
+                         "values.\n")
 
     # ---- translation
     def translation(self):
