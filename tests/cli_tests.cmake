@@ -229,6 +229,8 @@ set(samples ${PROJECT_SOURCE_DIR}/sample_data)
 set(demo ${samples}/demo_sentences.txt)
 foreach(sample vanilla_lm bet_sf bet_sg)
   file(READ ${samples}/${sample}/config.json sample_config)
+  # A retrained sample (scripts/train-models.sh ship) re-runs this configure step.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${samples}/${sample}/config.json)
   string(JSON ${sample}_layers GET "${sample_config}" n_layers)
   string(JSON ${sample}_heads GET "${sample_config}" n_heads)
   math(EXPR ${sample}_cells "${${sample}_layers} * ${${sample}_heads}")
