@@ -228,18 +228,13 @@ class Report:
 
     def recorded_runs(self):
         """Every run scripts/train-models.sh finished: its test result and the epoch validation chose."""
-        if not self.records or not os.path.isdir(self.records):
-            return
         rows = []
-        for variant in sorted(os.listdir(self.records)):
-            folder = os.path.join(self.records, variant)
-            seeds = sorted(n for n in os.listdir(folder) if n.startswith("seed-") and n.endswith(".json"))
-            for name in seeds:
-                record = read_json(os.path.join(folder, name)) or {}
+        for variant, runs in self.read_records().items():
+            for seed, record in runs:
                 training = record.get("training", {})
                 metric = "accuracy" if "accuracy" in record else "perplexity"
                 digits = 3 if metric == "accuracy" else 2
-                rows.append([f"`{variant}`", name[len("seed-"):-len(".json")], f"{metric} {num(record.get(metric), digits)}",
+                rows.append([f"`{variant}`", seed, f"{metric} {num(record.get(metric), digits)}",
                              num(training.get(f"best_valid_{metric}"), digits),
                              f"{training.get('best_epoch', '—')} of {training.get('epochs', '—')}",
                              training.get("device", "cpu (before devices were recorded)"), f"`{record.get('data', '—')}`"])
@@ -253,18 +248,17 @@ class Report:
                  "and compared with nothing.\n")
         self.add(table(["variant", "seed", "test", "best valid", "epoch chosen", "trained on", "test data"], rows))
 
-    def recorded_perplexities(self, variants):
-        """[(variant, [test perplexity of each recorded seed, by seed])] for the variants with records."""
-        found = []
-        for variant in variants:
-            folder = os.path.join(self.records or "", variant)
-            if not self.records or not os.path.isdir(folder):
-                continue
+    def read_records(self):
+        """{variant: [(seed, record)]} of every run train-models.sh recorded, variants and seeds sorted."""
+        found = {}
+        if not self.records or not os.path.isdir(self.records):
+            return found
+        for variant in sorted(os.listdir(self.records)):
+            folder = os.path.join(self.records, variant)
             names = sorted(n for n in os.listdir(folder) if n.startswith("seed-") and n.endswith(".json"))
-            values = [(read_json(os.path.join(folder, n)) or {}).get("perplexity") for n in names]
-            values = [float(v) for v in values if v is not None]
-            if values:
-                found.append((variant, values))
+            runs = [(n[len("seed-"):-len(".json")], read_json(os.path.join(folder, n)) or {}) for n in names]
+            if runs:
+                found[variant] = runs
         return found
 
     def table2(self):
@@ -272,7 +266,10 @@ class Report:
         _, summary = read_csv(self.path("table2_summary.csv"))
         _, tests = read_csv(self.path("table2_tests.csv"))
         if not summary:
-            recorded = self.recorded_perplexities(TABLE2_VARIANTS)
+            records = self.read_records()
+            recorded = [(v, [float(r["perplexity"]) for _, r in records[v] if "perplexity" in r])
+                        for v in TABLE2_VARIANTS if v in records]
+            recorded = [(v, ppl) for v, ppl in recorded if ppl]
             if recorded:
                 self.add("Fewer than two variants had two recorded seeds when this page was written, so there is no "
                          "mean ± sd or t-test yet (`scripts/train-models.sh queue` trains 3 seeds of each; the next "
@@ -282,10 +279,10 @@ class Report:
                                [[f"`{v}`", len(ppl), ", ".join(num(x) for x in ppl)] for v, ppl in recorded]))
                 spread = [max(p) - min(p) for _, p in recorded if len(p) > 1]
                 values = [x for _, p in recorded for x in p]
-                self.add(f"**What we see.** The variants' single runs lie between {num(min(values))} and "
+                self.add(f"**What we see.** The recorded runs lie between {num(min(values))} and "
                          f"{num(max(values))}" + (f"; two seeds of one variant already differ by {num(max(spread))}"
                                                   if spread else "") +
-                         ", so single runs cannot rank the variants. **The paper** reports BET better than the vanilla "
+                         ", so one run a variant cannot rank the variants. **The paper** reports BET better than the vanilla "
                          "Transformer on all three of its language-modelling datasets (abstract); we could not read "
                          "its Table 2's values.\n")
             else:
