@@ -154,7 +154,9 @@ if [ ${#compare_args[@]} -ge 4 ]; then
   step "compare (Bird-Eye Table 2)" "$cli" compare "${compare_args[@]}" --text "$compare_text" --window "$compare_window" \
     --out "$results/table2_summary.csv" --tests "$results/table2_tests.csv"
 else
-  echo "reproduce: Table 2 — fewer than two recorded seeds per variant in $records; keeping the recorded CSVs" >&2
+  # An older compare's CSVs would read as this run's: remove them, the report then lists the seeds.
+  rm -f "$results/table2_summary.csv" "$results/table2_tests.csv"
+  echo "reproduce: Table 2 — fewer than two variants with two recorded seeds in $records; no compare (the report lists the recorded seeds)" >&2
 fi
 # BET(SG) on UD EWT: the λ_p sweep (seed 1 of each weight; its best dev perplexity goes on), then the
 # chosen weight's seeds against the UD vanilla model's.
@@ -175,6 +177,9 @@ if [ $quick = 0 ]; then
   if [ ${#ud_args[@]} -ge 4 ]; then
     step "compare (BET(SG) on UD EWT)" "$cli" compare "${ud_args[@]}" --text "$ud/en_ewt-ud-test.conllu" --window 128 \
       --out "$results/table2_ud_summary.csv" --tests "$results/table2_ud_tests.csv"
+  else
+    rm -f "$results/table2_ud_summary.csv" "$results/table2_ud_tests.csv"
+    echo "reproduce: BET(SG) on UD EWT — fewer than two recorded seeds of each model in $records; no compare" >&2
   fi
 fi
 
@@ -259,6 +264,11 @@ if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.j
     --mode all-but-one --metric bleu --bootstrap "$bootstrap" --out "$results/michel_alone_mt.csv"
 fi
 
+# The outputs name the slices by their temporary folder, which is gone when this script ends: name them
+# slice/<file> instead (the slices are described above and in slices.json).
+for f in "$results"/*.csv "$results"/*.json "$log"; do
+  [ -f "$f" ] && sed -i "s|$work/|slice/|g" "$f"
+done
 seconds=$(( $(date +%s) - started ))
 step "write the report" python3 scripts/write_results.py --results "$results" --out "$dest/results.md" \
   --seconds "$seconds" --mode "$([ $quick = 1 ] && echo quick || echo full)" --samples "$samples" \

@@ -265,11 +265,11 @@ class Report:
         self.add("## Bird-Eye Table 2: perplexity of each variant over seeds\n")
         _, summary = read_csv(self.path("table2_summary.csv"))
         _, tests = read_csv(self.path("table2_tests.csv"))
+        records = self.read_records()
+        recorded = [(v, [float(r["perplexity"]) for _, r in records[v] if "perplexity" in r])
+                    for v in TABLE2_VARIANTS if v in records]
+        recorded = [(v, ppl) for v, ppl in recorded if ppl]
         if not summary:
-            records = self.read_records()
-            recorded = [(v, [float(r["perplexity"]) for _, r in records[v] if "perplexity" in r])
-                        for v in TABLE2_VARIANTS if v in records]
-            recorded = [(v, ppl) for v, ppl in recorded if ppl]
             if recorded:
                 self.add("Fewer than two variants had two recorded seeds when this page was written, so there is no "
                          "mean ± sd or t-test yet (`scripts/train-models.sh queue` trains 3 seeds of each; the next "
@@ -308,6 +308,12 @@ class Report:
             self.add("**What we see.** " + "; ".join(sentences) + f". With {runs} runs a variant, only differences "
                      "several times the seed-to-seed spread reach significance; a \"not significant\" here is no "
                      "evidence that the variants are equal.\n")
+        compared = {r["variant"] for r in summary}
+        single = [(v, ppl) for v, ppl in recorded if v not in compared]
+        if single:
+            self.add("Variants with fewer than two recorded seeds are not compared; their runs, WikiText-2 test "
+                     "perplexity: " + "; ".join(f"`{v}` {', '.join(num(x) for x in ppl)}" for v, ppl in single) +
+                     ". One run cannot place a variant against the others' spread.\n")
         self.add("**What the paper says.** BET beats the vanilla Transformer on all three of its language-"
                  "modelling datasets (abstract); we could not read its Table 2's values.\n")
 

@@ -147,6 +147,12 @@ class MainWindowTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(view->heatmap()->matrix().title.endsWith(QString("layer 1 · mean of %1 heads (1 off, still in the mean)").arg(shown.heads)),
              qPrintable(view->heatmap()->matrix().title));
+    // That title wraps beside the other map's one-line title: both maps still start level.
+    QTest::qWait(50);
+    view->heatmap()->plot()->replot();
+    view->compareHeatmap()->plot()->replot();
+    QVERIFY(view->heatmap()->titleLines() > view->compareHeatmap()->titleLines());
+    QCOMPARE(view->heatmap()->plot()->axisRect()->top(), view->compareHeatmap()->plot()->axisRect()->top());
     view->setLayerHead(1, -1);
     heads->allOn();
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->heatmap()->matrix().weights == before, kTimeoutMs);

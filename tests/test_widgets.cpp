@@ -125,8 +125,46 @@ class WidgetTests : public QObject {
     QCOMPARE(scale_weights(matrix, ColourScale::Auto).high, 1.0);
   }
 
-  // A title wider than its map is cut in the middle ("…") to fit, never past the edges; titleText()
-  // keeps it whole.
+  // A title wider than its map breaks between words onto a second line, whole when two lines hold it.
+  void heatmapTitleWrapsToItsWidth() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(520, 400);
+    heatmap.show();
+    auto matrix = three_by_three();
+    matrix.title = "bet_sf · layer 2 · mean of 8 heads (1 off, still in the mean)";
+    heatmap.setMatrix(matrix);
+    heatmap.resize(420, 400);
+    QTest::qWait(20);
+    auto* title = qobject_cast<QCPTextElement*>(heatmap.plot()->plotLayout()->element(0, 0));
+    QVERIFY(title);
+    const QStringList lines = title->text().split('\n');
+    QCOMPARE(lines.size(), 3);  // too wide for one line: the title on two, then the scale
+    QCOMPARE(lines[0] + ' ' + lines[1], matrix.title);
+    QCOMPARE(lines[2], QString("scale 0–1"));
+    for (const auto& line : lines) QVERIFY(QFontMetrics(title->font()).horizontalAdvance(line) <= 420);
+  }
+
+  // A floor on the title's lines pads it with blank lines (the natural count is still reported).
+  void heatmapTitlePadsToAMinimum() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(400, 300);
+    heatmap.show();
+    QSignalSpy changed(&heatmap, &AttentionHeatmap::titleLinesChanged);
+    auto matrix = three_by_three();
+    matrix.title = "short";
+    heatmap.setMatrix(matrix);
+    QCOMPARE(heatmap.titleLines(), 2);  // the title, then the scale
+    QCOMPARE(changed.count(), 1);
+    heatmap.setMinimumTitleLines(3);
+    auto* title = qobject_cast<QCPTextElement*>(heatmap.plot()->plotLayout()->element(0, 0));
+    QCOMPARE(title->text(), QString("short\nscale 0–1\n "));
+    QCOMPARE(heatmap.titleLines(), 2);
+    QCOMPARE(changed.count(), 1);
+    heatmap.setMinimumTitleLines(0);
+    QCOMPARE(title->text(), QString("short\nscale 0–1"));
+  }
+
+  // What two lines cannot hold is cut ("…") to fit, never past the edges; titleText() keeps it whole.
   void heatmapTitleElidesToItsWidth() {
     AttentionHeatmap heatmap;
     heatmap.resize(260, 300);
@@ -140,7 +178,7 @@ class WidgetTests : public QObject {
     auto* title = qobject_cast<QCPTextElement*>(heatmap.plot()->plotLayout()->element(0, 0));
     QVERIFY(title);
     QVERIFY2(title->text().contains(QChar(0x2026)), qPrintable(title->text()));
-    QVERIFY(QFontMetrics(title->font()).horizontalAdvance(title->text().section('\n', 0, 0)) <= 250);
+    for (const auto& line : title->text().split('\n')) QVERIFY(QFontMetrics(title->font()).horizontalAdvance(line) <= 250);
   }
 
   void heatmapGreysWhileStale() {

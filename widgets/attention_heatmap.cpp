@@ -17,6 +17,24 @@ constexpr int kMaxLabelledTicks = 48;  // beyond this, every k-th token is label
 
 QString clipped(const QString& label) { return label.size() > 14 ? label.left(13) + QChar(0x2026) : label; }
 
+// A title line wider than `width` breaks between words onto a second line (a middle ellipsis hid
+// the part of a side-by-side map's title that says which heads are off); only what two lines
+// cannot hold is cut, at the end of the second.
+QStringList wrapped_line(const QFontMetrics& metrics, const QString& line, int width) {
+  if (metrics.horizontalAdvance(line) <= width) return {line};
+  const QStringList words = line.split(' ');
+  QString first;
+  int taken = 0;
+  for (; taken < words.size(); ++taken) {
+    const QString longer = first.isEmpty() ? words[taken] : first + ' ' + words[taken];
+    if (metrics.horizontalAdvance(longer) > width) break;
+    first = longer;
+  }
+  if (first.isEmpty()) return {metrics.elidedText(line, Qt::ElideMiddle, width)};  // one word wider than the map
+  const QString rest = words.mid(taken).join(' ');
+  return {first, metrics.elidedText(rest, Qt::ElideRight, width)};
+}
+
 }  // namespace
 
 AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
@@ -130,9 +148,22 @@ void AttentionHeatmap::elideTitle() {
   // once laid out, else the plot's.
   const int column = title_->outerRect().width();
   const int width = std::max(40, column > 50 ? column - 8 : plot_->width() - 12);
-  QStringList lines = full_title_.split('\n');
-  for (auto& line : lines) line = metrics.elidedText(line, Qt::ElideMiddle, width);
+  QStringList lines;
+  for (const auto& line : full_title_.split('\n')) lines += wrapped_line(metrics, line, width);
+  const int natural = static_cast<int>(lines.size());
+  while (lines.size() < minimum_title_lines_) lines += QStringLiteral(" ");  // a blank line keeps its height
   title_->setText(lines.join('\n'));
+  if (natural != title_lines_) {
+    title_lines_ = natural;
+    Q_EMIT titleLinesChanged(natural);
+  }
+}
+
+void AttentionHeatmap::setMinimumTitleLines(int lines) {
+  if (lines == minimum_title_lines_) return;
+  minimum_title_lines_ = lines;
+  elideTitle();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void AttentionHeatmap::updateTicks() {

@@ -30,6 +30,10 @@ class AttentionHeatmap : public QWidget {
   void setColourScale(ColourScale scale);
   ColourScale colourScale() const { return scale_; }
   QString titleText() const { return full_title_; }  // the matrix's title and the scale in use (not elided)
+  // Lines the title takes at the current width (a long one wraps), and a floor the title is padded
+  // to, so maps side by side keep their top edges level when only one title wraps.
+  int titleLines() const { return title_lines_; }
+  void setMinimumTitleLines(int lines);
   // While a new run for this map is under way: the old map greyed and `note` ("running bet_sf…")
   // over it; empty `note` = current again.
   void setStale(const QString& note);
@@ -45,6 +49,7 @@ class AttentionHeatmap : public QWidget {
   QCPColorMap* colorMap() const { return color_map_; }
 
  Q_SIGNALS:
+  void titleLinesChanged(int lines);
   void cellHovered(int row, int col, float weight);
   void cellClicked(int row, int col);
 
@@ -55,7 +60,7 @@ class AttentionHeatmap : public QWidget {
  private:
   void updateTicks();
   void paintCells();  // the matrix's cells and the colour range under the current scale
-  void elideTitle();  // each title line cut with "…" to the plot's width, so it never overflows
+  void elideTitle();  // each title line wrapped, then cut with "…", to the plot's width, so it never overflows
 
   AttentionMatrix matrix_;
   ColourScale scale_ = ColourScale::Fixed;
@@ -65,6 +70,8 @@ class AttentionHeatmap : public QWidget {
   QCPTextElement* title_;
   QLabel* stale_note_;
   QString full_title_;
+  int title_lines_ = 0;
+  int minimum_title_lines_ = 0;
 };
 
 }  // namespace aw

@@ -209,6 +209,8 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   compare_heatmap_->hide();
   maps_layout->addWidget(heatmap_);
   maps_layout->addWidget(compare_heatmap_);
+  connect(heatmap_, &AttentionHeatmap::titleLinesChanged, this, &AttentionView::levelMapTitles);
+  connect(compare_heatmap_, &AttentionHeatmap::titleLinesChanged, this, &AttentionView::levelMapTitles);
   splitter->addWidget(maps);
 
   auto* side = new QWidget;
@@ -505,9 +507,17 @@ void AttentionView::refreshOverview() {
   overview_->setCurrent(layer(), head());
 }
 
+void AttentionView::levelMapTitles() {
+  // Side by side, the shorter title is padded to the longer one's lines so both maps start level.
+  const int lines = compare_heatmap_->isHidden() ? 0 : std::max(heatmap_->titleLines(), compare_heatmap_->titleLines());
+  heatmap_->setMinimumTitleLines(lines);
+  compare_heatmap_->setMinimumTitleLines(lines);
+}
+
 void AttentionView::refresh() {
   refreshOverview();
   compare_heatmap_->setVisible(compareModel() >= 0);
+  levelMapTitles();
   refreshMatrices();
   refreshTranslation();
   refreshPredictions();

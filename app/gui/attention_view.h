@@ -102,6 +102,7 @@ class AttentionView : public QWidget {
   void refreshPredictions();
   void refreshTranslation();
   void showMatrix(AttentionHeatmap* heatmap, int model);
+  void levelMapTitles();
   void refreshMatrices();  // the large heatmap and the compared one
   // Makes `layer` of `model`'s capture on a worker, then shows it; while one is being made, only the
   // newest request waits for its turn.
