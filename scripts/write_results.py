@@ -514,7 +514,55 @@ class Report:
             self.add(f"**What we see.** The followed words' mean weights lie between {num(min(means))} and "
                      f"{num(max(means))} × uniform. **The paper** plots these distributions shifting with the rating; "
                      "we could not read its Figure 4 or Table 6 values, so no number is quoted.\n")
+        self.lama_heads()
         self.lama_baselines()
+
+    def lama_heads(self):
+        """Each head's spread on the valid part, and the widest head's word weights on the test part."""
+        _, heads = read_csv(self.path("lama_heads.csv"))
+        if not heads:
+            return
+        self.add("### Each head on its own\n")
+        self.add("The head mean above averages heads that disagree. Each head's weight × length over every "
+                 "occurrence of the followed words on the **valid** part (`word-weights --head K --part valid`):\n")
+        self.add(table(["head", "occurrences", "min", "5 %", "median", "95 %", "max"],
+                       [[r["head"], r["occurrences"], num(r["min"]), num(r["p5"]), num(r["median"]), num(r["p95"]),
+                         num(r["max"])] for r in heads]))
+        widest = max(heads, key=lambda r: float(r["p95"]) - float(r["p5"]))
+        narrowest = min(heads, key=lambda r: float(r["p95"]) - float(r["p5"]))
+        self.add(f"Head {widest['head']} has the widest 5–95 % range ({num(widest['p5'])}–{num(widest['p95'])}; "
+                 f"its largest weight is {num(float(widest['max']) / float(widest['min']), 1)} × its smallest), head "
+                 f"{narrowest['head']} the narrowest ({num(narrowest['p5'])}–{num(narrowest['p95'])}). A head's scores "
+                 "lie in [−1, 1] (docs/lama.md), so within one review no word can get more than e² ≈ 7.4 × another "
+                 "word's weight.\n")
+        _, words = read_csv(self.path("lama_head_words.csv"))
+        if not words:
+            return
+        by_word = {}
+        for r in words:
+            by_word.setdefault(r["word"], []).append(r)
+        self.add(f"Head {widest['head']}, chosen on the valid part, on the **test** part: mean weight × length per "
+                 "rating (occurrences in brackets):\n")
+        self.add(table(["word", "per rating"],
+                       [[w, ", ".join(f"{r['label']}★ {num(r['mean'])} ({r['count']})" for r in rs)]
+                        for w, rs in by_word.items()]))
+        self.fig("lama_figure4_head.png", f"Word-weight densities per rating, head {widest['head']}")
+        word_means = {w: sum(float(r["mean"]) * int(r["count"]) for r in rs) / sum(int(r["count"]) for r in rs)
+                      for w, rs in by_word.items()}
+        high = max(word_means, key=word_means.get)
+        low = min(word_means, key=word_means.get)
+        _, shifts = read_csv(self.path("lama_head_shift.csv"))
+        significant = [r for r in shifts or [] if float(r["p_adjusted"]) < 0.05]
+        shift_text = (f"{len(significant)} of {len(shifts)} (word, pair of ratings) comparisons differ at 0.05 after "
+                      "Holm's correction (Mann–Whitney U)" + (": " + "; ".join(
+                          f"`{r['word']}` {r['label_a']}★ vs {r['label_b']}★ (medians {num(r['median_a'])} vs "
+                          f"{num(r['median_b'])})" for r in significant) if significant else "")) if shifts else ""
+        self.add(f"**What we see.** This head weighs words very differently: `{high}` gets "
+                 f"{num(word_means[high])} × uniform on average and `{low}` {num(word_means[low])}, "
+                 f"{num(word_means[high] / word_means[low], 1)} × apart. " + (shift_text + ". " if shift_text else "") +
+                 ("The word, not the rating, moves the weight here. " if shifts and not significant else "") +
+                 "The attention of this LAMA is peaked in some heads and near-uniform in others; the head mean "
+                 "hides it.\n")
 
     def lama_baselines(self):
         found = [(name, read_csv(self.path(f"lama_{name}_summary.csv"))[1], read_csv(self.path(f"lama_{name}_tests.csv"))[1])

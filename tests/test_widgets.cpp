@@ -2,6 +2,7 @@
 // data, ticks and hover text; the heads panel's clicks and buttons; the overview's clicks; CSV
 // parsing and the analysis panel's export. No model involved.
 #include "widgets/analysis_panel.h"
+#include "widgets/analysis_plots.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
 #include "widgets/color_maps.h"
@@ -495,6 +496,20 @@ class WidgetTests : public QObject {
     QCOMPARE(clicked.first().first().toString(), QString("c"));
     Q_EMIT browser->highlighted(QUrl("w:0:1"));
     QCOMPARE(view.infoText(), QString("'b' (word 2 of 3, mean of the heads): weight 0.3500 = 1.05 × uniform (1/3)"));
+  }
+
+  // LAMA Figure 4 from word-weights' tables: its default title, or the one given (e.g. the head shown).
+  void wordWeightsPlotTakesItsTitle() {
+    ResultPlot plot;
+    plot.resize(700, 500);
+    const auto summary = parse_csv("word,label,count,mean,median\ngreat,5,3,1.1,1.1\n");
+    const auto density = parse_csv("word,label,x,density\ngreat,5,1.0,0.5\ngreat,5,1.2,0.7\n");
+    const auto title = [&plot] { return qobject_cast<QCPTextElement*>(plot.plot()->plotLayout()->element(0, 0))->text(); };
+    plot_word_weights(plot, summary, density, "weight × length");
+    QCOMPARE(title(), QString("Word weights per rating (LAMA Figure 4)"));
+    plot_word_weights(plot, summary, density, "weight × length", "head 2 of LAMA");
+    QCOMPARE(title(), QString("head 2 of LAMA"));
+    QCOMPARE(plot.plot()->graphCount(), 1);
   }
 
   void resultPlotSmallMultiplesThenBackToOnePlot() {

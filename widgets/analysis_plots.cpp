@@ -271,7 +271,8 @@ QString rating_text(const QString& label) {
   return numeric ? label + " ★" : label;
 }
 
-void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable& table, const QString& x_label) {
+void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable& table, const QString& x_label,
+                       const QString& title) {
   // A density over one or two weights is a spike that flattens every other curve of its plot:
   // such (word, rating) groups stay in the table only.
   QSet<QString> plotted;
@@ -298,7 +299,7 @@ void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable
   }
   for (auto& small : plots)
     if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
-  plot.showSmallMultiples("Word weights per rating (LAMA Figure 4)", plots, plots.size() <= 4 ? plots.size() : 3,
+  plot.showSmallMultiples(title.isEmpty() ? QString("Word weights per rating (LAMA Figure 4)") : title, plots, plots.size() <= 4 ? plots.size() : 3,
                           x_label, "density");
 }
 

@@ -21,9 +21,11 @@ void plot_diagonal_sweep(ResultPlot& plot, const CsvTable& table);
 void plot_training(ResultPlot& plot, const CsvTable& table);
 // LAMA Figure 4: one small plot per word, a density curve per rating, from word-weights' --summary and
 // --density tables. A (word, rating) seen fewer than kMinPlottedCount times is left out (its density
-// is a spike that flattens the other curves). x_label names the weight's scale.
+// is a spike that flattens the other curves). x_label names the weight's scale; an empty title gives
+// "Word weights per rating (LAMA Figure 4)".
 constexpr int kMinPlottedCount = 3;
-void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable& density, const QString& x_label);
+void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable& density, const QString& x_label,
+                       const QString& title = {});
 // "4 ★" for a rating 1–5, else the label as it is; and the rating's colour, red (bad) to blue (good),
 // invalid for other labels (the plot's palette then colours them).
 QString rating_text(const QString& label);

@@ -2,7 +2,7 @@
 // window's analysis tab shows, saved as PNG (or PDF). This is how docs/results.md gets its figures
 // (scripts/reproduce.sh) and how a researcher gets them for a paper, without opening the window.
 //   attention-plot KIND FILE.csv --png OUT.png [--size 900x540]
-//   attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] --png OUT.png
+//   attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png
 // It needs no display: without QT_QPA_PLATFORM it renders offscreen. No LibTorch here (widgets/ only).
 #include "widgets/analysis_plots.h"
 #include "widgets/csv_table.h"
@@ -30,7 +30,7 @@ struct UsageError : std::runtime_error {
 
 constexpr const char* kUsage =
     "usage: attention-plot KIND FILE.csv --png OUT.png [--pdf OUT.pdf] [--size 900x540]\n"
-    "       attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] --png OUT.png\n"
+    "       attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png\n"
     "KIND, and the attention-cli command whose --out CSV it draws:\n"
     "  table1       stats        Bird-Eye Table 1: Ratio per layer, uniform-attention reference\n"
     "  ablation     ablate       Michel Tables 1-2: the metric's change per head (layers x heads)\n"
@@ -86,7 +86,7 @@ aw::CsvTable read_table(const QString& path, const std::string& kind) {
 }
 
 struct Arguments {
-  QString kind, csv, png, pdf, density, scale = "none";
+  QString kind, csv, png, pdf, density, scale = "none", title;
   int width = 900, height = 540;
 };
 
@@ -105,6 +105,7 @@ Arguments parse_arguments(const QStringList& words) {
     else if (word == "--pdf") arguments.pdf = value;
     else if (word == "--density") arguments.density = value;
     else if (word == "--scale") arguments.scale = value;
+    else if (word == "--title") arguments.title = value;
     else if (word == "--size") {
       const auto parts = value.split('x');
       bool width_ok = false, height_ok = false;
@@ -125,6 +126,8 @@ Arguments parse_arguments(const QStringList& words) {
     throw UsageError("word-weights needs --density (word-weights --density FILE)");
   if (arguments.kind != "word-weights" && !arguments.density.isEmpty())
     throw UsageError("--density goes with word-weights only");
+  if (arguments.kind != "word-weights" && !arguments.title.isEmpty())
+    throw UsageError("--title goes with word-weights only");
   if (arguments.scale != "none" && arguments.scale != "length")
     throw UsageError("--scale must be none or length, got '" + arguments.scale.toStdString() + "'");
   return arguments;
@@ -135,7 +138,7 @@ void draw(aw::ResultPlot& plot, const Arguments& arguments) {
   const auto table = read_table(arguments.csv, kind);
   if (kind == "word-weights")
     aw::plot_word_weights(plot, table, read_table(arguments.density, "density"),
-                          arguments.scale == "length" ? "weight × length" : "attention weight");
+                          arguments.scale == "length" ? "weight × length" : "attention weight", arguments.title);
   else
     kinds().at(kind).draw(plot, table);
   if (plot.isEmpty())
