@@ -58,7 +58,8 @@ const std::vector<aw::ModelInput>& bench_windows() {
 
 void set_up() {
   aw::configure_allocator();
-  aw::configure_threads(1);
+  // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+  torch::set_num_threads(1);
 }
 
 // FLOPs of one layer and of the output layer for the bench batch (multiply-adds count 2).

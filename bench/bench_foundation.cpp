@@ -22,7 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 
 void BM_Matmul1024(benchmark::State& state) {
-  aw::configure_threads(static_cast<int>(state.range(0)));
+  // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+  torch::set_num_threads(static_cast<int>(state.range(0)));
   c10::InferenceMode inference;
   auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
   for (auto _ : state) benchmark::DoNotOptimize(torch::matmul(a, b));
@@ -32,7 +33,7 @@ void BM_Matmul1024(benchmark::State& state) {
 BENCHMARK(BM_Matmul1024)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond);
 
 void BM_Softmax(benchmark::State& state) {
-  aw::configure_threads(static_cast<int>(state.range(0)));
+  torch::set_num_threads(static_cast<int>(state.range(0)));
   c10::InferenceMode inference;
   auto scores = torch::randn({8, 8, 256, 256});
   for (auto _ : state) benchmark::DoNotOptimize(torch::softmax(scores, -1));
@@ -42,7 +43,7 @@ BENCHMARK(BM_Softmax)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMill
 using aw::bench::gpt2_small_dir;
 
 void BM_LoadGpt2Small(benchmark::State& state) {
-  aw::configure_threads(1);
+  torch::set_num_threads(1);
   const auto dir = gpt2_small_dir();
   // Warm the page cache once, as a second load would find it: the benchmark measures our work.
   { std::ifstream in(dir + "/model.safetensors", std::ios::binary); std::vector<char> sink(1 << 20); while (in.read(sink.data(), sink.size())) {} }
@@ -58,7 +59,7 @@ BENCHMARK(BM_LoadGpt2Small)->Unit(benchmark::kMillisecond)->Iterations(3);
 // Arg 1: LibTorch intra-op threads.
 void BM_ForwardGpt2Small(benchmark::State& state) {
   aw::configure_allocator();
-  aw::configure_threads(static_cast<int>(state.range(1)));
+  torch::set_num_threads(static_cast<int>(state.range(1)));
   static auto loaded = aw::load_checkpoint(gpt2_small_dir(), torch::kCPU);
   c10::InferenceMode inference;
   aw::ModelInput input;
@@ -79,7 +80,7 @@ BENCHMARK(BM_ForwardGpt2Small)->ArgsProduct({{0, 1}, {1, 2}})->ArgNames({"captur
 // temporary folder (the page cache absorbs the writes on these VMs: 604 MB and 302 MB).
 void BM_Attention1024(benchmark::State& state) {
   aw::configure_allocator();
-  aw::configure_threads(1);
+  torch::set_num_threads(1);
   static auto loaded = aw::load_checkpoint(gpt2_small_dir(), torch::kCPU);
   aw::Encoding encoding;
   encoding.ids.resize(1024);

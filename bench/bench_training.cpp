@@ -14,7 +14,8 @@ constexpr int64_t kBatch = 16, kWindow = 64, kVocabulary = 7000;
 
 void BM_TrainingStep(benchmark::State& state, const std::string& arch) {
   aw::configure_allocator();
-  aw::configure_threads(static_cast<int>(state.range(0)));
+  // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+  torch::set_num_threads(static_cast<int>(state.range(0)));
   nlohmann::json json = {{"model_type", arch}, {"vocab_size", kVocabulary}, {"n_layers", 2}, {"n_heads", 4},
                          {"d_model", 128},     {"d_ff", 512},               {"max_positions", kWindow},
                          {"dropout", 0.1}};

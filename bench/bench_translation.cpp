@@ -47,7 +47,8 @@ const Bench* bench() {
   static const std::unique_ptr<Bench> shared = []() -> std::unique_ptr<Bench> {
     if (!std::filesystem::exists(kModel) || !std::filesystem::exists(kPairs)) return nullptr;
     aw::configure_allocator();
-    aw::configure_threads(1);
+    // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+    torch::set_num_threads(1);
     auto made = std::make_unique<Bench>();
     made->loaded = aw::load_checkpoint(kModel, torch::kCPU);
     const auto all = aw::read_translation_pairs(kPairs);
@@ -147,7 +148,7 @@ constexpr int64_t kVocabulary = 8000, kFloorPairs = 8, kSource = 64, kTarget = 6
 aw::AttentionModel& floor_model() {
   static const auto model = [] {
     aw::configure_allocator();
-    aw::configure_threads(1);
+    torch::set_num_threads(1);
     nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", kVocabulary}, {"d_model", kWidth},
                            {"encoder_layers", kEncoderLayers}, {"decoder_layers", kDecoderLayers},
                            {"encoder_heads", kHeads}, {"decoder_heads", kHeads}, {"encoder_ffn", kFeedForward},

@@ -51,11 +51,20 @@ std::string describe_device(const torch::Device& device) {
 }
 
 int configure_threads(int requested, int fallback) {
+  static const int blas_default = blas_threads();  // OpenBLAS's own choice (every core), kept for later calls
   int threads = requested;
   if (threads <= 0) {
     if (const char* from_env = std::getenv("AW_THREADS")) threads = std::atoi(from_env);
   }
-  if (threads <= 0) threads = fallback > 0 ? fallback : kDefaultThreads;
+  // A count asked for by name bounds OpenBLAS's pool too: left at every core, two `train --threads 1`
+  // lanes on 2 cores ran four threads that spin-wait on each other (sched_yield), each lane at about
+  // half its speed alone. Otherwise OpenBLAS keeps its default, which threads the F32 products.
+  if (threads > 0) {
+    set_blas_threads(threads);
+  } else {
+    if (blas_default > 0) set_blas_threads(blas_default);
+    threads = fallback > 0 ? fallback : kDefaultThreads;
+  }
   torch::set_num_threads(threads);
   return torch::get_num_threads();
 }

@@ -22,7 +22,8 @@ torch::Device resolve_device(const std::string& name);
 std::string describe_device(const torch::Device& device);
 
 // Sets LibTorch's intra-op thread count: `requested` if > 0, else AW_THREADS, else `fallback` (0:
-// kDefaultThreads). Returns the count in effect.
+// kDefaultThreads). A count from `requested` or AW_THREADS also caps OpenBLAS's threads (so
+// `--threads 1` uses one core); otherwise OpenBLAS keeps its own default. Returns LibTorch's count.
 int configure_threads(int requested = 0, int fallback = 0);
 // The thread count for a model computing in `dtype` on the CPU when neither --threads nor AW_THREADS
 // chose one: kDefaultThreads for F32, whose products OpenBLAS threads itself; every core for BF16,

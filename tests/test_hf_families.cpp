@@ -406,6 +406,21 @@ TEST(ReducedPrecision, Bf16UsesEveryCoreUnlessAskedOtherwise) {
   configure_threads(before);
 }
 
+// A thread count asked for caps OpenBLAS's pool as well (one core for `--threads 1`); none asked for
+// gives OpenBLAS its own default back.
+TEST(Runtime, ThreadsAskedForBoundOpenBlasToo) {
+  if (blas_threads() < 0) GTEST_SKIP() << "the BLAS is not OpenBLAS";
+  if (std::getenv("AW_THREADS")) GTEST_SKIP() << "AW_THREADS chooses the count here";
+  const int torch_before = torch::get_num_threads();
+  configure_threads(0);
+  const int blas_default = blas_threads();
+  EXPECT_EQ(configure_threads(1), 1);
+  EXPECT_EQ(blas_threads(), 1);
+  configure_threads(0);
+  EXPECT_EQ(blas_threads(), blas_default);
+  torch::set_num_threads(torch_before);
+}
+
 TEST(ReducedPrecision, DtypeNamesAndFamiliesThatComputeInF32Only) {
   EXPECT_EQ(parse_compute_dtype("bf16"), torch::kBFloat16);
   EXPECT_EQ(parse_compute_dtype("auto"), std::nullopt);
