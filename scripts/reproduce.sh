@@ -239,26 +239,27 @@ lama_heads() {
     "$cli" word-weights --model "$samples/lama_amazon" --data "$lama_data" --part valid --seed 1 --words "$words" \
       --scale length --head "$h" --out "$work/lama_valid_head_$h.csv" > /dev/null || return 1
   done
-  python3 - "$work" "$heads" > "$results/lama_heads.csv" <<'PY'
-import csv, sys
-work, heads = sys.argv[1], int(sys.argv[2])
-print("head,occurrences,min,p5,median,p95,max")
-def at(values, q):  # the q-quantile, linear between order statistics
-    x = q * (len(values) - 1)
-    low = int(x)
-    high = min(low + 1, len(values) - 1)
-    return values[low] + (values[high] - values[low]) * (x - low)
+  # lama_heads.csv marks the widest head (shown_on_test), the one head number printed here.
+  local chosen
+  chosen=$(python3 - "$work" "$heads" "$results/lama_heads.csv" <<'PY'
+import csv, statistics, sys
+work, heads, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = []
 for h in range(1, heads + 1):
     with open(f"{work}/lama_valid_head_{h}.csv") as f:
         w = sorted(float(r["weight"]) for r in csv.DictReader(f))
-    if w:
-        print(f"{h},{len(w)},{w[0]:.6g},{at(w, .05):.6g},{at(w, .5):.6g},{at(w, .95):.6g},{w[-1]:.6g}")
+    if len(w) >= 2:
+        cuts = statistics.quantiles(w, n=20, method="inclusive")  # 5 %, 10 %, …, 95 %
+        rows.append([h, len(w), w[0], cuts[0], statistics.median(w), cuts[-1], w[-1]])
+widest = max(rows, key=lambda r: r[5] - r[3])[0] if rows else None
+with open(out, "w") as f:
+    f.write("head,occurrences,min,p5,median,p95,max,shown_on_test\n")
+    for r in rows:
+        f.write(",".join([str(r[0]), str(r[1])] + [f"{x:.6g}" for x in r[2:]] + [str(int(r[0] == widest))]) + "\n")
+if widest is not None:
+    print(widest)
 PY
-  local chosen
-  chosen=$(python3 -c '
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-if rows: print(max(rows, key=lambda r: float(r["p95"]) - float(r["p5"]))["head"])' "$results/lama_heads.csv")
+)
   rm -f "$results"/lama_head_words.csv "$results"/lama_head_density.csv "$results"/lama_head_shift.csv "$results"/lama_figure4_head.png
   [ -n "$chosen" ] || return 0
   "$cli" word-weights --model "$samples/lama_amazon" --data "$lama_data" --part test --seed 1 --words "$words" \

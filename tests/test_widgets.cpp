@@ -36,6 +36,18 @@ AttentionMatrix three_by_three() {
   return matrix;
 }
 
+// The heatmap's title element after `title` is laid out at `width` pixels (a resize lays it out).
+QCPTextElement* title_at_width(AttentionHeatmap& heatmap, const QString& title, int width) {
+  heatmap.resize(width + 10, 300);
+  heatmap.show();
+  auto matrix = three_by_three();
+  matrix.title = title;
+  heatmap.setMatrix(matrix);
+  heatmap.resize(width, 300);
+  QTest::qWait(20);
+  return qobject_cast<QCPTextElement*>(heatmap.plot()->plotLayout()->element(0, 0));
+}
+
 }  // namespace
 
 class WidgetTests : public QObject {
@@ -129,18 +141,12 @@ class WidgetTests : public QObject {
   // A title wider than its map breaks between words onto a second line, whole when two lines hold it.
   void heatmapTitleWrapsToItsWidth() {
     AttentionHeatmap heatmap;
-    heatmap.resize(520, 400);
-    heatmap.show();
-    auto matrix = three_by_three();
-    matrix.title = "bet_sf · layer 2 · mean of 8 heads (1 off, still in the mean)";
-    heatmap.setMatrix(matrix);
-    heatmap.resize(420, 400);
-    QTest::qWait(20);
-    auto* title = qobject_cast<QCPTextElement*>(heatmap.plot()->plotLayout()->element(0, 0));
+    const QString text = "bet_sf · layer 2 · mean of 8 heads (1 off, still in the mean)";
+    auto* title = title_at_width(heatmap, text, 420);
     QVERIFY(title);
     const QStringList lines = title->text().split('\n');
     QCOMPARE(lines.size(), 3);  // too wide for one line: the title on two, then the scale
-    QCOMPARE(lines[0] + ' ' + lines[1], matrix.title);
+    QCOMPARE(lines[0] + ' ' + lines[1], text);
     QCOMPARE(lines[2], QString("scale 0–1"));
     for (const auto& line : lines) QVERIFY(QFontMetrics(title->font()).horizontalAdvance(line) <= 420);
   }
@@ -168,15 +174,9 @@ class WidgetTests : public QObject {
   // What two lines cannot hold is cut ("…") to fit, never past the edges; titleText() keeps it whole.
   void heatmapTitleElidesToItsWidth() {
     AttentionHeatmap heatmap;
-    heatmap.resize(260, 300);
-    heatmap.show();
-    auto matrix = three_by_three();
-    matrix.title = "a_model_with_a_long_name · layer 12 · mean of 12 heads (3 off, still in the mean)";
-    heatmap.setMatrix(matrix);
-    heatmap.resize(250, 300);  // a resize lays the title out at the new width
-    QTest::qWait(20);
-    QCOMPARE(heatmap.titleText(), matrix.title + "\nscale 0–1");
-    auto* title = qobject_cast<QCPTextElement*>(heatmap.plot()->plotLayout()->element(0, 0));
+    const QString text = "a_model_with_a_long_name · layer 12 · mean of 12 heads (3 off, still in the mean)";
+    auto* title = title_at_width(heatmap, text, 250);
+    QCOMPARE(heatmap.titleText(), text + "\nscale 0–1");
     QVERIFY(title);
     QVERIFY2(title->text().contains(QChar(0x2026)), qPrintable(title->text()));
     for (const auto& line : title->text().split('\n')) QVERIFY(QFontMetrics(title->font()).horizontalAdvance(line) <= 250);

@@ -299,8 +299,8 @@ void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable
   }
   for (auto& small : plots)
     if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
-  plot.showSmallMultiples(title.isEmpty() ? QString("Word weights per rating (LAMA Figure 4)") : title, plots, plots.size() <= 4 ? plots.size() : 3,
-                          x_label, "density");
+  const QString shown_title = title.isEmpty() ? QString("Word weights per rating (LAMA Figure 4)") : title;
+  plot.showSmallMultiples(shown_title, plots, plots.size() <= 4 ? plots.size() : 3, x_label, "density");
 }
 
 }  // namespace aw
