@@ -1,7 +1,8 @@
 // analysis/variant_comparison.h — several trained models of each variant (one per seed) on the same
 // data: each variant's mean ± sample standard deviation of the metric, and Welch's t-test between
-// every pair of variants (Bird-Eye marks results by significance over several runs). Plain numbers
-// in and out: `attention-cli compare` evaluates the models and calls this.
+// every pair of variants, or between one reference variant and each other (Bird-Eye marks results by
+// significance over several runs), with Holm's adjustment over the tests made. Plain numbers in and
+// out: `attention-cli compare` evaluates the models and calls this.
 #pragma once
 
 #include "analysis/significance.h"
@@ -31,22 +32,29 @@ struct VariantContrast {
   std::string first, second;  // in the order the variants were given
   double difference = 0.0;    // mean(first) − mean(second)
   TestResult welch;
+  double p_holm = 1.0;  // Holm-adjusted over every contrast of the comparison
 };
 
 struct VariantComparison {
   std::string metric;  // perplexity, accuracy, …
   std::vector<VariantSummary> variants;
-  std::vector<VariantContrast> contrasts;  // every pair, first before second in the given order
+  std::string reference;  // "" when every pair is tested
+  // Without a reference: every pair, first before second in the given order. With one: the reference
+  // first, against each other variant in the given order.
+  std::vector<VariantContrast> contrasts;
 };
 
-// Throws aw::Error for fewer than two variants, a repeated name, or a variant with fewer than two
-// models ("variant 'bet' has 1 model; Welch's t-test needs at least 2 runs of each variant"): what
-// check_variants checks before any model is evaluated.
-void check_variants(const std::vector<VariantScores>& variants);
-// check_variants, then the summaries and tests of the variants' values (one per model).
-VariantComparison compare_variants(const std::string& metric, const std::vector<VariantScores>& variants);
+// Throws aw::Error for fewer than two variants, a repeated name, a variant with fewer than two
+// models ("variant 'bet' has 1 model; Welch's t-test needs at least 2 runs of each variant"), or a
+// reference that names none of them: what check_variants checks before any model is evaluated.
+void check_variants(const std::vector<VariantScores>& variants, const std::string& reference = "");
+// check_variants, then the summaries and tests of the variants' values (one per model). Testing each
+// variant against a reference alone makes k − 1 tests instead of k(k − 1)/2, so Holm's adjustment
+// costs less power when only "better than the baseline?" is asked.
+VariantComparison compare_variants(const std::string& metric, const std::vector<VariantScores>& variants,
+                                   const std::string& reference = "");
 
-// `variant,runs,mean,sd` and `first,second,difference,t,df,p_value`, and both as JSON.
+// `variant,runs,mean,sd` and `first,second,difference,t,df,p_value,p_holm`, and both as JSON.
 std::string variant_summary_csv(const VariantComparison& comparison);
 std::string variant_tests_csv(const VariantComparison& comparison);
 nlohmann::json variant_comparison_json(const VariantComparison& comparison);

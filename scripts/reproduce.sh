@@ -151,8 +151,10 @@ else
   compare_text=$wiki/test.txt compare_window=128
 fi
 if [ ${#compare_args[@]} -ge 4 ]; then
-  step "compare (Bird-Eye Table 2)" "$cli" compare "${compare_args[@]}" --text "$compare_text" --window "$compare_window" \
-    --out "$results/table2_summary.csv" --tests "$results/table2_tests.csv"
+  # Each variant against the first (vanilla; transformer_lm in --quick): Holm over k − 1 tests.
+  reference=${compare_args[1]%%=*}
+  step "compare (Bird-Eye Table 2)" "$cli" compare "${compare_args[@]}" --reference "$reference" \
+    --text "$compare_text" --window "$compare_window" --out "$results/table2_summary.csv" --tests "$results/table2_tests.csv"
 else
   # An older compare's CSVs would read as this run's: remove them, the report then lists the seeds.
   rm -f "$results/table2_summary.csv" "$results/table2_tests.csv"
@@ -287,7 +289,7 @@ if [ $quick = 0 ]; then
       if [ ! -f "$test_file" ]; then
         step "split: Amazon as train-models.sh does" "$cli" split --data "$amazon" --out "$runs/data/amazon" --seed 1
       fi
-      step "compare: LAMA and baselines on $set" "$cli" compare "${args[@]}" --text "$test_file" \
+      step "compare: LAMA and baselines on $set" "$cli" compare "${args[@]}" --reference "${args[1]%%=*}" --text "$test_file" \
         --out "$results/lama_${set}_summary.csv" --tests "$results/lama_${set}_tests.csv"
     fi
   done

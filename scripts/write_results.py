@@ -78,12 +78,24 @@ def interval(row):
 
 
 def against(tests, reference):
-    """Welch tests that involve `reference`: (other variant, reference − other, p, the test's row)."""
+    """Welch tests that involve `reference`: (other variant, reference − other, p, Holm-adjusted p over the
+    comparison's tests, the test's row)."""
     for t in tests or []:
         if reference not in (t["first"], t["second"]):
             continue
         sign = 1 if t["first"] == reference else -1
-        yield (t["second"] if sign == 1 else t["first"]), sign * float(t["difference"]), float(t["p_value"]), t
+        yield ((t["second"] if sign == 1 else t["first"]), sign * float(t["difference"]), float(t["p_value"]),
+               float(t["p_holm"]), t)
+
+
+def trained_on(runs):
+    """Where a variant's recorded runs trained, e.g. "cpu ×2, cuda ×1" (records from before devices were
+    recorded trained on the CPU)."""
+    counts = {}
+    for _, record in runs:
+        device = record.get("training", {}).get("device", "cpu").split(":")[0]
+        counts[device] = counts.get(device, 0) + 1
+    return ", ".join(f"{d} ×{n}" for d, n in sorted(counts.items()))
 
 
 def data_name(path):
@@ -307,23 +319,36 @@ class Report:
                          "Transformer on all three of its language-modelling datasets (abstract).\n")
             return
         self.add("`attention-cli compare`: each variant's runs (seeds) evaluated on the WikiText-2 test split; "
-                 "mean ± sd over runs, and Welch's t-test of each pair (unequal variances).\n")
-        self.add(table(["variant", "runs", "test perplexity, mean ± sd"],
-                       [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}"] for r in summary]))
+                 "mean ± sd over runs, and Welch's t-test (unequal variances) of each variant against the first, "
+                 "Holm-adjusted over those tests.\n")
+        devices = {v: trained_on(runs) for v, runs in records.items()}
+        self.add(table(["variant", "runs", "test perplexity, mean ± sd", "trained on"],
+                       [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}", devices.get(r["variant"], "—")]
+                        for r in summary]))
+        if len({devices.get(r["variant"]) for r in summary}) > 1:
+            self.add("The variants' seeds did not all train on one device (the CPU here, or a lent GPU): the same "
+                     "seed does not give the same weights on another device (docs/training.md measured 0.2–0.8 % "
+                     "apart in perplexity), so a device difference adds to the seed-to-seed spread; each run's "
+                     "device is in the recorded runs' table below.\n")
         if tests:
             reference = summary[0]["variant"]
             rows, sentences = [], []
-            for other, diff, p, t in against(tests, reference):  # diff = reference − other
-                rows.append([other, num(-diff), num(t["df"], 1), pvalue(p)])
-                verdict = "significant at 0.05" if p < 0.05 else "not significant at 0.05"
+            for other, diff, p, holm, t in against(tests, reference):  # diff = reference − other
+                rows.append([other, num(-diff), num(t["df"], 1), pvalue(p), pvalue(holm)])
+                verdict = "significant at 0.05" if holm < 0.05 else "not significant at 0.05"
                 direction = "lower" if diff > 0 else "higher"
                 sentences.append(f"`{other}` is {num(abs(diff))} {direction} than `{reference}` (p = {pvalue(p)}, "
-                                 f"{verdict})")
-            self.add(table([f"variant vs `{reference}`", "difference in mean perplexity", "Welch df", "p"], rows))
+                                 f"Holm p = {pvalue(holm)}, {verdict})")
+            self.add(table([f"variant vs `{reference}`", "difference in mean perplexity", "Welch df", "p",
+                            "Holm p"], rows))
             runs = min(int(r["runs"]) for r in summary)
-            self.add("**What we see.** " + "; ".join(sentences) + f". With {runs} runs a variant, only differences "
-                     "several times the seed-to-seed spread reach significance; a \"not significant\" here is no "
-                     "evidence that the variants are equal.\n")
+            unadjusted = [other for other, _, p, holm, _ in against(tests, reference) if p < 0.05 <= holm]
+            self.add("**What we see.** " + "; ".join(sentences) + f". Each variant is tested against `{reference}` "
+                     f"alone ({len(rows)} tests), and Holm's adjustment keeps the chance of any false \"significant\" "
+                     "among them at 5 %" + (f"; {', '.join(f'`{o}`' for o in unadjusted)} would pass at 0.05 without "
+                                             "it" if unadjusted else "") +
+                     f". With {runs} runs a variant, only differences several times the seed-to-seed spread reach "
+                     "significance; a \"not significant\" here is no evidence that the variants are equal.\n")
         compared = {r["variant"] for r in summary}
         single = [(v, ppl) for v, ppl in recorded if v not in compared]
         if single:
@@ -600,20 +625,22 @@ class Report:
             return
         for name, summary, tests in found:
             title = {"amazon": "Amazon Fine Food (seeded 80/10/10 split)", "sst5": "SST-5 (its own split)"}[name]
-            self.add(f"{title}: test accuracy over seeds (`compare`), mean ± sd, and Welch's t-test against LAMA.\n")
+            self.add(f"{title}: test accuracy over seeds (`compare`), mean ± sd, and Welch's t-test against LAMA, "
+                     "Holm-adjusted over the two baselines.\n")
             self.add(table(["model", "runs", "test accuracy, mean ± sd"],
                            [[r["variant"], r["runs"], f"{num(r['mean'], 3)} ± {num(r['sd'], 3)}"] for r in summary]))
             rows, sentences = [], []
-            for other, lama_minus_other, p, _ in against(tests, "lama"):
-                rows.append([other, num(lama_minus_other, 3), pvalue(p), "yes" if p < 0.05 else "no"])
-                if p < 0.05:
+            for other, lama_minus_other, p, holm, _ in against(tests, "lama"):
+                rows.append([other, num(lama_minus_other, 3), pvalue(p), pvalue(holm), "yes" if holm < 0.05 else "no"])
+                if holm < 0.05:
                     sentences.append(f"LAMA is {'above' if lama_minus_other > 0 else 'below'} `{other}` by "
-                                     f"{num(abs(lama_minus_other), 3)} (p = {pvalue(p)})")
+                                     f"{num(abs(lama_minus_other), 3)} (Holm p = {pvalue(holm)})")
                 else:
                     sentences.append(f"LAMA and `{other}` differ by {num(lama_minus_other, 3)}, not significantly "
-                                     f"(p = {pvalue(p)})")
+                                     f"(p = {pvalue(p)}, Holm p = {pvalue(holm)})")
             if rows:
-                self.add(table(["baseline", "LAMA − baseline (accuracy)", "p", "significant at 0.05"], rows))
+                self.add(table(["baseline", "LAMA − baseline (accuracy)", "p", "Holm p", "significant at 0.05 (Holm)"],
+                               rows))
                 runs = min(int(r["runs"]) for r in summary)
                 self.add("**What we see.** " + "; ".join(sentences) + f". With {runs} seeds a model, a difference "
                          "that is not significant is no evidence that the models are equal. **The paper** reports "

@@ -215,5 +215,65 @@ TEST(VariantComparison, MeanSdAndWelchPerPairOfVariants) {
             "compare needs at least two variants (--variant NAME=DIR,DIR twice or more)");
 }
 
+// Holm by hand: the p-values sorted, the i-th smallest times (m − i + 1), running maximum, capped at 1.
+std::vector<double> holm_by_hand(const std::vector<double>& p) {
+  std::vector<size_t> order(p.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> adjusted(p.size());
+  double running = 0;
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    running = std::max(running, std::min(1.0, static_cast<double>(p.size() - rank) * p[order[rank]]));
+    adjusted[order[rank]] = running;
+  }
+  return adjusted;
+}
+
+const std::vector<VariantScores> three_variants = {
+    {"vanilla", {"v1", "v2", "v3"}, {1, 2, 3}}, {"bet", {"b1", "b2", "b3"}, {4, 5, 7}}, {"sg", {"s1", "s2"}, {2, 2.5}}};
+
+TEST(VariantComparison, EveryPairHolmAdjustedOverThePairs) {
+  const auto comparison = compare_variants("perplexity", three_variants);
+  const std::vector<double> raw = {welch_t_test({1, 2, 3}, {4, 5, 7}).p_value, welch_t_test({1, 2, 3}, {2, 2.5}).p_value,
+                                   welch_t_test({4, 5, 7}, {2, 2.5}).p_value};
+  const auto expected = holm_by_hand(raw);
+  ASSERT_EQ(comparison.contrasts.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(comparison.contrasts[i].welch.p_value, raw[i]);
+    EXPECT_NEAR(comparison.contrasts[i].p_holm, expected[i], 1e-15);
+    EXPECT_GE(comparison.contrasts[i].p_holm, raw[i]);
+  }
+  EXPECT_EQ(comparison.reference, "");
+  const auto csv = variant_tests_csv(comparison);
+  EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n') + 1)),
+            "# metric=perplexity, test=welch, correction=holm\nfirst,second,difference,t,df,p_value,p_holm");
+}
+
+TEST(VariantComparison, AReferenceAgainstEachOtherVariant) {
+  const auto comparison = compare_variants("perplexity", three_variants, "bet");
+  // bet first, against vanilla and sg in the given order: two tests, Holm over the two.
+  ASSERT_EQ(comparison.contrasts.size(), 2u);
+  EXPECT_EQ(comparison.contrasts[0].first, "bet");
+  EXPECT_EQ(comparison.contrasts[0].second, "vanilla");
+  EXPECT_EQ(comparison.contrasts[1].first, "bet");
+  EXPECT_EQ(comparison.contrasts[1].second, "sg");
+  EXPECT_NEAR(comparison.contrasts[0].difference, 16.0 / 3 - 2.0, 1e-12);
+  EXPECT_NEAR(comparison.contrasts[1].difference, 16.0 / 3 - 2.25, 1e-12);
+  const std::vector<double> raw = {welch_t_test({4, 5, 7}, {1, 2, 3}).p_value, welch_t_test({4, 5, 7}, {2, 2.5}).p_value};
+  const auto expected = holm_by_hand(raw);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_DOUBLE_EQ(comparison.contrasts[i].welch.p_value, raw[i]);
+    EXPECT_NEAR(comparison.contrasts[i].p_holm, expected[i], 1e-15);
+  }
+  // The welch test is symmetric in its samples: swapping the order only flips t's sign.
+  EXPECT_DOUBLE_EQ(comparison.contrasts[0].welch.statistic, -welch_t_test({1, 2, 3}, {4, 5, 7}).statistic);
+  const auto csv = variant_tests_csv(comparison);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "# metric=perplexity, test=welch, correction=holm, reference=bet");
+  EXPECT_EQ(variant_comparison_json(comparison).at("reference"), "bet");
+  EXPECT_DOUBLE_EQ(variant_comparison_json(comparison).at("welch").at(1).at("p_holm").get<double>(), expected[1]);
+  EXPECT_EQ(test::error_of([] { compare_variants("perplexity", three_variants, "bet_sf"); }),
+            "the reference 'bet_sf' is none of the variants (vanilla, bet, sg)");
+}
+
 }  // namespace
 }  // namespace aw

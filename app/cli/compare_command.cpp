@@ -1,6 +1,7 @@
 // app/cli/compare_command.cpp — `attention-cli compare`: several runs of each variant (one model per
 // training seed, `train --seeds`) evaluated on one data file by the eval analysis, then each
-// variant's mean ± sd and Welch's t-test between every pair of variants (analysis/variant_comparison.h).
+// variant's mean ± sd and Welch's t-test between every pair of variants, or with --reference NAME
+// between that variant and each other, Holm-adjusted over the tests made (analysis/variant_comparison.h).
 // A run may also be a result recorded earlier (`eval --json` saved to a .json file), so seeds whose
 // weights were not kept still count — once the file shows it was measured on the same data.
 #include "analysis/registry.h"
@@ -95,12 +96,15 @@ double evaluate(const LoadedModel& loaded, const CliOptions& options, const std:
 }  // namespace
 
 int run_compare(int argc, char** argv) {
-  const CliOptions options("compare", {{"variant", "text", "window", "batch", "out", "tests", "device", "threads"}, {"json"}},
+  const CliOptions options("compare", {{"variant", "reference", "text", "window", "batch", "out", "tests", "device", "threads"}, {"json"}},
                            argc, argv, 2);
   options.require("text");
   std::vector<VariantScores> variants;
   for (const auto& text : options.all("variant")) variants.push_back(parse_variant(text));
-  check_variants(variants);
+  const auto reference = options.get("reference", "");
+  if (options.has("reference") && reference.empty())
+    throw Error("attention-cli compare: --reference expects the NAME of one --variant");
+  check_variants(variants, reference);
   // Every model scored by one metric, checked before the first is evaluated.
   std::string metric;
   for (const auto& variant : variants)
@@ -127,7 +131,7 @@ int run_compare(int argc, char** argv) {
                    variant.models.size(), variant.models[run].c_str(), recorded ? ", recorded" : "", metric.c_str(),
                    variant.values[run]);
     }
-  const auto comparison = compare_variants(metric, variants);
+  const auto comparison = compare_variants(metric, variants, reference);
   if (options.has("out")) write_text_file(options.get("out", ""), variant_summary_csv(comparison));
   if (options.has("tests")) write_text_file(options.get("tests", ""), variant_tests_csv(comparison));
   if (options.flag("json")) {
@@ -137,10 +141,15 @@ int run_compare(int argc, char** argv) {
   std::printf("%s on %s, mean ± sd over the runs of each variant\n", metric.c_str(), options.get("text", "").c_str());
   for (const auto& row : comparison.variants)
     std::printf("  %-16s %lld runs  %.4f ± %.4f\n", row.name.c_str(), static_cast<long long>(row.runs), row.mean, row.sd);
-  std::printf("Welch's t-test between variants\n");
+  if (reference.empty())
+    std::printf("Welch's t-test between variants (Holm over the %zu tests)\n", comparison.contrasts.size());
+  else
+    std::printf("Welch's t-test of %s against each other variant (Holm over the %zu tests)\n", reference.c_str(),
+                comparison.contrasts.size());
   for (const auto& row : comparison.contrasts)
-    std::printf("  %s − %s: %+.4f  t = %.3f, df = %.1f, p = %.4g\n", row.first.c_str(), row.second.c_str(),
-                row.difference, row.welch.statistic, row.welch.degrees_of_freedom, row.welch.p_value);
+    std::printf("  %s − %s: %+.4f  t = %.3f, df = %.1f, p = %.4g, Holm p = %.4g\n", row.first.c_str(),
+                row.second.c_str(), row.difference, row.welch.statistic, row.welch.degrees_of_freedom,
+                row.welch.p_value, row.p_holm);
   return 0;
 }
 

@@ -51,9 +51,10 @@ commands:
           [--group-by line|source]         source: source<TAB>translation lines; the distinct
                                            sources are shuffled, so a source's lines stay together
   compare --variant NAME=DIR,DIR,… --variant … --text FILE [--window N --batch B]
-          [--out summary.csv --tests tests.csv --json]
+          [--reference NAME] [--out summary.csv --tests tests.csv --json]
                                            several runs (seeds) of each variant on one file:
-                                           mean ± sd per variant, Welch's t-test between them;
+                                           mean ± sd per variant, Welch's t-test between every
+                                           pair (or NAME against each other), Holm-adjusted;
                                            a run is a model folder or a result saved by
                                            `eval --json` on the same file and windows
 
