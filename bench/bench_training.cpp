@@ -8,14 +8,19 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <utility>
+
 namespace {
 
 constexpr int64_t kBatch = 16, kWindow = 64, kVocabulary = 7000;
 
 void BM_TrainingStep(benchmark::State& state, const std::string& arch) {
   aw::configure_allocator();
-  // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+  // LibTorch's threads, then OpenBLAS's own pool: 0 keeps its default (every core), as the first figures
+  // measured; 1 stops its workers competing with LibTorch's for the same cores.
+  static const int blas_default = aw::blas_threads();
   torch::set_num_threads(static_cast<int>(state.range(0)));
+  aw::set_blas_threads(state.range(1) > 0 ? static_cast<int>(state.range(1)) : blas_default);
   nlohmann::json json = {{"model_type", arch}, {"vocab_size", kVocabulary}, {"n_layers", 2}, {"n_heads", 4},
                          {"d_model", 128},     {"d_ff", 512},               {"max_positions", kWindow},
                          {"dropout", 0.1}};
@@ -36,9 +41,15 @@ void BM_TrainingStep(benchmark::State& state, const std::string& arch) {
   state.counters["tokens/s"] = benchmark::Counter(kBatch * (kWindow - 1), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-BENCHMARK_CAPTURE(BM_TrainingStep, transformer_lm, std::string("transformer_lm"))->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_TrainingStep, bet_sf, std::string("bet_sf"))->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_TrainingStep, bet_sg, std::string("bet_sg"))->Arg(1)->ArgName("threads")->Unit(benchmark::kMillisecond);
+// Thread pairs: (LibTorch, OpenBLAS), 0 = OpenBLAS's default.
+void ThreadPairs(benchmark::internal::Benchmark* bench) {
+  bench->ArgNames({"torch", "blas"})->Unit(benchmark::kMillisecond);
+  for (const auto& pair : {std::pair<int, int>{1, 0}, {2, 0}, {1, 1}, {2, 1}}) bench->Args({pair.first, pair.second});
+}
+
+BENCHMARK_CAPTURE(BM_TrainingStep, transformer_lm, std::string("transformer_lm"))->Apply(ThreadPairs);
+BENCHMARK_CAPTURE(BM_TrainingStep, bet_sf, std::string("bet_sf"))->Apply(ThreadPairs);
+BENCHMARK_CAPTURE(BM_TrainingStep, bet_sg, std::string("bet_sg"))->Args({1, 0})->ArgNames({"torch", "blas"})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

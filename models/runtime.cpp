@@ -46,26 +46,27 @@ torch::Device resolve_device(const std::string& name) {
 std::string describe_device(const torch::Device& device) {
   if (device.is_cuda())
     return "CUDA device " + std::to_string(device.index()) + " of " + std::to_string(torch::cuda::device_count());
-  const int threads = torch::get_num_threads();
+  const int threads = std::max(torch::get_num_threads(), blas_threads());
   return "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
 }
 
-int configure_threads(int requested, int fallback) {
+int configure_threads(int requested, torch::ScalarType dtype) {
   static const int blas_default = blas_threads();  // OpenBLAS's own choice (every core), kept for later calls
-  int threads = requested;
-  if (threads <= 0) {
-    if (const char* from_env = std::getenv("AW_THREADS")) threads = std::atoi(from_env);
+  int asked = requested;
+  if (asked <= 0) {
+    if (const char* from_env = std::getenv("AW_THREADS")) asked = std::atoi(from_env);
   }
-  // A count asked for by name bounds OpenBLAS's pool too: left at every core, two `train --threads 1`
-  // lanes on 2 cores ran four threads that spin-wait on each other (sched_yield), each lane at about
-  // half its speed alone. Otherwise OpenBLAS keeps its default, which threads the F32 products.
-  if (threads > 0) {
-    set_blas_threads(threads);
-  } else {
-    if (blas_default > 0) set_blas_threads(blas_default);
-    threads = fallback > 0 ? fallback : kDefaultThreads;
+  // OpenBLAS's pool and LibTorch's are separate, and each spin-waits while the other works: a count
+  // asked for goes to OpenBLAS alone for F32 (two `train --threads 1` lanes with OpenBLAS left at every
+  // core ran at half speed; `--threads 2` as LibTorch 2 + OpenBLAS 2 evaluated 1.45× and trained 2.5–3×
+  // slower than LibTorch 1 + OpenBLAS 2).
+  if (asked > 0) {
+    set_blas_threads(asked);
+  } else if (blas_default > 0) {
+    set_blas_threads(blas_default);
   }
-  torch::set_num_threads(threads);
+  const bool products_on_libtorch = dtype == torch::kBFloat16;
+  torch::set_num_threads(products_on_libtorch && asked > 0 ? asked : default_threads_for(dtype));
   return torch::get_num_threads();
 }
 

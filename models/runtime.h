@@ -9,25 +9,30 @@
 
 namespace aw {
 
-// LibTorch intra-op threads used unless --threads or AW_THREADS says otherwise. Measured on the
-// 2-core machines (bench_foundation): a lone softmax is faster with two threads, but a whole forward
-// pass is ~20 % slower, because OpenBLAS threads its own matrix products and LibTorch's extra thread
-// competes with it (see README "Performance").
+// LibTorch intra-op threads for a model whose matrix products run on OpenBLAS (F32). Measured on the
+// 2-core machines: a lone softmax is faster with two threads, but a whole forward pass is ~20 % slower
+// (bench_foundation), an eval 1.45× and a training step 2.5–3× slower (bench_training), because
+// OpenBLAS threads its own products in a pool of its own and the two pools spin-wait for each other
+// (see README "Performance").
 constexpr int kDefaultThreads = 1;
 
 // "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N". Throws aw::Error when CUDA is
 // asked for but not available, or the name is unknown.
 torch::Device resolve_device(const std::string& name);
-// "CPU (1 thread)" or "CUDA device 0 of 1".
+// "CPU (2 threads)" — the cores the CPU computes on: the larger of LibTorch's and OpenBLAS's thread
+// counts — or "CUDA device 0 of 1".
 std::string describe_device(const torch::Device& device);
 
-// Sets LibTorch's intra-op thread count: `requested` if > 0, else AW_THREADS, else `fallback` (0:
-// kDefaultThreads). A count from `requested` or AW_THREADS also caps OpenBLAS's threads (so
-// `--threads 1` uses one core); otherwise OpenBLAS keeps its own default. Returns LibTorch's count.
-int configure_threads(int requested = 0, int fallback = 0);
-// The thread count for a model computing in `dtype` on the CPU when neither --threads nor AW_THREADS
-// chose one: kDefaultThreads for F32, whose products OpenBLAS threads itself; every core for BF16,
-// whose products run on oneDNN with LibTorch's own threads (bench_llama: 2.0× faster on 2 cores).
+// Sets the threads a model computing in `dtype` uses on the CPU; N is `requested` if > 0, else
+// AW_THREADS, else unset. F32, whose products OpenBLAS threads: OpenBLAS gets N (unset: its own
+// default, every core) and LibTorch kDefaultThreads, so `--threads 2` is the fast default and
+// `--threads 1` one core. BF16, whose products run on oneDNN with LibTorch's own threads: LibTorch
+// gets N (unset: every core), OpenBLAS N too (unset: its default). Returns LibTorch's count.
+int configure_threads(int requested = 0, torch::ScalarType dtype = torch::kFloat32);
+// LibTorch's thread count for a model computing in `dtype` on the CPU when neither --threads nor
+// AW_THREADS chose one: kDefaultThreads for F32, whose products OpenBLAS threads itself; every core
+// for BF16, whose products run on oneDNN with LibTorch's own threads (bench_llama: 2.0× faster on 2
+// cores).
 int default_threads_for(torch::ScalarType dtype);
 
 // OpenBLAS's own thread count, which is separate from LibTorch's intra-op threads: −1 when the BLAS

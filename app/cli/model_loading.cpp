@@ -31,7 +31,7 @@ LoadedModel load_from_options(const CliOptions& options) {
   configure_threads(threads);
   const auto device = resolve_device(device_option(options));
   auto loaded = load_checkpoint(options.require("model"), device, dtype_option(options));
-  if (device.is_cpu()) configure_threads(threads, default_threads_for(loaded.dtype));  // BF16: every core
+  if (device.is_cpu()) configure_threads(threads, loaded.dtype);  // BF16: LibTorch's threads
   return loaded;
 }
 
@@ -53,7 +53,7 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cu
   for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device, dtype));
   const auto computes_in_bf16 = [](const LoadedModel& loaded) { return loaded.dtype == torch::kBFloat16; };
   if (device.is_cpu() && std::any_of(models.begin(), models.end(), computes_in_bf16))  // BF16: every core
-    configure_threads(static_cast<int>(options.get_int("threads", 0, 1)), default_threads_for(torch::kBFloat16));
+    configure_threads(static_cast<int>(options.get_int("threads", 0, 1)), torch::kBFloat16);
   return models;
 }
 

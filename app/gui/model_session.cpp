@@ -229,7 +229,7 @@ ModelSummary ModelSession::load(const QString& dir) {
     if (config.is_recurrent() || config.is_translation()) dtype = std::nullopt;
     auto model = load_checkpoint(dir.toStdString(), impl_->device, dtype);
     if (impl_->device.is_cpu() && model.dtype == torch::kBFloat16)  // its products run on LibTorch's threads
-      configure_threads(0, default_threads_for(model.dtype));
+      configure_threads(0, model.dtype);
     return model;
   });
   auto summary = summarise(loaded);
