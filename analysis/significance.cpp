@@ -203,6 +203,26 @@ double student_t_cdf(double t, double degrees_of_freedom) {
   return t >= 0 ? 1 - half_tail : half_tail;
 }
 
+double student_t_quantile(double p, double degrees_of_freedom) {
+  if (!(p > 0 && p < 1)) throw Error("a quantile needs 0 < p < 1, got " + std::to_string(p));
+  if (!(degrees_of_freedom > 0))
+    throw Error("Student's t needs degrees of freedom > 0, got " + std::to_string(degrees_of_freedom));
+  if (p == 0.5) return 0.0;
+  if (p < 0.5) return -student_t_quantile(1 - p, degrees_of_freedom);  // the distribution is symmetric
+  double low = 0, high = 1;
+  while (student_t_cdf(high, degrees_of_freedom) < p) {
+    low = high;
+    high *= 2;
+  }
+  // The cdf is increasing: halve [low, high] until the midpoint no longer moves in double precision.
+  for (int step = 0; step < 200; ++step) {
+    const double middle = low + (high - low) / 2;
+    if (middle == low || middle == high) break;
+    (student_t_cdf(middle, degrees_of_freedom) < p ? low : high) = middle;
+  }
+  return low + (high - low) / 2;
+}
+
 TestResult welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() < 2 || b.size() < 2)
     throw Error("Welch's t-test needs at least 2 values in each sample, got " + std::to_string(a.size()) + " and " +

@@ -72,5 +72,8 @@ std::vector<double> tied_ranks(const std::vector<double>& values);
 
 // P(T ≤ t) for Student's t with ν > 0 degrees of freedom (through the regularised incomplete beta).
 double student_t_cdf(double t, double degrees_of_freedom);
+// The t with P(T ≤ t) = p for Student's t with ν > 0 degrees of freedom, 0 < p < 1 (bisection on
+// student_t_cdf to double precision; throws aw::Error outside those ranges).
+double student_t_quantile(double p, double degrees_of_freedom);
 
 }  // namespace aw

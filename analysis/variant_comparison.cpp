@@ -51,6 +51,14 @@ VariantComparison compare_variants(const std::string& metric, const std::vector<
     row.second = variants[b].name;
     row.difference = comparison.variants[a].mean - comparison.variants[b].mean;
     row.welch = welch_t_test(variants[a].values, variants[b].values);
+    const auto& first = comparison.variants[a];
+    const auto& second = comparison.variants[b];
+    const double standard_error = std::sqrt(first.sd * first.sd / static_cast<double>(first.runs) +
+                                            second.sd * second.sd / static_cast<double>(second.runs));
+    const double half_width =
+        standard_error > 0 ? student_t_quantile(0.975, row.welch.degrees_of_freedom) * standard_error : 0.0;
+    row.ci_low = row.difference - half_width;
+    row.ci_high = row.difference + half_width;
     comparison.contrasts.push_back(row);
   };
   if (reference.empty()) {
@@ -81,10 +89,10 @@ std::string variant_tests_csv(const VariantComparison& comparison) {
   std::ostringstream csv;
   csv << "# metric=" << comparison.metric << ", test=welch, correction=holm";
   if (!comparison.reference.empty()) csv << ", reference=" << comparison.reference;
-  csv << "\nfirst,second,difference,t,df,p_value,p_holm\n";
+  csv << "\nfirst,second,difference,ci_low,ci_high,t,df,p_value,p_holm\n";
   for (const auto& row : comparison.contrasts)
     csv << csv_field(row.first) << "," << csv_field(row.second) << "," << csv_number(row.difference) << ","
-        << csv_number(row.welch.statistic) << "," << csv_number(row.welch.degrees_of_freedom) << ","
+        << csv_number(row.ci_low) << "," << csv_number(row.ci_high) << "," << csv_number(row.welch.statistic) << "," << csv_number(row.welch.degrees_of_freedom) << ","
         << csv_number(row.welch.p_value) << "," << csv_number(row.p_holm) << "\n";
   return csv.str();
 }
@@ -96,6 +104,7 @@ nlohmann::json variant_comparison_json(const VariantComparison& comparison) {
   auto tests = nlohmann::json::array();
   for (const auto& row : comparison.contrasts)
     tests.push_back({{"first", row.first}, {"second", row.second}, {"difference", row.difference},
+                     {"ci_low", row.ci_low}, {"ci_high", row.ci_high},
                      {"t", row.welch.statistic}, {"df", row.welch.degrees_of_freedom}, {"p_value", row.welch.p_value},
                      {"p_holm", row.p_holm}});
   nlohmann::json result = {{"metric", comparison.metric}, {"variants", variants}, {"welch", tests}};

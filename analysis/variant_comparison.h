@@ -33,6 +33,9 @@ struct VariantContrast {
   double difference = 0.0;    // mean(first) − mean(second)
   TestResult welch;
   double p_holm = 1.0;  // Holm-adjusted over every contrast of the comparison
+  // 95 % Welch interval of `difference`: difference ± t(0.975, ν)·√(sd₁²/n₁ + sd₂²/n₂), not adjusted
+  // for the number of contrasts; [difference, difference] when both variants' runs are constant.
+  double ci_low = 0.0, ci_high = 0.0;
 };
 
 struct VariantComparison {
@@ -54,7 +57,7 @@ void check_variants(const std::vector<VariantScores>& variants, const std::strin
 VariantComparison compare_variants(const std::string& metric, const std::vector<VariantScores>& variants,
                                    const std::string& reference = "");
 
-// `variant,runs,mean,sd` and `first,second,difference,t,df,p_value,p_holm`, and both as JSON.
+// `variant,runs,mean,sd` and `first,second,difference,ci_low,ci_high,t,df,p_value,p_holm`, and both as JSON.
 std::string variant_summary_csv(const VariantComparison& comparison);
 std::string variant_tests_csv(const VariantComparison& comparison);
 nlohmann::json variant_comparison_json(const VariantComparison& comparison);

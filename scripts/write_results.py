@@ -78,14 +78,20 @@ def interval(row):
 
 
 def against(tests, reference):
-    """Welch tests that involve `reference`: (other variant, reference − other, p, Holm-adjusted p over the
-    comparison's tests, the test's row)."""
+    """Welch tests that involve `reference`: (other variant, reference − other, its 95 % interval as a
+    (low, high) pair, p, Holm-adjusted p over the comparison's tests, the test's row)."""
     for t in tests or []:
         if reference not in (t["first"], t["second"]):
             continue
         sign = 1 if t["first"] == reference else -1
-        yield ((t["second"] if sign == 1 else t["first"]), sign * float(t["difference"]), float(t["p_value"]),
-               float(t["p_holm"]), t)
+        low, high = sorted((sign * float(t["ci_low"]), sign * float(t["ci_high"])))
+        yield ((t["second"] if sign == 1 else t["first"]), sign * float(t["difference"]), (low, high),
+               float(t["p_value"]), float(t["p_holm"]), t)
+
+
+def span(low, high, digits=2):
+    """A 95 % interval cell: [low, high]."""
+    return f"[{num(low, digits)}, {num(high, digits)}]"
 
 
 def trained_on(runs):
@@ -349,18 +355,18 @@ class Report:
         if tests:
             reference = summary[0]["variant"]
             rows, sentences = [], []
-            for other, diff, p, holm, t in against(tests, reference):  # diff = reference − other
-                rows.append([other, num(-diff), num(t["df"], 1), pvalue(p), pvalue(holm)])
+            for other, diff, (low, high), p, holm, t in against(tests, reference):  # diff = reference − other
+                rows.append([other, num(-diff), span(-high, -low), num(t["df"], 1), pvalue(p), pvalue(holm)])
                 verdict = "significant at 0.05" if holm < 0.05 else "not significant at 0.05"
                 direction = "lower" if diff > 0 else "higher"
                 sentences.append(f"`{other}` is {num(abs(diff))} {direction} than `{reference}` (p = {pvalue(p)}, "
                                  f"Holm p = {pvalue(holm)}, {verdict})")
-            self.add(table([f"variant vs `{reference}`", "difference in mean perplexity", "Welch df", "p",
-                            "Holm p"], rows))
+            self.add(table([f"variant vs `{reference}`", "difference in mean perplexity",
+                            "95 % interval (Welch)", "Welch df", "p", "Holm p"], rows))
             runs = min(int(r["runs"]) for r in summary)
-            unadjusted = [other for other, _, p, holm, _ in against(tests, reference) if p < 0.05 <= holm]
+            unadjusted = [other for other, _, _, p, holm, _ in against(tests, reference) if p < 0.05 <= holm]
             self.add("**What we see.** " + "; ".join(sentences) + f". Each variant is tested against `{reference}` "
-                     f"alone ({len(rows)} tests), and Holm's adjustment keeps the chance of any false \"significant\" "
+                     f"alone ({len(rows)} test{'s' if len(rows) != 1 else ''}), and Holm's adjustment keeps the chance of any false \"significant\" "
                      "among them at 5 %" + (f"; {', '.join(f'`{o}`' for o in unadjusted)} would pass at 0.05 without "
                                              "it" if unadjusted else "") +
                      f". With {runs} runs a variant, only differences several times the seed-to-seed spread reach "
@@ -391,7 +397,8 @@ class Report:
                            [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}"] for r in ud]))
             for t in ud_tests or []:
                 p = float(t["p_value"])
-                self.add(f"`{t['first']}` − `{t['second']}` = {num(t['difference'])} (Welch p = {pvalue(p)}, "
+                self.add(f"`{t['first']}` − `{t['second']}` = {num(t['difference'])}, 95 % interval "
+                         f"{span(float(t['ci_low']), float(t['ci_high']))} (Welch p = {pvalue(p)}, "
                          f"{'significant' if p < 0.05 else 'not significant'} at 0.05).\n")
 
     def table3(self):
@@ -646,8 +653,9 @@ class Report:
             self.add(table(["model", "runs", "test accuracy, mean ± sd"],
                            [[r["variant"], r["runs"], f"{num(r['mean'], 3)} ± {num(r['sd'], 3)}"] for r in summary]))
             rows, sentences = [], []
-            for other, lama_minus_other, p, holm, _ in against(tests, "lama"):
-                rows.append([other, num(lama_minus_other, 3), pvalue(p), pvalue(holm), "yes" if holm < 0.05 else "no"])
+            for other, lama_minus_other, (low, high), p, holm, _ in against(tests, "lama"):
+                rows.append([other, num(lama_minus_other, 3), span(low, high, 3), pvalue(p), pvalue(holm),
+                             "yes" if holm < 0.05 else "no"])
                 if holm < 0.05:
                     sentences.append(f"LAMA is {'above' if lama_minus_other > 0 else 'below'} `{other}` by "
                                      f"{num(abs(lama_minus_other), 3)} (Holm p = {pvalue(holm)})")
@@ -655,8 +663,8 @@ class Report:
                     sentences.append(f"LAMA and `{other}` differ by {num(lama_minus_other, 3)}, not significantly "
                                      f"(p = {pvalue(p)}, Holm p = {pvalue(holm)})")
             if rows:
-                self.add(table(["baseline", "LAMA − baseline (accuracy)", "p", "Holm p", "significant at 0.05 (Holm)"],
-                               rows))
+                self.add(table(["baseline", "LAMA − baseline (accuracy)", "95 % interval (Welch)", "p", "Holm p",
+                                "significant at 0.05 (Holm)"], rows))
                 runs = min(int(r["runs"]) for r in summary)
                 self.add("**What we see.** " + "; ".join(sentences) + f". With {runs} seeds a model, a difference "
                          "that is not significant is no evidence that the models are equal. **The paper** reports "

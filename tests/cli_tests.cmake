@@ -157,7 +157,7 @@ aw_cli_test(train_seeds EXIT 0 REGEX "saved to[^\n]*\n?[^\n]*/seeds_bet_sf/seed-
             ARGS train --arch bet_sf --train ${fixtures}/corpus.txt --valid ${fixtures}/corpus.txt --layers 1 --heads 2
                  --d-model 8 --d-ff 16 --window 8 --epochs 1 --batch 2 --seeds 2,3 --out ${fixtures}/seeds_bet_sf)
 aw_cli_test(compare_variants EXIT 0 STDOUT_LINES 5
-            REGEX "perplexity on [^\n]*/corpus.txt, mean ± sd over the runs of each variant\n  seeded +2 runs  [0-9.]+ ± [0-9.]+\n  others +2 runs  [0-9.]+ ± [0-9.]+\nWelch's t-test between variants \\(Holm over the 1 tests\\)\n  seeded − others: [-+][0-9.]+  t = [-0-9.]+, df = [0-9.]+, p = [0-9.e-]+, Holm p = [0-9.e-]+\n"
+            REGEX "perplexity on [^\n]*/corpus.txt, mean ± sd over the runs of each variant\n  seeded +2 runs  [0-9.]+ ± [0-9.]+\n  others +2 runs  [0-9.]+ ± [0-9.]+\nWelch's t-test between variants \\(Holm over the 1 tests\\)\n  seeded − others: [-+][0-9.]+ .95 % [-+][0-9.]+, [-+][0-9.]+.  t = [-0-9.]+, df = [0-9.]+, p = [0-9.e-]+, Holm p = [0-9.e-]+\n"
             ARGS compare --variant seeded=${fixtures}/seeds_bet_sf/seed-2,${fixtures}/seeds_bet_sf/seed-3
                  --variant others=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8)
 set_tests_properties(cli.compare_variants PROPERTIES DEPENDS cli.train_seeds)
@@ -165,7 +165,7 @@ set_tests_properties(cli.compare_variants PROPERTIES DEPENDS cli.train_seeds)
 aw_cli_test(compare_reference EXIT 0
             REGEX "Welch's t-test of others against each other variant \\(Holm over the 2 tests\\)\n  others − seeded: [^\n]*\n  others − again: "
             OUT_FILE ${fixtures}/compare_tests.csv
-            OUT_FILE_REGEX "^# metric=perplexity, test=welch, correction=holm, reference=others\nfirst,second,difference,t,df,p_value,p_holm\nothers,seeded,[^\n]*\nothers,again,"
+            OUT_FILE_REGEX "^# metric=perplexity, test=welch, correction=holm, reference=others\nfirst,second,difference,ci_low,ci_high,t,df,p_value,p_holm\nothers,seeded,[^\n]*\nothers,again,"
             ARGS compare --variant seeded=${fixtures}/seeds_bet_sf/seed-2,${fixtures}/seeds_bet_sf/seed-3
                  --variant others=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf --variant again=${fixtures}/tiny_bet_sf,${fixtures}/tiny_lm
                  --reference others --text ${fixtures}/corpus.txt --window 8 --tests ${fixtures}/compare_tests.csv)

@@ -246,7 +246,44 @@ TEST(VariantComparison, EveryPairHolmAdjustedOverThePairs) {
   EXPECT_EQ(comparison.reference, "");
   const auto csv = variant_tests_csv(comparison);
   EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n') + 1)),
-            "# metric=perplexity, test=welch, correction=holm\nfirst,second,difference,t,df,p_value,p_holm");
+            "# metric=perplexity, test=welch, correction=holm\nfirst,second,difference,ci_low,ci_high,t,df,p_value,p_holm");
+}
+
+TEST(StudentT, QuantileInvertsTheCdfAndMatchesTables) {
+  // Two-sided 95 % critical values from printed t tables (ν = 1, 2, 4, 30) and the normal limit.
+  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.706204736, 1e-8);  // tan(0.475π) in closed form
+  EXPECT_NEAR(student_t_quantile(0.975, 1), std::tan(0.475 * M_PI), 1e-9);
+  EXPECT_NEAR(student_t_quantile(0.975, 2), 4.302652730, 1e-8);   // 2(p−½)·√(2 / (1 − 4(p−½)²)) closed form
+  EXPECT_NEAR(student_t_quantile(0.975, 2), 0.95 * std::sqrt(2 / (1 - 0.95 * 0.95)), 1e-9);
+  EXPECT_NEAR(student_t_quantile(0.975, 4), 2.776445105, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.975, 30), 2.042272456, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.975, 1e7), 1.959963985, 1e-6);
+  for (const double df : {1.0, 2.6, 3.97, 12.5})
+    for (const double p : {0.01, 0.3, 0.5, 0.9, 0.975}) {
+      EXPECT_NEAR(student_t_cdf(student_t_quantile(p, df), df), p, 1e-12) << "p " << p << ", df " << df;
+      EXPECT_DOUBLE_EQ(student_t_quantile(1 - p, df), -student_t_quantile(p, df));
+    }
+  EXPECT_EQ(error_of([] { student_t_quantile(1.0, 3); }), "a quantile needs 0 < p < 1, got 1.000000");
+  EXPECT_EQ(error_of([] { student_t_quantile(0.5, 0); }), "Student's t needs degrees of freedom > 0, got 0.000000");
+}
+
+TEST(VariantComparison, WelchIntervalOfTheDifferenceByHand) {
+  const auto comparison = compare_variants("perplexity", three_variants);
+  // vanilla {1, 2, 3} − bet {4, 5, 7}: s² = 1 and 7/3, n = 3 each, so SE² = 1/3 + 7/9 = 10/9 and
+  // ν = (10/9)² / ((1/3)²/2 + (7/9)²/2) = 100/29 ≈ 3.448.
+  const double standard_error = std::sqrt(10.0 / 9), df = 100.0 / 29;
+  const auto& row = comparison.contrasts[0];
+  EXPECT_NEAR(row.welch.degrees_of_freedom, df, 1e-12);
+  const double half_width = student_t_quantile(0.975, df) * standard_error;
+  EXPECT_NEAR(row.ci_low, 2.0 - 16.0 / 3 - half_width, 1e-12);
+  EXPECT_NEAR(row.ci_high, 2.0 - 16.0 / 3 + half_width, 1e-12);
+  // The interval leaves out 0 exactly when the two-sided p is under 0.05.
+  for (const auto& contrast : comparison.contrasts)
+    EXPECT_EQ(contrast.ci_low > 0 || contrast.ci_high < 0, contrast.welch.p_value < 0.05) << contrast.second;
+  // Constant runs: no spread, the interval is the difference itself.
+  const auto constant = compare_variants("accuracy", {{"a", {"x", "y"}, {0.5, 0.5}}, {"b", {"z", "w"}, {0.25, 0.25}}});
+  EXPECT_EQ(constant.contrasts[0].ci_low, 0.25);
+  EXPECT_EQ(constant.contrasts[0].ci_high, 0.25);
 }
 
 TEST(VariantComparison, AReferenceAgainstEachOtherVariant) {

@@ -147,9 +147,9 @@ int run_compare(int argc, char** argv) {
     std::printf("Welch's t-test of %s against each other variant (Holm over the %zu tests)\n", reference.c_str(),
                 comparison.contrasts.size());
   for (const auto& row : comparison.contrasts)
-    std::printf("  %s − %s: %+.4f  t = %.3f, df = %.1f, p = %.4g, Holm p = %.4g\n", row.first.c_str(),
-                row.second.c_str(), row.difference, row.welch.statistic, row.welch.degrees_of_freedom,
-                row.welch.p_value, row.p_holm);
+    std::printf("  %s − %s: %+.4f [95 %% %+.4f, %+.4f]  t = %.3f, df = %.1f, p = %.4g, Holm p = %.4g\n",
+                row.first.c_str(), row.second.c_str(), row.difference, row.ci_low, row.ci_high, row.welch.statistic,
+                row.welch.degrees_of_freedom, row.welch.p_value, row.p_holm);
   return 0;
 }
 

@@ -53,8 +53,9 @@ commands:
   compare --variant NAME=DIR,DIR,… --variant … --text FILE [--window N --batch B]
           [--reference NAME] [--out summary.csv --tests tests.csv --json]
                                            several runs (seeds) of each variant on one file:
-                                           mean ± sd per variant, Welch's t-test between every
-                                           pair (or NAME against each other), Holm-adjusted;
+                                           mean ± sd per variant, Welch's t-test and 95 %
+                                           interval of the difference between every pair (or
+                                           NAME against each other), Holm-adjusted p;
                                            a run is a model folder or a result saved by
                                            `eval --json` on the same file and windows
 
