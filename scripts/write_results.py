@@ -362,7 +362,7 @@ class Report:
                 sentences.append(f"`{other}` is {num(abs(diff))} {direction} than `{reference}` (p = {pvalue(p)}, "
                                  f"Holm p = {pvalue(holm)}, {verdict})")
             self.add(table([f"variant vs `{reference}`", "difference in mean perplexity",
-                            "95 % interval (Welch)", "Welch df", "p", "Holm p"], rows))
+                            "95 % interval (Welch, unadjusted)", "Welch df", "p", "Holm p"], rows))
             runs = min(int(r["runs"]) for r in summary)
             unadjusted = [other for other, _, _, p, holm, _ in against(tests, reference) if p < 0.05 <= holm]
             self.add("**What we see.** " + "; ".join(sentences) + f". Each variant is tested against `{reference}` "
@@ -663,7 +663,7 @@ class Report:
                     sentences.append(f"LAMA and `{other}` differ by {num(lama_minus_other, 3)}, not significantly "
                                      f"(p = {pvalue(p)}, Holm p = {pvalue(holm)})")
             if rows:
-                self.add(table(["baseline", "LAMA − baseline (accuracy)", "95 % interval (Welch)", "p", "Holm p",
+                self.add(table(["baseline", "LAMA − baseline (accuracy)", "95 % interval (Welch, unadjusted)", "p", "Holm p",
                                 "significant at 0.05 (Holm)"], rows))
                 runs = min(int(r["runs"]) for r in summary)
                 self.add("**What we see.** " + "; ".join(sentences) + f". With {runs} seeds a model, a difference "
