@@ -112,6 +112,14 @@ class WidgetTests : public QObject {
     QCOMPARE(heatmap.colorMap()->dataRange().upper, 0.5);
     QVERIFY(data->cell(1, 0) > 0);  // a zero sits at the floor, not at −∞
     QCOMPARE(heatmap.titleText(), QString("test\nlog scale"));
+    // Weights within one decade: the scale still spans a decade, downwards — its top stays the largest
+    // weight, never past 1 for probabilities.
+    auto narrow = three_by_three();
+    narrow.weights = {1.0f, 0.0f, 0.0f, 0.4f, 0.6f, 0.0f, 0.3f, 0.3f, 0.4f};
+    heatmap.setMatrix(narrow);
+    QCOMPARE(heatmap.colorMap()->dataRange().upper, 1.0);
+    QVERIFY(qAbs(heatmap.colorMap()->dataRange().lower - 0.1) < 1e-7);
+    heatmap.setMatrix(matrix);
     // The names the chooser shows go back to their scales.
     for (const auto scale : {ColourScale::Fixed, ColourScale::Auto, ColourScale::Log, ColourScale::RowNormalised})
       QCOMPARE(colour_scale_from_name(colour_scale_name(scale)), scale);

@@ -56,8 +56,10 @@ ScaledWeights scale_weights(const AttentionMatrix& matrix, ColourScale scale) {
     }
     case ColourScale::Log:
       for (auto& value : scaled.values) value = std::max(value, kLogFloor);
-      scaled.low = std::max(kLogFloor, std::min(smallest_positive, largest));
-      scaled.high = std::max<double>(largest, scaled.low * 10);
+      // At least a decade, widened downwards: widened upwards, a map of weights within a decade of each
+      // other drew a probability scale running past 1.
+      scaled.high = largest > 0 ? largest : 1.0;
+      scaled.low = std::max<double>(kLogFloor, std::min<double>(smallest_positive, scaled.high / 10));
       scaled.logarithmic = true;
       scaled.value_label = "attention weight (log)";
       scaled.caption = "log scale";
