@@ -223,26 +223,55 @@ double student_t_quantile(double p, double degrees_of_freedom) {
   return low + (high - low) / 2;
 }
 
-TestResult welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
+namespace {
+
+// What Welch's test and interval share: the difference of the means, its squared standard error
+// s_a²/n_a + s_b²/n_b, and the Welch–Satterthwaite ν (0 when both samples are constant).
+struct WelchParts {
+  double difference = 0, squared_error = 0, degrees_of_freedom = 0;
+};
+
+WelchParts welch_parts(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() < 2 || b.size() < 2)
     throw Error("Welch's t-test needs at least 2 values in each sample, got " + std::to_string(a.size()) + " and " +
                 std::to_string(b.size()));
   const double mean_a = mean_of(a), mean_b = mean_of(b);
   const double share_a = variance_of(a, mean_a) / static_cast<double>(a.size());
   const double share_b = variance_of(b, mean_b) / static_cast<double>(b.size());
-  const double squared_error = share_a + share_b;
+  WelchParts parts;
+  parts.difference = mean_a - mean_b;
+  parts.squared_error = share_a + share_b;
+  if (parts.squared_error > 0)
+    parts.degrees_of_freedom = parts.squared_error * parts.squared_error /
+                               (share_a * share_a / static_cast<double>(a.size() - 1) +
+                                share_b * share_b / static_cast<double>(b.size() - 1));
+  return parts;
+}
+
+}  // namespace
+
+TestResult welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
+  const auto parts = welch_parts(a, b);
   TestResult result;
-  if (squared_error == 0) {  // both samples constant
-    result.statistic = mean_a == mean_b ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mean_a - mean_b);
-    result.p_value = mean_a == mean_b ? 1 : 0;
+  if (parts.squared_error == 0) {  // both samples constant
+    result.statistic =
+        parts.difference == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), parts.difference);
+    result.p_value = parts.difference == 0 ? 1 : 0;
     return result;
   }
-  result.statistic = (mean_a - mean_b) / std::sqrt(squared_error);
-  result.degrees_of_freedom = squared_error * squared_error /
-                              (share_a * share_a / static_cast<double>(a.size() - 1) +
-                               share_b * share_b / static_cast<double>(b.size() - 1));
+  result.statistic = parts.difference / std::sqrt(parts.squared_error);
+  result.degrees_of_freedom = parts.degrees_of_freedom;
   result.p_value = student_t_two_sided(result.statistic, result.degrees_of_freedom);
   return result;
+}
+
+std::pair<double, double> welch_interval(const std::vector<double>& a, const std::vector<double>& b,
+                                         double confidence) {
+  const auto parts = welch_parts(a, b);
+  const double half_width = parts.squared_error > 0 ? student_t_quantile((1 + confidence) / 2, parts.degrees_of_freedom) *
+                                                          std::sqrt(parts.squared_error)
+                                                    : 0.0;
+  return {parts.difference - half_width, parts.difference + half_width};
 }
 
 TestResult mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {

@@ -10,6 +10,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace aw {
@@ -62,6 +63,10 @@ struct TestResult {
 // aw::Error otherwise); p from Student's t with ν degrees of freedom. Both samples constant: p = 1 if
 // the means agree, else 0.
 TestResult welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
+// The `confidence` (e.g. 0.95) Welch interval of mean(a) − mean(b): the difference ± t((1 + c)/2, ν)·SE
+// with welch_t_test's ν and SE = √(s_a²/n_a + s_b²/n_b); [difference, difference] when both samples are
+// constant. It leaves out 0 exactly when welch_t_test's p is under 1 − confidence.
+std::pair<double, double> welch_interval(const std::vector<double>& a, const std::vector<double>& b, double confidence);
 
 // Mann–Whitney U test of "neither sample tends to be larger", with the normal approximation
 // (continuity- and tie-corrected). Throws aw::Error for an empty sample.

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace aw {
 
@@ -51,14 +52,7 @@ VariantComparison compare_variants(const std::string& metric, const std::vector<
     row.second = variants[b].name;
     row.difference = comparison.variants[a].mean - comparison.variants[b].mean;
     row.welch = welch_t_test(variants[a].values, variants[b].values);
-    const auto& first = comparison.variants[a];
-    const auto& second = comparison.variants[b];
-    const double standard_error = std::sqrt(first.sd * first.sd / static_cast<double>(first.runs) +
-                                            second.sd * second.sd / static_cast<double>(second.runs));
-    const double half_width =
-        standard_error > 0 ? student_t_quantile(0.975, row.welch.degrees_of_freedom) * standard_error : 0.0;
-    row.ci_low = row.difference - half_width;
-    row.ci_high = row.difference + half_width;
+    std::tie(row.ci_low, row.ci_high) = welch_interval(variants[a].values, variants[b].values, 0.95);
     comparison.contrasts.push_back(row);
   };
   if (reference.empty()) {
@@ -92,8 +86,9 @@ std::string variant_tests_csv(const VariantComparison& comparison) {
   csv << "\nfirst,second,difference,ci_low,ci_high,t,df,p_value,p_holm\n";
   for (const auto& row : comparison.contrasts)
     csv << csv_field(row.first) << "," << csv_field(row.second) << "," << csv_number(row.difference) << ","
-        << csv_number(row.ci_low) << "," << csv_number(row.ci_high) << "," << csv_number(row.welch.statistic) << "," << csv_number(row.welch.degrees_of_freedom) << ","
-        << csv_number(row.welch.p_value) << "," << csv_number(row.p_holm) << "\n";
+        << csv_number(row.ci_low) << "," << csv_number(row.ci_high) << "," << csv_number(row.welch.statistic) << ","
+        << csv_number(row.welch.degrees_of_freedom) << "," << csv_number(row.welch.p_value) << ","
+        << csv_number(row.p_holm) << "\n";
   return csv.str();
 }
 

@@ -33,8 +33,7 @@ struct VariantContrast {
   double difference = 0.0;    // mean(first) − mean(second)
   TestResult welch;
   double p_holm = 1.0;  // Holm-adjusted over every contrast of the comparison
-  // 95 % Welch interval of `difference`: difference ± t(0.975, ν)·√(sd₁²/n₁ + sd₂²/n₂), not adjusted
-  // for the number of contrasts; [difference, difference] when both variants' runs are constant.
+  // 95 % Welch interval of `difference` (welch_interval), not adjusted for the number of contrasts.
   double ci_low = 0.0, ci_high = 0.0;
 };
 

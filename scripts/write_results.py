@@ -72,9 +72,14 @@ def pvalue(value):
     return "< 0.001" if x < 0.001 else f"{x:.3f}"
 
 
+def span(low, high, digits=2):
+    """A 95 % interval cell: [low, high]."""
+    return f"[{num(low, digits)}, {num(high, digits)}]"
+
+
 def interval(row):
     """A delta's 95 % interval cell from its delta_low and delta_high columns."""
-    return f"[{num(row['delta_low'])}, {num(row['delta_high'])}]"
+    return span(row["delta_low"], row["delta_high"])
 
 
 def against(tests, reference):
@@ -89,18 +94,17 @@ def against(tests, reference):
                float(t["p_value"]), float(t["p_holm"]), t)
 
 
-def span(low, high, digits=2):
-    """A 95 % interval cell: [low, high]."""
-    return f"[{num(low, digits)}, {num(high, digits)}]"
+def device_kind(record):
+    """The kind of device a recorded run trained on: "cpu" or "cuda" (records from before devices were
+    recorded trained on the CPU)."""
+    return record.get("training", {}).get("device", "cpu").split(":")[0]
 
 
 def trained_on(runs):
-    """Where a variant's recorded runs trained, e.g. "cpu ×2, cuda ×1" (records from before devices were
-    recorded trained on the CPU)."""
+    """Where a variant's recorded runs trained, e.g. "cpu ×2, cuda ×1"."""
     counts = {}
     for _, record in runs:
-        device = record.get("training", {}).get("device", "cpu").split(":")[0]
-        counts[device] = counts.get(device, 0) + 1
+        counts[device_kind(record)] = counts.get(device_kind(record), 0) + 1
     return ", ".join(f"{d} ×{n}" for d, n in sorted(counts.items()))
 
 
@@ -112,8 +116,7 @@ def runs_by_device(records, variants):
         by_device = {}
         for _, record in records.get(variant, []):
             if "perplexity" in record:
-                device = record.get("training", {}).get("device", "cpu").split(":")[0]
-                by_device.setdefault(device, []).append(num(record["perplexity"]))
+                by_device.setdefault(device_kind(record), []).append(num(record["perplexity"]))
         if len(by_device) > 1:
             parts.append(f"`{variant}` " + "; ".join(f"{d} {', '.join(v)}" for d, v in sorted(by_device.items())))
     return f" Where one variant trained on both, its runs were: {' — '.join(parts)}." if parts else ""

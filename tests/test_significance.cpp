@@ -277,6 +277,10 @@ TEST(VariantComparison, WelchIntervalOfTheDifferenceByHand) {
   const double half_width = student_t_quantile(0.975, df) * standard_error;
   EXPECT_NEAR(row.ci_low, 2.0 - 16.0 / 3 - half_width, 1e-12);
   EXPECT_NEAR(row.ci_high, 2.0 - 16.0 / 3 + half_width, 1e-12);
+  // Another level: t(0.95, ν) for 90 %.
+  const auto ninety = welch_interval({1, 2, 3}, {4, 5, 7}, 0.90);
+  EXPECT_NEAR(ninety.first, 2.0 - 16.0 / 3 - student_t_quantile(0.95, df) * standard_error, 1e-12);
+  EXPECT_NEAR(ninety.second, 2.0 - 16.0 / 3 + student_t_quantile(0.95, df) * standard_error, 1e-12);
   // The interval leaves out 0 exactly when the two-sided p is under 0.05.
   for (const auto& contrast : comparison.contrasts)
     EXPECT_EQ(contrast.ci_low > 0 || contrast.ci_high < 0, contrast.welch.p_value < 0.05) << contrast.second;

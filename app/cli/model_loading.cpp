@@ -31,7 +31,7 @@ LoadedModel load_from_options(const CliOptions& options) {
   configure_threads(threads);
   const auto device = resolve_device(device_option(options));
   auto loaded = load_checkpoint(options.require("model"), device, dtype_option(options));
-  if (device.is_cpu()) configure_threads(threads, loaded.dtype);  // BF16: LibTorch's threads
+  if (device.is_cpu() && loaded.dtype == torch::kBFloat16) configure_threads(threads, loaded.dtype);  // LibTorch's threads
   return loaded;
 }
 
