@@ -11,12 +11,12 @@
 //  - the paired bootstrap (1,000 resamples × 10,000 examples × 144 heads) vs gathering each resample,
 //    and ablate's bootstrap of perplexity deltas at that size; the sweep with and without the
 //    per-window losses it resamples.
-#include "analysis/attention_stats.h"
-#include "analysis/delta_significance.h"
-#include "analysis/head_ablation.h"
-#include "analysis/head_importance.h"
-#include "analysis/head_removal.h"
-#include "analysis/significance.h"
+#include "analysis/attention_stats/attention_stats.h"
+#include "analysis/statistics/delta_significance.h"
+#include "analysis/heads/head_ablation.h"
+#include "analysis/heads/head_importance.h"
+#include "analysis/heads/head_removal.h"
+#include "analysis/statistics/significance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/training/evaluation.h"
 #include "models/runtime.h"

@@ -10,9 +10,9 @@
 //   Importance           I_h: forward and backward to the gates of the B × T windows
 // Shapes: AW_BENCH_SHAPE=B,T (default 8,256), AW_BENCH_SWEEP=W,S (default 2,64); dtype:
 // AW_BENCH_DTYPE=f32|bf16|f16|auto (default auto: BF16 on CUDA, F32 on the CPU, as the CLI).
-#include "analysis/gate_evaluation.h"
-#include "analysis/head_ablation.h"
-#include "analysis/head_importance.h"
+#include "analysis/heads/gate_evaluation.h"
+#include "analysis/heads/head_ablation.h"
+#include "analysis/heads/head_importance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 #include "models/text/corpus.h"
@@ -105,7 +105,7 @@ void BM_GateSettings(benchmark::State& state) {
   const auto& loaded = bench_model();
   const auto& config = loaded.model->config();
   const auto data = aw::language_model_data(bench_batches(kSweep.first, kShape.second));
-  const int64_t settings = config.n_layers * config.max_heads();
+  const int64_t settings = config.n_blocks * config.max_heads();
   auto gates = aw::all_heads_on(config).unsqueeze(0).repeat({settings, 1, 1});  // [S, L, H]
   for (int64_t s = 0; s < settings; ++s) gates[s][s / config.max_heads()][s % config.max_heads()] = 0.0;
   const int64_t rows = kSweep.second * kSweep.first;  // settings per forward × windows

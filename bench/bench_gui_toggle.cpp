@@ -1,6 +1,6 @@
 // bench/bench_gui_toggle.cpp — what a head toggle costs the desktop application's model session on
 // the sample models: ModelSession::attend re-runs the sentence with the new gates from the toggled
-// layer up (analysis/staged_capture.h) and hands back the blocks as plain floats, with thumbnails
+// layer up (analysis/capture/staged_capture.h) and hands back the blocks as plain floats, with thumbnails
 // and the last position's predictions. Budget: 100 ms on a CPU (issue 5). The baseline in the same
 // run is a new sentence, which runs every layer.
 #include "app/gui/model_session.h"
@@ -35,7 +35,7 @@ void BM_AttendNewSentence(benchmark::State& state) {
 void BM_AttendAfterToggle(benchmark::State& state) {
   auto& session = sample_session();
   const int model = static_cast<int>(state.range(0)), layer = static_cast<int>(state.range(1)) - 1;
-  auto gates = aw::HeadGates::allOn(session.summary(model).heads_per_layer);
+  auto gates = aw::HeadGates::allOn(session.summary(model).heads_per_block);
   session.attend(model, kSentences[0], gates);
   for (auto _ : state) {
     gates.on[layer][1] = !gates.on[layer][1];

@@ -12,9 +12,9 @@
 // the floor without what the gated layer's settings share) and against one whole forward per head;
 // and that model's teacher-forced forward after really removing half the heads of every kind vs the
 // full model (Michel Table 4).
-#include "analysis/head_ablation.h"
-#include "analysis/head_removal.h"
-#include "analysis/translation_scores.h"
+#include "analysis/heads/head_ablation.h"
+#include "analysis/heads/head_removal.h"
+#include "analysis/evaluation/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 #include "models/training/evaluation.h"
@@ -61,7 +61,7 @@ const Bench* bench() {
     aw::SearchSettings search;
     search.beam = 4;
     made->bleu = std::make_shared<const aw::BleuTask>(aw::make_bleu_task(config, codec, made->pairs, search));
-    for (int64_t block = config.translation.encoder_layers; block < config.n_layers; ++block)
+    for (int64_t block = config.translation.encoder_layers; block < config.n_blocks; ++block)
       made->decoder_blocks.push_back(block);
     return made;
   }();
@@ -72,7 +72,7 @@ const Bench* bench() {
 torch::Tensor single_head_settings(const aw::ModelConfig& config, const std::vector<int64_t>& blocks) {
   std::vector<torch::Tensor> settings;
   for (const auto block : blocks)
-    for (int64_t head = 0; head < config.heads_per_layer[block]; ++head) {
+    for (int64_t head = 0; head < config.heads_per_block[block]; ++head) {
       auto gates = aw::all_heads_on(config);
       gates[block][head] = 0.0;
       settings.push_back(gates);
@@ -255,7 +255,7 @@ void BM_PrunedTranslationForward(benchmark::State& state) {
   auto& model = floor_model();
   const auto data = floor_data();
   std::vector<aw::HeadRef> removed;
-  for (int64_t block = 0; block < model.config().n_layers; ++block)
+  for (int64_t block = 0; block < model.config().n_blocks; ++block)
     for (int64_t head = 0; head < kHeads * state.range(0) / 100; ++head) removed.push_back({block, head});
   auto pruned = removed.empty() ? std::shared_ptr<aw::AttentionModel>() : aw::remove_heads(model, removed);
   auto& measured = pruned ? *pruned : model;

@@ -2,7 +2,7 @@
 // sentence<TAB>target position).
 #include "fuzz/fuzz_support.h"
 
-#include "analysis/top_tokens.h"
+#include "analysis/attention_stats/top_tokens.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = aw::fuzz::scratch_file("sentences.txt", aw::fuzz::bytes(data, size));

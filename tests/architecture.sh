@@ -26,11 +26,11 @@ forbid app/gui  'app/cli/' "the GUI never includes the CLI"
 forbid app/plot 'models/|analysis/|app/cli/|app/gui/|torch/|ATen/|c10/' "attention-plot draws CSVs: widgets/ and Qt only"
 forbid app/gui  'torch/|ATen/|c10/' "only model_session.cpp includes LibTorch in app/gui/" 'model_session\.cpp:'
 # The window code may include only the LibTorch-free headers of the layers below.
-forbid app/gui  'analysis/' "app/gui/ includes only analysis/descriptor.h and analysis/registry.h (no LibTorch)" \
+forbid app/gui  'analysis/' "app/gui/ includes only analysis/core/descriptor.h and analysis/core/registry.h (no LibTorch)" \
   'model_session\.cpp:|"analysis/(descriptor|registry)\.h"'
 forbid app/gui  'models/' "app/gui/ includes only models/errors.h (no LibTorch)" 'model_session\.cpp:|"models/errors\.h"'
 # The LibTorch-free headers must stay so.
-for header in analysis/descriptor.h analysis/registry.h models/progress.h models/errors.h; do
+for header in analysis/core/descriptor.h analysis/core/registry.h models/progress.h models/errors.h; do
   if grep -nE '^#include [<"](torch/|ATen/|c10/|models/(nn|checkpoint|text|training)/)' "$header"; then
     echo "$header: must not include LibTorch (the window code includes it)"
     broken=1

@@ -339,7 +339,7 @@ aw_cli_test(error_top_tokens_sentence_too_long EXIT 1 STDERR_LINES 1 REGEX "erro
 aw_cli_test(error_top_tokens_target_zero EXIT 1 STDERR_LINES 1 REGEX "attention-cli top-tokens: --target must be at least 1, got 0\n"
             ARGS top-tokens --model ${fixtures}/tiny_lm --text "w2 w3 w4" --target 0)
 
-# help is generated from the analysis descriptors (analysis/registry.h).
+# help is generated from the analysis descriptors (analysis/core/registry.h).
 aw_cli_test(help_lists_analyses EXIT 0 REGEX "eval --model DIR --text FILE.*stats --model DIR .--model DIR2 ….*top-tokens.*diag-sweep.*ablate.*importance.*prune.*word-weights --model DIR --data FILE --words a,b,c.*keywords"
             ARGS help)
 aw_cli_test(help_command EXIT 0 REGEX "usage: attention-cli prune --model DIR --text FILE .options.*--step P +percent of the heads switched off per step \\(default 10\\).*--order importance\\|oracle\\|both"

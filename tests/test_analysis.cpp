@@ -1,16 +1,16 @@
 // tests/test_analysis.cpp — the analyses against independent float64 re-implementations written here
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
-#include "analysis/attention_export.h"
-#include "analysis/analysis_inputs.h"
-#include "analysis/attention_stats.h"
-#include "analysis/delta_significance.h"
-#include "analysis/diagonal_sweep.h"
-#include "analysis/head_ablation.h"
-#include "analysis/head_importance.h"
-#include "analysis/head_pruning.h"
-#include "analysis/head_removal.h"
-#include "analysis/token_loss.h"
-#include "analysis/top_tokens.h"
+#include "analysis/capture/attention_export.h"
+#include "analysis/core/analysis_inputs.h"
+#include "analysis/attention_stats/attention_stats.h"
+#include "analysis/statistics/delta_significance.h"
+#include "analysis/attention_stats/diagonal_sweep.h"
+#include "analysis/heads/head_ablation.h"
+#include "analysis/heads/head_importance.h"
+#include "analysis/heads/head_pruning.h"
+#include "analysis/heads/head_removal.h"
+#include "analysis/core/token_loss.h"
+#include "analysis/attention_stats/top_tokens.h"
 #include "models/errors.h"
 #include "models/training/evaluation.h"
 #include "models/checkpoint/checkpoint.h"
@@ -54,14 +54,14 @@ struct Reference {
 std::vector<std::vector<Reference>> reference_stats(AttentionModel& model, const std::vector<ModelInput>& batches,
                                                     bool include_first_row) {
   const auto& config = model.config();
-  std::vector<std::vector<Reference>> per_head(config.n_layers, std::vector<Reference>(config.max_heads()));
+  std::vector<std::vector<Reference>> per_head(config.n_blocks, std::vector<Reference>(config.max_heads()));
   torch::NoGradGuard no_grad;
   ForwardOptions options;
   options.capture = CaptureMode::Full;
   for (const auto& batch : batches) {
     const auto result = model.forward(batch, options);
     const auto mask = batch.attention_mask.accessor<int64_t, 2>();
-    for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
       const auto attention = result.attention[layer].to(torch::kFloat64).contiguous();
       const auto a = attention.accessor<double, 4>();
       for (int64_t b = 0; b < attention.size(0); ++b)
@@ -563,7 +563,7 @@ TEST(GateEvaluation, SettingsWithTheirOwnFirstLayersScoreAsEachAlone) {
   test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
   auto loaded = load_checkpoint(dir.path(), torch::kCPU);
   const auto data = language_model_data(tiny_batches());
-  const auto layers = loaded.config.n_layers;
+  const auto layers = loaded.config.n_blocks;
   auto settings = all_heads_on(loaded.config).unsqueeze(0).repeat({6, 1, 1});
   const std::vector<int64_t> first_layers{layers, 1, 0, 1, layers - 1, 0};
   for (int64_t s = 1; s < 6; ++s) settings[s][first_layers[s]][s % 3] = 0.2 * s;
@@ -603,7 +603,7 @@ TEST(GateEvaluation, SettingsOnSeveralWorkersGiveTheNumbersOfOne) {
 
 // The last hidden states of a batch: (B, n, d).
 torch::Tensor last_hidden(AttentionModel& model, const ModelInput& batch) {
-  return model.run_layers(model.embed(batch), batch, 0, model.config().n_layers, {}).hidden;
+  return model.run_layers(model.embed(batch), batch, 0, model.config().n_blocks, {}).hidden;
 }
 
 TEST(TokenLoss, ChunkedLossesEqualCrossEntropyOfTheWholeOutput) {
@@ -781,7 +781,7 @@ TEST_P(HeadRemoval, PrunedModelComputesWhatTheGatedModelComputes) {
   // Layer 1 loses its middle head; layer 2 loses two of three.
   const std::vector<HeadRef> removed = {{0, 1}, {1, 0}, {1, 2}};
   const auto pruned = remove_heads(*loaded.model, removed);
-  EXPECT_EQ(pruned->config().heads_per_layer, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(pruned->config().heads_per_block, (std::vector<int64_t>{2, 1}));
 
   auto gates = all_heads_on(loaded.config);
   for (const auto& head : removed) gates[head.layer][head.head] = 0.0;
@@ -800,11 +800,11 @@ TEST_P(HeadRemoval, PrunedModelComputesWhatTheGatedModelComputes) {
   EXPECT_TRUE(torch::allclose(got.attention[0].select(1, 1), expected.attention[0].select(1, 2), 1e-5, 1e-6));
   EXPECT_TRUE(torch::allclose(got.attention[1].select(1, 0), expected.attention[1].select(1, 1), 1e-5, 1e-6));
 
-  // Saved and loaded again: same numbers, fewer parameters, heads_per_layer in config.json.
+  // Saved and loaded again: same numbers, fewer parameters, heads_per_block in config.json.
   TempDir saved;
   save_native_checkpoint(saved.path(), *pruned, test::tiny_vocabulary(config.vocab_size));
   auto reloaded = load_checkpoint(saved.path(), torch::kCPU);
-  EXPECT_EQ(reloaded.config.heads_per_layer, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(reloaded.config.heads_per_block, (std::vector<int64_t>{2, 1}));
   EXPECT_LT(reloaded.parameter_count, loaded.parameter_count);
   EXPECT_TRUE(torch::allclose(reloaded.model->forward(batch).logits, expected.logits, 1e-5, 1e-5));
 

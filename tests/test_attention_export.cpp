@@ -1,8 +1,8 @@
-// tests/test_attention_export.cpp — attend's binary export (analysis/attention_export.h): each layer
+// tests/test_attention_export.cpp — attend's binary export (analysis/capture/attention_export.h): each layer
 // written as the forward computes it must equal the captured attention exactly (F32) or its F16
 // rounding, name its tokens and model, and a file that cannot be written leaves nothing behind. Also
 // the streaming safetensors writer's refusals.
-#include "analysis/attention_export.h"
+#include "analysis/capture/attention_export.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
@@ -51,10 +51,10 @@ TEST_P(ExportFamilies, SafetensorsHoldsEveryLayerAsCaptured) {
     settings.dtype = dtype;
     int seen = 0;
     export_attention(*model, "tiny", text, settings, [&](int64_t, const torch::Tensor&) { ++seen; });
-    EXPECT_EQ(seen, config.n_layers);
+    EXPECT_EQ(seen, config.n_blocks);
     const auto file = SafetensorsFile::open(settings.path);
-    ASSERT_EQ(file->names().size(), static_cast<size_t>(2 * config.n_layers));  // each layer and its thumbnail
-    for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+    ASSERT_EQ(file->names().size(), static_cast<size_t>(2 * config.n_blocks));  // each layer and its thumbnail
+    for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
       const auto stored = file->tensor("layer." + std::to_string(layer + 1));
       const auto expected = captured.attention[layer].select(0, 0).to(dtype);
       EXPECT_EQ(stored.scalar_type(), dtype);

@@ -101,7 +101,7 @@ TEST(NativeCheckpoint, ConfigKeepsEveryOption) {
   save_native_checkpoint(dir.path(), *create_model(config), test::tiny_vocabulary(20));
   const auto loaded = load_checkpoint(dir.path());
   EXPECT_EQ(native_config_json(loaded.config), native_config_json(config));
-  EXPECT_EQ(loaded.config.heads_per_layer, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(loaded.config.heads_per_block, (std::vector<int64_t>{3, 1}));
   EXPECT_EQ(loaded.config.total_heads(), 4);
 }
 

@@ -1,10 +1,10 @@
 // tests/test_delta_significance.cpp — per-example scores from evaluate_gate_settings against one
-// window (or example) evaluated alone, and the bootstrap of metric deltas (analysis/delta_significance.h)
+// window (or example) evaluated alone, and the bootstrap of metric deltas (analysis/statistics/delta_significance.h)
 // against plain float64 loops over the same draws: perplexity as exp(Σ loss / Σ tokens) of each
 // resample, accuracy as Σ correct / n, BLEU as corpus_bleu of the resampled sentences.
-#include "analysis/delta_significance.h"
-#include "analysis/head_ablation.h"
-#include "analysis/significance.h"
+#include "analysis/statistics/delta_significance.h"
+#include "analysis/heads/head_ablation.h"
+#include "analysis/statistics/significance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/nn/lama.h"
@@ -207,7 +207,7 @@ torch::Tensor three_settings(const ModelConfig& config, std::vector<int64_t>& fi
   gates[1][1][0] = 0.0;
   gates[2][0][2] = 0.0;
   gates[2][1][1] = 0.0;
-  first_layers = {config.n_layers, 1, 0};
+  first_layers = {config.n_blocks, 1, 0};
   return gates;
 }
 

@@ -1,13 +1,13 @@
 // tests/test_descriptors.cpp — the analysis contract: settings validated with the exact messages
 // both front ends show, the registry's descriptors well formed, the model check, and a descriptor
 // run giving what the analysis function it wraps gives (CSV and typed head scores).
-#include "analysis/analysis_inputs.h"
-#include "analysis/checkpoint_series.h"
-#include "analysis/head_ablation.h"
-#include "analysis/head_importance.h"
-#include "analysis/labelled_parts.h"
-#include "analysis/registry.h"
-#include "analysis/significance.h"
+#include "analysis/core/analysis_inputs.h"
+#include "analysis/heads/checkpoint_series.h"
+#include "analysis/heads/head_ablation.h"
+#include "analysis/heads/head_importance.h"
+#include "analysis/core/labelled_parts.h"
+#include "analysis/core/registry.h"
+#include "analysis/statistics/significance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/text/corpus.h"

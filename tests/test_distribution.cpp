@@ -3,9 +3,9 @@
 // skip the other's batches (its own part differs from the whole), and rank 0's result after the
 // exchange must equal one process's bit for bit, for every analysis engine that shares batches.
 // The real c10d group runs in ctest's distributed.* cases (tests/distributed_tests.cmake).
-#include "analysis/attention_stats.h"
-#include "analysis/gate_evaluation.h"
-#include "analysis/head_importance.h"
+#include "analysis/attention_stats/attention_stats.h"
+#include "analysis/heads/gate_evaluation.h"
+#include "analysis/heads/head_importance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/distribution.h"
 #include "models/training/evaluation.h"
@@ -91,7 +91,7 @@ TEST(BatchSums, AddsRowsInBatchOrderFromZero) {
 }
 
 TEST_F(SharedBatches, GateSweepEqualsOneProcess) {
-  auto gates = torch::ones({3, config_.n_layers, config_.max_heads()});
+  auto gates = torch::ones({3, config_.n_blocks, config_.max_heads()});
   gates[1][0][1] = 0;
   gates[2][1][2] = 0;
   const auto data = language_model_data(batches_);

@@ -1,6 +1,6 @@
 // tests/test_head_order_file.cpp — pruning orders read from importance and ablation CSVs
-// (analysis/head_order_file.h): the order of hand-written files, and every refusal's exact message.
-#include "analysis/head_order_file.h"
+// (analysis/heads/head_order_file.h): the order of hand-written files, and every refusal's exact message.
+#include "analysis/heads/head_order_file.h"
 #include "models/errors.h"
 #include "tests/test_support.h"
 

@@ -3,7 +3,7 @@
 // attention) and saved the ids, logits and attention they give for two texts, and the logits with
 // one head's slice of the output projection zeroed. The folders load as a researcher's download
 // would; the logits, every attention and a gated head must match to 1e-4. Bad configs get one line.
-#include "analysis/head_removal.h"
+#include "analysis/heads/head_removal.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/nn/transformer.h"
@@ -87,7 +87,7 @@ TEST_P(HfFamilies, AGatedHeadIsItsOutputSliceZeroed) {
   ModelInput input;
   input.input_ids = ids.unsqueeze(0);
   ForwardOptions options;
-  options.head_gates = torch::ones({config.n_layers, config.max_heads()});
+  options.head_gates = torch::ones({config.n_blocks, config.max_heads()});
   options.head_gates[reference.gated_layer][reference.gated_head] = 0.0;
   const auto gated = loaded.model->forward(input, options).logits[0];
   expect_close(gated, reference.get("gated_logits_plain"), "gated logits");
@@ -107,7 +107,7 @@ TEST_P(HfFamilies, EachLayerMadeAgainIsTheCapturedOne) {
   ForwardOptions full;
   full.capture = CaptureMode::Full;
   auto hidden = model.embed(input);
-  for (int64_t layer = 0; layer < loaded.config.n_layers; ++layer) {
+  for (int64_t layer = 0; layer < loaded.config.n_blocks; ++layer) {
     const auto made = model.layer_attention(hidden, input, layer, {});
     auto run = model.run_layers(hidden, input, layer, layer + 1, full);
     EXPECT_TRUE(torch::equal(made, run.attention.front())) << "layer " << layer;
@@ -196,7 +196,7 @@ TEST(HfFamilies, UnsupportedOrInconsistentConfigsGetOneLine) {
               j["heads_per_layer"] = {3, 4};
               j["query_groups"] = {{2, 2}, {2, 2}};
             }),
-            "m/config.json: query_groups of layer 1 hold 4 query heads but heads_per_layer gives it 3");
+            "m/config.json: query_groups of layer 1 hold 4 query heads but heads_per_block gives it 3");
   EXPECT_EQ(config_error("llama", [](auto& j) { j["query_groups"] = {{3, 1}, {2, 2}}; }),
             "m/config.json: query_groups sizes must be integers in 1..2, got [[3,1],[2,2]]");
   EXPECT_EQ(config_error("llama", [](auto& j) { j["model_type"] = "gemma"; }).substr(0, 50),
@@ -270,7 +270,7 @@ TEST(HfFamilies, PruningRemovesQueryHeadsAndAKeyValueHeadOnlyWithItsLastQueryHea
 
   const auto pruned = remove_heads(*loaded.model, removed);
   const auto& config = pruned->config();
-  EXPECT_EQ(config.heads_per_layer, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(config.heads_per_block, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(config.decoder.query_groups, (std::vector<std::vector<int64_t>>{{2}, {2, 1}}));
   const auto parameters = pruned->module().named_parameters();
   EXPECT_EQ(parameters["layers.0.attn.k.weight"].size(0), 8);   // one key/value head of width 8 left
@@ -299,7 +299,7 @@ TEST(HfFamilies, APrunedGptNeoxIsWrittenBackWithItsFusedQkv) {
   const auto file = SafetensorsFile::open(dir.file("model.safetensors"));
   EXPECT_EQ(file->record("layers.1.attention.query_key_value.weight").shape, (std::vector<int64_t>{2 * 3 * 16, 64}));
   const auto reloaded = load_checkpoint(dir.path());
-  EXPECT_EQ(reloaded.config.heads_per_layer, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(reloaded.config.heads_per_block, (std::vector<int64_t>{3, 2}));
   const auto after = plain_logits(*reloaded.model, "gpt_neox");
   EXPECT_TRUE(torch::allclose(after, gated, 1e-5, 1e-5)) << max_difference(after, gated);
 }

@@ -2,12 +2,12 @@
 // a float64 re-implementation, the low-rank score as a bilinear form, the regularisers and the
 // word-weight statistics against hand-computed values, gates, save/load, training, and the data
 // helpers (labels, split, word normalisation, confusion matrix).
-#include "analysis/gate_evaluation.h"
-#include "analysis/head_importance.h"
-#include "analysis/significance.h"
-#include "analysis/kernel_density.h"
-#include "analysis/lama_attention.h"
-#include "analysis/word_weights.h"
+#include "analysis/heads/gate_evaluation.h"
+#include "analysis/heads/head_importance.h"
+#include "analysis/statistics/significance.h"
+#include "analysis/statistics/kernel_density.h"
+#include "analysis/lama/lama_attention.h"
+#include "analysis/lama/word_weights.h"
 #include "models/nn/bigru_classifier.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"

@@ -4,7 +4,7 @@
 // and cancel it, save and reopen a session (results kept), open a session of the old format with the
 // same settings, show bad input as a message, recompute the overview only for a new capture — and
 // write a screenshot of the window into the build folder.
-#include "analysis/registry.h"
+#include "analysis/core/registry.h"
 #include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
@@ -587,7 +587,7 @@ class MainWindowTests : public QObject {
     const QString sentence = "the film was good and the music was better";
     ModelSession session;
     session.load(kSampleData + "/vanilla_lm");
-    const auto heads = session.summary(0).heads_per_layer;
+    const auto heads = session.summary(0).heads_per_block;
     const auto all_on = session.attend(0, sentence);  // shows layer 1
     QVERIFY(all_on.holdsLayer(0));
     QVERIFY(!all_on.holdsLayer(1));
@@ -751,7 +751,7 @@ class MainWindowTests : public QObject {
     summary.name = "tiny";
     summary.architecture = "vanilla_lm";
     summary.layers = 2;
-    summary.heads_per_layer = {2, 2};
+    summary.heads_per_block = {2, 2};
     view.setModels({summary});
     AttentionCapture capture;
     capture.text = "a b c";

@@ -144,7 +144,7 @@ TEST_P(EveryFamily, BatchedGatesEqualOneForwardPerGateSetting) {
   auto model = random_model(c);
   torch::manual_seed(6);
   auto input = sample_input(1);
-  auto gates = torch::ones({2, c.n_layers, c.max_heads()});
+  auto gates = torch::ones({2, c.n_blocks, c.max_heads()});
   gates[0][1][2] = 0.0;
   gates[1][0][0] = 0.0;
   ModelInput doubled;
@@ -171,18 +171,18 @@ TEST_P(EveryFamily, GateRowsSplittingTheBatchEqualRepeatedRows) {
   auto input = sample_input(2, 7);
   input.attention_mask = torch::ones({2, 7}, torch::kLong);
   input.attention_mask[1].narrow(0, 4, 3).fill_(0);
-  auto gates = torch::ones({3 * 2, c.n_layers, c.max_heads()});                  // 3 settings × 2 rows
+  auto gates = torch::ones({3 * 2, c.n_blocks, c.max_heads()});                  // 3 settings × 2 rows
   gates[0][0][0] = 0.0;
   gates[3][1][2] = 0.5;
   gates[5][0][1] = 0.0;
   gates[5][1][0] = 0.0;
   ForwardOptions options;
   options.head_gates = gates;
-  const auto split = model->run_layers(model->embed(input), input, 0, c.n_layers, options).hidden;
+  const auto split = model->run_layers(model->embed(input), input, 0, c.n_blocks, options).hidden;
   ModelInput repeated;
   repeated.input_ids = input.input_ids.repeat({3, 1});
   repeated.attention_mask = input.attention_mask.repeat({3, 1});
-  const auto expected = model->run_layers(model->embed(repeated), repeated, 0, c.n_layers, options).hidden;
+  const auto expected = model->run_layers(model->embed(repeated), repeated, 0, c.n_blocks, options).hidden;
   ASSERT_EQ(split.sizes(), expected.sizes());
   EXPECT_TRUE(torch::allclose(split, expected, 1e-5, 1e-5)) << max_difference(split, expected);
 }
@@ -191,7 +191,7 @@ TEST_P(EveryFamily, GatesAreDifferentiable) {
   const auto c = config();
   auto model = random_model(c);
   torch::manual_seed(7);
-  auto gates = torch::ones({c.n_layers, c.max_heads()}, torch::requires_grad());
+  auto gates = torch::ones({c.n_blocks, c.max_heads()}, torch::requires_grad());
   ForwardOptions options;
   options.head_gates = gates;
   model->forward(sample_input(), options).hidden.pow(2).sum().backward();
@@ -208,7 +208,7 @@ TEST_P(EveryFamily, StagedForwardEqualsForward) {
   const auto input = sample_input();
   const auto whole = model->forward(input, {});
   auto hidden = model->run_layers(model->embed(input), input, 0, 1, {}).hidden;
-  hidden = model->run_layers(hidden, input, 1, c.n_layers, {}).hidden;
+  hidden = model->run_layers(hidden, input, 1, c.n_blocks, {}).hidden;
   EXPECT_TRUE(torch::equal(hidden, whole.hidden));
   if (whole.logits.defined()) EXPECT_TRUE(torch::equal(model->output(hidden, input), whole.logits));
 }
@@ -235,16 +235,16 @@ TEST_P(EveryFamily, RunLayersReturnsWhatTheObserverSaw) {
   std::vector<torch::Tensor> observed;
   auto options = capture_all();
   options.observer = [&](int64_t, const torch::Tensor& probabilities) { observed.push_back(probabilities); };
-  const auto run = model->run_layers(model->embed(input), input, 0, c.n_layers, options);
+  const auto run = model->run_layers(model->embed(input), input, 0, c.n_blocks, options);
   const auto whole = model->forward(input, capture_all());
-  ASSERT_EQ(run.attention.size(), static_cast<size_t>(c.n_layers));
+  ASSERT_EQ(run.attention.size(), static_cast<size_t>(c.n_blocks));
   ASSERT_EQ(observed.size(), run.attention.size());
-  for (int64_t layer = 0; layer < c.n_layers; ++layer) {
+  for (int64_t layer = 0; layer < c.n_blocks; ++layer) {
     EXPECT_TRUE(observed[layer].is_same(run.attention[layer])) << "layer " << layer;  // the one tensor, not a copy
     EXPECT_TRUE(torch::equal(run.attention[layer], whole.attention[layer])) << "layer " << layer;
   }
   EXPECT_TRUE(torch::equal(run.hidden, whole.hidden));
-  EXPECT_TRUE(model->run_layers(model->embed(input), input, 0, c.n_layers, {}).attention.empty());
+  EXPECT_TRUE(model->run_layers(model->embed(input), input, 0, c.n_blocks, {}).attention.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, EveryFamily,

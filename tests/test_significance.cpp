@@ -1,7 +1,7 @@
-// tests/test_significance.cpp — the statistics of analysis/significance.h against hand-worked values,
+// tests/test_significance.cpp — the statistics of analysis/statistics/significance.h against hand-worked values,
 // closed forms, numerical integration and plain float64 loops.
-#include "analysis/significance.h"
-#include "analysis/variant_comparison.h"
+#include "analysis/statistics/significance.h"
+#include "analysis/statistics/variant_comparison.h"
 #include "models/errors.h"
 #include "tests/test_support.h"
 

@@ -1,9 +1,9 @@
 // tests/test_staged_capture.cpp — a re-run under new gates that starts at the lowest changed layer
-// (analysis/staged_capture.h) must give exactly what a full forward under those gates gives, run only
+// (analysis/capture/staged_capture.h) must give exactly what a full forward under those gates gives, run only
 // the layers it says, and start over for another text.
-#include "analysis/analysis_inputs.h"
-#include "analysis/attention_export.h"
-#include "analysis/staged_capture.h"
+#include "analysis/core/analysis_inputs.h"
+#include "analysis/capture/attention_export.h"
+#include "analysis/capture/staged_capture.h"
 #include "models/checkpoint/checkpoint.h"
 #include "tests/test_support.h"
 
@@ -35,7 +35,7 @@ Encoding encoding_of(std::vector<int64_t> ids) {
 // Gates [L, H_max] with the given (layer, head) pairs off.
 torch::Tensor gates_off(const ModelConfig& config, const std::vector<std::pair<int, int>>& off) {
   std::vector<std::vector<bool>> flags;
-  for (auto heads : config.heads_per_layer) flags.emplace_back(static_cast<size_t>(heads), true);
+  for (auto heads : config.heads_per_block) flags.emplace_back(static_cast<size_t>(heads), true);
   for (const auto& [layer, head] : off) flags[layer][head] = false;
   return gates_from_flags(config, flags);
 }
@@ -73,10 +73,10 @@ TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) 
   EXPECT_EQ(first.first_layer_run, 0);
   expect_equals_full_forward(*model, text, {}, first, {});
   auto kept = first.attention;
-  if (config.n_layers == 0) return;  // nothing to gate
+  if (config.n_blocks == 0) return;  // nothing to gate
 
   // A head off in the last layer: only that layer runs again.
-  const int last = static_cast<int>(config.n_layers) - 1;
+  const int last = static_cast<int>(config.n_blocks) - 1;
   const auto last_off = gates_off(config, {{last, 1}});
   const auto second = staged.run(text, last_off);
   EXPECT_EQ(second.first_layer_run, last);
@@ -99,7 +99,7 @@ TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) 
 
   // The same gates again run nothing and give the same final states.
   const auto again = staged.run(text, both_off);
-  EXPECT_EQ(again.first_layer_run, config.n_layers);
+  EXPECT_EQ(again.first_layer_run, config.n_blocks);
   expect_equals_full_forward(*model, text, both_off, again, kept);
 
   // Another text starts over.
@@ -142,7 +142,7 @@ TEST(StagedCapture, AllOnSpelledOutIsTheSameRunAsNoGates) {
   StagedCapture staged(*model);
   const auto text = encoding_of({1, 2, 3, 4});
   staged.run(text, {});
-  EXPECT_EQ(staged.run(text, gates_off(config, {})).first_layer_run, config.n_layers);
+  EXPECT_EQ(staged.run(text, gates_off(config, {})).first_layer_run, config.n_blocks);
 }
 
 }  // namespace

@@ -104,8 +104,8 @@ void expect_forward_matches(FixtureModel& fixture, const ModelInput& input, cons
     reference_memory = reference_memory * input.attention_mask.unsqueeze(-1).to(memory.dtype());
   }
   expect_close(memory, reference_memory, prefix + ".encoder_hidden");
-  ASSERT_EQ(static_cast<int64_t>(result.attention.size()), config.n_layers);
-  for (int64_t block = 0; block < config.n_layers; ++block) {
+  ASSERT_EQ(static_cast<int64_t>(result.attention.size()), config.n_blocks);
+  for (int64_t block = 0; block < config.n_blocks; ++block) {
     const auto where = config.attention_block(block);
     const std::string name = where.kind == AttentionKind::Encoder   ? "encoder_attention"
                              : where.kind == AttentionKind::Decoder ? "decoder_attention"
@@ -135,7 +135,7 @@ TEST_P(HfTranslation, HeadGatesMatchTheReferenceHeadMask) {
   auto fixture = load_fixture(GetParam());
   const auto& head_mask = fixture.reference.at("head_mask");
   const auto& config = fixture.config;
-  auto gates = torch::ones({config.n_layers, config.max_heads()});
+  auto gates = torch::ones({config.n_blocks, config.max_heads()});
   const std::pair<const char*, AttentionKind> kinds[] = {
       {"encoder", AttentionKind::Encoder}, {"decoder", AttentionKind::Decoder}, {"cross", AttentionKind::Cross}};
   for (const auto& [name, kind] : kinds) {
@@ -183,9 +183,9 @@ TEST_P(HfTranslation, StagedForwardEqualsTheWholeForwardAtEveryBlock) {
   const auto input = case_input(fixture.reference.at("batch"));
   torch::NoGradGuard no_grad;
   const auto whole = model.forward(input).logits;
-  for (int64_t block = 0; block <= fixture.config.n_layers; ++block) {
+  for (int64_t block = 0; block <= fixture.config.n_blocks; ++block) {
     const auto lower = model.run_layers(model.embed(input), input, 0, block, {}).hidden;
-    const auto upper = model.run_layers(lower, input, block, fixture.config.n_layers, {}).hidden;
+    const auto upper = model.run_layers(lower, input, block, fixture.config.n_blocks, {}).hidden;
     expect_close(model.output(upper, input), whole, "split at block " + std::to_string(block));
   }
 }
@@ -203,17 +203,17 @@ TEST_P(HfTranslation, GateSettingsSplittingTheRowsAtAnyBlockEqualEachSettingsOwn
   const int64_t rows = input.input_ids.size(0), settings = 3;
   torch::NoGradGuard no_grad;
   torch::manual_seed(7);
-  for (int64_t block = 0; block < config.n_layers; ++block) {
+  for (int64_t block = 0; block < config.n_blocks; ++block) {
     // Settings alike below `block`, different from it up.
-    const auto common = torch::rand({config.n_layers, config.max_heads()});
+    const auto common = torch::rand({config.n_blocks, config.max_heads()});
     auto gates = common.unsqueeze(0).repeat({settings, 1, 1});
-    gates.narrow(1, block, config.n_layers - block).uniform_();
+    gates.narrow(1, block, config.n_blocks - block).uniform_();
     ForwardOptions lower_options;
     lower_options.head_gates = common;
     const auto lower = model.run_layers(model.embed(input), input, 0, block, lower_options).hidden;
     ForwardOptions upper_options;
     upper_options.head_gates = gates.repeat_interleave(rows, 0);                          // (k·B, L, H)
-    const auto upper = model.run_layers(lower, input, block, config.n_layers, upper_options).hidden;
+    const auto upper = model.run_layers(lower, input, block, config.n_blocks, upper_options).hidden;
     ASSERT_EQ(upper.size(0), settings * rows) << "block " << block;
     const auto repeated = input.map([&](const torch::Tensor& t) { return t.repeat({settings, 1}); });
     const auto logits = model.output(upper, repeated);
@@ -230,8 +230,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, HfTranslation, ::testing::Values("marian_tiny
 
 TEST(TranslationConfig, BlocksAreNumberedEncoderThenDecoderSelfAndCross) {
   auto config = read_model_config(fixture_dir("marian_tiny"));
-  ASSERT_EQ(config.n_layers, 2 + 2 * 2);
-  EXPECT_EQ(config.heads_per_layer, (std::vector<int64_t>{4, 4, 2, 2, 2, 2}));
+  ASSERT_EQ(config.n_blocks, 2 + 2 * 2);
+  EXPECT_EQ(config.heads_per_block, (std::vector<int64_t>{4, 4, 2, 2, 2, 2}));
   EXPECT_EQ(config.attention_block(1).kind, AttentionKind::Encoder);
   EXPECT_EQ(config.attention_block(2).kind, AttentionKind::Decoder);
   EXPECT_EQ(config.attention_block(5).kind, AttentionKind::Cross);
@@ -249,7 +249,7 @@ TEST(TranslationConfig, NativeConfigRoundTripsThroughItsJson) {
       "eos_id": 3, "heads_per_layer": [4, 3, 2, 2, 1, 2, 2, 2]})");
   const auto config = parse_model_config(json, "config.json");
   const auto again = parse_model_config(native_config_json(config), "config.json");
-  EXPECT_EQ(again.heads_per_layer, (std::vector<int64_t>{4, 3, 2, 2, 1, 2, 2, 2}));
+  EXPECT_EQ(again.heads_per_block, (std::vector<int64_t>{4, 3, 2, 2, 1, 2, 2, 2}));
   EXPECT_EQ(again.translation.decoder_layers, 3);
   EXPECT_EQ(again.translation.decoder_d_head, 8);
   EXPECT_EQ(again.d_head, 4);

@@ -5,15 +5,15 @@
 // pruning against the gated model, the decoder's Table 1 statistics against the captured attention,
 // the BLEU of batched decoding against one-by-one decoding, and the descriptors' kind columns and
 // --attention errors.
-#include "analysis/analysis_inputs.h"
-#include "analysis/attention_stats.h"
-#include "analysis/head_ablation.h"
-#include "analysis/head_importance.h"
-#include "analysis/head_removal.h"
-#include "analysis/top_tokens.h"
-#include "analysis/translation_capture.h"
-#include "analysis/registry.h"
-#include "analysis/translation_scores.h"
+#include "analysis/core/analysis_inputs.h"
+#include "analysis/attention_stats/attention_stats.h"
+#include "analysis/heads/head_ablation.h"
+#include "analysis/heads/head_importance.h"
+#include "analysis/heads/head_removal.h"
+#include "analysis/attention_stats/top_tokens.h"
+#include "analysis/capture/translation_capture.h"
+#include "analysis/core/registry.h"
+#include "analysis/evaluation/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/text/tokenizer.h"
@@ -263,7 +263,7 @@ TEST(TranslationPruning, RemovedHeadsComputeWhatTheGatedModelComputes) {
   const auto loaded = tiny.checkpoint("m");
   const std::vector<HeadRef> removed{{0, 1}, {2, 0}, {3, 1}};  // one head of enc 1, dec 1 and cross 1
   const auto pruned = remove_heads(*loaded.model, removed);
-  EXPECT_EQ(pruned->config().heads_per_layer, (std::vector<int64_t>{1, 2, 1, 1}));
+  EXPECT_EQ(pruned->config().heads_per_block, (std::vector<int64_t>{1, 2, 1, 1}));
   EXPECT_LT(count_parameters(*pruned), count_parameters(*loaded.model));
   const auto batch = tiny.data(loaded, 20).inputs.front();
   ForwardOptions gated;

@@ -11,9 +11,9 @@ namespace aw {
 struct HeadGates {
   std::vector<std::vector<bool>> on;  // [layer][head], both 0-based
 
-  static HeadGates allOn(const std::vector<int>& heads_per_layer) {
+  static HeadGates allOn(const std::vector<int>& heads_per_block) {
     HeadGates gates;
-    for (int heads : heads_per_layer) gates.on.emplace_back(static_cast<size_t>(heads), true);
+    for (int heads : heads_per_block) gates.on.emplace_back(static_cast<size_t>(heads), true);
     return gates;
   }
   int total() const {

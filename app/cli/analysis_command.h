@@ -1,8 +1,8 @@
-// app/cli/analysis_command.h — an analysis descriptor (analysis/registry.h) run as an attention-cli
+// app/cli/analysis_command.h — an analysis descriptor (analysis/core/registry.h) run as an attention-cli
 // command, and its usage text, both generated from the descriptor.
 #pragma once
 
-#include "analysis/descriptor.h"
+#include "analysis/core/descriptor.h"
 
 #include <string>
 

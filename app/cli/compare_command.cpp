@@ -1,11 +1,11 @@
 // app/cli/compare_command.cpp — `attention-cli compare`: several runs of each variant (one model per
 // training seed, `train --seeds`) evaluated on one data file by the eval analysis, then each
 // variant's mean ± sd and Welch's t-test between every pair of variants, or with --reference NAME
-// between that variant and each other, Holm-adjusted over the tests made (analysis/variant_comparison.h).
+// between that variant and each other, Holm-adjusted over the tests made (analysis/statistics/variant_comparison.h).
 // A run may also be a result recorded earlier (`eval --json` saved to a .json file), so seeds whose
 // weights were not kept still count — once the file shows it was measured on the same data.
-#include "analysis/registry.h"
-#include "analysis/variant_comparison.h"
+#include "analysis/core/registry.h"
+#include "analysis/statistics/variant_comparison.h"
 #include "app/cli/commands.h"
 #include "app/cli/model_loading.h"
 #include "models/errors.h"

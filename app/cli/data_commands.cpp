@@ -1,6 +1,6 @@
 // app/cli/data_commands.cpp — `attention-cli split`: a seeded train/valid/test split of a labelled
 // file, or of translation pairs grouped by source (models/text/data_split.h), written as three .tsv files.
-#include "analysis/descriptor.h"
+#include "analysis/core/descriptor.h"
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 #include "models/errors.h"

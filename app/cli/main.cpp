@@ -1,6 +1,6 @@
 // app/cli/main.cpp — attention-cli: the headless workbench. Dispatches to one command; bad input
 // becomes one line on stderr and exit code 1 (2 for a usage error), never a crash.
-#include "analysis/registry.h"
+#include "analysis/core/registry.h"
 #include "app/cli/analysis_command.h"
 #include "app/cli/commands.h"
 #include "models/runtime.h"

@@ -1,5 +1,5 @@
 // app/cli/model_commands.cpp — info and attend: load a checkpoint, run it, report.
-#include "analysis/attention_export.h"
+#include "analysis/capture/attention_export.h"
 #include "models/text/corpus.h"
 #include "models/training/evaluation.h"
 #include "app/cli/commands.h"
@@ -27,8 +27,8 @@ int run_info(int argc, char** argv) {
   const auto loaded = load_from_options(options);
   const auto& c = loaded.config;
   nlohmann::json info = {
-      {"model", loaded.dir},          {"model_type", c.family_name()},        {"layers", c.n_layers},
-      {"heads", c.n_heads},           {"heads_per_layer", c.heads_per_layer}, {"d_model", c.d_model},
+      {"model", loaded.dir},          {"model_type", c.family_name()},        {"layers", c.n_blocks},
+      {"heads", c.n_heads},           {"heads_per_layer", c.heads_per_block}, {"d_model", c.d_model},
       {"d_head", c.d_head},           {"d_ff", c.d_ff},                    {"vocab_size", c.vocab_size},
       {"max_positions", c.max_positions}, {"norm", to_string(c.norm)},     {"positions", to_string(c.positions)},
       {"activation", to_string(c.activation)}, {"causal", c.causal},       {"tokenizer", loaded.tokenizer->kind()},
@@ -67,9 +67,9 @@ int run_info(int argc, char** argv) {
                 static_cast<long long>(t.decoder_heads), static_cast<long long>(t.decoder_heads),
                 static_cast<long long>(t.decoder_d_head));
     std::printf("blocks       %lld attention blocks: encoder self, then each decoder layer's self and cross\n",
-                static_cast<long long>(c.n_layers));
+                static_cast<long long>(c.n_blocks));
   } else {
-    std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_layers),
+    std::printf("layers       %lld × %lld heads (d_head %lld)\n", static_cast<long long>(c.n_blocks),
                 static_cast<long long>(c.n_heads), static_cast<long long>(c.d_head));
   }
   if (c.is_recurrent())
@@ -203,7 +203,7 @@ int run_attend(int argc, char** argv) {
     settings.dtype = out_dtype;
     try {
       if (options.has("layers"))
-        settings.layers = parse_numbered_list(options.get("layers", ""), loaded.config.n_layers, "layer");
+        settings.layers = parse_numbered_list(options.get("layers", ""), loaded.config.n_blocks, "layer");
       if (options.has("heads")) {
         settings.heads = parse_numbered_list(options.get("heads", ""), loaded.config.max_heads(), "head");
         heads = torch::tensor(settings.heads, torch::kLong);

@@ -1,10 +1,10 @@
 // app/cli/translate_command.cpp — `attention-cli translate`: one sentence through a translation model
 // (greedy or beam search), the translation printed with the source word each target token attends
 // to most (the last decoder layer's cross-attention, mean over heads), and with --out every encoder,
-// decoder and cross attention block as JSON (analysis/translation_capture.h).
-#include "analysis/attention_blocks.h"
-#include "analysis/attention_export.h"
-#include "analysis/translation_capture.h"
+// decoder and cross attention block as JSON (analysis/capture/translation_capture.h).
+#include "analysis/core/attention_blocks.h"
+#include "analysis/capture/attention_export.h"
+#include "analysis/capture/translation_capture.h"
 #include "app/cli/commands.h"
 #include "app/cli/model_loading.h"
 #include "models/errors.h"

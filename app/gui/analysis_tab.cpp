@@ -1,7 +1,7 @@
 // app/gui/analysis_tab.cpp — see analysis_tab.h.
 #include "app/gui/analysis_tab.h"
 
-#include "analysis/registry.h"
+#include "analysis/core/registry.h"
 #include "app/gui/settings_form.h"
 #include "widgets/result_plot.h"
 

@@ -1,4 +1,4 @@
-// app/gui/analysis_tab.h — one analysis tab, made from its descriptor (analysis/registry.h) and a row
+// app/gui/analysis_tab.h — one analysis tab, made from its descriptor (analysis/core/registry.h) and a row
 // of the tab table (analysis_tabs.cpp): the model chooser(s), a settings form generated from the
 // descriptor's fields (settings_form.h), a background run through ModelSession::run with progress and
 // cancel, the result as table and plot, head scores for the heads panel, and the tab's part of a

@@ -7,7 +7,7 @@
 #include "app/gui/settings_form.h"
 #include "app/gui/top_tokens_tab.h"
 
-#include "analysis/registry.h"
+#include "analysis/core/registry.h"
 
 #include <QLineEdit>
 

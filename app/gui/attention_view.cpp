@@ -392,7 +392,7 @@ void AttentionView::refreshHeads() {
     static_cast<BlockSpinBox*>(layer_box_)->setNames(summary.layer_names);
   }
   const int layer = layer_box_->value() - 1;
-  const int heads = layer < static_cast<int>(summary.heads_per_layer.size()) ? summary.heads_per_layer[layer] : 0;
+  const int heads = layer < static_cast<int>(summary.heads_per_block.size()) ? summary.heads_per_block[layer] : 0;
   {
     const QSignalBlocker block(head_box_);
     const int previous = head_box_->currentIndex();

@@ -203,7 +203,7 @@ void LamaTab::setModels(const std::vector<ModelSummary>& models) {
 
 void LamaTab::fillHeadChoices() {
   const int model = chosenModel();
-  const int heads = isLama(model) && !models()[model].heads_per_layer.empty() ? models()[model].heads_per_layer[0] : 0;
+  const int heads = isLama(model) && !models()[model].heads_per_block.empty() ? models()[model].heads_per_block[0] : 0;
   const auto previous = head_box_->currentData().toString();
   const QSignalBlocker block(head_box_);
   head_box_->clear();

@@ -4,7 +4,7 @@
 // With --sample-data the last session reopens (unless --fresh); without one, DIR's default session.
 // --screenshot renders the window once all work is done, writes the PNG and quits (this is how the
 // window is looked at on a machine without a display: QT_QPA_PLATFORM=offscreen).
-#include "analysis/registry.h"
+#include "analysis/core/registry.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"

@@ -240,7 +240,7 @@ void MainWindow::openCheckpoint(const QString& dir) {
                const auto summary = session->load(dir);
                return {{}, [this, summary] {
                          clearError();
-                         onModelAdded(summary, HeadGates::allOn(summary.heads_per_layer));
+                         onModelAdded(summary, HeadGates::allOn(summary.heads_per_block));
                          view_->setCurrentModel(static_cast<int>(models_.size()) - 1);
                          // The first model is current already (no change, no signal): run the
                          // sentence typed or given on the command line for it.
@@ -253,7 +253,7 @@ void MainWindow::openCheckpoint(const QString& dir) {
 void MainWindow::onModelAdded(const ModelSummary& summary, const HeadGates& gates) {
   models_.push_back(summary);
   // Saved gates must fit the model; otherwise it starts with every head on.
-  HeadGates fitted = HeadGates::allOn(summary.heads_per_layer);
+  HeadGates fitted = HeadGates::allOn(summary.heads_per_block);
   if (gates.on.size() == fitted.on.size() && gates.total() == fitted.total()) fitted = gates;
   gates_.push_back(fitted);
   rememberRecent(summary.dir);

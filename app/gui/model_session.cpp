@@ -1,13 +1,13 @@
 // app/gui/model_session.cpp — see model_session.h.
 #include "app/gui/model_session.h"
 
-#include "analysis/analysis_inputs.h"
-#include "analysis/attention_export.h"
-#include "analysis/attention_blocks.h"
-#include "analysis/labelled_parts.h"
-#include "analysis/registry.h"
-#include "analysis/staged_capture.h"
-#include "analysis/translation_capture.h"
+#include "analysis/core/analysis_inputs.h"
+#include "analysis/capture/attention_export.h"
+#include "analysis/core/attention_blocks.h"
+#include "analysis/core/labelled_parts.h"
+#include "analysis/core/registry.h"
+#include "analysis/capture/staged_capture.h"
+#include "analysis/capture/translation_capture.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
@@ -53,8 +53,8 @@ ModelSummary summarise(const LoadedModel& loaded) {
   summary.name = QString::fromStdString(loaded.name);
   summary.dir = QString::fromStdString(loaded.dir);
   summary.architecture = QString::fromStdString(loaded.config.family_name());
-  summary.layers = static_cast<int>(loaded.config.n_layers);
-  for (auto heads : loaded.config.heads_per_layer) summary.heads_per_layer.push_back(static_cast<int>(heads));
+  summary.layers = static_cast<int>(loaded.config.n_blocks);
+  for (auto heads : loaded.config.heads_per_block) summary.heads_per_block.push_back(static_cast<int>(heads));
   for (const auto& sizes : loaded.config.decoder.query_groups) summary.query_groups.emplace_back(sizes.begin(), sizes.end());
   summary.parameters = loaded.parameter_count;
   summary.dtype = QString::fromStdString(loaded.stored_dtype);
@@ -64,7 +64,7 @@ ModelSummary summarise(const LoadedModel& loaded) {
   summary.causal = loaded.config.causal;
   summary.translation = loaded.config.is_translation();
   const auto names = block_names(loaded.config);
-  for (int64_t block = 0; summary.translation && block < loaded.config.n_layers; ++block) {
+  for (int64_t block = 0; summary.translation && block < loaded.config.n_blocks; ++block) {
     auto kind = QString::fromStdString(names.kind[block]);
     kind[0] = kind[0].toUpper();
     summary.layer_names << QString("%1 %2").arg(kind).arg(names.layer[block]);
@@ -181,7 +181,7 @@ int AttentionCapture::predictionCount() const {
   return predict_position ? length() : static_cast<int>(predictions.size());
 }
 
-// The last capture of one model, which its next re-run builds on (analysis/staged_capture.h): per
+// The last capture of one model, which its next re-run builds on (analysis/capture/staged_capture.h): per
 // layer its thumbnail and its block, whose floats are there for the layers that capture held.
 struct KeptRun {
   std::mutex mutex;  // one run of a model at a time: they share the kept states
@@ -260,7 +260,7 @@ AttentionCapture ModelSession::attend(int index, const QString& text, const Head
   if (static_cast<int64_t>(encoding.ids.size()) > loaded->config.max_positions)
     throw Error("the sentence has " + std::to_string(encoding.ids.size()) + " tokens but " + loaded->name +
                 " allows " + std::to_string(loaded->config.max_positions));
-  const int layers = static_cast<int>(loaded->config.n_layers);
+  const int layers = static_cast<int>(loaded->config.n_blocks);
   return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates,
                         std::clamp(shown_layer, 0, std::max(0, layers - 1)));
 }
@@ -310,7 +310,7 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     torch::Tensor head_gates;
     if (!gates.on.empty()) head_gates = gates_from_flags(loaded->config, gates.on);
     const auto held = [&](int64_t layer) { return shown_layer < 0 || layer == shown_layer; };
-    const auto layers = static_cast<size_t>(loaded->config.n_layers);
+    const auto layers = static_cast<size_t>(loaded->config.n_blocks);
     kept.layers.resize(layers);
     kept.thumbnails.resize(layers);
     // Each layer run leaves its thumbnail and, where held, its block, as it is made: no point of the
@@ -389,7 +389,7 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
     summary.dir = QFileInfo(path).absoluteFilePath();
     summary.architecture = "saved attention";
     summary.layers = saved.capture.layerCount();
-    for (const auto& block : saved.capture.layers) summary.heads_per_layer.push_back(block.heads);
+    for (const auto& block : saved.capture.layers) summary.heads_per_block.push_back(block.heads);
     summary.translation = translation;
     for (size_t index = 0; index < contents.layer_numbers.size(); ++index) {
       auto kind = translation ? QString::fromStdString(contents.kinds[index]) : QString("layer");

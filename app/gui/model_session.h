@@ -4,7 +4,7 @@
 // reference to the model, so an analysis can run while sentences are re-run with other gates.
 #pragma once
 
-#include "analysis/descriptor.h"
+#include "analysis/core/descriptor.h"
 #include "widgets/head_gates.h"
 
 #include <QList>
@@ -24,7 +24,7 @@ struct ModelSummary {
   QString dir;
   QString architecture;  // model_type
   int layers = 0;
-  std::vector<int> heads_per_layer;
+  std::vector<int> heads_per_block;
   qint64 parameters = 0;
   QString dtype;
   int max_positions = 0;
@@ -120,7 +120,7 @@ struct AttentionCapture {
 // An analysis' progress: (done, total) of the current phase, named; returning false cancels.
 using AnalysisProgress = std::function<bool(qint64 done, qint64 total, const QString& phase)>;
 
-// An analysis' settings by the descriptor's field name (analysis/descriptor.h), as typed: a flag is on
+// An analysis' settings by the descriptor's field name (analysis/core/descriptor.h), as typed: a flag is on
 // when present (its value is ignored); a field left out takes the descriptor's default.
 using AnalysisSettings = QMap<QString, QString>;
 
@@ -182,12 +182,12 @@ class ModelSession {
   // they measured.
   AttentionCapture attendDocument(int index, const QString& text, const HeadGates& gates = {}) const;
 
-  // The documents of `part` ("whole", "train", "valid" or "test": analysis/labelled_parts.h) of a
+  // The documents of `part` ("whole", "train", "valid" or "test": analysis/core/labelled_parts.h) of a
   // labelled file, in the order the split gives them, with the model's class names (throws aw::Error
   // naming the file for unreadable files and unknown labels).
   std::vector<LabelledDocument> labelledDocuments(int model, const QString& data, const QString& part, int seed) const;
 
-  // Runs the registry's analysis `analysis` (analysis/registry.h) on `models` (session indexes) with
+  // Runs the registry's analysis `analysis` (analysis/core/registry.h) on `models` (session indexes) with
   // each model's gates (may be shorter; empty = all on) and `settings`. Throws aw::Error with a line
   // for the user: a bad setting names its label ("Window: 99 exceeds the model's 16 positions").
   AnalysisOutput run(const QString& analysis, const QList<int>& models, const std::vector<HeadGates>& gates,

@@ -1,11 +1,11 @@
 // app/gui/settings_form.h — an analysis' settings as editors, made from its descriptor's fields
-// (analysis/descriptor.h) the way attention-cli makes options of them: Integer → spin box (a field
+// (analysis/core/descriptor.h) the way attention-cli makes options of them: Integer → spin box (a field
 // without a default starts on "auto"), Flag → check box, Choice → combo box, Path → line edit with
 // Browse…, Text / List → line edit; label from the field's label, tooltip from its help. Each editor
 // is named after its field (objectName), and the settings read, save and restore by field name.
 #pragma once
 
-#include "analysis/descriptor.h"
+#include "analysis/core/descriptor.h"
 #include "app/gui/model_session.h"
 
 #include <QDir>

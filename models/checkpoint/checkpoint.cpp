@@ -67,7 +67,7 @@ double minimum_weight_count(const ModelConfig& config) {
   double count = static_cast<double>(config.vocab_size) * d + static_cast<double>(config.num_labels) * d +
                  static_cast<double>(config.bert.type_vocab_size) * d;
   if (config.positions == PositionKind::Learned) count += static_cast<double>(config.max_positions) * d;
-  for (int64_t block = 0; block < config.n_layers && block < static_cast<int64_t>(config.heads_per_layer.size()); ++block)
+  for (int64_t block = 0; block < config.n_blocks && block < static_cast<int64_t>(config.heads_per_block.size()); ++block)
     count += 2 * d * static_cast<double>(config.attention_width(block) + config.kv_width(block));
   if (config.is_translation()) {
     const auto& t = config.translation;
@@ -75,7 +75,7 @@ double minimum_weight_count(const ModelConfig& config) {
     count += 2 * d * (static_cast<double>(t.encoder_layers) * static_cast<double>(t.encoder_ffn) +
                       static_cast<double>(t.decoder_layers) * static_cast<double>(t.decoder_ffn));
   } else {
-    count += 2 * d * static_cast<double>(config.d_ff) * static_cast<double>(config.n_layers);
+    count += 2 * d * static_cast<double>(config.d_ff) * static_cast<double>(config.n_blocks);
   }
   return count;
 }
@@ -349,7 +349,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device,
   loaded.device = device;
   loaded.parameter_count = count_parameters(*loaded.model);
   const auto& t = loaded.config.translation;
-  const auto heads = loaded.config.total_heads() == loaded.config.n_layers * loaded.config.n_heads
+  const auto heads = loaded.config.total_heads() == loaded.config.n_blocks * loaded.config.n_heads
                          ? std::to_string(loaded.config.n_heads) + " heads"
                          : std::to_string(loaded.config.n_heads) + " heads, " +
                                std::to_string(loaded.config.total_heads()) + " left after pruning";
@@ -357,7 +357,7 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device,
                           ? std::to_string(t.encoder_layers) + "+" + std::to_string(t.decoder_layers) +
                                 " encoder+decoder layers, " + std::to_string(loaded.config.total_heads()) +
                                 " heads in enc, dec and cross attention"
-                          : std::to_string(loaded.config.n_layers) + (loaded.config.n_layers == 1 ? " layer × " : " layers × ") + heads;
+                          : std::to_string(loaded.config.n_blocks) + (loaded.config.n_blocks == 1 ? " layer × " : " layers × ") + heads;
   logger("models")->info("loaded {} ({}, {}, d={}, {:.1f}M parameters, {}) on {}", loaded.name,
                          loaded.config.family_name(), layers, loaded.config.d_model,
                          loaded.parameter_count / 1e6,
@@ -412,7 +412,7 @@ void save_llama_family_checkpoint(const std::string& dir, AttentionModel& model,
   std::ifstream in(source_config);
   auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object()) fail_in_file(source_config, "cannot be read back as JSON");
-  json["heads_per_layer"] = config.heads_per_layer;
+  json["heads_per_layer"] = config.heads_per_block;
   if (!config.decoder.query_groups.empty()) json["query_groups"] = config.decoder.query_groups;
   const auto config_path = (fs::path(dir) / "config.json").string();
   std::ofstream config_out(config_path);

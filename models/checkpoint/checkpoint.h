@@ -81,7 +81,7 @@ void save_native_checkpoint(const std::string& dir, AttentionModel& model, const
                             torch::ScalarType storage = torch::kFloat32, const std::string& sentencepiece_model = "");
 
 // Writes a pruned model of the llama, mistral, qwen2 or gpt_neox family into `dir` the way this tool
-// reads those families: `source_dir`'s config.json with heads_per_layer (and query_groups) added,
+// reads those families: `source_dir`'s config.json with heads_per_block (and query_groups) added,
 // the weights under the family's own tensor names in `storage` (kFloat32, kFloat16 or kBFloat16),
 // and the tokenizer files copied. Hugging Face's classes cannot load it: its layers differ in width.
 void save_llama_family_checkpoint(const std::string& dir, AttentionModel& model, const std::string& source_dir,

@@ -44,7 +44,7 @@ WeightTable gpt2_table(const ModelConfig& config) {
   table.allow_unknown = true;
   bind(table, "tok_emb.weight", {"wte.weight"});
   bind(table, "pos_emb.weight", {"wpe.weight"});
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+  for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
     auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     auto theirs = [&](const std::string& rest) { return layer_name("h.", layer, rest); };
     bind_norm(table, ours("ln_1"), theirs("ln_1"));
@@ -70,7 +70,7 @@ WeightTable bert_table(const ModelConfig& config) {
   bind(table, "pos_emb.weight", {"embeddings.position_embeddings.weight"});
   if (config.bert.type_vocab_size > 0) bind(table, "type_emb.weight", {"embeddings.token_type_embeddings.weight"});
   bind_norm(table, "emb_ln", "embeddings.LayerNorm");
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+  for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
     auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     auto theirs = [&](const std::string& rest) { return layer_name("encoder.layer.", layer, rest); };
     bind_linear(table, ours("attn.q"), theirs("attention.self.query"));
@@ -158,7 +158,7 @@ WeightTable llama_table(const ModelConfig& config) {
   table.ignored = {"rotary_emb.inv_freq"};  // old checkpoints store the frequencies, computed here
   if (config.tie_embeddings) table.ignored.push_back("lm_head.weight");
   bind(table, "tok_emb.weight", {"embed_tokens.weight"});
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+  for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
     auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     auto theirs = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     bind(table, ours("ln_1.weight"), {theirs("input_layernorm.weight")});
@@ -185,13 +185,13 @@ WeightTable gpt_neox_table(const ModelConfig& config) {
   table.ignored = {".attention.bias", ".attention.masked_bias", "rotary_emb.inv_freq"};
   if (config.tie_embeddings) table.ignored.push_back("embed_out.weight");
   bind(table, "tok_emb.weight", {"embed_in.weight"});
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+  for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
     auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     auto theirs = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     bind_norm(table, ours("ln_1"), theirs("input_layernorm"));
     bind_norm(table, ours("ln_2"), theirs("post_attention_layernorm"));
     bind_fused_qkv(table, ours("attn"), theirs("attention.query_key_value"), config.decoder.qkv_bias,
-                   /*transpose=*/false, /*groups=*/config.heads_per_layer[layer]);
+                   /*transpose=*/false, /*groups=*/config.heads_per_block[layer]);
     bind_dense(table, ours("attn.o"), theirs("attention.dense"), config.decoder.out_bias);
     bind_linear(table, ours("mlp.fc1"), theirs("mlp.dense_h_to_4h"));
     bind_linear(table, ours("mlp.fc2"), theirs("mlp.dense_4h_to_h"));

@@ -1,7 +1,7 @@
 // models/nn/bigru_classifier.h — LAMA's baseline without attention: word embeddings → one-layer
 // bi-GRU → the annotations pooled over the unpadded words → the same MLP as LAMA. bigru_max pools by
 // the maximum of each annotation dimension (the paper's baseline), bigru_mean by their mean.
-// In the AttentionModel contract it has no attention layers (n_layers 0): run_layers passes the
+// In the AttentionModel contract it has no attention layers (n_blocks 0): run_layers passes the
 // annotations through, capture returns nothing, and gates are refused.
 #pragma once
 

@@ -111,7 +111,7 @@ class ConfigReader {
     return capped(key, value.get<int64_t>(), limit);
   }
   // Every size, count and id of a config is at most kMaxConfigInteger: checked before anything is
-  // allocated from it (a hostile n_layers or num_labels would otherwise size lists of billions), and
+  // allocated from it (a hostile n_blocks or num_labels would otherwise size lists of billions), and
   // small enough that the products the configs form (4·d_model, 2·hidden) cannot overflow.
   int64_t capped(const std::string& key, int64_t value, int64_t limit = kMaxConfigInteger) const {
     if (value > limit)
@@ -133,7 +133,7 @@ Activation parse_activation(const ConfigReader& reader, const std::string& key, 
 
 void parse_native(const ConfigReader& reader, ModelConfig& config) {
   config.vocab_size = reader.positive_int("vocab_size");
-  config.n_layers = reader.layer_count("n_layers");
+  config.n_blocks = reader.layer_count("n_layers");
   config.n_heads = reader.positive_int("n_heads");
   config.d_model = reader.positive_int("d_model");
   config.d_ff = reader.positive_int("d_ff", 4 * config.d_model);
@@ -186,7 +186,7 @@ void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
   config.d_model = 2 * recurrent.rnn_hidden;
   config.d_ff = recurrent.classifier_hidden;
   if (config.is_lama()) {
-    config.n_layers = 1;
+    config.n_blocks = 1;
     config.n_heads = reader.positive_int("n_heads");
     config.d_head = config.d_model;
     recurrent.context = reader.choice("context", LamaContext::Learned);
@@ -195,14 +195,14 @@ void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
     if (recurrent.regularizer_weight < 0)
       reader.fail("key 'regularizer_weight' must be ≥ 0, got " + std::to_string(recurrent.regularizer_weight));
   } else {
-    config.n_layers = 0;  // no attention at all: the baseline without it
+    config.n_blocks = 0;  // no attention at all: the baseline without it
     config.n_heads = 0;
   }
 }
 
 void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
   config.vocab_size = reader.positive_int("vocab_size");
-  config.n_layers = reader.layer_count("n_layer");
+  config.n_blocks = reader.layer_count("n_layer");
   config.n_heads = reader.positive_int("n_head");
   config.d_model = reader.positive_int("n_embd");
   config.d_ff = reader.positive_int("n_inner", 4 * config.d_model);
@@ -219,7 +219,7 @@ void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
 
 void parse_bert(const nlohmann::json& root, const ConfigReader& reader, ModelConfig& config) {
   config.vocab_size = reader.positive_int("vocab_size");
-  config.n_layers = reader.layer_count("num_hidden_layers");
+  config.n_blocks = reader.layer_count("num_hidden_layers");
   config.n_heads = reader.positive_int("num_attention_heads");
   config.d_model = reader.positive_int("hidden_size");
   config.d_ff = reader.positive_int("intermediate_size");
@@ -308,7 +308,7 @@ void parse_llama_family(const nlohmann::json& root, const ConfigReader& reader, 
   const bool neox = config.family == ModelFamily::GptNeox;
   auto& decoder = config.decoder;
   config.vocab_size = reader.positive_int("vocab_size");
-  config.n_layers = reader.layer_count("num_hidden_layers");
+  config.n_blocks = reader.layer_count("num_hidden_layers");
   config.n_heads = reader.positive_int("num_attention_heads");
   config.d_model = reader.positive_int("hidden_size");
   config.d_ff = reader.positive_int("intermediate_size");
@@ -361,14 +361,14 @@ void set_query_groups(const nlohmann::json& root, const std::string& path, Model
   auto& groups = config.decoder.query_groups;
   const int64_t per_group = config.n_heads / config.decoder.kv_heads;
   if (!root.contains("query_groups")) {
-    for (int64_t layer = 0; layer < config.n_layers; ++layer)
+    for (int64_t layer = 0; layer < config.n_blocks; ++layer)
       groups.emplace_back(static_cast<size_t>(config.decoder.kv_heads), per_group);
   } else {
     const auto& value = root.at("query_groups");
     const auto fail = [&](const std::string& why) {
       fail_in_file(path, "query_groups " + why + ", got " + json_excerpt(value));
     };
-    if (!value.is_array() || static_cast<int64_t>(value.size()) != config.n_layers) fail("must list one entry per layer");
+    if (!value.is_array() || static_cast<int64_t>(value.size()) != config.n_blocks) fail("must list one entry per layer");
     for (const auto& layer : value) {
       if (!layer.is_array() || static_cast<int64_t>(layer.size()) > config.decoder.kv_heads)
         fail("must give each layer at most " + std::to_string(config.decoder.kv_heads) + " group sizes");
@@ -381,12 +381,12 @@ void set_query_groups(const nlohmann::json& root, const std::string& path, Model
       groups.push_back(std::move(sizes));
     }
   }
-  for (int64_t layer = 0; layer < config.n_layers; ++layer) {
+  for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
     const auto& sizes = groups[layer];
-    if (std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != config.heads_per_layer[layer])
+    if (std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != config.heads_per_block[layer])
       fail_in_file(path, "query_groups of layer " + std::to_string(layer + 1) + " hold " +
                              std::to_string(std::accumulate(sizes.begin(), sizes.end(), int64_t{0})) +
-                             " query heads but heads_per_layer gives it " + std::to_string(config.heads_per_layer[layer]));
+                             " query heads but heads_per_block gives it " + std::to_string(config.heads_per_block[layer]));
   }
 }
 
@@ -394,12 +394,12 @@ void set_query_groups(const nlohmann::json& root, const std::string& path, Model
 // each decoder layer's self- and cross-attention.
 void set_translation_blocks(ModelConfig& config) {
   const auto& t = config.translation;
-  config.n_layers = t.encoder_layers + 2 * t.decoder_layers;
+  config.n_blocks = t.encoder_layers + 2 * t.decoder_layers;
   config.n_heads = std::max(t.encoder_heads, t.decoder_heads);
   config.d_ff = t.encoder_ffn;
   config.causal = false;
-  config.heads_per_layer.assign(t.encoder_layers, t.encoder_heads);
-  config.heads_per_layer.resize(config.n_layers, t.decoder_heads);
+  config.heads_per_block.assign(t.encoder_layers, t.encoder_heads);
+  config.heads_per_block.resize(config.n_blocks, t.decoder_heads);
 }
 
 // Head widths of a translation model: stated, or d_model / heads on each side.
@@ -510,7 +510,7 @@ AttentionBlock ModelConfig::attention_block(int64_t block) const {
 
 int64_t ModelConfig::block_index(AttentionKind kind, int64_t layer) const {
   if (layer < 0) return -1;
-  if (!is_translation()) return kind == attention_block(0).kind && layer < n_layers ? layer : -1;
+  if (!is_translation()) return kind == attention_block(0).kind && layer < n_blocks ? layer : -1;
   if (kind == AttentionKind::Encoder) return layer < translation.encoder_layers ? layer : -1;
   if (layer >= translation.decoder_layers) return -1;
   return translation.encoder_layers + 2 * layer + (kind == AttentionKind::Cross ? 1 : 0);
@@ -522,11 +522,11 @@ std::vector<AttentionKind> ModelConfig::attention_kinds() const {
 }
 
 int64_t ModelConfig::total_heads() const {
-  return std::accumulate(heads_per_layer.begin(), heads_per_layer.end(), int64_t{0});
+  return std::accumulate(heads_per_block.begin(), heads_per_block.end(), int64_t{0});
 }
 
 int64_t ModelConfig::max_heads() const {
-  return heads_per_layer.empty() ? 0 : *std::max_element(heads_per_layer.begin(), heads_per_layer.end());
+  return heads_per_block.empty() ? 0 : *std::max_element(heads_per_block.begin(), heads_per_block.end());
 }
 
 ModelConfig parse_model_config(const nlohmann::json& json, const std::string& path) {
@@ -577,12 +577,12 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   }
   // Heads left in each layer (after real pruning); all heads when absent.
   if (reader.has("heads_per_layer")) {
-    config.heads_per_layer = reader.int_list("heads_per_layer");
-    if (static_cast<int64_t>(config.heads_per_layer.size()) != config.n_layers)
-      fail_in_file(path, "heads_per_layer has " + std::to_string(config.heads_per_layer.size()) +
-                             " entries for " + std::to_string(config.n_layers) + " layers");
-    for (int64_t block = 0; block < config.n_layers; ++block) {
-      const auto heads = config.heads_per_layer[block];
+    config.heads_per_block = reader.int_list("heads_per_layer");
+    if (static_cast<int64_t>(config.heads_per_block.size()) != config.n_blocks)
+      fail_in_file(path, "heads_per_layer has " + std::to_string(config.heads_per_block.size()) +
+                             " entries for " + std::to_string(config.n_blocks) + " layers");
+    for (int64_t block = 0; block < config.n_blocks; ++block) {
+      const auto heads = config.heads_per_block[block];
       const auto most = config.is_translation() && config.attention_block(block).kind != AttentionKind::Encoder
                             ? config.translation.decoder_heads
                             : config.is_translation() ? config.translation.encoder_heads : config.n_heads;
@@ -590,7 +590,7 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
         fail_in_file(path, "heads_per_layer entry " + std::to_string(heads) + " is outside 0.." + std::to_string(most));
     }
   } else if (!config.is_translation()) {
-    config.heads_per_layer.assign(config.n_layers, config.n_heads);
+    config.heads_per_block.assign(config.n_blocks, config.n_heads);
   }
   if (config.is_llama_family() && config.family != ModelFamily::GptNeox) set_query_groups(json, path, config);
   if (config.dropout < 0.0 || config.dropout >= 1.0)
@@ -687,7 +687,7 @@ nlohmann::json translation_config_json(const ModelConfig& config) {
   if (!implied(t.encoder_heads, config.d_head) || !implied(t.decoder_heads, t.decoder_d_head))
     json["d_head"] = config.d_head;
   const auto full = t.encoder_layers * t.encoder_heads + 2 * t.decoder_layers * t.decoder_heads;
-  if (config.total_heads() != full) json["heads_per_layer"] = config.heads_per_layer;
+  if (config.total_heads() != full) json["heads_per_layer"] = config.heads_per_block;
   return json;
 }
 
@@ -697,10 +697,10 @@ nlohmann::json native_config_json(const ModelConfig& config) {
   if (config.is_recurrent()) return recurrent_config_json(config);
   if (config.is_translation()) return translation_config_json(config);
   auto json = transformer_config_json(config);
-  json.update({{"n_layers", config.n_layers}, {"n_heads", config.n_heads}, {"d_head", config.d_head}, {"d_ff", config.d_ff}});
+  json.update({{"n_layers", config.n_blocks}, {"n_heads", config.n_heads}, {"d_head", config.d_head}, {"d_ff", config.d_ff}});
   if (config.family == ModelFamily::BetSf) json["diag_free_mask"] = config.diag_free_mask;
   if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
-  if (config.total_heads() != config.n_layers * config.n_heads) json["heads_per_layer"] = config.heads_per_layer;
+  if (config.total_heads() != config.n_blocks * config.n_heads) json["heads_per_layer"] = config.heads_per_block;
   if (config.normalize_words) json["normalize_words"] = true;
   if (config.family == ModelFamily::EncoderClassifier) json["labels"] = config.labels;
   return json;

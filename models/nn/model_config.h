@@ -41,7 +41,7 @@ struct RecurrentPart {
 // an encoder–decoder model are numbered in the order the forward runs them, and gates, captures and
 // the layer × head tables of every analysis use that one numbering: Le encoder self-attention blocks,
 // then for each decoder layer j its self-attention (Le + 2j) and its cross-attention (Le + 2j + 1).
-// ModelConfig::n_layers counts blocks (Le + 2·Ld) and heads_per_layer has one entry per block.
+// ModelConfig::n_blocks counts blocks (Le + 2·Ld) and heads_per_block has one entry per block.
 struct TranslationPart {
   int64_t encoder_layers = 0;     // Le
   int64_t decoder_layers = 0;     // Ld
@@ -101,9 +101,11 @@ struct AttentionBlock {
 struct ModelConfig {
   ModelFamily family = ModelFamily::TransformerLm;  // config.json "model_type"
   int64_t vocab_size = 0;
-  int64_t n_layers = 0;
+  // Attention blocks, each with its own heads: the layers of a one-kind model (config.json's
+  // n_layers or num_hidden_layers); Le + 2·Ld for an encoder–decoder model (TranslationPart).
+  int64_t n_blocks = 0;
   int64_t n_heads = 0;           // heads per layer before any pruning
-  std::vector<int64_t> heads_per_layer;  // size n_layers; fewer than n_heads after real pruning
+  std::vector<int64_t> heads_per_block;  // size n_blocks; fewer than n_heads after real pruning
   int64_t d_model = 0;
   int64_t d_head = 0;            // width of one head (d_model / n_heads unless stated)
   int64_t d_ff = 0;
@@ -147,11 +149,11 @@ struct ModelConfig {
     return family == ModelFamily::Llama || family == ModelFamily::Mistral || family == ModelFamily::Qwen2 ||
            family == ModelFamily::GptNeox;
   }
-  // An encoder–decoder model (transformer_mt, marian, bart): its n_layers counts attention blocks.
+  // An encoder–decoder model (transformer_mt, marian, bart): its n_blocks counts attention blocks.
   bool is_translation() const {
     return family == ModelFamily::TransformerMt || family == ModelFamily::Marian || family == ModelFamily::Bart;
   }
-  // The kind and layer of attention block `block` (0 ≤ block < n_layers). A decoder LM's blocks are
+  // The kind and layer of attention block `block` (0 ≤ block < n_blocks). A decoder LM's blocks are
   // Dec-Dec, an encoder's (BERT, encoder classifiers, LAMA) Enc-Enc, each with its own layer number.
   AttentionBlock attention_block(int64_t block) const;
   // The block of `kind`'s layer `layer`, or -1 when the model has no such block.
@@ -168,10 +170,10 @@ struct ModelConfig {
   bool has_token_attention() const { return !is_recurrent(); }
   int64_t total_heads() const;
   int64_t max_heads() const;     // largest head count of any layer (gate tensors use this width)
-  int64_t attention_width(int64_t layer) const { return heads_per_layer.at(layer) * head_width(layer); }
+  int64_t attention_width(int64_t layer) const { return heads_per_block.at(layer) * head_width(layer); }
   // Key/value heads of a layer: its own count under grouped-query attention, else one per query head.
   int64_t kv_heads_in(int64_t layer) const {
-    return decoder.query_groups.empty() ? heads_per_layer.at(layer)
+    return decoder.query_groups.empty() ? heads_per_block.at(layer)
                                         : static_cast<int64_t>(decoder.query_groups.at(layer).size());
   }
   int64_t kv_width(int64_t layer) const { return kv_heads_in(layer) * head_width(layer); }

@@ -302,7 +302,7 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t la
     : norm_(config.norm), parallel_residual_(config.decoder.parallel_residual), dropout_(config.dropout) {
   const auto& groups = config.decoder.query_groups;
   ln_1 = register_module("ln_1", make_norm(config));
-  attn = register_module("attn", MultiHeadAttention(config, config.heads_per_layer[layer],
+  attn = register_module("attn", MultiHeadAttention(config, config.heads_per_block[layer],
                                                     groups.empty() ? std::vector<int64_t>{} : groups[layer]));
   ln_2 = register_module("ln_2", make_norm(config));
   mlp = register_module("mlp", FeedForward(config));
@@ -343,7 +343,7 @@ TransformerImpl::TransformerImpl(ModelConfig config, bool initialise) : config_(
   if (c.bert.embedding_norm) emb_ln = register_module("emb_ln", make_norm(c));
 
   layers = register_module("layers", torch::nn::ModuleList());
-  for (int64_t layer = 0; layer < c.n_layers; ++layer) layers->push_back(TransformerBlock(c, layer));
+  for (int64_t layer = 0; layer < c.n_blocks; ++layer) layers->push_back(TransformerBlock(c, layer));
 
   if (c.norm == NormPlacement::Pre) ln_f = register_module("ln_f", make_norm(c));
   if (c.is_language_model() && !c.tie_embeddings)
@@ -375,7 +375,7 @@ torch::Tensor TransformerImpl::embed(const ModelInput& input) {
 
 torch::Tensor TransformerImpl::layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const {
   if (!gates.defined()) return {};
-  const int64_t heads = config_.heads_per_layer[layer];
+  const int64_t heads = config_.heads_per_block[layer];
   if (gates.dim() == 2) return gates.select(0, layer).narrow(0, 0, heads).view({1, heads});
   TORCH_INTERNAL_ASSERT(gates.size(0) % batch == 0);
   return gates.select(1, layer).narrow(1, 0, heads);                                      // (k·B, H)
@@ -387,12 +387,12 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
   torch::Tensor gates;
   if (options.head_gates.defined()) {
     gates = options.head_gates.to(hidden.device(), hidden.scalar_type());
-    const bool layers_ok = gates.dim() >= 2 && gates.size(-2) == config_.n_layers && gates.size(-1) == config_.max_heads();
+    const bool layers_ok = gates.dim() >= 2 && gates.size(-2) == config_.n_blocks && gates.size(-1) == config_.max_heads();
     const bool batch_ok = gates.dim() == 2 || (gates.dim() == 3 && gates.size(0) % batch == 0);
     if (!layers_ok || !batch_ok)
       throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [" +
-                  std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
-                  std::to_string(batch) + ", " + std::to_string(config_.n_layers) + ", " +
+                  std::to_string(config_.n_blocks) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
+                  std::to_string(batch) + ", " + std::to_string(config_.n_blocks) + ", " +
                   std::to_string(config_.max_heads()) + "]");
   }
   auto context = layers_context(length, input, options);
@@ -424,7 +424,7 @@ AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInpu
 
 torch::Tensor TransformerImpl::layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
                                                const ForwardOptions& options) {
-  TORCH_CHECK(layer >= 0 && layer < config_.n_layers, "layer ", layer, " of ", config_.n_layers);
+  TORCH_CHECK(layer >= 0 && layer < config_.n_blocks, "layer ", layer, " of ", config_.n_blocks);
   return layers[layer]->as<TransformerBlock>()->probabilities(hidden, layers_context(hidden.size(1), input, options));
 }
 
@@ -453,7 +453,7 @@ torch::Tensor TransformerImpl::reduced_output(const torch::Tensor& hidden, const
 }
 
 ForwardResult forward_in_stages(AttentionModel& model, const ModelInput& input, const ForwardOptions& options) {
-  auto layers_result = model.run_layers(model.embed(input), input, 0, model.config().n_layers, options);
+  auto layers_result = model.run_layers(model.embed(input), input, 0, model.config().n_blocks, options);
   ForwardResult result;
   result.logits = model.output(layers_result.hidden, input);
   result.hidden = std::move(layers_result.hidden);

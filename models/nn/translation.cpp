@@ -98,8 +98,8 @@ TranslationTransformerImpl::TranslationTransformerImpl(ModelConfig config, bool 
     encoder->push_back(TransformerBlock(encoder_config, layer));  // encoder blocks come first
   decoder = register_module("decoder", torch::nn::ModuleList());
   for (int64_t layer = 0; layer < t.decoder_layers; ++layer)
-    decoder->push_back(DecoderBlock(decoder_config, c.heads_per_layer[c.block_index(AttentionKind::Decoder, layer)],
-                                    c.heads_per_layer[c.block_index(AttentionKind::Cross, layer)]));
+    decoder->push_back(DecoderBlock(decoder_config, c.heads_per_block[c.block_index(AttentionKind::Decoder, layer)],
+                                    c.heads_per_block[c.block_index(AttentionKind::Cross, layer)]));
   if (t.final_norm) {
     enc_ln_f = register_module("enc_ln_f", make_layer_norm(c));
     dec_ln_f = register_module("dec_ln_f", make_layer_norm(c));
@@ -148,25 +148,25 @@ torch::Tensor TranslationTransformerImpl::checked_gates(const ForwardOptions& op
   if (!options.head_gates.defined()) return {};
   auto gates = options.head_gates.to(like.device(), like.scalar_type());
   const bool blocks_ok =
-      gates.dim() >= 2 && gates.size(-2) == config_.n_layers && gates.size(-1) == config_.max_heads();
+      gates.dim() >= 2 && gates.size(-2) == config_.n_blocks && gates.size(-1) == config_.max_heads();
   const bool rows_ok = gates.dim() == 2 || (gates.dim() == 3 && (gates.size(0) == 1 || gates.size(0) % rows == 0));
   if (!blocks_ok || !rows_ok)
     throw Error("head gates have shape " + shape_string(gates.sizes()) + "; expected [" +
-                std::to_string(config_.n_layers) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
-                std::to_string(rows) + ", " + std::to_string(config_.n_layers) + ", " +
+                std::to_string(config_.n_blocks) + ", " + std::to_string(config_.max_heads()) + "] or [k·" +
+                std::to_string(rows) + ", " + std::to_string(config_.n_blocks) + ", " +
                 std::to_string(config_.max_heads()) + "] (blocks: encoder, then each decoder layer's self and cross)");
   return gates;
 }
 
 torch::Tensor TranslationTransformerImpl::block_gates(const torch::Tensor& gates, int64_t block) const {
   if (!gates.defined()) return {};
-  const int64_t heads = config_.heads_per_layer[block];
+  const int64_t heads = config_.heads_per_block[block];
   if (gates.dim() == 2) return gates.select(0, block).narrow(0, 0, heads).view({1, heads});
   return gates.select(1, block).narrow(1, 0, heads);                                      // (B, H)
 }
 
 int64_t TranslationTransformerImpl::decoder_stage(int64_t block) const {
-  if (block >= config_.n_layers) return config_.translation.decoder_layers;
+  if (block >= config_.n_blocks) return config_.translation.decoder_layers;
   return std::max<int64_t>(0, block - config_.translation.encoder_layers) / 2;
 }
 
@@ -254,7 +254,7 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
   }
   const int64_t end_layer = decoder_stage(end_block);
   target = run_decoder(memory, std::move(target), input, decoder_first_block, end_layer, gates, options.diagonal, sink);
-  if (end_block >= config_.n_layers) return {std::move(target), sink.release()};
+  if (end_block >= config_.n_blocks) return {std::move(target), sink.release()};
   if (memory.size(0) != target.size(0)) memory = memory.repeat({target.size(0) / memory.size(0), 1, 1});
   return {torch::cat({memory, target}, 1), sink.release()};
 }

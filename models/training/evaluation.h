@@ -24,7 +24,7 @@ struct EvaluationResult {
   std::vector<std::vector<int64_t>> confusion;
   // With keep_examples, per example (window, translation pair, classified example) in order, float64
   // on the CPU: its summed token loss or 1/0 for correct, and its predicted tokens or 1. A bootstrap
-  // over examples (analysis/delta_significance.h) recomputes the metric from resampled rows.
+  // over examples (analysis/statistics/delta_significance.h) recomputes the metric from resampled rows.
   torch::Tensor example_sums;    // [N]
   torch::Tensor example_counts;  // [N]
 };

@@ -1,0 +1,270 @@
+// analysis/attention_stats/attention_stats.cpp — see attention_stats.h.
+#include "analysis/attention_stats/attention_stats.h"
+
+#include "models/distribution.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+// sums: diagonal sum, diagonal count, lower sum, lower square sum, lower count, then the first, third
+// and fourth again with every weight scaled by its row's key count.
+DiagonalStats finish_stats(int64_t layer, int64_t head, const std::array<double, 8>& sums) {
+  const auto [diagonal_sum, diagonal_count, lower_sum, lower_square_sum, lower_count, scaled_diagonal_sum,
+              scaled_lower_sum, scaled_lower_square_sum] = sums;
+  DiagonalStats stats;
+  stats.layer = layer;
+  stats.head = head;
+  stats.diagonal_entries = static_cast<int64_t>(diagonal_count);
+  stats.lower_entries = static_cast<int64_t>(lower_count);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  stats.ca = diagonal_count > 0 ? diagonal_sum / diagonal_count : nan;
+  stats.ha_mean = lower_count > 0 ? lower_sum / lower_count : nan;
+  const double variance = lower_count > 0 ? lower_square_sum / lower_count - stats.ha_mean * stats.ha_mean : nan;
+  stats.ha_std = std::sqrt(std::max(0.0, variance));
+  stats.ratio = stats.ca / stats.ha_mean;
+  stats.scaled_ca = diagonal_count > 0 ? scaled_diagonal_sum / diagonal_count : nan;
+  stats.scaled_ha_mean = lower_count > 0 ? scaled_lower_sum / lower_count : nan;
+  const double scaled_variance =
+      lower_count > 0 ? scaled_lower_square_sum / lower_count - stats.scaled_ha_mean * stats.scaled_ha_mean : nan;
+  stats.scaled_ha_std = std::sqrt(std::max(0.0, scaled_variance));
+  return stats;
+}
+
+std::string number(double value) {
+  if (std::isnan(value)) return "nan";
+  std::ostringstream text;
+  text.precision(6);
+  text << value;
+  return text.str();
+}
+
+// Uniform attention over the rows of `valid` [B, n]: each valid row spread evenly over the valid keys
+// it may see (j ≤ i when causal); [B, 1, n, n].
+torch::Tensor uniform_attention(const torch::Tensor& valid, bool causal) {
+  const int64_t length = valid.size(1);
+  auto allowed = valid.unsqueeze(2) & valid.unsqueeze(1);                               // (B, n, n)
+  if (causal) allowed = allowed & torch::ones({length, length}, valid.options()).tril();
+  const auto weights = allowed.to(torch::kFloat64);
+  return (weights / weights.sum(2, true).clamp_min(1)).unsqueeze(1);
+}
+
+}  // namespace
+
+DiagonalStatsAccumulator::DiagonalStatsAccumulator(std::vector<int64_t> heads_per_block, bool include_first_row,
+                                                   const torch::Device& device)
+    : heads_per_layer_(std::move(heads_per_block)), include_first_row_(include_first_row) {
+  const auto widest = heads_per_layer_.empty() ? 0 : *std::max_element(heads_per_layer_.begin(), heads_per_layer_.end());
+  sums_ = torch::zeros({8, static_cast<int64_t>(heads_per_layer_.size()), widest},
+                       torch::dtype(torch::kFloat64).device(device));
+}
+
+void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid,
+                                   bool causal) {
+  const int64_t heads = probabilities.size(1), length = probabilities.size(2);
+  const auto device = probabilities.device();
+  const auto bool_options = torch::dtype(torch::kBool).device(device);
+  const auto valid_here = valid.to(device, torch::kBool);
+  const auto valid_pairs = (valid_here.unsqueeze(2) & valid_here.unsqueeze(1)).unsqueeze(1);   // (B, 1, n, n)
+  auto eye = torch::eye(length, bool_options);
+  if (!include_first_row_) eye.index_put_({0, 0}, false);
+  const auto diagonal = (valid_pairs & eye).to(torch::kFloat64);
+  const auto off_diagonal = causal ? torch::ones({length, length}, bool_options).tril(-1)
+                                   : torch::eye(length, bool_options).logical_not();
+  const auto lower_mask = (valid_pairs & off_diagonal).to(torch::kFloat64);
+  // Keys each row may see (j ≤ i when causal): the row-length scale of the normalised variant.
+  const auto seen = causal ? (valid_pairs & torch::ones({length, length}, bool_options).tril()) : valid_pairs;
+  const auto keys = seen.sum(-1).to(torch::kFloat64);                                          // (B, 1, n)
+  const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, n, n)
+  const auto lower = values * lower_mask;
+  const auto diagonal_rows = (values * diagonal).sum(-1);                                     // (B, H, n)
+  const auto lower_rows = lower.sum(-1), lower_square_rows = (lower * lower).sum(-1);         // (B, H, n)
+  const std::vector<int64_t> batch_and_rows = {0, 2};
+  const auto per_head = torch::stack({diagonal_rows.sum(batch_and_rows), diagonal.sum({0, 2, 3}).expand({heads}),
+                                      lower_rows.sum(batch_and_rows), lower_square_rows.sum(batch_and_rows),
+                                      lower_mask.sum({0, 2, 3}).expand({heads}),
+                                      (diagonal_rows * keys).sum(batch_and_rows), (lower_rows * keys).sum(batch_and_rows),
+                                      (lower_square_rows * keys * keys).sum(batch_and_rows)});         // (8, H)
+  sums_.select(1, layer).narrow(1, 0, heads).add_(per_head);
+}
+
+torch::Tensor DiagonalStatsAccumulator::take_sums() {
+  auto taken = sums_;
+  sums_ = torch::zeros_like(taken);
+  return taken;
+}
+
+void DiagonalStatsAccumulator::finish(AttentionStatsResult& result) const {
+  const auto host = sums_.cpu();                                                               // (8, L, H)
+  const auto per_layer = host.sum(2);                                                          // (8, L)
+  const auto cells = host.accessor<double, 3>();
+  const auto layers = per_layer.accessor<double, 2>();
+  result.layers.clear();
+  result.heads.clear();
+  for (int64_t layer = 0; layer < static_cast<int64_t>(heads_per_layer_.size()); ++layer) {
+    std::array<double, 8> sums{};
+    for (size_t k = 0; k < sums.size(); ++k) sums[k] = layers[static_cast<int64_t>(k)][layer];
+    result.layers.push_back(finish_stats(layer + 1, 0, sums));
+    for (int64_t head = 0; head < heads_per_layer_[layer]; ++head) {
+      for (size_t k = 0; k < sums.size(); ++k) sums[k] = cells[static_cast<int64_t>(k)][layer][head];
+      result.heads.push_back(finish_stats(layer + 1, head + 1, sums));
+    }
+  }
+}
+
+AttentionStatsResult attention_stats(AttentionModel& model, const std::string& model_name,
+                                     const std::vector<ModelInput>& batches, const AttentionStatsSettings& settings,
+                                     const ProgressCallback& progress) {
+  require_token_attention(model.config(), model_name, "stats");
+  c10::InferenceMode inference;
+  model.module().eval();
+  const auto& config = model.config();
+  const auto device = model.module().parameters().front().device();
+  DiagonalStatsAccumulator sums(config.heads_per_block, settings.include_first_row, device);
+  // The null baseline over the same rows: "layer" 0 the causal rows, 1 the encoder's.
+  DiagonalStatsAccumulator uniform({1, 1}, settings.include_first_row, device);
+
+  AttentionStatsResult result;
+  result.model = model_name;
+  result.include_first_row = settings.include_first_row;
+  result.names = block_names(config);
+  auto blocks = settings.blocks;
+  if (blocks.empty())
+    for (int64_t block = 0; block < config.n_blocks; ++block) blocks.push_back(block);
+  std::vector<bool> measured(config.n_blocks, false);
+  std::vector<bool> encoder_block(config.n_blocks, false);
+  for (const auto block : blocks) {
+    const auto kind = config.attention_block(block).kind;
+    TORCH_CHECK(kind != AttentionKind::Cross, "stats measure self-attention blocks, not cross-attention");
+    measured.at(block) = true;
+    encoder_block.at(block) = kind == AttentionKind::Encoder;
+  }
+  // Which kinds of rows the uniform baseline needs: causal (decoder, language model) and encoder rows.
+  const bool any_causal = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return !encoder_block[b]; });
+  const bool any_encoder = std::any_of(blocks.begin(), blocks.end(), [&](int64_t b) { return encoder_block[b]; });
+  // [B, rows] of the batch in flight, read by the observer: the target's tokens (decoder or a
+  // language model) and the source's (a translation model's encoder).
+  torch::Tensor valid, source_valid;
+  ForwardOptions options = settings.forward;
+  options.capture = CaptureMode::Stats;
+  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
+    if (!measured[layer]) return;
+    if (encoder_block[layer]) sums.add(layer, probabilities, source_valid, /*causal=*/false);
+    else sums.add(layer, probabilities, valid);
+  };
+
+  const auto total = static_cast<int64_t>(batches.size());
+  // Each batch's sums apart, added in batch order at the end, whichever process computed them.
+  const auto& distribution = current_distribution();
+  const auto sums_shape = sums.take_sums().sizes().vec(), uniform_shape = uniform.take_sums().sizes().vec();
+  BatchSums batch_sums(total, sums_shape, torch::dtype(torch::kFloat64).device(device));
+  BatchSums batch_uniform(total, uniform_shape, torch::dtype(torch::kFloat64).device(device));
+  for (int64_t index = 0; index < total; ++index) {
+    if (!distribution.owns(index)) {
+      if (!report_progress(progress, index + 1, total)) return result.cancelled = true, result;
+      continue;
+    }
+    const auto& batch = batches[index];
+    const auto& rows = batch.predicted_ids();  // the decoder's tokens for a translation model
+    const int64_t count = rows.size(0), length = rows.size(1);
+    valid = batch.predicted_mask().defined() ? batch.predicted_mask().ne(0)
+                                             : torch::ones({count, length}, torch::kBool);
+    source_valid = batch.attention_mask.defined() ? batch.attention_mask.ne(0)
+                                                  : torch::ones(batch.input_ids.sizes(), torch::kBool);
+    // The layers alone: the statistics need no logits, which for a 128k-word vocabulary are the
+    // largest tensor of the forward (1 GB for 4 × 512 tokens in float32).
+    model.run_layers(model.embed(batch), batch, 0, model.config().n_blocks, options);
+    if (any_causal) uniform.add(0, uniform_attention(valid.to(device), true), valid);
+    if (any_encoder) uniform.add(1, uniform_attention(source_valid.to(device), false), source_valid, /*causal=*/false);
+    batch_sums.row(index).copy_(sums.take_sums());
+    batch_uniform.row(index).copy_(uniform.take_sums());
+    result.windows += count;
+    if (!report_progress(progress, index + 1, total)) {
+      result.cancelled = true;
+      break;
+    }
+  }
+  if (result.cancelled && distribution.shared()) return result;  // the others would wait for this share
+  sums.set_sums(batch_sums.total(distribution));
+  uniform.set_sums(batch_uniform.total(distribution));
+  if (distribution.shared()) {
+    auto windows = torch::tensor({result.windows}, torch::kLong);
+    distribution.sum_over_processes(windows);
+    result.windows = windows[0].item<int64_t>();
+  }
+  sums.finish(result);
+  AttentionStatsResult baseline;
+  uniform.finish(baseline);
+  for (auto* rows : {&result.layers, &result.heads})
+    for (auto& row : *rows) {
+      const auto& null = baseline.layers.at(encoder_block[row.layer - 1] ? 1 : 0);
+      row.uniform_ca = null.ca;
+      row.uniform_ha_mean = null.ha_mean;
+      row.uniform_ha_std = null.ha_std;
+      row.uniform_ratio = null.ratio;
+    }
+  // Only the measured blocks' rows (the others were never fed).
+  auto keep = [&](std::vector<DiagonalStats>& rows) {
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const DiagonalStats& row) { return !measured[row.layer - 1]; }),
+               rows.end());
+  };
+  keep(result.layers);
+  keep(result.heads);
+  return result;
+}
+
+std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results, bool per_head) {
+  std::ostringstream csv;
+  const bool first_row = results.empty() || results.front().include_first_row;
+  csv << "# include_first_row=" << (first_row ? "true" : "false") << "\n";
+  const bool with_kind = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.names.with_kind; });
+  csv << (with_kind ? "model,kind,layer," : "model,layer,")
+      << (per_head ? "head," : "") << "CA,HA_mean,HA_std,Ratio,"
+      << "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,"
+      << "CA_x_keys,HA_x_keys_mean,HA_x_keys_std\n";
+  for (const auto& result : results) {
+    for (const auto& row : per_head ? result.heads : result.layers) {
+      csv << result.model << ",";
+      if (with_kind) csv << result.names.kind.at(row.layer - 1) << "," << result.names.layer.at(row.layer - 1);
+      else csv << row.layer;
+      if (per_head) csv << "," << row.head;
+      csv << "," << number(row.ca) << "," << number(row.ha_mean) << "," << number(row.ha_std) << ","
+          << number(row.ratio) << "," << number(row.uniform_ca) << "," << number(row.uniform_ha_mean) << ","
+          << number(row.uniform_ha_std) << "," << number(row.uniform_ratio) << ","
+          << number(row.ratio / row.uniform_ratio) << "," << number(row.scaled_ca) << ","
+          << number(row.scaled_ha_mean) << "," << number(row.scaled_ha_std) << "\n";
+    }
+  }
+  return csv.str();
+}
+
+nlohmann::json attention_stats_json(const AttentionStatsResult& result) {
+  auto rows = [&](const std::vector<DiagonalStats>& stats) {
+    auto array = nlohmann::json::array();
+    for (const auto& row : stats) {
+      nlohmann::json entry{{"layer", row.layer},       {"head", row.head},
+                           {"CA", row.ca},             {"HA_mean", row.ha_mean},
+                           {"HA_std", row.ha_std},     {"Ratio", row.ratio},
+                           {"diagonal_entries", row.diagonal_entries}, {"lower_entries", row.lower_entries},
+                           {"uniform_CA", row.uniform_ca}, {"uniform_HA_mean", row.uniform_ha_mean},
+                           {"uniform_HA_std", row.uniform_ha_std}, {"uniform_Ratio", row.uniform_ratio},
+                           {"Ratio_over_uniform", row.ratio / row.uniform_ratio}, {"CA_x_keys", row.scaled_ca},
+                           {"HA_x_keys_mean", row.scaled_ha_mean}, {"HA_x_keys_std", row.scaled_ha_std}};
+      if (result.names.with_kind) entry.update(result.names.position(row.layer - 1));
+      array.push_back(entry);
+    }
+    return array;
+  };
+  return {{"model", result.model},         {"include_first_row", result.include_first_row},
+          {"windows", result.windows},     {"cancelled", result.cancelled},
+          {"layers", rows(result.layers)}, {"heads", rows(result.heads)}};
+}
+
+}  // namespace aw

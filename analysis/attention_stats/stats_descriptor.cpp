@@ -1,0 +1,55 @@
+// analysis/attention_stats/stats_descriptor.cpp — Bird-Eye Table 1 as a descriptor: CA, HA(μ), HA(σ), Ratio per
+// layer (or head) of every model given, over the windows of a corpus, or over the reference
+// translations of source<TAB>target pairs for a translation model's decoder (analysis/attention_stats/attention_stats.h).
+#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/attention_blocks.h"
+#include "analysis/attention_stats/attention_stats.h"
+#include "analysis/core/registry.h"
+#include "analysis/core/setting_fields.h"
+
+namespace aw {
+
+AnalysisDescriptor stats_descriptor() {
+  AnalysisDescriptor descriptor("stats", "Table 1",
+                                "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer");
+  descriptor.distributable = true;
+  descriptor.models = ModelRequirement::CausalAttention;
+  descriptor.several_models = true;
+  descriptor.fields = corpus_fields();
+  descriptor.fields.push_back(flag_field("per-head", "Per head", "one row per head instead of per layer"));
+  descriptor.fields.push_back(flag_field("no-first-row", "Without row 0", "row 0 (always 1.0) not counted in CA"));
+  auto attention = attention_field();
+  attention.help = "dec: causal self-attention (a language model, a translation model's decoder); enc: a translation "
+                   "model's encoder (HA over every off-diagonal entry); all: both (cross-attention has no diagonal)";
+  descriptor.fields.push_back(attention);
+  descriptor.run = [](const AnalysisRequest& request) {
+    AnalysisReport report;
+    AttentionStatsSettings settings;
+    settings.include_first_row = !request.settings.flag("no-first-row");
+    std::vector<AttentionStatsResult> results;
+    for (size_t index = 0; index < request.models.size(); ++index) {
+      const auto& loaded = *request.models[index];
+      const auto attention = request.settings.choice("attention");
+      if (attention == "cross")
+        throw SettingError("attention", "cross: CA and HA are measured on self-attention, where a token's own "
+                                        "position is the diagonal; use enc, dec or all");
+      settings.blocks.clear();
+      for (const auto block : selected_blocks(loaded.config, attention, loaded.name))
+        if (loaded.config.attention_block(block).kind != AttentionKind::Cross) settings.blocks.push_back(block);
+      const auto windows = loaded.config.is_translation() ? corpus_data(request, loaded, "stats").inputs
+                                                          : corpus_windows(request, loaded, "stats");
+      settings.forward.head_gates = request_gates(request, index);
+      results.push_back(
+          attention_stats(*loaded.model, loaded.name, windows, settings, request.phase(loaded.name + ": batches")));
+      if (results.back().cancelled) return report.cancelled = true, report;
+    }
+    report.csv["csv"] = attention_stats_csv(results, request.settings.flag("per-head"));
+    report.json = nlohmann::json::array();
+    for (const auto& result : results) report.json.push_back(attention_stats_json(result));
+    report.result = results;
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

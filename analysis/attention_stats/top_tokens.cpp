@@ -1,0 +1,141 @@
+// analysis/attention_stats/top_tokens.cpp — see top_tokens.h.
+#include "analysis/attention_stats/top_tokens.h"
+
+#include "analysis/core/csv_field.h"
+#include "analysis/capture/attention_export.h"
+#include "analysis/capture/translation_capture.h"
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+// One row of the table: the top-k keys of an attention row (n), named by `key_tokens`.
+TopTokensRow top_tokens_row(const torch::Tensor& row, int64_t k, int64_t layer, size_t sentence_index,
+                            int64_t target, const std::string& target_token, const std::string& model_name,
+                            const std::vector<std::string>& key_tokens) {
+  TopTokensRow out;
+  out.layer = layer;
+  out.sentence = static_cast<int64_t>(sentence_index) + 1;
+  out.target = target;
+  out.target_token = target_token;
+  out.method = model_name;
+  for (const auto& attended : top_attended(row, k)) {
+    out.positions.push_back(attended.position);
+    out.tokens.push_back(key_tokens[attended.position]);
+    out.weights.push_back(attended.weight);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Tokenizer& tokenizer,
+                                              const std::string& model_name,
+                                              const std::vector<TopTokensRequest>& sentences, int64_t k,
+                                              const ForwardOptions& forward, const ProgressCallback& progress,
+                                              bool* cancelled) {
+  require_token_attention(model.config(), model_name, "top-tokens");
+  if (cancelled) *cancelled = false;
+  c10::InferenceMode inference;
+  model.module().eval();
+  std::vector<TopTokensRow> rows;
+  for (size_t index = 0; index < sentences.size(); ++index) {
+    const auto& request = sentences[index];
+    const auto encoding = tokenizer.encode(request.text);
+    const auto length = static_cast<int64_t>(encoding.ids.size());
+    const std::string where = "sentence " + std::to_string(index + 1);
+    if (length < 2) throw Error(where + " gives " + std::to_string(length) + " token(s); a target needs at least 2");
+    if (length > model.config().max_positions)
+      throw Error(where + " has " + std::to_string(length) + " tokens but " + model_name + " allows " +
+                  std::to_string(model.config().max_positions));
+    const int64_t target = request.target < 0 ? length - 1 : request.target;
+    if (target < 1 || target >= length)
+      throw Error(where + ": target " + std::to_string(target) + " is outside 1.." + std::to_string(length - 1) +
+                  " (0-based position of the predicted token)");
+
+    const auto result = capture_attention(model, encoding, forward);
+    for (size_t layer = 0; layer < result.attention.size(); ++layer) {
+      const auto row = result.attention[layer][0].mean(0)[target - 1];                     // (n)
+      rows.push_back(top_tokens_row(row, k, static_cast<int64_t>(layer) + 1, index, target, encoding.tokens[target],
+                                    model_name, encoding.tokens));
+    }
+    if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
+      if (cancelled) *cancelled = true;
+      break;
+    }
+  }
+  return rows;
+}
+
+std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, const TranslationCodec& codec,
+                                            const std::string& model_name,
+                                            const std::vector<TopTokensRequest>& sentences, int64_t k,
+                                            const SearchSettings& search, const ForwardOptions& forward,
+                                            const ProgressCallback& progress, bool* cancelled) {
+  if (cancelled) *cancelled = false;
+  const auto& config = model.config();
+  std::vector<TopTokensRow> rows;
+  for (size_t index = 0; index < sentences.size(); ++index) {
+    const auto& request = sentences[index];
+    const std::string where = "sentence " + std::to_string(index + 1);
+    TranslationCapture capture;
+    try {
+      capture = translate_and_capture(model, codec, request.text, search, forward.head_gates);
+    } catch (const Error& error) {
+      throw Error(where + ": " + error.what());
+    }
+    const auto length = static_cast<int64_t>(capture.decoder_tokens.size());
+    if (request.target >= 0 && (request.target < 1 || request.target >= length))
+      throw Error(where + ": target " + std::to_string(request.target) + " is outside 1.." +
+                  std::to_string(length - 1) + " (0-based position among the translation's decoder tokens, " +
+                  "the start token being 0)");
+    const auto first = request.target < 0 ? 1 : request.target;
+    const auto last = request.target < 0 ? length - 1 : request.target;
+    for (int64_t block = 0; block < config.n_blocks; ++block) {
+      const auto place = config.attention_block(block);
+      if (place.kind != AttentionKind::Cross) continue;
+      const auto head_mean = capture.attention[block].mean(0);                             // (m, n)
+      for (int64_t target = first; target <= last; ++target)
+        rows.push_back(top_tokens_row(head_mean[target - 1], k, place.layer + 1, index, target,
+                                      capture.decoder_tokens[target], model_name, capture.source_tokens));
+    }
+    if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
+      if (cancelled) *cancelled = true;
+      break;
+    }
+  }
+  return rows;
+}
+
+std::string top_tokens_csv(std::vector<TopTokensRow> rows, int64_t k) {
+  std::stable_sort(rows.begin(), rows.end(), [](const TopTokensRow& a, const TopTokensRow& b) {
+    return std::tie(a.sentence, a.layer) < std::tie(b.sentence, b.layer);
+  });
+  std::ostringstream csv;
+  csv << "layer,sentence,target,method";
+  for (int64_t i = 1; i <= k; ++i) csv << ",top" << i;
+  csv << "\n";
+  for (const auto& row : rows) {
+    csv << row.layer << "," << row.sentence << "," << csv_field(row.target_token + "@" + std::to_string(row.target))
+        << "," << csv_field(row.method);
+    for (int64_t i = 0; i < k; ++i) csv << "," << (i < static_cast<int64_t>(row.tokens.size()) ? csv_field(row.tokens[i]) : "");
+    csv << "\n";
+  }
+  return csv.str();
+}
+
+nlohmann::json top_tokens_json(const std::vector<TopTokensRow>& rows) {
+  auto array = nlohmann::json::array();
+  for (const auto& row : rows)
+    array.push_back({{"layer", row.layer},   {"sentence", row.sentence}, {"target", row.target},
+                     {"target_token", row.target_token}, {"method", row.method}, {"tokens", row.tokens},
+                     {"positions", row.positions}, {"weights", row.weights}});
+  return array;
+}
+
+}  // namespace aw

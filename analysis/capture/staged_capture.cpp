@@ -1,0 +1,79 @@
+// analysis/capture/staged_capture.cpp — see staged_capture.h.
+#include "analysis/capture/staged_capture.h"
+
+#include "analysis/capture/attention_export.h"
+
+#include <torch/torch.h>
+
+namespace aw {
+
+torch::Tensor LayerReplay::attention(int64_t layer) const {
+  TORCH_CHECK(model_ && layer >= 0 && layer < layers(), "no layer ", layer, " in this run");
+  c10::InferenceMode inference;
+  return model_->layer_attention(layer_inputs_[static_cast<size_t>(layer)], input_, layer, ForwardOptions{});
+}
+
+StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer) {
+  c10::InferenceMode inference;
+  if (model_.module().is_training()) model_.module().eval();  // no write when it already is: the UI thread may be reading
+  const auto& config = model_.config();
+  const int64_t layers = config.n_blocks;
+  const auto wanted = gates.defined() ? gates.to(torch::kCPU, torch::kFloat32).contiguous()
+                                      : torch::ones({layers, config.max_heads()}, torch::kFloat32);
+
+  // The first layer whose gates differ from the kept run's; 0 for another text (or none kept).
+  int64_t first = 0;
+  const bool same_text = !layer_inputs_.empty() && encoding.ids == ids_ && encoding.type_ids == type_ids_;
+  if (same_text) {
+    first = layers;
+    for (int64_t layer = 0; layer < layers; ++layer)
+      if (!torch::equal(wanted[layer], gates_[layer])) {
+        first = layer;
+        break;
+      }
+  } else {
+    clear();
+    input_ = encoding_input(encoding);
+    ids_ = encoding.ids;
+    type_ids_ = encoding.type_ids;
+    layer_inputs_.push_back(model_.embed(input_));
+  }
+
+  ForwardOptions options;
+  options.capture = each_layer ? CaptureMode::Stats : CaptureMode::Full;
+  options.observer = each_layer;
+  if (gates.defined()) options.head_gates = gates.to(layer_inputs_.front().device());
+  StagedRun result;
+  result.first_layer_run = first;
+  if (!each_layer) result.attention.resize(static_cast<size_t>(layers));
+  layer_inputs_.resize(static_cast<size_t>(first) + 1);  // the states above `first` change
+  // One layer per call, keeping what enters the next: run_layers is layer-by-layer anyway.
+  for (int64_t layer = first; layer < layers; ++layer) {
+    auto step = model_.run_layers(layer_inputs_.back(), input_, layer, layer + 1, options);
+    if (!step.attention.empty()) result.attention[layer] = std::move(step.attention.front());
+    layer_inputs_.push_back(std::move(step.hidden));
+  }
+  if (layers == 0 && layer_inputs_.size() == 1) {  // no attention layers (a recurrent baseline): the
+    layer_inputs_.push_back(model_.run_layers(layer_inputs_.back(), input_, 0, 0, options).hidden);  // encoder's states
+  }
+  gates_ = wanted;
+  result.final_hidden = layer_inputs_.back();
+  result.replay = LayerReplay(model_, input_,
+                              std::vector<torch::Tensor>(layer_inputs_.begin(), layer_inputs_.begin() + layers));
+  return result;
+}
+
+torch::Tensor StagedCapture::output(const torch::Tensor& final_hidden) const {
+  c10::InferenceMode inference;
+  return model_.output(final_hidden, input_);
+}
+
+void StagedCapture::clear() {
+  input_ = {};
+  ids_.clear();
+  type_ids_.clear();
+  gates_ = torch::Tensor();
+  layer_inputs_.clear();
+}
+
+}  // namespace aw

@@ -1,0 +1,72 @@
+// analysis/capture/staged_capture.h — one text captured again and again under changing head gates, as the
+// desktop application does on every head toggle. A gate in layer l cannot change what enters layer
+// l, so the hidden states entering each layer are kept and a re-run starts at the lowest layer whose
+// gates changed: a toggle in the last of 12 layers runs one layer, not twelve.
+#pragma once
+
+#include "models/nn/model.h"
+#include "models/text/tokenizer.h"
+
+#include <torch/types.h>
+
+#include <vector>
+
+namespace aw {
+
+// Any layer's attention of one run, made again when asked (AttentionModel::layer_attention) from the
+// state that entered the layer: a view can keep the layer it shows instead of every layer's
+// [H, n, n]. Copies share the states; a replay stays valid, and keeps giving its own run's attention,
+// after the StagedCapture runs again (a re-run makes new states, it does not overwrite these).
+class LayerReplay {
+ public:
+  LayerReplay() = default;
+  LayerReplay(AttentionModel& model, ModelInput input, std::vector<torch::Tensor> layer_inputs)
+      : model_(&model), input_(std::move(input)), layer_inputs_(std::move(layer_inputs)) {}
+
+  // [1, H, rows, n], equal to what the run captured for `layer`; in inference mode, so any thread may
+  // ask while the model is not being trained.
+  torch::Tensor attention(int64_t layer) const;
+  int64_t layers() const { return static_cast<int64_t>(layer_inputs_.size()); }
+
+ private:
+  AttentionModel* model_ = nullptr;
+  ModelInput input_;
+  std::vector<torch::Tensor> layer_inputs_;  // [1, n, d] entering each attention layer
+};
+
+struct StagedRun {
+  // Per layer [1, H, rows, n] for the layers run (first_layer_run and above); undefined below, where
+  // the caller's copy of the previous run's attention still holds. Empty when run() was given an
+  // observer, which saw each of them instead.
+  std::vector<torch::Tensor> attention;
+  torch::Tensor final_hidden;  // [1, n, d]: what the last layer gave, before the model's output head
+  int64_t first_layer_run = 0;
+  LayerReplay replay;          // every layer's attention of this run, when asked
+};
+
+class StagedCapture {
+ public:
+  // `model` must outlive this; it is only read (inference mode).
+  explicit StagedCapture(AttentionModel& model) : model_(model) {}
+
+  // Runs `encoding` (a batch of one) with full capture under `gates` ([L, H_max]; undefined = all on).
+  // Equal, value for value, to a full forward under the same gates: the layers skipped would compute
+  // exactly what they computed last time.
+  // With `each_layer` set, each layer run hands it its attention and none is kept in the result, so
+  // a long text's run never holds every layer's [H, n, n] at once.
+  StagedRun run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer = {});
+  // The model's output (logits) for `final_hidden` rows of the last run's input; the caller narrows
+  // the rows (a language model's one position) to avoid the vocabulary-wide product for every token.
+  torch::Tensor output(const torch::Tensor& final_hidden) const;
+  // Drops the kept states (memory: n × d floats per layer).
+  void clear();
+
+ private:
+  AttentionModel& model_;
+  ModelInput input_;                        // of the kept states
+  std::vector<int64_t> ids_, type_ids_;
+  torch::Tensor gates_;                     // [L, H_max] float on the CPU, all-on spelled out as ones
+  std::vector<torch::Tensor> layer_inputs_; // [1, n, d] entering layer l; the last entry leaves layer L−1
+};
+
+}  // namespace aw

@@ -1,0 +1,50 @@
+// analysis/core/attention_blocks.cpp — see attention_blocks.h.
+#include "analysis/core/attention_blocks.h"
+
+#include "analysis/core/setting_fields.h"
+#include "models/nn/model_config.h"
+
+namespace aw {
+
+std::string BlockNames::columns(int64_t block) const {
+  const auto number = std::to_string(layer.at(block));
+  return with_kind ? kind.at(block) + "," + number : number;
+}
+
+nlohmann::json BlockNames::position(int64_t block) const {
+  nlohmann::json json{{"layer", layer.at(block)}};
+  if (with_kind) json["kind"] = kind.at(block);
+  return json;
+}
+
+BlockNames block_names(const ModelConfig& config) {
+  BlockNames names;
+  names.with_kind = config.is_translation();
+  for (int64_t block = 0; block < config.n_blocks; ++block) {
+    const auto position = config.attention_block(block);
+    names.kind.push_back(to_string(position.kind));
+    names.layer.push_back(names.with_kind ? position.layer + 1 : block + 1);
+  }
+  return names;
+}
+
+std::vector<int64_t> selected_blocks(const ModelConfig& config, const std::string& attention,
+                                     const std::string& model_name) {
+  std::vector<int64_t> blocks;
+  for (int64_t block = 0; block < config.n_blocks; ++block)
+    if (attention == "all" || to_string(config.attention_block(block).kind) == attention) blocks.push_back(block);
+  if (blocks.empty()) {
+    std::string kinds;
+    for (const auto kind : config.attention_kinds()) kinds += (kinds.empty() ? "" : ", ") + to_string(kind);
+    throw SettingError("attention", attention + ": " + model_name + " has no " + attention + " attention (a " +
+                                        config.family_name() + " model has " + kinds + " attention only)");
+  }
+  return blocks;
+}
+
+SettingField attention_field() {
+  return choice_field("attention", "Attention", {"all", "enc", "dec", "cross"}, "all",
+                      "which attention's heads: encoder self (enc), decoder self (dec), cross, or all");
+}
+
+}  // namespace aw

@@ -1,0 +1,139 @@
+// analysis/evaluation/eval_descriptor.cpp — the model's metric on a data file as a descriptor: perplexity over
+// windows (language model), accuracy, per-class F1 and the confusion matrix (classifier), or the
+// teacher-forced perplexity of the references with corpus BLEU and chrF (translation model).
+#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/registry.h"
+#include "analysis/core/setting_fields.h"
+#include "analysis/evaluation/translation_scores.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "models/training/evaluation.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace aw {
+namespace {
+
+std::string format_line(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string format_line(const char* format, ...) {
+  char line[1024];
+  va_list arguments;
+  va_start(arguments, format);
+  std::vsnprintf(line, sizeof line, format, arguments);
+  va_end(arguments);
+  return line;
+}
+
+// The report a person reads: the metric, and for a classifier per-class scores and the confusion.
+std::string evaluation_text(const LoadedModel& loaded, const EvaluationResult& result) {
+  const bool classifier = loaded.config.is_classifier();
+  auto text = format_line("%s %.4f (mean cross-entropy %.4f over %lld %s)\n", result.metric_name.c_str(), result.metric,
+                          result.loss, static_cast<long long>(result.count),
+                          classifier                        ? "examples"
+                          : loaded.config.is_translation() ? "reference tokens, teacher-forced"
+                                                           : "predicted tokens");
+  if (!classifier) return text;
+  const auto scores = per_class_scores(result.confusion);
+  const auto& labels = loaded.config.labels;
+  text += format_line("macro F1 %.4f\nclass        precision  recall     F1   support\n", macro_f1(scores));
+  for (size_t c = 0; c < scores.size(); ++c)
+    text += format_line("%-12s %9.4f %7.4f %6.4f %9lld\n", labels[c].c_str(), scores[c].precision, scores[c].recall,
+                        scores[c].f1, static_cast<long long>(scores[c].support));
+  text += format_line("confusion (rows: true class, columns: predicted)\n%-12s", "");
+  for (const auto& label : labels) text += format_line(" %7s", label.c_str());
+  text += "\n";
+  for (size_t row = 0; row < result.confusion.size(); ++row) {
+    text += format_line("%-12s", labels[row].c_str());
+    for (const auto count : result.confusion[row]) text += format_line(" %7lld", static_cast<long long>(count));
+    text += "\n";
+  }
+  return text;
+}
+
+nlohmann::json evaluation_json(const LoadedModel& loaded, const std::string& path, const EvaluationResult& result) {
+  nlohmann::json json{{"model", loaded.dir}, {"data", path},          {result.metric_name, result.metric},
+                      {"loss", result.loss}, {"count", result.count}};
+  if (!loaded.config.is_classifier()) return json;
+  const auto scores = per_class_scores(result.confusion);
+  auto per_class = nlohmann::json::array();
+  for (size_t c = 0; c < scores.size(); ++c)
+    per_class.push_back({{"label", loaded.config.labels[c]}, {"precision", scores[c].precision},
+                         {"recall", scores[c].recall}, {"f1", scores[c].f1}, {"support", scores[c].support}});
+  json["macro_f1"] = macro_f1(scores);
+  json["per_class"] = per_class;
+  json["labels"] = loaded.config.labels;
+  json["confusion"] = result.confusion;  // [true class][predicted class]
+  return json;
+}
+
+// A translation model's corpus BLEU and chrF on the --text pairs (their sources translated under
+// the request's gates), added to the report's text, JSON and the `translations` output.
+void add_translation_scores(const AnalysisRequest& request, const LoadedModel& loaded, const ForwardOptions& forward,
+                            AnalysisReport& report) {
+  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  TORCH_INTERNAL_ASSERT(model, "a translation config without a translation model");
+  const auto& settings = request.settings;
+  SearchSettings search;
+  search.beam = settings.integer("beam");
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  const auto scores = score_translations(*model, codec, read_translation_pairs(settings.required_text("text")), search,
+                                         settings.integer("batch"), forward, request.phase("translated sentences"));
+  if (scores.cancelled) {
+    report.cancelled = true;
+    return;
+  }
+  const auto sentences = static_cast<int64_t>(scores.hypotheses.size());
+  report.text += format_line("BLEU %.2f  chrF %.2f  (%lld sentences, beam %lld; %s)\n", scores.bleu.score, scores.chrf,
+                             static_cast<long long>(sentences), static_cast<long long>(search.beam),
+                             scores.bleu.signature().c_str());
+  if (scores.skipped > 0)
+    report.text += format_line("%lld sources longer than the model's positions were left out\n",
+                               static_cast<long long>(scores.skipped));
+  report.json["bleu"] = scores.bleu.score;
+  report.json["chrf"] = scores.chrf;
+  report.json["bleu_signature"] = scores.bleu.signature();
+  report.json["bleu_precisions"] = scores.bleu.precisions;
+  report.json["brevity_penalty"] = scores.bleu.brevity_penalty;
+  report.json["sentences"] = sentences;
+  report.json["beam"] = search.beam;
+  std::string lines;
+  for (const auto& hypothesis : scores.hypotheses) lines += hypothesis + "\n";
+  report.csv["translations"] = lines;
+}
+
+}  // namespace
+
+AnalysisDescriptor eval_descriptor() {
+  AnalysisDescriptor descriptor("eval", "Evaluation",
+                                "perplexity over windows (LM), accuracy, per-class F1 and confusion (classifier), or BLEU (translation)");
+  descriptor.distributable = true;
+  descriptor.fields = corpus_fields();
+  descriptor.fields.push_back(beam_field("translation models: beam size of the translations BLEU scores (1 = greedy)"));
+  descriptor.outputs = {{"translations", "translations", "translation models: the translations, one per line"}};
+  descriptor.stdout_part = "";
+  descriptor.desktop_tab = false;  // the attention view shows predictions; this is a report to read
+  descriptor.run = [](const AnalysisRequest& request) {
+    const auto& loaded = *request.models.front();
+    if (request.settings.given("beam") && !loaded.config.is_translation())
+      throw SettingError("beam", "applies to translation models; " + loaded.name + " is " +
+                                     describe_model_kind(loaded.config));
+    const auto data = corpus_data(request, loaded, "eval");
+    ForwardOptions forward;
+    forward.head_gates = request_gates(request, 0);
+    auto result = data_evaluator(*loaded.model, data)(forward, request.phase("batches"));
+    AnalysisReport report;
+    if (result.cancelled) return report.cancelled = true, report;
+    report.text = evaluation_text(loaded, result);
+    report.json = evaluation_json(loaded, request.settings.text("text"), result);
+    // The windows decide which tokens are predicted from how much context: part of what was measured
+    // (compare checks it before it takes a saved result as a run of a variant).
+    if (loaded.config.is_language_model()) report.json["window"] = corpus_window(request, loaded);
+    if (loaded.config.is_translation()) add_translation_scores(request, loaded, forward, report);
+    report.result = std::move(result);
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

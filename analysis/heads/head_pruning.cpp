@@ -1,0 +1,184 @@
+// analysis/heads/head_pruning.cpp — see head_pruning.h.
+#include "analysis/heads/head_pruning.h"
+
+#include "analysis/heads/head_ablation.h"
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <tuple>
+
+namespace aw {
+
+std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores) {
+  std::vector<std::tuple<double, int64_t, int64_t>> keyed;
+  for (size_t layer = 0; layer < scores.size(); ++layer)
+    for (size_t head = 0; head < scores[layer].size(); ++head)
+      keyed.emplace_back(scores[layer][head], static_cast<int64_t>(layer), static_cast<int64_t>(head));
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<HeadRef> order;
+  for (const auto& [score, layer, head] : keyed) order.push_back({layer, head});
+  return order;
+}
+
+std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
+                                        const std::vector<HeadRef>& order, double step_percent,
+                                        const ProgressCallback& progress, const SignificanceOptions& significance) {
+  require_attention_heads(model.config(), "the model", "pruning");
+  if (!(step_percent > 0 && step_percent <= 100))
+    throw Error("--step must be a percentage in (0, 100], got " + std::to_string(step_percent));
+  const auto& config = model.config();
+  const auto total = static_cast<int64_t>(order.size());
+  std::vector<PruningPoint> points;
+  for (int64_t k = 0;; ++k) {
+    const double percent = std::min(100.0, k * step_percent);
+    PruningPoint point;
+    point.order = order_name;
+    point.percent = percent;
+    point.heads_pruned = static_cast<int64_t>(std::lround(percent / 100.0 * total));
+    points.push_back(point);
+    if (percent >= 100.0) break;
+  }
+  auto settings = all_heads_on(config).unsqueeze(0).repeat({static_cast<int64_t>(points.size()), 1, 1});
+  for (size_t s = 0; s < points.size(); ++s)
+    for (int64_t i = 0; i < points[s].heads_pruned; ++i) settings[s][order[i].layer][order[i].head] = 0.0;
+  ExampleScores examples;
+  const auto metrics =
+      evaluate_gate_settings(model, data, settings, 0, progress, 0, significance.enabled() ? &examples : nullptr);
+  if (metrics.empty()) return {};
+  std::vector<int64_t> tested;  // the points that differ from the first (at least one head off)
+  for (size_t s = 0; s < points.size(); ++s) {
+    points[s].metric = metrics[s].metric;
+    points[s].delta = metrics[s].metric - metrics.front().metric;
+    if (points[s].heads_pruned > 0) tested.push_back(static_cast<int64_t>(s));
+  }
+  if (significance.enabled() && !tested.empty()) {
+    const auto results = delta_significance(examples, 0, tested, significance);
+    for (size_t i = 0; i < tested.size(); ++i) points[static_cast<size_t>(tested[i])].significance = results[i];
+  }
+  return points;
+}
+
+std::string pruning_csv(const PruningResult& result) {
+  std::ostringstream csv;
+  csv.precision(6);
+  csv << "# model=" << result.model << ", metric=" << result.metric_name;
+  if (!result.attention.empty()) csv << ", attention=" << result.attention;
+  if (!result.ranked_on.empty()) csv << ", ranked_on=" << result.ranked_on;
+  const bool tested = result.significance.enabled();
+  if (tested) csv << ", " << significance_description(result.significance);
+  csv << "\n";
+  csv << "order,percent_pruned,heads_pruned,metric,delta" << (tested ? "," + significance_header() : "") << "\n";
+  for (const auto& p : result.points) {
+    csv << p.order << "," << p.percent << "," << p.heads_pruned << "," << p.metric << "," << p.delta;
+    if (tested) csv << "," << significance_columns(p.significance);
+    csv << "\n";
+  }
+  return csv.str();
+}
+
+std::vector<PrunableShare> prunable_shares(const std::vector<PruningPoint>& points, const std::string& metric_name,
+                                           double max_drop_percent) {
+  const bool lower_is_better = metric_name == "perplexity";
+  std::vector<PrunableShare> shares;
+  bool crossed = false;
+  for (const auto& point : points) {
+    if (shares.empty() || shares.back().order != point.order) {  // a new curve: its first point is the base
+      shares.push_back({point.order, point.metric, point.percent, point.heads_pruned, point.metric});
+      crossed = false;
+      continue;
+    }
+    auto& share = shares.back();
+    const double allowed = std::abs(share.base_metric) * max_drop_percent / 100.0;
+    const double worse = lower_is_better ? point.metric - share.base_metric : share.base_metric - point.metric;
+    crossed = crossed || !(worse <= allowed);  // NaN counts as beyond
+    if (crossed) continue;
+    share.percent = point.percent;
+    share.heads = point.heads_pruned;
+    share.metric = point.metric;
+  }
+  return shares;
+}
+
+namespace {
+
+std::string series_comment(const PruningSeriesResult& result) {
+  std::ostringstream comment;
+  comment.precision(6);
+  comment << "model=" << result.model << ", metric=" << result.metric_name << ", max_drop=" << result.max_drop_percent
+          << ", series=" << result.series_dir;
+  if (!result.ranked_on.empty()) comment << ", ranked_on=" << result.ranked_on;
+  return comment.str();
+}
+
+}  // namespace
+
+std::string pruning_series_csv(const PruningSeriesResult& result) {
+  std::ostringstream csv;
+  csv.precision(6);
+  csv << "# " << series_comment(result) << "\n";
+  csv << "epoch,step,order,base_metric,prunable_percent,prunable_heads,metric_at_prunable\n";
+  for (size_t i = 0; i < result.shares.size() && i < result.checkpoints.size(); ++i)
+    for (const auto& share : result.shares[i])
+      csv << result.checkpoints[i].epoch << "," << result.checkpoints[i].step << "," << share.order << ","
+          << share.base_metric << "," << share.percent << "," << share.heads << "," << share.metric << "\n";
+  return csv.str();
+}
+
+std::string pruning_series_curves_csv(const PruningSeriesResult& result) {
+  std::vector<std::string> csvs;
+  for (const auto& curve : result.curves) csvs.push_back(pruning_csv(curve));
+  auto comment = series_comment(result);
+  if (!result.curves.empty() && result.curves.front().significance.enabled())
+    comment += ", " + significance_description(result.curves.front().significance);
+  return series_csv(comment, result.checkpoints, csvs);
+}
+
+nlohmann::json pruning_series_json(const PruningSeriesResult& result) {
+  auto epochs = nlohmann::json::array();
+  for (size_t i = 0; i < result.curves.size() && i < result.checkpoints.size(); ++i) {
+    auto shares = nlohmann::json::array();
+    for (const auto& share : result.shares[i])
+      shares.push_back({{"order", share.order},
+                        {"base_metric", share.base_metric},
+                        {"prunable_percent", share.percent},
+                        {"prunable_heads", share.heads},
+                        {"metric_at_prunable", share.metric}});
+    epochs.push_back({{"epoch", result.checkpoints[i].epoch},
+                      {"step", result.checkpoints[i].step},
+                      {"dir", result.checkpoints[i].dir},
+                      {"shares", shares},
+                      {"curve", pruning_json(result.curves[i])}});
+  }
+  nlohmann::json json{{"model", result.model},
+                      {"series", result.series_dir},
+                      {"metric", result.metric_name},
+                      {"max_drop_percent", result.max_drop_percent},
+                      {"epochs", epochs},
+                      {"cancelled", result.cancelled}};
+  if (!result.ranked_on.empty()) json["ranked_on"] = result.ranked_on;
+  return json;
+}
+
+nlohmann::json pruning_json(const PruningResult& result) {
+  auto points = nlohmann::json::array();
+  for (const auto& p : result.points) {
+    nlohmann::json point{{"order", p.order}, {"percent_pruned", p.percent}, {"heads_pruned", p.heads_pruned},
+                         {"metric", p.metric}, {"delta", p.delta}};
+    if (result.significance.enabled()) point.update(significance_json(p.significance));
+    points.push_back(point);
+  }
+  nlohmann::json json{{"model", result.model},
+                      {"metric", result.metric_name},
+                      {"points", points},
+                      {"cancelled", result.cancelled},
+                      {"bootstrap", significance_settings_json(result.significance)}};
+  if (!result.attention.empty()) json["attention"] = result.attention;
+  if (!result.ranked_on.empty()) json["ranked_on"] = result.ranked_on;
+  return json;
+}
+
+}  // namespace aw

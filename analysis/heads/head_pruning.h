@@ -1,0 +1,98 @@
+// analysis/heads/head_pruning.h — Michel et al. Figure 3: remove heads cumulatively, step% of all heads at
+// a time, in ascending order of a score, and evaluate after each step.
+//   importance  the order of I_h (analysis/heads/head_importance.h, normalised per layer)
+//   oracle      the order of the damage of gating each head off alone (single-head ablation)
+// Heads pruned at p % = round(p / 100 × total heads), switched off through their gates (ξ_h = 0).
+#pragma once
+
+#include "analysis/heads/checkpoint_series.h"
+#include "analysis/statistics/delta_significance.h"
+#include "analysis/heads/gate_evaluation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct HeadRef {
+  int64_t layer = 0;  // 0-based
+  int64_t head = 0;   // 0-based
+};
+
+struct PruningPoint {
+  std::string order;  // "importance" or "oracle"
+  double percent = 0.0;
+  int64_t heads_pruned = 0;
+  double metric = 0.0;
+  double delta = 0.0;              // metric − the curve's first point's (nothing pruned)
+  DeltaSignificance significance;  // with a bootstrap: the delta's interval, p-values and verdict
+};
+
+struct PruningResult {
+  std::string model;
+  std::string metric_name;
+  std::string attention;  // translation models: the attention pruned (enc, dec, cross or all); "" otherwise
+  std::string ranked_on;  // where the order came from when not the curve's data: a text or a CSV file
+  std::vector<PruningPoint> points;
+  SignificanceOptions significance;  // resamples 0: no bootstrap was run
+  bool cancelled = false;
+};
+
+// Heads sorted by ascending score (ties: lower layer, then lower head first).
+std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores);
+
+// Evaluates the model with the first round(p/100·total) heads of `order` gated off, for
+// p = 0, step, 2·step, … up to 100. All of one order's steps run as one batched pass. With
+// `significance` enabled, each point's delta from the first gets its paired-bootstrap interval and
+// p-values, corrected across the curve's points that prune at least one head.
+std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
+                                        const std::vector<HeadRef>& order, double step_percent,
+                                        const ProgressCallback& progress = {},
+                                        const SignificanceOptions& significance = {});
+
+// CSV `order,percent_pruned,heads_pruned,metric,delta`, after a "# model=…, metric=…" line (translation
+// models: "…, attention=cross", the percentages being of that attention's heads; "…, ranked_on=FILE"
+// when the heads were ranked on other data or read from a file); with a bootstrap,
+// head_ablation.h's significance columns follow delta.
+std::string pruning_csv(const PruningResult& result);
+nlohmann::json pruning_json(const PruningResult& result);
+
+// Michel §6: how far one order's curve goes before the metric is more than `max_drop_percent` % worse
+// than with every head on (perplexity higher, accuracy or BLEU lower): the last point before the first
+// one beyond that tolerance.
+struct PrunableShare {
+  std::string order;
+  double base_metric = 0.0;  // the curve's first point (nothing pruned)
+  double percent = 0.0;      // percent_pruned of the last point within the tolerance
+  int64_t heads = 0;         // heads_pruned there
+  double metric = 0.0;       // the metric there
+};
+
+// One share per order of `points` (pruning_curve's points, each order starting at 0 %).
+std::vector<PrunableShare> prunable_shares(const std::vector<PruningPoint>& points, const std::string& metric_name,
+                                           double max_drop_percent);
+
+// Pruning curves over a run's epoch checkpoints (checkpoint_series.h): per epoch, each order's curve
+// (heads ranked on that epoch's model) and its prunable share.
+struct PruningSeriesResult {
+  std::string model;        // the run folder's name
+  std::string series_dir;
+  std::string metric_name;
+  std::string ranked_on;    // as in PruningResult
+  double max_drop_percent = 10.0;
+  std::vector<SeriesCheckpoint> checkpoints;
+  std::vector<PruningResult> curves;               // per checkpoint
+  std::vector<std::vector<PrunableShare>> shares;  // per checkpoint, per order
+  bool cancelled = false;
+};
+
+// CSV `epoch,step,order,base_metric,prunable_percent,prunable_heads,metric_at_prunable` after a
+// "# model=…, metric=…, max_drop=10, series=DIR" line; pruning_series_curves_csv: every epoch's curve
+// (pruning_csv's columns with epoch and step in front).
+std::string pruning_series_csv(const PruningSeriesResult& result);
+std::string pruning_series_curves_csv(const PruningSeriesResult& result);
+nlohmann::json pruning_series_json(const PruningSeriesResult& result);
+
+}  // namespace aw

@@ -1,0 +1,138 @@
+// analysis/lama/lama_words_descriptor.cpp — LAMA Figure 4 and Table 6 as descriptors over one pass of
+// the model over labelled documents (analysis/lama/word_weights.h):
+//   word-weights  each occurrence of chosen words with its weight by label, their summary and
+//                 densities, and (as a further output) the keywords per label
+//   keywords      the words with the highest mean weight per label
+#include "analysis/core/labelled_parts.h"
+#include "analysis/lama/lama_attention.h"
+#include "analysis/core/registry.h"
+#include "analysis/core/setting_fields.h"
+#include "analysis/lama/word_weights.h"
+#include "models/checkpoint/checkpoint.h"
+
+namespace aw {
+namespace {
+
+// What both LAMA analyses read: the documents, which part of them, and how a weight is taken.
+std::vector<SettingField> document_fields() {
+  return {path_field("data", "Data", true, "label<TAB>text lines"),
+          choice_field("part", "Part", labelled_part_names(), "whole",
+                       "the whole file, or one part of its seeded 80/10/10 split (as `split`)"),
+          integer_field("seed", "Seed", 1, 0, std::numeric_limits<int64_t>::max(), "the split's seed", "S"),
+          text_field("head", "Head", "mean", "the mean of the heads, or head K (1-based)", "mean|K"),
+          choice_field("scale", "Scale", {"none", "length"}, "none", "length: weight × document length (1 = uniform)"),
+          integer_field("batch", "Batch", 32, 1, 1 << 20, "documents per forward", "B")};
+}
+
+std::vector<SettingField> keyword_fields() {
+  return {integer_field("top", "Top", 10, 1, 1 << 20, "keywords per label"),
+          integer_field("min-count", "Min count", 5, 1, 1 << 20, "occurrences a keyword needs"),
+          flag_field("with-punctuation", "With punctuation", "let tokens of punctuation alone be keywords")};
+}
+
+WeightSelection weight_selection(const AnalysisRequest& request, const LoadedModel& loaded) {
+  WeightSelection selection;
+  selection.head = parse_head_choice(request.settings.text("head"), loaded.config.n_heads);
+  selection.scale = parse_weight_scale(request.settings.choice("scale"));
+  return selection;
+}
+
+KeywordSettings keyword_settings(const AnalysisRequest& request, const WeightSelection& selection) {
+  KeywordSettings settings;
+  settings.selection = selection;
+  settings.top = request.settings.integer("top");
+  settings.min_count = request.settings.integer("min-count");
+  settings.skip_punctuation = !request.settings.flag("with-punctuation");
+  return settings;
+}
+
+// The model over the chosen part of --data, every document's attention kept; `report` says what was read.
+DocumentAttentionResult attend_documents(const AnalysisRequest& request, const LoadedModel& loaded,
+                                         AnalysisReport& report) {
+  const auto& settings = request.settings;
+  const auto examples = read_labelled_part(settings.required_text("data"), loaded.config.labels,
+                                           parse_labelled_part(settings.choice("part")),
+                                           static_cast<uint64_t>(settings.integer("seed")), &report.description);
+  auto result = lama_document_attention(*loaded.model, *loaded.tokenizer, examples, settings.integer("batch"),
+                                        request.phase("batches"));
+  report.description += ": " + std::to_string(result.documents.size()) + " documents";
+  if (result.truncated > 0) {
+    const auto cut = std::to_string(result.truncated) + " documents truncated to " +
+                     std::to_string(loaded.config.max_positions) + " words";
+    request.tell(cut);
+    report.description += ", " + cut;
+  }
+  report.cancelled = result.cancelled;
+  return result;
+}
+
+// What the two descriptors share: a LAMA model over labelled documents, and the document fields.
+AnalysisDescriptor lama_descriptor(std::string name, std::string title, std::string summary) {
+  AnalysisDescriptor descriptor(std::move(name), std::move(title), std::move(summary));
+  descriptor.models = ModelRequirement::Lama;
+  descriptor.data = DataKind::Labelled;
+  descriptor.fields = document_fields();
+  return descriptor;
+}
+
+}  // namespace
+
+AnalysisDescriptor word_weights_descriptor() {
+  auto descriptor = lama_descriptor("word-weights", "LAMA words",
+                                    "LAMA Figure 4: each occurrence's attention weight, by label, with summary and densities");
+  auto words = text_field("words", "Words", "", "the words to follow", "a,b,c");
+  words.kind = FieldKind::List;
+  words.required = true;
+  descriptor.fields.insert(descriptor.fields.begin() + 1, words);
+  descriptor.fields.push_back(integer_field("points", "Points", 100, 2, 1 << 20, "grid points of each density"));
+  for (auto& field : keyword_fields()) descriptor.fields.push_back(std::move(field));
+  descriptor.outputs = {{"out", "occurrences", "word,label,weight of every occurrence"},
+                        {"summary", "summary", "word,label,count,mean,median (default: stdout)"},
+                        {"density", "density", "Gaussian KDE (Silverman) per word and label"},
+                        {"shift", "shift", "per word and pair of labels: Mann–Whitney U, effect, p (Holm-adjusted)"},
+                        {"keywords", "keywords", "the keywords per label, as the keywords command"}};
+  descriptor.stdout_part = "summary";
+  descriptor.run = [](const AnalysisRequest& request) {
+    const auto& loaded = *request.models.front();
+    WordWeightSettings settings;
+    settings.selection = weight_selection(request, loaded);
+    settings.density_points = request.settings.integer("points");
+    settings.words = resolve_words(*loaded.tokenizer, request.settings.list("words"));
+    AnalysisReport report;
+    const auto documents = attend_documents(request, loaded, report);
+    if (report.cancelled) return report;
+    const auto& labels = loaded.config.labels;
+    auto result = word_weight_report(documents.documents, labels, settings);
+    report.csv["occurrences"] = word_weights_csv(result.occurrences);
+    report.csv["summary"] = word_summary_csv(result.summary);
+    report.csv["density"] = word_density_csv(result.densities);
+    report.csv["shift"] = word_shift_csv(result.shifts);
+    report.csv["keywords"] = keywords_csv(top_keywords(documents.documents, labels, keyword_settings(request, settings.selection)));
+    report.json = word_weights_json(result);
+    report.result = std::move(result);
+    return report;
+  };
+  return descriptor;
+}
+
+AnalysisDescriptor keywords_descriptor() {
+  auto descriptor = lama_descriptor("keywords", "Keywords", "LAMA Table 6: words with the highest mean weight per label");
+  for (auto& field : keyword_fields()) descriptor.fields.push_back(std::move(field));
+  descriptor.outputs = {{"out", "csv", "label,rank,word,mean_weight,count (default: stdout)"}};
+  descriptor.desktop_tab = false;  // the LAMA words tab shows them (word-weights' keywords part)
+  descriptor.run = [](const AnalysisRequest& request) {
+    const auto& loaded = *request.models.front();
+    const auto selection = weight_selection(request, loaded);
+    AnalysisReport report;
+    const auto documents = attend_documents(request, loaded, report);
+    if (report.cancelled) return report;
+    auto keywords = top_keywords(documents.documents, loaded.config.labels, keyword_settings(request, selection));
+    report.csv["csv"] = keywords_csv(keywords);
+    report.json = keywords_json(keywords);
+    report.result = std::move(keywords);
+    return report;
+  };
+  return descriptor;
+}
+
+}  // namespace aw

@@ -1,0 +1,111 @@
+// analysis/statistics/delta_significance.cpp — see delta_significance.h.
+#include "analysis/statistics/delta_significance.h"
+
+#include "analysis/statistics/significance.h"
+#include "models/errors.h"
+#include "models/text/bleu.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace aw {
+
+std::string correction_name(Correction correction) { return correction == Correction::Holm ? "holm" : "bh"; }
+
+Correction correction_from_name(const std::string& name) {
+  if (name == "holm") return Correction::Holm;
+  if (name == "bh") return Correction::BenjaminiHochberg;
+  throw Error("correction must be holm or bh, got '" + name + "'");
+}
+
+torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Tensor& sums, const torch::Tensor& counts) {
+  if (metric_name == "bleu") {
+    // BLEU is no ratio of sums: each cell's corpus score comes from its summed n-gram counts.
+    const auto flat = sums.to(torch::kFloat64).reshape({-1, kBleuStatistics}).contiguous();
+    auto scores = torch::empty({flat.size(0)}, torch::kFloat64);
+    const auto cells = flat.accessor<double, 2>();
+    auto* out = scores.data_ptr<double>();
+    for (int64_t i = 0; i < flat.size(0); ++i) {
+      BleuStatistics statistics{};
+      for (int k = 0; k < kBleuStatistics; ++k) statistics[k] = std::llround(cells[i][k]);
+      out[i] = bleu_from_statistics(statistics).score;
+    }
+    return scores.view(sums.sizes().slice(0, sums.dim() - 1));
+  }
+  const auto ratio = sums.to(torch::kFloat64) / counts.to(torch::kFloat64).unsqueeze(-1);
+  return metric_name == "perplexity" ? ratio.exp() : ratio;
+}
+
+std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
+                                                  const std::vector<int64_t>& compared,
+                                                  const SignificanceOptions& options) {
+  TORCH_CHECK(options.enabled(), "delta_significance needs resamples > 0");
+  if (!scores.sums.defined() || scores.sums.size(0) == 0) throw Error("significance: no examples to resample");
+  const bool bleu = scores.metric_name == "bleu";
+  // The resampling runs on the host; the sums may come from a GPU evaluation (diag-sweep keeps them there).
+  const auto sums = scores.sums.to(torch::kCPU);
+  const auto counts = scores.counts.defined() ? scores.counts.to(torch::kCPU) : scores.counts;
+  const auto examples = sums.size(0);
+  const auto settings = sums.size(1);
+  // One resampling for every column: the settings' sums, then (ratios) the examples' counts.
+  const auto values = bleu ? sums.reshape({examples, -1}) : torch::cat({sums, counts.unsqueeze(1)}, 1);
+  const auto resampled = resampled_sums(values, options.resamples, options.seed);  // (B, K)
+  torch::Tensor resampled_metrics, observed_metrics;                                // (B, S), (S)
+  if (bleu) {
+    resampled_metrics = metrics_from_sums("bleu", resampled.view({-1, settings, kBleuStatistics}), {});
+    observed_metrics = metrics_from_sums("bleu", sums.sum(0), {});
+  } else {
+    resampled_metrics =
+        metrics_from_sums(scores.metric_name, resampled.narrow(1, 0, settings), resampled.select(1, settings));
+    observed_metrics = metrics_from_sums(scores.metric_name, sums.sum(0, true), counts.sum(0, true))[0];
+  }
+  const auto columns = torch::tensor(compared, torch::kLong);
+  const auto deltas = resampled_metrics.index_select(1, columns) - resampled_metrics.select(1, baseline).unsqueeze(1);
+  const auto observed = observed_metrics.index_select(0, columns) - observed_metrics[baseline];
+  const auto summaries = summarize_bootstrap(observed, deltas);
+
+  std::vector<double> p_values;
+  for (const auto& summary : summaries) p_values.push_back(summary.p_value);
+  const auto adjusted = options.correction == Correction::Holm ? holm_adjusted(p_values)
+                                                               : benjamini_hochberg_adjusted(p_values);
+  std::vector<DeltaSignificance> results;
+  for (size_t i = 0; i < summaries.size(); ++i)
+    results.push_back({summaries[i].low, summaries[i].high, summaries[i].p_value, adjusted[i],
+                       adjusted[i] <= options.alpha});
+  return results;
+}
+
+std::string significance_description(const SignificanceOptions& options) {
+  return "bootstrap=" + std::to_string(options.resamples) + ", seed=" + std::to_string(options.seed) +
+         ", correction=" + correction_name(options.correction);
+}
+
+std::string significance_header() { return "delta_low,delta_high,p_value,p_adjusted,significant"; }
+
+std::string significance_columns(const DeltaSignificance& significance) {
+  std::ostringstream columns;
+  columns.precision(6);
+  columns << significance.low << "," << significance.high << "," << significance.p_value << ","
+          << significance.p_adjusted << "," << (significance.significant ? 1 : 0);
+  return columns.str();
+}
+
+nlohmann::json significance_json(const DeltaSignificance& significance) {
+  return {{"delta_low", significance.low},
+          {"delta_high", significance.high},
+          {"p_value", significance.p_value},
+          {"p_adjusted", significance.p_adjusted},
+          {"significant", significance.significant}};
+}
+
+nlohmann::json significance_settings_json(const SignificanceOptions& options) {
+  if (!options.enabled()) return nullptr;
+  return {{"resamples", options.resamples},
+          {"seed", options.seed},
+          {"correction", correction_name(options.correction)},
+          {"alpha", options.alpha}};
+}
+
+}  // namespace aw

@@ -1,0 +1,61 @@
+// analysis/statistics/delta_significance.h — whether a gate setting's metric differs from the baseline's by more
+// than the choice of examples explains: the paired bootstrap over examples (significance.h) of every
+// setting's delta in the metric's own unit (perplexity, accuracy or BLEU points), each resample
+// recomputing the corpus metric from the resampled examples (loss over tokens, correct over examples,
+// BLEU from summed n-gram counts), p-values corrected across the settings compared.
+#pragma once
+
+#include "analysis/heads/gate_evaluation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+enum class Correction { Holm, BenjaminiHochberg };
+
+// "holm" or "bh", as the --correction setting spells them.
+std::string correction_name(Correction correction);
+// Throws aw::Error for another name.
+Correction correction_from_name(const std::string& name);
+
+struct SignificanceOptions {
+  int64_t resamples = 0;  // bootstrap resamples; 0 = no significance (the CLI's default is 1000)
+  uint64_t seed = 1;
+  Correction correction = Correction::Holm;
+  double alpha = 0.05;    // significant: adjusted p ≤ alpha
+  bool enabled() const { return resamples > 0; }
+};
+
+struct DeltaSignificance {
+  double low = 0;         // 95 % percentile interval of the delta
+  double high = 0;
+  double p_value = 1;     // two-sided, of "delta = 0"
+  double p_adjusted = 1;  // corrected across the settings compared together
+  bool significant = false;
+};
+
+// Each setting's corpus metric from summed example scores: sums [.., S] (BLEU [.., S, 10]) and
+// counts [..] → [.., S] float64.
+torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Tensor& sums, const torch::Tensor& counts);
+
+// The bootstrap of metric(compared[i]) − metric(baseline) for every i, columns of `scores`; one
+// resampling of examples serves all of them. Requires options.enabled(); throws aw::Error when
+// `scores` holds no examples.
+std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
+                                                  const std::vector<int64_t>& compared,
+                                                  const SignificanceOptions& options);
+
+// How results print it: "bootstrap=1000, seed=1, correction=holm" (a CSV's first line); the CSV
+// columns after a delta, "delta_low,delta_high,p_value,p_adjusted,significant", and one row's values
+// (6 significant digits, significant as 1/0); the same as JSON, and the settings as JSON (null when off).
+std::string significance_description(const SignificanceOptions& options);
+std::string significance_header();
+std::string significance_columns(const DeltaSignificance& significance);
+nlohmann::json significance_json(const DeltaSignificance& significance);
+nlohmann::json significance_settings_json(const SignificanceOptions& options);
+
+}  // namespace aw
