@@ -18,19 +18,20 @@ forbid() {
   done < <(grep -rnE --include='*.h' --include='*.cpp' "^#include [<\"]($pattern)" "$dir")
 }
 
-forbid models   'analysis/|app/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "models/ includes only LibTorch and libraries"
+forbid table    'models/|analysis/|app/|widgets/|torch/|ATen/|c10/|Q[A-Za-z]*[>"]|qcustomplot' "table/ is plain C++ (and nlohmann/json)"
+forbid models   'analysis/|app/|widgets/|table/|Q[A-Za-z]*[>"]|qcustomplot' "models/ includes only LibTorch and libraries"
 forbid analysis 'app/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "analysis/ never includes Qt, widgets/ or app/"
 forbid widgets  'models/|analysis/|app/|torch/|ATen/|c10/' "widgets/ never includes LibTorch or the layers above models"
 forbid app/cli  'app/gui/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "the CLI never includes Qt or the GUI"
 forbid app/gui  'app/cli/' "the GUI never includes the CLI"
-forbid app/plot 'models/|analysis/|app/cli/|app/gui/|torch/|ATen/|c10/' "attention-plot draws CSVs: widgets/ and Qt only"
+forbid app/plot 'models/|analysis/|app/cli/|app/gui/|torch/|ATen/|c10/' "attention-plot draws CSVs: widgets/, table/ and Qt only"
 forbid app/gui  'torch/|ATen/|c10/' "only model_session.cpp includes LibTorch in app/gui/" 'model_session\.cpp:'
 # The window code may include only the LibTorch-free headers of the layers below.
 forbid app/gui  'analysis/' "app/gui/ includes only analysis/core/descriptor.h and analysis/core/registry.h (no LibTorch)" \
   'model_session\.cpp:|"analysis/core/(descriptor|registry)\.h"'
 forbid app/gui  'models/' "app/gui/ includes only models/errors.h (no LibTorch)" 'model_session\.cpp:|"models/errors\.h"'
 # The LibTorch-free headers must stay so.
-for header in analysis/core/descriptor.h analysis/core/registry.h models/progress.h models/errors.h; do
+for header in analysis/core/descriptor.h analysis/core/registry.h models/progress.h models/errors.h table/*.h; do
   if grep -nE '^#include [<"](torch/|ATen/|c10/|models/(nn|checkpoint|text|training)/)' "$header"; then
     echo "$header: must not include LibTorch (the window code includes it)"
     broken=1

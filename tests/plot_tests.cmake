@@ -29,11 +29,11 @@ function(aw_plot_test name)
 endfunction()
 
 foreach(kind "table1;stats" "ablation;ablation" "ablation;alone" "importance;importance" "pruning;pruning"
-             "diag-sweep;diag")
+             "diag-sweep;diag" "head-scores;importance")
   list(GET kind 0 plot_kind)
   list(GET kind 1 csv)
-  aw_plot_test(${csv} EXIT 0 REGEX "^$" PNG ${plots}/${csv}.png
-               ARGS ${plot_kind} ${plots}/${csv}.csv --png ${plots}/${csv}.png --size 640x400)
+  aw_plot_test(${plot_kind}_${csv} EXIT 0 REGEX "^$" PNG ${plots}/${plot_kind}_${csv}.png
+               ARGS ${plot_kind} ${plots}/${csv}.csv --png ${plots}/${plot_kind}_${csv}.png --size 640x400)
 endforeach()
 aw_plot_test(word_weights EXIT 0 REGEX "^$" PNG ${plots}/words.png
              ARGS word-weights ${plots}/summary.csv --density ${plots}/density.csv --scale length --png ${plots}/words.png)
@@ -44,6 +44,9 @@ aw_plot_test(help EXIT 0 REGEX "usage: attention-plot KIND.*word-weights" ARGS -
 # Bad input: one line, a non-zero exit, and no figure.
 aw_plot_test(error_no_file EXIT 1 STDERR_LINES 1 REGEX "error: attention-plot: /no/such.csv: cannot open"
              ARGS pruning /no/such.csv --png ${plots}/never.png)
+aw_plot_test(error_head_scores EXIT 1 STDERR_LINES 1
+             REGEX "diag.csv: not a head-scores table: it has no 'layer' column \\(attention-cli importance writes one\\)"
+             ARGS head-scores ${plots}/diag.csv --png ${plots}/never.png)
 aw_plot_test(error_wrong_table EXIT 1 STDERR_LINES 1
              REGEX "stats.csv: not a diag-sweep table: it has no 'factor' column \\(attention-cli diag-sweep writes one\\)"
              ARGS diag-sweep ${plots}/stats.csv --png ${plots}/never.png)

@@ -1,7 +1,10 @@
 // tests/test_analysis.cpp — the analyses against independent float64 re-implementations written here
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
 #include "analysis/capture/attention_export.h"
-#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/corpus_data.h"
+#include "analysis/core/head_gates.h"
+#include "analysis/heads/pruning_study.h"
+#include "table/csv_format.h"
 #include "analysis/attention_stats/attention_stats.h"
 #include "analysis/statistics/delta_significance.h"
 #include "analysis/attention_stats/diagonal_sweep.h"
@@ -224,14 +227,14 @@ TEST(AttentionStatsCsv, HasTheTable1Layout) {
   const std::string uniform_columns =
       "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,"
       "HA_x_keys_std\n";
-  EXPECT_EQ(attention_stats_csv({vanilla}, false),
+  EXPECT_EQ(write_csv(attention_stats_table({vanilla}, false)),
             "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio," + uniform_columns +
                 "vanilla,1,0.5,0.25,0.125,2,nan,nan,nan,nan,nan,nan,nan,nan\n");
   vanilla.heads.back().uniform_ca = 0.4;
   vanilla.heads.back().uniform_ha_mean = 0.2;
   vanilla.heads.back().uniform_ha_std = 0.1;
   vanilla.heads.back().uniform_ratio = 2.0 / 1.5;
-  EXPECT_EQ(attention_stats_csv({vanilla}, true),
+  EXPECT_EQ(write_csv(attention_stats_table({vanilla}, true)),
             "# include_first_row=true\nmodel,layer,head,CA,HA_mean,HA_std,Ratio," + uniform_columns +
                 "vanilla,1,2,0.5,0.25,0.125,2,0.4,0.2,0.1,1.33333,1.5,nan,nan,nan\n");
 }
@@ -311,8 +314,8 @@ TEST(DiagonalSweep, EachPointIsTheModelEvaluatedWithThatIntervention) {
   ASSERT_EQ(reports.size(), 8u);  // 2 batches × (the baseline + 3 points), counted across them
   EXPECT_EQ(reports.back().first, 8);
   EXPECT_EQ(reports.back().second, 8);
-  EXPECT_EQ(diagonal_sweep_csv(result).rfind("# model=tiny, metric=perplexity, baseline=", 0), 0u);
-  EXPECT_NE(diagonal_sweep_csv(result).find("\nfactor,metric,delta\n1,"), std::string::npos);
+  EXPECT_EQ(write_csv(diagonal_sweep_table(result)).rfind("# model=tiny, metric=perplexity, baseline=", 0), 0u);
+  EXPECT_NE(write_csv(diagonal_sweep_table(result)).find("\nfactor,metric,delta\n1,"), std::string::npos);
 }
 
 // With a bootstrap, each point's interval and p-value are delta_significance over the per-window
@@ -353,7 +356,7 @@ TEST(DiagonalSweep, BootstrapIsThePairedBootstrapOfEachWindowsLoss) {
     EXPECT_DOUBLE_EQ(result.points[p].significance.p_value, expected[p].p_value);
     EXPECT_DOUBLE_EQ(result.points[p].significance.p_adjusted, expected[p].p_adjusted);
   }
-  EXPECT_NE(diagonal_sweep_csv(result).find(", bootstrap=400, seed=5, correction=holm\nfactor,metric,delta,delta_low,"),
+  EXPECT_NE(write_csv(diagonal_sweep_table(result)).find(", bootstrap=400, seed=5, correction=holm\nfactor,metric,delta,delta_low,"),
             std::string::npos);
 }
 
@@ -402,7 +405,7 @@ TEST(TopTokens, AreTheLargestHeadMeanWeightsOfTheRowBeforeTheTarget) {
     }
     EXPECT_LE(row.positions[0], 4);  // causal: nothing after the query row
   }
-  EXPECT_EQ(top_tokens_csv(rows, 3).substr(0, 45), "layer,sentence,target,method,top1,top2,top3\n1");
+  EXPECT_EQ(write_csv(top_tokens_table(rows, 3)).substr(0, 45), "layer,sentence,target,method,top1,top2,top3\n1");
 }
 
 TEST(TopTokens, TiesGoToTheLowerPosition) {
@@ -495,7 +498,7 @@ TEST_P(HeadAblation, SingleAndAllButOneMatchPlainGatedForwards) {
     EXPECT_EQ(alone.best_per_layer[layer].head, best_head);
     EXPECT_EQ(alone.best_per_layer[layer].layer, layer + 1);
   }
-  const auto csv = ablation_csv(alone);
+  const auto csv = write_csv(ablation_table(alone));
   EXPECT_NE(csv.find("\nlayer,best_head,metric,delta\n1,"), std::string::npos) << csv;
 }
 
@@ -683,7 +686,7 @@ TEST(HeadImportance, EqualsFiniteDifferencesOfTheLossInTheGates) {
     for (int64_t head = 0; head < 3; ++head)
       EXPECT_NEAR(normalized.scores[layer][head], raw.scores[layer][head] / std::sqrt(norm), 1e-9);
   }
-  EXPECT_EQ(importance_csv(normalized).substr(0, 49), "# model=m, normalized=true\nlayer,head,importance\n");
+  EXPECT_EQ(write_csv(importance_table(normalized)).substr(0, 49), "# model=m, normalized=true\nlayer,head,importance\n");
 }
 
 TEST(HeadImportance, PerExampleEqualsFiniteDifferencesOfEachWindowsOwnLoss) {
@@ -724,7 +727,7 @@ TEST(HeadImportance, PerExampleEqualsFiniteDifferencesOfEachWindowsOwnLoss) {
       EXPECT_NEAR(per_example.scores[layer][head], expected, 1e-6 + 1e-5 * expected) << layer << "," << head;
     }
   EXPECT_NE(per_example.scores[0][0], per_batch.scores[0][0]);
-  EXPECT_EQ(importance_csv(per_example).substr(0, 46), "# model=m, normalized=false, per_example=true\n");
+  EXPECT_EQ(write_csv(importance_table(per_example)).substr(0, 46), "# model=m, normalized=false, per_example=true\n");
 }
 
 TEST(HeadImportance, LeavesTheParametersAsTheyWere) {

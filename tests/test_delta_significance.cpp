@@ -3,6 +3,7 @@
 // against plain float64 loops over the same draws: perplexity as exp(Σ loss / Σ tokens) of each
 // resample, accuracy as Σ correct / n, BLEU as corpus_bleu of the resampled sentences.
 #include "analysis/statistics/delta_significance.h"
+#include "table/csv_format.h"
 #include "analysis/heads/head_ablation.h"
 #include "analysis/statistics/significance.h"
 #include "models/checkpoint/checkpoint.h"
@@ -299,14 +300,14 @@ TEST(ExampleScores, AblationCarriesTheBootstrapOfEveryHead) {
     EXPECT_LE(head.significance.p_adjusted, 1);
     EXPECT_EQ(head.significance.significant, head.significance.p_adjusted <= 0.05);
   }
-  const auto csv = ablation_csv(result);
+  const auto csv = write_csv(ablation_table(result));
   EXPECT_NE(csv.find("mode=single, bootstrap=300, seed=1, correction=holm\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n"), std::string::npos);
   // Without a bootstrap the table is as before.
   const auto plain = ablate_heads(*loaded.model, "m", data, AblationMode::Single);
-  EXPECT_NE(ablation_csv(plain).find("mode=single\nlayer,head,metric,delta\n"), std::string::npos);
-  EXPECT_TRUE(ablation_json(plain)["bootstrap"].is_null());
-  EXPECT_EQ(ablation_json(result)["bootstrap"]["resamples"], 300);
+  EXPECT_NE(write_csv(ablation_table(plain)).find("mode=single\nlayer,head,metric,delta\n"), std::string::npos);
+  EXPECT_FALSE(ablation_table(plain).has_meta("bootstrap"));
+  EXPECT_EQ(ablation_table(result).meta_number("bootstrap"), 300);
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // tests/test_descriptors.cpp — the analysis contract: settings validated with the exact messages
 // both front ends show, the registry's descriptors well formed, the model check, and a descriptor
 // run giving what the analysis function it wraps gives (CSV and typed head scores).
-#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/corpus_data.h"
+#include "analysis/core/gate_settings.h"
+#include "analysis/core/head_gates.h"
+#include "analysis/heads/pruning_study.h"
+#include "table/csv_format.h"
 #include "analysis/heads/checkpoint_series.h"
 #include "analysis/heads/head_ablation.h"
 #include "analysis/heads/head_importance.h"
@@ -134,12 +138,11 @@ TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
   SignificanceOptions bootstrap;  // the descriptor's defaults: 1000 resamples, seed 1, Holm
   bootstrap.resamples = 1000;
   const auto direct = ablate_heads(*lm.model, lm.name, data, AblationMode::Single, {}, {}, {}, bootstrap);
-  EXPECT_EQ(report.csv.at("csv"), ablation_csv(direct));
+  EXPECT_EQ(write_csv(report.tables.at("csv")), write_csv(ablation_table(direct)));
   ASSERT_TRUE(report.head_scores.has_value());
   EXPECT_EQ(report.head_scores->damage_sign, 1);  // perplexity going up is damage
   ASSERT_EQ(report.head_scores->values.size(), 2u);
   EXPECT_DOUBLE_EQ(report.head_scores->values[1][2], direct.heads[5].delta);
-  EXPECT_TRUE(std::any_cast<AblationResult>(&report.result));
 }
 
 // A run folder with two kept epochs (different weights), each with the history train writes.
@@ -173,30 +176,36 @@ TEST_F(DescriptorRun, PruneSeriesIsEachEpochsOwnCurve) {
   request.settings.set("max-drop", "5");
   request.settings.set_flag("series", true);
   const auto report = analysis("prune")(request);
-  const auto* series = std::any_cast<PruningSeriesResult>(&report.result);
-  ASSERT_NE(series, nullptr);
-  ASSERT_EQ(series->checkpoints.size(), 2u);
+  // csv: epoch, step, order, base_metric, prunable_percent, prunable_heads, metric_at_prunable;
+  // curves: epoch, step, then pruning_table's columns.
+  const auto& shares_table = report.tables.at("csv");
+  const auto& curves_table = report.tables.at("curves");
+  ASSERT_EQ(shares_table.row_count(), 2);
+  int64_t curve_row = 0;
+  std::vector<double> first_metrics;
   for (int epoch = 1; epoch <= 2; ++epoch) {
-    const auto& checkpoint = series->checkpoints[epoch - 1];
-    EXPECT_EQ(checkpoint.epoch, epoch);
-    EXPECT_EQ(checkpoint.step, 5 * epoch);
-    const auto loaded = load_checkpoint(checkpoint.dir);
+    const int64_t row = epoch - 1;
+    EXPECT_EQ(shares_table.number(row, shares_table.column("epoch")), epoch);
+    EXPECT_EQ(shares_table.number(row, shares_table.column("step")), 5 * epoch);
+    const auto loaded = load_checkpoint(dir_.file("run") + "/epoch-" + std::to_string(epoch));
     const auto data =
         language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *loaded.tokenizer), 8, 8));
     const auto order = rank_heads(*loaded.model, loaded.name, data, "oracle");
     const auto curve = pruning_curve(*loaded.model, data, "oracle", order, 50.0);
-    ASSERT_EQ(series->curves[epoch - 1].points.size(), curve.size());
-    for (size_t p = 0; p < curve.size(); ++p)
-      EXPECT_NEAR(series->curves[epoch - 1].points[p].metric, curve[p].metric, 1e-9 * curve[p].metric);
+    for (size_t p = 0; p < curve.size(); ++p, ++curve_row) {
+      EXPECT_EQ(curves_table.number(curve_row, curves_table.column("epoch")), epoch);
+      EXPECT_NEAR(curves_table.number(curve_row, curves_table.column("metric")), curve[p].metric, 1e-9 * curve[p].metric);
+    }
+    first_metrics.push_back(curve[0].metric);
     const auto shares = prunable_shares(curve, "perplexity", 5.0);
-    ASSERT_EQ(series->shares[epoch - 1].size(), 1u);
-    EXPECT_EQ(series->shares[epoch - 1][0].heads, shares[0].heads);
-    EXPECT_NEAR(series->shares[epoch - 1][0].base_metric, curve[0].metric, 1e-9 * curve[0].metric);
+    EXPECT_EQ(shares_table.number(row, shares_table.column("prunable_heads")), shares[0].heads);
+    EXPECT_NEAR(shares_table.number(row, shares_table.column("base_metric")), curve[0].metric, 1e-9 * curve[0].metric);
   }
-  EXPECT_NE(series->curves[0].points[0].metric, series->curves[1].points[0].metric);  // two different models
-  EXPECT_EQ(report.csv.at("csv").substr(0, report.csv.at("csv").find('\n')),
+  EXPECT_EQ(curves_table.row_count(), curve_row);
+  EXPECT_NE(first_metrics[0], first_metrics[1]);  // two different models
+  EXPECT_EQ(write_csv(report.tables.at("csv")).substr(0, write_csv(report.tables.at("csv")).find('\n')),
             "# model=run, metric=perplexity, max_drop=5, series=" + dir_.file("run"));
-  EXPECT_NE(report.csv.at("curves").find("\n2,10,oracle,50,3,"), std::string::npos) << report.csv.at("curves");
+  EXPECT_NE(write_csv(report.tables.at("curves")).find("\n2,10,oracle,50,3,"), std::string::npos) << write_csv(report.tables.at("curves"));
 }
 
 // Hand-worked: base 100 (perplexity), 10 % allowed → up to 110; the curve crosses at 50 %, and a later
@@ -251,7 +260,13 @@ TEST(CheckpointSeries, EpochFoldersInNumericOrderAndClearErrors) {
   EXPECT_EQ(series[0].epoch, 2);
   EXPECT_EQ(series[0].step, 6);
   EXPECT_EQ(series[1].epoch, 10);
-  EXPECT_EQ(series_csv("model=m", series, {"# a\nlayer,v\n1,0.5\n", "# b\nlayer,v\n1,0.25\n2,1\n"}),
+  ResultTable joined, a, b;
+  joined.meta("model", "m");
+  for (auto* table : {&a, &b}) table->meta("ignored", 1).add_column("layer", ColumnType::Integer).add_column("v", ColumnType::Number);
+  a.row(1, 0.5);
+  b.row(1, 0.25);
+  b.row(2, 1.0);
+  EXPECT_EQ(write_csv(series_table(joined, series, {a, b})),
             "# model=m\nepoch,step,layer,v\n2,6,1,0.5\n10,30,1,0.25\n10,30,2,1\n");
   write_epoch("epoch-4", 5);
   try {
@@ -288,7 +303,7 @@ TEST_F(DescriptorRun, AblationComparedAcrossTwoFilesCarriesBothDeltasAndTheirCor
   std::vector<std::string> notes;
   request.note = [&notes](const std::string& note) { notes.push_back(note); };
   const auto report = analysis("ablate")(request);
-  const auto& result = std::any_cast<const AblationResult&>(report.result);
+  const auto& table = report.tables.at("csv");
 
   auto windows = [&](const std::string& file) {
     return language_model_data(make_window_batches(read_token_corpus(dir_.file(file), *lm.tokenizer), 8, 8));
@@ -296,18 +311,18 @@ TEST_F(DescriptorRun, AblationComparedAcrossTwoFilesCarriesBothDeltasAndTheirCor
   const auto first = ablate_heads(*lm.model, lm.name, windows("corpus.txt"), AblationMode::Single);
   const auto second = ablate_heads(*lm.model, lm.name, windows("other.txt"), AblationMode::Single);
   std::vector<double> x, y;
-  ASSERT_EQ(result.heads.size(), 6u);
-  for (size_t i = 0; i < 6; ++i) {
-    EXPECT_DOUBLE_EQ(result.heads[i].delta, first.heads[i].delta);
-    EXPECT_DOUBLE_EQ(result.heads[i].compared_delta, second.heads[i].delta);
-    EXPECT_DOUBLE_EQ(result.heads[i].compared_metric, second.heads[i].metric);
+  ASSERT_EQ(table.row_count(), 6);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_DOUBLE_EQ(table.number(i, table.column("delta")), first.heads[i].delta);
+    EXPECT_DOUBLE_EQ(table.number(i, table.column("delta_compared")), second.heads[i].delta);
+    EXPECT_DOUBLE_EQ(table.number(i, table.column("metric_compared")), second.heads[i].metric);
     x.push_back(first.heads[i].delta);
     y.push_back(second.heads[i].delta);
   }
-  EXPECT_DOUBLE_EQ(result.comparison.baseline, second.baseline);
-  EXPECT_DOUBLE_EQ(result.comparison.pearson, pearson_r(x, y));
-  EXPECT_DOUBLE_EQ(result.comparison.spearman, spearman_rho(x, y));
-  const auto& csv = report.csv.at("csv");
+  EXPECT_DOUBLE_EQ(table.meta_number("compare_baseline"), second.baseline);
+  EXPECT_DOUBLE_EQ(table.meta_number("pearson_r"), pearson_r(x, y));
+  EXPECT_DOUBLE_EQ(table.meta_number("spearman_rho"), spearman_rho(x, y));
+  const auto& csv = write_csv(report.tables.at("csv"));
   EXPECT_NE(csv.find(", text=" + dir_.file("corpus.txt") + ", compare_text=" + dir_.file("other.txt") + ", compare_baseline="),
             std::string::npos) << csv;
   EXPECT_NE(csv.find("\nlayer,head,metric,delta,metric_compared,delta_compared\n"), std::string::npos) << csv;
@@ -342,7 +357,7 @@ TEST_F(DescriptorRun, PruneRanksOnOneFileAndDrawsTheCurveOnAnother) {
   expected.ranked_on = dir_.file("corpus.txt");
   const auto order = rank_heads(*lm.model, lm.name, windows("corpus.txt"), "importance");
   expected.points = pruning_curve(*lm.model, windows("other.txt"), "importance", order, 50.0);
-  EXPECT_EQ(report.csv.at("csv"), pruning_csv(expected));
+  EXPECT_EQ(write_csv(report.tables.at("csv")), write_csv(pruning_table(expected)));
   // Ranked on the curve's own file the order differs here, so the ranking file really chose it.
   auto positions = [](const std::vector<HeadRef>& heads) {
     std::vector<std::pair<int64_t, int64_t>> pairs;
@@ -357,12 +372,12 @@ TEST_F(DescriptorRun, PruneRanksOnOneFileAndDrawsTheCurveOnAnother) {
   importance.settings = analysis("importance").settings();
   importance.settings.set("text", dir_.file("corpus.txt"));
   importance.settings.set("window", "8");
-  test::write_file(dir_.file("importance.csv"), analysis("importance")(importance).csv.at("csv"));
+  test::write_file(dir_.file("importance.csv"), write_csv(analysis("importance")(importance).tables.at("csv")));
   request.settings.erase("rank-text");
   request.settings.erase("order");
   request.settings.set("order-from", dir_.file("importance.csv"));
   expected.ranked_on = dir_.file("importance.csv");
-  EXPECT_EQ(analysis("prune")(request).csv.at("csv"), pruning_csv(expected));
+  EXPECT_EQ(write_csv(analysis("prune")(request).tables.at("csv")), write_csv(pruning_table(expected)));
 
   request.settings.set("rank-text", dir_.file("corpus.txt"));
   EXPECT_EQ(setting_error_of([&] { analysis("prune")(request); }), "--rank-text and --order-from both choose the order; give one");
@@ -375,13 +390,15 @@ TEST_F(DescriptorRun, ImportanceScoresAreTheResultsScores) {
   request.settings = analysis("importance").settings();
   request.settings.set("text", dir_.file("corpus.txt"));
   request.settings.set("window", "8");
-  request.gates = {{{true, false, true}, {true, true, true}}};  // layer 1, head 2 off
+  request.settings.set("heads-off", "1.2");
   const auto report = analysis("importance")(request);
-  // The windows built by hand, not through the descriptor's data reading.
+  // The windows built by hand, not through the descriptor's data reading; the gates too.
   const auto data = language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8));
-  const auto direct = head_importance(*lm.model, lm.name, data, true, request_gates(request, 0));
+  const auto direct = head_importance(*lm.model, lm.name, data, true, gates_from_flags(lm.config, {{true, false, true}}));
   EXPECT_EQ(report.head_scores->values, direct.scores);
-  EXPECT_EQ(report.csv.at("csv"), importance_csv(direct));
+  auto expected = importance_table(direct);
+  expected.meta("heads_off", "1.2");  // every table says which heads were off
+  EXPECT_EQ(write_csv(report.tables.at("csv")), write_csv(expected));
 }
 
 TEST_F(DescriptorRun, TheModelCheckHasOneMessage) {
@@ -450,6 +467,38 @@ TEST(LabelledParts, PartsOfTheDefaultSplitCoverTheFileOnce) {
   EXPECT_EQ(described, dir.file("data.tsv") + " (test part of the seed-3 80/10/10 split)");
   EXPECT_EQ(parse_labelled_part("valid"), LabelledPart::Valid);
   EXPECT_THROW(parse_labelled_part("dev"), Error);
+}
+
+// --heads-off as written, as the window formats it, and checked against a model.
+TEST(GateSettings, ParseFormatAndResolveAgainstTheModel) {
+  const auto groups = parse_heads_off(" 2.3, 1.1 ;none;cross1.2");
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(heads_off_group_text(groups[0]), "2.3,1.1");
+  EXPECT_TRUE(groups[1].empty());
+  EXPECT_EQ(groups[2][0].kind, "cross");
+  EXPECT_EQ(heads_off_text(groups), "2.3,1.1;none;cross1.2");
+  EXPECT_EQ(heads_off_text(parse_heads_off("none")), "");  // every head on: nothing to record
+  EXPECT_EQ(parse_heads_off("").size(), 1u);
+  EXPECT_EQ(setting_error_of([] { parse_heads_off("2.0"); }),
+            "--heads-off expects LAYER.HEAD entries counted from 1 (2.3; enc2.3, dec1.2 or cross1.4 for a translation "
+            "model), got '2.0'");
+  EXPECT_EQ(setting_error_of([] { parse_heads_off("2,3"); }).substr(0, 30), "--heads-off expects LAYER.HEAD");
+
+  const auto config = test::tiny_config("transformer_lm");  // 2 layers × 3 heads
+  const std::vector<const ModelConfig*> one{&config};
+  const auto resolved = resolve_heads_off(parse_heads_off("2.3,1.1"), one, {"lm"});
+  ASSERT_EQ(resolved.size(), 1u);
+  ASSERT_EQ(resolved[0].size(), 2u);
+  EXPECT_EQ(resolved[0][0].layer, 1);
+  EXPECT_EQ(resolved[0][0].head, 2);
+  EXPECT_EQ(heads_off_group_text(heads_off_group(resolved[0], config)), "2.3,1.1");
+  EXPECT_EQ(setting_error_of([&] { resolve_heads_off(parse_heads_off("1.4"), one, {"lm"}); }),
+            "--heads-off 1.4: layer 1 of lm has 3 heads");
+  EXPECT_EQ(setting_error_of([&] { resolve_heads_off(parse_heads_off("1.1;1.1"), one, {"lm"}); }),
+            "--heads-off has 2 groups for 1 model: give one per --model, separated by ';' (none: every head on)");
+  const std::vector<const ModelConfig*> two{&config, &config};
+  EXPECT_EQ(resolve_heads_off(parse_heads_off("none"), two, {"a", "b"}).size(), 2u);  // all on for any number
+  EXPECT_EQ(resolve_heads_off(parse_heads_off("none;2.2"), two, {"a", "b"})[1][0].head, 1);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "analysis/heads/gate_evaluation.h"
 #include "analysis/heads/head_importance.h"
 #include "analysis/statistics/significance.h"
+#include "table/csv_format.h"
 #include "analysis/statistics/kernel_density.h"
 #include "analysis/lama/lama_attention.h"
 #include "analysis/lama/word_weights.h"
@@ -498,7 +499,7 @@ TEST(WordWeights, ShiftsBetweenLabelsAreMannWhitneyTestsHolmAdjusted) {
   EXPECT_DOUBLE_EQ(shifts[0].median_b, 0.45);
   const auto adjusted = holm_adjusted(raw);
   for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(shifts[i].p_adjusted, adjusted[i]);
-  EXPECT_EQ(word_shift_csv(shifts).substr(0, 83),
+  EXPECT_EQ(write_csv(word_shift_table(shifts)).substr(0, 83),
             "word,label_a,label_b,count_a,count_b,median_a,median_b,U,effect,p_value,p_adjusted\n");
 }
 
@@ -535,8 +536,8 @@ TEST(WordWeights, GroupsOccurrencesByWordAndLabel) {
   EXPECT_NEAR(summary[0].median, 0.425, 1e-6);
   EXPECT_EQ(summary[2].word, "bad");
   EXPECT_NEAR(summary[2].mean, 0.6, 1e-6);
-  EXPECT_EQ(word_weights_csv(mean).rfind("word,label,weight\ngood,1,0.3\ngood,1,0.55\ngood,2,0.2\nbad,2,0.8\n", 0), 0u);
-  EXPECT_EQ(word_summary_csv(summary).rfind("word,label,count,mean,median\ngood,1,2,0.425,0.425\n", 0), 0u);
+  EXPECT_EQ(write_csv(word_weights_table(mean)).rfind("word,label,weight\ngood,1,0.3\ngood,1,0.55\ngood,2,0.2\nbad,2,0.8\n", 0), 0u);
+  EXPECT_EQ(write_csv(word_summary_table(summary)).rfind("word,label,count,mean,median\ngood,1,2,0.425,0.425\n", 0), 0u);
 }
 
 TEST(WordWeights, KeywordsRankByMeanWeightWithMinimumCount) {
@@ -560,7 +561,7 @@ TEST(WordWeights, KeywordsRankByMeanWeightWithMinimumCount) {
   const auto frequent = top_keywords(hand_made_documents(), labels, settings);
   ASSERT_EQ(frequent.size(), 2u);  // good in label 1, bad in label 2
   EXPECT_EQ(frequent[1].word, "bad");
-  EXPECT_EQ(keywords_csv(frequent), "label,rank,word,mean_weight,count\n1,1,good,0.425,2\n2,1,bad,0.6,2\n");
+  EXPECT_EQ(write_csv(keywords_table(frequent)), "label,rank,word,mean_weight,count\n1,1,good,0.425,2\n2,1,bad,0.6,2\n");
 }
 
 TEST(WordWeights, SilvermanBandwidthAndDensity) {

@@ -8,7 +8,7 @@
 #include "app/gui/lama_tab.h"
 #include "app/gui/main_window.h"
 #include "widgets/analysis_panel.h"
-#include "widgets/csv_table.h"
+#include "table/csv_format.h"
 #include "widgets/result_plot.h"
 #include "widgets/word_weight_view.h"
 
@@ -93,8 +93,8 @@ class LamaTabTests : public QObject {
     const auto& summary = panel->table();
     QSet<QString> ratings;
     int curves = 0;
-    for (int row = 0; row < summary.rows.size(); ++row)
-      if (summary.number(row, summary.column("count")) >= 3) ++curves, ratings << summary.rows[row].value(1);
+    for (int row = 0; row < summary.row_count(); ++row)
+      if (summary.number(row, summary.column("count")) >= 3) ++curves, ratings << QString::fromStdString(summary.text(row, 1));
     QVERIFY(curves >= 6);
     QCOMPARE(plot->graphCount(), curves);
     QCOMPARE(plot->legend->itemCount(), ratings.size());
@@ -127,7 +127,7 @@ class LamaTabTests : public QObject {
     // The document view (one forward on the document) agrees with the batched run: each chosen word
     // in a shown document has its mean-of-heads weight among the run's occurrences of that word.
     auto* view = lama->documentView();
-    const auto occurrences = parse_csv(QString::fromUtf8(read_all(dir.filePath("occurrences.csv"))));
+    const auto occurrences = read_csv(read_all(dir.filePath("occurrences.csv")).toStdString());
     const QStringList chosen = LamaTab::kDefaultWords.split(',');
     int matched = 0;
     for (int row = 0; row < std::min(lama->listedDocumentCount(), 8); ++row) {
@@ -141,8 +141,8 @@ class LamaTabTests : public QObject {
         if (!chosen.contains(words[t])) continue;
         const double weight = view->weight(WordWeightView::kMeanOfHeads, t);
         bool found = false;
-        for (int r = 0; r < occurrences.rows.size() && !found; ++r)
-          found = occurrences.rows[r].value(0) == words[t] &&
+        for (int r = 0; r < occurrences.row_count() && !found; ++r)
+          found = QString::fromStdString(occurrences.text(r, 0)) == words[t] &&
                   std::abs(occurrences.number(r, 2) - weight) <= 1e-4 * weight;
         QVERIFY2(found, qPrintable(QString("'%1' at %2 with weight %3 is not among the run's occurrences")
                                        .arg(words[t]).arg(t).arg(weight)));

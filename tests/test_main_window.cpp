@@ -21,6 +21,8 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+
+#include <algorithm>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -85,14 +87,15 @@ class MainWindowTests : public QObject {
     for (const auto& descriptor : analysis_registry()) {
       const auto name = QString::fromStdString(descriptor.name);
       auto* tab = window.analyses()->tab(name);
-      if (!descriptor.desktop_tab) {
+      if (!descriptor.tab.shown) {
         QVERIFY2(!tab, qPrintable(name + " has a tab but asked for none"));
         continue;
       }
       QVERIFY2(tab, qPrintable(name + " has no tab"));
       for (const auto& field : descriptor.fields)
-        if (field.in_form && !tab->spec().hidden.contains(QString::fromStdString(field.name))) QVERIFY2(tab->form()->input(QString::fromStdString(field.name)),
-                                    qPrintable(name + ": no editor for --" + QString::fromStdString(field.name)));
+        if (field.in_form && std::count(descriptor.tab.filled_fields.begin(), descriptor.tab.filled_fields.end(), field.name) == 0)
+          QVERIFY2(tab->form()->input(QString::fromStdString(field.name)),
+                   qPrintable(name + ": no editor for --" + QString::fromStdString(field.name)));
     }
   }
 
@@ -176,7 +179,7 @@ class MainWindowTests : public QObject {
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(table1->messageText().isEmpty(), qPrintable(table1->messageText()));
-    QCOMPARE(table1->table().rows.size(), sample_shape("vanilla_lm").layers + sample_shape("bet_sf").layers);  // a row a layer
+    QCOMPARE(table1->table().row_count(), sample_shape("vanilla_lm").layers + sample_shape("bet_sf").layers);  // a row a layer
     // The null baseline: one dashed line (same windows for both models) at the uniform Ratio.
     auto* bars_plot = table1->plot()->plot();
     QCOMPARE(bars_plot->itemCount(), 1);
@@ -237,7 +240,7 @@ class MainWindowTests : public QObject {
     // One star per head the table calls significant, and the title says what a star means.
     const auto& table = ablation->table();
     int significant = 0;
-    for (int row = 0; row < table.rows.size(); ++row) significant += table.number(row, table.column("significant")) == 1.0;
+    for (int row = 0; row < table.row_count(); ++row) significant += table.number(row, table.column("significant")) == 1.0;
     QCOMPARE(ablation->plot()->plot()->itemCount(), significant);
     auto* title = qobject_cast<QCPTextElement*>(ablation->plot()->plot()->plotLayout()->element(0, 0));
     QVERIFY(title && title->text().endsWith("; * adjusted p ≤ 0.05 (Holm)"));
@@ -275,6 +278,53 @@ class MainWindowTests : public QObject {
     QVERIFY(window.grab().save(AW_BUILD_DIR "/pruning_bands.png"));
   }
 
+  // Gates are a setting: heads switched off in the heads panel fill the ablation's "Heads off" field, the
+  // CSV records them, and the command line given that value writes the same CSV.
+  void headsOffRunRepeatsFromTheCommandLine() {
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tab = window.analyses()->tab("ablate");
+    tab->modelChooser()->setCurrentIndex(window.attentionView()->currentModel());
+    QVERIFY(tab->modelChooser()->currentText().startsWith("bet_sf"));  // the session shows BET(SF)
+    auto* heads = window.headsPanel();
+    heads->allOn();
+    heads->toggle(0, 0);
+    heads->toggle(1, 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* heads_off = tab->panel()->findChild<QLineEdit*>("heads-off");
+    QVERIFY(heads_off);
+    QCOMPARE(heads_off->text(), QString("1.1,2.3"));
+    auto* panel = tab->panel();
+    panel->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
+    panel->findChild<QSpinBox*>("window")->setValue(16);
+    panel->findChild<QSpinBox*>("bootstrap")->setValue(200);
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    window.analyses()->run("ablate");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QVERIFY2(panel->messageText().isEmpty(), qPrintable(panel->messageText()));
+    QCOMPARE(QString::fromStdString(panel->table().meta_text("heads_off")), QString("1.1,2.3"));
+    QTemporaryDir dir;
+    const auto gui_csv = dir.filePath("gui.csv"), cli_csv = dir.filePath("cli.csv");
+    QVERIFY(panel->exportCsv(gui_csv));
+    // Everything the command line needs is in the file's first line.
+    const auto header = QString::fromUtf8(read_all(gui_csv)).section('\n', 0, 0);
+    QVERIFY2(header.contains("heads_off=1.1,2.3") && header.contains("bootstrap=200"), qPrintable(header));
+    QProcess cli;
+    cli.start(AW_CLI_PATH, {"ablate", "--model", kSampleData + "/bet_sf", "--text", kSampleData + "/demo_sentences.txt",
+                            "--window", "16", "--bootstrap", "200", "--heads-off", "1.1,2.3", "--out", cli_csv});
+    QVERIFY(cli.waitForFinished(kTimeoutMs));
+    QCOMPARE(cli.exitCode(), 0);
+    QCOMPARE(read_all(gui_csv), read_all(cli_csv));
+
+    // A head the model does not have is one line naming it, in the window as on the command line.
+    heads_off->setText("9.1");
+    window.analyses()->run("ablate");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QVERIFY2(panel->messageText().startsWith("Heads off: 9.1: bet_sf has "), qPrintable(panel->messageText()));
+  }
+
   // A run kept epoch by epoch (train --keep-epochs): the Training tab plots its loss per epoch (training
   // solid, validation dashed, one colour), and the Pruning tab's epoch series the prunable share.
   void trainingTabAndEpochSeries() {
@@ -294,7 +344,7 @@ class MainWindowTests : public QObject {
     window.analyses()->run("training");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(training->messageText().isEmpty(), qPrintable(training->messageText()));
-    QCOMPARE(training->table().rows.size(), 3);  // three epochs
+    QCOMPARE(training->table().row_count(), 3);  // three epochs
     auto* losses = training->plot()->plot();
     QCOMPARE(losses->graphCount(), 2);
     QCOMPARE(losses->graph(0)->name(), QString("run: training"));
@@ -312,7 +362,7 @@ class MainWindowTests : public QObject {
     window.analyses()->run("prune");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
     QVERIFY2(pruning->messageText().isEmpty(), qPrintable(pruning->messageText()));
-    QCOMPARE(pruning->table().rows.size(), 6);  // 3 epochs × 2 orders
+    QCOMPARE(pruning->table().row_count(), 6);  // 3 epochs × 2 orders
     auto* shares = pruning->plot()->plot();
     QCOMPARE(shares->graphCount(), 2);
     QCOMPARE(shares->xAxis->label(), QString("epoch"));

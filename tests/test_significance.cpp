@@ -2,6 +2,7 @@
 // closed forms, numerical integration and plain float64 loops.
 #include "analysis/statistics/significance.h"
 #include "analysis/statistics/variant_comparison.h"
+#include "table/csv_format.h"
 #include "models/errors.h"
 #include "tests/test_support.h"
 
@@ -206,7 +207,7 @@ TEST(VariantComparison, MeanSdAndWelchPerPairOfVariants) {
   const auto welch = welch_t_test({1, 2, 3}, {4, 5, 7});
   EXPECT_DOUBLE_EQ(comparison.contrasts[0].welch.statistic, welch.statistic);
   EXPECT_DOUBLE_EQ(comparison.contrasts[0].welch.p_value, welch.p_value);
-  EXPECT_EQ(variant_summary_csv(comparison).substr(0, 45), "# metric=perplexity\nvariant,runs,mean,sd\nvani");
+  EXPECT_EQ(write_csv(variant_summary_table(comparison)).substr(0, 45), "# metric=perplexity\nvariant,runs,mean,sd\nvani");
   EXPECT_EQ(test::error_of([] { compare_variants("accuracy", {{"a", {"x"}, {0.5}}, {"b", {"y", "z"}, {0.5, 0.6}}}); }),
             "variant 'a' has 1 model; Welch's t-test needs at least 2 runs of each variant");
   EXPECT_EQ(test::error_of([] { compare_variants("accuracy", {{"a", {"x", "y"}, {0.5, 0.4}}, {"a", {"y", "z"}, {0.5, 0.6}}}); }),
@@ -244,7 +245,7 @@ TEST(VariantComparison, EveryPairHolmAdjustedOverThePairs) {
     EXPECT_GE(comparison.contrasts[i].p_holm, raw[i]);
   }
   EXPECT_EQ(comparison.reference, "");
-  const auto csv = variant_tests_csv(comparison);
+  const auto csv = write_csv(variant_tests_table(comparison));
   EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n') + 1)),
             "# metric=perplexity, test=welch, correction=holm\nfirst,second,difference,ci_low,ci_high,t,df,p_value,p_holm");
 }
@@ -308,7 +309,7 @@ TEST(VariantComparison, AReferenceAgainstEachOtherVariant) {
   }
   // The welch test is symmetric in its samples: swapping the order only flips t's sign.
   EXPECT_DOUBLE_EQ(comparison.contrasts[0].welch.statistic, -welch_t_test({1, 2, 3}, {4, 5, 7}).statistic);
-  const auto csv = variant_tests_csv(comparison);
+  const auto csv = write_csv(variant_tests_table(comparison));
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "# metric=perplexity, test=welch, correction=holm, reference=bet");
   EXPECT_EQ(variant_comparison_json(comparison).at("reference"), "bet");
   EXPECT_DOUBLE_EQ(variant_comparison_json(comparison).at("welch").at(1).at("p_holm").get<double>(), expected[1]);

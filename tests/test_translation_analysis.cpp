@@ -5,7 +5,10 @@
 // pruning against the gated model, the decoder's Table 1 statistics against the captured attention,
 // the BLEU of batched decoding against one-by-one decoding, and the descriptors' kind columns and
 // --attention errors.
-#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/corpus_data.h"
+#include "analysis/core/head_gates.h"
+#include "analysis/heads/pruning_study.h"
+#include "table/csv_format.h"
 #include "analysis/attention_stats/attention_stats.h"
 #include "analysis/heads/head_ablation.h"
 #include "analysis/heads/head_importance.h"
@@ -223,7 +226,7 @@ TEST(TranslationImportance, EqualsCentralDifferencesOfTheLossInEveryKindsGates) 
   expected_rows.precision(6);
   expected_rows << "kind,layer,head,importance\ncross,1,1," << raw.scores[3][0] << "\ncross,1,2," << raw.scores[3][1]
                 << "\n";
-  const auto csv = importance_csv(selected);
+  const auto csv = write_csv(importance_table(selected));
   EXPECT_EQ(csv.substr(csv.find('\n') + 1), expected_rows.str());
 }
 
@@ -246,14 +249,15 @@ TEST(TranslationAblation, EachHeadsMetricIsTheGatedModelsPerplexity) {
     largest = std::max(largest, std::abs(effect.delta));
   }
   EXPECT_GT(largest, 1e-3);
-  const auto csv = ablation_csv(result);
+  const auto csv = write_csv(ablation_table(result));
   EXPECT_NE(csv.find("\nkind,layer,head,metric,delta\ndec,1,1,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\ncross,1,2,"), std::string::npos) << csv;
-  EXPECT_EQ(ablation_json(result)["heads"][2]["kind"], "cross");
+  const auto table = ablation_table(result);
+  EXPECT_EQ(table.text(2, table.column("kind")), "cross");
   // All-but-one per block: Michel Table 2's layout, one best head per (kind, layer).
   const auto table2 = ablate_heads(*loaded.model, "m", data, AblationMode::AllButOne);
   ASSERT_EQ(table2.best_per_layer.size(), 4u);
-  const auto table2_csv = ablation_csv(table2);
+  const auto table2_csv = write_csv(ablation_table(table2));
   EXPECT_NE(table2_csv.find("kind,layer,best_head,metric,delta\nenc,1,"), std::string::npos) << table2_csv;
   EXPECT_NE(table2_csv.find("\nenc,2,"), std::string::npos);
 }
@@ -359,7 +363,7 @@ TEST(TranslationStats, DecoderAndEncoderRowsEqualTheCapturedAttentionWorkedOutIn
   ASSERT_EQ(result.heads.size(), 4u);
   expect_stats(result.layers[0], worked_stats(*loaded.model, data.inputs, 0, /*causal=*/false), "enc 1");
   expect_stats(result.layers[1], worked_stats(*loaded.model, data.inputs, 2, /*causal=*/true), "dec 1");
-  const auto csv = attention_stats_csv({result}, false);
+  const auto csv = write_csv(attention_stats_table({result}, false));
   EXPECT_NE(csv.find("\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,"
                      "uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nm,enc,1,"),
             std::string::npos)
@@ -391,9 +395,9 @@ TEST(TranslationStats, DecoderAndEncoderRowsEqualTheCapturedAttentionWorkedOutIn
   request.models = {&loaded};
   request.settings = find_analysis("stats")->settings();
   request.settings.set("text", pairs_path());
-  const auto all = std::any_cast<std::vector<AttentionStatsResult>>((*find_analysis("stats"))(request).result);
+  const auto all = (*find_analysis("stats"))(request).tables.at("csv");
   std::vector<std::string> kinds;
-  for (const auto& row : all.front().layers) kinds.push_back(all.front().names.kind.at(row.layer - 1));
+  for (int64_t row = 0; row < all.row_count(); ++row) kinds.push_back(all.text(row, all.column("kind")));
   EXPECT_EQ(kinds, (std::vector<std::string>{"enc", "enc", "dec"}));
   request.settings.set("attention", "cross");
   try {
@@ -415,9 +419,9 @@ TEST(TranslationAnalyses, DescriptorsReadPairsAndNameEachRowsKind) {
   request.settings.set("text", pairs_path());
   request.settings.set("attention", "dec");
   const auto report = ablate(request);
-  EXPECT_NE(report.csv.at("csv").find("kind,layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\ndec,1,1,"),
+  EXPECT_NE(write_csv(report.tables.at("csv")).find("kind,layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\ndec,1,1,"),
             std::string::npos);
-  EXPECT_EQ(report.csv.at("csv").find("enc,"), std::string::npos);  // only the decoder's heads
+  EXPECT_EQ(write_csv(report.tables.at("csv")).find("enc,"), std::string::npos);  // only the decoder's heads
 
   request.settings.set("window", "16");
   try {
@@ -479,17 +483,22 @@ TEST(TranslationBleuMetric, AblationAndDiagonalSweepScoreEachSettingAsItsOwnDeco
   request.settings.set("beam", "2");
   request.settings.set("attention", "cross");
   const auto report = (*find_analysis("ablate"))(request);
-  const auto& result = std::any_cast<const AblationResult&>(report.result);
-  EXPECT_EQ(result.metric_name, "bleu");
-  EXPECT_DOUBLE_EQ(result.baseline, bleu_alone(model, loaded, {}, 2));
-  ASSERT_EQ(result.heads.size(), 2u);
-  for (const auto& effect : result.heads) {
+  const auto& result = report.tables.at("csv");
+  EXPECT_EQ(result.meta_text("metric"), "bleu");
+  EXPECT_DOUBLE_EQ(result.meta_number("baseline"), bleu_alone(model, loaded, {}, 2));
+  ASSERT_EQ(result.row_count(), 2);
+  for (int64_t row = 0; row < result.row_count(); ++row) {
+    // cross-attention of decoder layer L is block Le + 2(L − 1) + 1
+    const auto layer = static_cast<int64_t>(result.number(row, result.column("layer")));
+    const auto head = static_cast<int64_t>(result.number(row, result.column("head")));
+    const auto block = loaded.config.block_index(AttentionKind::Cross, layer - 1);
     ForwardOptions options;
     options.head_gates = all_heads_on(loaded.config);
-    options.head_gates[effect.layer - 1][effect.head - 1] = 0.0;
-    EXPECT_DOUBLE_EQ(effect.metric, bleu_alone(model, loaded, options, 2)) << effect.layer << "," << effect.head;
+    options.head_gates[block][head - 1] = 0.0;
+    EXPECT_DOUBLE_EQ(result.number(row, result.column("metric")), bleu_alone(model, loaded, options, 2))
+        << layer << "," << head;
   }
-  EXPECT_NE(report.csv.at("csv").find("# model=m, metric=bleu, baseline="), std::string::npos);
+  EXPECT_NE(write_csv(report.tables.at("csv")).find("# model=m, metric=bleu, baseline="), std::string::npos);
   // BLEU falling is damage, as accuracy falling is.
   EXPECT_GT(damage("bleu", 30.0, 20.0), 0.0);
 
@@ -500,14 +509,14 @@ TEST(TranslationBleuMetric, AblationAndDiagonalSweepScoreEachSettingAsItsOwnDeco
   sweep.settings.set("metric", "bleu");
   sweep.settings.set("beam", "1");
   sweep.settings.set("factors", "0,mask");
-  const auto points = std::any_cast<const DiagonalSweepResult&>((*find_analysis("diag-sweep"))(sweep).result).points;
-  ASSERT_EQ(points.size(), 2u);
+  const auto points = (*find_analysis("diag-sweep"))(sweep).tables.at("csv");
+  ASSERT_EQ(points.row_count(), 2);
   ForwardOptions scaled;
   scaled.diagonal = DiagonalIntervention::scale(0.0);
-  EXPECT_DOUBLE_EQ(points[0].metric, bleu_alone(model, loaded, scaled, 1));
+  EXPECT_DOUBLE_EQ(points.number(0, points.column("metric")), bleu_alone(model, loaded, scaled, 1));
   ForwardOptions masked;
   masked.diagonal = DiagonalIntervention::mask();
-  EXPECT_DOUBLE_EQ(points[1].metric, bleu_alone(model, loaded, masked, 1));
+  EXPECT_DOUBLE_EQ(points.number(1, points.column("metric")), bleu_alone(model, loaded, masked, 1));
 
   // --metric bleu needs a translation model, and --beam needs --metric bleu.
   request.settings.set("metric", "loss");

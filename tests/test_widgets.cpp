@@ -6,7 +6,7 @@
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
 #include "widgets/color_maps.h"
-#include "widgets/csv_table.h"
+#include "table/csv_format.h"
 #include "widgets/head_toggle_grid.h"
 #include "widgets/result_plot.h"
 #include "widgets/word_weight_view.h"
@@ -401,28 +401,10 @@ class WidgetTests : public QObject {
     QCOMPARE(overview->renderCount(), after_scroll);
   }
 
-  void csvParsingHandlesCommentsQuotesAndRepeatedHeaders() {
-    const auto table = parse_csv(
-        "# model=a, metric=perplexity, baseline=12.5\n"
-        "layer,sentence,target,top1\n"
-        "1,1,\"a,b@3\",\"say \"\"hi\"\"\"\n"
-        "# model=b\n"
-        "layer,sentence,target,top1\n"
-        "2,1,x@1,\n");
-    QCOMPARE(table.header, (QStringList{"layer", "sentence", "target", "top1"}));
-    QCOMPARE(table.rows.size(), 2);
-    QCOMPARE(table.rows[0][2], QString("a,b@3"));
-    QCOMPARE(table.rows[0][3], QString("say \"hi\""));
-    QCOMPARE(table.rows[1][3], QString());
-    QCOMPARE(table.commentValue("baseline"), QString("12.5"));
-    QCOMPARE(table.number(1, 0), 2.0);
-    QVERIFY(std::isnan(table.number(1, 2)));
-  }
-
   void panelExportsTheCsvItWasGivenVerbatim() {
     AnalysisPanel panel("test");
     const QString csv = "# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio\nm,1,0.123456789,0.1,0.01,1.23456789\n";
-    panel.setResult(csv);
+    panel.setResult(read_csv(csv.toStdString()));
     QCOMPARE(panel.tableView()->model()->rowCount(), 1);
     QCOMPARE(panel.tableView()->model()->columnCount(), 6);
     QTemporaryDir dir;
@@ -510,12 +492,13 @@ class WidgetTests : public QObject {
   void wordWeightsPlotTakesItsTitle() {
     ResultPlot plot;
     plot.resize(700, 500);
-    const auto summary = parse_csv("word,label,count,mean,median\ngreat,5,3,1.1,1.1\n");
-    const auto density = parse_csv("word,label,x,density\ngreat,5,1.0,0.5\ngreat,5,1.2,0.7\n");
+    const auto summary = read_csv("word,label,count,mean,median\ngreat,5,3,1.1,1.1\n");
+    const ResultTables parts{{"density", read_csv("word,label,x,density\ngreat,5,1.0,0.5\ngreat,5,1.2,0.7\n")}};
     const auto title = [&plot] { return qobject_cast<QCPTextElement*>(plot.plot()->plotLayout()->element(0, 0))->text(); };
-    plot_word_weights(plot, summary, density, "weight × length");
+    const auto& draw = find_plot_kind("word-weights")->draw;
+    draw(plot, PlotInput{summary, &parts, "weight × length"});
     QCOMPARE(title(), QString("Word weights per rating (LAMA Figure 4)"));
-    plot_word_weights(plot, summary, density, "weight × length", "head 2 of LAMA");
+    draw(plot, PlotInput{summary, &parts, "weight × length", "head 2 of LAMA"});
     QCOMPARE(title(), QString("head 2 of LAMA"));
     QCOMPARE(plot.plot()->graphCount(), 1);
   }

@@ -2,6 +2,7 @@
 #include "widgets/analysis_panel.h"
 
 #include "widgets/result_plot.h"
+#include "table/csv_format.h"
 
 #include <QFileDialog>
 #include <QFormLayout>
@@ -27,7 +28,7 @@ QString duration_text(double seconds) {
 }  // namespace
 
 AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
-    : QWidget(parent), settings_(new QFormLayout), table_model_(new CsvTableModel(this)), plot_(new ResultPlot) {
+    : QWidget(parent), settings_(new QFormLayout), table_model_(new ResultTableModel(this)), plot_(new ResultPlot) {
   auto* layout = new QVBoxLayout(this);
   auto* about = new QLabel(description);
   about->setWordWrap(true);
@@ -112,7 +113,7 @@ void AnalysisPanel::setRunning(bool running) {
   running_ = running;
   run_button_->setEnabled(!running);
   cancel_button_->setEnabled(running);
-  for (auto* button : export_buttons_) button->setEnabled(!running && !csv_.isEmpty());
+  for (auto* button : export_buttons_) button->setEnabled(!running && has_result_);
   if (running) {
     clock_.start();
     progress_bar_->setRange(0, 0);  // busy until the first report says how much there is
@@ -160,15 +161,27 @@ void AnalysisPanel::setProgress(qint64 done, qint64 total, const QString& unit) 
   progress_label_->setText(text);
 }
 
-void AnalysisPanel::setResult(const QString& csv) {
-  csv_ = csv;
-  const auto table = parse_csv(csv);
+void AnalysisPanel::setResult(const ResultTable& table, const ResultTables& parts) {
+  has_result_ = true;
+  parts_ = parts;
   table_model_->setTable(table);
-  if (plotter_) plotter_(*plot_, table);
-  for (auto* button : export_buttons_) button->setEnabled(!csv.isEmpty());
-  progress_label_->setText(table.comments.isEmpty() ? QString("%1 rows").arg(table.rows.size())
-                                                    : table.comments.join("; "));
+  if (plotter_) plotter_(*plot_, PlotInput{table_model_->table(), &parts_});
+  for (auto* button : export_buttons_) button->setEnabled(true);
+  const auto metadata = metadata_line(table);
+  progress_label_->setText(metadata.isEmpty() ? QString("%1 rows").arg(table.row_count()) : metadata);
   Q_EMIT resultShown();
+}
+
+void AnalysisPanel::clearResult() {
+  has_result_ = false;
+  parts_.clear();
+  table_model_->setTable({});
+  for (auto* button : export_buttons_) button->setEnabled(false);
+  progress_label_->clear();
+}
+
+QString AnalysisPanel::csv() const {
+  return has_result_ ? QString::fromStdString(write_csv(table_model_->table())) : QString();
 }
 
 void AnalysisPanel::showMessage(const QString& message, bool is_error) {
@@ -177,10 +190,10 @@ void AnalysisPanel::showMessage(const QString& message, bool is_error) {
   message_label_->setVisible(!message.isEmpty());
 }
 
-const CsvTable& AnalysisPanel::table() const { return table_model_->table(); }
+const ResultTable& AnalysisPanel::table() const { return table_model_->table(); }
 QString AnalysisPanel::messageText() const { return message_label_->isHidden() ? QString() : message_label_->text(); }
 
-bool AnalysisPanel::exportCsv(const QString& path) { return write_csv_file(path, csv_); }
+bool AnalysisPanel::exportCsv(const QString& path) { return has_result_ && write_text_file(path, csv()); }
 
 bool AnalysisPanel::exportPng(const QString& path) { return plot_->isVisible() ? plot_->savePng(path) : renderTable(path, false); }
 bool AnalysisPanel::exportPdf(const QString& path) { return plot_->isVisible() ? plot_->savePdf(path) : renderTable(path, true); }

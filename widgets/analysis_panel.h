@@ -1,9 +1,11 @@
 // widgets/analysis_panel.h — one analysis tab: its settings (a form the application fills), Run and
 // Cancel, a progress bar with rate and ETA, the result as a table and a plot, and Export CSV / PNG /
-// PDF. The panel holds the result as the CSV text the CLI writes, so export is that text verbatim.
+// PDF. The panel holds the result table itself (table/result_table.h); its CSV export is the file the
+// CLI writes for the same run.
 #pragma once
 
-#include "widgets/csv_table.h"
+#include "widgets/analysis_plots.h"
+#include "widgets/result_table_model.h"
 
 #include <QElapsedTimer>
 #include <QWidget>
@@ -25,9 +27,6 @@ class AnalysisPanel : public QWidget {
   Q_OBJECT
 
  public:
-  // Draws a result's plot from its table.
-  using Plotter = std::function<void(ResultPlot& plot, const CsvTable& table)>;
-
   AnalysisPanel(const QString& description, QWidget* parent = nullptr);
 
   QFormLayout* settingsForm() const { return settings_; }
@@ -48,11 +47,16 @@ class AnalysisPanel : public QWidget {
   QString progressText() const;
   int progressPercent() const;  // −1 while busy without a report
   void setProgress(qint64 done, qint64 total, const QString& unit);
-  // Shows a finished result (the CLI's CSV) as table and plot.
-  void setResult(const QString& csv);
+  // Shows a finished result as table and plot; `parts` are the report's other tables (the plot of
+  // LAMA's words reads "density").
+  void setResult(const ResultTable& table, const ResultTables& parts = {});
+  // No result: an empty table, the plot cleared.
+  void clearResult();
+  bool hasResult() const { return has_result_; }
   void showMessage(const QString& message, bool is_error);
-  QString csv() const { return csv_; }
-  const CsvTable& table() const;
+  // The result as the CSV the CLI writes ("" without a result).
+  QString csv() const;
+  const ResultTable& table() const;
   QString messageText() const;
 
   bool exportCsv(const QString& path);
@@ -82,11 +86,12 @@ class AnalysisPanel : public QWidget {
   QLabel* message_label_;
   QSplitter* splitter_;  // table | plot
   QTableView* table_view_;
-  CsvTableModel* table_model_;
+  ResultTableModel* table_model_;
   ResultPlot* plot_;
   QList<QPushButton*> export_buttons_;
   Plotter plotter_;
-  QString csv_;
+  ResultTables parts_;
+  bool has_result_ = false;
   bool running_ = false;
   QElapsedTimer clock_;
 };

@@ -1,10 +1,10 @@
 // widgets/analysis_plots.cpp — see analysis_plots.h.
 #include "widgets/analysis_plots.h"
 
-#include "widgets/csv_table.h"
 #include "widgets/result_plot.h"
 
 #include <QSet>
+#include <QStringList>
 
 #include <algorithm>
 #include <cmath>
@@ -14,11 +14,17 @@
 namespace aw {
 namespace {
 
+QString text_at(const ResultTable& table, int row, int column) {
+  return column < 0 ? QString() : QString::fromStdString(table.text(row, column));
+}
+
+QString meta(const ResultTable& table, const std::string& key) { return QString::fromStdString(table.meta_text(key)); }
+
 // Table rows grouped by a text column, in first-seen order: {group, row indexes}.
-std::vector<std::pair<QString, std::vector<int>>> group_rows(const CsvTable& table, int column) {
+std::vector<std::pair<QString, std::vector<int>>> group_rows(const ResultTable& table, int column) {
   std::vector<std::pair<QString, std::vector<int>>> groups;
-  for (int row = 0; row < table.rows.size(); ++row) {
-    const auto key = column >= 0 ? table.rows[row].value(column) : QString();
+  for (int row = 0; row < table.row_count(); ++row) {
+    const auto key = text_at(table, row, column);
     auto found = std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == key; });
     if (found == groups.end()) groups.push_back({key, {row}});
     else found->second.push_back(row);
@@ -34,16 +40,17 @@ struct LayerHeadValues {
 
 // values[layer − 1][head − 1] from a table with 1-based `layer` and `head` columns; a translation
 // model's table also has `kind`: one row per (kind, layer) in the table's order, named "cross 2".
-LayerHeadValues layer_head_matrix(const CsvTable& table, const QString& value_column) {
+LayerHeadValues layer_head_matrix(const ResultTable& table, const std::string& value_column) {
   LayerHeadValues grid;
   const int kind_col = table.column("kind"), layer_col = table.column("layer"), head_col = table.column("head"),
             value_col = table.column(value_column);
-  for (int row = 0; row < table.rows.size(); ++row) {
-    const int layer = static_cast<int>(table.number(row, layer_col)), head = static_cast<int>(table.number(row, head_col));
-    if (layer < 1 || head < 1) continue;
+  for (int row = 0; row < table.row_count(); ++row) {
+    const double layer_value = table.number(row, layer_col), head_value = table.number(row, head_col);
+    if (!(layer_value >= 1) || !(head_value >= 1)) continue;
+    const int layer = static_cast<int>(layer_value), head = static_cast<int>(head_value);
     int index = layer - 1;
     if (kind_col >= 0) {
-      const auto label = table.rows[row].value(kind_col) + " " + table.rows[row].value(layer_col);
+      const auto label = text_at(table, row, kind_col) + " " + text_at(table, row, layer_col);
       index = grid.labels.indexOf(label);
       if (index < 0) index = grid.labels.size(), grid.labels << label;
     }
@@ -55,29 +62,29 @@ LayerHeadValues layer_head_matrix(const CsvTable& table, const QString& value_co
 }
 
 // "layer 3" or, with a kind column, "cross 2".
-QString layer_label(const CsvTable& table, int row) {
+QString layer_label(const ResultTable& table, int row) {
   const int kind_col = table.column("kind");
-  const auto layer = table.rows[row].value(table.column("layer"));
-  return kind_col >= 0 ? table.rows[row].value(kind_col) + " " + layer : "layer " + layer;
+  const auto layer = text_at(table, row, table.column("layer"));
+  return kind_col >= 0 ? text_at(table, row, kind_col) + " " + layer : "layer " + layer;
 }
 
-QString metric_label(const CsvTable& table) {
-  const auto metric = table.commentValue("metric");
+QString metric_label(const ResultTable& table) {
+  const auto metric = meta(table, "metric");
   return metric.isEmpty() ? QString("metric") : metric;
 }
 
 // The uniform-attention Ratio of the table's rows (the null baseline), one dashed line per distinct
 // value: "uniform attention" when every row shares it, else named by model and kind.
-QVector<ReferenceLine> uniform_ratio_lines(const CsvTable& table) {
+QVector<ReferenceLine> uniform_ratio_lines(const ResultTable& table) {
   const int uniform_col = table.column("uniform_Ratio"), model_col = table.column("model"),
             kind_col = table.column("kind");
   QVector<ReferenceLine> lines;
   if (uniform_col < 0) return lines;  // a table from before the baseline
-  for (int row = 0; row < table.rows.size(); ++row) {
+  for (int row = 0; row < table.row_count(); ++row) {
     const double value = table.number(row, uniform_col);
     if (!std::isfinite(value)) continue;
-    QString name = "uniform: " + table.rows[row].value(model_col);
-    if (kind_col >= 0) name += " " + table.rows[row].value(kind_col);
+    QString name = "uniform: " + text_at(table, row, model_col);
+    if (kind_col >= 0) name += " " + text_at(table, row, kind_col);
     const bool seen = std::any_of(lines.begin(), lines.end(), [&](const ReferenceLine& line) {
       return std::abs(line.y - value) <= 1e-9 * std::max(1.0, std::abs(value));
     });
@@ -87,9 +94,8 @@ QVector<ReferenceLine> uniform_ratio_lines(const CsvTable& table) {
   return lines;
 }
 
-}  // namespace
-
-void plot_table_one(ResultPlot& plot, const CsvTable& table) {
+void plot_table_one(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
   const int model_col = table.column("model"), layer_col = table.column("layer"), head_col = table.column("head"),
             ratio_col = table.column("Ratio");
   QStringList categories;
@@ -99,7 +105,7 @@ void plot_table_one(ResultPlot& plot, const CsvTable& table) {
     QStringList model_categories;
     for (int row : rows) {
       bars.y << table.number(row, ratio_col);
-      model_categories << (head_col >= 0 ? QString("L%1 H%2").arg(table.rows[row].value(layer_col), table.rows[row].value(head_col))
+      model_categories << (head_col >= 0 ? QString("L%1 H%2").arg(text_at(table, row, layer_col), text_at(table, row, head_col))
                                          : layer_label(table, row));
     }
     if (model_categories.size() > categories.size()) categories = model_categories;
@@ -108,13 +114,14 @@ void plot_table_one(ResultPlot& plot, const CsvTable& table) {
   plot.showBars("Ratio = CA / HA(μ) per layer", categories, series, "Ratio", uniform_ratio_lines(table));
 }
 
-void plot_ablation(ResultPlot& plot, const CsvTable& table) {
+void plot_ablation(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
   const auto metric = metric_label(table);
   if (table.column("best_head") >= 0) {  // all-but-one: the best lone head's delta per layer
     PlotSeries bars{"best head alone", {}, {}};
     QStringList layers;
-    for (int row = 0; row < table.rows.size(); ++row) {
-      layers << QString("%1 (H%2)").arg(layer_label(table, row), table.rows[row].value(table.column("best_head")));
+    for (int row = 0; row < table.row_count(); ++row) {
+      layers << QString("%1 (H%2)").arg(layer_label(table, row), text_at(table, row, table.column("best_head")));
       bars.y << table.number(row, table.column("delta"));
     }
     plot.showBars("Each layer with only its best head: Δ" + metric, layers, {bars}, "Δ " + metric);
@@ -131,15 +138,15 @@ void plot_ablation(ResultPlot& plot, const CsvTable& table) {
       layers << points;
     }
     const auto file_name = [](const QString& path) { return path.section('/', -1); };
-    const auto coefficient = [&](const QString& key) { return QString::number(table.commentValue(key).toDouble(), 'f', 3); };
+    const auto coefficient = [&](const std::string& key) { return QString::number(table.meta_number(key), 'f', 3); };
     plot.showScatter(QString("Δ%1 per head on two files: Pearson r = %2, Spearman ρ = %3")
                          .arg(metric, coefficient("pearson_r"), coefficient("spearman_rho")),
-                     layers, "Δ " + metric + " on " + file_name(table.commentValue("text")),
-                     "Δ " + metric + " on " + file_name(table.commentValue("compare_text")));
+                     layers, "Δ " + metric + " on " + file_name(meta(table, "text")),
+                     "Δ " + metric + " on " + file_name(meta(table, "compare_text")));
     return;
   }
   const auto ablated = layer_head_matrix(table, "delta");
-  auto title = "Δ" + metric + " with one head off (baseline " + table.commentValue("baseline") + ")";
+  auto title = "Δ" + metric + " with one head off (baseline " + meta(table, "baseline") + ")";
   QVector<QVector<bool>> marks;
   if (table.column("significant") >= 0) {  // a bootstrap ran: star the heads whose effect is significant
     for (const auto& row : layer_head_matrix(table, "significant").values) {
@@ -147,20 +154,21 @@ void plot_ablation(ResultPlot& plot, const CsvTable& table) {
       for (double value : row) marked << (value == 1.0);
       marks << marked;
     }
-    const auto correction = table.commentValue("correction") == "bh" ? "Benjamini–Hochberg" : "Holm";
+    const auto correction = meta(table, "correction") == "bh" ? "Benjamini–Hochberg" : "Holm";
     title += QString("; * adjusted p ≤ 0.05 (%1)").arg(correction);
   }
   plot.showMatrix(title, ablated.values, "L", "H", "Δ " + metric, true, ablated.labels, marks);
 }
 
-void plot_importance(ResultPlot& plot, const CsvTable& table) {
+void plot_importance(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
   if (table.column("epoch") >= 0) {  // a checkpoint series: one row per head, one column per epoch
     const int epoch_col = table.column("epoch"), importance_col = table.column("importance");
     QStringList heads, epochs;
     QVector<QVector<double>> values;
-    for (int row = 0; row < table.rows.size(); ++row) {
-      const auto head = layer_label(table, row).replace("layer ", "L") + " H" + table.rows[row].value(table.column("head"));
-      const auto epoch = table.rows[row].value(epoch_col);
+    for (int row = 0; row < table.row_count(); ++row) {
+      const auto head = layer_label(table, row).replace("layer ", "L") + " H" + text_at(table, row, table.column("head"));
+      const auto epoch = text_at(table, row, epoch_col);
       if (!epochs.contains(epoch)) epochs << epoch;
       int index = heads.indexOf(head);
       if (index < 0) index = heads.size(), heads << head, values.append(QVector<double>());
@@ -175,7 +183,8 @@ void plot_importance(ResultPlot& plot, const CsvTable& table) {
   plot.showMatrix("Head importance I_h", importance.values, "L", "H", "importance", false, importance.labels);
 }
 
-void plot_pruning(ResultPlot& plot, const CsvTable& table) {
+void plot_pruning(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
   if (table.column("prunable_percent") >= 0) {  // Michel §6: the share prunable per epoch checkpoint
     QVector<PlotSeries> shares;
     for (const auto& [order, rows] : group_rows(table, table.column("order"))) {
@@ -187,7 +196,7 @@ void plot_pruning(ResultPlot& plot, const CsvTable& table) {
       shares << curve;
     }
     plot.showCurves(QString("Heads prunable before %1 gets more than %2 % worse (Michel §6)")
-                        .arg(metric_label(table), table.commentValue("max_drop")),
+                        .arg(metric_label(table), meta(table, "max_drop")),
                     shares, "epoch", "% of heads prunable");
     plot.setValueRange(0, 105);  // a share: 0 to 100 % in view (a little above, so a line at 100 % is not cut), epochs compare at a glance
     return;
@@ -213,7 +222,8 @@ void plot_pruning(ResultPlot& plot, const CsvTable& table) {
   plot.showCurves("Pruning heads (Michel Figure 3)", series, "% of heads pruned", metric_label(table));
 }
 
-void plot_training(ResultPlot& plot, const CsvTable& table) {
+void plot_training(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
   QVector<PlotSeries> curves;
   const int epoch_col = table.column("epoch");
   for (const auto& [model, rows] : group_rows(table, table.column("model"))) {
@@ -231,16 +241,17 @@ void plot_training(ResultPlot& plot, const CsvTable& table) {
   plot.showCurves("Loss per epoch (Bird-Eye Figures 4–5)", curves, "epoch", "cross-entropy (nats)");
 }
 
-void plot_diagonal_sweep(ResultPlot& plot, const CsvTable& table) {
+void plot_diagonal_sweep(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
   PlotSeries curve{"diagonal × factor", {}, {}};
   QVector<ReferenceLine> references;
   // With a bootstrap, the band is the model's own metric plus the paired 95 % interval of each delta.
   const int low_col = table.column("delta_low"), high_col = table.column("delta_high");
   const bool banded = low_col >= 0 && high_col >= 0;
-  bool has_baseline = false;
-  const double baseline = table.commentValue("baseline").toDouble(&has_baseline);
-  for (int row = 0; row < table.rows.size(); ++row) {
-    const auto factor = table.rows[row].value(table.column("factor"));
+  const double baseline = table.meta_number("baseline");
+  const bool has_baseline = !std::isnan(baseline);
+  for (int row = 0; row < table.row_count(); ++row) {
+    const auto factor = text_at(table, row, table.column("factor"));
     const double metric = table.number(row, table.column("metric"));
     bool numeric = false;
     const double x = factor.toDouble(&numeric);
@@ -257,6 +268,103 @@ void plot_diagonal_sweep(ResultPlot& plot, const CsvTable& table) {
                   metric_label(table), references);
 }
 
+// Any table of per-head scores (`layer`, `head`, then the score: the first number column after head) as
+// a layers × heads matrix: the standard plot of a new analysis that scores heads.
+void plot_head_scores(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
+  std::string score;
+  for (size_t c = table.column("head") + 1; c < table.columns().size() && score.empty(); ++c)
+    if (table.columns()[c].type == ColumnType::Number || table.columns()[c].type == ColumnType::Text) score = table.columns()[c].name;
+  const auto grid = layer_head_matrix(table, score);
+  const auto label = QString::fromStdString(score);
+  plot.showMatrix(input.title.isEmpty() ? label + " per head" : input.title, grid.values, "L", "H", label, false,
+                  grid.labels);
+}
+
+// LAMA Figure 4: one small plot per word, a density curve per rating, from word-weights' --summary and
+// --density tables.
+void plot_word_weights(ResultPlot& plot, const PlotInput& input) {
+  const auto& summary = input.table;
+  const auto* density = input.part("density");
+  // A density over one or two weights is a spike that flattens every other curve of its plot:
+  // such (word, rating) groups stay in the table only.
+  QSet<QString> plotted;
+  const int count_col = summary.column("count");
+  for (int row = 0; row < summary.row_count(); ++row)
+    if (summary.number(row, count_col) >= kMinPlottedCount)
+      plotted << text_at(summary, row, summary.column("word")) + '\t' + text_at(summary, row, summary.column("label"));
+  const int word_col = density ? density->column("word") : -1, label_col = density ? density->column("label") : -1,
+            x_col = density ? density->column("x") : -1, density_col = density ? density->column("density") : -1;
+  if (word_col < 0 || label_col < 0 || x_col < 0 || density_col < 0) {
+    plot.clear("Run to see the word-weight densities");
+    return;
+  }
+  QVector<SmallPlot> plots;
+  for (int row = 0; row < density->row_count(); ++row) {
+    const auto word = text_at(*density, row, word_col), label = text_at(*density, row, label_col);
+    if (plots.isEmpty() || plots.back().title != word) plots << SmallPlot{word, {}};
+    if (!plotted.contains(word + '\t' + label)) continue;
+    auto& series = plots.back().series;
+    if (series.isEmpty() || series.back().name != rating_text(label))
+      series << PlotSeries{rating_text(label), {}, {}, rating_colour(label)};
+    series.back().x << density->number(row, x_col);
+    series.back().y << density->number(row, density_col);
+  }
+  for (auto& small : plots)
+    if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
+  const QString title = input.title.isEmpty() ? QString("Word weights per rating (LAMA Figure 4)") : input.title;
+  const QString x_label = input.x_label.isEmpty() ? QString("attention weight") : input.x_label;
+  plot.showSmallMultiples(title, plots, plots.size() <= 4 ? plots.size() : 3, x_label, "density");
+}
+
+}  // namespace
+
+const ResultTable* PlotInput::part(const std::string& name) const {
+  if (!parts) return nullptr;
+  const auto found = parts->find(name);
+  return found == parts->end() ? nullptr : &found->second;
+}
+
+const std::vector<PlotKind>& plot_kinds() {
+  static const std::vector<PlotKind> kinds = {
+      {"table1", "stats", "Bird-Eye Table 1: Ratio per layer, uniform-attention reference", {{"layer"}, {"Ratio"}}, {},
+       plot_table_one},
+      {"ablation", "ablate", "Michel Tables 1-2: the metric's change per head (layers x heads)",
+       {{"layer"}, {"delta"}, {"head", "best_head"}}, {}, plot_ablation},
+      {"importance", "importance", "Michel 4.1: I_h per head (layers x heads)", {{"layer"}, {"head"}, {"importance"}}, {},
+       plot_importance},
+      {"pruning", "prune", "Michel Figure 3: the metric against the share of heads pruned",
+       {{"order"}, {"percent_pruned", "prunable_percent"}}, {}, plot_pruning},
+      {"diag-sweep", "diag-sweep", "Bird-Eye Figure 3: the metric against the diagonal factor", {{"factor"}, {"metric"}},
+       {}, plot_diagonal_sweep},
+      {"training", "training", "Bird-Eye Figures 4-5: loss per epoch", {{"epoch"}, {"train_loss"}}, {}, plot_training},
+      {"head-scores", "importance", "any table of per-head scores: the column after head, layers x heads",
+       {{"layer"}, {"head"}}, {}, plot_head_scores},
+      {"word-weights", "word-weights --summary", "LAMA Figure 4: weight densities per rating (--summary and --density)",
+       {{"word"}, {"label"}, {"count"}},
+       {{"density", "word-weights --density", {{"word"}, {"label"}, {"x"}, {"density"}}}}, plot_word_weights},
+  };
+  return kinds;
+}
+
+const PlotKind* find_plot_kind(const std::string& name) {
+  for (const auto& kind : plot_kinds())
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+std::string missing_column(const ResultTable& table, const RequiredColumns& columns) {
+  for (const auto& alternatives : columns) {
+    const bool found = std::any_of(alternatives.begin(), alternatives.end(),
+                                   [&](const std::string& name) { return table.column(name) >= 0; });
+    if (found) continue;
+    std::string names;
+    for (size_t i = 0; i < alternatives.size(); ++i) names += (i ? "' or '" : "") + alternatives[i];
+    return "'" + names + "'";
+  }
+  return {};
+}
+
 QColor rating_colour(const QString& label) {
   static const QColor five[] = {QColor(0xd7, 0x19, 0x1c), QColor(0xf0, 0x9a, 0x3e), QColor(0x8c, 0x8c, 0x8c),
                                 QColor(0x74, 0xad, 0xd1), QColor(0x2c, 0x7b, 0xb6)};
@@ -269,38 +377,6 @@ QString rating_text(const QString& label) {
   bool numeric = false;
   label.toInt(&numeric);
   return numeric ? label + " ★" : label;
-}
-
-void plot_word_weights(ResultPlot& plot, const CsvTable& summary, const CsvTable& table, const QString& x_label,
-                       const QString& title) {
-  // A density over one or two weights is a spike that flattens every other curve of its plot:
-  // such (word, rating) groups stay in the table only.
-  QSet<QString> plotted;
-  const int count_col = summary.column("count");
-  for (int row = 0; row < summary.rows.size(); ++row)
-    if (summary.number(row, count_col) >= kMinPlottedCount)
-      plotted << summary.rows[row].value(summary.column("word")) + '\t' + summary.rows[row].value(summary.column("label"));
-  const int word_col = table.column("word"), label_col = table.column("label"), x_col = table.column("x"),
-            density_col = table.column("density");
-  if (word_col < 0 || label_col < 0 || x_col < 0 || density_col < 0) {
-    plot.clear("Run to see the word-weight densities");
-    return;
-  }
-  QVector<SmallPlot> plots;
-  for (int row = 0; row < table.rows.size(); ++row) {
-    const auto word = table.rows[row].value(word_col), label = table.rows[row].value(label_col);
-    if (plots.isEmpty() || plots.back().title != word) plots << SmallPlot{word, {}};
-    if (!plotted.contains(word + '\t' + label)) continue;
-    auto& series = plots.back().series;
-    if (series.isEmpty() || series.back().name != rating_text(label))
-      series << PlotSeries{rating_text(label), {}, {}, rating_colour(label)};
-    series.back().x << table.number(row, x_col);
-    series.back().y << table.number(row, density_col);
-  }
-  for (auto& small : plots)
-    if (small.series.isEmpty()) small.title += QString(" (no rating ≥ %1×)").arg(kMinPlottedCount);
-  const QString shown_title = title.isEmpty() ? QString("Word weights per rating (LAMA Figure 4)") : title;
-  plot.showSmallMultiples(shown_title, plots, plots.size() <= 4 ? plots.size() : 3, x_label, "density");
 }
 
 }  // namespace aw

@@ -38,13 +38,6 @@ DiagonalStats finish_stats(int64_t layer, int64_t head, const std::array<double,
   return stats;
 }
 
-std::string number(double value) {
-  if (std::isnan(value)) return "nan";
-  std::ostringstream text;
-  text.precision(6);
-  text << value;
-  return text.str();
-}
 
 // Uniform attention over the rows of `valid` [B, n]: each valid row spread evenly over the valid keys
 // it may see (j ≤ i when causal); [B, 1, n, n].
@@ -220,51 +213,32 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   return result;
 }
 
-std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results, bool per_head) {
-  std::ostringstream csv;
-  const bool first_row = results.empty() || results.front().include_first_row;
-  csv << "# include_first_row=" << (first_row ? "true" : "false") << "\n";
+ResultTable attention_stats_table(const std::vector<AttentionStatsResult>& results, bool per_head) {
+  ResultTable table;
+  table.meta("include_first_row", results.empty() || results.front().include_first_row);
   const bool with_kind = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.names.with_kind; });
-  csv << (with_kind ? "model,kind,layer," : "model,layer,")
-      << (per_head ? "head," : "") << "CA,HA_mean,HA_std,Ratio,"
-      << "uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,"
-      << "CA_x_keys,HA_x_keys_mean,HA_x_keys_std\n";
+  table.add_column("model", ColumnType::Text);
+  if (with_kind) table.add_column("kind", ColumnType::Text);
+  table.add_column("layer", ColumnType::Integer);
+  if (per_head) table.add_column("head", ColumnType::Integer);
+  for (const char* name : {"CA", "HA_mean", "HA_std", "Ratio", "uniform_CA", "uniform_HA_mean", "uniform_HA_std",
+                           "uniform_Ratio", "Ratio_over_uniform", "CA_x_keys", "HA_x_keys_mean", "HA_x_keys_std"})
+    table.add_column(name, ColumnType::Number);
+  table.add_json_column("diagonal_entries", ColumnType::Integer).add_json_column("lower_entries", ColumnType::Integer);
   for (const auto& result : results) {
-    for (const auto& row : per_head ? result.heads : result.layers) {
-      csv << result.model << ",";
-      if (with_kind) csv << result.names.kind.at(row.layer - 1) << "," << result.names.layer.at(row.layer - 1);
-      else csv << row.layer;
-      if (per_head) csv << "," << row.head;
-      csv << "," << number(row.ca) << "," << number(row.ha_mean) << "," << number(row.ha_std) << ","
-          << number(row.ratio) << "," << number(row.uniform_ca) << "," << number(row.uniform_ha_mean) << ","
-          << number(row.uniform_ha_std) << "," << number(row.uniform_ratio) << ","
-          << number(row.ratio / row.uniform_ratio) << "," << number(row.scaled_ca) << ","
-          << number(row.scaled_ha_mean) << "," << number(row.scaled_ha_std) << "\n";
+    for (const auto& stats : per_head ? result.heads : result.layers) {
+      // The block's columns (kind and layer within it, or the layer), then the head's where there is one.
+      auto row = with_kind ? std::vector<Cell>{result.model, result.names.kind.at(stats.layer - 1),
+                                               result.names.layer.at(stats.layer - 1)}
+                           : std::vector<Cell>{result.model, stats.layer};
+      if (per_head) append_cells(row, {stats.head});
+      append_cells(row, {stats.ca, stats.ha_mean, stats.ha_std, stats.ratio, stats.uniform_ca, stats.uniform_ha_mean,
+                         stats.uniform_ha_std, stats.uniform_ratio, stats.ratio / stats.uniform_ratio, stats.scaled_ca,
+                         stats.scaled_ha_mean, stats.scaled_ha_std, stats.diagonal_entries, stats.lower_entries});
+      table.add_row(std::move(row));
     }
   }
-  return csv.str();
-}
-
-nlohmann::json attention_stats_json(const AttentionStatsResult& result) {
-  auto rows = [&](const std::vector<DiagonalStats>& stats) {
-    auto array = nlohmann::json::array();
-    for (const auto& row : stats) {
-      nlohmann::json entry{{"layer", row.layer},       {"head", row.head},
-                           {"CA", row.ca},             {"HA_mean", row.ha_mean},
-                           {"HA_std", row.ha_std},     {"Ratio", row.ratio},
-                           {"diagonal_entries", row.diagonal_entries}, {"lower_entries", row.lower_entries},
-                           {"uniform_CA", row.uniform_ca}, {"uniform_HA_mean", row.uniform_ha_mean},
-                           {"uniform_HA_std", row.uniform_ha_std}, {"uniform_Ratio", row.uniform_ratio},
-                           {"Ratio_over_uniform", row.ratio / row.uniform_ratio}, {"CA_x_keys", row.scaled_ca},
-                           {"HA_x_keys_mean", row.scaled_ha_mean}, {"HA_x_keys_std", row.scaled_ha_std}};
-      if (result.names.with_kind) entry.update(result.names.position(row.layer - 1));
-      array.push_back(entry);
-    }
-    return array;
-  };
-  return {{"model", result.model},         {"include_first_row", result.include_first_row},
-          {"windows", result.windows},     {"cancelled", result.cancelled},
-          {"layers", rows(result.layers)}, {"heads", rows(result.heads)}};
+  return table;
 }
 
 }  // namespace aw

@@ -16,7 +16,7 @@
 
 #include <torch/types.h>
 
-#include <nlohmann/json.hpp>
+#include "table/result_table.h"
 
 #include <cstdint>
 #include <limits>
@@ -91,13 +91,12 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
                                      const std::vector<ModelInput>& batches, const AttentionStatsSettings& settings,
                                      const ProgressCallback& progress = {});
 
-// Table 1 CSV: a "# include_first_row=…" line, then `model,layer,CA,HA_mean,HA_std,Ratio` (or with
+// Bird-Eye Table 1: metadata include_first_row, then `model,layer,CA,HA_mean,HA_std,Ratio` (or with
 // `head` after `layer` when per_head) followed by the uniform baseline's `uniform_CA,uniform_HA_mean,
 // uniform_HA_std,uniform_Ratio`, `Ratio_over_uniform` and the row-length-normalised
-// `CA_x_keys,HA_x_keys_mean,HA_x_keys_std`, one block of rows per result;
-// `model,kind,layer,…` when a translation model is among them (a language model's rows are then of
-// kind dec).
-std::string attention_stats_csv(const std::vector<AttentionStatsResult>& results, bool per_head);
-nlohmann::json attention_stats_json(const AttentionStatsResult& result);
+// `CA_x_keys,HA_x_keys_mean,HA_x_keys_std`, one block of rows per result; `model,kind,layer,…` when
+// a translation model is among them (a language model's rows are then of kind dec). The entry counts
+// go to JSON only.
+ResultTable attention_stats_table(const std::vector<AttentionStatsResult>& results, bool per_head);
 
 }  // namespace aw

@@ -80,32 +80,21 @@ DiagonalSweepResult diagonal_sweep(const std::string& model_name, std::vector<Di
   return result;
 }
 
-std::string diagonal_sweep_csv(const DiagonalSweepResult& result) {
-  std::ostringstream csv;
-  csv.precision(6);
-  csv << "# model=" << result.model << ", metric=" << result.metric_name << ", baseline=" << result.baseline;
+ResultTable diagonal_sweep_table(const DiagonalSweepResult& result) {
+  ResultTable table;
+  table.meta("model", result.model).meta("metric", result.metric_name).meta("baseline", result.baseline);
   const bool tested = result.significance.enabled();
-  if (tested) csv << ", " << significance_description(result.significance);
-  csv << "\n";
-  csv << "factor,metric,delta" << (tested ? "," + significance_header() : "") << "\n";
+  if (tested) add_significance_meta(table, result.significance);
+  table.add_column("factor", ColumnType::Text).add_column("metric", ColumnType::Number).add_column("delta", ColumnType::Number);
+  if (tested) add_significance_columns(table);
+  table.add_json_column("loss", ColumnType::Number);
   for (const auto& point : result.points) {
-    csv << point.label << "," << point.metric << "," << point.delta;
-    if (tested) csv << "," << significance_columns(point.significance);
-    csv << "\n";
+    std::vector<Cell> row{point.label, point.metric, point.delta};
+    if (tested) append_cells(row, significance_cells(point.significance));
+    row.push_back(point.loss);
+    table.add_row(std::move(row));
   }
-  return csv.str();
-}
-
-nlohmann::json diagonal_sweep_json(const DiagonalSweepResult& result) {
-  auto points = nlohmann::json::array();
-  for (const auto& point : result.points) {
-    nlohmann::json entry{{"factor", point.label}, {"metric", point.metric}, {"loss", point.loss}, {"delta", point.delta}};
-    if (result.significance.enabled()) entry.update(significance_json(point.significance));
-    points.push_back(entry);
-  }
-  return {{"model", result.model},       {"metric", result.metric_name},
-          {"baseline", result.baseline}, {"points", points},
-          {"cancelled", result.cancelled}, {"bootstrap", significance_settings_json(result.significance)}};
+  return table;
 }
 
 }  // namespace aw

@@ -8,7 +8,7 @@
 #include "models/nn/model.h"
 #include "models/progress.h"
 
-#include <nlohmann/json.hpp>
+#include "table/result_table.h"
 
 #include <functional>
 #include <string>
@@ -51,9 +51,8 @@ DiagonalSweepResult diagonal_sweep(const std::string& model_name, std::vector<Di
                                    const ForwardOptions& base = {}, const ProgressCallback& progress = {},
                                    const SignificanceOptions& significance = {});
 
-// CSV `factor,metric,delta` after a "# model=…, metric=…, baseline=…" line; with a bootstrap,
-// head_ablation.h's significance columns follow delta.
-std::string diagonal_sweep_csv(const DiagonalSweepResult& result);
-nlohmann::json diagonal_sweep_json(const DiagonalSweepResult& result);
+// Table `factor,metric,delta` with metadata model, metric and baseline; with a bootstrap, the
+// significance columns (delta_significance.h) follow delta; each point's mean loss in JSON only.
+ResultTable diagonal_sweep_table(const DiagonalSweepResult& result);
 
 }  // namespace aw

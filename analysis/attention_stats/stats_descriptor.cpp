@@ -1,17 +1,49 @@
-// analysis/attention_stats/stats_descriptor.cpp — Bird-Eye Table 1 as a descriptor: CA, HA(μ), HA(σ), Ratio per
-// layer (or head) of every model given, over the windows of a corpus, or over the reference
-// translations of source<TAB>target pairs for a translation model's decoder (analysis/attention_stats/attention_stats.h).
-#include "analysis/core/analysis_inputs.h"
-#include "analysis/core/attention_blocks.h"
+// analysis/attention_stats/stats_descriptor.cpp — Bird-Eye Table 1 as a descriptor: CA, HA(μ), HA(σ),
+// Ratio per layer (or head) of every model given, over the windows of a corpus, or over the reference
+// translations of source<TAB>target pairs for a translation model's decoder
+// (analysis/attention_stats/attention_stats.h).
 #include "analysis/attention_stats/attention_stats.h"
+#include "analysis/core/attention_blocks.h"
+#include "analysis/core/corpus_data.h"
+#include "analysis/core/gate_settings.h"
+#include "analysis/core/head_gates.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
 
 namespace aw {
+namespace {
+
+AnalysisReport run_stats(const AnalysisRequest& request) {
+  AnalysisReport report;
+  const auto corpus = corpus_settings(request.settings);
+  const bool per_head = request.settings.flag("per-head");
+  const auto attention = request.settings.choice("attention");
+  AttentionStatsSettings settings;
+  settings.include_first_row = !request.settings.flag("no-first-row");
+  std::vector<AttentionStatsResult> results;
+  for (size_t index = 0; index < request.models.size(); ++index) {
+    const auto& loaded = *request.models[index];
+    if (attention == "cross")
+      throw SettingError("attention", "cross: CA and HA are measured on self-attention, where a token's own "
+                                      "position is the diagonal; use enc, dec or all");
+    settings.blocks.clear();
+    for (const auto block : selected_blocks(loaded.config, attention, loaded.name))
+      if (loaded.config.attention_block(block).kind != AttentionKind::Cross) settings.blocks.push_back(block);
+    const auto windows = loaded.config.is_translation() ? corpus_data(corpus, loaded, "stats", request.note).inputs
+                                                        : corpus_windows(corpus, loaded, "stats");
+    settings.forward.head_gates = request_gates(request, index);
+    results.push_back(
+        attention_stats(*loaded.model, loaded.name, windows, settings, request.phase(loaded.name + ": batches")));
+    if (results.back().cancelled) return report.cancelled = true, report;
+  }
+  report.tables["csv"] = attention_stats_table(results, per_head);
+  return report;
+}
+
+}  // namespace
 
 AnalysisDescriptor stats_descriptor() {
-  AnalysisDescriptor descriptor("stats", "Table 1",
-                                "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer");
+  AnalysisDescriptor descriptor("stats", "Table 1", "Bird-Eye Table 1: CA, HA(μ), HA(σ), Ratio per layer");
   descriptor.distributable = true;
   descriptor.models = ModelRequirement::CausalAttention;
   descriptor.several_models = true;
@@ -22,33 +54,18 @@ AnalysisDescriptor stats_descriptor() {
   attention.help = "dec: causal self-attention (a language model, a translation model's decoder); enc: a translation "
                    "model's encoder (HA over every off-diagonal entry); all: both (cross-attention has no diagonal)";
   descriptor.fields.push_back(attention);
-  descriptor.run = [](const AnalysisRequest& request) {
-    AnalysisReport report;
-    AttentionStatsSettings settings;
-    settings.include_first_row = !request.settings.flag("no-first-row");
-    std::vector<AttentionStatsResult> results;
-    for (size_t index = 0; index < request.models.size(); ++index) {
-      const auto& loaded = *request.models[index];
-      const auto attention = request.settings.choice("attention");
-      if (attention == "cross")
-        throw SettingError("attention", "cross: CA and HA are measured on self-attention, where a token's own "
-                                        "position is the diagonal; use enc, dec or all");
-      settings.blocks.clear();
-      for (const auto block : selected_blocks(loaded.config, attention, loaded.name))
-        if (loaded.config.attention_block(block).kind != AttentionKind::Cross) settings.blocks.push_back(block);
-      const auto windows = loaded.config.is_translation() ? corpus_data(request, loaded, "stats").inputs
-                                                          : corpus_windows(request, loaded, "stats");
-      settings.forward.head_gates = request_gates(request, index);
-      results.push_back(
-          attention_stats(*loaded.model, loaded.name, windows, settings, request.phase(loaded.name + ": batches")));
-      if (results.back().cancelled) return report.cancelled = true, report;
-    }
-    report.csv["csv"] = attention_stats_csv(results, request.settings.flag("per-head"));
-    report.json = nlohmann::json::array();
-    for (const auto& result : results) report.json.push_back(attention_stats_json(result));
-    report.result = results;
-    return report;
-  };
+  descriptor.fields.push_back(heads_off_field());
+  descriptor.plot = "table1";
+  descriptor.tab.order = 10;
+  descriptor.tab.legacy_id = "table1";
+  descriptor.tab.models = TabModels::EveryAble;
+  descriptor.tab.description =
+      "<b>Bird-Eye Table 1.</b> Per layer, over every head, row and window: CA = mean attention on the diagonal, "
+      "HA(μ), HA(σ) = mean and standard deviation of the strictly lower-triangular weights (a translation encoder's "
+      "rows are not causal: every off-diagonal weight), Ratio = CA / HA(μ). The dashed line and the uniform_ columns: "
+      "the same for uniform attention over the same rows. Runs every loaded causal language model or translation "
+      "model with its current head gates.";
+  descriptor.run = run_stats;
   return descriptor;
 }
 

@@ -1,7 +1,6 @@
 // analysis/attention_stats/top_tokens.cpp — see top_tokens.h.
 #include "analysis/attention_stats/top_tokens.h"
 
-#include "analysis/core/csv_field.h"
 #include "analysis/capture/attention_export.h"
 #include "analysis/capture/translation_capture.h"
 #include "models/errors.h"
@@ -112,30 +111,30 @@ std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, c
   return rows;
 }
 
-std::string top_tokens_csv(std::vector<TopTokensRow> rows, int64_t k) {
+ResultTable top_tokens_table(std::vector<TopTokensRow> rows, int64_t k) {
   std::stable_sort(rows.begin(), rows.end(), [](const TopTokensRow& a, const TopTokensRow& b) {
     return std::tie(a.sentence, a.layer) < std::tie(b.sentence, b.layer);
   });
-  std::ostringstream csv;
-  csv << "layer,sentence,target,method";
-  for (int64_t i = 1; i <= k; ++i) csv << ",top" << i;
-  csv << "\n";
+  ResultTable table;
+  table.add_column("layer", ColumnType::Integer)
+      .add_column("sentence", ColumnType::Integer)
+      .add_column("target", ColumnType::Text)
+      .add_column("method", ColumnType::Text);
+  for (int64_t i = 1; i <= k; ++i) table.add_column("top" + std::to_string(i), ColumnType::Text);
+  for (int64_t i = 1; i <= k; ++i)
+    table.add_json_column("top" + std::to_string(i) + "_position", ColumnType::Integer)
+        .add_json_column("top" + std::to_string(i) + "_weight", ColumnType::Number);
   for (const auto& row : rows) {
-    csv << row.layer << "," << row.sentence << "," << csv_field(row.target_token + "@" + std::to_string(row.target))
-        << "," << csv_field(row.method);
-    for (int64_t i = 0; i < k; ++i) csv << "," << (i < static_cast<int64_t>(row.tokens.size()) ? csv_field(row.tokens[i]) : "");
-    csv << "\n";
+    std::vector<Cell> cells{row.layer, row.sentence, row.target_token + "@" + std::to_string(row.target), row.method};
+    const auto found = static_cast<int64_t>(row.tokens.size());
+    for (int64_t i = 0; i < k; ++i) cells.push_back(i < found ? cell(row.tokens[i]) : cell(""));
+    for (int64_t i = 0; i < k; ++i) {
+      cells.push_back(i < static_cast<int64_t>(row.positions.size()) ? cell(row.positions[i]) : Cell{});
+      cells.push_back(i < static_cast<int64_t>(row.weights.size()) ? cell(row.weights[i]) : Cell{});
+    }
+    table.add_row(std::move(cells));
   }
-  return csv.str();
-}
-
-nlohmann::json top_tokens_json(const std::vector<TopTokensRow>& rows) {
-  auto array = nlohmann::json::array();
-  for (const auto& row : rows)
-    array.push_back({{"layer", row.layer},   {"sentence", row.sentence}, {"target", row.target},
-                     {"target_token", row.target_token}, {"method", row.method}, {"tokens", row.tokens},
-                     {"positions", row.positions}, {"weights", row.weights}});
-  return array;
+  return table;
 }
 
 }  // namespace aw

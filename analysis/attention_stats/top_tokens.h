@@ -14,7 +14,7 @@
 #include "models/translation/beam_search.h"
 #include "models/translation/translation_codec.h"
 
-#include <nlohmann/json.hpp>
+#include "table/result_table.h"
 
 #include <string>
 #include <vector>
@@ -59,9 +59,9 @@ std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, c
 // Reads one sentence per non-empty line, optionally "sentence<TAB>target"; errors name the line.
 std::vector<TopTokensRequest> read_top_token_requests(const std::string& path);
 
-// CSV `layer,sentence,target,method,top1,top2,top3` (top1..topk for k ≠ 3), rows ordered by
-// sentence, layer, method. The target column holds the target token and its position ("mat@6").
-std::string top_tokens_csv(std::vector<TopTokensRow> rows, int64_t k);
-nlohmann::json top_tokens_json(const std::vector<TopTokensRow>& rows);
+// Table `layer,sentence,target,method,top1,top2,top3` (top1..topk for k ≠ 3), rows ordered by
+// sentence, layer, method. The target column holds the target token and its position ("mat@6"); each
+// top token's position and weight go to JSON only (topN_position, topN_weight).
+ResultTable top_tokens_table(std::vector<TopTokensRow> rows, int64_t k);
 
 }  // namespace aw

@@ -6,15 +6,14 @@
 
 namespace aw {
 
-std::string BlockNames::columns(int64_t block) const {
-  const auto number = std::to_string(layer.at(block));
-  return with_kind ? kind.at(block) + "," + number : number;
+void BlockNames::add_columns(ResultTable& table) const {
+  if (with_kind) table.add_column("kind", ColumnType::Text);
+  table.add_column("layer", ColumnType::Integer);
 }
 
-nlohmann::json BlockNames::position(int64_t block) const {
-  nlohmann::json json{{"layer", layer.at(block)}};
-  if (with_kind) json["kind"] = kind.at(block);
-  return json;
+std::vector<Cell> BlockNames::cells(int64_t block) const {
+  if (with_kind) return {kind.at(block), layer.at(block)};
+  return {layer.at(block)};
 }
 
 BlockNames block_names(const ModelConfig& config) {

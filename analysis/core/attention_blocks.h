@@ -18,9 +18,10 @@ struct BlockNames {
   std::vector<std::string> kind;   // per block: "enc", "dec" or "cross"
   std::vector<int64_t> layer;      // per block: 1-based layer within its kind
 
-  std::string header() const { return with_kind ? "kind,layer" : "layer"; }
-  std::string columns(int64_t block) const;    // "cross,2" or "3"
-  nlohmann::json position(int64_t block) const;  // {"kind": "cross", "layer": 2} or {"layer": 3}
+  // The columns that name a block: kind (translation models) and layer.
+  void add_columns(ResultTable& table) const;
+  // Block `block`'s cells for those columns: {"cross", 2} or {3}.
+  std::vector<Cell> cells(int64_t block) const;
 };
 BlockNames block_names(const ModelConfig& config);
 

@@ -1,6 +1,7 @@
 // analysis/core/descriptor.cpp — see descriptor.h.
 #include "analysis/core/descriptor.h"
 
+#include "analysis/core/head_gates.h"
 #include "analysis/lama/lama_attention.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
@@ -32,6 +33,13 @@ const SettingField& SettingValues::field(const std::string& name) const {
     for (const auto& field : *fields_)
       if (field.name == name) return field;
   throw SettingError(name, "is not a setting of this analysis");
+}
+
+bool SettingValues::has_field(const std::string& name) const {
+  if (fields_)
+    for (const auto& field : *fields_)
+      if (field.name == name) return true;
+  return false;
 }
 
 std::string SettingValues::text(const std::string& name) const {
@@ -129,11 +137,6 @@ void require_model(const LoadedModel& loaded, const std::string& analysis, Model
               describe_model_kind(config));
 }
 
-const HeadFlags& AnalysisRequest::gates_of(size_t model) const {
-  static const HeadFlags all_on;
-  return model < gates.size() ? gates[model] : all_on;
-}
-
 ProgressCallback AnalysisRequest::phase(const std::string& name) const {
   return [this, name](int64_t done, int64_t total) { return report(done, total, name); };
 }
@@ -157,7 +160,18 @@ AnalysisReport AnalysisDescriptor::operator()(const AnalysisRequest& request) co
     throw Error(name + " takes one model, got " + std::to_string(request.models.size()));
   for (const auto* loaded : request.models) require_model(*loaded, name, models);
   request.settings.validate();
-  return run(request);
+  // The gates are checked against the models before anything runs, and said in every table.
+  std::vector<HeadsOffGroup> heads_off;
+  const auto resolved = request_heads_off(request);
+  for (size_t m = 0; m < resolved.size(); ++m)
+    heads_off.push_back(heads_off_group(resolved[m], request.models[m]->config));
+  auto report = run(request);
+  const auto recorded = heads_off_text(heads_off);
+  if (!recorded.empty()) {
+    for (auto& [part, table] : report.tables) table.meta("heads_off", recorded);
+    if (report.record.is_object()) report.record["heads_off"] = recorded;
+  }
+  return report;
 }
 
 }  // namespace aw

@@ -7,10 +7,10 @@
 #pragma once
 
 #include "models/progress.h"
+#include "table/result_table.h"
 
 #include <nlohmann/json.hpp>
 
-#include <any>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -82,6 +82,8 @@ class SettingValues {
   void set_flag(const std::string& name, bool on);
   void erase(const std::string& name) { values_.erase(name); }
   bool given(const std::string& name) const { return values_.count(name) > 0; }
+  // Whether the analysis has a setting of that name.
+  bool has_field(const std::string& name) const;
   const std::map<std::string, std::string>& values() const { return values_; }
 
   std::string text(const std::string& name) const;     // the value, or the default ("" if none)
@@ -133,17 +135,15 @@ void require_model(const LoadedModel& loaded, const std::string& analysis, Model
 // Progress of the current phase ("vanilla_lm: batches"); returning false cancels the run.
 using PhaseProgress = std::function<bool(int64_t done, int64_t total, const std::string& phase)>;
 
-// On/off per [layer][head] (0-based) of one model; empty = every head on.
-using HeadFlags = std::vector<std::vector<bool>>;
+// Something an analysis tells on the way ("3 examples truncated to 256 tokens").
+using NoteCallback = std::function<void(const std::string&)>;
 
 struct AnalysisRequest {
   std::vector<const LoadedModel*> models;  // as given (the CLI's --model order)
-  std::vector<HeadFlags> gates;            // per model (may be shorter: the rest all on)
-  SettingValues settings;
+  SettingValues settings;                  // head gates too: --heads-off (core/gate_settings.h)
   PhaseProgress progress;
-  std::function<void(const std::string&)> note;  // "3 examples truncated to 256 tokens"
+  NoteCallback note;
 
-  const HeadFlags& gates_of(size_t model) const;
   bool report(int64_t done, int64_t total, const std::string& phase) const {
     return !progress || progress(done, total, phase);
   }
@@ -164,19 +164,39 @@ struct HeadScores {
 
 struct AnalysisReport {
   bool cancelled = false;
-  std::map<std::string, std::string> csv;   // by output name ("csv", "summary", …)
-  nlohmann::json json;                      // the CLI's --json
-  std::string text;                         // plain-text report, where the analysis prints one (eval)
+  ResultTables tables;                          // by output name ("csv" the main one, "summary", …)
+  std::map<std::string, std::string> texts;     // plain-text outputs by name (eval's translations)
+  std::string text;                             // the printed report, where the analysis has one (eval)
+  nlohmann::json record;                        // eval: the record --json prints (else the tables' JSON)
   std::optional<HeadScores> head_scores;
-  std::any result;                          // the typed result (AblationResult, …)
-  std::string description;                  // what was read ("reviews.tsv: 120 documents")
+  std::string description;                      // what was read ("reviews.tsv: 120 documents")
 };
 
-// A file the CLI can write: option --<option> takes a path and receives csv[part].
+// A file the CLI can write: option --<option> takes a path and receives the CSV of tables[part]
+// (or texts[part]).
 struct OutputFile {
   std::string option;
   std::string part;
   std::string help;
+};
+
+// How the window's tab for an analysis chooses its models.
+enum class TabModels {
+  One,        // a "Model" chooser
+  Two,        // "Model A" and "Model B", side by side (B skipped when it is A)
+  EveryAble,  // no chooser: every loaded model able to run it (Table 1: the causal language models)
+};
+
+// What the desktop application needs to give an analysis a tab of its own.
+struct DesktopTab {
+  bool shown = true;                       // false: no tab of its own (eval, keywords)
+  int order = 100;                         // its place among the window's tabs (lower first; ties: registry order)
+  std::string description;                 // rich text over the form; empty: "<b>title.</b> summary."
+  TabModels models = TabModels::One;
+  std::vector<std::string> filled_fields;  // fields the tab fills itself (top tokens: the sentence)
+  std::string score_label;                 // the heads panel's colouring from its head scores ("" = none)
+  bool prefers_able = false;               // the chooser starts on the first model able to run it (LAMA)
+  std::string legacy_id;                   // its id in sessions saved before descriptors ("ablation")
 };
 
 struct AnalysisDescriptor {
@@ -193,7 +213,8 @@ struct AnalysisDescriptor {
   std::vector<SettingField> fields;
   std::vector<OutputFile> outputs{{"out", "csv", "the CSV (default: stdout)"}};
   std::string stdout_part = "csv";  // printed when --out is not given ("" = print `text`)
-  bool desktop_tab = true;          // the desktop application gives it a tab of its own
+  std::string plot;                 // the plot kind of its main table (widgets/analysis_plots.h; "" = none)
+  DesktopTab tab;
   // Its data batches can be shared out between processes (attention-cli --distributed,
   // models/distribution.h); every process computes the same report, rank 0 writes it.
   bool distributable = false;
@@ -201,7 +222,10 @@ struct AnalysisDescriptor {
 
   const SettingField* field(const std::string& name) const;
   SettingValues settings() const { return SettingValues(&fields); }
-  // Checks the request's models against `models` (and their number), then runs.
+  // Whether it takes head gates (the --heads-off field): the window fills it from its heads panel.
+  bool gated() const { return field("heads-off") != nullptr; }
+  // Checks the request's models against `models` (and their number) and its head gates against the
+  // models, then runs; the gates are recorded in every table's metadata (heads_off=…).
   AnalysisReport operator()(const AnalysisRequest& request) const;
 };
 

@@ -3,25 +3,28 @@
 
 namespace aw {
 
-// Defined beside their computations (analysis/*/…_descriptor.cpp), one file each.
-AnalysisDescriptor eval_descriptor();
-AnalysisDescriptor stats_descriptor();
-AnalysisDescriptor top_tokens_descriptor();
-AnalysisDescriptor diag_sweep_descriptor();
-AnalysisDescriptor ablate_descriptor();
-AnalysisDescriptor importance_descriptor();
-AnalysisDescriptor prune_descriptor();
-AnalysisDescriptor word_weights_descriptor();
-AnalysisDescriptor keywords_descriptor();
-AnalysisDescriptor training_descriptor();
+// One line per analysis, in the order `attention-cli help` lists them: the name of its descriptor
+// function, NAME_descriptor(), defined beside its computation (analysis/*/…_descriptor.cpp).
+#define AW_ANALYSES(ANALYSIS) \
+  ANALYSIS(eval)              \
+  ANALYSIS(stats)             \
+  ANALYSIS(top_tokens)        \
+  ANALYSIS(diag_sweep)        \
+  ANALYSIS(ablate)            \
+  ANALYSIS(importance)        \
+  ANALYSIS(prune)             \
+  ANALYSIS(word_weights)      \
+  ANALYSIS(keywords)          \
+  ANALYSIS(training)
+
+#define AW_DECLARE_ANALYSIS(name) AnalysisDescriptor name##_descriptor();
+AW_ANALYSES(AW_DECLARE_ANALYSIS)
+#undef AW_DECLARE_ANALYSIS
 
 const std::vector<AnalysisDescriptor>& analysis_registry() {
-  static const std::vector<AnalysisDescriptor> registry{
-      eval_descriptor(),     stats_descriptor(),      top_tokens_descriptor(),
-      diag_sweep_descriptor(), ablate_descriptor(),   importance_descriptor(),
-      prune_descriptor(),    word_weights_descriptor(), keywords_descriptor(),
-      training_descriptor(),
-  };
+#define AW_LIST_ANALYSIS(name) name##_descriptor(),
+  static const std::vector<AnalysisDescriptor> registry{AW_ANALYSES(AW_LIST_ANALYSIS)};
+#undef AW_LIST_ANALYSIS
   return registry;
 }
 

@@ -1,6 +1,6 @@
 // analysis/core/registry.h — every analysis the workbench offers, by name. The CLI makes a command of
-// each and the GUI a tab; adding an analysis is a descriptor file beside its computation and two
-// lines in registry.cpp (docs/architecture.md walks through it).
+// each and the GUI a tab; adding an analysis is a descriptor file beside its computation and one
+// line in registry.cpp (docs/architecture.md walks through it).
 #pragma once
 
 #include "analysis/core/descriptor.h"

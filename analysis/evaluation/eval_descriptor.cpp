@@ -1,7 +1,9 @@
 // analysis/evaluation/eval_descriptor.cpp — the model's metric on a data file as a descriptor: perplexity over
 // windows (language model), accuracy, per-class F1 and the confusion matrix (classifier), or the
 // teacher-forced perplexity of the references with corpus BLEU and chrF (translation model).
-#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/corpus_data.h"
+#include "analysis/core/gate_settings.h"
+#include "analysis/core/head_gates.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
 #include "analysis/evaluation/translation_scores.h"
@@ -69,16 +71,15 @@ nlohmann::json evaluation_json(const LoadedModel& loaded, const std::string& pat
 
 // A translation model's corpus BLEU and chrF on the --text pairs (their sources translated under
 // the request's gates), added to the report's text, JSON and the `translations` output.
-void add_translation_scores(const AnalysisRequest& request, const LoadedModel& loaded, const ForwardOptions& forward,
-                            AnalysisReport& report) {
+void add_translation_scores(const AnalysisRequest& request, const CorpusSettings& corpus, const DecodingSettings& decoding,
+                            const LoadedModel& loaded, const ForwardOptions& forward, AnalysisReport& report) {
   auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
   TORCH_INTERNAL_ASSERT(model, "a translation config without a translation model");
-  const auto& settings = request.settings;
   SearchSettings search;
-  search.beam = settings.integer("beam");
+  search.beam = decoding.beam;
   const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
-  const auto scores = score_translations(*model, codec, read_translation_pairs(settings.required_text("text")), search,
-                                         settings.integer("batch"), forward, request.phase("translated sentences"));
+  const auto scores = score_translations(*model, codec, read_translation_pairs(corpus.path), search,
+                                         corpus.batch, forward, request.phase("translated sentences"));
   if (scores.cancelled) {
     report.cancelled = true;
     return;
@@ -90,16 +91,16 @@ void add_translation_scores(const AnalysisRequest& request, const LoadedModel& l
   if (scores.skipped > 0)
     report.text += format_line("%lld sources longer than the model's positions were left out\n",
                                static_cast<long long>(scores.skipped));
-  report.json["bleu"] = scores.bleu.score;
-  report.json["chrf"] = scores.chrf;
-  report.json["bleu_signature"] = scores.bleu.signature();
-  report.json["bleu_precisions"] = scores.bleu.precisions;
-  report.json["brevity_penalty"] = scores.bleu.brevity_penalty;
-  report.json["sentences"] = sentences;
-  report.json["beam"] = search.beam;
+  report.record["bleu"] = scores.bleu.score;
+  report.record["chrf"] = scores.chrf;
+  report.record["bleu_signature"] = scores.bleu.signature();
+  report.record["bleu_precisions"] = scores.bleu.precisions;
+  report.record["brevity_penalty"] = scores.bleu.brevity_penalty;
+  report.record["sentences"] = sentences;
+  report.record["beam"] = search.beam;
   std::string lines;
   for (const auto& hypothesis : scores.hypotheses) lines += hypothesis + "\n";
-  report.csv["translations"] = lines;
+  report.texts["translations"] = lines;
 }
 
 }  // namespace
@@ -112,25 +113,27 @@ AnalysisDescriptor eval_descriptor() {
   descriptor.fields.push_back(beam_field("translation models: beam size of the translations BLEU scores (1 = greedy)"));
   descriptor.outputs = {{"translations", "translations", "translation models: the translations, one per line"}};
   descriptor.stdout_part = "";
-  descriptor.desktop_tab = false;  // the attention view shows predictions; this is a report to read
+  descriptor.fields.push_back(heads_off_field());
+  descriptor.tab.shown = false;  // the attention view shows predictions; this is a report to read
   descriptor.run = [](const AnalysisRequest& request) {
     const auto& loaded = *request.models.front();
-    if (request.settings.given("beam") && !loaded.config.is_translation())
+    const auto corpus = corpus_settings(request.settings);
+    const auto decoding = decoding_settings(request.settings);
+    if (decoding.beam_given && !loaded.config.is_translation())
       throw SettingError("beam", "applies to translation models; " + loaded.name + " is " +
                                      describe_model_kind(loaded.config));
-    const auto data = corpus_data(request, loaded, "eval");
+    const auto data = corpus_data(corpus, loaded, "eval", request.note);
     ForwardOptions forward;
     forward.head_gates = request_gates(request, 0);
     auto result = data_evaluator(*loaded.model, data)(forward, request.phase("batches"));
     AnalysisReport report;
     if (result.cancelled) return report.cancelled = true, report;
     report.text = evaluation_text(loaded, result);
-    report.json = evaluation_json(loaded, request.settings.text("text"), result);
+    report.record = evaluation_json(loaded, corpus.path, result);
     // The windows decide which tokens are predicted from how much context: part of what was measured
     // (compare checks it before it takes a saved result as a run of a variant).
-    if (loaded.config.is_language_model()) report.json["window"] = corpus_window(request, loaded);
-    if (loaded.config.is_translation()) add_translation_scores(request, loaded, forward, report);
-    report.result = std::move(result);
+    if (loaded.config.is_language_model()) report.record["window"] = corpus_window(corpus, loaded);
+    if (loaded.config.is_translation()) add_translation_scores(request, corpus, decoding, loaded, forward, report);
     return report;
   };
   return descriptor;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 
 namespace aw {
 namespace fs = std::filesystem;
@@ -39,25 +38,20 @@ std::vector<SeriesCheckpoint> checkpoint_series(const std::string& run_dir) {
   return series;
 }
 
-std::string series_csv(const std::string& comment, const std::vector<SeriesCheckpoint>& checkpoints,
-                       const std::vector<std::string>& csvs) {
-  std::ostringstream joined;
-  joined << "# " << comment << "\n";
-  for (size_t i = 0; i < csvs.size() && i < checkpoints.size(); ++i) {
-    std::istringstream lines(csvs[i]);
-    std::string line;
-    bool header_seen = false;
-    while (std::getline(lines, line)) {
-      if (line.empty() || line[0] == '#') continue;
-      if (!header_seen) {
-        header_seen = true;
-        if (i == 0) joined << "epoch,step," << line << "\n";
-        continue;
-      }
-      joined << checkpoints[i].epoch << "," << checkpoints[i].step << "," << line << "\n";
+ResultTable series_table(ResultTable joined, const std::vector<SeriesCheckpoint>& checkpoints,
+                         const std::vector<ResultTable>& tables) {
+  if (tables.empty()) return joined;
+  joined.add_column("epoch", ColumnType::Integer).add_column("step", ColumnType::Integer);
+  for (const auto& column : tables.front().columns())
+    if (column.in_csv) joined.add_column(column.name, column.type, column.digits);
+    else joined.add_json_column(column.name, column.type);
+  for (size_t i = 0; i < tables.size() && i < checkpoints.size(); ++i)
+    for (const auto& row : tables[i].rows()) {
+      std::vector<Cell> cells{checkpoints[i].epoch, checkpoints[i].step};
+      append_cells(cells, row);
+      joined.add_row(std::move(cells));
     }
-  }
-  return joined.str();
+  return joined;
 }
 
 }  // namespace aw

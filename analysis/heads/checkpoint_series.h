@@ -1,7 +1,9 @@
 // analysis/heads/checkpoint_series.h — Michel §6's training dynamics: the checkpoints a run kept after each
-// epoch (train --keep-epochs writes <run>/epoch-1, epoch-2, …), and one CSV joining an analysis's
-// per-checkpoint CSVs with the epoch and step of each row in front.
+// epoch (train --keep-epochs writes <run>/epoch-1, epoch-2, …), and one table joining an analysis's
+// per-checkpoint tables with the epoch and step of each row in front.
 #pragma once
+
+#include "table/result_table.h"
 
 #include <cstdint>
 #include <string>
@@ -20,10 +22,10 @@ struct SeriesCheckpoint {
 // epoch N.
 std::vector<SeriesCheckpoint> checkpoint_series(const std::string& run_dir);
 
-// One CSV from one per checkpoint (each a "# …" comment line, a header line and rows, the headers all
-// equal): "# <comment>", the header with "epoch,step," in front, then each CSV's rows with its
-// checkpoint's epoch and step in front.
-std::string series_csv(const std::string& comment, const std::vector<SeriesCheckpoint>& checkpoints,
-                       const std::vector<std::string>& csvs);
+// One table from one per checkpoint (their columns all equal): `joined` (its metadata) with the first
+// table's columns behind epoch and step, then each table's rows with its checkpoint's epoch and step
+// in front. The checkpoint tables' own metadata is left out.
+ResultTable series_table(ResultTable joined, const std::vector<SeriesCheckpoint>& checkpoints,
+                         const std::vector<ResultTable>& tables);
 
 }  // namespace aw

@@ -10,8 +10,6 @@
 
 namespace aw {
 
-torch::Tensor all_heads_on(const ModelConfig& config) { return torch::ones({config.n_blocks, config.max_heads()}); }
-
 AblationResult ablate_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                             AblationMode mode, const torch::Tensor& base_gates, const ProgressCallback& progress,
                             const std::vector<int64_t>& blocks, const SignificanceOptions& significance) {
@@ -71,59 +69,34 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
   return result;
 }
 
-std::string ablation_csv(const AblationResult& result, bool every_head) {
-  std::ostringstream csv;
-  csv.precision(6);
+ResultTable ablation_table(const AblationResult& result, bool every_head) {
+  ResultTable table;
   const bool tested = result.significance.enabled();
-  csv << "# model=" << result.model << ", metric=" << result.metric_name << ", baseline=" << result.baseline
-      << ", mode=" << (result.mode == AblationMode::Single ? "single" : "all-but-one");
-  if (tested) csv << ", " << significance_description(result.significance);
+  table.meta("model", result.model).meta("metric", result.metric_name).meta("baseline", result.baseline);
+  table.meta("mode", result.mode == AblationMode::Single ? "single" : "all-but-one");
+  if (tested) add_significance_meta(table, result.significance);
   const bool compared = !result.comparison.compared_text.empty();
   if (compared)
-    csv << ", text=" << result.comparison.text << ", compare_text=" << result.comparison.compared_text
-        << ", compare_baseline=" << result.comparison.baseline << ", pearson_r=" << result.comparison.pearson
-        << ", spearman_rho=" << result.comparison.spearman;
-  csv << "\n";
+    table.meta("text", result.comparison.text)
+        .meta("compare_text", result.comparison.compared_text)
+        .meta("compare_baseline", result.comparison.baseline)
+        .meta("pearson_r", result.comparison.pearson)
+        .meta("spearman_rho", result.comparison.spearman);
   const bool per_head = result.mode == AblationMode::Single || every_head;
-  csv << result.names.header() << (per_head ? ",head,metric,delta" : ",best_head,metric,delta")
-      << (tested ? "," + significance_header() : "") << (compared ? ",metric_compared,delta_compared" : "") << "\n";
-  for (const auto& row : per_head ? result.heads : result.best_per_layer) {
-    csv << result.names.columns(row.layer - 1) << "," << row.head << "," << row.metric << "," << row.delta;
-    if (tested) csv << "," << significance_columns(row.significance);
-    if (compared) csv << "," << row.compared_metric << "," << row.compared_delta;
-    csv << "\n";
+  result.names.add_columns(table);
+  table.add_column(per_head ? "head" : "best_head", ColumnType::Integer)
+      .add_column("metric", ColumnType::Number)
+      .add_column("delta", ColumnType::Number);
+  if (tested) add_significance_columns(table);
+  if (compared) table.add_column("metric_compared", ColumnType::Number).add_column("delta_compared", ColumnType::Number);
+  for (const auto& effect : per_head ? result.heads : result.best_per_layer) {
+    auto row = result.names.cells(effect.layer - 1);
+    append_cells(row, {effect.head, effect.metric, effect.delta});
+    if (tested) append_cells(row, significance_cells(effect.significance));
+    if (compared) append_cells(row, {effect.compared_metric, effect.compared_delta});
+    table.add_row(std::move(row));
   }
-  return csv.str();
-}
-
-nlohmann::json ablation_json(const AblationResult& result) {
-  auto rows = [&](const std::vector<HeadEffect>& effects) {
-    auto array = nlohmann::json::array();
-    for (const auto& e : effects) {
-      auto row = result.names.position(e.layer - 1);
-      row.update({{"head", e.head}, {"metric", e.metric}, {"delta", e.delta}});
-      if (result.significance.enabled()) row.update(significance_json(e.significance));
-      if (!result.comparison.compared_text.empty())
-        row.update({{"metric_compared", e.compared_metric}, {"delta_compared", e.compared_delta}});
-      array.push_back(row);
-    }
-    return array;
-  };
-  nlohmann::json json{{"model", result.model},
-                      {"metric", result.metric_name},
-                      {"mode", result.mode == AblationMode::Single ? "single" : "all-but-one"},
-                      {"baseline", result.baseline},
-                      {"heads", rows(result.heads)},
-                      {"best_per_layer", rows(result.best_per_layer)},
-                      {"cancelled", result.cancelled},
-                      {"bootstrap", significance_settings_json(result.significance)}};
-  if (!result.comparison.compared_text.empty())
-    json["comparison"] = {{"text", result.comparison.text},
-                          {"compared_text", result.comparison.compared_text},
-                          {"baseline", result.comparison.baseline},
-                          {"pearson_r", result.comparison.pearson},
-                          {"spearman_rho", result.comparison.spearman}};
-  return json;
+  return table;
 }
 
 void add_comparison(AblationResult& result, const AblationResult& other, const std::string& text,

@@ -6,10 +6,11 @@
 #pragma once
 
 #include "analysis/core/attention_blocks.h"
+#include "analysis/core/head_gates.h"
 #include "analysis/statistics/delta_significance.h"
 #include "analysis/heads/gate_evaluation.h"
 
-#include <nlohmann/json.hpp>
+#include "table/result_table.h"
 
 #include <string>
 #include <vector>
@@ -64,8 +65,7 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
 // bootstrap, `delta_low,delta_high,p_value,p_adjusted,significant` follow delta (the first line adds
 // "bootstrap=B, seed=S, correction=holm"). With a comparison, `metric_compared,delta_compared` come
 // last and the first line adds "text=A, compare_text=B, compare_baseline=…, pearson_r=…, spearman_rho=…".
-std::string ablation_csv(const AblationResult& result, bool every_head = false);
-nlohmann::json ablation_json(const AblationResult& result);
+ResultTable ablation_table(const AblationResult& result, bool every_head = false);
 
 // Adds `other` (the same single-head ablation of the same model on a second data set, `other_text`)
 // to `result` (on `text`):
@@ -73,8 +73,5 @@ nlohmann::json ablation_json(const AblationResult& result);
 // Throws aw::Error unless both are single-head ablations of the same heads.
 void add_comparison(AblationResult& result, const AblationResult& other, const std::string& text,
                     const std::string& other_text);
-
-// Gates [L, H_max]: ones for existing heads (padding columns of pruned layers stay 1, unused).
-torch::Tensor all_heads_on(const ModelConfig& config);
 
 }  // namespace aw

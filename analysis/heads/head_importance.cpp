@@ -137,36 +137,22 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
   return result;
 }
 
-std::string importance_csv(const ImportanceResult& result) {
-  std::ostringstream csv;
-  csv.precision(6);
-  csv << "# model=" << result.model << ", normalized=" << (result.normalized ? "true" : "false");
-  if (result.per_example) csv << ", per_example=true";
-  csv << "\n";
-  csv << result.names.header() << ",head,importance\n";
+ResultTable importance_table(const ImportanceResult& result) {
+  ResultTable table;
+  table.meta("model", result.model).meta("normalized", result.normalized);
+  if (result.per_example) table.meta("per_example", true);
+  result.names.add_columns(table);
+  table.add_column("head", ColumnType::Integer).add_column("importance", ColumnType::Number);
   auto blocks = result.blocks;
   if (blocks.empty())
     for (size_t layer = 0; layer < result.scores.size(); ++layer) blocks.push_back(static_cast<int64_t>(layer));
   for (const auto layer : blocks)
-    for (size_t head = 0; head < result.scores[layer].size(); ++head)
-      csv << result.names.columns(layer) << "," << head + 1 << "," << result.scores[layer][head] << "\n";
-  return csv.str();
-}
-
-nlohmann::json importance_json(const ImportanceResult& result) {
-  nlohmann::json json{{"model", result.model},
-                      {"normalized", result.normalized},
-                      {"batches", result.batches},
-                      {"per_example", result.per_example},
-                      {"cancelled", result.cancelled},
-                      {"importance", result.scores}};
-  if (result.names.with_kind) {  // which attention each row of "importance" is
-    auto blocks = nlohmann::json::array();
-    for (size_t block = 0; block < result.scores.size(); ++block)
-      blocks.push_back(result.names.position(static_cast<int64_t>(block)));
-    json["blocks"] = blocks;
-  }
-  return json;
+    for (size_t head = 0; head < result.scores[layer].size(); ++head) {
+      auto row = result.names.cells(layer);
+      append_cells(row, {cell(head + 1), result.scores[layer][head]});
+      table.add_row(std::move(row));
+    }
+  return table;
 }
 
 }  // namespace aw

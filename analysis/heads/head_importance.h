@@ -14,7 +14,7 @@
 #include "analysis/core/attention_blocks.h"
 #include "analysis/heads/gate_evaluation.h"
 
-#include <nlohmann/json.hpp>
+#include "table/result_table.h"
 
 #include <string>
 #include <vector>
@@ -39,7 +39,6 @@ ImportanceResult head_importance(AttentionModel& model, const std::string& model
 
 // CSV `layer,head,importance` (1-based; translation models `kind,layer,head,importance`), after a
 // "# model=…, normalized=…" line (", per_example=true" added for the per-example form).
-std::string importance_csv(const ImportanceResult& result);
-nlohmann::json importance_json(const ImportanceResult& result);
+ResultTable importance_table(const ImportanceResult& result);
 
 }  // namespace aw

@@ -62,22 +62,25 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
   return points;
 }
 
-std::string pruning_csv(const PruningResult& result) {
-  std::ostringstream csv;
-  csv.precision(6);
-  csv << "# model=" << result.model << ", metric=" << result.metric_name;
-  if (!result.attention.empty()) csv << ", attention=" << result.attention;
-  if (!result.ranked_on.empty()) csv << ", ranked_on=" << result.ranked_on;
+ResultTable pruning_table(const PruningResult& result) {
+  ResultTable table;
+  table.meta("model", result.model).meta("metric", result.metric_name);
+  if (!result.attention.empty()) table.meta("attention", result.attention);
+  if (!result.ranked_on.empty()) table.meta("ranked_on", result.ranked_on);
   const bool tested = result.significance.enabled();
-  if (tested) csv << ", " << significance_description(result.significance);
-  csv << "\n";
-  csv << "order,percent_pruned,heads_pruned,metric,delta" << (tested ? "," + significance_header() : "") << "\n";
+  if (tested) add_significance_meta(table, result.significance);
+  table.add_column("order", ColumnType::Text)
+      .add_column("percent_pruned", ColumnType::Number)
+      .add_column("heads_pruned", ColumnType::Integer)
+      .add_column("metric", ColumnType::Number)
+      .add_column("delta", ColumnType::Number);
+  if (tested) add_significance_columns(table);
   for (const auto& p : result.points) {
-    csv << p.order << "," << p.percent << "," << p.heads_pruned << "," << p.metric << "," << p.delta;
-    if (tested) csv << "," << significance_columns(p.significance);
-    csv << "\n";
+    std::vector<Cell> row{p.order, p.percent, p.heads_pruned, p.metric, p.delta};
+    if (tested) append_cells(row, significance_cells(p.significance));
+    table.add_row(std::move(row));
   }
-  return csv.str();
+  return table;
 }
 
 std::vector<PrunableShare> prunable_shares(const std::vector<PruningPoint>& points, const std::string& metric_name,
@@ -105,80 +108,42 @@ std::vector<PrunableShare> prunable_shares(const std::vector<PruningPoint>& poin
 
 namespace {
 
-std::string series_comment(const PruningSeriesResult& result) {
-  std::ostringstream comment;
-  comment.precision(6);
-  comment << "model=" << result.model << ", metric=" << result.metric_name << ", max_drop=" << result.max_drop_percent
-          << ", series=" << result.series_dir;
-  if (!result.ranked_on.empty()) comment << ", ranked_on=" << result.ranked_on;
-  return comment.str();
+// The series' metadata: "model=…, metric=…, max_drop=10, series=DIR[, ranked_on=FILE]".
+ResultTable series_metadata(const PruningSeriesResult& result) {
+  ResultTable table;
+  table.meta("model", result.model)
+      .meta("metric", result.metric_name)
+      .meta("max_drop", result.max_drop_percent)
+      .meta("series", result.series_dir);
+  if (!result.ranked_on.empty()) table.meta("ranked_on", result.ranked_on);
+  return table;
 }
 
 }  // namespace
 
-std::string pruning_series_csv(const PruningSeriesResult& result) {
-  std::ostringstream csv;
-  csv.precision(6);
-  csv << "# " << series_comment(result) << "\n";
-  csv << "epoch,step,order,base_metric,prunable_percent,prunable_heads,metric_at_prunable\n";
+ResultTable pruning_series_table(const PruningSeriesResult& result) {
+  auto table = series_metadata(result);
+  table.add_column("epoch", ColumnType::Integer)
+      .add_column("step", ColumnType::Integer)
+      .add_column("order", ColumnType::Text)
+      .add_column("base_metric", ColumnType::Number)
+      .add_column("prunable_percent", ColumnType::Number)
+      .add_column("prunable_heads", ColumnType::Integer)
+      .add_column("metric_at_prunable", ColumnType::Number);
   for (size_t i = 0; i < result.shares.size() && i < result.checkpoints.size(); ++i)
     for (const auto& share : result.shares[i])
-      csv << result.checkpoints[i].epoch << "," << result.checkpoints[i].step << "," << share.order << ","
-          << share.base_metric << "," << share.percent << "," << share.heads << "," << share.metric << "\n";
-  return csv.str();
+      table.row(result.checkpoints[i].epoch, result.checkpoints[i].step, share.order, share.base_metric, share.percent,
+                share.heads, share.metric);
+  return table;
 }
 
-std::string pruning_series_curves_csv(const PruningSeriesResult& result) {
-  std::vector<std::string> csvs;
-  for (const auto& curve : result.curves) csvs.push_back(pruning_csv(curve));
-  auto comment = series_comment(result);
+ResultTable pruning_series_curves_table(const PruningSeriesResult& result) {
+  std::vector<ResultTable> curves;
+  for (const auto& curve : result.curves) curves.push_back(pruning_table(curve));
+  auto joined = series_metadata(result);
   if (!result.curves.empty() && result.curves.front().significance.enabled())
-    comment += ", " + significance_description(result.curves.front().significance);
-  return series_csv(comment, result.checkpoints, csvs);
-}
-
-nlohmann::json pruning_series_json(const PruningSeriesResult& result) {
-  auto epochs = nlohmann::json::array();
-  for (size_t i = 0; i < result.curves.size() && i < result.checkpoints.size(); ++i) {
-    auto shares = nlohmann::json::array();
-    for (const auto& share : result.shares[i])
-      shares.push_back({{"order", share.order},
-                        {"base_metric", share.base_metric},
-                        {"prunable_percent", share.percent},
-                        {"prunable_heads", share.heads},
-                        {"metric_at_prunable", share.metric}});
-    epochs.push_back({{"epoch", result.checkpoints[i].epoch},
-                      {"step", result.checkpoints[i].step},
-                      {"dir", result.checkpoints[i].dir},
-                      {"shares", shares},
-                      {"curve", pruning_json(result.curves[i])}});
-  }
-  nlohmann::json json{{"model", result.model},
-                      {"series", result.series_dir},
-                      {"metric", result.metric_name},
-                      {"max_drop_percent", result.max_drop_percent},
-                      {"epochs", epochs},
-                      {"cancelled", result.cancelled}};
-  if (!result.ranked_on.empty()) json["ranked_on"] = result.ranked_on;
-  return json;
-}
-
-nlohmann::json pruning_json(const PruningResult& result) {
-  auto points = nlohmann::json::array();
-  for (const auto& p : result.points) {
-    nlohmann::json point{{"order", p.order}, {"percent_pruned", p.percent}, {"heads_pruned", p.heads_pruned},
-                         {"metric", p.metric}, {"delta", p.delta}};
-    if (result.significance.enabled()) point.update(significance_json(p.significance));
-    points.push_back(point);
-  }
-  nlohmann::json json{{"model", result.model},
-                      {"metric", result.metric_name},
-                      {"points", points},
-                      {"cancelled", result.cancelled},
-                      {"bootstrap", significance_settings_json(result.significance)}};
-  if (!result.attention.empty()) json["attention"] = result.attention;
-  if (!result.ranked_on.empty()) json["ranked_on"] = result.ranked_on;
-  return json;
+    add_significance_meta(joined, result.curves.front().significance);
+  return series_table(std::move(joined), result.checkpoints, curves);
 }
 
 }  // namespace aw

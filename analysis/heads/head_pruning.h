@@ -5,21 +5,16 @@
 // Heads pruned at p % = round(p / 100 × total heads), switched off through their gates (ξ_h = 0).
 #pragma once
 
+#include "analysis/core/gate_settings.h"
 #include "analysis/heads/checkpoint_series.h"
 #include "analysis/statistics/delta_significance.h"
 #include "analysis/heads/gate_evaluation.h"
 
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
 namespace aw {
-
-struct HeadRef {
-  int64_t layer = 0;  // 0-based
-  int64_t head = 0;   // 0-based
-};
 
 struct PruningPoint {
   std::string order;  // "importance" or "oracle"
@@ -52,12 +47,11 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
                                         const ProgressCallback& progress = {},
                                         const SignificanceOptions& significance = {});
 
-// CSV `order,percent_pruned,heads_pruned,metric,delta`, after a "# model=…, metric=…" line (translation
-// models: "…, attention=cross", the percentages being of that attention's heads; "…, ranked_on=FILE"
-// when the heads were ranked on other data or read from a file); with a bootstrap,
-// head_ablation.h's significance columns follow delta.
-std::string pruning_csv(const PruningResult& result);
-nlohmann::json pruning_json(const PruningResult& result);
+// Table `order,percent_pruned,heads_pruned,metric,delta` with metadata model and metric (translation
+// models: attention=cross, the percentages being of that attention's heads; ranked_on=FILE when the
+// heads were ranked on other data or read from a file); with a bootstrap, the significance columns
+// (delta_significance.h) follow delta.
+ResultTable pruning_table(const PruningResult& result);
 
 // Michel §6: how far one order's curve goes before the metric is more than `max_drop_percent` % worse
 // than with every head on (perplexity higher, accuracy or BLEU lower): the last point before the first
@@ -88,11 +82,10 @@ struct PruningSeriesResult {
   bool cancelled = false;
 };
 
-// CSV `epoch,step,order,base_metric,prunable_percent,prunable_heads,metric_at_prunable` after a
-// "# model=…, metric=…, max_drop=10, series=DIR" line; pruning_series_curves_csv: every epoch's curve
-// (pruning_csv's columns with epoch and step in front).
-std::string pruning_series_csv(const PruningSeriesResult& result);
-std::string pruning_series_curves_csv(const PruningSeriesResult& result);
-nlohmann::json pruning_series_json(const PruningSeriesResult& result);
+// Table `epoch,step,order,base_metric,prunable_percent,prunable_heads,metric_at_prunable` with
+// metadata model, metric, max_drop and series=DIR; pruning_series_curves_table: every epoch's curve
+// (pruning_table's columns with epoch and step in front).
+ResultTable pruning_series_table(const PruningSeriesResult& result);
+ResultTable pruning_series_curves_table(const PruningSeriesResult& result);
 
 }  // namespace aw

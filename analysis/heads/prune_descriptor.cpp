@@ -1,13 +1,15 @@
 // analysis/heads/prune_descriptor.cpp — Michel Figure 3 and Table 4 as a descriptor: the metric as more
 // and more heads are switched off in ascending order of importance and/or ablation damage
-// (analysis_inputs.h: rank_heads, pruning_curves; the order may be ranked on other data or read from
-// a CSV, head_order_file.h), or — with apply/save — heads removed from the weights for real.
-#include "analysis/core/analysis_inputs.h"
+// (pruning_study.h: rank_heads, pruning_curves; the order may be ranked on other data or read from a
+// CSV, head_order_file.h), or — with apply/save — heads removed from the weights for real.
+#include "analysis/core/attention_blocks.h"
+#include "analysis/core/corpus_data.h"
+#include "analysis/core/registry.h"
+#include "analysis/core/setting_fields.h"
 #include "analysis/heads/head_ablation.h"
 #include "analysis/heads/head_order_file.h"
 #include "analysis/heads/head_removal.h"
-#include "analysis/core/registry.h"
-#include "analysis/core/setting_fields.h"
+#include "analysis/heads/pruning_study.h"
 #include "models/checkpoint/checkpoint.h"
 
 #include <torch/torch.h>
@@ -18,6 +20,54 @@
 
 namespace aw {
 namespace {
+
+// What the pruning's settings ask for, checked together.
+struct PruneSettings {
+  CorpusSettings corpus;
+  MetricSettings metric;
+  SignificanceOptions significance;
+  std::string order = "both";      // importance, oracle or both
+  std::string rank_text;           // "" = rank on the curves' own data
+  std::string order_from;          // "" = rank here
+  std::string attention = "all";
+  double step_percent = 10;
+  bool series = false;
+  double max_drop_percent = 10;
+  std::optional<int64_t> apply;    // percent removed for real
+  std::string save;
+};
+
+PruneSettings prune_settings(const SettingValues& settings) {
+  PruneSettings prune;
+  prune.corpus = corpus_settings(settings);
+  prune.metric = metric_settings(settings);
+  prune.significance = significance_options(settings);
+  if (settings.given("rank-text")) prune.rank_text = settings.text("rank-text");
+  if (settings.given("order-from")) prune.order_from = settings.text("order-from");
+  prune.attention = settings.choice("attention");
+  prune.step_percent = static_cast<double>(settings.integer("step"));
+  prune.series = settings.flag("series");
+  prune.max_drop_percent = static_cast<double>(settings.integer("max-drop"));
+  if (settings.given("apply")) prune.apply = settings.integer("apply");
+  if (settings.given("save")) prune.save = settings.text("save");
+  if (prune.apply.has_value() != settings.given("save"))
+    throw SettingError("", "--apply P and --save DIR go together (prune P % of the heads into DIR)");
+  const bool from_file = !prune.order_from.empty();
+  if (from_file && !prune.rank_text.empty())
+    throw SettingError("", "--rank-text and --order-from both choose the order; give one");
+  if (from_file && settings.given("order"))
+    throw SettingError("order", "comes from --order-from's file (importance or ablation); leave --order out");
+  prune.order = settings.given("order") ? settings.choice("order") : prune.apply ? "importance" : "both";
+  if (prune.apply && prune.order == "both" && !from_file)
+    throw SettingError("", "--apply needs one --order, importance or oracle");
+  if (prune.series) {
+    if (prune.apply) throw SettingError("series", "prunes no checkpoint for real; leave --apply and --save out");
+    if (from_file) throw SettingError("series", "ranks each epoch's model on its own; leave --order-from out");
+  } else if (settings.given("max-drop")) {
+    throw SettingError("max-drop", "applies with --series only");
+  }
+  return prune;
+}
 
 // Removes the first `percent` % of `order` for real, saves the model into `save_dir`, reloads it and
 // compares its metric with the gated model's.
@@ -46,7 +96,7 @@ AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& da
   // The saved vocabulary is the loaded one, so the same data serves the reloaded model.
   const auto after = evaluate_gate_settings(*reloaded.model, data, all_heads_on(reloaded.config).unsqueeze(0), 0).front();
   AnalysisReport report;
-  report.json = {{"model", loaded.name},           {"order", order_name},
+  report.record = {{"model", loaded.name},           {"order", order_name},
                  {"heads_removed", count},         {"heads_total", order.size()},
                  {"parameters_before", loaded.parameter_count},
                  {"parameters_after", reloaded.parameter_count},
@@ -61,29 +111,28 @@ AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& da
   return report;
 }
 
-// The orders the settings ask for on `loaded`: read from --order-from's CSV, or ranked on --rank-text,
+// The orders `prune` asks for on `loaded`: read from its --order-from CSV, or ranked on --rank-text,
 // or on `data` itself; `ranked_on` says which file when not `data`. Empty when `progress` cancels.
-std::vector<RankedOrder> requested_orders(const AnalysisRequest& request, const LoadedModel& loaded,
-                                          const EvaluationData& data, const std::string& order_name,
-                                          const std::vector<int64_t>& pruned_blocks, const ProgressCallback& progress,
+std::vector<RankedOrder> requested_orders(const PruneSettings& prune, const LoadedModel& loaded,
+                                          const EvaluationData& data, const std::vector<int64_t>& pruned_blocks,
+                                          const ProgressCallback& progress, const NoteCallback& note,
                                           std::string& ranked_on) {
-  const auto& settings = request.settings;
   std::vector<RankedOrder> orders;
-  if (settings.given("order-from")) {
-    ranked_on = settings.text("order-from");
+  if (!prune.order_from.empty()) {
+    ranked_on = prune.order_from;
     auto file = read_head_order_file(ranked_on, loaded.config, loaded.name, pruned_blocks);
     orders.push_back({file.kind, std::move(file.order)});
     return orders;
   }
   std::optional<EvaluationData> rank_data;
-  if (settings.given("rank-text")) {
-    ranked_on = settings.text("rank-text");
-    AnalysisRequest rank_request = request;
-    rank_request.settings.set("text", ranked_on);
-    rank_data = metric_data(rank_request, loaded, "prune");
+  if (!prune.rank_text.empty()) {
+    ranked_on = prune.rank_text;
+    auto rank_corpus = prune.corpus;
+    rank_corpus.path = ranked_on;
+    rank_data = metric_data(rank_corpus, prune.metric, loaded, "prune", note);
   }
   const std::vector<std::string> names =
-      order_name == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{order_name};
+      prune.order == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{prune.order};
   for (const auto& name : names) {
     auto heads = rank_heads(*loaded.model, loaded.name, rank_data ? *rank_data : data, name, progress, pruned_blocks);
     if (heads.empty()) return {};
@@ -92,43 +141,62 @@ std::vector<RankedOrder> requested_orders(const AnalysisRequest& request, const 
   return orders;
 }
 
+// The blocks whose heads are pruned: every block (empty) or --attention's.
+std::vector<int64_t> pruned_blocks_of(const PruneSettings& prune, const LoadedModel& loaded) {
+  const auto blocks = selected_blocks(loaded.config, prune.attention, loaded.name);
+  return prune.attention == "all" ? std::vector<int64_t>{} : blocks;
+}
+
 // Michel §6: the curves of every epoch checkpoint the model's run folder kept, each ranked on its own
 // model, and the share of heads each can lose within --max-drop.
-AnalysisReport prune_series(const AnalysisRequest& request, const std::string& order_name) {
-  const auto& settings = request.settings;
+AnalysisReport prune_series(const AnalysisRequest& request, const PruneSettings& prune) {
   const auto& run = *request.models.front();
   PruningSeriesResult series;
   series.model = run.name;
   series.series_dir = run.dir;
-  series.max_drop_percent = static_cast<double>(settings.integer("max-drop"));
+  series.max_drop_percent = prune.max_drop_percent;
   series.checkpoints = checkpoint_series(run.dir);
   AnalysisReport report;
-  const auto attention = settings.choice("attention");
   for (const auto& checkpoint : series.checkpoints) {
     const auto loaded = load_checkpoint(checkpoint.dir, run.device);
-    AnalysisRequest epoch_request = request;
-    epoch_request.models = {&loaded};
-    epoch_request.gates.clear();
-    const auto blocks = selected_blocks(loaded.config, attention, loaded.name);
-    const auto pruned_blocks = attention == "all" ? std::vector<int64_t>{} : blocks;
-    const auto data = metric_data(epoch_request, loaded, "prune");
+    const auto pruned_blocks = pruned_blocks_of(prune, loaded);
+    const auto data = metric_data(prune.corpus, prune.metric, loaded, "prune", request.note);
     const auto progress = request.phase("epoch " + std::to_string(checkpoint.epoch) + " of " +
                                         std::to_string(series.checkpoints.back().epoch) +
                                         ": batches (ranking, then each curve)");
-    const auto orders = requested_orders(epoch_request, loaded, data, order_name, pruned_blocks, progress, series.ranked_on);
+    const auto orders = requested_orders(prune, loaded, data, pruned_blocks, progress, request.note, series.ranked_on);
     if (orders.empty()) return report.cancelled = true, report;
-    auto curves = pruning_curves(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
-                                 progress, significance_options(settings));
+    auto curves = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, prune.significance);
     if (curves.cancelled) return report.cancelled = true, report;
-    if (loaded.config.is_translation()) curves.attention = attention;
+    if (loaded.config.is_translation()) curves.attention = prune.attention;
     series.metric_name = curves.metric_name;
     series.shares.push_back(prunable_shares(curves.points, curves.metric_name, series.max_drop_percent));
     series.curves.push_back(std::move(curves));
   }
-  report.csv["csv"] = pruning_series_csv(series);
-  report.csv["curves"] = pruning_series_curves_csv(series);
-  report.json = pruning_series_json(series);
-  report.result = std::move(series);
+  report.tables["csv"] = pruning_series_table(series);
+  report.tables["curves"] = pruning_series_curves_table(series);
+  return report;
+}
+
+AnalysisReport run_pruning(const AnalysisRequest& request) {
+  const auto prune = prune_settings(request.settings);
+  if (prune.series) return prune_series(request, prune);
+  const auto& loaded = *request.models.front();
+  const auto pruned_blocks = pruned_blocks_of(prune, loaded);
+  const auto data = metric_data(prune.corpus, prune.metric, loaded, "prune", request.note);
+  const auto progress = request.phase("batches (ranking, then each curve)");
+  // The order: read from a CSV, or ranked on --rank-text, or on the curves' own data.
+  std::string ranked_on;
+  const auto orders = requested_orders(prune, loaded, data, pruned_blocks, progress, request.note, ranked_on);
+  AnalysisReport report;
+  if (orders.empty()) return report.cancelled = true, report;
+  // --apply prunes once by one order and draws no curve.
+  if (prune.apply) return apply_pruning(loaded, data, orders.back().name, orders.back().heads, *prune.apply, prune.save);
+  auto result = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, prune.significance);
+  if (result.cancelled) return report.cancelled = true, report;
+  if (loaded.config.is_translation()) result.attention = prune.attention;
+  result.ranked_on = ranked_on;
+  report.tables["csv"] = pruning_table(result);
   return report;
 }
 
@@ -149,8 +217,8 @@ AnalysisDescriptor prune_descriptor() {
                                          "prune in the order of an importance or single-head ablate CSV made elsewhere",
                                          "CSV"));
   descriptor.fields.push_back(attention_field());
-  for (auto& field : translation_metric_fields()) descriptor.fields.push_back(std::move(field));
-  for (auto& field : significance_fields()) descriptor.fields.push_back(std::move(field));
+  append_fields(descriptor.fields, translation_metric_fields());
+  append_fields(descriptor.fields, significance_fields());
   descriptor.fields.push_back(flag_field("series", "Epoch series",
                                          "run on each epoch-N checkpoint the model's folder kept (train --keep-epochs): "
                                          "per epoch, the share of heads prunable within --max-drop"));
@@ -164,54 +232,15 @@ AnalysisDescriptor prune_descriptor() {
   auto save = path_field("save", "Save", false, "where --apply saves the pruned checkpoint", "DIR");
   save.in_form = false;
   descriptor.fields.push_back(save);
-  descriptor.run = [](const AnalysisRequest& request) {
-    const auto& settings = request.settings;
-    const bool apply = settings.given("apply");
-    if (apply != settings.given("save"))
-      throw SettingError("", "--apply P and --save DIR go together (prune P % of the heads into DIR)");
-    const bool from_file = settings.given("order-from");
-    if (from_file && settings.given("rank-text"))
-      throw SettingError("", "--rank-text and --order-from both choose the order; give one");
-    if (from_file && settings.given("order"))
-      throw SettingError("order", "comes from --order-from's file (importance or ablation); leave --order out");
-    const auto order_name = settings.given("order") ? settings.choice("order") : apply ? "importance" : "both";
-    if (apply && order_name == "both" && !from_file)
-      throw SettingError("", "--apply needs one --order, importance or oracle");
-    if (settings.flag("series")) {
-      if (apply) throw SettingError("series", "prunes no checkpoint for real; leave --apply and --save out");
-      if (from_file) throw SettingError("series", "ranks each epoch's model on its own; leave --order-from out");
-      return prune_series(request, order_name);
-    }
-    if (settings.given("max-drop")) throw SettingError("max-drop", "applies with --series only");
-    const auto& loaded = *request.models.front();
-    const auto attention = settings.choice("attention");
-    const auto blocks = selected_blocks(loaded.config, attention, loaded.name);
-    const auto pruned_blocks = attention == "all" ? std::vector<int64_t>{} : blocks;
-    const auto data = metric_data(request, loaded, "prune");
-    const auto progress = request.phase("batches (ranking, then each curve)");
-
-    // The order: read from a CSV, or ranked on --rank-text, or on the curves' own data.
-    std::string ranked_on;
-    const auto orders = requested_orders(request, loaded, data, order_name, pruned_blocks, progress, ranked_on);
-    if (orders.empty()) {
-      AnalysisReport cancelled;
-      return cancelled.cancelled = true, cancelled;
-    }
-    // --apply prunes once by one order and draws no curve.
-    if (apply)
-      return apply_pruning(loaded, data, orders.back().name, orders.back().heads, settings.integer("apply"),
-                           settings.text("save"));
-    auto result = pruning_curves(*loaded.model, loaded.name, data, orders, static_cast<double>(settings.integer("step")),
-                                 progress, significance_options(settings));
-    AnalysisReport report;
-    if (result.cancelled) return report.cancelled = true, report;
-    if (loaded.config.is_translation()) result.attention = attention;
-    result.ranked_on = ranked_on;
-    report.csv["csv"] = pruning_csv(result);
-    report.json = pruning_json(result);
-    report.result = std::move(result);
-    return report;
-  };
+  descriptor.plot = "pruning";
+  descriptor.tab.order = 40;
+  descriptor.tab.legacy_id = "pruning";
+  descriptor.tab.description =
+      "<b>Michel Figure 3.</b> The metric as more and more heads are switched off, in ascending order of "
+      "importance and of the single-head ablation damage (oracle). Runs on the full model (all heads on). "
+      "<i>Epoch series</i> (Michel §6): for each epoch checkpoint the run kept (train --keep-epochs), the share of "
+      "heads it can lose before the metric is more than <i>Max drop</i> % worse.";
+  descriptor.run = run_pruning;
   return descriptor;
 }
 

@@ -30,30 +30,43 @@ std::vector<SettingField> keyword_fields() {
           flag_field("with-punctuation", "With punctuation", "let tokens of punctuation alone be keywords")};
 }
 
-WeightSelection weight_selection(const AnalysisRequest& request, const LoadedModel& loaded) {
+// The documents the fields name: which file, which part of its seeded split, how many per forward.
+struct DocumentSettings {
+  std::string path;
+  LabelledPart part = LabelledPart::Whole;
+  uint64_t seed = 1;
+  int64_t batch = 32;
+};
+
+DocumentSettings document_settings(const SettingValues& settings) {
+  return {settings.required_text("data"), parse_labelled_part(settings.choice("part")),
+          static_cast<uint64_t>(settings.integer("seed")), settings.integer("batch")};
+}
+
+WeightSelection weight_selection(const SettingValues& settings, const LoadedModel& loaded) {
   WeightSelection selection;
-  selection.head = parse_head_choice(request.settings.text("head"), loaded.config.n_heads);
-  selection.scale = parse_weight_scale(request.settings.choice("scale"));
+  selection.head = parse_head_choice(settings.text("head"), loaded.config.n_heads);
+  selection.scale = parse_weight_scale(settings.choice("scale"));
   return selection;
 }
 
-KeywordSettings keyword_settings(const AnalysisRequest& request, const WeightSelection& selection) {
+KeywordSettings keyword_settings(const SettingValues& values, const WeightSelection& selection) {
   KeywordSettings settings;
   settings.selection = selection;
-  settings.top = request.settings.integer("top");
-  settings.min_count = request.settings.integer("min-count");
-  settings.skip_punctuation = !request.settings.flag("with-punctuation");
+  settings.top = values.integer("top");
+  settings.min_count = values.integer("min-count");
+  settings.skip_punctuation = !values.flag("with-punctuation");
   return settings;
 }
 
-// The model over the chosen part of --data, every document's attention kept; `report` says what was read.
+// The model over the chosen part of the documents, every document's attention kept; `report` says what
+// was read.
 DocumentAttentionResult attend_documents(const AnalysisRequest& request, const LoadedModel& loaded,
                                          AnalysisReport& report) {
-  const auto& settings = request.settings;
-  const auto examples = read_labelled_part(settings.required_text("data"), loaded.config.labels,
-                                           parse_labelled_part(settings.choice("part")),
-                                           static_cast<uint64_t>(settings.integer("seed")), &report.description);
-  auto result = lama_document_attention(*loaded.model, *loaded.tokenizer, examples, settings.integer("batch"),
+  const auto documents = document_settings(request.settings);
+  const auto examples =
+      read_labelled_part(documents.path, loaded.config.labels, documents.part, documents.seed, &report.description);
+  auto result = lama_document_attention(*loaded.model, *loaded.tokenizer, examples, documents.batch,
                                         request.phase("batches"));
   report.description += ": " + std::to_string(result.documents.size()) + " documents";
   if (result.truncated > 0) {
@@ -92,10 +105,20 @@ AnalysisDescriptor word_weights_descriptor() {
                         {"shift", "shift", "per word and pair of labels: Mann–Whitney U, effect, p (Holm-adjusted)"},
                         {"keywords", "keywords", "the keywords per label, as the keywords command"}};
   descriptor.stdout_part = "summary";
+  descriptor.plot = "word-weights";
+  descriptor.tab.order = 80;
+  descriptor.tab.legacy_id = "lama";
+  descriptor.tab.prefers_able = true;
+  descriptor.tab.description =
+      "<b>LAMA Figure 4 and Table 6.</b> Every occurrence of the chosen words in the labelled documents, with its "
+      "attention weight (mean of the heads or one head; × document length makes 1.0 = uniform), as one density "
+      "curve per rating (Gaussian KDE, Silverman's bandwidth) in one plot per word; the words with the highest mean "
+      "weight per rating; and any document with its words coloured by weight. A rating needs 3 occurrences of a word "
+      "for its curve. Head gates do not change LAMA's attention, only what the classifier reads from it.";
   descriptor.run = [](const AnalysisRequest& request) {
     const auto& loaded = *request.models.front();
     WordWeightSettings settings;
-    settings.selection = weight_selection(request, loaded);
+    settings.selection = weight_selection(request.settings, loaded);
     settings.density_points = request.settings.integer("points");
     settings.words = resolve_words(*loaded.tokenizer, request.settings.list("words"));
     AnalysisReport report;
@@ -103,13 +126,12 @@ AnalysisDescriptor word_weights_descriptor() {
     if (report.cancelled) return report;
     const auto& labels = loaded.config.labels;
     auto result = word_weight_report(documents.documents, labels, settings);
-    report.csv["occurrences"] = word_weights_csv(result.occurrences);
-    report.csv["summary"] = word_summary_csv(result.summary);
-    report.csv["density"] = word_density_csv(result.densities);
-    report.csv["shift"] = word_shift_csv(result.shifts);
-    report.csv["keywords"] = keywords_csv(top_keywords(documents.documents, labels, keyword_settings(request, settings.selection)));
-    report.json = word_weights_json(result);
-    report.result = std::move(result);
+    report.tables["occurrences"] = word_weights_table(result.occurrences);
+    report.tables["summary"] = word_summary_table(result.summary);
+    report.tables["density"] = word_density_table(result.densities);
+    report.tables["shift"] = word_shift_table(result.shifts);
+    report.tables["keywords"] =
+        keywords_table(top_keywords(documents.documents, labels, keyword_settings(request.settings, settings.selection)));
     return report;
   };
   return descriptor;
@@ -119,17 +141,15 @@ AnalysisDescriptor keywords_descriptor() {
   auto descriptor = lama_descriptor("keywords", "Keywords", "LAMA Table 6: words with the highest mean weight per label");
   for (auto& field : keyword_fields()) descriptor.fields.push_back(std::move(field));
   descriptor.outputs = {{"out", "csv", "label,rank,word,mean_weight,count (default: stdout)"}};
-  descriptor.desktop_tab = false;  // the LAMA words tab shows them (word-weights' keywords part)
+  descriptor.tab.shown = false;  // the LAMA words tab shows them (word-weights' keywords part)
   descriptor.run = [](const AnalysisRequest& request) {
     const auto& loaded = *request.models.front();
-    const auto selection = weight_selection(request, loaded);
+    const auto selection = weight_selection(request.settings, loaded);
     AnalysisReport report;
     const auto documents = attend_documents(request, loaded, report);
     if (report.cancelled) return report;
-    auto keywords = top_keywords(documents.documents, loaded.config.labels, keyword_settings(request, selection));
-    report.csv["csv"] = keywords_csv(keywords);
-    report.json = keywords_json(keywords);
-    report.result = std::move(keywords);
+    report.tables["csv"] = keywords_table(
+        top_keywords(documents.documents, loaded.config.labels, keyword_settings(request.settings, selection)));
     return report;
   };
   return descriptor;

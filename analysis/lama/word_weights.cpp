@@ -1,7 +1,6 @@
 // analysis/lama/word_weights.cpp — see word_weights.h.
 #include "analysis/lama/word_weights.h"
 
-#include "analysis/core/csv_field.h"
 #include "analysis/statistics/kernel_density.h"
 #include "analysis/statistics/significance.h"
 #include "models/errors.h"
@@ -199,73 +198,59 @@ std::vector<Keyword> top_keywords(const std::vector<DocumentAttention>& document
   return keywords;
 }
 
-std::string word_weights_csv(const std::vector<WordWeight>& occurrences) {
-  std::ostringstream csv;
-  csv << "word,label,weight\n";
-  for (const auto& row : occurrences) csv << csv_field(row.word) << "," << csv_field(row.label) << "," << csv_number(row.weight) << "\n";
-  return csv.str();
+ResultTable word_weights_table(const std::vector<WordWeight>& occurrences) {
+  ResultTable table;
+  table.add_column("word", ColumnType::Text).add_column("label", ColumnType::Text).add_column("weight", ColumnType::Number);
+  for (const auto& row : occurrences) table.row(row.word, row.label, row.weight);
+  return table;
 }
 
-std::string word_summary_csv(const std::vector<WordLabelSummary>& summary) {
-  std::ostringstream csv;
-  csv << "word,label,count,mean,median\n";
-  for (const auto& row : summary)
-    csv << csv_field(row.word) << "," << csv_field(row.label) << "," << row.count << "," << csv_number(row.mean) << ","
-        << csv_number(row.median) << "\n";
-  return csv.str();
+ResultTable word_summary_table(const std::vector<WordLabelSummary>& summary) {
+  ResultTable table;
+  table.add_column("word", ColumnType::Text)
+      .add_column("label", ColumnType::Text)
+      .add_column("count", ColumnType::Integer)
+      .add_column("mean", ColumnType::Number)
+      .add_column("median", ColumnType::Number);
+  for (const auto& row : summary) table.row(row.word, row.label, row.count, row.mean, row.median);
+  return table;
 }
 
-std::string word_density_csv(const std::vector<WeightDensity>& densities) {
-  std::ostringstream csv;
-  csv << "word,label,bandwidth,x,density\n";
+ResultTable word_density_table(const std::vector<WeightDensity>& densities) {
+  ResultTable table;
+  table.add_column("word", ColumnType::Text)
+      .add_column("label", ColumnType::Text)
+      .add_column("bandwidth", ColumnType::Number)
+      .add_column("x", ColumnType::Number)
+      .add_column("density", ColumnType::Number)
+      .add_json_column("count", ColumnType::Integer);
   for (const auto& curve : densities)
     for (size_t i = 0; i < curve.x.size(); ++i)
-      csv << csv_field(curve.word) << "," << csv_field(curve.label) << "," << csv_number(curve.bandwidth) << ","
-          << csv_number(curve.x[i]) << "," << csv_number(curve.density[i]) << "\n";
-  return csv.str();
+      table.row(curve.word, curve.label, curve.bandwidth, curve.x[i], curve.density[i], curve.count);
+  return table;
 }
 
-std::string keywords_csv(const std::vector<Keyword>& keywords) {
-  std::ostringstream csv;
-  csv << "label,rank,word,mean_weight,count\n";
-  for (const auto& row : keywords)
-    csv << csv_field(row.label) << "," << row.rank << "," << csv_field(row.word) << "," << csv_number(row.mean_weight) << ","
-        << row.count << "\n";
-  return csv.str();
+ResultTable keywords_table(const std::vector<Keyword>& keywords) {
+  ResultTable table;
+  table.add_column("label", ColumnType::Text)
+      .add_column("rank", ColumnType::Integer)
+      .add_column("word", ColumnType::Text)
+      .add_column("mean_weight", ColumnType::Number)
+      .add_column("count", ColumnType::Integer);
+  for (const auto& row : keywords) table.row(row.label, row.rank, row.word, row.mean_weight, row.count);
+  return table;
 }
 
-std::string word_shift_csv(const std::vector<WeightShift>& shifts) {
-  std::ostringstream csv;
-  csv << "word,label_a,label_b,count_a,count_b,median_a,median_b,U,effect,p_value,p_adjusted\n";
+ResultTable word_shift_table(const std::vector<WeightShift>& shifts) {
+  ResultTable table;
+  table.add_column("word", ColumnType::Text).add_column("label_a", ColumnType::Text).add_column("label_b", ColumnType::Text);
+  table.add_column("count_a", ColumnType::Integer).add_column("count_b", ColumnType::Integer);
+  for (const char* name : {"median_a", "median_b", "U", "effect", "p_value", "p_adjusted"})
+    table.add_column(name, ColumnType::Number);
   for (const auto& row : shifts)
-    csv << csv_field(row.word) << "," << csv_field(row.label_a) << "," << csv_field(row.label_b) << "," << row.count_a
-        << "," << row.count_b << "," << csv_number(row.median_a) << "," << csv_number(row.median_b) << "," << csv_number(row.u) << ","
-        << csv_number(row.effect) << "," << csv_number(row.p_value) << "," << csv_number(row.p_adjusted) << "\n";
-  return csv.str();
-}
-
-nlohmann::json word_weights_json(const WordWeightReport& report) {
-  auto summary = nlohmann::json::array();
-  for (const auto& row : report.summary)
-    summary.push_back({{"word", row.word}, {"label", row.label}, {"count", row.count}, {"mean", row.mean}, {"median", row.median}});
-  auto densities = nlohmann::json::array();
-  for (const auto& curve : report.densities)
-    densities.push_back({{"word", curve.word}, {"label", curve.label}, {"count", curve.count},
-                         {"bandwidth", curve.bandwidth}, {"x", curve.x}, {"density", curve.density}});
-  auto shifts = nlohmann::json::array();
-  for (const auto& row : report.shifts)
-    shifts.push_back({{"word", row.word}, {"label_a", row.label_a}, {"label_b", row.label_b}, {"count_a", row.count_a},
-                      {"count_b", row.count_b}, {"median_a", row.median_a}, {"median_b", row.median_b}, {"U", row.u},
-                      {"effect", row.effect}, {"p_value", row.p_value}, {"p_adjusted", row.p_adjusted}});
-  return {{"occurrences", report.occurrences.size()}, {"summary", summary}, {"densities", densities}, {"shifts", shifts}};
-}
-
-nlohmann::json keywords_json(const std::vector<Keyword>& keywords) {
-  auto rows = nlohmann::json::array();
-  for (const auto& row : keywords)
-    rows.push_back({{"label", row.label}, {"rank", row.rank}, {"word", row.word}, {"mean_weight", row.mean_weight},
-                    {"count", row.count}});
-  return rows;
+    table.row(row.word, row.label_a, row.label_b, row.count_a, row.count_b, row.median_a, row.median_b, row.u,
+              row.effect, row.p_value, row.p_adjusted);
+  return table;
 }
 
 }  // namespace aw

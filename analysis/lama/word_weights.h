@@ -11,7 +11,7 @@
 
 #include "analysis/lama/lama_attention.h"
 
-#include <nlohmann/json.hpp>
+#include "table/result_table.h"
 
 #include <cstdint>
 #include <string>
@@ -107,14 +107,12 @@ struct Keyword {
 std::vector<Keyword> top_keywords(const std::vector<DocumentAttention>& documents,
                                   const std::vector<std::string>& labels, const KeywordSettings& settings);
 
-// CSVs with exactly the header the issue specifies (no comment lines).
-std::string word_weights_csv(const std::vector<WordWeight>& occurrences);      // word,label,weight
-std::string word_summary_csv(const std::vector<WordLabelSummary>& summary);    // word,label,count,mean,median
-std::string word_density_csv(const std::vector<WeightDensity>& densities);     // word,label,bandwidth,x,density
-std::string keywords_csv(const std::vector<Keyword>& keywords);                // label,rank,word,mean_weight,count
+// The result tables (no metadata: their columns are exactly the paper tables').
+ResultTable word_weights_table(const std::vector<WordWeight>& occurrences);      // word,label,weight
+ResultTable word_summary_table(const std::vector<WordLabelSummary>& summary);    // word,label,count,mean,median
+ResultTable word_density_table(const std::vector<WeightDensity>& densities);     // word,label,bandwidth,x,density
+ResultTable keywords_table(const std::vector<Keyword>& keywords);                // label,rank,word,mean_weight,count
 // word,label_a,label_b,count_a,count_b,median_a,median_b,U,effect,p_value,p_adjusted
-std::string word_shift_csv(const std::vector<WeightShift>& shifts);
-nlohmann::json word_weights_json(const WordWeightReport& report);
-nlohmann::json keywords_json(const std::vector<Keyword>& keywords);
+ResultTable word_shift_table(const std::vector<WeightShift>& shifts);
 
 }  // namespace aw

@@ -77,35 +77,23 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
   return results;
 }
 
-std::string significance_description(const SignificanceOptions& options) {
-  return "bootstrap=" + std::to_string(options.resamples) + ", seed=" + std::to_string(options.seed) +
-         ", correction=" + correction_name(options.correction);
+void add_significance_meta(ResultTable& table, const SignificanceOptions& options) {
+  table.meta("bootstrap", options.resamples)
+      .meta("seed", static_cast<int64_t>(options.seed))
+      .meta("correction", correction_name(options.correction));
 }
 
-std::string significance_header() { return "delta_low,delta_high,p_value,p_adjusted,significant"; }
-
-std::string significance_columns(const DeltaSignificance& significance) {
-  std::ostringstream columns;
-  columns.precision(6);
-  columns << significance.low << "," << significance.high << "," << significance.p_value << ","
-          << significance.p_adjusted << "," << (significance.significant ? 1 : 0);
-  return columns.str();
+void add_significance_columns(ResultTable& table) {
+  table.add_column("delta_low", ColumnType::Number)
+      .add_column("delta_high", ColumnType::Number)
+      .add_column("p_value", ColumnType::Number)
+      .add_column("p_adjusted", ColumnType::Number)
+      .add_column("significant", ColumnType::Integer);
 }
 
-nlohmann::json significance_json(const DeltaSignificance& significance) {
-  return {{"delta_low", significance.low},
-          {"delta_high", significance.high},
-          {"p_value", significance.p_value},
-          {"p_adjusted", significance.p_adjusted},
-          {"significant", significance.significant}};
-}
-
-nlohmann::json significance_settings_json(const SignificanceOptions& options) {
-  if (!options.enabled()) return nullptr;
-  return {{"resamples", options.resamples},
-          {"seed", options.seed},
-          {"correction", correction_name(options.correction)},
-          {"alpha", options.alpha}};
+std::vector<Cell> significance_cells(const DeltaSignificance& significance) {
+  return {significance.low, significance.high, significance.p_value, significance.p_adjusted,
+          int64_t{significance.significant ? 1 : 0}};
 }
 
 }  // namespace aw

@@ -7,7 +7,7 @@
 
 #include "analysis/heads/gate_evaluation.h"
 
-#include <nlohmann/json.hpp>
+#include "table/result_table.h"
 
 #include <cstdint>
 #include <string>
@@ -49,13 +49,10 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
                                                   const std::vector<int64_t>& compared,
                                                   const SignificanceOptions& options);
 
-// How results print it: "bootstrap=1000, seed=1, correction=holm" (a CSV's first line); the CSV
-// columns after a delta, "delta_low,delta_high,p_value,p_adjusted,significant", and one row's values
-// (6 significant digits, significant as 1/0); the same as JSON, and the settings as JSON (null when off).
-std::string significance_description(const SignificanceOptions& options);
-std::string significance_header();
-std::string significance_columns(const DeltaSignificance& significance);
-nlohmann::json significance_json(const DeltaSignificance& significance);
-nlohmann::json significance_settings_json(const SignificanceOptions& options);
+// How result tables say it: "bootstrap=1000, seed=1, correction=holm" in the metadata; the columns
+// after a delta, delta_low, delta_high, p_value, p_adjusted and significant (1/0), and one row's cells.
+void add_significance_meta(ResultTable& table, const SignificanceOptions& options);
+void add_significance_columns(ResultTable& table);
+std::vector<Cell> significance_cells(const DeltaSignificance& significance);
 
 }  // namespace aw

@@ -1,7 +1,6 @@
 // analysis/statistics/variant_comparison.cpp — see variant_comparison.h.
 #include "analysis/statistics/variant_comparison.h"
 
-#include "analysis/core/csv_field.h"
 #include "models/errors.h"
 
 #include <cmath>
@@ -71,25 +70,28 @@ VariantComparison compare_variants(const std::string& metric, const std::vector<
   return comparison;
 }
 
-std::string variant_summary_csv(const VariantComparison& comparison) {
-  std::ostringstream csv;
-  csv << "# metric=" << comparison.metric << "\nvariant,runs,mean,sd\n";
-  for (const auto& row : comparison.variants)
-    csv << csv_field(row.name) << "," << row.runs << "," << csv_number(row.mean) << "," << csv_number(row.sd) << "\n";
-  return csv.str();
+ResultTable variant_summary_table(const VariantComparison& comparison) {
+  ResultTable table;
+  table.meta("metric", comparison.metric);
+  table.add_column("variant", ColumnType::Text)
+      .add_column("runs", ColumnType::Integer)
+      .add_column("mean", ColumnType::Number)
+      .add_column("sd", ColumnType::Number);
+  for (const auto& row : comparison.variants) table.row(row.name, row.runs, row.mean, row.sd);
+  return table;
 }
 
-std::string variant_tests_csv(const VariantComparison& comparison) {
-  std::ostringstream csv;
-  csv << "# metric=" << comparison.metric << ", test=welch, correction=holm";
-  if (!comparison.reference.empty()) csv << ", reference=" << comparison.reference;
-  csv << "\nfirst,second,difference,ci_low,ci_high,t,df,p_value,p_holm\n";
+ResultTable variant_tests_table(const VariantComparison& comparison) {
+  ResultTable table;
+  table.meta("metric", comparison.metric).meta("test", "welch").meta("correction", "holm");
+  if (!comparison.reference.empty()) table.meta("reference", comparison.reference);
+  table.add_column("first", ColumnType::Text).add_column("second", ColumnType::Text);
+  for (const char* name : {"difference", "ci_low", "ci_high", "t", "df", "p_value", "p_holm"})
+    table.add_column(name, ColumnType::Number);
   for (const auto& row : comparison.contrasts)
-    csv << csv_field(row.first) << "," << csv_field(row.second) << "," << csv_number(row.difference) << ","
-        << csv_number(row.ci_low) << "," << csv_number(row.ci_high) << "," << csv_number(row.welch.statistic) << ","
-        << csv_number(row.welch.degrees_of_freedom) << "," << csv_number(row.welch.p_value) << ","
-        << csv_number(row.p_holm) << "\n";
-  return csv.str();
+    table.row(row.first, row.second, row.difference, row.ci_low, row.ci_high, row.welch.statistic,
+              row.welch.degrees_of_freedom, row.welch.p_value, row.p_holm);
+  return table;
 }
 
 nlohmann::json variant_comparison_json(const VariantComparison& comparison) {

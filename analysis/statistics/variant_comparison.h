@@ -7,6 +7,8 @@
 
 #include "analysis/statistics/significance.h"
 
+#include "table/result_table.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -56,9 +58,10 @@ void check_variants(const std::vector<VariantScores>& variants, const std::strin
 VariantComparison compare_variants(const std::string& metric, const std::vector<VariantScores>& variants,
                                    const std::string& reference = "");
 
-// `variant,runs,mean,sd` and `first,second,difference,ci_low,ci_high,t,df,p_value,p_holm`, and both as JSON.
-std::string variant_summary_csv(const VariantComparison& comparison);
-std::string variant_tests_csv(const VariantComparison& comparison);
+// Tables `variant,runs,mean,sd` and `first,second,difference,ci_low,ci_high,t,df,p_value,p_holm`, and
+// both as the JSON record `compare --json` prints (variants, welch, metric, reference).
+ResultTable variant_summary_table(const VariantComparison& comparison);
+ResultTable variant_tests_table(const VariantComparison& comparison);
 nlohmann::json variant_comparison_json(const VariantComparison& comparison);
 
 }  // namespace aw

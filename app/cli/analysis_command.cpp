@@ -8,6 +8,8 @@
 #include "models/errors.h"
 #include "models/parse_number.h"
 #include "models/process_group.h"
+#include "table/csv_format.h"
+#include "table/json_format.h"
 
 #include <chrono>
 #include <cstdio>
@@ -95,6 +97,13 @@ std::optional<DistributedStart> distributed_start(const std::string& command, co
   return start;
 }
 
+// --heads-off given once per --model: one setting of ';'-separated groups (core/gate_settings.h).
+std::string joined_groups(const CliOptions& options) {
+  std::string joined;
+  for (const auto& group : options.all("heads-off")) joined += (joined.empty() ? "" : ";") + group;
+  return joined;
+}
+
 }  // namespace
 
 int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
@@ -104,6 +113,7 @@ int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
   request.settings = descriptor.settings();
   for (const auto& field : descriptor.fields) {
     if (field.kind == FieldKind::Flag) request.settings.set_flag(field.name, options.flag(field.name));
+    else if (field.name == "heads-off" && options.has(field.name)) request.settings.set(field.name, joined_groups(options));
     else if (options.has(field.name)) request.settings.set(field.name, options.get(field.name, ""));
   }
   try {
@@ -152,23 +162,29 @@ int run_analysis(const AnalysisDescriptor& descriptor, int argc, char** argv) {
     if (!speaks) return 0;
   }
 
+  // A part as its file holds it: a table's CSV, or a text output as it is.
+  const auto part_text = [&report](const std::string& part) -> std::optional<std::string> {
+    if (const auto table = report.tables.find(part); table != report.tables.end()) return write_csv(table->second);
+    if (const auto text = report.texts.find(part); text != report.texts.end()) return text->second;
+    return std::nullopt;
+  };
   for (const auto& output : descriptor.outputs) {
-    const auto part = report.csv.find(output.part);
     if (!options.has(output.option)) continue;
-    if (part == report.csv.end())  // e.g. eval --translations for a language model: say so, write nothing
+    const auto text = part_text(output.part);
+    if (!text)  // e.g. eval --translations for a language model: say so, write nothing
       throw Error(command + ": --" + output.option + " has nothing to write for " + request.models.front()->name +
                   " (" + output.help + ")");
     const auto path = options.get(output.option, "");
-    write_text_file(path, part->second);
+    write_text_file(path, *text);
     std::fprintf(stderr, "%s: written to %s\n", command.c_str(), path.c_str());
   }
   if (options.flag("json")) {
-    std::cout << report.json.dump(2) << "\n";
+    if (report.record.is_null()) std::cout << tables_json(report.tables, descriptor.stdout_part).dump(2) << "\n";
+    else std::cout << report.record.dump(2) << "\n";
   } else if (!report.text.empty()) {
     std::cout << report.text;
   } else if (!options.has("out")) {
-    const auto part = report.csv.find(descriptor.stdout_part);
-    std::cout << (part != report.csv.end() ? part->second : report.text);
+    std::cout << part_text(descriptor.stdout_part).value_or(report.text);
   }
   return 0;
 }

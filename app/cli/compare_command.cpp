@@ -10,6 +10,7 @@
 #include "app/cli/model_loading.h"
 #include "models/errors.h"
 #include "models/runtime.h"
+#include "table/csv_format.h"
 
 #include "models/json_input.h"
 
@@ -90,7 +91,7 @@ double evaluate(const LoadedModel& loaded, const CliOptions& options, const std:
   } catch (const SettingError& error) {
     throw Error("attention-cli compare: " + std::string(error.what()));
   }
-  return eval(request).json.at(metric).get<double>();
+  return eval(request).record.at(metric).get<double>();
 }
 
 }  // namespace
@@ -132,8 +133,8 @@ int run_compare(int argc, char** argv) {
                    variant.values[run]);
     }
   const auto comparison = compare_variants(metric, variants, reference);
-  if (options.has("out")) write_text_file(options.get("out", ""), variant_summary_csv(comparison));
-  if (options.has("tests")) write_text_file(options.get("tests", ""), variant_tests_csv(comparison));
+  if (options.has("out")) write_text_file(options.get("out", ""), write_csv(variant_summary_table(comparison)));
+  if (options.has("tests")) write_text_file(options.get("tests", ""), write_csv(variant_tests_table(comparison)));
   if (options.flag("json")) {
     std::cout << variant_comparison_json(comparison).dump(2) << "\n";
     return 0;

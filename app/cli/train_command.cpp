@@ -3,7 +3,7 @@
 // (transformer_lm, bet_sf, bet_sg) train on text; classifiers (lama, bigru_mean,
 // encoder_classifier) on label<TAB>text files; translation models (transformer_mt) on
 // source<TAB>target pairs, with a SentencePiece model trained on the training pairs first.
-#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/corpus_data.h"
 #include "app/cli/model_loading.h"
 #include "app/cli/commands.h"
 #include "app/cli/options.h"

@@ -3,6 +3,7 @@
 
 #include "analysis/core/registry.h"
 #include "app/gui/settings_form.h"
+#include "table/csv_format.h"
 #include "widgets/result_plot.h"
 
 #include <QComboBox>
@@ -10,6 +11,7 @@
 #include <QFormLayout>
 #include <QFutureWatcher>
 #include <QJsonArray>
+#include <QLineEdit>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -39,21 +41,32 @@ std::vector<std::vector<double>> from_json(const QJsonArray& layers) {
   return values;
 }
 
+
+// The rich text over a tab's form: the descriptor's own, or its title and summary.
+QString tab_description(const AnalysisDescriptor& descriptor) {
+  if (!descriptor.tab.description.empty()) return QString::fromStdString(descriptor.tab.description);
+  return QString("<b>%1.</b> %2.").arg(QString::fromStdString(descriptor.title),
+                                      QString::fromStdString(descriptor.summary).toHtmlEscaped());
+}
+
 }  // namespace
 
-AnalysisTab::AnalysisTab(const TabSpec& spec, TabContext context, QObject* parent, bool lay_out_form)
-    : QObject(parent), context_(std::move(context)), spec_(spec), descriptor_(find_analysis(spec.name.toStdString())) {
-  Q_ASSERT(descriptor_);
-  panel_ = new AnalysisPanel(spec.description);
-  form_ = new SettingsForm(*descriptor_, spec.hidden, panel_);
-  if (spec.models == ModelChoice::One) addModelChooser("Model");
-  if (spec.models == ModelChoice::Two) addModelChooser("Model A"), addModelChooser("Model B");
+AnalysisTab::AnalysisTab(const AnalysisDescriptor& descriptor, TabContext context, QObject* parent, bool lay_out_form)
+    : QObject(parent), context_(std::move(context)), descriptor_(&descriptor) {
+  panel_ = new AnalysisPanel(tab_description(descriptor));
+  form_ = new SettingsForm(descriptor, panel_);
+  if (descriptor.tab.models == TabModels::One) addModelChooser("Model");
+  if (descriptor.tab.models == TabModels::Two) addModelChooser("Model A"), addModelChooser("Model B");
+  if (auto* heads_off = qobject_cast<QLineEdit*>(form_->input("heads-off")))
+    heads_off->setPlaceholderText("every head on — the heads panel fills this");
   if (lay_out_form) form_->addRowsTo(panel_->settingsForm());
-  if (spec.plotter) panel_->setPlotter(spec.plotter);
+  if (const auto* kind = find_plot_kind(descriptor.plot)) panel_->setPlotter(kind->draw);
   else panel_->setPlotVisible(false);
   connect(panel_, &AnalysisPanel::runRequested, this, &AnalysisTab::start);
   connect(panel_, &AnalysisPanel::cancelRequested, this, &AnalysisTab::cancel);
 }
+
+QString AnalysisTab::id() const { return QString::fromStdString(descriptor_->name); }
 
 AnalysisTab::~AnalysisTab() {
   cancel();
@@ -66,7 +79,10 @@ QComboBox* AnalysisTab::addModelChooser(const QString& label) {
   box->setMinimumContentsLength(16);
   panel_->settingsForm()->addRow(label, box);
   choosers_ << box;
-  connect(box, &QComboBox::currentIndexChanged, this, [this] { updateWindowField(); });
+  connect(box, &QComboBox::currentIndexChanged, this, [this] {
+    updateWindowField();
+    refreshHeadsOff();
+  });
   return box;
 }
 
@@ -81,7 +97,7 @@ bool AnalysisTab::isClassifier(int model) const {
 
 void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
   models_ = models;
-  const auto able = [this](const ModelSummary& model) { return model.analyses.contains(spec_.name); };
+  const auto able = [this](const ModelSummary& model) { return model.analyses.contains(id()); };
   const auto preferred = std::find_if(models.begin(), models.end(), able);
   for (int index = 0; index < choosers_.size(); ++index) {
     auto* box = choosers_[index];
@@ -92,16 +108,42 @@ void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
     // The second chooser starts on the second model, so "two models side by side" works at once; a
     // tab that prefers a model able to run it (LAMA words) starts on the first such model.
     int fallback = std::min<int>(index, static_cast<int>(models.size()) - 1);
-    if (spec_.prefers_able && preferred != models.end()) fallback = static_cast<int>(preferred - models.begin());
+    if (descriptor_->tab.prefers_able && preferred != models.end())
+      fallback = static_cast<int>(preferred - models.begin());
     // A preferred model that arrives later replaces a fallback that was not of its kind.
     // A second chooser left on the first one's model (all there was) moves on when another arrives.
     const bool keep = previous >= 0 && previous < box->count() &&
-                      (!spec_.prefers_able || able(models[previous]) ||
+                      (!descriptor_->tab.prefers_able || able(models[previous]) ||
                        preferred == models.end()) &&
                       !(index > 0 && previous == choosers_[0]->currentIndex() && fallback != previous);
     box->setCurrentIndex(keep ? previous : fallback);
   }
   updateWindowField();
+  refreshHeadsOff();
+}
+
+QList<int> AnalysisTab::runModels() const {
+  QList<int> models;
+  if (descriptor_->tab.models == TabModels::EveryAble) {
+    for (int model = 0; model < static_cast<int>(models_.size()); ++model)
+      if (models_[model].analyses.contains(id())) models << model;
+    return models;
+  }
+  for (int index = 0; index < choosers_.size(); ++index)
+    if (chosenModel(index) >= 0 && !models.contains(chosenModel(index))) models << chosenModel(index);
+  return models;
+}
+
+void AnalysisTab::refreshHeadsOff() {
+  if (!descriptor_->gated() || !context_.session || !context_.gates) return;
+  QStringList groups;
+  bool any_off = false;
+  for (int model : runModels()) {
+    const auto gates = context_.gates(model);
+    any_off = any_off || gates.offCount() > 0;
+    groups << (gates.offCount() > 0 ? context_.session->headsOffText(model, gates) : QString("none"));
+  }
+  form_->setValue("heads-off", any_off ? groups.join(";") : QString());
 }
 
 // A classifier reads each example whole: the window is a language model's setting.
@@ -114,19 +156,12 @@ void AnalysisTab::updateWindowField() {
 }
 
 bool AnalysisTab::prepare(Run& run, QString* refusal) const {
-  if (spec_.models == ModelChoice::EveryAble) {
-    for (int model = 0; model < static_cast<int>(models_.size()); ++model)
-      if (models_[model].analyses.contains(spec_.name)) run.models << model;
-    if (run.models.isEmpty()) {
-      *refusal = QString::fromStdString(descriptor_->title + " needs " + requirement_text(descriptor_->models) +
-                                        "; none is loaded");
-      return false;
-    }
-  } else {
-    for (int index = 0; index < choosers_.size(); ++index)
-      if (!run.models.contains(chosenModel(index))) run.models << chosenModel(index);
+  run.models = runModels();
+  if (descriptor_->tab.models == TabModels::EveryAble && run.models.isEmpty()) {
+    *refusal = QString::fromStdString(descriptor_->title + " needs " + requirement_text(descriptor_->models) +
+                                      "; none is loaded");
+    return false;
   }
-  for (int model : run.models) run.gates.push_back(spec_.gated && context_.gates ? context_.gates(model) : HeadGates{});
   run.settings = form_->values();
   for (int model : run.models)
     if (isClassifier(model)) run.settings.remove("window");
@@ -167,10 +202,10 @@ void AnalysisTab::start() {
     connect(watcher_, &QFutureWatcher<AnalysisJobOutcome>::finished, this, &AnalysisTab::finish);
   }
   auto* session = context_.session;
-  const auto name = spec_.name;
+  const auto name = id();
   watcher_->setFuture(QtConcurrent::run([session, name, run, progress]() -> AnalysisJobOutcome {
     try {
-      return {session->run(name, run.models, run.gates, run.settings, progress), {}};
+      return {session->run(name, run.models, run.settings, progress), {}};
     } catch (const std::exception& error) {
       return {{}, QString::fromUtf8(error.what())};
     }
@@ -204,17 +239,19 @@ void AnalysisTab::finish() {
 
 void AnalysisTab::showOutput(const AnalysisOutput& output) {
   shown_ = output;
-  panel_->setResult(output.csv);
+  if (output.hasResult()) panel_->setResult(output.mainTable(), output.tables);
+  else panel_->clearResult();
   if (!output.notes.isEmpty()) panel_->showMessage(output.notes.join("; "), false);
-  if (output.head_scores && !spec_.score_label.isEmpty()) {
+  const auto label = QString::fromStdString(descriptor_->tab.score_label);
+  if (output.head_scores && !label.isEmpty()) {
     const int model = output.head_scores->model >= 0 ? output.head_scores->model : result_model_;
-    Q_EMIT headScores(model, spec_.score_label, output.head_scores->damage());
+    Q_EMIT headScores(model, label, output.head_scores->damage());
   }
 }
 
 void AnalysisTab::clearResult() {
   shown_ = {};
-  panel_->setResult({});
+  panel_->clearResult();
   panel_->plot()->clear("Run the analysis to see its plot");
 }
 
@@ -223,11 +260,13 @@ QJsonObject AnalysisTab::state(const QDir& base) const {
   QJsonArray chosen;
   for (int index = 0; index < choosers_.size(); ++index) chosen.append(chosenModel(index));
   if (!chosen.isEmpty()) entry["models"] = chosen;
-  if (!panel_->csv().isEmpty()) {
-    entry["csv"] = panel_->csv();
+  if (shown_.hasResult()) {
+    entry["csv"] = QString::fromStdString(write_csv(shown_.mainTable()));
     entry["model"] = result_model_;
     QJsonObject parts;
-    for (auto part = shown_.parts.begin(); part != shown_.parts.end(); ++part) parts[part.key()] = part.value();
+    for (const auto& [name, table] : shown_.tables)
+      if (name != shown_.main) parts[QString::fromStdString(name)] = QString::fromStdString(write_csv(table));
+    if (!shown_.description.isEmpty()) parts["description"] = shown_.description;
     if (!parts.isEmpty()) entry["parts"] = parts;
     if (const auto& scores = shown_.head_scores)
       entry["head_scores"] = QJsonObject{{"label", QString::fromStdString(scores->label)},
@@ -249,10 +288,15 @@ void AnalysisTab::restore(const QJsonObject& entry, const QDir& base) {
   restoreExtra(entry, base);
   if (!entry.contains("csv")) return;
   result_model_ = entry["model"].toInt(-1);
+  // Saved as the CSVs the CLI writes (older sessions too), read back as tables.
   AnalysisOutput output;
-  output.csv = entry["csv"].toString();
+  output.main = descriptor_->stdout_part;
+  output.tables[output.main] = read_csv(entry["csv"].toString().toStdString());
   const auto parts = entry["parts"].toObject();
-  for (auto part = parts.begin(); part != parts.end(); ++part) output.parts[part.key()] = part.value().toString();
+  for (auto part = parts.begin(); part != parts.end(); ++part) {
+    if (part.key() == "description") output.description = part.value().toString();
+    else output.tables[part.key().toStdString()] = read_csv(part.value().toString().toStdString());
+  }
   if (entry.contains("head_scores")) {
     const auto scores = entry["head_scores"].toObject();
     output.head_scores = HeadScores{scores["label"].toString().toStdString(), from_json(scores["values"].toArray()),

@@ -1,7 +1,8 @@
-// app/gui/analysis_tab.h — one analysis tab, made from its descriptor (analysis/core/registry.h) and a row
-// of the tab table (analysis_tabs.cpp): the model chooser(s), a settings form generated from the
-// descriptor's fields (settings_form.h), a background run through ModelSession::run with progress and
-// cancel, the result as table and plot, head scores for the heads panel, and the tab's part of a
+// app/gui/analysis_tab.h — one analysis tab, made from its descriptor alone (analysis/core/registry.h:
+// its DesktopTab says how it chooses models, its plot kind which plot it draws): the model chooser(s),
+// a settings form generated from the descriptor's fields (settings_form.h) with the heads panel's
+// gates in its "Heads off" field, a background run through ModelSession::run with progress and
+// cancel, the result table and its plot, head scores for the heads panel, and the tab's part of a
 // saved session (settings by field name and the finished result, so reopening does not recompute).
 // Tabs with more to show (top tokens, LAMA words) derive from it.
 #pragma once
@@ -38,27 +39,6 @@ struct TabContext {
   std::function<QStringList(int model)> tokens;  // that sentence's tokens for a model (may be empty)
 };
 
-enum class ModelChoice {
-  One,          // a "Model" chooser
-  Two,          // "Model A" and "Model B", side by side (B skipped when it is A)
-  EveryAble,  // no chooser: every loaded model able to run it (Table 1: the causal language models)
-};
-
-// One row of the tab table: which descriptor, and the little that differs between tabs.
-struct TabSpec {
-  QString name;         // the descriptor's name, and the tab's id ("ablate")
-  QString legacy_id;    // its id before descriptors ("ablation"): old sessions and --run
-  QString description;  // rich text over the form
-  AnalysisPanel::Plotter plotter;  // empty: no plot (the table is the figure)
-  ModelChoice models = ModelChoice::One;
-  bool gated = true;    // false: runs the full model, every head on (pruning)
-  QStringList hidden;   // fields the tab fills itself (top tokens: the sentence and target)
-  QString score_label;  // the heads panel's colouring for the run's head scores ("" = none)
-  bool prefers_able = false;  // the chooser starts on the first model that can run the analysis (LAMA)
-  // Makes a tab with extras; empty: a plain AnalysisTab.
-  std::function<AnalysisTab*(const TabSpec&, const TabContext&, QObject* parent)> make;
-};
-
 // What a background run hands back to the UI thread.
 struct AnalysisJobOutcome {
   AnalysisOutput output;
@@ -70,10 +50,11 @@ class AnalysisTab : public QObject {
 
  public:
   // `lay_out_form` false: the derived tab places the form's editors itself.
-  AnalysisTab(const TabSpec& spec, TabContext context, QObject* parent, bool lay_out_form = true);
+  AnalysisTab(const AnalysisDescriptor& descriptor, TabContext context, QObject* parent, bool lay_out_form = true);
   ~AnalysisTab() override;
 
-  const TabSpec& spec() const { return spec_; }
+  // The tab's id: its descriptor's name ("ablate").
+  QString id() const;
   const AnalysisDescriptor& descriptor() const { return *descriptor_; }
   AnalysisPanel* panel() const { return panel_; }
   SettingsForm* form() const { return form_; }
@@ -81,6 +62,9 @@ class AnalysisTab : public QObject {
   int chosenModel(int index = 0) const;
 
   virtual void setModels(const std::vector<ModelSummary>& models);
+  // Writes the heads panel's gates of the models it would run into its "Heads off" field (a tab
+  // whose analysis takes no gates has none); called when gates or the chosen models change.
+  void refreshHeadsOff();
   void start();
   void cancel();
   bool isRunning() const;
@@ -98,9 +82,10 @@ class AnalysisTab : public QObject {
  protected:
   struct Run {
     QList<int> models;
-    std::vector<HeadGates> gates;
-    AnalysisSettings settings;
+    AnalysisSettings settings;  // the form's values, the heads off among them
   };
+  // The models a run takes: every loaded model able to run it, or the chosen ones.
+  QList<int> runModels() const;
   // Fills the run from the choosers, the heads panel and the form; false with a message to refuse.
   virtual bool prepare(Run& run, QString* refusal) const;
   virtual void showOutput(const AnalysisOutput& output);
@@ -117,7 +102,6 @@ class AnalysisTab : public QObject {
   void finish();
   void updateWindowField();
 
-  TabSpec spec_;
   const AnalysisDescriptor* descriptor_;
   AnalysisPanel* panel_;
   SettingsForm* form_;
@@ -125,7 +109,7 @@ class AnalysisTab : public QObject {
   std::vector<ModelSummary> models_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   QFutureWatcher<AnalysisJobOutcome>* watcher_ = nullptr;
-  AnalysisOutput shown_;  // the result on view: its CSV, further parts and head scores
+  AnalysisOutput shown_;  // the result on view: its tables and head scores
   int result_model_ = -1;  // the model the result on view was computed on
 };
 

@@ -1,8 +1,7 @@
-// app/gui/analysis_tabs.cpp — see analysis_tabs.h. A new descriptor gets a plain tab by itself;
-// a row in the table below gives it a plot (analysis_plots.cpp) or extras.
+// app/gui/analysis_tabs.cpp — see analysis_tabs.h. A new descriptor gets a tab by itself (its plot from
+// its plot kind); only a tab class with extras needs a line here.
 #include "app/gui/analysis_tabs.h"
 
-#include "widgets/analysis_plots.h"
 #include "app/gui/lama_tab.h"
 #include "app/gui/settings_form.h"
 #include "app/gui/top_tokens_tab.h"
@@ -11,98 +10,58 @@
 
 #include <QLineEdit>
 
-#include <algorithm>
 #include <QTabWidget>
+
+#include <algorithm>
+#include <map>
 
 namespace aw {
 
 namespace {
 
-const char* const kStatsDescription =
-    "<b>Bird-Eye Table 1.</b> Per layer, over every head, row and window: CA = mean attention on the diagonal, "
-    "HA(μ), HA(σ) = mean and standard deviation of the strictly lower-triangular weights (a translation encoder's "
-    "rows are not causal: every off-diagonal weight), Ratio = CA / HA(μ). The dashed line and the uniform_ columns: "
-    "the same for uniform attention over the same rows. Runs every loaded causal language model or translation "
-    "model with its current head gates.";
-const char* const kAblateDescription =
-    "<b>Michel Tables 1–3.</b> <i>single</i>: the metric with each head switched off in turn (Δ against the "
-    "current gates). <i>all-but-one</i>: per layer, each head kept alone; the best head per layer.";
-const char* const kImportanceDescription =
-    "<b>Michel §4.1.</b> I_h = mean over batches of |∂L/∂ξ_h|, each layer divided by its ℓ2 norm. "
-    "<i>Epoch series</i>: I_h of each epoch checkpoint the run kept (train --keep-epochs), heads × epochs.";
-const char* const kPruneDescription =
-    "<b>Michel Figure 3.</b> The metric as more and more heads are switched off, in ascending order of "
-    "importance and of the single-head ablation damage (oracle). Runs on the full model (all heads on). "
-    "<i>Epoch series</i> (Michel §6): for each epoch checkpoint the run kept (train --keep-epochs), the share of "
-    "heads it can lose before the metric is more than <i>Max drop</i> % worse.";
-const char* const kTopTokensDescription =
-    "<b>Bird-Eye Table 3.</b> For the attention view's sentence and a target token t (click one), the top-k "
-    "tokens attended from the row of token t−1, per layer, mean of the heads, for two models side by side.";
-const char* const kTrainingDescription =
-    "<b>Bird-Eye Figures 4–5.</b> Training and validation loss per epoch of every loaded model's run, read from "
-    "the training.json that <i>attention-cli train</i> wrote into its folder (models trained before the history "
-    "was kept are left out).";
-const char* const kDiagSweepDescription =
-    "<b>Bird-Eye Table 2 / Figure 3.</b> The metric with the dot-product diagonal multiplied by each factor at "
-    "inference; \"mask\" = DiagFreeMask (the diagonal removed except for row 0). With a bootstrap, the band is the "
-    "95 % interval of each point's difference from the model as trained (paired over the windows).";
-
 template <typename Tab>
-AnalysisTab* make_tab(const TabSpec& spec, const TabContext& context, QObject* parent) {
-  return new Tab(spec, context, parent);
+AnalysisTab* make_tab(const AnalysisDescriptor& descriptor, const TabContext& context, QObject* parent) {
+  return new Tab(descriptor, context, parent);
 }
 
-// The rows of the table below, then a plain tab for every other descriptor of the registry that
-// wants one: a new analysis has a tab (form, run, table, export) without a row here.
-std::vector<TabSpec> with_registry_tabs(std::vector<TabSpec> specs) {
-  for (const auto& descriptor : analysis_registry()) {
-    const auto name = QString::fromStdString(descriptor.name);
-    const bool listed = std::any_of(specs.begin(), specs.end(), [&](const TabSpec& spec) { return spec.name == name; });
-    if (listed || !descriptor.desktop_tab) continue;
-    TabSpec spec;
-    spec.name = name;
-    spec.description = QString("<b>%1.</b> %2.").arg(QString::fromStdString(descriptor.title),
-                                                     QString::fromStdString(descriptor.summary).toHtmlEscaped());
-    spec.score_label = QString::fromStdString(descriptor.title).toLower();
-    specs.push_back(spec);
-  }
-  return specs;
+// The tabs with more to show than a form, a table and a plot, by descriptor name; every other
+// descriptor with a tab gets a plain AnalysisTab.
+using TabMaker = AnalysisTab* (*)(const AnalysisDescriptor&, const TabContext&, QObject*);
+const std::map<std::string, TabMaker>& tab_classes() {
+  static const std::map<std::string, TabMaker> classes = {{"top-tokens", make_tab<TopTokensTab>},
+                                                          {"word-weights", make_tab<LamaTab>}};
+  return classes;
 }
 
 }  // namespace
 
-const std::vector<TabSpec>& AnalysisTabs::table() {
-  // name, old id, description, plot, models, gated, fields the tab fills, head-score colouring,
-  // whether the chooser prefers a model able to run it, the tab's class when it has extras.
-  static const std::vector<TabSpec> specs = with_registry_tabs({
-      {"stats", "table1", kStatsDescription, plot_table_one, ModelChoice::EveryAble},
-      {"ablate", "ablation", kAblateDescription, plot_ablation, ModelChoice::One, true, {}, "ablation damage"},
-      {"importance", "importance", kImportanceDescription, plot_importance, ModelChoice::One, true, {}, "importance"},
-      {"prune", "pruning", kPruneDescription, plot_pruning, ModelChoice::One, false},
-      {"top-tokens", "top_tokens", kTopTokensDescription, {}, ModelChoice::Two, true, {"text", "sentences", "target"},
-       {}, {}, make_tab<TopTokensTab>},
-      {"diag-sweep", "diag_sweep", kDiagSweepDescription, plot_diagonal_sweep},
-      {"training", "training", kTrainingDescription, plot_training, ModelChoice::EveryAble, false},
-      {"word-weights", "lama", LamaTab::kDescription, {}, ModelChoice::One, true, {}, {}, true, make_tab<LamaTab>},
-  });
-  return specs;
+std::vector<const AnalysisDescriptor*> AnalysisTabs::tabbed() {
+  std::vector<const AnalysisDescriptor*> descriptors;
+  for (const auto& descriptor : analysis_registry())
+    if (descriptor.tab.shown) descriptors.push_back(&descriptor);
+  std::stable_sort(descriptors.begin(), descriptors.end(),
+                   [](const auto* a, const auto* b) { return a->tab.order < b->tab.order; });
+  return descriptors;
 }
 
 QString AnalysisTabs::tabId(const QString& id) {
-  for (const auto& spec : table())
-    if (spec.name == id || spec.legacy_id == id) return spec.name;
+  for (const auto* descriptor : tabbed())
+    if (id.toStdString() == descriptor->name || id.toStdString() == descriptor->tab.legacy_id)
+      return QString::fromStdString(descriptor->name);
   return {};
 }
 
 AnalysisTabs::AnalysisTabs(TabContext context, QTabWidget* tabs, QObject* parent) : QObject(parent) {
-  for (const auto& spec : table()) {
-    auto* tab = spec.make ? spec.make(spec, context, this) : new AnalysisTab(spec, context, this);
+  for (const auto* descriptor : tabbed()) {
+    const auto made = tab_classes().find(descriptor->name);
+    auto* tab = made != tab_classes().end() ? made->second(*descriptor, context, this)
+                                            : new AnalysisTab(*descriptor, context, this);
     tabs_.push_back(tab);
     if (auto* lama = qobject_cast<LamaTab*>(tab)) lama_ = lama;
     if (auto* top = qobject_cast<TopTokensTab*>(tab)) top_tokens_ = top;
-    tabs->addTab(tab->panel(), QString::fromStdString(tab->descriptor().title));
+    tabs->addTab(tab->panel(), QString::fromStdString(descriptor->title));
     connect(tab, &AnalysisTab::headScores, this, &AnalysisTabs::headScores);
-    connect(tab, &AnalysisTab::finished, this, [this, id = spec.name] { Q_EMIT analysisFinished(id); });
+    connect(tab, &AnalysisTab::finished, this, [this, id = tab->id()] { Q_EMIT analysisFinished(id); });
   }
 }
 
@@ -125,10 +84,14 @@ void AnalysisTabs::refreshTargets() {
   if (top_tokens_) top_tokens_->refreshTargets();
 }
 
+void AnalysisTabs::refreshHeadsOff() {
+  for (auto* tab : tabs_) tab->refreshHeadsOff();
+}
+
 AnalysisTab* AnalysisTabs::tab(const QString& id) const {
   const auto name = tabId(id);
   for (auto* tab : tabs_)
-    if (tab->spec().name == name) return tab;
+    if (tab->id() == name) return tab;
   return nullptr;
 }
 
@@ -139,7 +102,7 @@ AnalysisPanel* AnalysisTabs::panel(const QString& id) const {
 
 QStringList AnalysisTabs::ids() const {
   QStringList ids;
-  for (auto* tab : tabs_) ids << tab->spec().name;
+  for (auto* tab : tabs_) ids << tab->id();
   return ids;
 }
 
@@ -159,13 +122,13 @@ void AnalysisTabs::cancelAll() {
 
 QJsonObject AnalysisTabs::state(const QDir& base) const {
   QJsonObject state;
-  for (auto* tab : tabs_) state[tab->spec().name] = tab->state(base);
+  for (auto* tab : tabs_) state[tab->id()] = tab->state(base);
   return state;
 }
 
 void AnalysisTabs::restore(const QJsonObject& state, const QDir& base) {
   for (auto* tab : tabs_)
-    if (state.contains(tab->spec().name)) tab->restore(state[tab->spec().name].toObject(), base);
+    if (state.contains(tab->id())) tab->restore(state[tab->id()].toObject(), base);
   refreshTargets();
 }
 

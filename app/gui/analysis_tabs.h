@@ -1,8 +1,8 @@
-// app/gui/analysis_tabs.h — the analysis tabs of the main window, built from a table {descriptor name
-// → description, plot, model choice, extras} (analysis_tabs.cpp) over the analysis registry: Table 1,
-// ablation, importance, pruning, top-attended tokens, diagonal sweep and LAMA words. Each tab is an
-// AnalysisTab (analysis_tab.h); this collection finds them by id, runs them, and saves and restores
-// them with a session.
+// app/gui/analysis_tabs.h — the analysis tabs of the main window: one for every descriptor of the
+// analysis registry whose DesktopTab is shown, in its order (Table 1, ablation, importance, pruning,
+// top-attended tokens, diagonal sweep, training, LAMA words, then any new analysis). Each tab is an
+// AnalysisTab (analysis_tab.h), or a tab class with extras where analysis_tabs.cpp names one; this
+// collection finds them by id, runs them, and saves and restores them with a session.
 #pragma once
 
 #include "app/gui/analysis_tab.h"
@@ -25,8 +25,8 @@ class AnalysisTabs : public QObject {
   Q_OBJECT
 
  public:
-  // Every analysis tab, in the order they appear.
-  static const std::vector<TabSpec>& table();
+  // The descriptors with a tab, in the order the tabs appear.
+  static std::vector<const AnalysisDescriptor*> tabbed();
   // A tab's id (its descriptor's name) from that name or from its id before descriptors ("table1"
   // → "stats"); "" when no tab has it.
   static QString tabId(const QString& id);
@@ -39,6 +39,8 @@ class AnalysisTabs : public QObject {
   void setDefaultCorpus(const QString& path);
   // The sentence's tokens changed: the top-tokens tab offers them as targets.
   void refreshTargets();
+  // The heads panel's gates changed: every gated tab's "Heads off" field follows.
+  void refreshHeadsOff();
 
   // Ids are the descriptor names (stats, ablate, importance, prune, top-tokens, diag-sweep,
   // word-weights); the old ids (table1, ablation, pruning, top_tokens, diag_sweep, lama) work too.
@@ -62,7 +64,7 @@ class AnalysisTabs : public QObject {
   void analysisFinished(const QString& id);
 
  private:
-  std::vector<AnalysisTab*> tabs_;  // in table order
+  std::vector<AnalysisTab*> tabs_;  // in tab order
   LamaTab* lama_ = nullptr;
   TopTokensTab* top_tokens_ = nullptr;
 };

@@ -4,7 +4,8 @@
 #include "app/gui/settings_form.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/analysis_plots.h"
-#include "widgets/csv_table.h"
+#include "table/csv_format.h"
+#include "widgets/result_table_model.h"
 #include "widgets/result_plot.h"
 #include "widgets/word_weight_view.h"
 
@@ -58,15 +59,8 @@ QSpinBox* spin_box(QWidget* input, const QString& prefix, const QString& suffix 
 }  // namespace
 
 const QString LamaTab::kDefaultWords = "amazing,happy,recommended,poor,terrible,worst";
-const QString LamaTab::kDescription =
-    "<b>LAMA Figure 4 and Table 6.</b> Every occurrence of the chosen words in the labelled documents, with its "
-    "attention weight (mean of the heads or one head; × document length makes 1.0 = uniform), as one density "
-    "curve per rating (Gaussian KDE, Silverman's bandwidth) in one plot per word; the words with the highest mean "
-    "weight per rating; and any document with its words coloured by weight. A rating needs 3 occurrences of a word "
-    "for its curve. Head gates do not change LAMA's attention, only what the classifier reads from it.";
-
-LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent)
-    : AnalysisTab(spec, context, parent, false) {
+LamaTab::LamaTab(const AnalysisDescriptor& descriptor, const TabContext& context, QObject* parent)
+    : AnalysisTab(descriptor, context, parent, false) {
   layOutForm();
   // Under the summary table: the keywords and the other CSVs; under the plot: the document view.
   auto* keywords = new QWidget;
@@ -79,7 +73,7 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
     return label;
   };
   keyword_layout->addWidget(caption("<b>Keywords per rating</b> (LAMA Table 6) — double-click one to add it"));
-  keyword_model_ = new CsvTableModel(this);
+  keyword_model_ = new ResultTableModel(this);
   keyword_view_ = new QTableView;
   keyword_view_->setModel(keyword_model_);
   keyword_view_->setAlternatingRowColors(true);
@@ -88,7 +82,7 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
   keyword_layout->addWidget(keyword_view_, 1);
   keyword_layout->addWidget(caption("<b>Shift between ratings</b> — Mann–Whitney U per word and pair of ratings; "
                                        "effect = P(weight in a &gt; weight in b), p Holm-adjusted"));
-  shift_model_ = new CsvTableModel(this);
+  shift_model_ = new ResultTableModel(this);
   shift_view_ = new QTableView;
   shift_view_->setModel(shift_model_);
   shift_view_->setAlternatingRowColors(true);
@@ -139,7 +133,7 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
     column->setStretchFactor(1, 2);
   }
 
-  panel()->setPlotter([this](ResultPlot& plot, const CsvTable& summary) { plotDensities(plot, summary); });
+  panel()->setPlotter([this](ResultPlot& plot, const PlotInput& input) { plotDensities(plot, input); });
   connect(modelChooser(), &QComboBox::currentIndexChanged, this, [this] {
     fillHeadChoices();
     reloadDocuments();
@@ -154,7 +148,7 @@ LamaTab::LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent
   connect(document_view_, &WordWeightView::wordClicked, this, [this](const QString& word) { addWord(word); });
   connect(keyword_view_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const int column = keyword_model_->table().column("word");
-    if (column >= 0) addWord(keyword_model_->table().rows.value(index.row()).value(column));
+    if (column >= 0) addWord(QString::fromStdString(keyword_model_->table().text(index.row(), column)));
   });
 }
 
@@ -221,11 +215,13 @@ bool LamaTab::prepare(Run& run, QString* refusal) const {
 
 void LamaTab::showOutput(const AnalysisOutput& output) {
   AnalysisTab::showOutput(output);  // draws the densities through the plotter
-  keyword_model_->setTable(parse_csv(output.parts.value("keywords")));
-  shift_model_->setTable(parse_csv(output.parts.value("shift")));
+  const auto* keywords = output.part("keywords");
+  const auto* shift = output.part("shift");
+  keyword_model_->setTable(keywords ? *keywords : ResultTable());
+  shift_model_->setTable(shift ? *shift : ResultTable());
   for (auto button = part_exports_.begin(); button != part_exports_.end(); ++button)
-    button.value()->setEnabled(!output.parts.value(button.key()).isEmpty());
-  if (output.parts.contains("description")) panel()->showMessage(output.parts.value("description"), false);
+    button.value()->setEnabled(output.part(button.key().toStdString()) != nullptr);
+  if (!output.description.isEmpty()) panel()->showMessage(output.description, false);
   listDocuments();
 }
 
@@ -244,13 +240,19 @@ void LamaTab::restoreExtra(const QJsonObject& entry, const QDir&) {
   reloadDocuments();  // its data file and split may have changed
 }
 
-bool LamaTab::exportPart(const QString& name, const QString& path) const {
-  return !part(name).isEmpty() && write_csv_file(path, part(name));
+QString LamaTab::part(const QString& name) const {
+  const auto* table = shown().part(name.toStdString());
+  return table ? QString::fromStdString(write_csv(*table)) : QString();
 }
 
-void LamaTab::plotDensities(ResultPlot& plot, const CsvTable& summary) const {
-  const auto x_label = scale_box_->currentData().toString() == "length" ? QString("weight × length") : QString("attention weight");
-  plot_word_weights(plot, summary, parse_csv(part("density")), x_label);
+bool LamaTab::exportPart(const QString& name, const QString& path) const {
+  return !part(name).isEmpty() && write_text_file(path, part(name));
+}
+
+void LamaTab::plotDensities(ResultPlot& plot, const PlotInput& input) const {
+  PlotInput labelled = input;
+  labelled.x_label = scale_box_->currentData().toString() == "length" ? QString("weight × length") : QString("attention weight");
+  find_plot_kind("word-weights")->draw(plot, labelled);
 }
 
 void LamaTab::reloadDocuments() {

@@ -22,8 +22,7 @@ class QTableView;
 
 namespace aw {
 
-class CsvTableModel;
-struct CsvTable;
+class ResultTableModel;
 class ResultPlot;
 class WordWeightView;
 
@@ -32,9 +31,7 @@ class LamaTab : public AnalysisTab {
 
  public:
   static const QString kDefaultWords;  // the paper's six: amazing,happy,recommended,poor,terrible,worst
-  static const QString kDescription;
-
-  LamaTab(const TabSpec& spec, const TabContext& context, QObject* parent);
+  LamaTab(const AnalysisDescriptor& descriptor, const TabContext& context, QObject* parent);
 
   // The heads of the chosen model and its documents follow the models.
   void setModels(const std::vector<ModelSummary>& models) override;
@@ -42,7 +39,8 @@ class LamaTab : public AnalysisTab {
 
   // Writes one result part ("occurrences", "density", "keywords") verbatim; false if there is none.
   bool exportPart(const QString& part, const QString& path) const;
-  QString part(const QString& name) const { return shown().parts.value(name); }
+  // A part of the result on view as the CSV the CLI writes ("" when there is none).
+  QString part(const QString& name) const;
   // The document view on listed document `row` of the chooser, or on a typed text.
   void showListedDocument(int row);
   void showText(const QString& text);
@@ -67,15 +65,15 @@ class LamaTab : public AnalysisTab {
   void reloadDocuments();
   void listDocuments();
   void addWord(const QString& word);
-  void plotDensities(ResultPlot& plot, const CsvTable& summary) const;
+  void plotDensities(ResultPlot& plot, const PlotInput& input) const;
   void showCapture(const QString& heading, const QString& text);
 
   QLineEdit* words_edit_;
   QComboBox* head_box_;
   QComboBox* scale_box_;
-  CsvTableModel* keyword_model_;
+  ResultTableModel* keyword_model_;
   QTableView* keyword_view_;
-  CsvTableModel* shift_model_;  // each word's Mann–Whitney shift between pairs of ratings
+  ResultTableModel* shift_model_;  // each word's Mann–Whitney shift between pairs of ratings
   QTableView* shift_view_;
   QComboBox* document_box_;
   QCheckBox* only_with_words_;

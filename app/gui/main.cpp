@@ -26,10 +26,10 @@ namespace {
 // (table1, ablation, …) work too."
 QString run_help() {
   QStringList tabs, legacy;
-  for (const auto& spec : aw::AnalysisTabs::table()) {
-    const auto* descriptor = aw::find_analysis(spec.name.toStdString());
-    tabs << QString("%1 (%2)").arg(spec.name, QString::fromStdString(descriptor ? descriptor->title : std::string()));
-    if (spec.legacy_id != spec.name) legacy << spec.legacy_id;
+  for (const auto* descriptor : aw::AnalysisTabs::tabbed()) {
+    tabs << QString("%1 (%2)").arg(QString::fromStdString(descriptor->name), QString::fromStdString(descriptor->title));
+    const auto& old_id = descriptor->tab.legacy_id;
+    if (!old_id.empty() && old_id != descriptor->name) legacy << QString::fromStdString(old_id);
   }
   return "Run an analysis tab once loaded: " + tabs.join(", ") + "; the ids of older versions (" + legacy.join(", ") +
          ") work too.";

@@ -1,7 +1,8 @@
 // app/gui/model_session.cpp — see model_session.h.
 #include "app/gui/model_session.h"
 
-#include "analysis/core/analysis_inputs.h"
+#include "analysis/core/gate_settings.h"
+#include "analysis/core/head_gates.h"
 #include "analysis/capture/attention_export.h"
 #include "analysis/core/attention_blocks.h"
 #include "analysis/core/labelled_parts.h"
@@ -415,8 +416,19 @@ std::vector<LabelledDocument> ModelSession::labelledDocuments(int model, const Q
   return documents;
 }
 
-AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& models, const std::vector<HeadGates>& gates,
-                                 const AnalysisSettings& settings, const AnalysisProgress& progress) const {
+const ResultTable& AnalysisOutput::mainTable() const {
+  static const ResultTable empty;
+  const auto found = tables.find(main);
+  return found == tables.end() ? empty : found->second;
+}
+
+const ResultTable* AnalysisOutput::part(const std::string& name) const {
+  const auto found = tables.find(name);
+  return found == tables.end() ? nullptr : &found->second;
+}
+
+AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& models, const AnalysisSettings& settings,
+                                 const AnalysisProgress& progress) const {
   const auto* descriptor = find_analysis(analysis.toStdString());
   if (!descriptor) throw Error("no analysis is called '" + analysis.toStdString() + "'");
   // The job keeps its own references: a session cleared meanwhile does not pull the models away.
@@ -424,7 +436,6 @@ AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& mode
   for (int index : models) loaded.push_back(impl_->model(index));
   AnalysisRequest request;
   for (const auto& model : loaded) request.models.push_back(model.get());
-  for (const auto& flags : gates) request.gates.push_back(flags.on);
   request.settings = descriptor->settings();
   for (auto value = settings.begin(); value != settings.end(); ++value)
     request.settings.set(value.key().toStdString(), value.value().toStdString());
@@ -444,16 +455,23 @@ AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& mode
     output.cancelled = true;
     return output;
   }
-  const auto printed = report.csv.find(descriptor->stdout_part);
-  output.csv = QString::fromStdString(printed != report.csv.end() ? printed->second : report.text);
-  for (const auto& [name, csv] : report.csv)
-    if (name != descriptor->stdout_part) output.parts[QString::fromStdString(name)] = QString::fromStdString(csv);
-  if (!report.description.empty()) output.parts["description"] = QString::fromStdString(report.description);
+  output.tables = std::move(report.tables);
+  output.main = descriptor->stdout_part;
+  output.description = QString::fromStdString(report.description);
   if (report.head_scores) {
     output.head_scores = std::move(report.head_scores);
     output.head_scores->model = models.value(output.head_scores->model, -1);  // request index → session index
   }
   return output;
+}
+
+QString ModelSession::headsOffText(int index, const HeadGates& gates) const {
+  const auto loaded = impl_->model(index);
+  std::vector<HeadRef> off;
+  for (size_t block = 0; block < gates.on.size(); ++block)
+    for (size_t head = 0; head < gates.on[block].size(); ++head)
+      if (!gates.on[block][head]) off.push_back({static_cast<int64_t>(block), static_cast<int64_t>(head)});
+  return QString::fromStdString(heads_off_group_text(heads_off_group(off, loaded->config)));
 }
 
 }  // namespace aw

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "analysis/core/descriptor.h"
+#include "table/result_table.h"
 #include "widgets/head_gates.h"
 
 #include <QList>
@@ -124,14 +125,20 @@ using AnalysisProgress = std::function<bool(qint64 done, qint64 total, const QSt
 // when present (its value is ignored); a field left out takes the descriptor's default.
 using AnalysisSettings = QMap<QString, QString>;
 
-// A finished analysis: the CSV the CLI prints (its stdout part), or cancelled. `parts` holds the
-// descriptor's other CSVs by name ("occurrences", "density", …) and "description" (what was read).
+// A finished analysis: its result tables by output name (`main` is the one the CLI prints: the tab's
+// table and plot; the others are its further parts, "occurrences", "density", …), or cancelled.
 struct AnalysisOutput {
-  QString csv;
+  ResultTables tables;
+  std::string main = "csv";
   bool cancelled = false;
-  QMap<QString, QString> parts;
+  QString description;                    // what was read ("reviews.tsv: 120 documents")
   std::optional<HeadScores> head_scores;  // `model`: the session's index of the scored model
   QStringList notes;  // what the analysis told on the way ("3 examples truncated to 256 tokens")
+
+  bool hasResult() const { return tables.count(main) > 0; }
+  const ResultTable& mainTable() const;   // an empty table when there is none
+  // A part's table, or nullptr.
+  const ResultTable* part(const std::string& name) const;
 };
 
 // An attention file written by `attend --out FILE.safetensors`, opened to browse: its layers stay in
@@ -187,11 +194,14 @@ class ModelSession {
   // naming the file for unreadable files and unknown labels).
   std::vector<LabelledDocument> labelledDocuments(int model, const QString& data, const QString& part, int seed) const;
 
-  // Runs the registry's analysis `analysis` (analysis/core/registry.h) on `models` (session indexes) with
-  // each model's gates (may be shorter; empty = all on) and `settings`. Throws aw::Error with a line
-  // for the user: a bad setting names its label ("Window: 99 exceeds the model's 16 positions").
-  AnalysisOutput run(const QString& analysis, const QList<int>& models, const std::vector<HeadGates>& gates,
-                     const AnalysisSettings& settings, const AnalysisProgress& progress) const;
+  // Runs the registry's analysis `analysis` (analysis/core/registry.h) on `models` (session indexes)
+  // with `settings` (the head gates among them: "heads-off"). Throws aw::Error with a line for the
+  // user: a bad setting names its label ("Window: 99 exceeds the model's 16 positions").
+  AnalysisOutput run(const QString& analysis, const QList<int>& models, const AnalysisSettings& settings,
+                     const AnalysisProgress& progress) const;
+  // The heads `gates` switches off in model `index`, as the "heads-off" setting writes one model's
+  // group ("2.3,4.1", "cross1.2"; "none" when every head is on).
+  QString headsOffText(int index, const HeadGates& gates) const;
 
  private:
   struct Impl;

@@ -65,11 +65,11 @@ QWidget* make_input(const SettingField& field) {
 
 }  // namespace
 
-SettingsForm::SettingsForm(const AnalysisDescriptor& descriptor, const QStringList& hidden, QWidget* owner)
-    : QObject(owner), owner_(owner) {
+SettingsForm::SettingsForm(const AnalysisDescriptor& descriptor, QWidget* owner) : QObject(owner), owner_(owner) {
+  const auto& filled = descriptor.tab.filled_fields;
   for (const auto& field : descriptor.fields) {
     const auto name = QString::fromStdString(field.name);
-    if (!field.in_form || hidden.contains(name)) continue;
+    if (!field.in_form || std::find(filled.begin(), filled.end(), field.name) != filled.end()) continue;
     auto* input = make_input(field);
     input->setObjectName(name);
     input->setToolTip(QString::fromStdString(field.help));

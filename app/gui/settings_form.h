@@ -25,8 +25,9 @@ class SettingsForm : public QObject {
   Q_OBJECT
 
  public:
-  // Editors for the fields shown in a form (in_form), except those in `hidden` (the tab fills them).
-  SettingsForm(const AnalysisDescriptor& descriptor, const QStringList& hidden, QWidget* owner);
+  // Editors for the fields shown in a form (in_form), except those the tab fills itself
+  // (descriptor.tab.filled_fields).
+  SettingsForm(const AnalysisDescriptor& descriptor, QWidget* owner);
 
   // Lays the editors out: each path or text field starts a row under its label; the spin boxes,
   // choices and check boxes that follow join that row (each with its label), so a form stays short.

@@ -10,8 +10,8 @@
 
 namespace aw {
 
-TopTokensTab::TopTokensTab(const TabSpec& spec, const TabContext& context, QObject* parent)
-    : AnalysisTab(spec, context, parent) {
+TopTokensTab::TopTokensTab(const AnalysisDescriptor& descriptor, const TabContext& context, QObject* parent)
+    : AnalysisTab(descriptor, context, parent) {
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   scroll->setFixedHeight(48);

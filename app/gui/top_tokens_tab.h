@@ -14,7 +14,7 @@ class TopTokensTab : public AnalysisTab {
   Q_OBJECT
 
  public:
-  TopTokensTab(const TabSpec& spec, const TabContext& context, QObject* parent);
+  TopTokensTab(const AnalysisDescriptor& descriptor, const TabContext& context, QObject* parent);
 
   void setModels(const std::vector<ModelSummary>& models) override;
   // The sentence's tokens changed: offer them as targets.

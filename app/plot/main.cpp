@@ -5,7 +5,7 @@
 //   attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png
 // It needs no display: without QT_QPA_PLATFORM it renders offscreen. No LibTorch here (widgets/ only).
 #include "widgets/analysis_plots.h"
-#include "widgets/csv_table.h"
+#include "table/csv_format.h"
 #include "widgets/result_plot.h"
 
 #include <QApplication>
@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,60 +27,35 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-constexpr const char* kUsage =
-    "usage: attention-plot KIND FILE.csv --png OUT.png [--pdf OUT.pdf] [--size 900x540]\n"
-    "       attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png\n"
-    "KIND, and the attention-cli command whose --out CSV it draws:\n"
-    "  table1       stats        Bird-Eye Table 1: Ratio per layer, uniform-attention reference\n"
-    "  ablation     ablate       Michel Tables 1-2: the metric's change per head (layers x heads)\n"
-    "  importance   importance   Michel 4.1: I_h per head (layers x heads)\n"
-    "  pruning      prune        Michel Figure 3: the metric against the share of heads pruned\n"
-    "  diag-sweep   diag-sweep   Bird-Eye Figure 3: the metric against the diagonal factor\n"
-    "  training     training     Bird-Eye Figures 4-5: loss per epoch\n"
-    "  word-weights word-weights LAMA Figure 4: weight densities per rating (--summary and --density)\n";
-
-using Plotter = std::function<void(aw::ResultPlot&, const aw::CsvTable&)>;
-
-struct Kind {
-  Plotter draw;
-  const char* command;                 // the attention-cli command whose CSV it draws
-  std::vector<QStringList> columns;    // each entry: one of these columns must be there
-};
-
-const std::map<std::string, Kind>& kinds() {
-  static const std::map<std::string, Kind> table = {
-      {"table1", {aw::plot_table_one, "stats", {{"layer"}, {"Ratio"}}}},
-      {"ablation", {aw::plot_ablation, "ablate", {{"layer"}, {"delta"}, {"head", "best_head"}}}},
-      {"importance", {aw::plot_importance, "importance", {{"layer"}, {"head"}, {"importance"}}}},
-      {"pruning", {aw::plot_pruning, "prune", {{"order"}, {"percent_pruned", "prunable_percent"}}}},
-      {"diag-sweep", {aw::plot_diagonal_sweep, "diag-sweep", {{"factor"}, {"metric"}}}},
-      {"training", {aw::plot_training, "training", {{"epoch"}, {"train_loss"}}}},
-      {"word-weights", {nullptr, "word-weights --summary", {{"word"}, {"label"}, {"count"}}}},
-      {"density", {nullptr, "word-weights --density", {{"word"}, {"label"}, {"x"}, {"density"}}}}};
-  return table;
-}
-
-// A table without the columns its kind is drawn from is refused, naming the first one missing.
-void require_columns(const aw::CsvTable& table, const QString& path, const std::string& kind) {
-  const auto& spec = kinds().at(kind);
-  for (const auto& alternatives : spec.columns) {
-    const bool found = std::any_of(alternatives.begin(), alternatives.end(),
-                                   [&](const QString& name) { return table.column(name) >= 0; });
-    if (!found)
-      throw std::runtime_error(path.toStdString() + ": not a " + kind + " table: it has no '" +
-                               alternatives.join("' or '").toStdString() + "' column (attention-cli " +
-                               spec.command + " writes one)");
+// The usage, with one line per plot kind of widgets/analysis_plots.h.
+std::string usage() {
+  std::string text =
+      "usage: attention-plot KIND FILE.csv --png OUT.png [--pdf OUT.pdf] [--size 900x540]\n"
+      "       attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png\n"
+      "KIND, and the attention-cli command whose --out CSV it draws:\n";
+  for (const auto& kind : aw::plot_kinds()) {
+    char line[256];
+    const auto command = kind.command.substr(0, kind.command.find(' '));
+    std::snprintf(line, sizeof line, "  %-12s %-12s %s\n", kind.name.c_str(), command.c_str(), kind.summary.c_str());
+    text += line;
   }
+  return text;
 }
 
-aw::CsvTable read_table(const QString& path, const std::string& kind) {
+// A file read as a table of `kind`; refused when it has none, or lacks a column the kind is drawn
+// from (naming the first one missing and the command that writes such a file).
+aw::ResultTable read_table(const QString& path, const std::string& kind, const std::string& command,
+                           const aw::RequiredColumns& columns) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly))
     throw std::runtime_error(path.toStdString() + ": cannot open (" + file.errorString().toStdString() + ")");
-  const auto table = aw::parse_csv(QString::fromUtf8(file.readAll()));
-  if (table.header.isEmpty() || table.rows.isEmpty())
+  const auto table = aw::read_csv(file.readAll().toStdString());
+  if (table.columns().empty() || table.rows().empty())
     throw std::runtime_error(path.toStdString() + ": no table in it (an attention-cli --out CSV has a header and rows)");
-  require_columns(table, path, kind);
+  const auto missing = aw::missing_column(table, columns);
+  if (!missing.empty())
+    throw std::runtime_error(path.toStdString() + ": not a " + kind + " table: it has no " + missing +
+                             " column (attention-cli " + command + " writes one)");
   return table;
 }
 
@@ -119,7 +93,7 @@ Arguments parse_arguments(const QStringList& words) {
   }
   if (positional.size() != 2) throw UsageError("give a KIND and one CSV file");
   arguments.kind = positional[0], arguments.csv = positional[1];
-  if (arguments.kind == "density" || !kinds().count(arguments.kind.toStdString()))
+  if (!aw::find_plot_kind(arguments.kind.toStdString()))
     throw UsageError("unknown kind '" + arguments.kind.toStdString() + "'");
   if (arguments.png.isEmpty() && arguments.pdf.isEmpty()) throw UsageError("--png or --pdf is required");
   if (arguments.kind == "word-weights" && arguments.density.isEmpty())
@@ -134,18 +108,22 @@ Arguments parse_arguments(const QStringList& words) {
 }
 
 void draw(aw::ResultPlot& plot, const Arguments& arguments) {
-  const auto kind = arguments.kind.toStdString();
-  const auto table = read_table(arguments.csv, kind);
-  if (kind == "word-weights")
-    aw::plot_word_weights(plot, table, read_table(arguments.density, "density"),
-                          arguments.scale == "length" ? "weight × length" : "attention weight", arguments.title);
-  else
-    kinds().at(kind).draw(plot, table);
+  const auto& kind = *aw::find_plot_kind(arguments.kind.toStdString());
+  const auto table = read_table(arguments.csv, kind.name, kind.command, kind.columns);
+  aw::ResultTables parts;
+  for (const auto& part : kind.parts)  // word-weights: its --density table
+    parts[part.name] = read_table(arguments.density, part.name, part.option, part.columns);
+  aw::PlotInput input{table, &parts};
+  if (kind.name == "word-weights") {
+    input.x_label = arguments.scale == "length" ? "weight × length" : "attention weight";
+    input.title = arguments.title;
+  }
+  kind.draw(plot, input);
   if (plot.isEmpty())
     throw std::runtime_error(arguments.csv.toStdString() + ": nothing to draw" +
-                             (kind == "word-weights" ? " (no word occurs " + std::to_string(aw::kMinPlottedCount) +
-                                                           " or more times under one label)"
-                                                     : std::string(" (no plottable rows)")));
+                             (kind.name == "word-weights" ? " (no word occurs " + std::to_string(aw::kMinPlottedCount) +
+                                                                " or more times under one label)"
+                                                          : std::string(" (no plottable rows)")));
 }
 
 void save(aw::ResultPlot& plot, const Arguments& arguments) {
@@ -186,7 +164,7 @@ int main(int argc, char** argv) {
   try {
     const auto words = QApplication::arguments();
     if (words.size() == 1 || words.contains("--help") || words.contains("-h")) {
-      std::fputs(kUsage, words.size() == 1 ? stderr : stdout);
+      std::fputs(usage().c_str(), words.size() == 1 ? stderr : stdout);
       return words.size() == 1 ? 2 : 0;
     }
     const auto arguments = parse_arguments(words);

@@ -1,0 +1,70 @@
+// analysis/core/shared_settings.cpp — see shared_settings.h.
+#include "analysis/core/shared_settings.h"
+
+#include "analysis/core/setting_fields.h"
+
+#include <limits>
+
+namespace aw {
+
+std::vector<SettingField> corpus_fields(int64_t default_batch) {
+  auto window = integer_field("window", "Window", 0, 2, 1 << 20,
+                              "tokens per window (language models; default min(128, the model's positions))");
+  window.default_text.clear();  // the model decides
+  return {path_field("text", "Data", true, "text file (language models) or label<TAB>text lines (classifiers)"),
+          window, integer_field("batch", "Batch", default_batch, 1, 1 << 20, "windows or examples per forward", "B")};
+}
+
+CorpusSettings corpus_settings(const SettingValues& settings) {
+  CorpusSettings corpus;
+  corpus.path = settings.required_text("text");
+  if (settings.given("window")) corpus.window = settings.integer("window");
+  corpus.batch = settings.integer("batch");
+  return corpus;
+}
+
+SettingField beam_field(std::string help) { return integer_field("beam", "Beam", 4, 1, 64, std::move(help)); }
+
+DecodingSettings decoding_settings(const SettingValues& settings) {
+  DecodingSettings decoding;
+  decoding.beam = settings.integer("beam");
+  decoding.beam_given = settings.given("beam");
+  return decoding;
+}
+
+std::vector<SettingField> translation_metric_fields() {
+  return {choice_field("metric", "Metric", {"loss", "bleu"}, "loss",
+                       "translation models: perplexity of the reference translations (loss) or corpus BLEU of "
+                       "the model's own translations (bleu)"),
+          beam_field("translation models with --metric bleu: beam size (1 = greedy)")};
+}
+
+MetricSettings metric_settings(const SettingValues& settings) {
+  MetricSettings metric;
+  metric.bleu = settings.choice("metric") == "bleu";
+  metric.decoding = decoding_settings(settings);
+  return metric;
+}
+
+std::vector<SettingField> significance_fields() {
+  return {integer_field("bootstrap", "Bootstrap", 1000, 0, 1000000,
+                        "paired-bootstrap resamples of the examples for intervals and p-values (0 = none)", "B"),
+          integer_field("bootstrap-seed", "Bootstrap seed", 1, 0, std::numeric_limits<int64_t>::max(),
+                        "the seed of the bootstrap's resampling", "S"),
+          choice_field("correction", "Correction", {"holm", "bh"}, "holm",
+                       "multiple-comparison correction of the p-values: Holm (family-wise) or Benjamini–Hochberg (bh)")};
+}
+
+SignificanceOptions significance_options(const SettingValues& settings) {
+  SignificanceOptions options;
+  options.resamples = settings.integer("bootstrap");
+  options.seed = static_cast<uint64_t>(settings.integer("bootstrap-seed"));
+  options.correction = correction_from_name(settings.choice("correction"));
+  return options;
+}
+
+void append_fields(std::vector<SettingField>& fields, std::vector<SettingField> more) {
+  for (auto& field : more) fields.push_back(std::move(field));
+}
+
+}  // namespace aw

@@ -1,0 +1,51 @@
+// analysis/core/shared_settings.h — the settings many analyses share, each concern as a small typed
+// struct with its fields and one parse from the request's values: the data file and its windows, the
+// translation metric and its decoding, the bootstrap. A descriptor lists the fields and parses the
+// structs once at the top of its run; nothing below a descriptor reads a setting by its name.
+#pragma once
+
+#include "analysis/core/descriptor.h"
+#include "analysis/statistics/delta_significance.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+// --text FILE (required), --window N, --batch B.
+struct CorpusSettings {
+  std::string path;
+  std::optional<int64_t> window;  // given: a language model's windows; else min(128, its positions)
+  int64_t batch = 8;              // windows or examples per forward
+};
+std::vector<SettingField> corpus_fields(int64_t default_batch = 8);
+CorpusSettings corpus_settings(const SettingValues& settings);
+
+// --beam N: the beam of a translation model's own translations (1 = greedy).
+SettingField beam_field(std::string help);
+struct DecodingSettings {
+  int64_t beam = 4;
+  bool beam_given = false;  // for analyses that refuse --beam where nothing is decoded
+};
+DecodingSettings decoding_settings(const SettingValues& settings);
+
+// --metric loss|bleu and --beam: translation models are measured by the perplexity of the
+// references, or by the corpus BLEU of the model's own translations.
+std::vector<SettingField> translation_metric_fields();
+struct MetricSettings {
+  bool bleu = false;
+  DecodingSettings decoding;
+};
+MetricSettings metric_settings(const SettingValues& settings);
+
+// --bootstrap B (default 1000, 0 = off), --bootstrap-seed S (default 1), --correction holm|bh: the
+// paired bootstrap of analyses that compare gate settings (analysis/statistics/delta_significance.h).
+std::vector<SettingField> significance_fields();
+SignificanceOptions significance_options(const SettingValues& settings);
+
+// The fields of `more` after those of `fields`.
+void append_fields(std::vector<SettingField>& fields, std::vector<SettingField> more);
+
+}  // namespace aw

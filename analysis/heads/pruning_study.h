@@ -1,0 +1,32 @@
+// analysis/heads/pruning_study.h — Michel Figure 3, in two phases so that the heads can be ranked on
+// other data than the curves are drawn on (the held-out protocol; or read from a file,
+// head_order_file.h): rank the heads, then draw each order's pruning curve.
+#pragma once
+
+#include "analysis/heads/gate_evaluation.h"
+#include "analysis/heads/head_pruning.h"
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+// The heads of `blocks` (empty = all; Michel Figure 4 ranks one attention kind at a time) in
+// ascending order of "importance" (normalised I_h) or "oracle" (the single-head ablation damage) on
+// `data`; empty when `progress` cancels.
+std::vector<HeadRef> rank_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                                const std::string& order_name, const ProgressCallback& progress = {},
+                                const std::vector<int64_t>& blocks = {});
+
+struct RankedOrder {
+  std::string name;  // what the CSV's order column says: importance or oracle
+  std::vector<HeadRef> heads;
+};
+
+// Each order's curve on `data`, `step_percent` more heads off per point (pruning_curve, with
+// `significance`); `cancelled` set when `progress` cancels.
+PruningResult pruning_curves(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                             const std::vector<RankedOrder>& orders, double step_percent,
+                             const ProgressCallback& progress = {}, const SignificanceOptions& significance = {});
+
+}  // namespace aw
