@@ -152,7 +152,6 @@ ResultTable read_csv(const std::string& text) {
       header_expected = true;  // a new block repeats the header
       continue;
     }
-    if (record.size() == 1 && record[0].empty()) continue;  // blank line
     if (header_expected) {
       if (!header_seen)
         for (const auto& name : record) table.add_column(name, ColumnType::Text);

@@ -220,9 +220,10 @@ aw_cli_test(ablate_single EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, base
 aw_cli_test(ablate_all_but_one EXIT 0 REGEX "mode=all-but-one.layer,best_head,metric,delta.1,[1-3],[0-9.]+,[0-9.e-]+.2,[1-3],"
             ARGS ablate --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --mode all-but-one --bootstrap 0)
 # Head gates as a setting (--heads-off): recorded in the CSV, checked against the model, one group per --model.
+# (A ';' in a regex here would split it: CMake lists; '.' stands for it.)
 aw_cli_test(ablate_heads_off EXIT 0 REGEX "^# model=tiny_lm, metric=perplexity, baseline=[0-9.]+, mode=single, heads_off=1.2,2.3\nlayer,head,metric,delta\n1,1,"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --bootstrap 0 --heads-off 1.2,2.3)
-aw_cli_test(stats_heads_off_per_model EXIT 0 REGEX "^# include_first_row=true, heads_off=none;2.1\nmodel,layer,"
+aw_cli_test(stats_heads_off_per_model EXIT 0 REGEX "^# include_first_row=true, heads_off=none.2.1\nmodel,layer,"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8
                  --heads-off none --heads-off 2.1)
 aw_cli_test(error_heads_off_layer EXIT 1 STDERR_LINES 1 REGEX "attention-cli ablate: --heads-off 3.1: tiny_lm has 2 layers\n"
@@ -231,7 +232,7 @@ aw_cli_test(error_heads_off_head EXIT 1 STDERR_LINES 1 REGEX "attention-cli impo
             ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --heads-off 2.4)
 aw_cli_test(error_heads_off_syntax EXIT 1 STDERR_LINES 1 REGEX "attention-cli eval: --heads-off expects LAYER.HEAD entries counted from 1 .*got '1-2'\n"
             ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --heads-off 1-2)
-aw_cli_test(error_heads_off_groups EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --heads-off has 1 group for 2 models: give one per --model, separated by ';' \(none: every head on\)\n"
+aw_cli_test(error_heads_off_groups EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --heads-off has 1 group for 2 models: give one per --model, separated by '.' \(none: every head on\)\n"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --heads-off 1.1)
 aw_cli_test(error_heads_off_kind EXIT 1 STDERR_LINES 1 REGEX "attention-cli ablate: --heads-off enc1.1: tiny_lm has one kind of attention: write 1.1\n"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --heads-off enc1.1)
