@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) with AddressSanitizer + UBSan into build-fuzz/ and runs each one.
-# Usage: scripts/fuzz.sh [SECONDS] [--quick] [--jobs N] [--only TARGET[,TARGET…]]
+# Usage: scripts/dev/fuzz.sh [SECONDS] [--quick] [--jobs N] [--only TARGET[,TARGET…]]
 #   SECONDS   per target (default 60); --quick: 3,000 inputs per target with a fixed seed, a few
 #             seconds each (the test suite's run: the same inputs every time on a fresh build-fuzz/)
 #   --jobs N  targets run side by side (default 1; each uses one core)
@@ -9,7 +9,7 @@
 # reproduce it is printed. New inputs that reach new code stay in build-fuzz/corpus/<target>/, so the
 # next run starts where this one ended. Per-target executions go to build-fuzz/fuzz-report.txt.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 
 seconds=60 jobs=1 only="" budget=()
@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=$2; shift ;;
     --only) only=$2; shift ;;
     [0-9]*) seconds=$1 ;;
-    *) echo "fuzz.sh: unknown argument '$1' (usage: scripts/fuzz.sh [SECONDS] [--quick] [--jobs N] [--only T1,T2])" >&2; exit 2 ;;
+    *) echo "fuzz.sh: unknown argument '$1' (usage: scripts/dev/fuzz.sh [SECONDS] [--quick] [--jobs N] [--only T1,T2])" >&2; exit 2 ;;
   esac
   shift
 done
@@ -41,7 +41,7 @@ cmake --build "$build" --target aw_fuzz --parallel "$(nproc 2>/dev/null || echo 
 read -r -a targets < <(tr ";" " " < "$build/fuzz/targets.txt"; echo)
 if [ -n "$only" ]; then IFS=',' read -r -a targets <<< "$only"; fi
 
-# Seed corpora: the committed multi-part seeds (scripts/make_fuzz_seeds.py) and real single files.
+# Seed corpora: the committed multi-part seeds (scripts/fixtures/make_fuzz_seeds.py) and real single files.
 shared=../shared/data
 seeds=$build/seeds
 rm -rf "$seeds"

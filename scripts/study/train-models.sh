@@ -5,14 +5,14 @@
 # vanilla model on the same data; and LAMA+ctx with the ‖AAᵀ − I‖² penalisation beside its BiGRU
 # (max-pooling) and 1-layer encoder baselines on Amazon Fine Food and SST-5, 3 seeds each.
 #
-#   scripts/train-models.sh queue    # trains every run not trained yet, most useful first; resumable
+#   scripts/study/train-models.sh queue    # trains every run not trained yet, most useful first; resumable
 #                                    # (a killed run continues from its last snapshot, at most 200
 #                                    # steps back). Start it once per core: each run is locked to the
 #                                    # lane that took it. AW_ONLY=REGEX takes only the variants
 #                                    # it matches (AW_ONLY='^ud_': the short UD EWT runs first).
-#   scripts/train-models.sh status   # each run: recorded, done, running (with its last progress line), waiting
-#   scripts/train-models.sh record   # records every finished run's test result (the queue does it too)
-#   scripts/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
+#   scripts/study/train-models.sh status   # each run: recorded, done, running (with its last progress line), waiting
+#   scripts/study/train-models.sh record   # records every finished run's test result (the queue does it too)
+#   scripts/study/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
 #
 # Each finished run is recorded at once in docs/results/runs/<variant>/seed-<S>.json (committed): its
 # test metric as `attention-cli eval --json` gives it, with its training summary. The weights stay in
@@ -28,14 +28,14 @@
 # its train.log. Data come from ../shared/data (AW_SHARED_DATA overrides); records go to
 # docs/results/runs (AW_RECORDS_DIR), shipped models to sample_data (AW_SAMPLE_DATA).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 what=${1:-queue}
 shared=${AW_SHARED_DATA:-../shared/data}
 wiki=$shared/wikitext-2
 ud=$shared/ud-english-ewt
 models=${AW_MODELS_DIR:-build-models}
 records=${AW_RECORDS_DIR:-docs/results/runs}
-built_cli=${AW_CLI:-build/app/attention-cli}  # scripts/gpu-train.sh points it at the pip-LibTorch build
+built_cli=${AW_CLI:-build/app/attention-cli}  # scripts/gpu/gpu-train.sh points it at the pip-LibTorch build
 samples=${AW_SAMPLE_DATA:-sample_data}  # where ship puts the models (a scratch copy in gpu-train.sh's CPU test)
 
 sizes=(--layers 4 --heads 8 --d-model 256 --d-ff 1024 --window 128)
@@ -143,7 +143,7 @@ record_run() {
     echo "train-models: eval of $out/best failed; see $out/train.log" >&2
     return 1
   }
-  python3 scripts/record_run.py "$out/test.json" "$out/training.json" "$variant" "$record" || return 1
+  python3 scripts/study/record_run.py "$out/test.json" "$out/training.json" "$variant" "$record" || return 1
   echo "train-models: $variant seed $seed recorded in $record" >&2
 }
 
@@ -270,7 +270,7 @@ case "$what" in
   status) status ;;
   chosen-lambda) chosen_lambda ;;
   record) record_all ;;
-  ship) ship ;;  # BET(SG)'s λ_p, once its sweep is done (scripts/reproduce.sh)
+  ship) ship ;;  # BET(SG)'s λ_p, once its sweep is done (scripts/study/reproduce.sh)
   *) echo "train-models: unknown step '$what' (queue, status, record, ship or chosen-lambda)" >&2; exit 2 ;;
 esac
 exit

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes docs/results.md from the CSVs and figures scripts/reproduce.sh leaves in its results folder.
+"""Writes docs/results.md from the CSVs and figures scripts/study/reproduce.sh leaves in its results folder.
 
 Every number in the report comes from those files; every sentence that reads a result is built from
 the numbers it reads (a difference is called significant only when its test says so), so rerunning
@@ -26,7 +26,7 @@ MICHEL_TABLE2_WMT = [  # layer: (Enc-Enc, Enc-Dec, Dec-Dec) ΔBLEU with only the
     ("4", "−0.15", "−0.24", "0.17"), ("5", "0.02", "−1.55*", "−0.04"), ("6", "−0.36*", "−13.56*", "0.24")]
 
 
-# Bird-Eye Table 2's variants as scripts/train-models.sh names them, in the paper's order.
+# Bird-Eye Table 2's variants as scripts/study/train-models.sh names them, in the paper's order.
 TABLE2_VARIANTS = ["vanilla", "bet_sf", "bet_sf_no_mask", "diag_free_mask", "reduced_diag", "magnified_diag"]
 
 
@@ -182,7 +182,7 @@ class Report:
             commit = "unknown"
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
         self.add("# Results: the three papers' analyses on the bundled models\n")
-        self.add(f"_Written by `scripts/reproduce.sh` ({self.mode} mode) on {when} at commit {commit}, in "
+        self.add(f"_Written by `scripts/study/reproduce.sh` ({self.mode} mode) on {when} at commit {commit}, in "
                  f"{self.seconds / 60:.1f} minutes on {os.cpu_count()} cores. Do not edit by hand: rerun the "
                  "script. Every number below is read from the CSVs next to this page "
                  f"(`{self.rel}/`), which `attention-cli` wrote; the figures are drawn from them by "
@@ -279,7 +279,7 @@ class Report:
                              num(r["uniform_Ratio"]), num(r["Ratio_over_uniform"])] for r in sg]))
 
     def recorded_runs(self):
-        """Every run scripts/train-models.sh finished: its test result and the epoch validation chose."""
+        """Every run scripts/study/train-models.sh finished: its test result and the epoch validation chose."""
         rows = []
         for variant, runs in self.read_records().items():
             for seed, record in runs:
@@ -293,7 +293,7 @@ class Report:
         if not rows:
             return
         self.add("## The recorded runs\n")
-        self.add(f"Each run `scripts/train-models.sh` has finished, as recorded in `{self.records}/` ({len(rows)} run{'s' if len(rows) != 1 else ''}): "
+        self.add(f"Each run `scripts/study/train-models.sh` has finished, as recorded in `{self.records}/` ({len(rows)} run{'s' if len(rows) != 1 else ''}): "
                  "its metric on the test split, measured once after training, and the validation score that "
                  "chose its epoch. Only seed 1 of the bundled models keeps its weights (`sample_data/`); the "
                  "comparisons over seeds below read these records. A variant with one run so far is listed here "
@@ -324,8 +324,8 @@ class Report:
         if not summary:
             if recorded:
                 self.add("Fewer than two variants had two recorded seeds when this page was written, so there is no "
-                         "mean ± sd or t-test yet (`scripts/train-models.sh queue` trains 3 seeds of each; the next "
-                         "`scripts/reproduce.sh` compares them here). The runs recorded so far, WikiText-2 test "
+                         "mean ± sd or t-test yet (`scripts/study/train-models.sh queue` trains 3 seeds of each; the next "
+                         "`scripts/study/reproduce.sh` compares them here). The runs recorded so far, WikiText-2 test "
                          "perplexity of each seed:\n")
                 self.add(table(["variant", "seeds", "test perplexity per seed"],
                                [[f"`{v}`", len(ppl), ", ".join(num(x) for x in ppl)] for v, ppl in recorded]))
@@ -338,7 +338,7 @@ class Report:
                          "Transformer on all three of its language-modelling datasets (abstract); we could not read "
                          "its Table 2's values.\n")
             else:
-                self.add("No runs were recorded when this page was written: `scripts/train-models.sh queue` trains "
+                self.add("No runs were recorded when this page was written: `scripts/study/train-models.sh queue` trains "
                          "them (3 seeds of each Table 2 variant). **The paper** reports BET better than the vanilla "
                          "Transformer on all three of its language-modelling datasets (abstract).\n")
             return
@@ -644,9 +644,9 @@ class Report:
         found = [(name, summary, tests) for name, summary, tests in found if summary]
         self.add("### LAMA against its baselines\n")
         if not found:
-            self.add("Not yet measured: `scripts/train-models.sh queue` trains LAMA+ctx (with the penalisation), the "
+            self.add("Not yet measured: `scripts/study/train-models.sh queue` trains LAMA+ctx (with the penalisation), the "
                      "max-pooled BiGRU and the 1-layer encoder, 3 seeds each, on Amazon Fine Food and SST-5; the next "
-                     "`scripts/reproduce.sh` compares them here. The single runs of the first small models are in "
+                     "`scripts/study/reproduce.sh` compares them here. The single runs of the first small models are in "
                      "[results-history.md](results-history.md).\n")
             return
         for name, summary, tests in found:
@@ -719,9 +719,9 @@ class Report:
         self.lama()
         self.translation()
         self.add("## Reproduce\n")
-        self.add("```sh\nscripts/build.sh                 # once\nscripts/reproduce.sh             # this page "
-                 "(docs/results.md, docs/results/)\nscripts/reproduce.sh --quick     # the pipeline on small slices "
-                 "(ctest: reproduce.quick)\nscripts/train-models.sh queue    # the study-size models and Table 2's "
+        self.add("```sh\nscripts/build.sh                 # once\nscripts/study/reproduce.sh             # this page "
+                 "(docs/results.md, docs/results/)\nscripts/study/reproduce.sh --quick     # the pipeline on small slices "
+                 "(ctest: reproduce.quick)\nscripts/study/train-models.sh queue    # the study-size models and Table 2's "
                  "seeds (hours on 2 cores)\n```\n")
         with open(self.out, "w", encoding="utf-8") as f:
             f.write("\n".join(self.parts))
@@ -737,7 +737,7 @@ def main():
     parser.add_argument("--records", default="", help="the runs train-models.sh recorded (docs/results/runs)")
     args = parser.parse_args()
     if not os.path.isdir(args.results):
-        sys.exit(f"write_results: {args.results}: no such folder (scripts/reproduce.sh writes it)")
+        sys.exit(f"write_results: {args.results}: no such folder (scripts/study/reproduce.sh writes it)")
     Report(args.results, args.out, args.samples, args.mode, args.seconds, args.records).write()
 
 

@@ -3,9 +3,9 @@
 # into build-asan/ (RelWithDebInfo, -DSANITIZE=address,undefined) and runs ctest there. Any ASan or
 # UBSan report, or a leak not listed in fuzz/lsan.supp (libraries' own start-up allocations), fails
 # the test it happens in. docs/reliability.md says what is skipped and why.
-# Usage: scripts/run-sanitized-tests.sh [extra ctest arguments, e.g. -R Checkpoint]
+# Usage: scripts/dev/run-sanitized-tests.sh [extra ctest arguments, e.g. -R Checkpoint]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 scripts/install-deps.sh
 launcher=()

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The ctest tests that read a sample model whose weights are not there, for `ctest -E`.
 
-    scripts/sample-tests.py BUILD_DIR [SAMPLES_DIR]
+    scripts/gpu/sample-tests.py BUILD_DIR [SAMPLES_DIR]
 
 A sample model is missing when SAMPLES_DIR (default sample_data) has its folder and config.json but no
-model.safetensors: on a lent GPU machine after scripts/device-tree.sh slim, which keeps the two big
+model.safetensors: on a lent GPU machine after scripts/gpu/device-tree.sh slim, which keeps the two big
 word-level LMs out of what travels (CMake still reads their config.json). A test needs one when its
 command names the folder (sample_data/NAME or golden's @S@/NAME: the cli.samples_*, distributed.* and
 golden.* tests) or it is the core suite's SampleCheckpoint instance for it.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The one command a session with a lent GPU machine runs there to train the study's queue
-# (scripts/train-models.sh) on the GPU, from the repo root with .deps/root.tar.xz and .deps/data.tar.xz
-# carried (scripts/fetch-gpu-deps.sh and scripts/fetch-gpu-data.sh made them here):
+# (scripts/study/train-models.sh) on the GPU, from the repo root with .deps/root.tar.xz and .deps/data.tar.xz
+# carried (scripts/gpu/fetch-gpu-deps.sh and scripts/gpu/fetch-gpu-data.sh made them here):
 #   1. unpacks the data into .deps/data (../shared does not travel; AW_SHARED_DATA overrides);
-#   2. builds build-torch/app/attention-cli with scripts/build-pytorch.sh (which unpacks .deps/root)
+#   2. builds build-torch/app/attention-cli with scripts/gpu/build-pytorch.sh (which unpacks .deps/root)
 #      unless it is built there already (a warm machine), under a time limit;
-#   3. runs `scripts/train-models.sh queue` in AW_LANES lanes at once (default 4: one 12-M-parameter
+#   3. runs `scripts/study/train-models.sh queue` in AW_LANES lanes at once (default 4: one 12-M-parameter
 #      model leaves the GPU mostly idle) with AW_DEVICE=cuda until SECONDS have passed (default: what
 #      is left of a DEADLINE of 540 s, less the time packing needs), then stops them: a run stopped
 #      mid-way is lost (on a warm machine the next call resumes it from its last snapshot), finished
@@ -14,15 +14,15 @@
 #      (docs/results/runs/ as it now stands there, named from the repo root, where `tar -xf
 #      records.tar --skip-old-files` adds the new records and keeps the rest); lanes.log (the build's
 #      output if it built, each lane's log, the GPU's load, the end of each touched run's train.log);
-#      and with AW_SHIP=1, the sample_data/ folders that `scripts/train-models.sh ship` replaced, as a
+#      and with AW_SHIP=1, the sample_data/ folders that `scripts/study/train-models.sh ship` replaced, as a
 #      tar in parts of 15 MiB (models.tar.part-aa, …: `cat models.tar.part-* | tar -x`).
-# Usage: scripts/gpu-train.sh [--cpu] [SECONDS]
+# Usage: scripts/gpu/gpu-train.sh [--cpu] [SECONDS]
 #   --cpu  AW_DEVICE=cpu, the Debian build's build/app/attention-cli (AW_CLI overrides), no build, one
 #          lane unless AW_LANES says otherwise: to exercise the script without a GPU. Point
 #          AW_MODELS_DIR, AW_RECORDS_DIR and AW_SAMPLE_DATA at scratch folders so that a live queue,
 #          docs/results/runs/ and sample_data/ stay untouched.
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 start=$SECONDS
 cpu=0
 [ "${1:-}" = --cpu ] && { cpu=1; shift; }
@@ -60,7 +60,7 @@ else
   data=.deps/data
   if [ ! -f "$data/wikitext-2/train.txt" ]; then
     if [ ! -f .deps/data.tar.xz ]; then
-      note "no .deps/data.tar.xz: make it with scripts/fetch-gpu-data.sh and name it in carry; nothing trained"
+      note "no .deps/data.tar.xz: make it with scripts/gpu/fetch-gpu-data.sh and name it in carry; nothing trained"
       exit 1
     fi
     tar -C .deps -xJf .deps/data.tar.xz || { note "unpacking .deps/data.tar.xz failed; nothing trained"; exit 1; }
@@ -75,7 +75,7 @@ if [ ! -x "$cli" ]; then
   budget=$(($(left) - reserve - 60))
   [ "$budget" -le 360 ] || budget=360
   begun=$SECONDS
-  timeout -k 5 "$budget" env JOBS="$jobs" TARGET=attention-cli bash scripts/build-pytorch.sh >"$work/build.log" 2>&1
+  timeout -k 5 "$budget" env JOBS="$jobs" TARGET=attention-cli bash scripts/gpu/build-pytorch.sh >"$work/build.log" 2>&1
   status=$?
   grep -E '^build-pytorch: torch' "$work/build.log" | tee -a "$summary"
   note "build of $cli: exit $status after $((SECONDS - begun))s (limit ${budget}s)"
@@ -104,7 +104,7 @@ else
     remaining=$((end - SECONDS))
     [ "$remaining" -ge 10 ] || break
     # timeout makes each lane a process group of its own, which the clean-up below stops whole.
-    timeout -k 20 "$remaining" env AW_DEVICE="$device" AW_CLI="$cli" bash scripts/train-models.sh queue \
+    timeout -k 20 "$remaining" env AW_DEVICE="$device" AW_CLI="$cli" bash scripts/study/train-models.sh queue \
       >"$work/lane-$lane.log" 2>&1 &
     pids+=($!)
     if [ "$lane" -eq 1 ]; then
@@ -187,7 +187,7 @@ while IFS= read -r log; do
 done < <(find "$models" -mindepth 3 -maxdepth 3 -name train.log -newer "$work/stamp" 2>/dev/null | sort)
 
 if [ "${AW_SHIP:-0}" = 1 ]; then
-  bash scripts/train-models.sh ship 2>"$work/ship.log"
+  bash scripts/study/train-models.sh ship 2>"$work/ship.log"
   cat "$work/ship.log" >>"$out/lanes.log"
   mapfile -t shipped < <(sed -n "s,^train-models: .* → $samples/\(.*\)$,\1,p" "$work/ship.log")
   if [ ${#shipped[@]} -eq 0 ]; then

@@ -6,7 +6,7 @@ docs/checkpoint-format.md for the tensor names each architecture needs). Only Py
 required: the safetensors file is written directly (8-byte header length, JSON header, raw bytes).
 
 Example:
-  python3 scripts/export_checkpoint.py --state-dict lm.pt --config my_config.json \\
+  python3 scripts/tools/export_checkpoint.py --state-dict lm.pt --config my_config.json \\
       --vocab vocab.txt --out exported/ --rename decoder.=layers. --rename embed.=tok_emb. --f16
   build/app/attention-cli info --model exported/      # validates names, shapes and vocabulary
 """

@@ -3,16 +3,16 @@
 # reproduction report from what they print: docs/results.md, with its CSVs and PNG figures in
 # docs/results/ (figures drawn by attention-plot from the CSVs attention-cli writes).
 #
-#   scripts/reproduce.sh                   # the report: docs/results.md + docs/results/
-#   scripts/reproduce.sh --quick [--out D] # every step on a small slice, into D (build/reproduce-quick):
+#   scripts/study/reproduce.sh                   # the report: docs/results.md + docs/results/
+#   scripts/study/reproduce.sh --quick [--out D] # every step on a small slice, into D (build/reproduce-quick):
 #                                          # checks the pipeline, its numbers mean nothing (ctest runs it)
 #
 # Needs a build with the GUI (scripts/build.sh: attention-cli and attention-plot), python3, and the
-# data in ../shared/data (AW_SHARED_DATA overrides). Table 2's seeds are the runs scripts/train-models.sh
+# data in ../shared/data (AW_SHARED_DATA overrides). Table 2's seeds are the runs scripts/study/train-models.sh
 # recorded in docs/results/runs/ (each seed's test result; the weights are not kept), compared there by
 # `attention-cli compare`. Progress goes to stderr; each step's output to the step log.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 quick=0 dest=""
 while [ $# -gt 0 ]; do
@@ -32,7 +32,7 @@ plot=${AW_PLOT:-build/app/attention-plot}
 shared=${AW_SHARED_DATA:-../shared/data}
 samples=${AW_SAMPLE_DATA:-sample_data}
 records=${AW_RECORDS_DIR:-docs/results/runs}
-runs=${AW_MODELS_DIR:-build-models}  # where scripts/train-models.sh keeps its data splits
+runs=${AW_MODELS_DIR:-build-models}  # where scripts/study/train-models.sh keeps its data splits
 wiki=$shared/wikitext-2
 ud=$shared/ud-english-ewt
 amazon=$shared/amazon-fine-food/reviews.tsv
@@ -90,7 +90,7 @@ step() {  # step <title> <command…>: runs one step, its output into the log, i
   echo "$(( $(date +%s) - begin )) s" >&2
 }
 # variant <name> <variant> [runs…]: "name=run,run,…" for compare --variant, from the given runs and
-# the variant's recorded seeds (scripts/train-models.sh); fails with fewer than 2.
+# the variant's recorded seeds (scripts/study/train-models.sh); fails with fewer than 2.
 variant() {
   local name=$1 folder=$2 r
   local items=("${@:3}")
@@ -140,7 +140,7 @@ if [ $quick = 1 ]; then
     for seed in 1 2; do
       run=$work/t2_$arch/seed-$seed
       step "record (quick) $arch seed $seed" sh -c "'$cli' eval --model '$run/best' --text '$compare_text' --window $compare_window \
-        --json > '$run/test.json' && python3 scripts/record_run.py '$run/test.json' '$run/training.json' $arch '$records/$arch/seed-$seed.json'"
+        --json > '$run/test.json' && python3 scripts/study/record_run.py '$run/test.json' '$run/training.json' $arch '$records/$arch/seed-$seed.json'"
     done
     compare_args+=(--variant "$(variant "$arch" "$arch")")
   done
@@ -163,7 +163,7 @@ fi
 # BET(SG) on UD EWT: the λ_p sweep (seed 1 of each weight; its best dev perplexity goes on), then the
 # chosen weight's seeds against the UD vanilla model's.
 if [ $quick = 0 ]; then
-  lambda=$(AW_RECORDS_DIR=$records scripts/train-models.sh chosen-lambda)
+  lambda=$(AW_RECORDS_DIR=$records scripts/study/train-models.sh chosen-lambda)
   if [ -n "$lambda" ]; then
     echo "lambda_p,best_dev_perplexity" > "$results/bet_sg_lambda.csv"
     for r in "$records"/ud_bet_sg_lambda_*/seed-1.json; do
@@ -274,7 +274,7 @@ step "word-weights per head (valid), the widest head on test" lama_heads
 step "split + eval: LAMA on the Amazon test part" sh -c "'$cli' split --data '$lama_data' --out '$work/amazon' --seed 1 &&
   '$cli' eval --model '$samples/lama_amazon' --text '$work/amazon/test.tsv' --json > '$results/eval_lama_amazon.json'"
 
-# ---- LAMA against its baselines over seeds (scripts/train-models.sh's runs), test accuracy
+# ---- LAMA against its baselines over seeds (scripts/study/train-models.sh's runs), test accuracy
 if [ $quick = 0 ]; then
   for set in amazon sst5; do
     args=()
@@ -312,7 +312,7 @@ for f in "$results"/*.csv "$results"/*.json "$log"; do
   [ -f "$f" ] && sed -i "s|$work/|slice/|g" "$f"
 done
 seconds=$(( $(date +%s) - started ))
-step "write the report" python3 scripts/write_results.py --results "$results" --out "$dest/results.md" \
+step "write the report" python3 scripts/study/write_results.py --results "$results" --out "$dest/results.md" \
   --seconds "$seconds" --mode "$([ $quick = 1 ] && echo quick || echo full)" --samples "$samples" \
   --records "$records"
 echo "reproduce: $dest/results.md written in $(( $(date +%s) - started )) s" >&2

@@ -2,11 +2,11 @@
 # Fetches what a build against PyTorch's LibTorch needs beyond torch, CUDA and CMake, for a machine
 # that has none of it (a lent GPU machine: no Debian -dev packages, no network). Run here, on Debian 12
 # x86-64: downloads the packages' .deb files into .deps/debs/, unpacks the headers, libraries and
-# CMake/pkg-config files into .deps/root/ (a prefix for scripts/build-pytorch.sh), and packs that into
-# .deps/root.tar.xz, the one file a device run carries (scripts/gpu-check.sh unpacks it there).
-# .deps/ is ignored by git. Usage: scripts/fetch-gpu-deps.sh
+# CMake/pkg-config files into .deps/root/ (a prefix for scripts/gpu/build-pytorch.sh), and packs that into
+# .deps/root.tar.xz, the one file a device run carries (scripts/gpu/gpu-check.sh unpacks it there).
+# .deps/ is ignored by git. Usage: scripts/gpu/fetch-gpu-deps.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # The -dev packages of scripts/install-deps.sh that the core, CLI, tests and benches use, and the
 # runtime libraries they link (spdlog was built against fmt 9; Debian's libsentencepiece0 names

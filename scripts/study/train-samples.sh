@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Trains the small models (2 layers × 4 heads, d 128, WikiText-2's valid split as training text) of
 # docs/results-history.md: the earlier bundled samples and their small-scale Table 2. The models the
-# application opens now are the study-size ones of scripts/train-models.sh (sample_data/README.md);
+# application opens now are the study-size ones of scripts/study/train-models.sh (sample_data/README.md);
 # this script writes only under build/.
 #
-#   scripts/train-samples.sh samples   # (default) vanilla_lm, bet_sf (WikiText-2), bet_sg (UD EWT) → build/samples/
-#   scripts/train-samples.sh variants  # the Table 2 variants, and a vanilla model on UD EWT → build/table2/
-#   scripts/train-samples.sh table     # every model's held-out perplexity → build/table2/results.md
-#   scripts/train-samples.sh all       # the three in turn
-#   scripts/train-samples.sh lama        # LAMA+ctx (E = 100, no regulariser) on Amazon reviews → build/lama/amazon_lama
-#   scripts/train-samples.sh lama-table  # LAMA+ctx, BiGRU-mean and 1-layer encoder on Amazon and SST-5,
+#   scripts/study/train-samples.sh samples   # (default) vanilla_lm, bet_sf (WikiText-2), bet_sg (UD EWT) → build/samples/
+#   scripts/study/train-samples.sh variants  # the Table 2 variants, and a vanilla model on UD EWT → build/table2/
+#   scripts/study/train-samples.sh table     # every model's held-out perplexity → build/table2/results.md
+#   scripts/study/train-samples.sh all       # the three in turn
+#   scripts/study/train-samples.sh lama        # LAMA+ctx (E = 100, no regulariser) on Amazon reviews → build/lama/amazon_lama
+#   scripts/study/train-samples.sh lama-table  # LAMA+ctx, BiGRU-mean and 1-layer encoder on Amazon and SST-5,
 #                                        # test results and parameter counts → build/lama/results.md
 #
 # Every WikiText-2 model gets the same data, sizes, budget and seed; only --arch and the diagonal
 # options differ. Needs a built build/app/attention-cli (scripts/build.sh); ~5 minutes per model on
 # 2 cores. Data come from ../shared/data (AW_SHARED_DATA overrides); see docs/results-history.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 what=${1:-samples}
 cli=build/app/attention-cli
 shared=${AW_SHARED_DATA:-../shared/data}

@@ -5,30 +5,30 @@
 # tests that read them when they are absent). This takes them out of what travels for the length of a
 # device session, without committing anything, and puts them back exactly.
 #
-#   scripts/device-tree.sh slim      every tracked sample_data/*/model.safetensors over AW_SLIM_OVER
+#   scripts/gpu/device-tree.sh slim      every tracked sample_data/*/model.safetensors over AW_SLIM_OVER
 #                                    bytes (default 8 MiB) leaves the index (`git rm --cached`: the
 #                                    files stay on disk, unchanged) and is ignored through marked lines
 #                                    in .git/info/exclude. Idempotent.
-#   scripts/device-tree.sh restore   undoes slim: `git reset` of those paths (the index takes HEAD's
+#   scripts/gpu/device-tree.sh restore   undoes slim: `git reset` of those paths (the index takes HEAD's
 #                                    entry back) and the marked lines removed; `git status` is as
 #                                    before. Idempotent.
-#   scripts/device-tree.sh size [PATH…]   the bytes that would travel — tracked (in the index) and
+#   scripts/gpu/device-tree.sh size [PATH…]   the bytes that would travel — tracked (in the index) and
 #                                    untracked-not-ignored files, shared/ if there is one, and each
 #                                    PATH given (what `carry` names) — against 64 MiB; exit 1 if over.
-#   scripts/device-tree.sh list      the paths slim took out, if any.
+#   scripts/gpu/device-tree.sh list      the paths slim took out, if any.
 #
 # Do not commit between slim and restore: a plain `git commit` would delete the weights from the
 # branch. slim installs a pre-commit hook that refuses such a commit (where no other pre-commit hook
 # is there; `git commit -m … -- PATHS` of other files still works), and restore removes it.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 limit=$((64 * 1024 * 1024))
 over=${AW_SLIM_OVER:-$((8 * 1024 * 1024))}
 exclude=$(git rev-parse --git-path info/exclude)
-begin="# >>> scripts/device-tree.sh slim: kept out of device runs; 'scripts/device-tree.sh restore' removes these lines"
-end="# <<< scripts/device-tree.sh slim"
+begin="# >>> scripts/gpu/device-tree.sh slim: kept out of device runs; 'scripts/gpu/device-tree.sh restore' removes these lines"
+end="# <<< scripts/gpu/device-tree.sh slim"
 hook=$(git rev-parse --git-path hooks/pre-commit)
-hook_mark="# installed by scripts/device-tree.sh slim; removed by its restore"
+hook_mark="# installed by scripts/gpu/device-tree.sh slim; removed by its restore"
 
 # The paths in the marked block of .git/info/exclude (without their leading /).
 slimmed() {
@@ -73,8 +73,8 @@ install_hook() {
 # shellcheck disable=SC2086  # the paths have no spaces (sample_data/NAME/model.safetensors)
 gone=$(git diff --cached --name-only --diff-filter=D -- $paths)
 if [ -n "$gone" ]; then
-  echo "pre-commit: this commit would delete $gone (taken out of the index by scripts/device-tree.sh slim)." >&2
-  echo "  Run scripts/device-tree.sh restore first, or commit only your own paths: git commit -m ... -- PATHS" >&2
+  echo "pre-commit: this commit would delete $gone (taken out of the index by scripts/gpu/device-tree.sh slim)." >&2
+  echo "  Run scripts/gpu/device-tree.sh restore first, or commit only your own paths: git commit -m ... -- PATHS" >&2
   exit 1
 fi
 HOOK
@@ -105,7 +105,7 @@ slim() {
   git rm --cached -q -- "${candidates[@]}"
   install_hook
   for path in "${candidates[@]}"; do echo "device-tree: $path ($(stat -c %s -- "$path") bytes) out of the index, ignored"; done
-  echo "device-tree: slim; commit nothing until 'scripts/device-tree.sh restore'"
+  echo "device-tree: slim; commit nothing until 'scripts/gpu/device-tree.sh restore'"
 }
 
 restore() {
@@ -170,5 +170,5 @@ case "${1:-}" in
   restore) restore ;;
   size) shift; size "$@" ;;
   list) slimmed ;;
-  *) echo "usage: scripts/device-tree.sh slim|restore|size [CARRIED PATH…]|list" >&2; exit 2 ;;
+  *) echo "usage: scripts/gpu/device-tree.sh slim|restore|size [CARRIED PATH…]|list" >&2; exit 2 ;;
 esac

@@ -2,10 +2,10 @@
 """Writes one training run's record: its `attention-cli eval --json` result on the test split with the
 run's training summary (the scalar fields of its training.json) and variant name, as one JSON file.
 
-    scripts/record_run.py TEST_JSON TRAINING_JSON VARIANT OUT
+    scripts/study/record_run.py TEST_JSON TRAINING_JSON VARIANT OUT
 
 `attention-cli compare` takes such a file in place of the run's model folder, so a run counts after its
-weights are gone (scripts/train-models.sh keeps the records in docs/results/runs/). The file appears
+weights are gone (scripts/study/train-models.sh keeps the records in docs/results/runs/). The file appears
 whole or not at all. Standard library only.
 """
 import json

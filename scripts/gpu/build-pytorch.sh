@@ -2,13 +2,13 @@
 # Configures and builds build-torch/ against PyTorch's own LibTorch — the one of whichever python3 has
 # torch (a GPU machine's; PYTHON=... picks another) — GUI off, core tests and benches on, Release,
 # with ninja when present and every core. Extra arguments go to cmake.
-# With .deps/root (scripts/fetch-gpu-deps.sh; unpacked here from .deps/root.tar.xz when only that
+# With .deps/root (scripts/gpu/fetch-gpu-deps.sh; unpacked here from .deps/root.tar.xz when only that
 # travelled) the other dependencies come from there and not from the system: the programs carry an
 # RPATH into it (DT_RPATH, which also serves their libraries' own dependencies), so they and the
-# tests run without LD_LIBRARY_PATH. TARGET=attention-cli builds that target alone (scripts/gpu-train.sh).
-# Usage: scripts/build-pytorch.sh [cmake options]
+# tests run without LD_LIBRARY_PATH. TARGET=attention-cli builds that target alone (scripts/gpu/gpu-train.sh).
+# Usage: scripts/gpu/build-pytorch.sh [cmake options]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 python=${PYTHON:-python3}
 build=build-torch
 

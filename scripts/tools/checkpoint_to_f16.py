@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-# scripts/checkpoint_to_f16.py — rewrites a native checkpoint folder's model.safetensors with float16
+# scripts/tools/checkpoint_to_f16.py — rewrites a native checkpoint folder's model.safetensors with float16
 # weights (what `train --f16` saves), for a folder whose run saved float32. Development-time tool:
 # needs `pip install torch safetensors`; the workbench reads the result with its own loader.
-#   scripts/checkpoint_to_f16.py sample_data/mt_vanilla [more folders…]
+#   scripts/tools/checkpoint_to_f16.py sample_data/mt_vanilla [more folders…]
 import sys
 from pathlib import Path
 

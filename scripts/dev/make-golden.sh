@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates tests/golden/ from tests/golden/cases.txt with a built attention-cli. Run it only when
 # a CSV is meant to change (say why in the commit); the golden tests compare every run with these.
-# Usage: scripts/make-golden.sh [path/to/attention-cli]   (default build/app/attention-cli)
+# Usage: scripts/dev/make-golden.sh [path/to/attention-cli]   (default build/app/attention-cli)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cli=${1:-build/app/attention-cli}
 samples=$PWD/sample_data
 work=$(mktemp -d)

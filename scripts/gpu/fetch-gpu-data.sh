@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Packs what scripts/train-models.sh's queue reads from ../shared/data (AW_SHARED_DATA overrides) into
-# .deps/data.tar.xz, for scripts/gpu-train.sh on a lent GPU machine (../shared does not travel there;
+# Packs what scripts/study/train-models.sh's queue reads from ../shared/data (AW_SHARED_DATA overrides) into
+# .deps/data.tar.xz, for scripts/gpu/gpu-train.sh on a lent GPU machine (../shared does not travel there;
 # a file under .deps, named in `carry`, does): WikiText-2 train/valid/test, UD English EWT
 # train/dev/test, the Amazon Fine Food reviews and SST-5 train/dev/test, with their licence and source
 # notes. The archive's top folder is data/. .deps/ is ignored by git: the data travel to the device for
 # one session and are never committed (shared/data/SOURCES.md: "do not copy these files into the
-# repository"). Usage: scripts/fetch-gpu-data.sh
+# repository"). Usage: scripts/gpu/fetch-gpu-data.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 shared=${AW_SHARED_DATA:-../shared/data}
 target=.deps/data.tar.xz
 

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # The one command a session with a lent GPU machine runs there, from the repo root with .deps carried
-# (scripts/fetch-gpu-deps.sh made it here): builds build-torch/ against the machine's PyTorch
-# (scripts/build-pytorch.sh), runs the CLI tests with AW_DEVICE=cuda, the core tests, then issue 17's
+# (scripts/gpu/fetch-gpu-deps.sh made it here): builds build-torch/ against the machine's PyTorch
+# (scripts/gpu/build-pytorch.sh), runs the CLI tests with AW_DEVICE=cuda, the core tests, then issue 17's
 # benchmarks — bench_gpu (eval, capture, the 144 single-head settings 64 per forward, the ablate sweep,
 # importance) beside PyTorch eager on the same GPU, shapes and dtype (bench/pytorch_gpu_reference.py),
 # in BF16 and F32 — and last the two-rank --distributed tests over NCCL. Every step has a time limit
 # inside one overall deadline (DEADLINE seconds, default 540: the device tool allows 600 a command),
 # so a slow step cannot eat the others' time. Logs, results.json and summary.txt go to $OUT (the
 # device tool's folder; default build-torch/gpu-out), at most 8 files. The tests that read a sample
-# model whose weights did not travel (scripts/device-tree.sh slim) are left out, with a note.
-# Usage: scripts/gpu-check.sh [--cpu]
+# model whose weights did not travel (scripts/gpu/device-tree.sh slim) are left out, with a note.
+# Usage: scripts/gpu/gpu-check.sh [--cpu]
 #   --cpu  every step on the CPU, small bench shapes, 4× the time limits (no GPU needed): to exercise
 #          the script on a small machine.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 start=$SECONDS
 out=${OUT:-build-torch/gpu-out}
 mkdir -p "$out"
@@ -71,20 +71,20 @@ ctest_env=(env OMP_NUM_THREADS=1)
 note "gpu-check $(date -u +%FT%TZ) on $(uname -n): $jobs cores, AW_DEVICE=$AW_DEVICE"
 command -v nvidia-smi >/dev/null && note "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
 
-if ! step build 330 "$out/build.log" env JOBS="$jobs" bash scripts/build-pytorch.sh; then
+if ! step build 330 "$out/build.log" env JOBS="$jobs" bash scripts/gpu/build-pytorch.sh; then
   tail -30 "$out/build.log"
   note "build failed: nothing else runs"
   exit 1
 fi
 grep -E '^build-pytorch: torch|c10d process groups|fmt for spdlog' "$out/build.log" | tee -a "$summary"
 
-# The big sample weights do not travel (scripts/device-tree.sh slim keeps the tree under 64 MiB): the
+# The big sample weights do not travel (scripts/gpu/device-tree.sh slim keeps the tree under 64 MiB): the
 # tests that read a sample model without its model.safetensors are left out, and said so.
 skip=()
-{ read -r missing_samples; read -r skipped_count; read -r skip_regex; } < <(python3 scripts/sample-tests.py build-torch sample_data || printf '\n0\n\n')
+{ read -r missing_samples; read -r skipped_count; read -r skip_regex; } < <(python3 scripts/gpu/sample-tests.py build-torch sample_data || printf '\n0\n\n')
 if [ -n "$skip_regex" ]; then
   skip=(-E "$skip_regex")
-  note "skipped: $skipped_count tests that read sample models whose weights did not travel (sample_data/{${missing_samples// /,}}/model.safetensors: scripts/device-tree.sh slim); they run where the weights are"
+  note "skipped: $skipped_count tests that read sample models whose weights did not travel (sample_data/{${missing_samples// /,}}/model.safetensors: scripts/gpu/device-tree.sh slim); they run where the weights are"
 fi
 
 step "ctest -L cli" 120 "$out/ctest-cli.log" \
