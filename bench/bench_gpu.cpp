@@ -1,6 +1,6 @@
 // bench/bench_gpu.cpp — the analyses of issue 17 on the device AW_DEVICE names (default auto: CUDA
 // when present), on the GPT-2-small layout of bench_foundation, beside bench/pytorch_gpu_reference.py
-// (PyTorch eager, the same shapes, dtype and device; scripts/gpu-check.sh runs both):
+// (PyTorch eager, the same shapes, dtype and device; scripts/gpu/gpu-check.sh runs both):
 //   Forward/capture:0|1  logits of B × T tokens, and the same keeping every layer's probabilities
 //   Eval                 perplexity of those windows (forward + loss, the result back on the CPU)
 //   GateSettings         all 144 single-head settings over W windows, S settings per forward

@@ -1,7 +1,7 @@
 // bench/bench_llama.cpp — a 1B-class llama at the sizes of Llama-3.2-1B (16 layers, 32 query / 8
 // key-value heads of 64, d 2,048, MLP 8,192, vocabulary 128,256, tied output; 1.24 B parameters),
 // random BF16 weights written by the bench itself as two safetensors shards with their index
-// (~2.5 GB, once, into the temporary folder). Measures (README "Performance"):
+// (~2.5 GB, once, into the temporary folder). Measures (docs/performance.md):
 //   - opening it computing in BF16 (the weights used in place from the mapping) next to opening it
 //     computing in F32 (every weight converted and copied), with the anonymous memory each adds;
 //   - a forward over 512 tokens, plain and with every layer's attention kept, in F32 and BF16.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/pytorch_llama_reference.py — bench_llama's shapes in PyTorch eager, for the README's ratio:
+"""bench/pytorch_llama_reference.py — bench_llama's shapes in PyTorch eager, for docs/performance.md's ratio:
 Hugging Face's own LlamaForCausalLM (attn_implementation="eager", so the attention probabilities
 exist) at Llama-3.2-1B's sizes (16 layers, 32 query / 8 key-value heads of 64, d 2,048, MLP 8,192,
 vocabulary 128,256, tied output, llama3 rope scaling), random weights, one forward over 512

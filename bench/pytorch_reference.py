@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/pytorch_reference.py — the shapes of bench_foundation in PyTorch eager, for the README's
+"""bench/pytorch_reference.py — the shapes of bench_foundation in PyTorch eager, for docs/performance.md's
 ratio table: a 1024² float32 matmul, a GPT-2-small-layout forward (12 layers × 12 heads, d 768,
 d_ff 3,072, vocabulary 50,257, learned positions, pre-LayerNorm, tanh GELU, tied output head) over
 8 × 256 tokens with and without keeping every layer's attention probabilities, and the 12 layers

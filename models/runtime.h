@@ -13,7 +13,7 @@ namespace aw {
 // 2-core machines: a lone softmax is faster with two threads, but a whole forward pass is ~20 % slower
 // (bench_foundation), an eval 1.45× and a training step 2.5–3× slower (bench_training), because
 // OpenBLAS threads its own products in a pool of its own and the two pools spin-wait for each other
-// (see README "Performance").
+// (see docs/performance.md).
 constexpr int kDefaultThreads = 1;
 
 // "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N". Throws aw::Error when CUDA is

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Attention Workbench needs, skipping the ones already present.
 # Usage: scripts/install-deps.sh [--no-gui] [--fuzz]   (run as root, or with sudo available)
-#   --fuzz: also clang and libFuzzer for scripts/fuzz.sh (and Qt 6 Core for the session-file target)
+#   --fuzz: also clang and libFuzzer for scripts/dev/fuzz.sh (and Qt 6 Core for the session-file target)
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config git

@@ -260,7 +260,7 @@ set(samples ${PROJECT_SOURCE_DIR}/sample_data)
 set(demo ${samples}/demo_sentences.txt)
 foreach(sample vanilla_lm bet_sf bet_sg)
   file(READ ${samples}/${sample}/config.json sample_config)
-  # A retrained sample (scripts/train-models.sh ship) re-runs this configure step.
+  # A retrained sample (scripts/study/train-models.sh ship) re-runs this configure step.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${samples}/${sample}/config.json)
   string(JSON ${sample}_layers GET "${sample_config}" n_layers)
   string(JSON ${sample}_heads GET "${sample_config}" n_heads)
@@ -382,7 +382,7 @@ aw_cli_test(error_split_pairs_no_tab EXIT 1 STDERR_LINES 1 REGEX "error: .*corpu
             ARGS split --data ${fixtures}/corpus.txt --out ${fixtures}/never --group-by source)
 
 # Translation models: Hugging Face's own tiny Marian and BART (tests/fixtures/hf, made by
-# scripts/make_hf_fixtures.py); the beam output is the one transformers' generate() gave.
+# scripts/fixtures/make_hf_fixtures.py); the beam output is the one transformers' generate() gave.
 set(hf_fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/hf)
 aw_cli_test(translate_marian EXIT 0 REGEX "^ther ne do\\.\n.*ended with EOS, beam 3.*▁ne → "
             ARGS translate --model ${hf_fixtures}/marian_tiny --text "I am hungry." --beam 3 --max-length 12)
@@ -477,7 +477,7 @@ add_test(NAME cli.device_over_aw_device
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
 set_tests_properties(cli.device_over_aw_device PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)
 
-# The llama family (tests/fixtures/hf_models, written by scripts/make_hf_decoder_fixtures.py with Hugging
+# The llama family (tests/fixtures/hf_models, written by scripts/fixtures/make_hf_decoder_fixtures.py with Hugging
 # Face's own classes): every analysis runs on them, pruning included.
 set(hf_models ${PROJECT_SOURCE_DIR}/tests/fixtures/hf_models)
 aw_cli_test(info_llama EXIT 0

@@ -1,5 +1,5 @@
 # tests/golden_tests.cmake — every CSV the CLI writes on sample_data/ compared with the copy saved in
-# tests/golden/ (cases in tests/golden/cases.txt; scripts/make-golden.sh regenerates them).
+# tests/golden/ (cases in tests/golden/cases.txt; scripts/dev/make-golden.sh regenerates them).
 add_executable(golden_compare golden_compare.cpp)
 
 file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/golden/cases.txt golden_cases)

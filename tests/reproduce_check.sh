@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/reproduce_check.sh — ctest reproduce.quick: scripts/reproduce.sh --quick end to end into a
+# tests/reproduce_check.sh — ctest reproduce.quick: scripts/study/reproduce.sh --quick end to end into a
 # scratch folder, then the report it wrote: every section there, every figure it links a PNG that
 # exists, no number left unformatted ("nan", "inf"), no temporary path in the outputs; the quick runs
 # listed as recorded runs.
@@ -7,7 +7,7 @@
 set -euo pipefail
 source_dir=$1 out=$2
 rm -rf "$out"
-AW_CLI=$3 AW_PLOT=$4 bash "$source_dir/scripts/reproduce.sh" --quick --out "$out"
+AW_CLI=$3 AW_PLOT=$4 bash "$source_dir/scripts/study/reproduce.sh" --quick --out "$out"
 report=$out/results.md
 for heading in "## The models" "## The recorded runs" '| `transformer_lm` | 2 | perplexity ' "## Bird-Eye Table 1" "## Bird-Eye Table 2" "## Bird-Eye Table 3" \
                "## Bird-Eye Figure 3" "## Michel et al." "### Table 1: each head switched off alone" \

@@ -1,5 +1,5 @@
 // models/text/bleu.h — corpus BLEU and chrF for translation outputs, equal to sacreBLEU's defaults
-// (checked against sacreBLEU 2.6.0 by tests/fixtures/bleu, written by scripts/make_bleu_fixtures.py).
+// (checked against sacreBLEU 2.6.0 by tests/fixtures/bleu, written by scripts/fixtures/make_bleu_fixtures.py).
 // Plain C++17: no LibTorch, so anything may link it.
 //
 // Text is UTF-8 and handled as code points, as Python handles str: "whitespace" is what Python's

@@ -1,7 +1,7 @@
 // models/text/byte_level_bpe.h — what a byte-level BPE tokenizer is made of, whichever files it
 // comes from: GPT-2's vocab.json + merges.txt (tokenizer_gpt2.cpp) or a Hugging Face tokenizer.json
-// (tokenizer_hf_json.cpp). Internal to models/text; the loaders are declared in tokenizer.h and
-// hf_tokenizer.h.
+// (tokenizer_hf_json.cpp); byte_level_bpe.cpp builds the tokenizer from it. Internal to models/text;
+// the loaders are declared in tokenizer.h and hf_tokenizer.h.
 #pragma once
 
 #include "models/text/tokenizer.h"

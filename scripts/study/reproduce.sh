@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# Runs every analysis of the three papers on the bundled models (sample_data/) and regenerates the
+# reproduction report from what they print: docs/results.md, with its CSVs and PNG figures in
+# docs/results/ (figures drawn by attention-plot from the CSVs attention-cli writes).
+#
+#   scripts/study/reproduce.sh                   # the report: docs/results.md + docs/results/
+#   scripts/study/reproduce.sh --quick [--out D] # every step on a small slice, into D (build/reproduce-quick):
+#                                          # checks the pipeline, its numbers mean nothing (ctest runs it)
+#
+# Needs a build with the GUI (scripts/build.sh: attention-cli and attention-plot), python3, and the
+# data in ../shared/data (AW_SHARED_DATA overrides). Table 2's seeds are the runs scripts/study/train-models.sh
+# recorded in docs/results/runs/ (each seed's test result; the weights are not kept), compared there by
+# `attention-cli compare`. Progress goes to stderr; each step's output to the step log.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+quick=0 dest=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1 ;;
+    --out) [ $# -ge 2 ] || { echo "reproduce: --out needs a folder" >&2; exit 2; }; dest=$2; shift ;;
+    *) echo "reproduce: unknown option '$1' (--quick, --out DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -z "$dest" ]; then
+  if [ $quick = 1 ]; then dest=build/reproduce-quick; else dest=docs; fi
+fi
+
+cli=${AW_CLI:-build/app/attention-cli}
+plot=${AW_PLOT:-build/app/attention-plot}
+shared=${AW_SHARED_DATA:-../shared/data}
+samples=${AW_SAMPLE_DATA:-sample_data}
+records=${AW_RECORDS_DIR:-docs/results/runs}
+runs=${AW_MODELS_DIR:-build-models}  # where scripts/study/train-models.sh keeps its data splits
+wiki=$shared/wikitext-2
+ud=$shared/ud-english-ewt
+amazon=$shared/amazon-fine-food/reviews.tsv
+tatoeba=$shared/tatoeba-eng-fra/eng-fra.tsv
+for tool in "$cli" "$plot"; do
+  [ -x "$tool" ] || { echo "reproduce: $tool not found: build first (scripts/build.sh; attention-plot needs the GUI build)" >&2; exit 1; }
+done
+command -v python3 > /dev/null || { echo "reproduce: python3 not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
+for f in "$wiki/test.txt" "$wiki/valid.txt" "$ud/en_ewt-ud-test.conllu" "$amazon" "$tatoeba"; do
+  [ -f "$f" ] || { echo "reproduce: $f not found (the data live in ../shared/data)" >&2; exit 1; }
+done
+for m in vanilla_lm bet_sf bet_sg lama_amazon; do
+  [ -f "$samples/$m/config.json" ] || { echo "reproduce: $samples/$m is not a model folder" >&2; exit 1; }
+done
+
+results=$dest/results
+work=$(mktemp -d "${TMPDIR:-/tmp}/aw-reproduce.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$results"
+log=$results/steps.log
+: > "$log"
+started=$(date +%s)
+
+# Sizes of the slices. Michel's sweeps evaluate the text once per head setting, so they read a part
+# of the test split; everything else reads the whole split.
+if [ $quick = 1 ]; then
+  lines=40 michel_lines=20 bootstrap=50 pairs=12 reviews=600 sweep_factors=0,1,2,mask
+else
+  lines=0 michel_lines=${AW_MICHEL_LINES:-1000} bootstrap=1000 pairs=500 reviews=0 sweep_factors=0,0.2,0.4,0.6,0.8,1,1.2,1.4,1.6,1.8,2,mask
+fi
+slice() {  # slice <file> <lines> <out>: the first <lines> lines (0: all)
+  if [ "$2" = 0 ]; then cp "$1" "$3"; else head -n "$2" "$1" > "$3"; fi
+}
+slice "$wiki/test.txt" "$lines" "$work/test.txt"
+slice "$wiki/test.txt" "$michel_lines" "$work/michel.txt"
+slice "$wiki/valid.txt" "$michel_lines" "$work/rank.txt"
+printf '{"michel_lines": %s, "michel_words": %s}\n' "$michel_lines" "$(wc -w < "$work/michel.txt")" > "$results/slices.json"
+if [ $quick = 1 ]; then
+  awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 30' "$ud/en_ewt-ud-test.conllu" > "$work/ud_test.conllu"
+else
+  cp "$ud/en_ewt-ud-test.conllu" "$work/ud_test.conllu"
+fi
+
+step() {  # step <title> <command…>: runs one step, its output into the log, its time on stderr
+  local title=$1 begin
+  shift
+  begin=$(date +%s)
+  printf '== %s\n' "$title" >> "$log"
+  printf 'reproduce: %s … ' "$title" >&2
+  if ! "$@" >> "$log" 2>&1; then
+    echo "failed (see $log)" >&2
+    tail -n 5 "$log" >&2
+    exit 1
+  fi
+  echo "$(( $(date +%s) - begin )) s" >&2
+}
+# variant <name> <variant> [runs…]: "name=run,run,…" for compare --variant, from the given runs and
+# the variant's recorded seeds (scripts/study/train-models.sh); fails with fewer than 2.
+variant() {
+  local name=$1 folder=$2 r
+  local items=("${@:3}")
+  for r in "$records/$folder"/seed-*.json; do [ -f "$r" ] && items+=("$r"); done
+  [ ${#items[@]} -ge 2 ] && echo "$name=$(IFS=,; echo "${items[*]}")"
+}
+figure() {  # figure <kind> <csv> <png> [options…]
+  local kind=$1 csv=$2 png=$3
+  shift 3
+  "$plot" "$kind" "$results/$csv" --png "$results/$png" --size 900x520 "$@"
+}
+
+lm=(--model "$samples/vanilla_lm" --model "$samples/bet_sf")
+window=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_positions"])' "$samples/vanilla_lm/config.json")
+
+# ---- the models and their test metrics
+for m in vanilla_lm bet_sf bet_sg lama_amazon mt_vanilla mt_bet_sf; do
+  [ -f "$samples/$m/config.json" ] || continue
+  step "info $m" sh -c "'$cli' info --model '$samples/$m' --json > '$results/info_$m.json'"
+done
+step "eval: WikiText-2 test perplexity" sh -c "for m in vanilla_lm bet_sf; do '$cli' eval --model '$samples/'\$m --text '$work/test.txt' --window $window --json > '$results/eval_'\$m.json; done"
+step "eval: BET(SG) on UD EWT test" sh -c "'$cli' eval --model '$samples/bet_sg' --text '$work/ud_test.conllu' --json > '$results/eval_bet_sg.json'"
+
+# ---- Bird-Eye Table 1 (CA, HA, Ratio against uniform attention), Table 3, Figure 3
+step "stats (Bird-Eye Table 1)" "$cli" stats "${lm[@]}" --text "$work/test.txt" --window "$window" --out "$results/table1.csv"
+step "stats, BET(SG) on UD EWT" "$cli" stats --model "$samples/bet_sg" --text "$work/ud_test.conllu" --out "$results/table1_bet_sg.csv"
+step "figure: Table 1 Ratio" figure table1 table1.csv table1.png
+step "top-tokens (Bird-Eye Table 3)" "$cli" top-tokens "${lm[@]}" --sentences "$samples/demo_sentences.txt" --k 3 --out "$results/table3.csv"
+for m in vanilla_lm bet_sf; do
+  step "diag-sweep $m (Bird-Eye Figure 3)" "$cli" diag-sweep --model "$samples/$m" --text "$work/michel.txt" --window "$window" \
+    --factors "$sweep_factors" --bootstrap "$bootstrap" --out "$results/figure3_$m.csv"
+  step "figure: Figure 3, $m" figure diag-sweep "figure3_$m.csv" "figure3_$m.png"
+done
+
+# ---- Bird-Eye Table 2: seeds of each variant, mean ± sd and Welch's t-test (compare)
+table2_variants=(vanilla bet_sf bet_sf_no_mask diag_free_mask reduced_diag magnified_diag)
+compare_args=()
+if [ $quick = 1 ]; then
+  # Two seeds of two tiny variants trained on the slice and recorded as train-models.sh records its
+  # runs: the train → record → compare path, not a result.
+  records=$work/records
+  compare_text=$work/test.txt compare_window=16
+  for arch in transformer_lm bet_sf; do
+    step "train (quick) $arch, seeds 1,2" "$cli" train --arch "$arch" --train "$work/test.txt" --valid "$work/michel.txt" \
+      --layers 1 --heads 2 --d-model 16 --d-ff 32 --window 16 --epochs 1 --batch 4 --seeds 1,2 --out "$work/t2_$arch"
+    mkdir -p "$records/$arch"
+    for seed in 1 2; do
+      run=$work/t2_$arch/seed-$seed
+      step "record (quick) $arch seed $seed" sh -c "'$cli' eval --model '$run/best' --text '$compare_text' --window $compare_window \
+        --json > '$run/test.json' && python3 scripts/study/record_run.py '$run/test.json' '$run/training.json' $arch '$records/$arch/seed-$seed.json'"
+    done
+    compare_args+=(--variant "$(variant "$arch" "$arch")")
+  done
+else
+  for v in "${table2_variants[@]}"; do
+    if arg=$(variant "$v" "$v"); then compare_args+=(--variant "$arg"); fi
+  done
+  compare_text=$wiki/test.txt compare_window=128
+fi
+if [ ${#compare_args[@]} -ge 4 ]; then
+  # Each variant against the first (vanilla; transformer_lm in --quick): Holm over k − 1 tests.
+  reference=${compare_args[1]%%=*}
+  step "compare (Bird-Eye Table 2)" "$cli" compare "${compare_args[@]}" --reference "$reference" \
+    --text "$compare_text" --window "$compare_window" --out "$results/table2_summary.csv" --tests "$results/table2_tests.csv"
+else
+  # An older compare's CSVs would read as this run's: remove them, the report then lists the seeds.
+  rm -f "$results/table2_summary.csv" "$results/table2_tests.csv"
+  echo "reproduce: Table 2 — fewer than two variants with two recorded seeds in $records; no compare (the report lists the recorded seeds)" >&2
+fi
+# BET(SG) on UD EWT: the λ_p sweep (seed 1 of each weight; its best dev perplexity goes on), then the
+# chosen weight's seeds against the UD vanilla model's.
+if [ $quick = 0 ]; then
+  lambda=$(AW_RECORDS_DIR=$records scripts/study/train-models.sh chosen-lambda)
+  if [ -n "$lambda" ]; then
+    echo "lambda_p,best_dev_perplexity" > "$results/bet_sg_lambda.csv"
+    for r in "$records"/ud_bet_sg_lambda_*/seed-1.json; do
+      l=${r%/seed-1.json}; l=${l##*_lambda_}
+      echo "$l,$(sed -n 's/.*"best_valid_perplexity": \([0-9.e+-]*\).*/\1/p' "$r" | head -n 1)" >> "$results/bet_sg_lambda.csv"
+    done
+  fi
+  ud_args=()
+  if arg=$(variant ud_vanilla ud_vanilla); then ud_args+=(--variant "$arg"); fi
+  sweep=()
+  [ -n "$lambda" ] && sweep=("$records/ud_bet_sg_lambda_$lambda/seed-1.json")
+  if arg=$(variant ud_bet_sg ud_bet_sg "${sweep[@]}"); then ud_args+=(--variant "$arg"); fi
+  if [ ${#ud_args[@]} -ge 4 ]; then
+    step "compare (BET(SG) on UD EWT)" "$cli" compare "${ud_args[@]}" --text "$ud/en_ewt-ud-test.conllu" --window 128 \
+      --out "$results/table2_ud_summary.csv" --tests "$results/table2_ud_tests.csv"
+  else
+    rm -f "$results/table2_ud_summary.csv" "$results/table2_ud_tests.csv"
+    echo "reproduce: BET(SG) on UD EWT — fewer than two recorded seeds of each model in $records; no compare" >&2
+  fi
+fi
+
+# ---- Michel et al.: ablation tables, importance, pruning curves (ranked on held-out text), real pruning
+michel=(--model "$samples/vanilla_lm" --text "$work/michel.txt" --window "$window")
+step "ablate single (Michel Table 1)" "$cli" ablate "${michel[@]}" --mode single --bootstrap "$bootstrap" --correction holm --out "$results/michel_single.csv"
+step "figure: single-head ablation" figure ablation michel_single.csv michel_single.png
+step "ablate all-but-one (Michel Table 2)" "$cli" ablate "${michel[@]}" --mode all-but-one --bootstrap "$bootstrap" --correction holm --out "$results/michel_alone.csv"
+step "importance (Michel §4.1)" "$cli" importance "${michel[@]}" --out "$results/importance.csv"
+step "figure: importance" figure importance importance.csv importance.png
+step "prune (Michel Figure 3, ranked on valid)" "$cli" prune "${michel[@]}" --order both --rank-text "$work/rank.txt" --step 10 \
+  --bootstrap "$bootstrap" --out "$results/pruning.csv"
+step "figure: pruning curves" figure pruning pruning.csv pruning.png
+step "prune --apply 50 (real pruning)" "$cli" prune --model "$samples/vanilla_lm" --text "$work/rank.txt" --window "$window" --apply 50 \
+  --save "$work/pruned"
+# eval of the full and the pruned model on the Michel slice of the test split (six evals of the whole
+# split would take longer than the rest of Michel's steps), alternated 3 times (so a load that comes and
+# goes on the machine hits both alike), each model's fastest and slowest wall time (loading included).
+timed_evals() {
+  python3 - "$cli" "$work/michel.txt" "$window" "$samples/vanilla_lm" "$work/pruned" > "$results/pruning_speed.csv" <<'EOF'
+import json, subprocess, sys, time
+cli, text, window = sys.argv[1:4]
+models = {"full": sys.argv[4], "pruned_50": sys.argv[5]}
+times, result = {}, {}
+for _ in range(3):
+    for name, model in models.items():
+        start = time.perf_counter()
+        out = subprocess.run([cli, "eval", "--model", model, "--text", text, "--window", window, "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        times.setdefault(name, []).append(time.perf_counter() - start)
+        result[name] = json.loads(out)
+print("model,heads,parameters,perplexity,seconds,seconds_max")
+for name, model in models.items():
+    info = json.loads(subprocess.run([cli, "info", "--model", model, "--json"], check=True, capture_output=True,
+                                     text=True).stdout)
+    print(f"{name},{sum(info['heads_per_layer'])},{info['parameters']},{result[name]['perplexity']:.6g},{min(times[name]):.3f},{max(times[name]):.3f}")
+EOF
+}
+step "eval timing: full and 50 % pruned, alternated" timed_evals
+
+# ---- LAMA: Figure 4 (word weights per rating), Table 6 (keywords), test accuracy
+words=amazing,happy,recommended,great,poor,terrible,worst,disappointed
+lama_data=$amazon
+if [ $quick = 1 ]; then head -n "$reviews" "$amazon" > "$work/reviews.tsv"; lama_data=$work/reviews.tsv; fi
+step "word-weights (LAMA Figure 4)" "$cli" word-weights --model "$samples/lama_amazon" --data "$lama_data" --part test --seed 1 \
+  --words "$words" --scale length --summary "$results/lama_words.csv" --density "$results/lama_density.csv" \
+  --keywords "$results/lama_keywords.csv" --out "$work/lama_weights.csv"
+step "figure: LAMA Figure 4" "$plot" word-weights "$results/lama_words.csv" --density "$results/lama_density.csv" --scale length \
+  --png "$results/lama_figure4.png" --size 1100x700
+# The mean of the heads hides heads that do pick words out: each head's spread of weight × length over
+# the followed words, on the valid part; the head with the widest 5–95 % range is then shown on the
+# test part (chosen on other reviews than the ones it is shown on).
+lama_heads() {
+  local heads h
+  heads=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["n_heads"])' "$samples/lama_amazon/config.json")
+  for h in $(seq 1 "$heads"); do
+    "$cli" word-weights --model "$samples/lama_amazon" --data "$lama_data" --part valid --seed 1 --words "$words" \
+      --scale length --head "$h" --out "$work/lama_valid_head_$h.csv" > /dev/null || return 1
+  done
+  # lama_heads.csv marks the widest head (shown_on_test), the one head number printed here.
+  local chosen
+  chosen=$(python3 - "$work" "$heads" "$results/lama_heads.csv" <<'PY'
+import csv, statistics, sys
+work, heads, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = []
+for h in range(1, heads + 1):
+    with open(f"{work}/lama_valid_head_{h}.csv") as f:
+        w = sorted(float(r["weight"]) for r in csv.DictReader(f))
+    if len(w) >= 2:
+        cuts = statistics.quantiles(w, n=20, method="inclusive")  # 5 %, 10 %, …, 95 %
+        rows.append([h, len(w), w[0], cuts[0], statistics.median(w), cuts[-1], w[-1]])
+widest = max(rows, key=lambda r: r[5] - r[3])[0] if rows else None
+with open(out, "w") as f:
+    f.write("head,occurrences,min,p5,median,p95,max,shown_on_test\n")
+    for r in rows:
+        f.write(",".join([str(r[0]), str(r[1])] + [f"{x:.6g}" for x in r[2:]] + [str(int(r[0] == widest))]) + "\n")
+if widest is not None:
+    print(widest)
+PY
+)
+  rm -f "$results"/lama_head_words.csv "$results"/lama_head_density.csv "$results"/lama_head_shift.csv "$results"/lama_figure4_head.png
+  [ -n "$chosen" ] || return 0
+  "$cli" word-weights --model "$samples/lama_amazon" --data "$lama_data" --part test --seed 1 --words "$words" \
+    --scale length --head "$chosen" --summary "$results/lama_head_words.csv" --density "$results/lama_head_density.csv" \
+    --shift "$results/lama_head_shift.csv" > /dev/null || return 1
+  "$plot" word-weights "$results/lama_head_words.csv" --density "$results/lama_head_density.csv" --scale length \
+    --title "Word weights per rating, head $chosen of LAMA (Figure 4)" --png "$results/lama_figure4_head.png" --size 1100x700
+}
+step "word-weights per head (valid), the widest head on test" lama_heads
+step "split + eval: LAMA on the Amazon test part" sh -c "'$cli' split --data '$lama_data' --out '$work/amazon' --seed 1 &&
+  '$cli' eval --model '$samples/lama_amazon' --text '$work/amazon/test.tsv' --json > '$results/eval_lama_amazon.json'"
+
+# ---- LAMA against its baselines over seeds (scripts/study/train-models.sh's runs), test accuracy
+if [ $quick = 0 ]; then
+  for set in amazon sst5; do
+    args=()
+    for v in lama bigru_max encoder; do
+      if arg=$(variant "$v" "${set}_$v"); then args+=(--variant "$arg"); fi
+    done
+    if [ ${#args[@]} -ge 4 ]; then
+      # The test files the runs were recorded on: Amazon's seeded split where train-models.sh makes it
+      # (made again, identically, when this machine lacks it), SST-5's own.
+      test_file=$runs/data/amazon/test.tsv
+      [ $set = sst5 ] && test_file=$shared/sst-5/test.tsv
+      if [ ! -f "$test_file" ]; then
+        step "split: Amazon as train-models.sh does" "$cli" split --data "$amazon" --out "$runs/data/amazon" --seed 1
+      fi
+      step "compare: LAMA and baselines on $set" "$cli" compare "${args[@]}" --reference "${args[1]%%=*}" --text "$test_file" \
+        --out "$results/lama_${set}_summary.csv" --tests "$results/lama_${set}_tests.csv"
+    fi
+  done
+fi
+
+# ---- Translation models (when bundled): Table 1's MT rows, Michel Table 2 by BLEU
+if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.json" ]; then
+  step "split: Tatoeba by source" "$cli" split --data "$tatoeba" --out "$work/mt" --group-by source --percent 90,5,5 --seed 1
+  head -n "$pairs" "$work/mt/test.tsv" > "$work/mt_test.tsv"
+  step "stats: translation models (Table 1, MT rows)" "$cli" stats --model "$samples/mt_vanilla" --model "$samples/mt_bet_sf" \
+    --text "$work/mt_test.tsv" --out "$results/table1_mt.csv"
+  step "eval: BLEU of the translation models" sh -c "for m in mt_vanilla mt_bet_sf; do '$cli' eval --model '$samples/'\$m --text '$work/mt_test.tsv' --json > '$results/eval_'\$m.json; done"
+  step "ablate all-but-one by BLEU (Michel Table 2, MT)" "$cli" ablate --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" \
+    --mode all-but-one --metric bleu --bootstrap "$bootstrap" --out "$results/michel_alone_mt.csv"
+fi
+
+# The outputs name the slices by their temporary folder, which is gone when this script ends: name them
+# slice/<file> instead (the slices are described above and in slices.json).
+for f in "$results"/*.csv "$results"/*.json "$log"; do
+  [ -f "$f" ] && sed -i "s|$work/|slice/|g" "$f"
+done
+seconds=$(( $(date +%s) - started ))
+step "write the report" python3 scripts/study/write_results.py --results "$results" --out "$dest/results.md" \
+  --seconds "$seconds" --mode "$([ $quick = 1 ] && echo quick || echo full)" --samples "$samples" \
+  --records "$records"
+echo "reproduce: $dest/results.md written in $(( $(date +%s) - started )) s" >&2
