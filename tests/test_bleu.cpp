@@ -1,5 +1,5 @@
 // tests/test_bleu.cpp — corpus BLEU, chrF and the 13a tokenizer against sacreBLEU's own numbers
-// (tests/fixtures/bleu/sacrebleu_cases.json, written by scripts/make_bleu_fixtures.py), plus examples
+// (tests/fixtures/bleu/sacrebleu_cases.json, written by scripts/fixtures/make_bleu_fixtures.py), plus examples
 // worked out by hand and the errors for bad input.
 #include "models/errors.h"
 #include "models/text/bleu.h"

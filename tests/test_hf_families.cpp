@@ -1,5 +1,5 @@
 // tests/test_hf_families.cpp — llama, mistral, qwen2 and gpt_neox against Hugging Face's own classes:
-// scripts/make_hf_decoder_fixtures.py built tiny random models of each family with transformers (eager
+// scripts/fixtures/make_hf_decoder_fixtures.py built tiny random models of each family with transformers (eager
 // attention) and saved the ids, logits and attention they give for two texts, and the logits with
 // one head's slice of the output projection zeroed. The folders load as a researcher's download
 // would; the logits, every attention and a gated head must match to 1e-4. Bad configs get one line.

@@ -1,5 +1,5 @@
 // tests/test_hf_tokenizers.cpp — tokenizer.json (models/text/hf_tokenizer.h) against Hugging Face's
-// own `tokenizers` library: scripts/make_tokenizer_fixtures.py trained small tokenizers of the
+// own `tokenizers` library: scripts/fixtures/make_tokenizer_fixtures.py trained small tokenizers of the
 // GPT-NeoX, Qwen2, Llama 3 and Llama 2 (SentencePiece-style: with Prepend/Replace normalizers, or
 // behind a Metaspace pre-tokenizer with and without its split) kinds with it and saved the ids and decoded text it gives for texts
 // with special tokens, accents (composed and decomposed), CJK, emoji and runs of spaces. What the

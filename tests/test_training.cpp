@@ -478,7 +478,7 @@ class SampleCheckpoint : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SampleCheckpoint, LoadsAndHasAFiniteStablePerplexityOnTheDemoText) {
   const std::string dir = std::string(AW_SOURCE_DIR) + "/sample_data/" + GetParam();
-  ASSERT_TRUE(fs::exists(dir + "/config.json")) << dir << " is missing (scripts/train-samples.sh makes it)";
+  ASSERT_TRUE(fs::exists(dir + "/config.json")) << dir << " is missing (scripts/study/train-samples.sh makes it)";
   configure_threads(1);
   const auto loaded = load_checkpoint(dir, torch::kCPU);
   const auto ids = read_token_corpus(std::string(AW_SOURCE_DIR) + "/sample_data/demo_sentences.txt", *loaded.tokenizer);

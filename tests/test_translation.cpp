@@ -1,6 +1,6 @@
 // tests/test_translation.cpp — the encoder–decoder Transformer against Hugging Face's own Marian and
 // BART classes: tests/fixtures/hf/{marian_tiny,bart_tiny} hold tiny random models saved by
-// scripts/make_hf_fixtures.py with the logits, encoder output, every encoder, decoder and cross
+// scripts/fixtures/make_hf_fixtures.py with the logits, encoder output, every encoder, decoder and cross
 // attention, a head-masked forward, and greedy and beam-search outputs that transformers computed for
 // a few source/target pairs. Everything must match to the fixture's tolerance (1e-4). Also: the staged
 // forward (run_layers in two parts) equals the whole forward at every block boundary, a native

@@ -1,6 +1,6 @@
 // app/plot/main.cpp — attention-plot: an analysis CSV written by attention-cli, drawn as the figure the
 // window's analysis tab shows, saved as PNG (or PDF). This is how docs/results.md gets its figures
-// (scripts/reproduce.sh) and how a researcher gets them for a paper, without opening the window.
+// (scripts/study/reproduce.sh) and how a researcher gets them for a paper, without opening the window.
 //   attention-plot KIND FILE.csv --png OUT.png [--size 900x540]
 //   attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png
 // It needs no display: without QT_QPA_PLATFORM it renders offscreen. No LibTorch here (widgets/ only).
