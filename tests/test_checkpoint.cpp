@@ -338,6 +338,12 @@ TEST(ConfigEnums, EveryValueRoundTripsThroughItsName) {
   EXPECT_EQ(to_string(DiagMode::Magnified), "magnified");
 }
 
+TEST(ConfigEnums, AttentionKindsRoundTripThroughTheirNames) {
+  for (const auto kind : kAttentionKinds) EXPECT_EQ(parse_attention_kind(to_string(kind)), kind) << to_string(kind);
+  EXPECT_EQ(to_string(AttentionKind::Cross), "cross");
+  EXPECT_FALSE(parse_attention_kind("layer").has_value());
+}
+
 TEST(ConfigEnums, NativeConfigJsonWritesTheNamesItReads) {
   for (const auto family : {ModelFamily::TransformerLm, ModelFamily::BetSf, ModelFamily::BetSg}) {
     for (const auto diag_mode : all_values<DiagMode>()) {

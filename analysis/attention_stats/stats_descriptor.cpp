@@ -30,7 +30,7 @@ AnalysisDescriptor stats_descriptor() {
     for (size_t index = 0; index < request.models.size(); ++index) {
       const auto& loaded = *request.models[index];
       const auto attention = request.settings.choice("attention");
-      if (attention == "cross")
+      if (parse_attention_kind(attention) == AttentionKind::Cross)
         throw SettingError("attention", "cross: CA and HA are measured on self-attention, where a token's own "
                                         "position is the diagonal; use enc, dec or all");
       settings.blocks.clear();

@@ -139,10 +139,12 @@ int summarise_attention_file(const CliOptions& options) {
               static_cast<long long>(top));
   for (const auto index : chosen) {
     const auto& block = contents.layers[index];  // (H, rows, cols): only this row's pages are read
-    const auto& kind = contents.kinds[index];
-    const auto& columns = kind == "dec" ? contents.target_tokens : contents.tokens;  // enc and cross: the source
+    const bool with_kind = !contents.kinds.empty();  // a translation file
+    const auto& columns =
+        with_kind && keys_are_target(contents.kinds[index]) ? contents.target_tokens : contents.tokens;
     const auto row = block.select(1, block.size(1) - 1).to(torch::kFloat64).mean(0);
-    std::printf("  %s %2d:", kind.empty() ? "layer" : kind.c_str(), contents.layer_numbers[index]);
+    const auto block_name = with_kind ? to_string(contents.kinds[index]) : std::string("layer");
+    std::printf("  %s %2d:", block_name.c_str(), contents.layer_numbers[index]);
     for (const auto& attended : top_attended(row, top))
       std::printf("  %s@%lld %.3f", columns[attended.position].c_str(), static_cast<long long>(attended.position),
                   attended.weight);

@@ -34,10 +34,6 @@ enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece, HfJson };
 // How rotary positions stretch beyond the trained context: not at all, every frequency ÷ factor
 // ("linear"), or Llama 3.1's per-wavelength blend ("llama3").
 enum class RopeScaling { Default, Linear, Llama3 };
-// The three kinds of attention of a translation model (Michel et al. Table 2): encoder self-attention
-// (Enc-Enc), the decoder's causal self-attention (Dec-Dec) and cross-attention (Enc-Dec). A decoder-only
-// or encoder-only model has one kind.
-enum class AttentionKind { Encoder, Decoder, Cross };
 // The diagonal treatment a native LM was trained with (Bird-Eye Table 2).
 enum class DiagMode { Normal, Reduced, Magnified, Mask };
 
@@ -73,10 +69,6 @@ struct EnumNames<RopeScaling> {
   static constexpr std::array<const char*, 3> names = {"default", "linear", "llama3"};
 };
 template <>
-struct EnumNames<AttentionKind> {
-  static constexpr std::array<const char*, 3> names = {"enc", "dec", "cross"};
-};
-template <>
 struct EnumNames<DiagMode> {
   static constexpr std::array<const char*, 4> names = {"normal", "reduced", "magnified", "mask"};
 };
@@ -110,6 +102,5 @@ inline std::string to_string(Regularizer value) { return enum_name(value); }
 inline std::string to_string(TokenizerKind value) { return enum_name(value); }
 inline std::string to_string(DiagMode value) { return enum_name(value); }
 inline std::string to_string(RopeScaling value) { return enum_name(value); }
-inline std::string to_string(AttentionKind value) { return enum_name(value); }
 
 }  // namespace aw

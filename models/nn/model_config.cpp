@@ -517,7 +517,7 @@ int64_t ModelConfig::block_index(AttentionKind kind, int64_t layer) const {
 }
 
 std::vector<AttentionKind> ModelConfig::attention_kinds() const {
-  if (is_translation()) return {AttentionKind::Encoder, AttentionKind::Decoder, AttentionKind::Cross};
+  if (is_translation()) return {kAttentionKinds.begin(), kAttentionKinds.end()};
   return {attention_block(0).kind};
 }
 

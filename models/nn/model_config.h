@@ -4,6 +4,7 @@
 // the weight tables are built from it alone.
 #pragma once
 
+#include "models/attention_kind.h"
 #include "models/nn/config_enums.h"
 
 #include <nlohmann/json.hpp>
