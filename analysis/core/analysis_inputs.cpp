@@ -128,7 +128,7 @@ torch::Tensor request_gates(const AnalysisRequest& request, size_t index) {
 Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data, bool keep_examples) {
   if (data.bleu) {
     return [&model, &data, keep_examples](const ForwardOptions& options, const ProgressCallback& progress) {
-      auto& translation = dynamic_cast<TranslationTransformerImpl&>(model);
+      auto& translation = *model.sequence_to_sequence();
       const auto gates = options.head_gates.defined() ? options.head_gates : all_heads_on(model.config());
       const auto scores = score_gate_settings(translation, *data.bleu, gates.unsqueeze(0), options, progress);
       EvaluationResult result;

@@ -46,7 +46,7 @@ int run_translate(int argc, char** argv) {
   if (!parse_real(penalty_text, settings.length_penalty))
     throw Error("attention-cli translate: --length-penalty expects a number, got '" + penalty_text + "'");
   const auto loaded = load_from_options(options);
-  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  auto* model = loaded.model->sequence_to_sequence();
   if (!model)
     throw Error("attention-cli translate: " + loaded.name + " is a " + loaded.config.family_name() +
                 " model, not a translation model (transformer_mt, marian or bart); try attend");

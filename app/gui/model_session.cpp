@@ -287,7 +287,7 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
     search.beam = kTranslationBeam;
     torch::Tensor head_gates;
     if (!gates.on.empty()) head_gates = gates_from_flags(loaded.config, gates.on).to(loaded.device);
-    const auto result = translate_and_capture(dynamic_cast<TranslationTransformerImpl&>(*loaded.model), codec,
+    const auto result = translate_and_capture(*loaded.model->sequence_to_sequence(), codec,
                                               text.toStdString(), search, head_gates);
     c10::InferenceMode inference;
     AttentionCapture capture;
