@@ -65,7 +65,7 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 }
 
 // The rows of a layer's attention: n, or 1 for a global-context model (LAMA).
-int64_t query_rows(const ModelConfig& config, int64_t length) { return config.is_lama() ? 1 : length; }
+int64_t query_rows(const ModelConfig& config, int64_t length) { return config.has_lama_attention() ? 1 : length; }
 
 // A .npy file (format 1.0) of one little-endian float tensor, written whole or not at all.
 void write_npy(const std::string& path, const torch::Tensor& values) {

@@ -29,8 +29,10 @@ enum class Pooling { First, Mean };
 enum class LamaContext { Learned, Mean };
 // LAMA's training regularizer: none, penal (‖AAᵀ − I‖²_F) or emb (cosine of the rows of S).
 enum class Regularizer { None, Penal, Emb };
-// HfJson: a Hugging Face tokenizer.json (models/text/hf_tokenizer.h).
-enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece, HfJson };
+// SentencePiece: one model (spm.model) whose pieces are the ids, for both sides of a translation.
+// HfJson: a Hugging Face tokenizer.json (models/text/hf_tokenizer.h). SentencePiecePair: Marian's
+// source.spm and target.spm, their pieces numbered by one shared vocab.json.
+enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece, HfJson, SentencePiecePair };
 // How rotary positions stretch beyond the trained context: not at all, every frequency ÷ factor
 // ("linear"), or Llama 3.1's per-wavelength blend ("llama3").
 enum class RopeScaling { Default, Linear, Llama3 };
@@ -61,8 +63,8 @@ struct EnumNames<Regularizer> {
 };
 template <>
 struct EnumNames<TokenizerKind> {
-  static constexpr std::array<const char*, 5> names = {"word", "gpt2_bpe", "wordpiece", "sentencepiece",
-                                                        "tokenizer_json"};
+  static constexpr std::array<const char*, 6> names = {"word",          "gpt2_bpe",       "wordpiece",
+                                                        "sentencepiece", "tokenizer_json", "sentencepiece_pair"};
 };
 template <>
 struct EnumNames<RopeScaling> {

@@ -185,7 +185,10 @@ void parse_recurrent(const ConfigReader& reader, ModelConfig& config) {
   parse_labels(reader, config);
   config.d_model = 2 * recurrent.rnn_hidden;
   config.d_ff = recurrent.classifier_hidden;
-  if (config.is_lama()) {
+  recurrent.pooling = config.family == ModelFamily::Lama        ? RecurrentPooling::Attention
+                      : config.family == ModelFamily::BiGruMax ? RecurrentPooling::Max
+                                                               : RecurrentPooling::Mean;
+  if (recurrent.pooling == RecurrentPooling::Attention) {
     config.n_blocks = 1;
     config.n_heads = reader.positive_int("n_heads");
     config.d_head = config.d_model;
@@ -303,8 +306,8 @@ void parse_rotary(const nlohmann::json& root, const ConfigReader& reader, const 
 
 // llama, mistral, qwen2 (modeling_llama.py and its copies) and gpt_neox (modeling_gpt_neox.py), as
 // their config.json files are downloaded: pre-norm decoders with rotary positions.
-void parse_llama_family(const nlohmann::json& root, const ConfigReader& reader, const std::string& path,
-                        ModelConfig& config) {
+void parse_rotary_decoder(const nlohmann::json& root, const ConfigReader& reader, const std::string& path,
+                          ModelConfig& config) {
   const bool neox = config.family == ModelFamily::GptNeox;
   auto& decoder = config.decoder;
   config.vocab_size = reader.positive_int("vocab_size");
@@ -339,6 +342,7 @@ void parse_llama_family(const nlohmann::json& root, const ConfigReader& reader, 
   decoder.norm = NormKind::RmsNorm;
   decoder.gated_mlp = true;
   decoder.kv_heads = reader.positive_int("num_key_value_heads", config.n_heads);
+  decoder.grouped_query = true;
   if (config.n_heads % decoder.kv_heads != 0)
     reader.fail(std::to_string(config.n_heads) + " attention heads cannot be grouped over " +
                 std::to_string(decoder.kv_heads) + " key/value heads (num_key_value_heads must divide num_attention_heads)");
@@ -493,12 +497,39 @@ void parse_hf_translation(const ConfigReader& reader, ModelConfig& config) {
   t.eos_id = reader.non_negative_int("eos_token_id", marian ? 0 : 2);
   t.bos_id = marian ? -1 : reader.non_negative_int("bos_token_id", 0);
   t.decoder_start_id = reader.non_negative_int("decoder_start_token_id", marian ? t.pad_id : t.eos_id);
-  config.tokenizer = marian ? TokenizerKind::SentencePiece : TokenizerKind::Gpt2Bpe;
+  config.tokenizer = marian ? TokenizerKind::SentencePiecePair : TokenizerKind::Gpt2Bpe;
   set_translation_blocks(config);
   set_translation_head_widths(reader, config);
 }
 
 }  // namespace
+
+// Per group of families: the network, the folder format, what `attention-cli train` trains, and
+// whether real pruning saves it.
+FamilyTraits family_traits(ModelFamily family) {
+  switch (family) {
+    case ModelFamily::TransformerLm:
+    case ModelFamily::BetSf:
+    case ModelFamily::BetSg:
+      return {Network::Transformer, CheckpointFormat::Native, TrainedAs::LanguageModel, true};
+    case ModelFamily::EncoderClassifier:
+      return {Network::Transformer, CheckpointFormat::Native, TrainedAs::Classifier, false};
+    case ModelFamily::Lama:
+    case ModelFamily::BiGruMean:
+    case ModelFamily::BiGruMax: return {Network::Recurrent, CheckpointFormat::Native, TrainedAs::Classifier, false};
+    case ModelFamily::TransformerMt:
+      return {Network::EncoderDecoder, CheckpointFormat::Native, TrainedAs::Translation, true};
+    case ModelFamily::Gpt2:
+    case ModelFamily::Bert: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, false};
+    case ModelFamily::Marian:
+    case ModelFamily::Bart: return {Network::EncoderDecoder, CheckpointFormat::HuggingFace, TrainedAs::None, false};
+    case ModelFamily::Llama:
+    case ModelFamily::Mistral:
+    case ModelFamily::Qwen2:
+    case ModelFamily::GptNeox: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, true};
+  }
+  return {};
+}
 
 AttentionBlock ModelConfig::attention_block(int64_t block) const {
   if (!is_translation()) return {causal ? AttentionKind::Decoder : AttentionKind::Encoder, block};
@@ -544,6 +575,11 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   }
   ModelConfig config;
   config.family = *family;
+  const auto traits = family_traits(config.family);
+  config.network = traits.network;
+  config.format = traits.format;
+  config.trained_as = traits.trained_as;
+  config.real_pruning = traits.real_pruning;
   switch (config.family) {
     case ModelFamily::TransformerLm:
     case ModelFamily::BetSf:
@@ -560,16 +596,17 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
     case ModelFamily::Llama:
     case ModelFamily::Mistral:
     case ModelFamily::Qwen2:
-    case ModelFamily::GptNeox: parse_llama_family(json, reader, path, config); break;
+    case ModelFamily::GptNeox: parse_rotary_decoder(json, reader, path, config); break;
   }
 
-  // Width of one head: stated (pruned or non-square models) or d_model / n_heads. A LAMA head's
-  // "width" is the whole annotation (2h), set by parse_recurrent.
-  if (config.is_translation() || config.is_llama_family()) {
-    // set by the family's parser (per side, or from head_dim)
-  } else if (!config.is_recurrent() && reader.has("d_head")) {
+  // Width of one head, where the family's parser left it unset (it sets the width of each side of a
+  // translation model, a rotary decoder's head_dim, and a LAMA head's, the whole annotation 2h):
+  // stated (pruned or non-square models) or d_model / n_heads. bigru_mean and bigru_max have no heads.
+  if (config.d_head > 0 || config.n_heads == 0) {
+    // set by the family's parser, or no heads
+  } else if (reader.has("d_head")) {
     config.d_head = reader.positive_int("d_head");
-  } else if (!config.is_recurrent()) {
+  } else {
     if (config.d_model % config.n_heads != 0)
       fail_in_file(path, "d_model " + std::to_string(config.d_model) + " is not divisible by " +
                              std::to_string(config.n_heads) + " heads");
@@ -592,7 +629,7 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   } else if (!config.is_translation()) {
     config.heads_per_block.assign(config.n_blocks, config.n_heads);
   }
-  if (config.is_llama_family() && config.family != ModelFamily::GptNeox) set_query_groups(json, path, config);
+  if (config.decoder.grouped_query) set_query_groups(json, path, config);
   if (config.dropout < 0.0 || config.dropout >= 1.0)
     fail_in_file(path, "dropout must be in [0, 1), got " + std::to_string(config.dropout));
   // The sinusoid table is computed, not stored, so no file size bounds it: 2^27 values (1 GB while
@@ -629,7 +666,7 @@ nlohmann::json recurrent_config_json(const ModelConfig& config) {
       {"tokenizer", to_string(config.tokenizer)},
       {"normalize_words", config.normalize_words},
   };
-  if (config.is_lama()) {
+  if (config.has_lama_attention()) {
     json["n_heads"] = config.n_heads;
     json["context"] = to_string(recurrent.context);
     json["regularizer"] = to_string(recurrent.regularizer);
@@ -698,11 +735,11 @@ nlohmann::json native_config_json(const ModelConfig& config) {
   if (config.is_translation()) return translation_config_json(config);
   auto json = transformer_config_json(config);
   json.update({{"n_layers", config.n_blocks}, {"n_heads", config.n_heads}, {"d_head", config.d_head}, {"d_ff", config.d_ff}});
-  if (config.family == ModelFamily::BetSf) json["diag_free_mask"] = config.diag_free_mask;
+  if (config.bird_eye) json["diag_free_mask"] = config.diag_free_mask;
   if (config.diag_mode != DiagMode::Normal) json["diag_mode"] = to_string(config.diag_mode);
   if (config.total_heads() != config.n_blocks * config.n_heads) json["heads_per_layer"] = config.heads_per_block;
   if (config.normalize_words) json["normalize_words"] = true;
-  if (config.family == ModelFamily::EncoderClassifier) json["labels"] = config.labels;
+  if (config.is_classifier()) json["labels"] = config.labels;
   return json;
 }
 
@@ -710,7 +747,7 @@ void require_token_attention(const ModelConfig& config, const std::string& model
   if (config.has_token_attention()) return;
   throw Error(model_name + " is a " + config.family_name() + " model; " + analysis +
               " needs token-to-token attention (a transformer), " +
-              (config.is_lama() ? "LAMA attends from one global context to the words (try word-weights)"
+              (config.has_lama_attention() ? "LAMA attends from one global context to the words (try word-weights)"
                                            : "and this model has no attention"));
 }
 
