@@ -144,7 +144,7 @@ struct ModelConfig {
   // Attention blocks, each with its own heads: the layers of a one-kind model (config.json's
   // n_layers or num_hidden_layers); Le + 2·Ld for an encoder–decoder model (TranslationPart).
   int64_t n_blocks = 0;
-  int64_t n_heads = 0;           // heads per layer before any pruning
+  int64_t n_heads = 0;           // heads per block before any pruning (translation: the larger side's)
   std::vector<int64_t> heads_per_block;  // size n_blocks; fewer than n_heads after real pruning
   int64_t d_model = 0;
   int64_t d_head = 0;            // width of one head (d_model / n_heads unless stated)
@@ -196,14 +196,14 @@ struct ModelConfig {
   // (one query: the global context) and bigru_mean has none.
   bool has_token_attention() const { return !is_recurrent(); }
   int64_t total_heads() const;
-  int64_t max_heads() const;     // largest head count of any layer (gate tensors use this width)
-  int64_t attention_width(int64_t layer) const { return heads_per_block.at(layer) * head_width(layer); }
-  // Key/value heads of a layer: its own count under grouped-query attention, else one per query head.
-  int64_t kv_heads_in(int64_t layer) const {
-    return decoder.query_groups.empty() ? heads_per_block.at(layer)
-                                        : static_cast<int64_t>(decoder.query_groups.at(layer).size());
+  int64_t max_heads() const;     // largest head count of any block (gate tensors use this width)
+  int64_t attention_width(int64_t block) const { return heads_per_block.at(block) * head_width(block); }
+  // Key/value heads of a block: its own count under grouped-query attention, else one per query head.
+  int64_t kv_heads_in(int64_t block) const {
+    return decoder.query_groups.empty() ? heads_per_block.at(block)
+                                        : static_cast<int64_t>(decoder.query_groups.at(block).size());
   }
-  int64_t kv_width(int64_t layer) const { return kv_heads_in(layer) * head_width(layer); }
+  int64_t kv_width(int64_t block) const { return kv_heads_in(block) * head_width(block); }
   // The width of one head of attention block `block`.
   int64_t head_width(int64_t block) const {
     return is_translation() && attention_block(block).kind != AttentionKind::Encoder ? translation.decoder_d_head
