@@ -120,7 +120,7 @@ BENCHMARK(BM_DecoderSweepLossOneForwardPerHead)->Unit(benchmark::kMillisecond)->
 
 void BM_DecoderSweepBleuBatched(benchmark::State& state) {
   if (!ready(state)) return;
-  auto& model = dynamic_cast<aw::TranslationTransformerImpl&>(*bench()->loaded.model);
+  auto& model = *bench()->loaded.model->sequence_to_sequence();
   const auto settings = decoder_settings(*bench());
   for (auto _ : state) benchmark::DoNotOptimize(aw::score_gate_settings(model, *bench()->bleu, settings));
   state.counters["sentences/s"] = benchmark::Counter(static_cast<double>(settings.size(0) * bench()->pairs.size()),
@@ -130,7 +130,7 @@ BENCHMARK(BM_DecoderSweepBleuBatched)->Unit(benchmark::kMillisecond)->Iterations
 
 void BM_DecoderSweepBleuOneSettingAtATime(benchmark::State& state) {
   if (!ready(state)) return;
-  auto& model = dynamic_cast<aw::TranslationTransformerImpl&>(*bench()->loaded.model);
+  auto& model = *bench()->loaded.model->sequence_to_sequence();
   const auto settings = decoder_settings(*bench());
   for (auto _ : state)
     for (int64_t s = 0; s < settings.size(0); ++s)

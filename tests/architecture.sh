@@ -29,9 +29,11 @@ forbid app/gui  'torch/|ATen/|c10/' "only model_session.cpp includes LibTorch in
 # The window code may include only the LibTorch-free headers of the layers below.
 forbid app/gui  'analysis/' "app/gui/ includes only analysis/core/descriptor.h and analysis/core/registry.h (no LibTorch)" \
   'model_session\.cpp:|"analysis/core/(descriptor|registry)\.h"'
-forbid app/gui  'models/' "app/gui/ includes only models/errors.h (no LibTorch)" 'model_session\.cpp:|"models/errors\.h"'
+forbid app/gui  'models/' "app/gui/ includes only models/errors.h and models/attention_kind.h (no LibTorch)" \
+  'model_session\.cpp:|"models/(errors|attention_kind)\.h"'
 # The LibTorch-free headers must stay so.
-for header in analysis/core/descriptor.h analysis/core/registry.h models/progress.h models/errors.h table/*.h; do
+for header in analysis/core/descriptor.h analysis/core/registry.h models/progress.h models/errors.h models/attention_kind.h \
+              table/*.h; do
   if grep -nE '^#include [<"](torch/|ATen/|c10/|models/(nn|checkpoint|text|training)/)' "$header"; then
     echo "$header: must not include LibTorch (the window code includes it)"
     broken=1

@@ -338,6 +338,25 @@ TEST(ConfigEnums, EveryValueRoundTripsThroughItsName) {
   EXPECT_EQ(to_string(DiagMode::Magnified), "magnified");
 }
 
+TEST(FamilyTraits, TheFamiliesTrainedHereAreTheNativeOnes) {
+  for (const auto family : all_values<ModelFamily>()) {
+    const auto traits = family_traits(family);
+    EXPECT_EQ(traits.format == CheckpointFormat::Native, traits.trained_as != TrainedAs::None) << to_string(family);
+  }
+  const auto config = test::tiny_lama_config("bigru_max");  // parse_model_config gives every config its traits
+  EXPECT_EQ(config.trained_as, TrainedAs::Classifier);
+  EXPECT_EQ(config.network, Network::Recurrent);
+  EXPECT_FALSE(config.real_pruning);
+  EXPECT_EQ(config.recurrent.pooling, RecurrentPooling::Max);
+  EXPECT_FALSE(config.has_lama_attention());
+}
+
+TEST(ConfigEnums, AttentionKindsRoundTripThroughTheirNames) {
+  for (const auto kind : kAttentionKinds) EXPECT_EQ(parse_attention_kind(to_string(kind)), kind) << to_string(kind);
+  EXPECT_EQ(to_string(AttentionKind::Cross), "cross");
+  EXPECT_FALSE(parse_attention_kind("layer").has_value());
+}
+
 TEST(ConfigEnums, NativeConfigJsonWritesTheNamesItReads) {
   for (const auto family : {ModelFamily::TransformerLm, ModelFamily::BetSf, ModelFamily::BetSg}) {
     for (const auto diag_mode : all_values<DiagMode>()) {

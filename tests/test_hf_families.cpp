@@ -122,6 +122,7 @@ TEST(HfFamilies, ConfigsReadAsTheirFamiliesMeanThem) {
   const auto llama = read_model_config(kFixtures + "llama");
   EXPECT_EQ(llama.family, ModelFamily::Llama);
   EXPECT_EQ(llama.decoder.kv_heads, 2);
+  EXPECT_TRUE(llama.decoder.grouped_query);
   EXPECT_EQ(llama.decoder.query_groups, (std::vector<std::vector<int64_t>>{{2, 2}, {2, 2}}));
   EXPECT_EQ(llama.decoder.norm, NormKind::RmsNorm);
   EXPECT_TRUE(llama.decoder.gated_mlp);
@@ -148,7 +149,13 @@ TEST(HfFamilies, ConfigsReadAsTheirFamiliesMeanThem) {
   EXPECT_EQ(neox.rotary.dims, 4);  // a quarter of 16
   EXPECT_TRUE(neox.decoder.parallel_residual);
   EXPECT_EQ(neox.decoder.norm, NormKind::LayerNorm);
+  EXPECT_FALSE(neox.decoder.grouped_query);  // q|k|v fused per head: each query head has its own
   EXPECT_TRUE(neox.decoder.query_groups.empty());
+  for (const auto& config : {llama, neox}) {  // loaded, not trained; real pruning saves them
+    EXPECT_EQ(config.format, CheckpointFormat::HuggingFace);
+    EXPECT_EQ(config.trained_as, TrainedAs::None);
+    EXPECT_TRUE(config.real_pruning);
+  }
   EXPECT_FALSE(read_model_config(kFixtures + "gpt_neox_sequential").decoder.parallel_residual);
 }
 
@@ -282,7 +289,7 @@ TEST(HfFamilies, PruningRemovesQueryHeadsAndAKeyValueHeadOnlyWithItsLastQueryHea
 
   // Saved with the family's names and tokenizer, it reads back as the same model.
   TempDir dir;
-  save_llama_family_checkpoint(dir.path(), *pruned, loaded.dir, torch::kFloat32);
+  save_hugging_face_checkpoint(dir.path(), *pruned, loaded.dir, torch::kFloat32);
   const auto reloaded = load_checkpoint(dir.path());
   EXPECT_EQ(reloaded.config.decoder.query_groups, config.decoder.query_groups);
   EXPECT_TRUE(torch::equal(plain_logits(*reloaded.model, "llama"), after));
@@ -295,7 +302,7 @@ TEST(HfFamilies, APrunedGptNeoxIsWrittenBackWithItsFusedQkv) {
   const auto gated = logits_without(loaded, "gpt_neox", removed);
   const auto pruned = remove_heads(*loaded.model, removed);
   TempDir dir;
-  save_llama_family_checkpoint(dir.path(), *pruned, loaded.dir, torch::kFloat32);
+  save_hugging_face_checkpoint(dir.path(), *pruned, loaded.dir, torch::kFloat32);
   const auto file = SafetensorsFile::open(dir.file("model.safetensors"));
   EXPECT_EQ(file->record("layers.1.attention.query_key_value.weight").shape, (std::vector<int64_t>{2 * 3 * 16, 64}));
   const auto reloaded = load_checkpoint(dir.path());

@@ -284,7 +284,7 @@ TEST(Lama, SaveLoadRoundTripKeepsConfigAndOutputs) {
   for (auto config : configs) {
     SCOPED_TRACE(config.family_name() + " " + to_string(config.recurrent.context) +
                  " E=" + std::to_string(config.recurrent.embedding_dim));
-    config.recurrent.regularizer = config.is_lama() ? Regularizer::Emb : Regularizer::None;
+    config.recurrent.regularizer = config.has_lama_attention() ? Regularizer::Emb : Regularizer::None;
     config.normalize_words = true;
     TempDir dir;
     torch::manual_seed(3);

@@ -288,7 +288,7 @@ TEST(TranslationPruning, RemovedHeadsComputeWhatTheGatedModelComputes) {
 TEST(TranslationScores, BatchedDecodingEqualsOneByOneAndBleuScoresItsTexts) {
   TinyTranslation tiny;
   const auto loaded = tiny.checkpoint("m");
-  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  auto* model = loaded.model->sequence_to_sequence();
   ASSERT_NE(model, nullptr);
   const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
   const auto pairs = read_translation_pairs(pairs_path());
@@ -463,7 +463,7 @@ TEST(TranslationAnalyses, DescriptorsReadPairsAndNameEachRowsKind) {
 }
 
 // The settings a BLEU analysis decodes under, each decoded alone (one source at a time) and scored.
-double bleu_alone(TranslationTransformerImpl& model, const LoadedModel& loaded, const ForwardOptions& options,
+double bleu_alone(SequenceToSequenceModel& model, const LoadedModel& loaded, const ForwardOptions& options,
                   int64_t beam) {
   const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
   SearchSettings search;
@@ -474,7 +474,7 @@ double bleu_alone(TranslationTransformerImpl& model, const LoadedModel& loaded, 
 TEST(TranslationBleuMetric, AblationAndDiagonalSweepScoreEachSettingAsItsOwnDecodingDoes) {
   TinyTranslation tiny;
   const auto loaded = tiny.checkpoint("m", 11);
-  auto& model = dynamic_cast<TranslationTransformerImpl&>(*loaded.model);
+  auto& model = *loaded.model->sequence_to_sequence();
   AnalysisRequest request;
   request.models = {&loaded};
   request.settings = find_analysis("ablate")->settings();
@@ -531,7 +531,7 @@ TEST(TranslationBleuMetric, AblationAndDiagonalSweepScoreEachSettingAsItsOwnDeco
 TEST(TranslationBleuMetric, SettingsDecodedTogetherTranslateAsEachDecodedAlone) {
   TinyTranslation tiny;
   const auto loaded = tiny.checkpoint("m", 11);
-  auto& model = dynamic_cast<TranslationTransformerImpl&>(*loaded.model);
+  auto& model = *loaded.model->sequence_to_sequence();
   SearchSettings search;
   search.beam = 3;
   search.max_new_tokens = 8;
@@ -577,7 +577,7 @@ TEST(TranslationDiagonal, TheInterventionActsOnTheDecodersSelfAttentionOnly) {
 TEST(TranslationTopTokens, CrossRowsAreTheTopSourceTokensOfTheCapturedHeadMean) {
   TinyTranslation tiny;
   const auto loaded = tiny.checkpoint("m", 7);
-  auto& model = dynamic_cast<TranslationTransformerImpl&>(*loaded.model);
+  auto& model = *loaded.model->sequence_to_sequence();
   const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
   SearchSettings search;
   search.beam = 2;

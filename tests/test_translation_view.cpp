@@ -58,7 +58,7 @@ class TranslationViewTests : public QObject {
     ModelSession session;
     session.load(kMarian);
     const auto run = session.attend(0, sentence);  // beam 4, as translate's default
-    QCOMPARE(saved.capture.layer_kinds, QStringList({"cross", "cross"}));
+    QVERIFY(saved.capture.layer_kinds == std::vector<AttentionKind>(2, AttentionKind::Cross));
     QCOMPARE(saved.capture.layer_numbers, (std::vector<int>{1, 2}));
     QCOMPARE(saved.capture.tokens, run.tokens);
     QCOMPARE(saved.capture.target_tokens, run.target_tokens);
@@ -92,7 +92,9 @@ class TranslationViewTests : public QObject {
     QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
     const auto& capture = *view->capture(0);
     QVERIFY(capture.isTranslation());
-    QCOMPARE(capture.layer_kinds, QStringList({"enc", "enc", "dec", "cross", "dec", "cross"}));
+    const std::vector<AttentionKind> kinds{AttentionKind::Encoder, AttentionKind::Encoder, AttentionKind::Decoder,
+                                           AttentionKind::Cross,   AttentionKind::Decoder, AttentionKind::Cross};
+    QVERIFY(capture.layer_kinds == kinds);
     QCOMPARE(capture.target_tokens.size(), capture.predictionCount());
     QVERIFY(view->translationLabel()->isVisible());
     QVERIFY(view->translationLabel()->text().startsWith("<b>Translation</b> (beam 4): "));

@@ -23,7 +23,7 @@ AnalysisReport run_stats(const AnalysisRequest& request) {
   std::vector<AttentionStatsResult> results;
   for (size_t index = 0; index < request.models.size(); ++index) {
     const auto& loaded = *request.models[index];
-    if (attention == "cross")
+    if (parse_attention_kind(attention) == AttentionKind::Cross)
       throw SettingError("attention", "cross: CA and HA are measured on self-attention, where a token's own "
                                       "position is the diagonal; use enc, dec or all");
     settings.blocks.clear();

@@ -71,7 +71,7 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
   return rows;
 }
 
-std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, const TranslationCodec& codec,
+std::vector<TopTokensRow> top_source_tokens(SequenceToSequenceModel& model, const TranslationCodec& codec,
                                             const std::string& model_name,
                                             const std::vector<TopTokensRequest>& sentences, int64_t k,
                                             const SearchSettings& search, const ForwardOptions& forward,

@@ -8,7 +8,6 @@
 #pragma once
 
 #include "models/nn/model.h"
-#include "models/nn/translation.h"
 #include "models/progress.h"
 #include "models/text/tokenizer.h"
 #include "models/translation/beam_search.h"
@@ -50,7 +49,7 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
 // translation under `forward.head_gates`, every generated token unless the request names a target
 // (a 0-based position among the decoder's tokens, the start token being 0). Throws aw::Error for an
 // empty or over-long source, or a target outside 1..m−1.
-std::vector<TopTokensRow> top_source_tokens(TranslationTransformerImpl& model, const TranslationCodec& codec,
+std::vector<TopTokensRow> top_source_tokens(SequenceToSequenceModel& model, const TranslationCodec& codec,
                                             const std::string& model_name,
                                             const std::vector<TopTokensRequest>& sentences, int64_t k,
                                             const SearchSettings& search, const ForwardOptions& forward = {},

@@ -59,7 +59,7 @@ AnalysisReport run_top_tokens(const AnalysisRequest& request) {
     std::vector<TopTokensRow> model_rows;
     if (translation) {
       const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
-      model_rows = top_source_tokens(dynamic_cast<TranslationTransformerImpl&>(*loaded.model), codec, loaded.name,
+      model_rows = top_source_tokens(*loaded.model->sequence_to_sequence(), codec, loaded.name,
                                      asked.sentences, asked.k, search, forward, phase, &cancelled);
     } else {
       model_rows = top_attended_tokens(*loaded.model, *loaded.tokenizer, loaded.name, asked.sentences, asked.k, forward,

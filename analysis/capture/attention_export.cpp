@@ -14,6 +14,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -64,7 +65,7 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 }
 
 // The rows of a layer's attention: n, or 1 for a global-context model (LAMA).
-int64_t query_rows(const ModelConfig& config, int64_t length) { return config.is_lama() ? 1 : length; }
+int64_t query_rows(const ModelConfig& config, int64_t length) { return config.has_lama_attention() ? 1 : length; }
 
 // A .npy file (format 1.0) of one little-endian float tensor, written whole or not at all.
 void write_npy(const std::string& path, const torch::Tensor& values) {
@@ -162,16 +163,19 @@ torch::Tensor attention_thumbnail(const torch::Tensor& block) {
 
 void export_translation_attention(const TranslationCapture& capture, const ModelConfig& config,
                                   const std::string& model_name, const std::string& path, torch::ScalarType dtype,
-                                  const std::vector<std::string>& kinds) {
+                                  const std::vector<AttentionKind>& kinds) {
   if (!ends_with(path, ".safetensors"))
     fail_in_file(path, "a translation's attention is exported as a .safetensors file (or JSON with translate --out FILE.json)");
   const auto names = block_names(config);
-  for (const auto& kind : kinds)
-    if (std::find(names.kind.begin(), names.kind.end(), kind) == names.kind.end())
-      throw Error("kind " + kind + ": " + model_name + " has no " + kind + " attention (enc, dec or cross)");
+  std::vector<AttentionKind> block_kinds;
+  for (int64_t block = 0; block < config.n_blocks; ++block) block_kinds.push_back(config.attention_block(block).kind);
+  for (const auto kind : kinds)
+    if (std::find(block_kinds.begin(), block_kinds.end(), kind) == block_kinds.end())
+      throw Error("kind " + to_string(kind) + ": " + model_name + " has no " + to_string(kind) +
+                  " attention (enc, dec or cross)");
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
   for (size_t block = 0; block < capture.attention.size(); ++block) {
-    if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), names.kind[block]) == kinds.end()) continue;
+    if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), block_kinds.at(block)) == kinds.end()) continue;
     const auto name = names.kind[block] + "." + std::to_string(names.layer[block]);
     tensors.emplace_back(name, capture.attention[block].to(torch::kCPU, dtype));
     tensors.emplace_back("thumbnail." + name, attention_thumbnail(capture.attention[block]).to(torch::kCPU, torch::kFloat32));
@@ -207,9 +211,10 @@ AttentionFileContents read_attention_file(const std::string& path) {
   // The blocks in model order: a one-kind model's layers; a translation model's encoder layers, then
   // each decoder layer's self- and cross-attention.
   struct Found {
-    std::string kind;
+    std::string prefix;                  // "layer", or a translation block's kind name
+    std::optional<AttentionKind> kind;   // a translation block's kind (nothing for "layer")
     int64_t layer;
-    std::tuple<int, int64_t, int> order;  // (decoder side?, layer, cross after self)
+    std::tuple<bool, int64_t, bool> order;  // (decoder side?, layer, cross after self)
   };
   std::vector<Found> found;
   const bool translation = !contents.target_tokens.empty();
@@ -217,18 +222,21 @@ AttentionFileContents read_attention_file(const std::string& path) {
     const auto dot = name.find('.');
     int64_t number = 0;
     if (dot == std::string::npos || !parse_integer(name.substr(dot + 1), number) || number < 1) continue;
-    const auto kind = name.substr(0, dot);
-    if (translation ? (kind == "enc" || kind == "dec" || kind == "cross") : kind == "layer")
-      found.push_back({kind, number, {kind == "dec" || kind == "cross", number, kind == "cross"}});
+    const auto prefix = name.substr(0, dot);
+    const auto kind = parse_attention_kind(prefix);
+    if (translation ? kind.has_value() : prefix == "layer")
+      found.push_back({prefix, kind, number,
+                       {kind && queries_are_target(*kind), number, kind == AttentionKind::Cross}});
   }
   std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.order < b.order; });
   if (found.empty()) fail_in_file(path, translation ? "holds no enc.<l>, dec.<l> or cross.<l> tensors" : "holds no layer.<l> tensors");
   const auto source = static_cast<int64_t>(contents.tokens.size()), target = static_cast<int64_t>(contents.target_tokens.size());
   for (const auto& block_found : found) {
-    const auto name = block_found.kind + "." + std::to_string(block_found.layer);
+    const auto name = block_found.prefix + "." + std::to_string(block_found.layer);
     auto block = file->tensor(name);  // a view of the mapping: nothing read yet
-    const int64_t cols = block_found.kind == "dec" ? target : source;
-    const int64_t rows = block_found.kind == "dec" || block_found.kind == "cross" ? target : source;
+    const auto& kind = block_found.kind;
+    const int64_t cols = kind && keys_are_target(*kind) ? target : source;
+    const int64_t rows = kind && queries_are_target(*kind) ? target : source;
     if (block.dim() != 3 || block.size(2) != cols || (block.size(1) != rows && block.size(1) != 1))
       fail_in_file(path, name + " has shape " + shape_string(block.sizes()) + "; expected [heads, " + std::to_string(rows) +
                              (translation ? "" : " or 1") + ", " + std::to_string(cols) + "] for its tokens");
@@ -237,7 +245,7 @@ AttentionFileContents read_attention_file(const std::string& path) {
                                       : attention_thumbnail(block.to(torch::kFloat32)));
     contents.layers.push_back(std::move(block));
     contents.layer_numbers.push_back(static_cast<int>(block_found.layer));
-    contents.kinds.push_back(translation ? block_found.kind : std::string());
+    if (kind) contents.kinds.push_back(*kind);
   }
   return contents;
 }

@@ -32,13 +32,13 @@ struct AttentionExportSettings {
 };
 
 // A translation's captured attention (translate_and_capture) as a safetensors file: each block of the
-// chosen kinds ("enc", "dec", "cross"; empty = all) as "<kind>.<layer within its kind>" [H, rows,
+// chosen kinds (empty = all) as "<kind>.<layer within its kind>" ("cross.2") [H, rows,
 // cols] with its thumbnail; the source and target (decoder) tokens and the translation in the
 // metadata. Throws aw::Error for a path that is not .safetensors or cannot be written, or a kind the
 // model does not have.
 void export_translation_attention(const TranslationCapture& capture, const ModelConfig& config,
                                   const std::string& model_name, const std::string& path, torch::ScalarType dtype,
-                                  const std::vector<std::string>& kinds);
+                                  const std::vector<AttentionKind>& kinds);
 
 // A saved attention file (export_attention's safetensors) as read back: the layers stay in the file,
 // memory-mapped (each tensor a view: a page is read when used).
@@ -48,7 +48,7 @@ struct AttentionFileContents {
   std::vector<std::string> tokens;        // a translation's source tokens
   std::vector<std::string> target_tokens; // a translation's decoder tokens (start, then the translation)
   std::string translation;
-  std::vector<std::string> kinds;         // per block "enc", "dec" or "cross" (translation files), else empty
+  std::vector<AttentionKind> kinds;       // per block its kind (translation files); empty for a one-kind file
   std::vector<int> layer_numbers;         // each block's layer (within its kind), from 1, in model order
   std::vector<torch::Tensor> layers;      // [H, rows, n] in the stored dtype (F32 or F16)
   std::vector<torch::Tensor> thumbnails;  // [H, ≤64, ≤64] F32 (made here for a file without them)

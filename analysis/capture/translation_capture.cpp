@@ -7,7 +7,7 @@
 
 namespace aw {
 
-TranslationCapture translate_and_capture(TranslationTransformerImpl& model, const TranslationCodec& codec,
+TranslationCapture translate_and_capture(SequenceToSequenceModel& model, const TranslationCodec& codec,
                                          const std::string& source, const SearchSettings& settings,
                                          const torch::Tensor& head_gates) {
   const auto& config = model.config();
@@ -31,7 +31,7 @@ TranslationCapture translate_and_capture(TranslationTransformerImpl& model, cons
   input.decoder_input_ids = torch::tensor(capture.decoder_ids, torch::kLong).unsqueeze(0);
   c10::InferenceMode inference;
   options.capture = CaptureMode::Full;
-  const auto result = model.forward(input.to(model.tok_emb->weight.device()), options);
+  const auto result = model.forward(input.to(model.module().parameters().front().device()), options);
   for (const auto& block : result.attention)
     capture.attention.push_back(block.select(0, 0).to(torch::kCPU, torch::kFloat32).contiguous());
   capture.logits = result.logits.select(0, 0).to(torch::kCPU, torch::kFloat32);

@@ -5,7 +5,7 @@
 // `translate` and the GUI's translation view both show it.
 #pragma once
 
-#include "models/nn/translation.h"
+#include "models/nn/model.h"
 #include "models/translation/beam_search.h"
 #include "models/translation/translation_codec.h"
 
@@ -29,7 +29,7 @@ struct TranslationCapture {
 };
 
 // Throws aw::Error for an empty source or one longer than the model's positions.
-TranslationCapture translate_and_capture(TranslationTransformerImpl& model, const TranslationCodec& codec,
+TranslationCapture translate_and_capture(SequenceToSequenceModel& model, const TranslationCodec& codec,
                                          const std::string& source, const SearchSettings& settings,
                                          const torch::Tensor& head_gates = {});
 

@@ -29,9 +29,10 @@ BlockNames block_names(const ModelConfig& config) {
 
 std::vector<int64_t> selected_blocks(const ModelConfig& config, const std::string& attention,
                                      const std::string& model_name) {
+  const auto kind = parse_attention_kind(attention);  // nothing for "all"
   std::vector<int64_t> blocks;
   for (int64_t block = 0; block < config.n_blocks; ++block)
-    if (attention == "all" || to_string(config.attention_block(block).kind) == attention) blocks.push_back(block);
+    if (attention == "all" || config.attention_block(block).kind == kind) blocks.push_back(block);
   if (blocks.empty()) {
     std::string kinds;
     for (const auto kind : config.attention_kinds()) kinds += (kinds.empty() ? "" : ", ") + to_string(kind);
@@ -42,7 +43,9 @@ std::vector<int64_t> selected_blocks(const ModelConfig& config, const std::strin
 }
 
 SettingField attention_field() {
-  return choice_field("attention", "Attention", {"all", "enc", "dec", "cross"}, "all",
+  std::vector<std::string> choices{"all"};
+  for (const auto kind : kAttentionKinds) choices.push_back(to_string(kind));
+  return choice_field("attention", "Attention", choices, "all",
                       "which attention's heads: encoder self (enc), decoder self (dec), cross, or all");
 }
 

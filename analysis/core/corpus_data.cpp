@@ -119,7 +119,7 @@ EvaluationData metric_data(const CorpusSettings& corpus, const MetricSettings& m
 Evaluator data_evaluator(AttentionModel& model, const EvaluationData& data, bool keep_examples) {
   if (data.bleu) {
     return [&model, &data, keep_examples](const ForwardOptions& options, const ProgressCallback& progress) {
-      auto& translation = dynamic_cast<TranslationTransformerImpl&>(model);
+      auto& translation = *model.sequence_to_sequence();
       const auto gates = options.head_gates.defined() ? options.head_gates : all_heads_on(model.config());
       const auto scores = score_gate_settings(translation, *data.bleu, gates.unsqueeze(0), options, progress);
       EvaluationResult result;

@@ -123,7 +123,7 @@ bool accepts(const ModelConfig& config, ModelRequirement requirement) {
     case ModelRequirement::CausalAttention: return config.is_language_model() || config.is_translation();
     case ModelRequirement::LanguageModelOrClassifier:
       return config.is_language_model() || config.is_classifier() || config.is_translation();
-    case ModelRequirement::Lama: return config.is_lama();
+    case ModelRequirement::Lama: return config.has_lama_attention();
     case ModelRequirement::AnyModel: return true;
   }
   return false;

@@ -2,6 +2,7 @@
 #include "analysis/core/gate_settings.h"
 
 #include "analysis/core/setting_fields.h"
+#include "models/attention_kind.h"
 #include "models/nn/model_config.h"
 #include "models/parse_number.h"
 
@@ -9,8 +10,6 @@
 
 namespace aw {
 namespace {
-
-constexpr const char* kKinds[] = {"enc", "dec", "cross"};
 
 std::string trimmed(const std::string& text) {
   const auto first = text.find_first_not_of(" \t");
@@ -21,7 +20,7 @@ std::string trimmed(const std::string& text) {
 HeadOff parse_head(const std::string& entry) {
   HeadOff head;
   std::string rest = entry;
-  for (const char* kind : kKinds) {
+  for (const char* kind : kAttentionKindNames) {
     const std::string name = kind;
     if (rest.rfind(name, 0) == 0) {
       head.kind = name;
@@ -111,7 +110,7 @@ std::vector<std::vector<HeadRef>> resolve_heads_off(const std::vector<HeadsOffGr
         if (head.kind.empty())
           refuse(name + " is a translation model: name the attention (enc" + entry + ", dec" + entry + " or cross" +
                  entry + ")");
-        const auto kind = parse_enum<AttentionKind>(head.kind);
+        const auto kind = parse_attention_kind(head.kind);
         block = config.block_index(*kind, head.layer - 1);
         if (block < 0) {
           int64_t layers = 0;

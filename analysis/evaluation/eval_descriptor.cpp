@@ -73,7 +73,7 @@ nlohmann::json evaluation_json(const LoadedModel& loaded, const std::string& pat
 // the request's gates), added to the report's text, JSON and the `translations` output.
 void add_translation_scores(const AnalysisRequest& request, const CorpusSettings& corpus, const DecodingSettings& decoding,
                             const LoadedModel& loaded, const ForwardOptions& forward, AnalysisReport& report) {
-  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  auto* model = loaded.model->sequence_to_sequence();
   TORCH_INTERNAL_ASSERT(model, "a translation config without a translation model");
   SearchSettings search;
   search.beam = decoding.beam;

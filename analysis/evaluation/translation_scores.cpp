@@ -45,15 +45,15 @@ BleuTask make_bleu_task(const ModelConfig& config, std::shared_ptr<const Transla
   return task;
 }
 
-std::vector<TranslationScores> score_gate_settings(TranslationTransformerImpl& model, const BleuTask& task,
+std::vector<TranslationScores> score_gate_settings(SequenceToSequenceModel& model, const BleuTask& task,
                                                    const torch::Tensor& gates, const ForwardOptions& options,
                                                    const ProgressCallback& progress, int64_t max_rows) {
   const auto& config = model.config();
   TORCH_CHECK(gates.dim() == 3 && gates.size(1) == config.n_blocks && gates.size(2) == config.max_heads(),
               "gate settings must be [S, blocks, H_max]");
   c10::InferenceMode inference;
-  model.eval();
-  const auto device = model.parameters().front().device();
+  model.module().eval();
+  const auto device = model.module().parameters().front().device();
   const auto settings = gates.size(0);
   const auto all_gates = gates.to(device, torch::kFloat32);
   const auto row_limit = max_rows > 0 ? max_rows : device.is_cuda() ? kGpuSearchRows : kCpuSearchRows;
@@ -86,7 +86,7 @@ std::vector<TranslationScores> score_gate_settings(TranslationTransformerImpl& m
   return scores;
 }
 
-TranslationScores score_translations(TranslationTransformerImpl& model, const TranslationCodec& codec,
+TranslationScores score_translations(SequenceToSequenceModel& model, const TranslationCodec& codec,
                                      const std::vector<TranslationPair>& pairs, const SearchSettings& search,
                                      int64_t batch, const ForwardOptions& options, const ProgressCallback& progress) {
   // The codec outlives this call; the task borrows it.

@@ -6,7 +6,7 @@
 // together: a chunk of sources goes through one batched search under every setting at once.
 #pragma once
 
-#include "models/nn/translation.h"
+#include "models/nn/model.h"
 #include "models/progress.h"
 #include "models/text/bleu.h"
 #include "models/translation/beam_search.h"
@@ -49,13 +49,13 @@ BleuTask make_bleu_task(const ModelConfig& config, std::shared_ptr<const Transla
 // The scores of every gate setting, gates [S, blocks, H_max]: each chunk of sources decodes under all
 // settings in batched searches of at most `max_rows` rows (sources × settings; 0 = 64 on the CPU,
 // 256 on a GPU), with `options.diagonal` on the decoder. Progress counts chunks; empty on cancel.
-std::vector<TranslationScores> score_gate_settings(TranslationTransformerImpl& model, const BleuTask& task,
+std::vector<TranslationScores> score_gate_settings(SequenceToSequenceModel& model, const BleuTask& task,
                                                    const torch::Tensor& gates, const ForwardOptions& options = {},
                                                    const ProgressCallback& progress = {}, int64_t max_rows = 0);
 
 // One setting's scores (`options.head_gates` [blocks, H_max] or undefined = every head on), `batch`
 // sources per search; progress counts sources done. Throws aw::Error when no pair is left.
-TranslationScores score_translations(TranslationTransformerImpl& model, const TranslationCodec& codec,
+TranslationScores score_translations(SequenceToSequenceModel& model, const TranslationCodec& codec,
                                      const std::vector<TranslationPair>& pairs, const SearchSettings& search,
                                      int64_t batch, const ForwardOptions& options = {},
                                      const ProgressCallback& progress = {});

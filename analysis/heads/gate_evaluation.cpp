@@ -89,7 +89,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
     if (distribution.shared())
       throw Error("--distributed splits loss and accuracy sweeps, not BLEU's decoding: run BLEU sweeps in one process");
     // Decoding has no lower layers to share: every setting translates from the first block up.
-    auto* translation = dynamic_cast<TranslationTransformerImpl*>(&model);
+    auto* translation = model.sequence_to_sequence();
     if (!translation) throw Error("the BLEU metric needs a translation model");
     const auto scores = score_gate_settings(*translation, *data.bleu, gates, {}, progress, max_batch_rows);
     std::vector<GateMetric> metrics;

@@ -40,9 +40,7 @@ std::pair<int64_t, std::vector<std::string>> attention_parameter(const ModelConf
 
 std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::vector<HeadRef>& heads) {
   auto config = model.config();
-  const auto family = config.family;
-  if (family != ModelFamily::TransformerLm && family != ModelFamily::BetSf && family != ModelFamily::BetSg &&
-      family != ModelFamily::TransformerMt && !config.is_llama_family())
+  if (!config.real_pruning)
     throw Error("real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models and the "
                 "llama, mistral, qwen2 and gpt_neox families, not " + config.family_name());
   std::vector<std::set<int64_t>> removed(config.n_blocks);

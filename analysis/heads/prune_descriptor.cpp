@@ -87,8 +87,8 @@ AnalysisReport apply_pruning(const LoadedModel& loaded, const EvaluationData& da
   const auto storage = loaded.stored_dtype == "F16"    ? torch::kFloat16
                        : loaded.stored_dtype == "BF16" ? torch::kBFloat16
                                                        : torch::kFloat32;
-  if (loaded.config.is_llama_family())  // its own tensor names and tokenizer.json
-    save_llama_family_checkpoint(save_dir, *pruned, loaded.dir, storage);
+  if (loaded.config.format == CheckpointFormat::HuggingFace)  // its own tensor names and tokenizer files
+    save_hugging_face_checkpoint(save_dir, *pruned, loaded.dir, storage);
   else
     save_native_checkpoint(save_dir, *pruned, vocabulary, storage == torch::kBFloat16 ? torch::kFloat32 : storage,
                            sentencepiece_model);

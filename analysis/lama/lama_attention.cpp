@@ -34,7 +34,7 @@ WeightScale parse_weight_scale(const std::string& text) {
 }
 
 void require_lama(const ModelConfig& config, const std::string& model_name) {
-  if (!config.is_lama())
+  if (!config.has_lama_attention())
     throw Error(model_name + " is a " + config.family_name() +
                 " model; word weights need a LAMA classifier (model_type lama), whose attention is one weight per word "
                 "and head");

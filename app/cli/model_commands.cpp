@@ -36,20 +36,21 @@ int run_info(int argc, char** argv) {
       {"compute_dtype", dtype_name(loaded.dtype)}, {"mapped_bytes", loaded.mapped_bytes},
       {"device", describe_device(loaded.device)}};
   if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
-  if (c.is_llama_family()) {
+  if (c.decoder.kv_heads > 0) {  // a config that states its key/value heads describes its decoder too
     info["key_value_heads"] = c.decoder.kv_heads;
     if (!c.decoder.query_groups.empty()) info["query_groups"] = c.decoder.query_groups;
     info["norm_kind"] = to_string(c.decoder.norm);
     info["sliding_window"] = c.decoder.sliding_window;
     info["parallel_residual"] = c.decoder.parallel_residual;
-    info["rotary"] = {{"dims", c.rotary.dims}, {"theta", c.rotary.theta}, {"scaling", to_string(c.rotary.scaling)}};
   }
+  if (c.positions == PositionKind::Rotary)
+    info["rotary"] = {{"dims", c.rotary.dims}, {"theta", c.rotary.theta}, {"scaling", to_string(c.rotary.scaling)}};
   if (c.is_classifier()) info["labels"] = c.labels;
   if (c.is_recurrent()) {
     info["embedding_dim"] = c.recurrent.embedding_dim;
     info["rnn_hidden"] = c.recurrent.rnn_hidden;
     info["classifier_hidden"] = c.recurrent.classifier_hidden;
-    if (c.is_lama()) info["context"] = to_string(c.recurrent.context);
+    if (c.has_lama_attention()) info["context"] = to_string(c.recurrent.context);
   }
   if (options.flag("json")) {
     std::cout << info.dump(2) << "\n";
@@ -75,22 +76,24 @@ int run_info(int argc, char** argv) {
   if (c.is_recurrent())
     std::printf("recurrent    embeddings %lld → bi-GRU 2 × %lld%s → MLP %lld (max %lld words)\n",
                 static_cast<long long>(c.recurrent.embedding_dim), static_cast<long long>(c.recurrent.rnn_hidden),
-                c.is_lama() ? (c.recurrent.context == LamaContext::Mean ? ", context: word-embedding mean"
-                                                                         : ", context: learned")
-                            : ", mean pooling",
+                c.has_lama_attention() ? (c.recurrent.context == LamaContext::Mean ? ", context: word-embedding mean"
+                                                                                    : ", context: learned")
+                                       : ", mean pooling",
                 static_cast<long long>(c.recurrent.classifier_hidden), static_cast<long long>(c.max_positions));
   else
     std::printf("d_model      %lld, d_ff %lld, %s-LN, %s positions (max %lld), %s\n", static_cast<long long>(c.d_model),
                 static_cast<long long>(c.d_ff), to_string(c.norm).c_str(), to_string(c.positions).c_str(),
                 static_cast<long long>(c.max_positions), to_string(c.activation).c_str());
-  if (c.is_llama_family()) {
+  if (c.decoder.kv_heads > 0) {
     const auto& d = c.decoder;
-    const auto& r = c.rotary;
-    std::string attention = d.query_groups.empty() ? "one key/value head per query head"
-                                                   : std::to_string(d.kv_heads) + " key/value heads (grouped-query)";
+    std::string attention = d.grouped_query ? std::to_string(d.kv_heads) + " key/value heads (grouped-query)"
+                                            : "one key/value head per query head";
     if (d.sliding_window > 0) attention += ", sliding window " + std::to_string(d.sliding_window);
     std::printf("decoder      %s, %s, %s%s\n", to_string(d.norm).c_str(), d.gated_mlp ? "SwiGLU MLP" : "MLP",
                 attention.c_str(), d.parallel_residual ? ", parallel residual" : "");
+  }
+  if (c.positions == PositionKind::Rotary) {
+    const auto& r = c.rotary;
     std::printf("rotary       %lld of %lld channels per head, base %g, %s scaling\n", static_cast<long long>(r.dims),
                 static_cast<long long>(c.d_head), r.theta, to_string(r.scaling).c_str());
   }
@@ -139,10 +142,12 @@ int summarise_attention_file(const CliOptions& options) {
               static_cast<long long>(top));
   for (const auto index : chosen) {
     const auto& block = contents.layers[index];  // (H, rows, cols): only this row's pages are read
-    const auto& kind = contents.kinds[index];
-    const auto& columns = kind == "dec" ? contents.target_tokens : contents.tokens;  // enc and cross: the source
+    const bool with_kind = !contents.kinds.empty();  // a translation file
+    const auto& columns =
+        with_kind && keys_are_target(contents.kinds[index]) ? contents.target_tokens : contents.tokens;
     const auto row = block.select(1, block.size(1) - 1).to(torch::kFloat64).mean(0);
-    std::printf("  %s %2d:", kind.empty() ? "layer" : kind.c_str(), contents.layer_numbers[index]);
+    const auto block_name = with_kind ? to_string(contents.kinds[index]) : std::string("layer");
+    std::printf("  %s %2d:", block_name.c_str(), contents.layer_numbers[index]);
     for (const auto& attended : top_attended(row, top))
       std::printf("  %s@%lld %.3f", columns[attended.position].c_str(), static_cast<long long>(attended.position),
                   attended.weight);
@@ -233,7 +238,7 @@ int run_attend(int argc, char** argv) {
 
   std::printf("%zu tokens:", encoding.tokens.size());
   for (const auto& token : encoding.tokens) std::printf(" [%s]", token.c_str());
-  if (loaded.config.is_lama())
+  if (loaded.config.has_lama_attention())
     std::printf("\ntop-%lld attended words (LAMA: one distribution per head over the words), mean over heads:\n",
                 static_cast<long long>(top));
   else

@@ -48,11 +48,6 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-bool is_classifier_family(ModelFamily family) {
-  return family == ModelFamily::Lama || family == ModelFamily::BiGruMean || family == ModelFamily::BiGruMax ||
-         family == ModelFamily::EncoderClassifier;
-}
-
 // The family a command line trains, parsed once, before the options (language models and classifiers
 // take different options): --arch (default transformer_lm), or the model_type of the --resume folder.
 ModelFamily requested_family(int argc, char** argv) {
@@ -62,10 +57,8 @@ ModelFamily requested_family(int argc, char** argv) {
     if (std::strcmp(argv[i], "--resume") == 0) resume = argv[i + 1];
   }
   if (!resume.empty()) return read_model_config(resume).family;
-  ModelConfig trained;
   const auto family = parse_enum<ModelFamily>(arch);
-  if (family) trained.family = *family;
-  if (!family || !trained.is_native())  // GPT-2 and BERT are loaded, not trained here
+  if (!family || family_traits(*family).trained_as == TrainedAs::None)  // the Hugging Face families are loaded only
     throw Error("attention-cli train: --arch must be transformer_lm, bet_sf, bet_sg, lama, bigru_max, "
                 "bigru_mean, encoder_classifier or transformer_mt, got '" + arch + "'");
   return *family;
@@ -193,7 +186,7 @@ ModelConfig classifier_config(const CliOptions& options, ModelFamily family, int
                          {"labels", labels},
                          {"max_positions", options.get_int("window", 256, 2)},
                          {"normalize_words", !options.flag("raw-words")}};
-  if (family == ModelFamily::EncoderClassifier) {
+  if (family_traits(family).network == Network::Transformer) {  // encoder_classifier
     json["n_layers"] = options.get_int("layers", 1, 1);
     json["n_heads"] = options.get_int("heads", 4, 1);
     json["d_model"] = options.get_int("d-model", 128, 1);
@@ -241,7 +234,7 @@ int run_train_classifier(int argc, char** argv, ModelFamily family) {
                                        normalize, settings.train_path);
     config = classifier_config(options, family, static_cast<int64_t>(vocabulary.size()), labels);
   }
-  if (config.is_lama() && config.recurrent.context == LamaContext::Mean &&
+  if (config.has_lama_attention() && config.recurrent.context == LamaContext::Mean &&
       config.recurrent.embedding_dim != 2 * config.recurrent.rnn_hidden)
     std::fprintf(stderr,
                  "train: --embedding-dim %lld ≠ 2 × --hidden (%lld): the mean-embedding context goes through a learned "
@@ -269,7 +262,7 @@ int run_train_classifier(int argc, char** argv, ModelFamily family) {
   }
 
   install_interrupt_handler();
-  const bool regularised = config.is_lama() && config.recurrent.regularizer != Regularizer::None;
+  const bool regularised = config.has_lama_attention() && config.recurrent.regularizer != Regularizer::None;
   const auto regularizer_name = to_string(config.recurrent.regularizer);
   const auto summary = train_classifier(config, vocabulary, settings, [&](const TrainProgress& progress) {
     print_progress(settings, progress, regularised ? regularizer_name.c_str() : nullptr, "words");
@@ -397,8 +390,9 @@ int run_train(int argc, char** argv) {
   for (int i = 2; i < argc; ++i)
     if (std::strcmp(argv[i], "--seeds") == 0) return run_train_seeds(argc, argv);
   const auto family = requested_family(argc, argv);
-  if (is_classifier_family(family)) return run_train_classifier(argc, argv, family);
-  if (family == ModelFamily::TransformerMt) return run_train_translation(argc, argv);
+  const auto trained_as = family_traits(family).trained_as;
+  if (trained_as == TrainedAs::Classifier) return run_train_classifier(argc, argv, family);
+  if (trained_as == TrainedAs::Translation) return run_train_translation(argc, argv);
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
                          "log-every", "save-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
@@ -437,7 +431,8 @@ int run_train(int argc, char** argv) {
                            {"tie_embeddings", !options.flag("untied")},
                            {"diag_mode", options.get("diag-mode", "normal")}};
     if (options.has("d-ff")) json["d_ff"] = options.get_int("d-ff", 0, 1);
-    if (family == ModelFamily::BetSf) json["diag_free_mask"] = !options.flag("no-diag-free-mask");
+    // The mask is on by default where the model reweights (bet_sf) and off elsewhere.
+    if (options.flag("no-diag-free-mask")) json["diag_free_mask"] = false;
     config = parse_model_config(json, "attention-cli train");
   }
 

@@ -2,7 +2,6 @@
 // (greedy or beam search), the translation printed with the source word each target token attends
 // to most (the last decoder layer's cross-attention, mean over heads), and with --out every encoder,
 // decoder and cross attention block as JSON (analysis/capture/translation_capture.h).
-#include "analysis/core/attention_blocks.h"
 #include "analysis/capture/attention_export.h"
 #include "analysis/capture/translation_capture.h"
 #include "app/cli/commands.h"
@@ -29,14 +28,15 @@ int run_translate(int argc, char** argv) {
   const auto out_dtype = attention_out_dtype(options, "translate");
   if ((options.has("kinds") || options.has("out-dtype")) && !binary)
     throw Error("attention-cli translate: --kinds and --out-dtype go with --out FILE.safetensors");
-  std::vector<std::string> kinds;
+  std::vector<AttentionKind> kinds;
   if (options.has("kinds")) {
     std::stringstream list(options.get("kinds", ""));
-    for (std::string kind; std::getline(list, kind, ',');) {
-      if (kind != "enc" && kind != "dec" && kind != "cross")
-        throw Error("attention-cli translate: --kinds " + options.get("kinds", "") + ": '" + kind +
+    for (std::string name; std::getline(list, name, ',');) {
+      const auto kind = parse_attention_kind(name);
+      if (!kind)
+        throw Error("attention-cli translate: --kinds " + options.get("kinds", "") + ": '" + name +
                     "' is not enc, dec or cross");
-      kinds.push_back(kind);
+      kinds.push_back(*kind);
     }
   }
   SearchSettings settings;
@@ -46,7 +46,7 @@ int run_translate(int argc, char** argv) {
   if (!parse_real(penalty_text, settings.length_penalty))
     throw Error("attention-cli translate: --length-penalty expects a number, got '" + penalty_text + "'");
   const auto loaded = load_from_options(options);
-  auto* model = dynamic_cast<TranslationTransformerImpl*>(loaded.model.get());
+  auto* model = loaded.model->sequence_to_sequence();
   if (!model)
     throw Error("attention-cli translate: " + loaded.name + " is a " + loaded.config.family_name() +
                 " model, not a translation model (transformer_mt, marian or bart); try attend");
@@ -84,11 +84,10 @@ int run_translate(int argc, char** argv) {
     std::printf("  %s → %s\n", capture.decoder_tokens[row].c_str(),
                 capture.source_tokens.at(alignment[static_cast<int64_t>(row) - 1].item<int64_t>()).c_str());
   if (options.has("out")) {
-    const auto names = block_names(config);
-    const auto written = kinds.empty() ? names.kind.size()
-                                       : static_cast<size_t>(std::count_if(names.kind.begin(), names.kind.end(), [&](const auto& kind) {
-                                           return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
-                                         }));
+    size_t written = 0;
+    for (int64_t block = 0; block < config.n_blocks; ++block)
+      if (kinds.empty() || std::find(kinds.begin(), kinds.end(), config.attention_block(block).kind) != kinds.end())
+        ++written;
     std::printf("attention of %zu blocks (%s) written to %s\n", written,
                 kinds.empty() ? "enc, dec, cross" : options.get("kinds", "").c_str(), out.c_str());
   }

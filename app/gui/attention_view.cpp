@@ -89,8 +89,8 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
   matrix.title = matrix_title(capture, layer, head, model_name, gates);
   if (capture.isTranslation()) {  // which side of the translation each axis holds
     const auto kind = capture.layer_kinds[layer];
-    matrix.row_axis = kind == "enc" ? "query (source token)" : "query (target token)";
-    matrix.col_axis = kind == "dec" ? "key (target token)" : "key (source token)";
+    matrix.row_axis = queries_are_target(kind) ? "query (target token)" : "query (source token)";
+    matrix.col_axis = keys_are_target(kind) ? "key (target token)" : "key (source token)";
   }
   return matrix;
 }
@@ -119,7 +119,8 @@ QString matrix_title(const AttentionCapture& capture, int layer, int head, const
     int within = 0;  // a saved file may hold some kinds only: it says which layer each block is
     for (int block = 0; block <= layer; ++block) within += capture.layer_kinds[block] == capture.layer_kinds[layer];
     if (layer < static_cast<int>(capture.layer_numbers.size())) within = capture.layer_numbers[layer];
-    return QString("%1 · %2 %3 · %4").arg(model_name, capture.layer_kinds[layer]).arg(within).arg(which);
+    const auto kind = QString::fromStdString(to_string(capture.layer_kinds[layer]));
+    return QString("%1 · %2 %3 · %4").arg(model_name, kind).arg(within).arg(which);
   }
   const int number = layer < static_cast<int>(capture.layer_numbers.size()) ? capture.layer_numbers[layer] : layer + 1;
   return QString("%1 · layer %2 · %3").arg(model_name).arg(number).arg(which);
@@ -280,7 +281,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   connect(heatmap_, &AttentionHeatmap::cellClicked, this, [this](int row, int) {
     // An encoder block's rows are source tokens, not the decoder positions the predictions follow.
     const auto* shown = capture(currentModel());
-    if (shown && shown->layer_kinds.value(layer()) == "enc") return;
+    if (shown && shown->layerKind(layer()) == AttentionKind::Encoder) return;
     if (row < position_box_->count()) position_box_->setCurrentIndex(row);
   });
 }

@@ -143,13 +143,19 @@ std::function<std::vector<Prediction>(int)> position_predictions(ModelRef loaded
 
 }  // namespace
 
+std::optional<AttentionKind> AttentionCapture::layerKind(int layer) const {
+  if (layer < 0 || layer >= static_cast<int>(layer_kinds.size())) return std::nullopt;
+  return layer_kinds[layer];
+}
+
 const QStringList& AttentionCapture::rowTokens(int layer) const {
-  const auto kind = layer_kinds.value(layer);
-  return kind == "dec" || kind == "cross" ? target_tokens : tokens;
+  const auto kind = layerKind(layer);
+  return kind && queries_are_target(*kind) ? target_tokens : tokens;
 }
 
 const QStringList& AttentionCapture::columnTokens(int layer) const {
-  return layer_kinds.value(layer) == "dec" ? target_tokens : tokens;
+  const auto kind = layerKind(layer);
+  return kind && keys_are_target(*kind) ? target_tokens : tokens;
 }
 
 std::vector<Prediction> AttentionCapture::predictionsAt(int position) const {
@@ -282,7 +288,7 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
     search.beam = kTranslationBeam;
     torch::Tensor head_gates;
     if (!gates.on.empty()) head_gates = gates_from_flags(loaded.config, gates.on).to(loaded.device);
-    const auto result = translate_and_capture(dynamic_cast<TranslationTransformerImpl&>(*loaded.model), codec,
+    const auto result = translate_and_capture(*loaded.model->sequence_to_sequence(), codec,
                                               text.toStdString(), search, head_gates);
     c10::InferenceMode inference;
     AttentionCapture capture;
@@ -292,7 +298,7 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
     capture.translation = QString::fromStdString(result.translation);
     capture.beam = kTranslationBeam;
     for (size_t block = 0; block < result.attention.size(); ++block) {
-      capture.layer_kinds << QString::fromStdString(to_string(loaded.config.attention_block(block).kind));
+      capture.layer_kinds.push_back(loaded.config.attention_block(block).kind);
       append_block(capture, result.attention[block]);
     }
     const auto& target = *loaded.target_tokenizer;
@@ -383,8 +389,7 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
     for (const auto& token : contents.target_tokens) saved.capture.target_tokens << QString::fromStdString(token);
     saved.capture.translation = QString::fromStdString(contents.translation);
     const bool translation = !contents.target_tokens.empty();
-    if (translation)
-      for (const auto& kind : contents.kinds) saved.capture.layer_kinds << QString::fromStdString(kind);
+    if (translation) saved.capture.layer_kinds = contents.kinds;
     auto& summary = saved.summary;
     summary.name = QFileInfo(path).fileName();
     summary.dir = QFileInfo(path).absoluteFilePath();
@@ -393,7 +398,7 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
     for (const auto& block : saved.capture.layers) summary.heads_per_block.push_back(block.heads);
     summary.translation = translation;
     for (size_t index = 0; index < contents.layer_numbers.size(); ++index) {
-      auto kind = translation ? QString::fromStdString(contents.kinds[index]) : QString("layer");
+      auto kind = translation ? QString::fromStdString(to_string(contents.kinds[index])) : QString("layer");
       if (translation) kind[0] = kind[0].toUpper();  // "Cross 2", as for a loaded translation model
       summary.layer_names << QString("%1 %2").arg(kind).arg(contents.layer_numbers[index]);
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "analysis/core/descriptor.h"
+#include "models/attention_kind.h"
 #include "table/result_table.h"
 #include "widgets/head_gates.h"
 
@@ -74,7 +75,7 @@ struct AttentionCapture {
   QString text;
   QStringList tokens;
   QStringList target_tokens;          // translation models only
-  QStringList layer_kinds;            // translation models: "enc", "dec" or "cross" per block
+  std::vector<AttentionKind> layer_kinds;  // translation models: each block's kind
   QString translation;                // translation models: the translation's text
   int beam = 0;                       // its beam size
   // The model's layer number (1-based) of each block, when they are not simply 1, 2, …: a saved
@@ -109,6 +110,8 @@ struct AttentionCapture {
   // Holds `block` as `layer`'s and lets go of every other layer's floats that can be made again.
   void holdOnly(int layer, WeightBlock block);
   bool isTranslation() const { return !layer_kinds.empty(); }
+  // The kind of `layer`'s attention (translation models), or nothing.
+  std::optional<AttentionKind> layerKind(int layer) const;
   // The query and key tokens of `layer`'s rows and columns.
   const QStringList& rowTokens(int layer) const;
   const QStringList& columnTokens(int layer) const;

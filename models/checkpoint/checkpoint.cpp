@@ -59,7 +59,7 @@ double minimum_weight_count(const ModelConfig& config) {
   if (config.is_recurrent()) {
     const auto& r = config.recurrent;
     const double e = static_cast<double>(r.embedding_dim), h = static_cast<double>(r.rnn_hidden);
-    const double pooled = config.is_lama() ? static_cast<double>(config.n_heads) * 2 * h : 2 * h;
+    const double pooled = config.has_lama_attention() ? static_cast<double>(config.n_heads) * 2 * h : 2 * h;
     const double hidden = static_cast<double>(r.classifier_hidden);
     return static_cast<double>(config.vocab_size) * e + 6 * h * (e + h) + pooled * hidden +
            hidden * static_cast<double>(config.num_labels);
@@ -134,15 +134,14 @@ void use_dtype(torch::nn::Module& module, torch::ScalarType dtype) {
 }  // namespace
 
 std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise) {
-  switch (config.family) {
-    case ModelFamily::Lama: return std::make_shared<LamaImpl>(config);
-    case ModelFamily::BiGruMean:
-    case ModelFamily::BiGruMax: return std::make_shared<BiGruImpl>(config);
-    case ModelFamily::TransformerMt:
-    case ModelFamily::Marian:
-    case ModelFamily::Bart: return make_translation_transformer(config, initialise);
-    default: return make_transformer(config, initialise);
+  switch (config.network) {
+    case Network::Recurrent:
+      if (config.has_lama_attention()) return std::make_shared<LamaImpl>(config);
+      return std::make_shared<BiGruImpl>(config);
+    case Network::EncoderDecoder: return make_translation_transformer(config, initialise);
+    case Network::Transformer: break;
   }
+  return make_transformer(config, initialise);
 }
 
 int64_t count_parameters(AttentionModel& model) {
@@ -265,21 +264,19 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
       vocab_file = require_file(dir, "vocab.txt");
       tokenizer = load_word_tokenizer(vocab_file, config.normalize_words);
       break;
-    case TokenizerKind::SentencePiece:
-      // Marian: source.spm with the ids of the shared vocab.json; transformer_mt: its own spm.model.
-      // The codec (models/translation) adds EOS, so the tokenizer does not.
-      if (config.family == ModelFamily::Marian) {
-        vocab_file = require_file(dir, "vocab.json");
-        tokenizer = load_sentencepiece_tokenizer(require_file(dir, "source.spm"), vocab_file, false);
-      } else {
-        vocab_file = require_file(dir, "spm.model");
-        tokenizer = load_sentencepiece_tokenizer(vocab_file, "", false);
-      }
+    // The translation codec (models/translation) adds EOS, so these tokenizers do not.
+    case TokenizerKind::SentencePiece:  // transformer_mt: its own spm.model
+      vocab_file = require_file(dir, "spm.model");
+      tokenizer = load_sentencepiece_tokenizer(vocab_file, "", false);
+      break;
+    case TokenizerKind::SentencePiecePair:  // Marian: source.spm with the ids of the shared vocab.json
+      vocab_file = require_file(dir, "vocab.json");
+      tokenizer = load_sentencepiece_tokenizer(require_file(dir, "source.spm"), vocab_file, false);
       break;
   }
   // Native vocabularies are built with the model and must match its embedding exactly; Hugging Face
   // models may pad the embedding beyond the vocabulary, but never the reverse.
-  const bool native = config.is_native();
+  const bool native = config.format == CheckpointFormat::Native;
   const auto tokens = tokenizer->vocab_size();
   if (tokens > config.vocab_size || (native && tokens != config.vocab_size))
     fail_in_file(vocab_file, "has " + std::to_string(tokens) + " tokens but the model's embedding has " +
@@ -289,7 +286,7 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
 
 std::shared_ptr<const Tokenizer> load_target_tokenizer(const std::string& dir, const ModelConfig& config,
                                                        std::shared_ptr<const Tokenizer> source) {
-  if (config.family != ModelFamily::Marian) return source;
+  if (config.tokenizer != TokenizerKind::SentencePiecePair) return source;
   return load_sentencepiece_tokenizer(require_file(dir, "target.spm"), require_file(dir, "vocab.json"), false);
 }
 
@@ -367,10 +364,12 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device,
   return loaded;
 }
 
-void save_llama_family_checkpoint(const std::string& dir, AttentionModel& model, const std::string& source_dir,
+void save_hugging_face_checkpoint(const std::string& dir, AttentionModel& model, const std::string& source_dir,
                                   torch::ScalarType storage) {
   const auto& config = model.config();
-  TORCH_CHECK(config.is_llama_family(), "save_llama_family_checkpoint needs a llama-family model");
+  TORCH_CHECK(config.format == CheckpointFormat::HuggingFace && config.real_pruning,
+              "save_hugging_face_checkpoint writes the Hugging Face families real pruning saves, not ",
+              config.family_name());
   const auto table = *foreign_weight_table(config);
   const auto parameters = model.module().named_parameters();
   // Each file tensor from the parameters bound to it: one, or the `parts` slices a fused tensor was
@@ -429,7 +428,7 @@ void save_llama_family_checkpoint(const std::string& dir, AttentionModel& model,
 void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
                             torch::ScalarType storage, const std::string& sentencepiece_model) {
   const auto& config = model.config();
-  if (!config.is_native())
+  if (config.format != CheckpointFormat::Native)
     throw Error(dir + ": only native models (transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, bigru_mean, bigru_max, "
                       "transformer_mt) are saved in the native format");
   const bool subword = config.tokenizer == TokenizerKind::SentencePiece;

@@ -1,5 +1,6 @@
 // models/checkpoint/checkpoint.h — loading and saving checkpoint folders: config.json, model.safetensors and
-// the tokenizer files (native: vocab.txt; GPT-2: vocab.json + merges.txt; BERT: vocab.txt).
+// the tokenizer files (native: vocab.txt or spm.model; GPT-2: vocab.json + merges.txt; BERT: vocab.txt;
+// Marian: source.spm, target.spm + vocab.json; the rotary decoders: tokenizer.json).
 #pragma once
 
 #include "models/nn/model.h"
@@ -80,11 +81,12 @@ std::shared_ptr<const Tokenizer> load_target_tokenizer(const std::string& dir, c
 void save_native_checkpoint(const std::string& dir, AttentionModel& model, const std::vector<std::string>& vocabulary,
                             torch::ScalarType storage = torch::kFloat32, const std::string& sentencepiece_model = "");
 
-// Writes a pruned model of the llama, mistral, qwen2 or gpt_neox family into `dir` the way this tool
-// reads those families: `source_dir`'s config.json with heads_per_block (and query_groups) added,
-// the weights under the family's own tensor names in `storage` (kFloat32, kFloat16 or kBFloat16),
-// and the tokenizer files copied. Hugging Face's classes cannot load it: its layers differ in width.
-void save_llama_family_checkpoint(const std::string& dir, AttentionModel& model, const std::string& source_dir,
+// Writes a pruned model of a Hugging Face family that real pruning saves (FamilyTraits: llama,
+// mistral, qwen2, gpt_neox) into `dir` the way this tool reads that family: `source_dir`'s
+// config.json with heads_per_layer (and query_groups) added, the weights under the family's own
+// tensor names in `storage` (kFloat32, kFloat16 or kBFloat16), and the tokenizer files copied.
+// Hugging Face's classes cannot load it: its layers differ in width.
+void save_hugging_face_checkpoint(const std::string& dir, AttentionModel& model, const std::string& source_dir,
                                   torch::ScalarType storage);
 
 int64_t count_parameters(AttentionModel& model);

@@ -25,7 +25,6 @@ class ShardedWeights : public TensorSource {
   std::vector<std::string> names() const override;
   torch::Tensor tensor(const std::string& name) const override;
   const std::string& path_of(const std::string& name) const override;
-  size_t shard_count() const { return shards_.size(); }
 
  private:
   const SafetensorsFile& shard(const std::string& name) const;

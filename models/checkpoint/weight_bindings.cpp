@@ -1,4 +1,5 @@
-// models/checkpoint/weight_bindings.cpp — the tensor-name tables of the GPT-2, BERT, Marian and BART layouts.
+// models/checkpoint/weight_bindings.cpp — the tensor-name tables of the GPT-2, BERT, Marian, BART, Llama
+// (llama, mistral, qwen2) and GPT-NeoX layouts.
 #include "models/checkpoint/weight_bindings.h"
 
 namespace aw {
@@ -204,11 +205,24 @@ WeightTable gpt_neox_table(const ModelConfig& config) {
 }  // namespace
 
 std::optional<WeightTable> foreign_weight_table(const ModelConfig& config) {
-  if (config.family == ModelFamily::Gpt2) return gpt2_table(config);
-  if (config.family == ModelFamily::Bert) return bert_table(config);
-  if (config.family == ModelFamily::GptNeox) return gpt_neox_table(config);
-  if (config.is_llama_family()) return llama_table(config);
-  if (config.family == ModelFamily::Marian || config.family == ModelFamily::Bart) return hf_translation_table(config);
+  switch (config.family) {
+    case ModelFamily::Gpt2: return gpt2_table(config);
+    case ModelFamily::Bert: return bert_table(config);
+    case ModelFamily::Marian:
+    case ModelFamily::Bart: return hf_translation_table(config);
+    case ModelFamily::Llama:
+    case ModelFamily::Mistral:
+    case ModelFamily::Qwen2: return llama_table(config);
+    case ModelFamily::GptNeox: return gpt_neox_table(config);
+    case ModelFamily::TransformerLm:
+    case ModelFamily::BetSf:
+    case ModelFamily::BetSg:
+    case ModelFamily::EncoderClassifier:
+    case ModelFamily::Lama:
+    case ModelFamily::BiGruMean:
+    case ModelFamily::BiGruMax:
+    case ModelFamily::TransformerMt: break;  // native: every tensor under its parameter's name
+  }
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
-// models/checkpoint/weight_bindings.h — one table per foreign layout (Hugging Face GPT-2, BERT, Marian, BART): which
-// tensor of the checkpoint file fills which parameter of the transformer, and how (GPT-2 stores
-// Conv1D weights as (in, out) and fuses Q, K, V into one c_attn matrix). Native files need no table:
+// models/checkpoint/weight_bindings.h — one table per foreign layout (Hugging Face GPT-2, BERT, Marian,
+// BART, Llama, GPT-NeoX): which tensor of the checkpoint file fills which parameter of the
+// transformer, and how (GPT-2 stores Conv1D weights as (in, out) and fuses Q, K, V into one c_attn
+// matrix; GPT-NeoX fuses them head by head). Native files need no table:
 // they hold the module's named_parameters() under their own names (save_native_checkpoint).
 #pragma once
 
@@ -30,7 +31,8 @@ struct WeightTable {
   bool allow_unknown = false;              // Hugging Face files carry heads we do not use
 };
 
-// The table of a foreign layout (gpt2, bert, marian, bart); nothing for the native families.
+// The table of a Hugging Face family's layout (CheckpointFormat::HuggingFace); nothing for the native
+// families.
 std::optional<WeightTable> foreign_weight_table(const ModelConfig& config);
 
 }  // namespace aw

@@ -33,7 +33,7 @@ LayersResult BiGruImpl::run_layers(torch::Tensor hidden, const ModelInput& input
 
 torch::Tensor BiGruImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
   const auto lengths = document_lengths(input).to(hidden.device());                        // (B)
-  if (config_.family == ModelFamily::BiGruMax) {
+  if (config_.recurrent.pooling == RecurrentPooling::Max) {
     // Padding annotations are 0, which could beat a word's negative value: they are excluded.
     const auto positions = torch::arange(hidden.size(1), lengths.options()).unsqueeze(0);  // (1, n)
     const auto padding = positions.ge(lengths.unsqueeze(1)).unsqueeze(-1);                  // (B, n, 1)

@@ -29,15 +29,13 @@ enum class Pooling { First, Mean };
 enum class LamaContext { Learned, Mean };
 // LAMA's training regularizer: none, penal (‖AAᵀ − I‖²_F) or emb (cosine of the rows of S).
 enum class Regularizer { None, Penal, Emb };
-// HfJson: a Hugging Face tokenizer.json (models/text/hf_tokenizer.h).
-enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece, HfJson };
+// SentencePiece: one model (spm.model) whose pieces are the ids, for both sides of a translation.
+// HfJson: a Hugging Face tokenizer.json (models/text/hf_tokenizer.h). SentencePiecePair: Marian's
+// source.spm and target.spm, their pieces numbered by one shared vocab.json.
+enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece, HfJson, SentencePiecePair };
 // How rotary positions stretch beyond the trained context: not at all, every frequency ÷ factor
 // ("linear"), or Llama 3.1's per-wavelength blend ("llama3").
 enum class RopeScaling { Default, Linear, Llama3 };
-// The three kinds of attention of a translation model (Michel et al. Table 2): encoder self-attention
-// (Enc-Enc), the decoder's causal self-attention (Dec-Dec) and cross-attention (Enc-Dec). A decoder-only
-// or encoder-only model has one kind.
-enum class AttentionKind { Encoder, Decoder, Cross };
 // The diagonal treatment a native LM was trained with (Bird-Eye Table 2).
 enum class DiagMode { Normal, Reduced, Magnified, Mask };
 
@@ -65,16 +63,12 @@ struct EnumNames<Regularizer> {
 };
 template <>
 struct EnumNames<TokenizerKind> {
-  static constexpr std::array<const char*, 5> names = {"word", "gpt2_bpe", "wordpiece", "sentencepiece",
-                                                        "tokenizer_json"};
+  static constexpr std::array<const char*, 6> names = {"word",          "gpt2_bpe",       "wordpiece",
+                                                        "sentencepiece", "tokenizer_json", "sentencepiece_pair"};
 };
 template <>
 struct EnumNames<RopeScaling> {
   static constexpr std::array<const char*, 3> names = {"default", "linear", "llama3"};
-};
-template <>
-struct EnumNames<AttentionKind> {
-  static constexpr std::array<const char*, 3> names = {"enc", "dec", "cross"};
 };
 template <>
 struct EnumNames<DiagMode> {
@@ -110,6 +104,5 @@ inline std::string to_string(Regularizer value) { return enum_name(value); }
 inline std::string to_string(TokenizerKind value) { return enum_name(value); }
 inline std::string to_string(DiagMode value) { return enum_name(value); }
 inline std::string to_string(RopeScaling value) { return enum_name(value); }
-inline std::string to_string(AttentionKind value) { return enum_name(value); }
 
 }  // namespace aw

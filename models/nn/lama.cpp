@@ -124,7 +124,8 @@ torch::Tensor embedding_disagreement(const torch::Tensor& pooled) {
 
 torch::Tensor classification_regularizer(const ModelConfig& config, const ForwardResult& result) {
   const auto& recurrent = config.recurrent;
-  if (!config.is_lama() || recurrent.regularizer == Regularizer::None || recurrent.regularizer_weight == 0.0) return {};
+  if (!config.has_lama_attention() || recurrent.regularizer == Regularizer::None || recurrent.regularizer_weight == 0.0)
+    return {};
   if (recurrent.regularizer == Regularizer::Penal)
     return recurrent.regularizer_weight * penal_disagreement(result.attention.at(0).squeeze(2));
   return recurrent.regularizer_weight * embedding_disagreement(result.hidden);

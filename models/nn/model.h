@@ -1,6 +1,8 @@
 // models/nn/model.h — the contract every model family implements (DESIGN.md "model contract").
 // Dimension letters used across models/: B batch, n sequence length, L layers, H heads (of one
-// layer), dh head width, d model width, V vocabulary, C classes.
+// layer), dh head width, d model width, V vocabulary, C classes. A "layer" of this contract (gates,
+// capture, run_layers) is an attention block (ModelConfig::n_blocks): a one-kind model's layer, or
+// one of a translation model's encoder, decoder-self and cross blocks (model_config.h, TranslationPart).
 #pragma once
 
 #include "models/nn/model_config.h"
@@ -118,6 +120,8 @@ struct ForwardResult {
   std::vector<torch::Tensor> attention;   // per layer [B, H, n, n] when capture == Full
 };
 
+class SequenceToSequenceModel;
+
 class AttentionModel {
  public:
   virtual ~AttentionModel() = default;
@@ -154,6 +158,28 @@ class AttentionModel {
   // gates, so the settings share everything before — that layer's attention included — and the
   // result has k·B rows. Gate sweeps use it when offered.
   virtual bool splits_rows_at_gates() const { return false; }
+
+  // The model as an encoder–decoder (below) when it is one (the translation models), else nullptr.
+  virtual SequenceToSequenceModel* sequence_to_sequence() { return nullptr; }
+};
+
+// A model that reads a source sequence and predicts a target sequence (the translation models): the
+// encoder runs once per source, the decoder on its output as often as decoding needs. forward()
+// reads input_ids as the source and decoder_input_ids as the target (ModelInput), and its blocks are
+// numbered encoder first, then each decoder layer's self- and cross-attention (model_config.h,
+// TranslationPart).
+class SequenceToSequenceModel : public AttentionModel {
+ public:
+  SequenceToSequenceModel* sequence_to_sequence() override { return this; }
+
+  // The encoder's output [B, n, d] (after its final norm), with the options' encoder gates and capture.
+  virtual LayersResult encode(const ModelInput& input, const ForwardOptions& options = {}) = 0;
+  // The decoder on `memory` = encode(input).hidden: logits [B, m, V] for input.decoder_input_ids,
+  // with the options' decoder and cross gates (their rows may be a multiple k·B of the source rows
+  // when memory and input were repeated by the caller). Attention (when captured) is the decoder's
+  // blocks only, in block order.
+  virtual ForwardResult decode(const torch::Tensor& memory, const ModelInput& input,
+                               const ForwardOptions& options = {}) = 0;
 };
 
 }  // namespace aw

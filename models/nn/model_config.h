@@ -1,9 +1,13 @@
 // models/nn/model_config.h — one normalised description of a model, parsed from config.json.
-// Native families (transformer_lm, bet_sf, bet_sg, encoder_classifier), the recurrent classifiers
-// (lama, bigru_mean) and Hugging Face families (gpt2, bert) all map to this struct; the modules and
-// the weight tables are built from it alone.
+// Every family — native (transformer_lm, bet_sf, bet_sg, encoder_classifier, the recurrent
+// classifiers, transformer_mt) or Hugging Face (gpt2, bert, marian, bart, llama, mistral, qwen2,
+// gpt_neox) — maps to this struct: what differs between families is in its fields and parts, set
+// where config.json is parsed (model_config_parse.cpp and the family parsers beside it), and the
+// modules are built from it alone. Only the parsers and the weight tables
+// (models/checkpoint/weight_bindings.cpp) ask which family a config is.
 #pragma once
 
+#include "models/attention_kind.h"
 #include "models/nn/config_enums.h"
 
 #include <nlohmann/json.hpp>
@@ -19,6 +23,31 @@ enum class PositionKind { Learned, Sinusoidal, Rotary };  // Rotary: RoPE on que
 enum class NormKind { LayerNorm, RmsNorm };     // RmsNorm: x / √(mean(x²) + ε) · w, no centring, no bias
 enum class Activation { Relu, Gelu, GeluTanh, Silu };  // GeluTanh = GPT-2's "gelu_new"; Silu = "swish" (Marian)
 
+// The network create_model builds: the shared transformer (a decoder language model or an encoder,
+// transformer.h), the encoder–decoder transformer of the translation models (translation.h), or a
+// bi-GRU classifier (lama.h, bigru_classifier.h).
+enum class Network { Transformer, EncoderDecoder, Recurrent };
+// How a family's checkpoint folder is written: natively (config.json as native_config_json writes it,
+// every tensor under its parameter's own name, vocab.txt or spm.model), or as Hugging Face writes the
+// family (its config.json keys, its tensor names through a weight table, its tokenizer files).
+enum class CheckpointFormat { Native, HuggingFace };
+// What `attention-cli train` trains a family as (models/training/trainer.h); None for the families
+// this tool loads but does not train.
+enum class TrainedAs { None, LanguageModel, Classifier, Translation };
+// How a recurrent classifier turns its bi-GRU states into one vector: LAMA's m attention heads from a
+// global context (docs/lama.md), or the mean or the maximum over the words.
+enum class RecurrentPooling { Attention, Mean, Max };
+
+// What a family is whatever its config.json says. parse_model_config copies it into every config;
+// `attention-cli train` asks for it before a config exists (--arch names a family).
+struct FamilyTraits {
+  Network network = Network::Transformer;
+  CheckpointFormat format = CheckpointFormat::Native;
+  TrainedAs trained_as = TrainedAs::None;
+  bool real_pruning = false;  // remove_heads cuts its heads out and the smaller model is saved in its format
+};
+FamilyTraits family_traits(ModelFamily family);
+
 // BERT only: the parts of a Hugging Face BERT that no native family has.
 struct BertPart {
   int64_t type_vocab_size = 0;   // 0 = no token-type embedding
@@ -26,14 +55,16 @@ struct BertPart {
   bool pooler = false;           // tanh(W h_0 + b) before the classifier (BertForSequenceClassification)
 };
 
-// Recurrent classifiers only (lama, bigru_mean; docs/lama.md). LAMA is one attention "layer" of
-// n_heads = m heads whose attention is [B, m, 1, n]; d_model = d_head = 2h, the width of a row of S.
+// Recurrent classifiers only (lama, bigru_mean, bigru_max; docs/lama.md). LAMA is one attention
+// "layer" of n_heads = m heads whose attention is [B, m, 1, n]; d_model = d_head = 2h, the width of a
+// row of S.
 struct RecurrentPart {
+  RecurrentPooling pooling = RecurrentPooling::Attention;
   int64_t embedding_dim = 0;                    // E: word-embedding width
   int64_t rnn_hidden = 0;                       // h: bi-GRU hidden size per direction
   int64_t classifier_hidden = 0;                // hidden width of the classifier MLP (512 in the paper)
-  LamaContext context = LamaContext::Learned;   // lama: learned vector (LAMA) or word-embedding mean (LAMA+ctx)
-  Regularizer regularizer = Regularizer::None;  // lama training only
+  LamaContext context = LamaContext::Learned;   // LAMA: learned vector (LAMA) or word-embedding mean (LAMA+ctx)
+  Regularizer regularizer = Regularizer::None;  // LAMA training only
   double regularizer_weight = 0.2;              // λ
 };
 
@@ -85,10 +116,14 @@ struct DecoderPart {
   bool mlp_bias = true;            // on the feed-forward's linear maps
   bool parallel_residual = false;  // GPT-NeoX: x + attn(ln_1(x)) + mlp(ln_2(x))
   int64_t sliding_window = 0;      // mistral: a query sees its last `sliding_window` positions; 0 = all
-  int64_t kv_heads = 0;            // key/value heads per layer before pruning (grouped-query attention)
+  // Key/value heads per layer before pruning, as the config states them (GPT-NeoX: one per query
+  // head); 0 where the config does not state them.
+  int64_t kv_heads = 0;
+  // Grouped-query attention: key/value heads of their own, each serving a group of query heads
+  // (query_groups). Without it every query head has its own key and value, pruned with it.
+  bool grouped_query = false;
   // Per layer, the query heads of each key/value head, in order (query heads are numbered group by
-  // group): n_heads / kv_heads each before pruning. Empty for families without key/value heads of
-  // their own (every query head has its own key and value).
+  // group): n_heads / kv_heads each before pruning. Empty without grouped-query attention.
   std::vector<std::vector<int64_t>> query_groups;
 };
 
@@ -99,12 +134,17 @@ struct AttentionBlock {
 };
 
 struct ModelConfig {
-  ModelFamily family = ModelFamily::TransformerLm;  // config.json "model_type"
+  ModelFamily family = ModelFamily::TransformerLm;  // config.json "model_type": for messages and parsing
+  // What the family is (FamilyTraits, copied by parse_model_config).
+  Network network = Network::Transformer;
+  CheckpointFormat format = CheckpointFormat::Native;
+  TrainedAs trained_as = TrainedAs::None;
+  bool real_pruning = false;
   int64_t vocab_size = 0;
   // Attention blocks, each with its own heads: the layers of a one-kind model (config.json's
   // n_layers or num_hidden_layers); Le + 2·Ld for an encoder–decoder model (TranslationPart).
   int64_t n_blocks = 0;
-  int64_t n_heads = 0;           // heads per layer before any pruning
+  int64_t n_heads = 0;           // heads per block before any pruning (translation: the larger side's)
   std::vector<int64_t> heads_per_block;  // size n_blocks; fewer than n_heads after real pruning
   int64_t d_model = 0;
   int64_t d_head = 0;            // width of one head (d_model / n_heads unless stated)
@@ -138,21 +178,8 @@ struct ModelConfig {
 
   // "bet_sf": the family as config.json names it, for messages ("a bet_sf language model").
   std::string family_name() const { return to_string(family); }
-  bool is_lama() const { return family == ModelFamily::Lama; }
-  // Written in the native format (everything but the Hugging Face gpt2 and bert).
-  bool is_native() const {
-    return family != ModelFamily::Gpt2 && family != ModelFamily::Bert && family != ModelFamily::Marian &&
-           family != ModelFamily::Bart && !is_llama_family();
-  }
-  // llama, mistral, qwen2 or gpt_neox (DecoderPart, RotaryPart).
-  bool is_llama_family() const {
-    return family == ModelFamily::Llama || family == ModelFamily::Mistral || family == ModelFamily::Qwen2 ||
-           family == ModelFamily::GptNeox;
-  }
-  // An encoder–decoder model (transformer_mt, marian, bart): its n_blocks counts attention blocks.
-  bool is_translation() const {
-    return family == ModelFamily::TransformerMt || family == ModelFamily::Marian || family == ModelFamily::Bart;
-  }
+  // An encoder–decoder model (the translation families): its n_blocks counts attention blocks.
+  bool is_translation() const { return network == Network::EncoderDecoder; }
   // The kind and layer of attention block `block` (0 ≤ block < n_blocks). A decoder LM's blocks are
   // Dec-Dec, an encoder's (BERT, encoder classifiers, LAMA) Enc-Enc, each with its own layer number.
   AttentionBlock attention_block(int64_t block) const;
@@ -162,21 +189,21 @@ struct ModelConfig {
   std::vector<AttentionKind> attention_kinds() const;
   bool is_classifier() const { return num_labels > 0; }
   bool is_language_model() const { return causal && !is_classifier() && !is_translation(); }
-  bool is_recurrent() const {
-    return family == ModelFamily::Lama || family == ModelFamily::BiGruMean || family == ModelFamily::BiGruMax;
-  }
+  bool is_recurrent() const { return network == Network::Recurrent; }
+  // LAMA's attention: m heads from one global context to the words, [B, m, 1, n] (RecurrentPart).
+  bool has_lama_attention() const { return is_recurrent() && recurrent.pooling == RecurrentPooling::Attention; }
   // Attention is token-to-token, [B, H, n, n] (every transformer family); LAMA's is [B, m, 1, n]
   // (one query: the global context) and bigru_mean has none.
   bool has_token_attention() const { return !is_recurrent(); }
   int64_t total_heads() const;
-  int64_t max_heads() const;     // largest head count of any layer (gate tensors use this width)
-  int64_t attention_width(int64_t layer) const { return heads_per_block.at(layer) * head_width(layer); }
-  // Key/value heads of a layer: its own count under grouped-query attention, else one per query head.
-  int64_t kv_heads_in(int64_t layer) const {
-    return decoder.query_groups.empty() ? heads_per_block.at(layer)
-                                        : static_cast<int64_t>(decoder.query_groups.at(layer).size());
+  int64_t max_heads() const;     // largest head count of any block (gate tensors use this width)
+  int64_t attention_width(int64_t block) const { return heads_per_block.at(block) * head_width(block); }
+  // Key/value heads of a block: its own count under grouped-query attention, else one per query head.
+  int64_t kv_heads_in(int64_t block) const {
+    return decoder.query_groups.empty() ? heads_per_block.at(block)
+                                        : static_cast<int64_t>(decoder.query_groups.at(block).size());
   }
-  int64_t kv_width(int64_t layer) const { return kv_heads_in(layer) * head_width(layer); }
+  int64_t kv_width(int64_t block) const { return kv_heads_in(block) * head_width(block); }
   // The width of one head of attention block `block`.
   int64_t head_width(int64_t block) const {
     return is_translation() && attention_block(block).kind != AttentionKind::Encoder ? translation.decoder_d_head

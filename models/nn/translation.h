@@ -50,7 +50,7 @@ class DecoderBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(DecoderBlock);
 
-class TranslationTransformerImpl : public torch::nn::Module, public AttentionModel {
+class TranslationTransformerImpl : public torch::nn::Module, public SequenceToSequenceModel {
  public:
   // `initialise` false leaves the weights uninitialised, for a checkpoint to fill.
   explicit TranslationTransformerImpl(ModelConfig config, bool initialise = true);
@@ -69,13 +69,9 @@ class TranslationTransformerImpl : public torch::nn::Module, public AttentionMod
                           const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;  // [B, m, V]
 
-  // The encoder's output [B, n, d] (after its final norm), with the options' encoder gates and capture.
-  LayersResult encode(const ModelInput& input, const ForwardOptions& options = {});
-  // The decoder on `memory` = encode(input).hidden: logits [B, m, V] for input.decoder_input_ids,
-  // with the options' decoder and cross gates (their rows may be a multiple k·B of the source rows
-  // when memory and input were repeated by the caller). Attention (when captured) is the decoder's
-  // blocks only, in block order.
-  ForwardResult decode(const torch::Tensor& memory, const ModelInput& input, const ForwardOptions& options = {});
+  LayersResult encode(const ModelInput& input, const ForwardOptions& options = {}) override;
+  ForwardResult decode(const torch::Tensor& memory, const ModelInput& input,
+                       const ForwardOptions& options = {}) override;
 
   Lookup tok_emb{nullptr}, tgt_emb{nullptr}, enc_pos{nullptr}, dec_pos{nullptr};
   torch::nn::LayerNorm enc_emb_ln{nullptr}, dec_emb_ln{nullptr}, enc_ln_f{nullptr}, dec_ln_f{nullptr};

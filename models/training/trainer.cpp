@@ -124,7 +124,7 @@ RunSetup prepare_translation_run(const ModelConfig& fresh_config, const std::str
   const bool resuming = !settings.resume_dir.empty();
   RunSetup setup;
   setup.config = resuming ? read_model_config(settings.resume_dir) : fresh_config;
-  if (setup.config.family != ModelFamily::TransformerMt)
+  if (setup.config.trained_as != TrainedAs::Translation)
     throw Error("train: a translation run needs --arch transformer_mt, got " + setup.config.family_name());
   const auto source = resuming ? (fs::path(settings.resume_dir) / "spm.model").string() : fresh_sentencepiece;
   if (!fs::exists(source)) fail_in_file(source, "does not exist (a transformer_mt run needs its SentencePiece model)");
@@ -176,7 +176,7 @@ TrainSummary train_language_model(const ModelConfig& fresh_config, const std::ve
                                   const TrainSettings& settings, const TrainObserver& observer) {
   const auto setup = prepare_run(fresh_config, fresh_vocabulary, settings);
   const auto& config = setup.config;
-  if (!config.is_language_model() || config.family == ModelFamily::Gpt2)
+  if (config.trained_as != TrainedAs::LanguageModel)
     throw Error("train: --arch must be transformer_lm, bet_sf or bet_sg, got " + config.family_name());
 
   // Data: the same window cut as evaluation, all training windows in one padded tensor.
@@ -222,7 +222,8 @@ StepLosses classification_step(AttentionModel& model, torch::optim::Optimizer& o
   const auto& config = model.config();
   ForwardOptions options;
   // LAMA's disagreement regularisers read the attention A (or S = result.hidden).
-  if (config.is_lama() && config.recurrent.regularizer != Regularizer::None) options.capture = CaptureMode::Full;
+  if (config.has_lama_attention() && config.recurrent.regularizer != Regularizer::None)
+    options.capture = CaptureMode::Full;
   const auto result = model.forward(input, options);
   const auto targets = labels.to(result.logits.device());
   StepLosses losses;
@@ -237,7 +238,7 @@ TrainSummary train_classifier(const ModelConfig& fresh_config, const std::vector
                               const TrainSettings& settings, const TrainObserver& observer) {
   const auto setup = prepare_run(fresh_config, fresh_vocabulary, settings);
   const auto& config = setup.config;
-  if (!config.is_classifier() || config.family == ModelFamily::Bert)
+  if (config.trained_as != TrainedAs::Classifier)
     throw Error("train: a classifier run needs --arch lama, bigru_max, bigru_mean or encoder_classifier, got " +
                 config.family_name());
   if (settings.pointer_weight > 0) throw Error("train: --lambda-p applies to --arch bet_sg only");

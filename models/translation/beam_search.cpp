@@ -37,15 +37,15 @@ double penalised(double log_probability, int64_t length, double length_penalty) 
 
 }  // namespace
 
-std::vector<Hypothesis> translate_rows(TranslationTransformerImpl& model, const ModelInput& source,
+std::vector<Hypothesis> translate_rows(SequenceToSequenceModel& model, const ModelInput& source,
                                        const SearchSettings& settings, const ForwardOptions& options) {
   if (settings.beam < 1) throw Error("--beam must be at least 1, got " + std::to_string(settings.beam));
   if (settings.max_new_tokens < 0) throw Error("--max-length must be ≥ 0");
   const auto& config = model.config();
   const auto& part = config.translation;
   c10::InferenceMode inference;
-  model.eval();
-  const auto device = model.tok_emb->weight.device();
+  model.module().eval();
+  const auto device = model.module().parameters().front().device();
   const int64_t rows = source.input_ids.size(0), beams = settings.beam;
   const int64_t source_length = source.input_ids.size(1);
   int64_t limit = settings.max_new_tokens > 0 ? settings.max_new_tokens : 2 * source_length + 10;

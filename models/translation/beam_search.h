@@ -6,7 +6,7 @@
 // kept per row, and at the length limit the running beams are scored the same way.
 #pragma once
 
-#include "models/nn/translation.h"
+#include "models/nn/model.h"
 #include "models/progress.h"
 
 #include <cstdint>
@@ -29,7 +29,7 @@ struct Hypothesis {
 // source: input_ids [R, n] (+ attention_mask) of the rows to translate; options.head_gates [R, blocks,
 // H_max] (one setting per row), [blocks, H_max] or undefined; options.diagonal applies to the decoder.
 // Throws aw::Error for bad settings (beam < 1, negative max_new_tokens).
-std::vector<Hypothesis> translate_rows(TranslationTransformerImpl& model, const ModelInput& source,
+std::vector<Hypothesis> translate_rows(SequenceToSequenceModel& model, const ModelInput& source,
                                        const SearchSettings& settings, const ForwardOptions& options = {});
 
 }  // namespace aw
