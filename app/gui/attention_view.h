@@ -4,6 +4,7 @@
 // captures the main window hands it; it never runs a model itself.
 #pragma once
 
+#include "app/gui/capture_matrices.h"
 #include "app/gui/model_session.h"
 #include "widgets/attention_matrix.h"
 #include "widgets/colour_scale.h"
@@ -25,21 +26,6 @@ namespace aw {
 
 class AttentionHeatmap;
 class AttentionOverview;
-
-// One matrix of a capture: head −1 = the mean of all the layer's heads. A switched-off head still has
-// its attention (its gate scales its output), so it stays in the mean; the title says how many are off.
-AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
-                               const HeadGates& gates = {});
-// A thumbnail of the overview: the same from the capture's downsampled blocks, without labels.
-AttentionMatrix thumbnail_matrix(const AttentionCapture& capture, int layer, int head);
-// Its title alone: "bet_sf · layer 2 · mean of 4 heads (1 off, still in the mean)", or for a
-// translation model "mt · cross 2 · head 1".
-QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,
-                     const HeadGates& gates);
-
-// `after` as HTML with the words that are not in `before` (outside their longest common word
-// subsequence) in bold: what a head change did to a translation.
-QString marked_changes(const QString& before, const QString& after);
 
 class AttentionView : public QWidget {
   Q_OBJECT

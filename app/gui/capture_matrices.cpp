@@ -1,0 +1,101 @@
+// app/gui/capture_matrices.cpp — see capture_matrices.h.
+#include "app/gui/capture_matrices.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace aw {
+namespace {
+
+// One head of a block, or (head −1) the mean of its heads, row-major.
+std::vector<float> block_weights(const WeightBlock& block, int head) {
+  const size_t cells = static_cast<size_t>(block.rows) * block.cols;
+  if (head >= 0) return std::vector<float>(block.head(head), block.head(head) + cells);
+  std::vector<float> mean(cells, 0.0f);
+  const float share = 1.0f / static_cast<float>(block.heads);
+  for (int h = 0; h < block.heads; ++h) {
+    const float* weights = block.head(h);
+    for (size_t i = 0; i < cells; ++i) mean[i] += share * weights[i];
+  }
+  return mean;
+}
+
+}  // namespace
+
+AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                               const HeadGates& gates) {
+  AttentionMatrix matrix;
+  if (layer < 0 || layer >= capture.layerCount()) return matrix;
+  const auto block = capture.layer(layer);  // made again here when not held: the view asks off its thread
+  const auto& columns = capture.columnTokens(layer);
+  matrix.rows = block.rows;
+  matrix.cols = block.cols;
+  matrix.col_labels = columns;
+  // One query row is a global context (LAMA); otherwise query i is the block's row token i.
+  matrix.row_labels =
+      block.rows == capture.rowTokens(layer).size() ? capture.rowTokens(layer) : QStringList(block.rows, "context");
+  matrix.weights = block_weights(block, head);
+  matrix.title = matrix_title(capture, layer, head, model_name, gates);
+  if (capture.isTranslation()) {  // which side of the translation each axis holds
+    const auto kind = capture.layer_kinds[layer];
+    matrix.row_axis = queries_are_target(kind) ? "query (target token)" : "query (source token)";
+    matrix.col_axis = keys_are_target(kind) ? "key (target token)" : "key (source token)";
+  }
+  return matrix;
+}
+
+AttentionMatrix thumbnail_matrix(const AttentionCapture& capture, int layer, int head) {
+  AttentionMatrix matrix;
+  if (layer < 0 || layer >= static_cast<int>(capture.thumbnails.size())) return matrix;
+  const auto& block = capture.thumbnails[layer];
+  matrix.rows = block.rows;
+  matrix.cols = block.cols;
+  matrix.weights = block_weights(block, head);
+  return matrix;
+}
+
+QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,
+                     const HeadGates& gates) {
+  if (layer < 0 || layer >= capture.layerCount()) return {};
+  const int heads = capture.layers[layer].heads;
+  int off = 0;
+  if (layer < static_cast<int>(gates.on.size()))
+    for (int h = 0; h < heads; ++h) off += gates.isOn(layer, h) ? 0 : 1;
+  QString which = head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads);
+  if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
+  else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
+  if (capture.isTranslation()) {  // "mt · cross 2 · head 1": the block's kind and its layer within the kind
+    int within = 0;  // a saved file may hold some kinds only: it says which layer each block is
+    for (int block = 0; block <= layer; ++block) within += capture.layer_kinds[block] == capture.layer_kinds[layer];
+    if (layer < static_cast<int>(capture.layer_numbers.size())) within = capture.layer_numbers[layer];
+    const auto kind = QString::fromStdString(to_string(capture.layer_kinds[layer]));
+    return QString("%1 · %2 %3 · %4").arg(model_name, kind).arg(within).arg(which);
+  }
+  const int number = layer < static_cast<int>(capture.layer_numbers.size()) ? capture.layer_numbers[layer] : layer + 1;
+  return QString("%1 · layer %2 · %3").arg(model_name).arg(number).arg(which);
+}
+
+QString marked_changes(const QString& before, const QString& after) {
+  // Longest common subsequence of the words; the words of `after` outside it are the changes.
+  const auto old_words = before.split(' ', Qt::SkipEmptyParts), new_words = after.split(' ', Qt::SkipEmptyParts);
+  const int m = old_words.size(), n = new_words.size();
+  std::vector<std::vector<int>> common(m + 1, std::vector<int>(n + 1, 0));
+  for (int i = m - 1; i >= 0; --i)
+    for (int j = n - 1; j >= 0; --j)
+      common[i][j] = old_words[i] == new_words[j] ? common[i + 1][j + 1] + 1 : std::max(common[i + 1][j], common[i][j + 1]);
+  QStringList marked;
+  for (int i = 0, j = 0; j < n;) {
+    if (i < m && old_words[i] == new_words[j]) {
+      marked << new_words[j].toHtmlEscaped();
+      ++i, ++j;
+    } else if (i < m && common[i + 1][j] >= common[i][j + 1]) {
+      ++i;
+    } else {
+      marked << "<b>" + new_words[j].toHtmlEscaped() + "</b>";
+      ++j;
+    }
+  }
+  return marked.join(' ');
+}
+
+}  // namespace aw
