@@ -4,148 +4,19 @@
 Every number in the report comes from those files; every sentence that reads a result is built from
 the numbers it reads (a difference is called significant only when its test says so), so rerunning
 reproduce.sh on new models rewrites the text with them. The papers' own numbers are quoted where we
-could read them (PAPER_* below, with their source); where we could not, the report says so.
+could read them (results/papers.py, with their source); where we could not, the report says so.
 Standard library only: the report must be writable on a fresh Debian machine.
 """
 import argparse
-import csv
 import datetime
-import json
-import math
 import os
 import subprocess
 import sys
 
-# Michel, Levy & Neubig (2019), "Are Sixteen Heads Really Better than One?", read through a
-# section-by-section transcription of the paper (GitHub viktor-shcherb/msc_thesis,
-# references/2019-12-sixteen-heads-better-than-one/, commit d8817a68), not the PDF itself.
-MICHEL_SOURCE = ("Michel et al. (2019), as transcribed in viktor-shcherb/msc_thesis "
-                 "(references/2019-12-sixteen-heads-better-than-one); not checked against the PDF")
-MICHEL_TABLE2_WMT = [  # layer: (Enc-Enc, Enc-Dec, Dec-Dec) ΔBLEU with only the best head; * = p < 0.01
-    ("1", "−1.31*", "0.24*", "−0.03"), ("2", "−0.16", "0.06", "0.12"), ("3", "0.12", "0.05", "0.18"),
-    ("4", "−0.15", "−0.24", "0.17"), ("5", "0.02", "−1.55*", "−0.04"), ("6", "−0.36*", "−13.56*", "0.24")]
-
-
-# Bird-Eye Table 2's variants as scripts/study/train-models.sh names them, in the paper's order.
-TABLE2_VARIANTS = ["vanilla", "bet_sf", "bet_sf_no_mask", "diag_free_mask", "reduced_diag", "magnified_diag"]
-
-
-def read_csv(path):
-    """(comment key=values, rows as dicts) of an attention-cli CSV, or (None, None) when absent."""
-    if not os.path.exists(path):
-        return None, None
-    comments, lines = {}, []
-    with open(path, newline="", encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") and not lines:
-                for part in line[1:].split(","):
-                    if "=" in part:
-                        key, value = part.strip().split("=", 1)
-                        comments[key] = value
-            else:
-                lines.append(line)
-    rows = list(csv.DictReader(lines))
-    return comments, rows
-
-
-def read_json(path):
-    if not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def num(value, digits=2):
-    """A number for a table: fixed digits, a real minus sign, '—' for a missing one."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return "—"
-    if math.isnan(x):
-        return "—"
-    text = f"{x:,.{digits}f}"
-    return text.replace("-", "−")
-
-
-def pvalue(value):
-    x = float(value)
-    return "< 0.001" if x < 0.001 else f"{x:.3f}"
-
-
-def span(low, high, digits=2):
-    """A 95 % interval cell: [low, high]."""
-    return f"[{num(low, digits)}, {num(high, digits)}]"
-
-
-def interval(row):
-    """A delta's 95 % interval cell from its delta_low and delta_high columns."""
-    return span(row["delta_low"], row["delta_high"])
-
-
-def against(tests, reference):
-    """Welch tests that involve `reference`: (other variant, reference − other, its 95 % interval as a
-    (low, high) pair, p, Holm-adjusted p over the comparison's tests, the test's row)."""
-    for t in tests or []:
-        if reference not in (t["first"], t["second"]):
-            continue
-        sign = 1 if t["first"] == reference else -1
-        low, high = sorted((sign * float(t["ci_low"]), sign * float(t["ci_high"])))
-        yield ((t["second"] if sign == 1 else t["first"]), sign * float(t["difference"]), (low, high),
-               float(t["p_value"]), float(t["p_holm"]), t)
-
-
-def device_kind(record):
-    """The kind of device a recorded run trained on: "cpu" or "cuda" (records from before devices were
-    recorded trained on the CPU)."""
-    return record.get("training", {}).get("device", "cpu").split(":")[0]
-
-
-def trained_on(runs):
-    """Where a variant's recorded runs trained, e.g. "cpu ×2, cuda ×1"."""
-    counts = {}
-    for _, record in runs:
-        counts[device_kind(record)] = counts.get(device_kind(record), 0) + 1
-    return ", ".join(f"{d} ×{n}" for d, n in sorted(counts.items()))
-
-
-def runs_by_device(records, variants):
-    """" Where one variant trained on several devices, its runs were: `vanilla` cpu 173.39, 174.18; cuda
-    173.66." — the evidence a reader needs to judge whether the device moved the results ("" if none)."""
-    parts = []
-    for variant in variants:
-        by_device = {}
-        for _, record in records.get(variant, []):
-            if "perplexity" in record:
-                by_device.setdefault(device_kind(record), []).append(num(record["perplexity"]))
-        if len(by_device) > 1:
-            parts.append(f"`{variant}` " + "; ".join(f"{d} {', '.join(v)}" for d, v in sorted(by_device.items())))
-    return f" Where one variant trained on both, its runs were: {' — '.join(parts)}." if parts else ""
-
-
-def data_name(path):
-    """A data path as a reader can find it: the shared data as they are; a split made at training time
-    (build-models/data/amazon/test.tsv, a scratch folder of the translation split) named by its source,
-    the split command and the part, since that folder is not in the repository."""
-    if not path or path == "?":
-        return "—"
-    if path.startswith("../shared/data/"):
-        return f"`{path}`"
-    folder, part = os.path.basename(os.path.dirname(path)), os.path.splitext(os.path.basename(path))[0]
-    if folder == "amazon":
-        return f"Amazon Fine Food, `split --seed 1`: {part}"
-    if folder in ("split", "mt") and part in ("train", "valid", "test"):
-        return f"Tatoeba en–fr, `split --group-by source --seed 1`: {part}"
-    return f"`{path}`"
-
-
-def table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(out) + "\n"
-
-
-def figure(results_rel, name, caption):
-    return f"![{caption}]({results_rel}/{name})\n"
+from results.cells import data_name, figure, interval, num, pvalue, span, table
+from results.comparisons import against, runs_by_device, trained_on
+from results.inputs import read_csv, read_json
+from results.papers import MICHEL_SOURCE, MICHEL_TABLE2_WMT, TABLE2_VARIANTS
 
 
 class Report:
