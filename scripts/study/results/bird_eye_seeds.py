@@ -1,0 +1,100 @@
+"""Bird-Eye Table 2: the trained variants' perplexity over seeds, compared with Welch's t-test, on WikiText-2
+and, for BET(SG), on UD EWT with its λ_p sweep. With too few recorded seeds it lists the runs instead.
+"""
+from .cells import num, pvalue, span, table
+from .comparisons import against, runs_by_device, trained_on
+from .inputs import read_csv, read_records
+from .papers import TABLE2_VARIANTS
+
+
+def table2(report):
+    report.add("## Bird-Eye Table 2: perplexity of each variant over seeds\n")
+    _, summary = read_csv(report.path("table2_summary.csv"))
+    _, tests = read_csv(report.path("table2_tests.csv"))
+    records = read_records(report.records)
+    recorded = [(v, [float(r["perplexity"]) for _, r in records[v] if "perplexity" in r])
+                for v in TABLE2_VARIANTS if v in records]
+    recorded = [(v, ppl) for v, ppl in recorded if ppl]
+    if not summary:
+        if recorded:
+            report.add("Fewer than two variants had two recorded seeds when this page was written, so there is no "
+                       "mean ± sd or t-test yet (`scripts/study/train-models.sh queue` trains 3 seeds of each; the next "
+                       "`scripts/study/reproduce.sh` compares them here). The runs recorded so far, WikiText-2 test "
+                       "perplexity of each seed:\n")
+            report.add(table(["variant", "seeds", "test perplexity per seed"],
+                             [[f"`{v}`", len(ppl), ", ".join(num(x) for x in ppl)] for v, ppl in recorded]))
+            spread = [max(p) - min(p) for _, p in recorded if len(p) > 1]
+            values = [x for _, p in recorded for x in p]
+            report.add(f"**What we see.** The recorded runs lie between {num(min(values))} and "
+                       f"{num(max(values))}" + (f"; two seeds of one variant already differ by {num(max(spread))}"
+                                                if spread else "") +
+                       ", so one run a variant cannot rank the variants. **The paper** reports BET better than the vanilla "
+                       "Transformer on all three of its language-modelling datasets (abstract); we could not read "
+                       "its Table 2's values.\n")
+        else:
+            report.add("No runs were recorded when this page was written: `scripts/study/train-models.sh queue` trains "
+                       "them (3 seeds of each Table 2 variant). **The paper** reports BET better than the vanilla "
+                       "Transformer on all three of its language-modelling datasets (abstract).\n")
+        return
+    report.add("`attention-cli compare`: each variant's runs (seeds) evaluated on the WikiText-2 test split; "
+               "mean ± sd over runs, and Welch's t-test (unequal variances) of each variant against the first, "
+               "Holm-adjusted over those tests.\n")
+    devices = {v: trained_on(runs) for v, runs in records.items()}
+    report.add(table(["variant", "runs", "test perplexity, mean ± sd", "trained on"],
+                     [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}", devices.get(r["variant"], "—")]
+                      for r in summary]))
+    if len({devices.get(r["variant"]) for r in summary}) > 1:
+        report.add("The variants' seeds did not all train on one device (the CPU here, or a lent GPU): the same "
+                   "seed does not give the same weights on another device (docs/training.md measured 0.2–0.8 % "
+                   "apart in perplexity), so a device difference adds to the seed-to-seed spread; each run's "
+                   "device is in the recorded runs' table below." + runs_by_device(records, [r["variant"] for r in summary]) +
+                   "\n")
+    if tests:
+        reference = summary[0]["variant"]
+        rows, sentences = [], []
+        for other, diff, (low, high), p, holm, t in against(tests, reference):  # diff = reference − other
+            rows.append([other, num(-diff), span(-high, -low), num(t["df"], 1), pvalue(p), pvalue(holm)])
+            verdict = "significant at 0.05" if holm < 0.05 else "not significant at 0.05"
+            direction = "lower" if diff > 0 else "higher"
+            sentences.append(f"`{other}` is {num(abs(diff))} {direction} than `{reference}` (p = {pvalue(p)}, "
+                             f"Holm p = {pvalue(holm)}, {verdict})")
+        report.add(table([f"variant vs `{reference}`", "difference in mean perplexity",
+                          "95 % interval (Welch, unadjusted)", "Welch df", "p", "Holm p"], rows))
+        runs = min(int(r["runs"]) for r in summary)
+        unadjusted = [other for other, _, _, p, holm, _ in against(tests, reference) if p < 0.05 <= holm]
+        report.add("**What we see.** " + "; ".join(sentences) + f". Each variant is tested against `{reference}` "
+                   f"alone ({len(rows)} test{'s' if len(rows) != 1 else ''}), and Holm's adjustment keeps the chance of any false \"significant\" "
+                   "among them at 5 %" + (f"; {', '.join(f'`{o}`' for o in unadjusted)} would pass at 0.05 without "
+                                           "it" if unadjusted else "") +
+                   f". With {runs} runs a variant, only differences several times the seed-to-seed spread reach "
+                   "significance; a \"not significant\" here is no evidence that the variants are equal.\n")
+    compared = {r["variant"] for r in summary}
+    single = [(v, ppl) for v, ppl in recorded if v not in compared]
+    if single:
+        report.add("Variants with fewer than two recorded seeds are not compared; their runs, WikiText-2 test "
+                   "perplexity: " + "; ".join(f"`{v}` {', '.join(num(x) for x in ppl)}" for v, ppl in single) +
+                   ". One run cannot place a variant against the others' spread.\n")
+    report.add("**What the paper says.** BET beats the vanilla Transformer on all three of its language-"
+               "modelling datasets (abstract); we could not read its Table 2's values.\n")
+
+
+def table2_ud(report):
+    """BET(SG) on UD EWT: the λ_p sweep and the chosen weight's seeds against a vanilla model."""
+    _, lambdas = read_csv(report.path("bet_sg_lambda.csv"))
+    if lambdas:
+        best = min(lambdas, key=lambda r: float(r["best_dev_perplexity"]))
+        report.add("BET(SG)'s pointer-loss weight λ_p, chosen on the UD EWT dev set (seed 1 of each):\n")
+        report.add(table(["λ_p", "best dev perplexity"],
+                         [[r["lambda_p"], num(r["best_dev_perplexity"])] for r in lambdas]))
+        report.add(f"λ_p = {best['lambda_p']} is taken on to the other seeds.\n")
+    _, ud = read_csv(report.path("table2_ud_summary.csv"))
+    _, ud_tests = read_csv(report.path("table2_ud_tests.csv"))
+    if ud:
+        report.add("BET(SG) against a vanilla Transformer trained the same way on UD EWT, test perplexity over seeds:\n")
+        report.add(table(["variant", "runs", "test perplexity, mean ± sd"],
+                         [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}"] for r in ud]))
+        for t in ud_tests or []:
+            p = float(t["p_value"])
+            report.add(f"`{t['first']}` − `{t['second']}` = {num(t['difference'])}, 95 % interval "
+                       f"{span(float(t['ci_low']), float(t['ci_high']))} (Welch p = {pvalue(p)}, "
+                       f"{'significant' if p < 0.05 else 'not significant'} at 0.05).\n")
