@@ -40,7 +40,7 @@ std::vector<std::vector<std::string>> csv_records(const std::string& text) {
       continue;
     }
     at_record_start = false;
-    field_started = true;
+    if (c != '\n' && c != '\r') field_started = true;  // a line with nothing on it is no record
     if (c == '"') {
       quoted = true;
     } else if (c == ',') {

@@ -232,7 +232,7 @@ aw_cli_test(error_heads_off_head EXIT 1 STDERR_LINES 1 REGEX "attention-cli impo
             ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --heads-off 2.4)
 aw_cli_test(error_heads_off_syntax EXIT 1 STDERR_LINES 1 REGEX "attention-cli eval: --heads-off expects LAYER.HEAD entries counted from 1 .*got '1-2'\n"
             ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --heads-off 1-2)
-aw_cli_test(error_heads_off_groups EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --heads-off has 1 group for 2 models: give one per --model, separated by '.' \(none: every head on\)\n"
+aw_cli_test(error_heads_off_groups EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --heads-off has 1 group for 2 models: give one per --model, separated by '.' \\(none: every head on\\)\n"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --heads-off 1.1)
 aw_cli_test(error_heads_off_kind EXIT 1 STDERR_LINES 1 REGEX "attention-cli ablate: --heads-off enc1.1: tiny_lm has one kind of attention: write 1.1\n"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --heads-off enc1.1)

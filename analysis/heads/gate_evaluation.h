@@ -46,7 +46,7 @@ struct GateMetric {
 };
 
 // Each example's share of every setting's metric, so that analyses can resample examples (the paired
-// bootstrap, analysis/setting_significance.h). An example is a row of a batch (a language-model
+// bootstrap, analysis/statistics/delta_significance.h). An example is a row of a batch (a language-model
 // window, a teacher-forced translation pair, a classified example) or, for BLEU, a decoded source.
 struct ExampleScores {
   std::string metric_name;  // as EvaluationData::metric_name()

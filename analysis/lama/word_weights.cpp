@@ -198,32 +198,30 @@ std::vector<Keyword> top_keywords(const std::vector<DocumentAttention>& document
   return keywords;
 }
 
+namespace {
+
+constexpr auto kText = ColumnType::Text;
+constexpr auto kInteger = ColumnType::Integer;
+constexpr auto kNumber = ColumnType::Number;
+
+}  // namespace
+
 ResultTable word_weights_table(const std::vector<WordWeight>& occurrences) {
-  ResultTable table;
-  table.add_column("word", ColumnType::Text).add_column("label", ColumnType::Text).add_column("weight", ColumnType::Number);
+  ResultTable table({{"word", kText}, {"label", kText}, {"weight", kNumber}});
   for (const auto& row : occurrences) table.row(row.word, row.label, row.weight);
   return table;
 }
 
 ResultTable word_summary_table(const std::vector<WordLabelSummary>& summary) {
-  ResultTable table;
-  table.add_column("word", ColumnType::Text)
-      .add_column("label", ColumnType::Text)
-      .add_column("count", ColumnType::Integer)
-      .add_column("mean", ColumnType::Number)
-      .add_column("median", ColumnType::Number);
+  ResultTable table({{"word", kText}, {"label", kText}, {"count", kInteger}, {"mean", kNumber}, {"median", kNumber}});
   for (const auto& row : summary) table.row(row.word, row.label, row.count, row.mean, row.median);
   return table;
 }
 
 ResultTable word_density_table(const std::vector<WeightDensity>& densities) {
-  ResultTable table;
-  table.add_column("word", ColumnType::Text)
-      .add_column("label", ColumnType::Text)
-      .add_column("bandwidth", ColumnType::Number)
-      .add_column("x", ColumnType::Number)
-      .add_column("density", ColumnType::Number)
-      .add_json_column("count", ColumnType::Integer);
+  // Each curve's count of weights in JSON only: the CSV's columns are the paper figure's.
+  ResultTable table({{"word", kText}, {"label", kText}, {"bandwidth", kNumber}, {"x", kNumber}, {"density", kNumber},
+                     {"count", kInteger, 6, false}});
   for (const auto& curve : densities)
     for (size_t i = 0; i < curve.x.size(); ++i)
       table.row(curve.word, curve.label, curve.bandwidth, curve.x[i], curve.density[i], curve.count);
@@ -231,22 +229,15 @@ ResultTable word_density_table(const std::vector<WeightDensity>& densities) {
 }
 
 ResultTable keywords_table(const std::vector<Keyword>& keywords) {
-  ResultTable table;
-  table.add_column("label", ColumnType::Text)
-      .add_column("rank", ColumnType::Integer)
-      .add_column("word", ColumnType::Text)
-      .add_column("mean_weight", ColumnType::Number)
-      .add_column("count", ColumnType::Integer);
+  ResultTable table({{"label", kText}, {"rank", kInteger}, {"word", kText}, {"mean_weight", kNumber}, {"count", kInteger}});
   for (const auto& row : keywords) table.row(row.label, row.rank, row.word, row.mean_weight, row.count);
   return table;
 }
 
 ResultTable word_shift_table(const std::vector<WeightShift>& shifts) {
-  ResultTable table;
-  table.add_column("word", ColumnType::Text).add_column("label_a", ColumnType::Text).add_column("label_b", ColumnType::Text);
-  table.add_column("count_a", ColumnType::Integer).add_column("count_b", ColumnType::Integer);
-  for (const char* name : {"median_a", "median_b", "U", "effect", "p_value", "p_adjusted"})
-    table.add_column(name, ColumnType::Number);
+  ResultTable table({{"word", kText}, {"label_a", kText}, {"label_b", kText}, {"count_a", kInteger},
+                     {"count_b", kInteger}, {"median_a", kNumber}, {"median_b", kNumber}, {"U", kNumber},
+                     {"effect", kNumber}, {"p_value", kNumber}, {"p_adjusted", kNumber}});
   for (const auto& row : shifts)
     table.row(row.word, row.label_a, row.label_b, row.count_a, row.count_b, row.median_a, row.median_b, row.u,
               row.effect, row.p_value, row.p_adjusted);

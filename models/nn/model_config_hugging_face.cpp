@@ -57,11 +57,7 @@ void parse_rotary(const json& root, const ConfigReader& reader, const std::strin
 }  // namespace
 
 void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
-  config.vocab_size = reader.positive_int("vocab_size");
-  config.n_blocks = reader.layer_count("n_layer");
-  config.n_heads = reader.positive_int("n_head");
-  config.d_model = reader.positive_int("n_embd");
-  config.d_ff = reader.positive_int("n_inner", 4 * config.d_model);
+  read_sizes(reader, {"n_layer", "n_head", "n_embd", "n_inner", true}, config);
   config.max_positions = reader.has("n_positions") ? reader.positive_int("n_positions") : reader.positive_int("n_ctx");
   config.causal = true;
   config.norm = NormPlacement::Pre;
@@ -74,12 +70,9 @@ void parse_gpt2(const ConfigReader& reader, ModelConfig& config) {
 }
 
 void parse_bert(const json& root, const ConfigReader& reader, ModelConfig& config) {
-  config.vocab_size = reader.positive_int("vocab_size");
-  config.n_blocks = reader.layer_count("num_hidden_layers");
-  config.n_heads = reader.positive_int("num_attention_heads");
-  config.d_model = reader.positive_int("hidden_size");
-  config.d_ff = reader.positive_int("intermediate_size");
-  config.max_positions = reader.positive_int("max_position_embeddings");
+  read_sizes(reader, {"num_hidden_layers", "num_attention_heads", "hidden_size", "intermediate_size", false,
+                      "max_position_embeddings"},
+             config);
   config.causal = false;
   config.norm = NormPlacement::Post;
   config.positions = PositionKind::Learned;
@@ -118,12 +111,9 @@ void parse_bert(const json& root, const ConfigReader& reader, ModelConfig& confi
 void parse_rotary_decoder(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config) {
   const bool neox = config.family == ModelFamily::GptNeox;
   auto& decoder = config.decoder;
-  config.vocab_size = reader.positive_int("vocab_size");
-  config.n_blocks = reader.layer_count("num_hidden_layers");
-  config.n_heads = reader.positive_int("num_attention_heads");
-  config.d_model = reader.positive_int("hidden_size");
-  config.d_ff = reader.positive_int("intermediate_size");
-  config.max_positions = reader.positive_int("max_position_embeddings", 2048);
+  read_sizes(reader, {"num_hidden_layers", "num_attention_heads", "hidden_size", "intermediate_size", false,
+                      "max_position_embeddings", 2048},
+             config);
   config.causal = true;
   config.norm = NormPlacement::Pre;
   config.positions = PositionKind::Rotary;

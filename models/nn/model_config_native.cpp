@@ -20,21 +20,9 @@ void parse_labels(const ConfigReader& reader, ModelConfig& config) {
 
 // transformer_lm, bet_sf and bet_sg: decoder language models; bet_sf reweights its scores (bird_eye).
 void parse_native(const ConfigReader& reader, ModelConfig& config) {
-  config.vocab_size = reader.positive_int("vocab_size");
-  config.n_blocks = reader.layer_count("n_layers");
-  config.n_heads = reader.positive_int("n_heads");
-  config.d_model = reader.positive_int("d_model");
-  config.d_ff = reader.positive_int("d_ff", 4 * config.d_model);
-  config.max_positions = reader.positive_int("max_positions");
+  read_sizes(reader, {"n_layers", "n_heads", "d_model", "d_ff", true, "max_positions"}, config);
   config.causal = true;
-  config.norm = reader.choice("norm", {"pre", "post"}, "pre") == "pre" ? NormPlacement::Pre : NormPlacement::Post;
-  config.positions = reader.choice("positions", {"learned", "sinusoidal"}, "learned") == "learned"
-                         ? PositionKind::Learned
-                         : PositionKind::Sinusoidal;
-  config.tie_embeddings = reader.boolean("tie_embeddings", true);
-  config.activation = parse_activation(reader, "activation", "gelu");
-  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-5);
-  config.dropout = reader.number("dropout", 0.1);
+  read_native_layout(reader, {"pre", "learned", "gelu"}, config);
   config.bird_eye = config.family == ModelFamily::BetSf;
   config.diag_free_mask = reader.boolean("diag_free_mask", config.bird_eye);
   config.diag_mode = reader.choice("diag_mode", DiagMode::Normal);

@@ -17,6 +17,28 @@ Activation parse_activation(const ConfigReader& reader, const std::string& key, 
   return Activation::GeluTanh;
 }
 
+void read_sizes(const ConfigReader& reader, const SizeKeys& keys, ModelConfig& config) {
+  config.vocab_size = reader.positive_int("vocab_size");
+  config.n_blocks = reader.layer_count(keys.layers);
+  config.n_heads = reader.positive_int(keys.heads);
+  config.d_model = reader.positive_int(keys.width);
+  config.d_ff = keys.ffn_defaults ? reader.positive_int(keys.ffn, 4 * config.d_model) : reader.positive_int(keys.ffn);
+  if (keys.positions)
+    config.max_positions = keys.positions_default > 0 ? reader.positive_int(keys.positions, keys.positions_default)
+                                                      : reader.positive_int(keys.positions);
+}
+
+void read_native_layout(const ConfigReader& reader, const NativeLayoutDefaults& defaults, ModelConfig& config) {
+  config.norm = reader.choice("norm", {"pre", "post"}, defaults.norm) == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+  config.positions = reader.choice("positions", {"learned", "sinusoidal"}, defaults.positions) == "learned"
+                         ? PositionKind::Learned
+                         : PositionKind::Sinusoidal;
+  config.tie_embeddings = reader.boolean("tie_embeddings", true);
+  config.activation = parse_activation(reader, "activation", defaults.activation);
+  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-5);
+  config.dropout = reader.number("dropout", 0.1);
+}
+
 }  // namespace config_parsing
 
 using namespace config_parsing;

@@ -133,6 +133,29 @@ class ConfigReader {
 // An activation as the families name it (GPT-2's "gelu_new", Marian's "swish", Llama's "silu").
 Activation parse_activation(const ConfigReader& reader, const std::string& key, const std::string& fallback);
 
+// The keys a one-kind family names its sizes with: vocabulary, layers, heads, width, feed-forward
+// width (defaulting to 4 × width where `ffn_defaults` says so) and positions (nullptr: the family
+// reads them itself; `positions_default` > 0: absent means that many).
+struct SizeKeys {
+  const char* layers;
+  const char* heads;
+  const char* width;
+  const char* ffn;
+  bool ffn_defaults = false;
+  const char* positions = nullptr;
+  int64_t positions_default = 0;
+};
+void read_sizes(const ConfigReader& reader, const SizeKeys& keys, ModelConfig& config);
+
+// The native layout keys (norm, positions, tie_embeddings, activation, layer_norm_eps, dropout) with
+// a family's defaults: transformer_lm and its variants, encoder_classifier, transformer_mt.
+struct NativeLayoutDefaults {
+  const char* norm;       // pre or post
+  const char* positions;  // learned or sinusoidal
+  const char* activation;
+};
+void read_native_layout(const ConfigReader& reader, const NativeLayoutDefaults& defaults, ModelConfig& config);
+
 // model_config_native.cpp: transformer_lm, bet_sf and bet_sg; encoder_classifier; lama, bigru_mean
 // and bigru_max.
 void parse_native(const ConfigReader& reader, ModelConfig& config);

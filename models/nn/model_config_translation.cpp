@@ -56,14 +56,7 @@ void parse_transformer_mt(const ConfigReader& reader, ModelConfig& config) {
   t.encoder_ffn = reader.positive_int("encoder_ffn", d_ff);
   t.decoder_ffn = reader.positive_int("decoder_ffn", d_ff);
   config.max_positions = reader.positive_int("max_positions");
-  config.norm = reader.choice("norm", {"pre", "post"}, "post") == "pre" ? NormPlacement::Pre : NormPlacement::Post;
-  config.positions = reader.choice("positions", {"learned", "sinusoidal"}, "sinusoidal") == "learned"
-                         ? PositionKind::Learned
-                         : PositionKind::Sinusoidal;
-  config.tie_embeddings = reader.boolean("tie_embeddings", true);
-  config.activation = parse_activation(reader, "activation", "relu");
-  config.layer_norm_eps = reader.number("layer_norm_eps", 1e-5);
-  config.dropout = reader.number("dropout", 0.1);
+  read_native_layout(reader, {"post", "sinusoidal", "relu"}, config);
   t.scale_embedding = reader.boolean("scale_embedding", true);
   t.final_norm = config.norm == NormPlacement::Pre;
   t.decoder_bird_eye = reader.boolean("decoder_bird_eye", false);

@@ -27,8 +27,10 @@ const std::array<char32_t, 256>& byte_symbols() {
   return symbols;
 }
 
-// Bytes → readable text: whole UTF-8 characters as they are, any other byte as \xNN.
-std::string escape_partial_characters(const std::string& bytes) {
+// `bytes` with every whole UTF-8 character kept as it is and what is not one handed to
+// `repair(pos, text)`, which appends its stand-in to `text` and returns how many bytes (≥ 1) it took.
+template <typename Repair>
+std::string keep_whole_characters(const std::string& bytes, const Repair& repair) {
   std::string text;
   for (size_t pos = 0; pos < bytes.size();) {
     const size_t length = utf8_sequence_length(bytes, pos);
@@ -36,13 +38,20 @@ std::string escape_partial_characters(const std::string& bytes) {
       text.append(bytes, pos, length);
       pos += length;
     } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(bytes[pos])));
-      text += escaped;
-      ++pos;
+      pos += repair(pos, text);
     }
   }
   return text;
+}
+
+// Bytes → readable text: whole UTF-8 characters as they are, any other byte as \xNN.
+std::string escape_partial_characters(const std::string& bytes) {
+  return keep_whole_characters(bytes, [&bytes](size_t pos, std::string& text) -> size_t {
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(bytes[pos])));
+    text += escaped;
+    return 1;
+  });
 }
 
 }  // namespace
@@ -75,14 +84,7 @@ std::string readable_text(const std::string& spelling) {
 
 std::string replace_ill_formed_utf8(const std::string& bytes) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(bytes[i]); };
-  std::string text;
-  for (size_t pos = 0; pos < bytes.size();) {
-    const size_t length = utf8_sequence_length(bytes, pos);
-    if (length > 0) {
-      text.append(bytes, pos, length);
-      pos += length;
-      continue;
-    }
+  return keep_whole_characters(bytes, [&](size_t pos, std::string& text) -> size_t {
     // The lead byte's sequence length and allowed second byte (Unicode table 3-7), then how many
     // of the bytes after it continue that sequence before it breaks.
     const unsigned char lead = byte(pos);
@@ -103,9 +105,8 @@ std::string replace_ill_formed_utf8(const std::string& bytes) {
       ++taken;
     }
     text += "\xEF\xBF\xBD";  // U+FFFD
-    pos += taken;
-  }
-  return text;
+    return taken;
+  });
 }
 
 }  // namespace aw::tokenizer_detail

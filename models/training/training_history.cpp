@@ -29,11 +29,28 @@ int64_t record_count(const nlohmann::json& record, const std::string& key, const
   return found->get<int64_t>();
 }
 
-const nlohmann::json& record_list(const nlohmann::json& history, const std::string& key, const std::string& path) {
+// A reader of one history record: a whole number or a number of it by key, errors naming the record.
+struct RecordReader {
+  const nlohmann::json& record;
+  const std::string& path;
+  std::string where;  // "history step record 3"
+  int64_t count(const std::string& key) const { return record_count(record, key, path, where); }
+  double number(const std::string& key) const { return record_number(record, key, path, where); }
+};
+
+// Calls read(reader) for every record of the history's `key` list ("steps" or "epochs"), each an
+// object; `kind` names a record in errors ("step").
+template <typename Read>
+void read_records(const nlohmann::json& history, const std::string& key, const std::string& kind,
+                  const std::string& path, const Read& read) {
   const auto found = history.find(key);
   if (found == history.end() || !found->is_array())
     fail_in_file(path, "\"history\" has no \"" + key + "\" list");
-  return *found;
+  for (size_t i = 0; i < found->size(); ++i) {
+    const RecordReader reader{(*found)[i], path, "history " + kind + " record " + std::to_string(i + 1)};
+    if (!reader.record.is_object()) fail_in_file(path, reader.where + " is not an object");
+    read(reader);
+  }
 }
 
 TrainingHistory parse_history(const nlohmann::json& history, const std::string& path) {
@@ -44,30 +61,14 @@ TrainingHistory parse_history(const nlohmann::json& history, const std::string& 
       (*metric != "perplexity" && *metric != "accuracy"))
     fail_in_file(path, "\"history\" has no \"metric\" (perplexity or accuracy)");
   parsed.metric_name = metric->get<std::string>();
-  const auto& steps = record_list(history, "steps", path);
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const auto where = "history step record " + std::to_string(i + 1);
-    if (!steps[i].is_object()) fail_in_file(path, where + " is not an object");
-    StepRecord record;
-    record.step = record_count(steps[i], "step", path, where);
-    record.epoch = record_count(steps[i], "epoch", path, where);
-    record.train_loss = record_number(steps[i], "train_loss", path, where);
-    record.auxiliary_loss = record_number(steps[i], "auxiliary_loss", path, where);
-    record.learning_rate = record_number(steps[i], "learning_rate", path, where);
-    parsed.steps.push_back(record);
-  }
-  const auto& epochs = record_list(history, "epochs", path);
-  for (size_t i = 0; i < epochs.size(); ++i) {
-    const auto where = "history epoch record " + std::to_string(i + 1);
-    if (!epochs[i].is_object()) fail_in_file(path, where + " is not an object");
-    EpochRecord record;
-    record.epoch = record_count(epochs[i], "epoch", path, where);
-    record.step = record_count(epochs[i], "step", path, where);
-    record.train_loss = record_number(epochs[i], "train_loss", path, where);
-    record.valid_loss = record_number(epochs[i], "valid_loss", path, where);
-    record.valid_metric = record_number(epochs[i], "valid_" + parsed.metric_name, path, where);
-    parsed.epochs.push_back(record);
-  }
+  read_records(history, "steps", "step", path, [&](const RecordReader& read) {
+    parsed.steps.push_back({read.count("step"), read.count("epoch"), read.number("train_loss"),
+                            read.number("auxiliary_loss"), read.number("learning_rate")});
+  });
+  read_records(history, "epochs", "epoch", path, [&](const RecordReader& read) {
+    parsed.epochs.push_back({read.count("epoch"), read.count("step"), read.number("train_loss"),
+                             read.number("valid_loss"), read.number("valid_" + parsed.metric_name)});
+  });
   return parsed;
 }
 
