@@ -1,8 +1,7 @@
 # tests/cli_tests.cmake — attention-cli end to end: every command on tiny checkpoints written by a
 # fixture, and every bad input with its one-line error and non-zero exit.
-add_executable(write_fixtures write_fixtures.cpp test_support.cpp)
-target_link_libraries(write_fixtures PRIVATE aw_models)
-target_include_directories(write_fixtures PRIVATE ${PROJECT_SOURCE_DIR})
+add_executable(write_fixtures ${aw_test_support_dir}/write_fixtures.cpp)
+target_link_libraries(write_fixtures PRIVATE aw_test_support)
 
 set(fixtures ${CMAKE_CURRENT_BINARY_DIR}/cli_fixtures)
 add_test(NAME cli.write_fixtures COMMAND write_fixtures ${fixtures})
@@ -27,7 +26,7 @@ function(aw_command_test test_name program)
   string(JOIN "^^" command "$<TARGET_FILE:${program}>" ${T_ARGS})
   add_test(NAME ${test_name}
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=${T_EXIT} "-DEXPECT_REGEX=${T_REGEX}"
-                   ${extra} -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+                   ${extra} -P ${aw_test_support_dir}/run_cli.cmake)
 endfunction()
 
 # aw_cli_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [STDOUT_LINES n] [OUT_FILE f [OUT_FILE_REGEX re]] ARGS <args...>)
@@ -176,7 +175,7 @@ aw_cli_test(error_compare_reference EXIT 1 STDERR_LINES 1 REGEX "error: the refe
 # Runs recorded by eval --json (seeds whose weights were not kept) count as their models would.
 add_test(NAME cli.compare_recorded_runs
          COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:attention-cli> -DFIXTURES=${fixtures}
-                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/compare_records -P ${CMAKE_CURRENT_SOURCE_DIR}/compare_records_check.cmake)
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/compare_records -P ${aw_test_support_dir}/compare_records_check.cmake)
 set_tests_properties(cli.compare_recorded_runs PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli DEPENDS cli.train_seeds)
 aw_cli_test(error_compare_one_run EXIT 1 STDERR_LINES 1 REGEX "variant 'a' has 1 model; Welch's t-test needs at least 2 runs of each variant"
             ARGS compare --variant a=${fixtures}/tiny_lm --variant b=${fixtures}/tiny_lm,${fixtures}/tiny_bet_sf
@@ -468,13 +467,13 @@ foreach(case "bogus;--device bogus: expected auto, cpu, cuda or cuda:N;1" "cpu;a
   string(JOIN "^^" command env AW_DEVICE=${value} "$<TARGET_FILE:attention-cli>" info --model ${fixtures}/tiny_lm)
   add_test(NAME cli.aw_device_${value}
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=${code} "-DEXPECT_REGEX=${regex}"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+                   -P ${aw_test_support_dir}/run_cli.cmake)
   set_tests_properties(cli.aw_device_${value} PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)
 endforeach()
 string(JOIN "^^" command env AW_DEVICE=bogus "$<TARGET_FILE:attention-cli>" info --model ${fixtures}/tiny_lm --device cpu)
 add_test(NAME cli.device_over_aw_device
          COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=0 "-DEXPECT_REGEX=device +CPU"
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+                 -P ${aw_test_support_dir}/run_cli.cmake)
 set_tests_properties(cli.device_over_aw_device PROPERTIES FIXTURES_REQUIRED cli_models LABELS cli)
 
 # The llama family (tests/fixtures/hf_models, written by scripts/fixtures/make_hf_decoder_fixtures.py with Hugging

@@ -11,7 +11,7 @@ function(aw_distributed_test name)
   math(EXPR following "${next_port} + 1")
   set(next_port ${following} PARENT_SCOPE)
   add_test(NAME distributed.${name}
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/distributed_check.sh $<TARGET_FILE:attention-cli> ${port}
+           COMMAND bash ${aw_test_support_dir}/distributed_check.sh $<TARGET_FILE:attention-cli> ${port}
                    ${CMAKE_CURRENT_BINARY_DIR}/distributed/${name} ${ARGN})
   set_tests_properties(distributed.${name} PROPERTIES LABELS "cli;distributed" PASS_REGULAR_EXPRESSION "^identical"
                        SKIP_REGULAR_EXPRESSION "^skipped: two NCCL ranks need two GPUs")
@@ -34,7 +34,7 @@ function(aw_distributed_error name)
   string(JOIN "^^" command env ${T_ENV} "$<TARGET_FILE:attention-cli>" ${T_ARGS})
   add_test(NAME distributed.${name}
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=${T_EXIT} "-DEXPECT_REGEX=${T_REGEX}"
-                   -DEXPECT_STDERR_LINES=1 -P ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.cmake)
+                   -DEXPECT_STDERR_LINES=1 -P ${aw_test_support_dir}/run_cli.cmake)
   set_tests_properties(distributed.${name} PROPERTIES LABELS "cli;distributed" TIMEOUT 60)
 endfunction()
 set(ablate_args ablate --model ${sample}/vanilla_lm --text ${text} --distributed)
@@ -61,7 +61,7 @@ aw_distributed_error(not_distributable EXIT 1 REGEX "unknown option --distribute
                      ARGS top-tokens --model ${sample}/vanilla_lm --text ${text} --distributed)
 # Two ranks that disagree: each says how, and neither waits past its timeout.
 add_test(NAME distributed.mismatch
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/distributed_mismatch.sh $<TARGET_FILE:attention-cli> 29792 ${ablate_args})
+         COMMAND bash ${aw_test_support_dir}/distributed_mismatch.sh $<TARGET_FILE:attention-cli> 29792 ${ablate_args})
 set_tests_properties(distributed.mismatch PROPERTIES LABELS "cli;distributed" TIMEOUT 60 PASS_REGULAR_EXPRESSION "^mismatches reported")
 
 # Without Gloo headers (PyTorch's pip LibTorch ships none) CPU ranks cannot form a group: the CLI says

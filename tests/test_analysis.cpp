@@ -19,7 +19,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 #include "models/text/corpus.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

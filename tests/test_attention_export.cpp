@@ -6,7 +6,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -3,7 +3,7 @@
 // worked out by hand and the errors for bad input.
 #include "models/errors.h"
 #include "models/text/bleu.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

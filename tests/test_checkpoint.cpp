@@ -4,7 +4,7 @@
 #include "models/errors.h"
 #include "models/json_input.h"
 #include "models/checkpoint/safetensors.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

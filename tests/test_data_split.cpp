@@ -3,7 +3,7 @@
 // the shuffle checked against the one the header specifies and the exact error for each bad input.
 #include "models/errors.h"
 #include "models/text/data_split.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 

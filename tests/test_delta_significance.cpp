@@ -10,7 +10,7 @@
 #include "models/errors.h"
 #include "models/nn/lama.h"
 #include "models/text/bleu.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>

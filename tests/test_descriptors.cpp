@@ -15,7 +15,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/text/corpus.h"
-#include "test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 

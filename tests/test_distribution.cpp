@@ -9,7 +9,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/distribution.h"
 #include "models/training/evaluation.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

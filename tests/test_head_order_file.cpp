@@ -2,7 +2,7 @@
 // (analysis/heads/head_order_file.h): the order of hand-written files, and every refusal's exact message.
 #include "analysis/heads/head_order_file.h"
 #include "models/errors.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 

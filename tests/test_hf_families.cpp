@@ -8,7 +8,7 @@
 #include "models/checkpoint/safetensors.h"
 #include "models/nn/transformer.h"
 #include "models/runtime.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 // reader does not support is refused with one line naming the file.
 #include "models/errors.h"
 #include "models/text/hf_tokenizer.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -19,7 +19,7 @@
 #include "models/runtime.h"
 #include "models/training/trainer.h"
 #include "models/text/vocabulary.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -4,7 +4,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/nn/transformer.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

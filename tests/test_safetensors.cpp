@@ -2,7 +2,7 @@
 // and one exact error message for each kind of malformed file (files built byte by byte here).
 #include "models/errors.h"
 #include "models/checkpoint/safetensors.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

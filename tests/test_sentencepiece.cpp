@@ -4,7 +4,7 @@
 // Also decode for the GPT-2 byte-level and word-level tokenizers.
 #include "models/errors.h"
 #include "models/text/tokenizer.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

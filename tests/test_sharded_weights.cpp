@@ -5,7 +5,7 @@
 #include "models/checkpoint/safetensors.h"
 #include "models/checkpoint/sharded_weights.h"
 #include "models/errors.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 #include "analysis/statistics/variant_comparison.h"
 #include "table/csv_format.h"
 #include "models/errors.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 #include "analysis/capture/attention_export.h"
 #include "analysis/capture/staged_capture.h"
 #include "models/checkpoint/checkpoint.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

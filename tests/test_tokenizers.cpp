@@ -7,7 +7,7 @@
 #include "models/errors.h"
 #include "models/text/corpus.h"
 #include "models/text/tokenizer.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

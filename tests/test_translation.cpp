@@ -10,7 +10,7 @@
 #include "models/errors.h"
 #include "models/nn/translation.h"
 #include "models/translation/beam_search.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -23,7 +23,7 @@
 #include "models/training/evaluation.h"
 #include "models/training/trainer.h"
 #include "models/translation/translation_data.h"
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-# tests/compare_records_check.cmake — compare with runs recorded by `eval --json` instead of model
+# tests/support/compare_records_check.cmake — compare with runs recorded by `eval --json` instead of model
 # folders gives the same summary and tests as evaluating the folders, and a record that was measured
 # differently (another file, other windows, no metric) is refused with one line naming it.
 # -DCLI=attention-cli -DFIXTURES=cli_fixtures -DWORK=scratch folder

@@ -1,8 +1,8 @@
-// tests/write_fixtures.cpp — writes the tiny checkpoints and texts the CLI end-to-end tests run on
+// tests/support/write_fixtures.cpp — writes the tiny checkpoints and texts the CLI end-to-end tests run on
 // (a ctest fixture): <out>/tiny_lm, <out>/tiny_bet_sf, a BERT classifier <out>/tiny_bert_classifier, a
 // BERT encoder without a head <out>/tiny_bert_encoder, <out>/tiny_lama, plain text <out>/corpus.txt and
 // labelled examples <out>/labelled.tsv (BERT, pos/neg) and <out>/labelled_lama.tsv (LAMA, ratings 1–3).
-#include "tests/test_support.h"
+#include "tests/support/test_support.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/reproduce_check.sh — ctest reproduce.quick: scripts/study/reproduce.sh --quick end to end into a
+# tests/support/reproduce_check.sh — ctest reproduce.quick: scripts/study/reproduce.sh --quick end to end into a
 # scratch folder, then the report it wrote: every section there, every figure it links a PNG that
 # exists, no number left unformatted ("nan", "inf"), no temporary path in the outputs; the quick runs
 # listed as recorded runs.

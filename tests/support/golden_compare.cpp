@@ -1,4 +1,4 @@
-// tests/golden_compare.cpp — compares a CSV the CLI wrote with its golden copy (tests/golden/):
+// tests/support/golden_compare.cpp — compares a CSV the CLI wrote with its golden copy (tests/golden/):
 // every column and every "# key=value" of the golden file must be in the new file with the same
 // value (text exactly; numbers to 1e-4 relative to the larger of the two values and a tenth of the
 // column's largest |value|, so a value near 0 that is the difference of two large ones — an

@@ -1,5 +1,5 @@
-// tests/test_support.h — small things several test files need: a temporary folder, tiny configs
-// and native checkpoints written on the fly.
+// tests/support/test_support.h — small things most test files need (built once, as the library
+// aw_test_support): a temporary folder, tiny configs and native checkpoints written on the fly.
 #pragma once
 
 #include "models/errors.h"

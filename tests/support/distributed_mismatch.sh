@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/distributed_mismatch.sh — ranks that disagree with rank 0 must say so in one line and exit 1
+# tests/support/distributed_mismatch.sh — ranks that disagree with rank 0 must say so in one line and exit 1
 # within the timeout: another WORLD_SIZE, other options, a RANK taken twice.
 # Usage: distributed_mismatch.sh CLI PORT ARGS...   (ARGS: an analysis with --distributed)
 set -uo pipefail

@@ -1,4 +1,4 @@
-# tests/run_golden.cmake — one golden case: runs attention-cli with ARGS (joined by "^^"; "^" inside
+# tests/support/run_golden.cmake — one golden case: runs attention-cli with ARGS (joined by "^^"; "^" inside
 # an argument is a space) and compares each of OUTPUTS with its golden copy through golden_compare.
 # -DCLI -DCOMPARE -DSAMPLES -DOUT_DIR -DGOLDEN_DIR -DNAME -DARGS -DOUTPUTS (comma-separated)
 file(REMOVE_RECURSE "${OUT_DIR}")

@@ -1,4 +1,4 @@
-# tests/run_cli.cmake — runs one attention-cli command and checks its exit code and output.
+# tests/support/run_cli.cmake — runs one attention-cli command and checks its exit code and output.
 # -DCOMMAND="a^^b^^c" -DEXPECT_EXIT=N -DEXPECT_REGEX=re [-DEXPECT_STDOUT_LINES=n] [-DOUT_FILE=path]
 string(REPLACE "^^" ";" COMMAND "${COMMAND}")
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE exit_code OUTPUT_VARIABLE out ERROR_VARIABLE err)

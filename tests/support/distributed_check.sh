@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/distributed_check.sh — one attention-cli analysis run in one process and in two ranks of a
+# tests/support/distributed_check.sh — one attention-cli analysis run in one process and in two ranks of a
 # c10d group on 127.0.0.1 (--distributed); what it prints (CSV or report) and its JSON (every digit)
 # must be identical, and rank 1 prints nothing on stdout. Usage: distributed_check.sh CLI PORT WORKDIR COMMAND ARGS...
 set -euo pipefail

@@ -1,5 +1,5 @@
-// tests/test_support.cpp — see test_support.h.
-#include "tests/test_support.h"
+// tests/support/test_support.cpp — see test_support.h.
+#include "tests/support/test_support.h"
 
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"

@@ -1,4 +1,4 @@
-# tests/golden_compare_check.cmake — golden_compare's tolerance on a hand-made table: a value near 0
+# tests/support/golden_compare_check.cmake — golden_compare's tolerance on a hand-made table: a value near 0
 # is held to its column's scale, a delta also to its row's metric, the sixth digit may move, the
 # fourth may not, text must match.
 # -DCOMPARE -DWORK
