@@ -1,4 +1,4 @@
-# tests/cli_tests.cmake — attention-cli end to end: every command on tiny checkpoints written by a
+# tests/app/cli/cli_tests.cmake — attention-cli end to end: every command on tiny checkpoints written by a
 # fixture, and every bad input with its one-line error and non-zero exit.
 add_executable(write_fixtures ${aw_test_support_dir}/write_fixtures.cpp)
 target_link_libraries(write_fixtures PRIVATE aw_test_support)

@@ -1,4 +1,4 @@
-# tests/docs_tests.cmake — documentation that is generated from the code must match it.
+# tests/docs/docs_tests.cmake — documentation that is generated from the code must match it.
 # docs.commands: docs/commands.md against `attention-cli help` and each command's page, regenerated
 # into the build tree by scripts/dev/make-command-reference.sh --check, which names the script to
 # rerun when the committed file differs.

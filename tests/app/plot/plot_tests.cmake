@@ -1,6 +1,6 @@
-# tests/plot_tests.cmake — attention-plot end to end: each kind drawn from the CSV attention-cli writes
-# for it (on the tiny fixture models of cli_tests.cmake) into a PNG, and each bad input with its one
-# line and exit code. Included when the GUI is built.
+# tests/app/plot/plot_tests.cmake — attention-plot end to end: each kind drawn from the CSV
+# attention-cli writes for it (on the tiny fixture models of tests/app/cli/cli_tests.cmake) into a
+# PNG, and each bad input with its one line and exit code. Included when the GUI is built.
 set(plots ${CMAKE_CURRENT_BINARY_DIR}/plot_fixtures)
 set(labelled_lama ${fixtures}/labelled_lama.tsv)
 set(cli $<TARGET_FILE:attention-cli>)

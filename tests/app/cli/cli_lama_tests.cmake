@@ -1,4 +1,4 @@
-# tests/cli_lama_tests.cmake — attention-cli end to end for the LAMA work: training the three
+# tests/app/cli/cli_lama_tests.cmake — attention-cli end to end for the LAMA work: training the three
 # classifiers, eval with per-class F1 and confusion, word-weights, keywords, split, and their bad
 # input (one error line, exit 1). Runs on the fixtures of cli_tests.cmake: tiny_lama and labelled_lama.tsv
 # (6 documents, labels 1–3; w2 occurs 5 times: 3 × label 1, 2 × label 3; w3 twice, both label 1).

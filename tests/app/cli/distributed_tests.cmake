@@ -1,4 +1,4 @@
-# tests/distributed_tests.cmake — --distributed end to end: each analysis run by two attention-cli
+# tests/app/cli/distributed_tests.cmake — --distributed end to end: each analysis run by two attention-cli
 # ranks over c10d (Gloo, 127.0.0.1) against the same run in one process (distributed_check.sh), and
 # the bad environments with their one line. Each test has its own port, so ctest -j can run them.
 set(sample ${PROJECT_SOURCE_DIR}/sample_data)

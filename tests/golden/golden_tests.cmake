@@ -1,4 +1,4 @@
-# tests/golden_tests.cmake — every CSV the CLI writes on sample_data/ compared with the copy saved in
+# tests/golden/golden_tests.cmake — every CSV the CLI writes on sample_data/ compared with the copy saved in
 # tests/golden/ (cases in tests/golden/cases.txt; scripts/dev/make-golden.sh regenerates them).
 add_executable(golden_compare ${aw_test_support_dir}/golden_compare.cpp)
 
