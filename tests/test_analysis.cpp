@@ -518,17 +518,6 @@ TEST(GateEvaluation, SmallBatchRowLimitGivesTheSameNumbers) {
   EXPECT_THROW(evaluate_gate_settings(*loaded.model, classification_data({}), settings, 0), Error);
 }
 
-// A corpus one token longer than a whole number of windows: that token is not a window of its own.
-TEST(WindowBatches, ALastWindowOfOneTokenIsLeftOut) {
-  std::vector<int64_t> ids(16 * 3 + 1, 5);
-  const auto batches = make_window_batches(ids, 16, 3);
-  ASSERT_EQ(batches.size(), 1u);
-  EXPECT_EQ(batches[0].input_ids.sizes(), torch::IntArrayRef({3, 16}));
-  EXPECT_EQ(make_window_batches({7}, 16, 3).front().input_ids.sizes(), torch::IntArrayRef({1, 1}));  // the only one
-  EXPECT_EQ(make_window_batches(std::vector<int64_t>(18, 5), 16, 3).front().input_ids.sizes(),
-            torch::IntArrayRef({2, 16}));  // two tokens: one predicted, kept
-}
-
 // A batch whose windows predict nothing (one token each) adds nothing: every setting and every
 // importance score is that of the other batches alone, where it used to fail inside the loss.
 TEST(GateEvaluation, ABatchThatPredictsNothingChangesNothing) {

@@ -176,31 +176,5 @@ TEST(AttentionExport, AWriteFailingMidwayLeavesNothing) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
-TEST(SafetensorsWriter, RefusesWhatWasNotDeclaredAndRemovesItsTemporaryFile) {
-  TempDir dir;
-  const auto path = dir.path() + "/t.safetensors";
-  {
-    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2, 3}}});
-    EXPECT_EQ(test::error_of([&] { writer.write(torch::zeros({3, 2})); }),
-              path + ": tensor 'a' is Float [3, 2], declared Float [2, 3]");
-  }
-  EXPECT_TRUE(fs::is_empty(dir.path()));
-  {
-    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}, {"b", torch::kFloat16, {1}}});
-    writer.write(torch::ones({2}));
-    EXPECT_EQ(test::error_of([&] { writer.finish(); }), path + ": 1 of 2 declared tensors written");
-  }
-  EXPECT_TRUE(fs::is_empty(dir.path()));
-  {
-    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}});
-    writer.write(torch::ones({2}));
-  }  // destroyed unfinished (an exception unwinding past it)
-  EXPECT_TRUE(fs::is_empty(dir.path()));
-  SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}});
-  writer.write(torch::tensor({1.5f, 2.5f}));
-  writer.finish();
-  EXPECT_TRUE(torch::equal(SafetensorsFile::open(path)->tensor("a"), torch::tensor({1.5f, 2.5f})));
-}
-
 }  // namespace
 }  // namespace aw

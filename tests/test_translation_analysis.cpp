@@ -113,80 +113,6 @@ TrainSettings tiny_settings(const std::string& out, int64_t epochs) {
   return settings;
 }
 
-TEST(TranslationTraining, LossFallsAndTheFolderLoadsWithItsSentencePieceModel) {
-  TinyTranslation tiny(/*bird_eye=*/true, /*dropout=*/0.1);
-  std::vector<double> valid;
-  const auto summary = train_translation_model(tiny.config, tiny.spm, tiny_settings(tiny.dir.file("run"), 20),
-                                               [&](const TrainProgress& progress) {
-                                                 if (progress.epoch_end) valid.push_back(progress.valid_metric);
-                                                 return true;
-                                               });
-  ASSERT_EQ(valid.size(), 20u);
-  EXPECT_EQ(summary.metric_name, "perplexity");
-  EXPECT_EQ(summary.steps, 20 * 5);  // 20 pairs in batches of 4
-  EXPECT_LT(valid.back(), 0.5 * valid.front()) << "valid perplexity " << valid.front() << " → " << valid.back();
-  for (const auto* name : {"config.json", "model.safetensors", "spm.model", "training.json", "best/spm.model"})
-    EXPECT_TRUE(fs::exists(tiny.dir.file("run/") + name)) << name;
-  EXPECT_FALSE(fs::exists(tiny.dir.file("run/vocab.txt")));
-  EXPECT_EQ(file_bytes(tiny.dir.file("run/spm.model")), file_bytes(tiny.spm));
-  const auto loaded = load_checkpoint(tiny.dir.file("run/best"), torch::kCPU);
-  EXPECT_TRUE(loaded.config.translation.decoder_bird_eye);
-  EXPECT_EQ(loaded.tokenizer->kind(), "sentencepiece");
-  // The saved model's perplexity is the one training reported for its epoch.
-  const auto again = evaluate_perplexity(*loaded.model, tiny.data(loaded, 4).inputs);
-  EXPECT_NEAR(again.metric, summary.best_valid_metric, 1e-3 * summary.best_valid_metric);
-}
-
-TEST(TranslationTraining, ResumeAfterAnEpochContinuesExactly) {
-  TinyTranslation tiny(/*bird_eye=*/false, /*dropout=*/0.1);
-  train_translation_model(tiny.config, tiny.spm, tiny_settings(tiny.dir.file("straight"), 2));
-  train_translation_model(tiny.config, tiny.spm, tiny_settings(tiny.dir.file("part"), 1));
-  auto settings = tiny_settings(tiny.dir.file("part"), 2);
-  settings.resume_dir = tiny.dir.file("part");
-  const auto resumed = train_translation_model(ModelConfig{}, "", settings);  // the folder's own config and spm
-  EXPECT_EQ(resumed.steps, 5);
-  EXPECT_TRUE(file_bytes(tiny.dir.file("straight/model.safetensors")) ==
-              file_bytes(tiny.dir.file("part/model.safetensors")));
-}
-
-TEST(TranslationTraining, RefusesWhatItCannotTrain) {
-  TinyTranslation tiny;
-  auto settings = tiny_settings(tiny.dir.file("bad"), 1);
-  settings.label_smoothing = 1.0;
-  EXPECT_THROW(train_translation_model(tiny.config, tiny.spm, settings), Error);
-  settings = tiny_settings(tiny.dir.file("bad"), 1);
-  EXPECT_EQ(test::error_of([&] { train_translation_model(tiny.config, tiny.dir.file("missing.model"), settings); }),
-            tiny.dir.file("missing.model") + ": does not exist (a transformer_mt run needs its SentencePiece model)");
-  settings.train_path = std::string(AW_SOURCE_DIR) + "/sample_data/demo_sentences.txt";  // no TABs
-  EXPECT_EQ(test::error_of([&] { train_translation_model(tiny.config, tiny.spm, settings); }),
-            settings.train_path + ": line 1 has no TAB (expected source<TAB>target)");
-}
-
-TEST(LabelSmoothing, EqualsTheSmoothedCrossEntropyWorkedOutInFloat64) {
-  torch::manual_seed(2);
-  const int64_t vocab = 7;
-  const auto logits = torch::randn({2, 4, vocab});
-  ModelInput input;
-  input.input_ids = torch::tensor({{4, 5, 3}, {6, 3, 0}}, torch::kLong);
-  input.decoder_input_ids = torch::tensor({{2, 5, 6, 3}, {2, 4, 3, 0}}, torch::kLong);
-  input.decoder_attention_mask = torch::tensor({{1, 1, 1, 1}, {1, 1, 1, 0}}, torch::kLong);
-  const double epsilon = 0.1;
-  const auto sums = language_model_loss(logits, input, epsilon);
-  const auto log_p = torch::log_softmax(logits.to(torch::kFloat64), -1);
-  double expected = 0.0;
-  int64_t count = 0;
-  for (int64_t row = 0; row < 2; ++row)
-    for (int64_t t = 0; t + 1 < 4; ++t) {  // position t predicts decoder id t + 1
-      if (input.decoder_attention_mask[row][t + 1].item<int64_t>() == 0) continue;
-      const auto target = input.decoder_input_ids[row][t + 1].item<int64_t>();
-      expected += -(1 - epsilon) * log_p[row][t][target].item<double>() - epsilon * log_p[row][t].mean().item<double>();
-      ++count;
-    }
-  EXPECT_EQ(sums.count.item<double>(), count);
-  EXPECT_NEAR(sums.total.item<double>(), expected, 1e-5);
-  EXPECT_GT(std::abs(language_model_loss(logits, input).total.item<double>() - expected), 1e-3);
-}
-
 TEST(TranslationImportance, EqualsCentralDifferencesOfTheLossInEveryKindsGates) {
   TinyTranslation tiny;
   auto loaded = tiny.checkpoint("m");
@@ -556,22 +482,6 @@ TEST(TranslationBleuMetric, SettingsDecodedTogetherTranslateAsEachDecodedAlone) 
     some_differ = some_differ || together[s].hypotheses != together[0].hypotheses;
   }
   EXPECT_TRUE(some_differ);  // the gates change some translation
-}
-
-TEST(TranslationDiagonal, TheInterventionActsOnTheDecodersSelfAttentionOnly) {
-  TinyTranslation tiny(false);
-  const auto loaded = tiny.checkpoint("m");
-  const auto batch = tiny.data(loaded, 20).inputs.front();
-  ForwardOptions plain;
-  plain.capture = CaptureMode::Full;
-  auto zeroed = plain;
-  zeroed.diagonal = DiagonalIntervention::scale(0.0);
-  torch::NoGradGuard no_grad;
-  const auto before = loaded.model->forward(batch, plain).attention;
-  const auto after = loaded.model->forward(batch, zeroed).attention;
-  for (int64_t block = 0; block < 2; ++block)  // the encoder's blocks
-    EXPECT_TRUE(torch::equal(before[block], after[block])) << block;
-  EXPECT_GT((before[2] - after[2]).abs().max().item<double>(), 1e-3);  // the decoder's self-attention
 }
 
 TEST(TranslationTopTokens, CrossRowsAreTheTopSourceTokensOfTheCapturedHeadMean) {

@@ -1,21 +1,32 @@
-// tests/test_models.cpp — invariants of every model family (rows sum to 1, causal zeros, head
-// gates, BET(SF)'s diagonal, the diagonal intervention) and float64 re-computations of layer 0's
-// attention for the vanilla and the bird-eye transformer.
+// tests/models/nn/test_transformer.cpp — the shared transformer (models/nn/transformer.h): invariants of
+// every family (rows sum to 1, causal zeros, head gates, BET(SF)'s diagonal, the diagonal intervention),
+// float64 re-computations of layer 0's attention for the vanilla and the bird-eye transformer, the other
+// configurations and bad input, and the encoder classifier's mean pooling.
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/nn/model.h"
+#include "models/nn/model_config.h"
 #include "models/nn/transformer.h"
 #include "tests/support/test_support.h"
+#include "tests/support/tiny_lama.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace aw {
 namespace {
 
 using test::max_difference;
+using test::TempDir;
 using test::tiny_config;
+using test::two_documents;
 
 ModelConfig tiny_bert_config() {
   nlohmann::json json = {{"model_type", "bert"},          {"vocab_size", 20},         {"hidden_size", 12},
@@ -424,6 +435,28 @@ TEST(TransformerBlock, ReturnsTheProbabilitiesCaptureKeepsOnlyWhenAsked) {
   EXPECT_FALSE(not_asked.probabilities.defined());
   EXPECT_TRUE(torch::equal(asked.hidden, not_asked.hidden));
   EXPECT_TRUE(torch::equal(asked.hidden, model->run_layers(embedded, input, 0, 1, {}).hidden));
+}
+
+TEST(Lama, EncoderClassifierRoundTripAndMeanPooling) {
+  nlohmann::json json = {{"model_type", "encoder_classifier"}, {"vocab_size", 20}, {"n_layers", 1}, {"n_heads", 2},
+                         {"d_model", 8}, {"max_positions", 16}, {"dropout", 0.0}, {"labels", {"neg", "pos"}}};
+  const auto config = parse_model_config(json, "encoder config");
+  EXPECT_FALSE(config.causal);
+  EXPECT_TRUE(config.is_classifier());
+  TempDir dir;
+  auto original = create_model(config);
+  original->module().eval();
+  save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(20));
+  const auto loaded = load_checkpoint(dir.path());
+  torch::NoGradGuard no_grad;
+  const auto input = two_documents();
+  const auto result = loaded.model->forward(input);
+  EXPECT_EQ(result.logits.sizes(), (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(torch::equal(result.logits, original->forward(input).logits));
+  // Padding does not reach the pooled mean.
+  ModelInput alone;
+  alone.input_ids = torch::tensor({6, 8, 3, 12, 2}, torch::kLong).view({1, 5});
+  EXPECT_TRUE(torch::allclose(result.logits[1], loaded.model->forward(alone).logits[0], 1e-5, 1e-6));
 }
 
 }  // namespace

@@ -1,13 +1,15 @@
-// tests/test_result_table.cpp — the result table every analysis returns (table/): its CSV as the
-// CLI has always written it (metadata line, %.6g numbers, RFC 4180 quoting), reading any such file
-// back (comments, quotes, repeated headers), and the JSON writer's typed values.
+// tests/table/test_result_table.cpp — the result table every analysis returns (table/): its CSV as the CLI
+// has always written it (metadata line, %.6g numbers, RFC 4180 quoting), reading any such file back
+// (comments, quotes, repeated headers), and the JSON writer's typed values.
 #include "table/csv_format.h"
 #include "table/json_format.h"
 #include "table/result_table.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace aw {

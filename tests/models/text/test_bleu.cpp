@@ -1,6 +1,5 @@
-// tests/test_bleu.cpp — corpus BLEU, chrF and the 13a tokenizer against sacreBLEU's own numbers
-// (tests/fixtures/bleu/sacrebleu_cases.json, written by scripts/fixtures/make_bleu_fixtures.py), plus examples
-// worked out by hand and the errors for bad input.
+// tests/models/text/test_bleu.cpp — corpus BLEU, chrF and 13a tokenisation (models/text/bleu.h) against
+// sacreBLEU on the fixture corpora (tests/fixtures/bleu/), hand-worked examples, and the inputs it refuses.
 #include "models/errors.h"
 #include "models/text/bleu.h"
 #include "tests/support/test_support.h"
@@ -10,8 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-// tests/test_data_split.cpp — the seeded train/valid/test splits of models/text/data_split.h: by line
-// (labelled files) and grouped by source (translation pairs, several translations per source), with
-// the shuffle checked against the one the header specifies and the exact error for each bad input.
+// tests/models/text/test_data_split.cpp — seeded splits (models/text/data_split.h): pairs grouped by source
+// (no source in two parts, every line once in file order, sizes by distinct sources) and labelled lines
+// split 80/10/10.
 #include "models/errors.h"
 #include "models/text/data_split.h"
 #include "tests/support/test_support.h"
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <set>
@@ -19,6 +19,8 @@ namespace aw {
 namespace {
 
 using test::error_of;
+using test::TempDir;
+using test::write_file;
 
 using Lines = std::vector<std::string>;
 
@@ -175,6 +177,29 @@ TEST(SplitGroupedBySource, ASourceWithManyTranslationsIsOneItem) {
   EXPECT_TRUE(split.valid.empty());
   EXPECT_EQ(sources_of(split.test).size(), 1u);
   EXPECT_EQ(split.train.size() + split.test.size(), 6u);
+}
+
+TEST(ClassifierData, SeededSplitIsReproducibleAndComplete) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += std::to_string(i % 5 + 1) + "\tline " + std::to_string(i) + "\n";
+  write_file(dir.file("all.tsv"), text);
+  const auto a = split_labelled_lines(dir.file("all.tsv"), 7, 80, 10);
+  const auto b = split_labelled_lines(dir.file("all.tsv"), 7, 80, 10);
+  const auto c = split_labelled_lines(dir.file("all.tsv"), 8, 80, 10);
+  EXPECT_EQ(a.train.size(), 80u);
+  EXPECT_EQ(a.valid.size(), 10u);
+  EXPECT_EQ(a.test.size(), 10u);
+  EXPECT_EQ(a.train, b.train);
+  EXPECT_EQ(a.test, b.test);
+  EXPECT_NE(a.train, c.train);
+  std::vector<std::string> all = a.train;
+  all.insert(all.end(), a.valid.begin(), a.valid.end());
+  all.insert(all.end(), a.test.begin(), a.test.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end());
+  EXPECT_EQ(all.size(), 100u);
+  EXPECT_THROW(split_labelled_lines(dir.file("all.tsv"), 7, 80, 30), Error);
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
-// tests/test_sharded_weights.cpp — checkpoints stored as Hugging Face shards
-// (model.safetensors.index.json + model-0000k-of-0000n.safetensors): the same model as from one file,
-// value for value, and every disagreement between the index and its shards refused with its line.
+// tests/models/checkpoint/test_sharded_weights.cpp — checkpoints split into shards with
+// model.safetensors.index.json (models/checkpoint/sharded_weights.h): the same parameters as one file, and
+// each disagreement between index and shards with its exact line.
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/checkpoint/sharded_weights.h"
-#include "models/errors.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -13,11 +12,15 @@
 
 #include <filesystem>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace aw {
 namespace {
 
 namespace fs = std::filesystem;
+
 using test::error_of;
 using test::TempDir;
 

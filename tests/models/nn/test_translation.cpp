@@ -1,66 +1,32 @@
-// tests/test_translation.cpp — the encoder–decoder Transformer against Hugging Face's own Marian and
-// BART classes: tests/fixtures/hf/{marian_tiny,bart_tiny} hold tiny random models saved by
-// scripts/fixtures/make_hf_fixtures.py with the logits, encoder output, every encoder, decoder and cross
-// attention, a head-masked forward, and greedy and beam-search outputs that transformers computed for
-// a few source/target pairs. Everything must match to the fixture's tolerance (1e-4). Also: the staged
-// forward (run_layers in two parts) equals the whole forward at every block boundary, a native
-// transformer_mt model learns a toy copy task, and the errors of bad translation inputs.
-#include "models/checkpoint/checkpoint.h"
-#include "models/checkpoint/safetensors.h"
+// tests/models/nn/test_translation.cpp — the encoder–decoder Transformer (models/nn/translation.h) against
+// Hugging Face's own Marian and BART classes (tests/support/hf_translation_fixtures.h): logits, encoder
+// output, every attention, a padded batch and a head-masked forward to 1e-4; the staged forward at every
+// block boundary, gate rows split at any block, the source length check, and the diagonal intervention
+// reaching the decoder's self-attention only.
+#include "models/attention_kind.h"
 #include "models/errors.h"
-#include "models/nn/translation.h"
-#include "models/translation/beam_search.h"
+#include "models/nn/model.h"
+#include "tests/support/hf_translation_fixtures.h"
 #include "tests/support/test_support.h"
+#include "tests/support/tiny_translation.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include <filesystem>
-#include <fstream>
+#include <cstdint>
 #include <string>
-#include <vector>
+#include <utility>
 
 namespace aw {
 namespace {
 
+using test::hf_translation::FixtureModel;
+using test::hf_translation::ids_tensor;
+using test::hf_translation::load_fixture;
+using test::TinyTranslation;
+
 constexpr double kTolerance = 1e-4;
-
-std::string fixture_dir(const std::string& name) { return std::string(AW_SOURCE_DIR) + "/tests/fixtures/hf/" + name; }
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-torch::Tensor ids_tensor(const nlohmann::json& ids) {
-  if (ids.at(0).is_array()) {
-    std::vector<torch::Tensor> rows;
-    for (const auto& row : ids) rows.push_back(torch::tensor(row.get<std::vector<int64_t>>(), torch::kLong));
-    return torch::stack(rows);
-  }
-  return torch::tensor(ids.get<std::vector<int64_t>>(), torch::kLong).unsqueeze(0);
-}
-
-// A fixture model: config, weights (no tokenizer needed: the reference gives the ids).
-struct FixtureModel {
-  ModelConfig config;
-  std::shared_ptr<TranslationTransformerImpl> model;
-  nlohmann::json reference;
-  std::shared_ptr<const SafetensorsFile> tensors;
-};
-
-FixtureModel load_fixture(const std::string& name) {
-  FixtureModel fixture;
-  const auto dir = fixture_dir(name);
-  fixture.config = read_model_config(dir);
-  fixture.model = std::dynamic_pointer_cast<TranslationTransformerImpl>(create_model(fixture.config, false));
-  load_weights(*fixture.model, *SafetensorsFile::open(dir + "/model.safetensors"));
-  fixture.model->eval();
-  fixture.reference = read_json(dir + "/reference.json");
-  fixture.tensors = SafetensorsFile::open(dir + "/reference.safetensors");
-  return fixture;
-}
 
 void expect_close(const torch::Tensor& ours, const torch::Tensor& theirs, const std::string& what) {
   ASSERT_EQ(ours.sizes(), theirs.sizes()) << what;
@@ -153,30 +119,6 @@ TEST_P(HfTranslation, HeadGatesMatchTheReferenceHeadMask) {
   expect_close(logits, fixture.tensors->tensor(head_mask.at("tensor").get<std::string>()), "head-masked logits");
 }
 
-// The generated ids after the decoder start, without the final EOS (what Hypothesis::ids holds).
-std::vector<int64_t> generated(const nlohmann::json& ids, int64_t eos) {
-  auto values = ids.get<std::vector<int64_t>>();
-  values.erase(values.begin());
-  if (!values.empty() && values.back() == eos) values.pop_back();
-  return values;
-}
-
-TEST_P(HfTranslation, GreedyAndBeamSearchMatchGenerate) {
-  auto fixture = load_fixture(GetParam());
-  const auto eos = fixture.config.translation.eos_id;
-  const auto max_new = fixture.reference.at("generation").at("greedy_kwargs").at("max_new_tokens").get<int64_t>();
-  const auto beams = fixture.reference.at("generation").at("beam_kwargs").at("num_beams").get<int64_t>();
-  for (const auto& item : fixture.reference.at("cases")) {
-    ModelInput source;
-    source.input_ids = ids_tensor(item.at("input_ids"));
-    const auto greedy = translate_rows(*fixture.model, source, {1, 1.0, max_new});
-    EXPECT_EQ(greedy.at(0).ids, generated(item.at("greedy_ids"), eos)) << item.at("source");
-    const auto beam = translate_rows(*fixture.model, source, {beams, 1.0, max_new});
-    EXPECT_EQ(beam.at(0).ids, generated(item.at("beam_ids"), eos)) << item.at("source");
-    if (item.contains("beam_score")) EXPECT_NEAR(beam.at(0).score, item.at("beam_score").get<double>(), kTolerance);
-  }
-}
-
 TEST_P(HfTranslation, StagedForwardEqualsTheWholeForwardAtEveryBlock) {
   auto fixture = load_fixture(GetParam());
   auto& model = *fixture.model;
@@ -228,83 +170,6 @@ TEST_P(HfTranslation, GateSettingsSplittingTheRowsAtAnyBlockEqualEachSettingsOwn
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfTranslation, ::testing::Values("marian_tiny", "bart_tiny"));
 
-TEST(TranslationConfig, BlocksAreNumberedEncoderThenDecoderSelfAndCross) {
-  auto config = read_model_config(fixture_dir("marian_tiny"));
-  ASSERT_EQ(config.n_blocks, 2 + 2 * 2);
-  EXPECT_EQ(config.heads_per_block, (std::vector<int64_t>{4, 4, 2, 2, 2, 2}));
-  EXPECT_EQ(config.attention_block(1).kind, AttentionKind::Encoder);
-  EXPECT_EQ(config.attention_block(2).kind, AttentionKind::Decoder);
-  EXPECT_EQ(config.attention_block(5).kind, AttentionKind::Cross);
-  EXPECT_EQ(config.attention_block(5).layer, 1);
-  EXPECT_EQ(config.block_index(AttentionKind::Cross, 0), 3);
-  EXPECT_EQ(config.block_index(AttentionKind::Decoder, 2), -1);
-  EXPECT_EQ(config.head_width(0), 4);
-  EXPECT_EQ(config.head_width(2), 8);
-}
-
-TEST(TranslationConfig, NativeConfigRoundTripsThroughItsJson) {
-  const auto json = nlohmann::json::parse(R"({"model_type": "transformer_mt", "vocab_size": 50, "encoder_layers": 2,
-      "decoder_layers": 3, "encoder_heads": 4, "decoder_heads": 2, "d_model": 16, "encoder_ffn": 32,
-      "decoder_ffn": 24, "max_positions": 40, "norm": "pre", "decoder_bird_eye": true, "pad_id": 0, "bos_id": 2,
-      "eos_id": 3, "heads_per_layer": [4, 3, 2, 2, 1, 2, 2, 2]})");
-  const auto config = parse_model_config(json, "config.json");
-  const auto again = parse_model_config(native_config_json(config), "config.json");
-  EXPECT_EQ(again.heads_per_block, (std::vector<int64_t>{4, 3, 2, 2, 1, 2, 2, 2}));
-  EXPECT_EQ(again.translation.decoder_layers, 3);
-  EXPECT_EQ(again.translation.decoder_d_head, 8);
-  EXPECT_EQ(again.d_head, 4);
-  EXPECT_EQ(again.translation.decoder_ffn, 24);
-  EXPECT_TRUE(again.translation.decoder_bird_eye);
-  EXPECT_TRUE(again.translation.decoder_diag_free_mask);
-  EXPECT_TRUE(again.translation.final_norm);
-  EXPECT_EQ(again.translation.decoder_start_id, 2);
-  EXPECT_EQ(native_config_json(again), native_config_json(config));
-  // The model it describes runs: 8 blocks captured, cross [B, H, m, n].
-  auto model = create_model(config);
-  ModelInput input;
-  input.input_ids = torch::tensor({{5, 6, 7, 3}}, torch::kLong);
-  input.decoder_input_ids = torch::tensor({{2, 8, 9}}, torch::kLong);
-  ForwardOptions options;
-  options.capture = CaptureMode::Full;
-  torch::NoGradGuard no_grad;
-  const auto result = model->forward(input, options);
-  ASSERT_EQ(result.attention.size(), 8u);
-  EXPECT_EQ(result.attention[config.block_index(AttentionKind::Cross, 2)].sizes(), (torch::IntArrayRef{1, 2, 3, 4}));
-  EXPECT_EQ(result.logits.sizes(), (torch::IntArrayRef{1, 3, 50}));
-}
-
-// Found by fuzz/fuzz_config.cpp: d_model 129 with 4 heads of width 32 was written without its d_head
-// (129 / 4 = 32 in integer division) and the written file no longer read back.
-TEST(TranslationConfig, NonSquareHeadWidthRoundTrips) {
-  const auto json = nlohmann::json::parse(R"({"model_type": "transformer_mt", "vocab_size": 50, "encoder_layers": 1,
-      "decoder_layers": 1, "n_heads": 4, "d_model": 129, "d_head": 32, "max_positions": 40})");
-  const auto config = parse_model_config(json, "config.json");
-  const auto written = native_config_json(config);
-  EXPECT_EQ(written.at("d_head"), 32);
-  const auto again = parse_model_config(written, "config.json");
-  EXPECT_EQ(again.d_head, 32);
-  EXPECT_EQ(again.translation.decoder_d_head, 32);
-}
-
-TEST(TranslationCheckpoint, MarianFolderLoadsWithBothTokenizers) {
-  const auto loaded = load_checkpoint(fixture_dir("marian_tiny"));
-  ASSERT_TRUE(loaded.target_tokenizer);
-  EXPECT_NE(loaded.target_tokenizer, loaded.tokenizer);
-  EXPECT_EQ(loaded.tokenizer->kind(), "sentencepiece");
-}
-
-TEST(TranslationCheckpoint, MarianFolderWithoutItsSpmFilesIsRefused) {
-  test::TempDir dir;
-  for (const auto* name : {"config.json", "model.safetensors", "vocab.json", "target.spm"})
-    std::filesystem::copy_file(fixture_dir("marian_tiny") + "/" + name, dir.file(name));
-  try {
-    load_checkpoint(dir.path());
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), dir.path() + ": no source.spm in this folder");
-  }
-}
-
 TEST(TranslationModel, SourceLongerThanThePositionsIsRefused) {
   auto fixture = load_fixture("marian_tiny");
   ModelInput input;
@@ -316,6 +181,22 @@ TEST(TranslationModel, SourceLongerThanThePositionsIsRefused) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "the source has 65 tokens; the model has 64 positions");
   }
+}
+
+TEST(TranslationDiagonal, TheInterventionActsOnTheDecodersSelfAttentionOnly) {
+  TinyTranslation tiny(false);
+  const auto loaded = tiny.checkpoint("m");
+  const auto batch = tiny.data(loaded, 20).inputs.front();
+  ForwardOptions plain;
+  plain.capture = CaptureMode::Full;
+  auto zeroed = plain;
+  zeroed.diagonal = DiagonalIntervention::scale(0.0);
+  torch::NoGradGuard no_grad;
+  const auto before = loaded.model->forward(batch, plain).attention;
+  const auto after = loaded.model->forward(batch, zeroed).attention;
+  for (int64_t block = 0; block < 2; ++block)  // the encoder's blocks
+    EXPECT_TRUE(torch::equal(before[block], after[block])) << block;
+  EXPECT_GT((before[2] - after[2]).abs().max().item<double>(), 1e-3);  // the decoder's self-attention
 }
 
 }  // namespace

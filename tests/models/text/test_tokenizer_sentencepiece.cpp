@@ -1,27 +1,25 @@
-// tests/test_sentencepiece.cpp — SentencePiece tokenizers (models/text/tokenizer_sentencepiece.cpp):
-// models trained here on text written here, pieces worked out by hand for a model small enough to
-// reason about, Marian's vocab.json ids, decode, and the exact error for each kind of bad file.
-// Also decode for the GPT-2 byte-level and word-level tokenizers.
-#include "models/errors.h"
+// tests/models/text/test_tokenizer_sentencepiece.cpp — SentencePiece tokenizers
+// (models/text/tokenizer_sentencepiece.cpp): models trained here on text written here, pieces worked out by
+// hand for a model small enough to reason about, Marian's vocab.json ids, decode, round trips, and the
+// exact error for each kind of bad file or training request.
 #include "models/text/tokenizer.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace aw {
 namespace {
 
-using test::file_bytes;
-
 using test::error_of;
+using test::file_bytes;
 
 using Ids = std::vector<int64_t>;
 using Texts = std::vector<std::string>;
@@ -291,94 +289,6 @@ TEST(SentencePieceTraining, UnigramRoundTripsTatoebaEnglish) {
     ++checked;
   }
   EXPECT_GT(checked, 1000u);
-}
-
-// ---------------------------------------------------------------------------------------------
-// decode of the other families.
-
-// GPT-2's byte symbols (bytes_to_unicode): printable bytes stand for themselves, the other 68
-// take the code points 256, 257, … in byte order. Ids as GPT-2's vocab.json: printable bytes first.
-std::string byte_spelling(int byte) {
-  const auto printable = [](int b) { return (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174; };
-  int code_point = byte;
-  if (!printable(byte)) {
-    code_point = 256;
-    for (int b = 0; b < byte; ++b)
-      if (!printable(b)) ++code_point;
-  }
-  return test::utf8(static_cast<uint32_t>(code_point));
-}
-
-class Gpt2Decode : public ::testing::Test {
- protected:
-  // The 256 byte tokens, the merges "Ġ t", "h e", "Ġt he" (ids 256–258), and "<|endoftext|>" (259)
-  // and "<s>" (260), which no merge makes.
-  void SetUp() override {
-    nlohmann::json vocab = nlohmann::json::object();
-    int64_t id = 0;
-    for (const bool printable_pass : {true, false})
-      for (int byte = 0; byte < 256; ++byte) {
-        const bool printable = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || byte >= 174;
-        if (printable == printable_pass) vocab[byte_spelling(byte)] = id++;
-      }
-    vocab["Ġt"] = id++;
-    vocab["he"] = id++;
-    vocab["Ġthe"] = id++;
-    vocab["<|endoftext|>"] = id++;
-    vocab["<s>"] = id++;
-    test::write_file(dir_.file("vocab.json"), vocab.dump());
-    test::write_file(dir_.file("merges.txt"), "#version: 0.2\nĠ t\nh e\nĠt he\n");
-    tokenizer_ = load_gpt2_tokenizer(dir_.file("vocab.json"), dir_.file("merges.txt"));
-  }
-
-  // The id of one byte's token.
-  int64_t byte_id(unsigned char byte) const { return tokenizer_->token_id(byte_spelling(byte)); }
-
-  test::TempDir dir_;
-  std::unique_ptr<Tokenizer> tokenizer_;
-};
-
-TEST_F(Gpt2Decode, RoundTripsTextWithMultiByteCharacters) {
-  for (const std::string text : {" the cat", "the\ncafé  日本 🙂", "", "  "}) {
-    const Ids ids = tokenizer_->encode(text).ids;
-    EXPECT_EQ(tokenizer_->decode(ids), text);
-  }
-  EXPECT_EQ(tokenizer_->encode(" the").ids, (Ids{258}));
-}
-
-TEST_F(Gpt2Decode, SkipsTokensNoMergeMakes) {
-  const Ids ids = {260, 258, 259, byte_id('!'), 259};  // <s> " the" <|endoftext|> "!" <|endoftext|>
-  EXPECT_EQ(tokenizer_->decode(ids), " the!");
-}
-
-TEST_F(Gpt2Decode, IllFormedBytesBecomeOneReplacementEach) {
-  const std::string replacement = "\xEF\xBF\xBD";
-  // 日 is E6 97 A5: its first two bytes, then "a", is one maximal ill-formed stretch.
-  EXPECT_EQ(tokenizer_->decode({byte_id(0xE6), byte_id(0x97), byte_id('a')}), replacement + "a");
-  // A lone continuation byte, and a byte that never starts a sequence: one each.
-  EXPECT_EQ(tokenizer_->decode({byte_id(0x97), byte_id(0xFF), byte_id('b')}), replacement + replacement + "b");
-  // E0 needs A0..BF next: E0 80 is two stretches.
-  EXPECT_EQ(tokenizer_->decode({byte_id(0xE0), byte_id(0x80)}), replacement + replacement);
-  // A sequence cut at the end.
-  EXPECT_EQ(tokenizer_->decode({byte_id('x'), byte_id(0xF0), byte_id(0x9F)}), "x" + replacement);
-  EXPECT_EQ(error_of([&] { tokenizer_->decode({-1}); }), "token id -1 is outside the vocabulary (0..260)");
-}
-
-TEST(WordDecode, JoinsTokensWithSpaces) {
-  test::TempDir dir;
-  test::write_file(dir.file("vocab.txt"), "<unk>\n<eos>\nthe\ncat\n,\n");
-  const auto tokenizer = load_word_tokenizer(dir.file("vocab.txt"));
-  EXPECT_EQ(tokenizer->decode(tokenizer->encode("the  cat , dog").ids), "the cat , <unk>");
-  EXPECT_EQ(tokenizer->decode({2, 1}), "the <eos>");
-  EXPECT_EQ(tokenizer->decode({}), "");
-  EXPECT_EQ(error_of([&] { tokenizer->decode({5}); }), "token id 5 is outside the vocabulary (0..4)");
-}
-
-TEST(WordPieceDecode, IsNotOffered) {
-  test::TempDir dir;
-  test::write_file(dir.file("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n");
-  const auto tokenizer = load_wordpiece_tokenizer(dir.file("vocab.txt"), true);
-  EXPECT_EQ(error_of([&] { tokenizer->decode({4}); }), "wordpiece tokenizer cannot decode");
 }
 
 }  // namespace

@@ -1,20 +1,27 @@
-// tests/test_safetensors.cpp — the safetensors reader and writer: round trips, the mapping's lifetime,
-// and one exact error message for each kind of malformed file (files built byte by byte here).
-#include "models/errors.h"
+// tests/models/checkpoint/test_safetensors.cpp — safetensors files (models/checkpoint/safetensors.h): round
+// trips, 20+ malformed files each with its exact one-line error, and the writers' refusals (the streaming
+// writer removing its temporary file when dropped unfinished).
 #include "models/checkpoint/safetensors.h"
+#include "models/errors.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <cstring>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <random>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace aw {
 namespace {
+
 namespace fs = std::filesystem;
+
+using test::TempDir;
 
 using ScratchDir = test::TempDir;
 
@@ -358,6 +365,32 @@ TEST(SafetensorsWriter, OverwritesAnExistingFile) {
   write_safetensors(path, {{"old", torch::ones({100})}});
   write_safetensors(path, {{"new", torch::ones({2})}});
   EXPECT_EQ(SafetensorsFile::open(path)->names(), std::vector<std::string>{"new"});
+}
+
+TEST(SafetensorsWriter, RefusesWhatWasNotDeclaredAndRemovesItsTemporaryFile) {
+  TempDir dir;
+  const auto path = dir.path() + "/t.safetensors";
+  {
+    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2, 3}}});
+    EXPECT_EQ(test::error_of([&] { writer.write(torch::zeros({3, 2})); }),
+              path + ": tensor 'a' is Float [3, 2], declared Float [2, 3]");
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  {
+    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}, {"b", torch::kFloat16, {1}}});
+    writer.write(torch::ones({2}));
+    EXPECT_EQ(test::error_of([&] { writer.finish(); }), path + ": 1 of 2 declared tensors written");
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  {
+    SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}});
+    writer.write(torch::ones({2}));
+  }  // destroyed unfinished (an exception unwinding past it)
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  SafetensorsWriter writer(path, {{"a", torch::kFloat32, {2}}});
+  writer.write(torch::tensor({1.5f, 2.5f}));
+  writer.finish();
+  EXPECT_TRUE(torch::equal(SafetensorsFile::open(path)->tensor("a"), torch::tensor({1.5f, 2.5f})));
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
-// tests/test_tokenizers.cpp — the three tokenizer families on hard strings, with ids worked out by
-// hand from small vocabularies written here, and the exact error for each kind of bad file.
+// tests/models/text/test_tokenizer_gpt2.cpp — GPT-2 byte-level BPE (models/text/tokenizer_gpt2.cpp): ids
+// worked out by hand from a small vocabulary written here on hard strings, decode (multi-byte text,
+// ill-formed bytes), and the exact error for each kind of bad file.
 //
-// The GPT-2 byte vocabulary is laid out as GPT-2's own vocab.json: the printable bytes 33..126,
-// 161..172, 174..255 take ids 0..187 in byte order, the other 68 bytes ids 188..255 (so "!" = 0,
-// "a" = 64, "Ġ" (space) = 220, "Ċ" (newline) = 198 — the same ids as the real GPT-2 vocabulary).
+// The GPT-2 byte vocabulary is laid out as GPT-2's own vocab.json: the printable bytes 33..126, 161..172,
+// 174..255 take ids 0..187 in byte order, the other 68 bytes ids 188..255 (so "!" = 0, "a" = 64, "Ġ"
+// (space) = 220, "Ċ" (newline) = 198 — the same ids as the real GPT-2 vocabulary).
 #include "models/errors.h"
 #include "models/text/corpus.h"
 #include "models/text/tokenizer.h"
@@ -12,7 +13,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aw {
@@ -21,10 +25,6 @@ namespace {
 using test::error_of;
 
 using Ids = std::vector<int64_t>;
-using Texts = std::vector<std::string>;
-
-// ---------------------------------------------------------------------------------------------
-// GPT-2 byte-level BPE
 
 // The code point GPT-2 writes for a byte (bytes_to_unicode), worked out independently of the
 // tokenizer: printable bytes stand for themselves, the others take 256, 257, … in byte order.
@@ -199,152 +199,59 @@ TEST(Gpt2TokenizerFiles, BadFilesNameTheFileAndTheProblem) {
   EXPECT_EQ(error_of([&] { tokenizer->encode("abz"); }), vocab + ": has no token for byte 0x7A (symbol 'z'), which the text needs");
 }
 
-// ---------------------------------------------------------------------------------------------
-// BERT WordPiece
-
-const Texts kWordPieceVocab = {
-    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",                // 0..4
-    "the",   "cat",   "##s",   "un",    "##aff",   "##able",    // 5..10
-    ",",     "!",     "'",     "t",     "don",     "cafe",      // 11..16
-    "日",    "本",    "hello", "world", "a",       "##a",       // 17..22
-    "$",     "5",     "café",  "Hello", "##é",     "是",        // 23..28
-};
-
-class WordPieceTest : public ::testing::Test {
+class Gpt2Decode : public ::testing::Test {
  protected:
+  // The 256 byte tokens, the merges "Ġ t", "h e", "Ġt he" (ids 256–258), and "<|endoftext|>" (259)
+  // and "<s>" (260), which no merge makes.
   void SetUp() override {
-    std::string text;
-    for (const auto& token : kWordPieceVocab) text += token + "\n";
-    test::write_file(dir_.file("vocab.txt"), text);
-    uncased_ = load_wordpiece_tokenizer(dir_.file("vocab.txt"), true);
-    cased_ = load_wordpiece_tokenizer(dir_.file("vocab.txt"), false);
+    nlohmann::json vocab = nlohmann::json::object();
+    int64_t id = 0;
+    for (const bool printable_pass : {true, false})
+      for (int byte = 0; byte < 256; ++byte) {
+        const bool printable = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || byte >= 174;
+        if (printable == printable_pass) vocab[byte_spelling(byte)] = id++;
+      }
+    vocab["Ġt"] = id++;
+    vocab["he"] = id++;
+    vocab["Ġthe"] = id++;
+    vocab["<|endoftext|>"] = id++;
+    vocab["<s>"] = id++;
+    test::write_file(dir_.file("vocab.json"), vocab.dump());
+    test::write_file(dir_.file("merges.txt"), "#version: 0.2\nĠ t\nh e\nĠt he\n");
+    tokenizer_ = load_gpt2_tokenizer(dir_.file("vocab.json"), dir_.file("merges.txt"));
   }
 
-  Ids uncased(const std::string& text) const { return uncased_->encode(text).ids; }
-  Ids cased(const std::string& text) const { return cased_->encode(text).ids; }
+  // The id of one byte's token.
+  int64_t byte_id(unsigned char byte) const { return tokenizer_->token_id(byte_spelling(byte)); }
 
   test::TempDir dir_;
-  std::unique_ptr<Tokenizer> uncased_, cased_;
+  std::unique_ptr<Tokenizer> tokenizer_;
 };
 
-TEST_F(WordPieceTest, WrapsInClsAndSep) {
-  EXPECT_EQ(uncased(""), (Ids{2, 3}));
-  EXPECT_EQ(uncased("   \t\n "), (Ids{2, 3}));
-  const Encoding encoding = uncased_->encode("Hello, World!");
-  EXPECT_EQ(encoding.ids, (Ids{2, 19, 11, 20, 12, 3}));
-  EXPECT_EQ(encoding.tokens, (Texts{"[CLS]", "hello", ",", "world", "!", "[SEP]"}));
-  EXPECT_EQ(encoding.type_ids, (Ids{0, 0, 0, 0, 0, 0}));
-  EXPECT_EQ(uncased_->kind(), "wordpiece");
+TEST_F(Gpt2Decode, RoundTripsTextWithMultiByteCharacters) {
+  for (const std::string text : {" the cat", "the\ncafé  日本 🙂", "", "  "}) {
+    const Ids ids = tokenizer_->encode(text).ids;
+    EXPECT_EQ(tokenizer_->decode(ids), text);
+  }
+  EXPECT_EQ(tokenizer_->encode(" the").ids, (Ids{258}));
 }
 
-TEST_F(WordPieceTest, PairsGetTypeIdsZeroThenOne) {
-  const Encoding encoding = uncased_->encode_pair("the cat", "cats!");
-  EXPECT_EQ(encoding.ids, (Ids{2, 5, 6, 3, 6, 7, 12, 3}));
-  EXPECT_EQ(encoding.type_ids, (Ids{0, 0, 0, 0, 1, 1, 1, 1}));
+TEST_F(Gpt2Decode, SkipsTokensNoMergeMakes) {
+  const Ids ids = {260, 258, 259, byte_id('!'), 259};  // <s> " the" <|endoftext|> "!" <|endoftext|>
+  EXPECT_EQ(tokenizer_->decode(ids), " the!");
 }
 
-TEST_F(WordPieceTest, GreedyLongestMatchWithContinuations) {
-  EXPECT_EQ(uncased("unaffable cats"), (Ids{2, 8, 9, 10, 6, 7, 3}));
-  // A word with a piece that cannot be matched is one [UNK], not a partial match.
-  EXPECT_EQ(uncased("unaffablex"), (Ids{2, 1, 3}));
-  EXPECT_EQ(uncased("dog"), (Ids{2, 1, 3}));
-}
-
-TEST_F(WordPieceTest, ContractionsAndAsciiSymbolsSplitAsPunctuation) {
-  EXPECT_EQ(uncased("don't"), (Ids{2, 15, 13, 14, 3}));
-  EXPECT_EQ(uncased("$5"), (Ids{2, 23, 24, 3}));  // "$" is punctuation for BERT although Unicode says Sc
-}
-
-TEST_F(WordPieceTest, LowercasingStripsAccentsCasedKeepsThem) {
-  EXPECT_EQ(uncased("CAFÉ"), (Ids{2, 16, 3}));
-  EXPECT_EQ(uncased("Cafe\xCC\x81"), (Ids{2, 16, 3}));  // e + combining acute (NFD input)
-  EXPECT_EQ(cased("café"), (Ids{2, 25, 3}));
-  EXPECT_EQ(cased("cafe\xCC\x81"), (Ids{2, 25, 3}));  // composed to é before lookup
-  EXPECT_EQ(cased("Hello"), (Ids{2, 26, 3}));
-  EXPECT_EQ(cased("CAFÉ"), (Ids{2, 1, 3}));
-}
-
-TEST_F(WordPieceTest, CjkIdeographsAreSingleWords) {
-  // 日本語是: each ideograph becomes its own word; 語 is not in the vocabulary.
-  EXPECT_EQ(uncased("日本語是"), (Ids{2, 17, 18, 1, 28, 3}));
-  EXPECT_EQ(uncased("the日本"), (Ids{2, 5, 17, 18, 3}));
-}
-
-TEST_F(WordPieceTest, EmojiControlAndUnusualSpaces) {
-  EXPECT_EQ(uncased("👋"), (Ids{2, 1, 3}));          // a symbol, not punctuation: one unknown word
-  EXPECT_EQ(uncased("the\x01" "cat"), (Ids{2, 1, 3}));  // control character dropped: "thecat"
-  EXPECT_EQ(uncased("the\xC2\xA0" "cat"), (Ids{2, 5, 6, 3}));      // no-break space separates
-  EXPECT_EQ(uncased("the\xE2\x80\xA8" "cat"), (Ids{2, 5, 6, 3}));  // line separator separates
-  EXPECT_EQ(uncased("the\xE2\x80\x8B" "cat"), (Ids{2, 1, 3}));     // zero-width space (Cf) dropped
-}
-
-TEST_F(WordPieceTest, WordsOverOneHundredCharactersAreUnknown) {
-  const Ids hundred = uncased(std::string(100, 'a'));
-  ASSERT_EQ(hundred.size(), 102u);
-  EXPECT_EQ(hundred[1], 21);
-  EXPECT_EQ(hundred[100], 22);
-  EXPECT_EQ(uncased(std::string(101, 'a')), (Ids{2, 1, 3}));
-}
-
-TEST(WordPieceFiles, BadFilesNameTheFileAndTheProblem) {
-  test::TempDir dir;
-  const std::string vocab = dir.file("vocab.txt");
-  const auto load = [&] { load_wordpiece_tokenizer(vocab, true); };
-  EXPECT_EQ(error_of(load), vocab + ": cannot be read (missing or not a file)");
-  test::write_file(vocab, "");
-  EXPECT_EQ(error_of(load), vocab + ": holds no tokens (empty file)");
-  test::write_file(vocab, "[CLS]\n[SEP]\nthe\n");
-  EXPECT_EQ(error_of(load), vocab + ": has no '[UNK]' token (BERT needs [CLS], [SEP] and [UNK])");
-  test::write_file(vocab, "[CLS]\n\nthe\n");
-  EXPECT_EQ(error_of(load), vocab + ": line 2: empty token");
-  test::write_file(vocab, "[CLS]\nthe\nthe\n");
-  EXPECT_EQ(error_of(load), vocab + ": line 3: duplicate token 'the' (also on line 2)");
-  test::write_file(vocab, "[CLS]\nthe\x01\nthe\x01\n");
-  EXPECT_EQ(error_of(load), vocab + ": line 3: duplicate token 'the\\x01' (also on line 2)");
-  test::write_file(vocab, "[CLS]\n" + std::string(kMaxLineBytes + 1, 'a') + "\n");
-  EXPECT_EQ(error_of(load), vocab + ": line 2 is 1048577 bytes long, more than the 1 MiB one line may hold");
-  // Windows line ends are accepted.
-  test::write_file(vocab, "[CLS]\r\n[SEP]\r\n[UNK]\r\nthe\r\n");
-  EXPECT_EQ(load_wordpiece_tokenizer(vocab, true)->encode("The").ids, (Ids{0, 3, 1}));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Text from files in messages
-
-TEST(QuotedExcerpt, EscapesControlCharactersAndCutsAtACharacterBoundary) {
-  EXPECT_EQ(quoted_excerpt("cat"), "'cat'");
-  EXPECT_EQ(quoted_excerpt("a\tb\nc\rd\x01\x7F"), "'a\\tb\\nc\\rd\\x01\\x7f'");
-  EXPECT_EQ(quoted_excerpt(std::string(100, 'x')), "'" + std::string(100, 'x') + "'");
-  EXPECT_EQ(quoted_excerpt(std::string(101, 'x')), "'" + std::string(100, 'x') + "...'");
-  // "é" is 2 bytes: 99 x then é would end at byte 101, so the cut falls before it.
-  EXPECT_EQ(quoted_excerpt(std::string(99, 'x') + "é" + "y"), "'" + std::string(99, 'x') + "...'");
-  EXPECT_EQ(quoted_excerpt(std::string(98, 'x') + "é" + "y"), "'" + std::string(98, 'x') + "é...'");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Word level
-
-TEST(WordTokenizer, SplitsOnWhitespaceAndMapsUnknownWords) {
-  test::TempDir dir;
-  test::write_file(dir.file("vocab.txt"), "<unk>\n<eos>\nthe\ncat\n,\n");
-  const auto tokenizer = load_word_tokenizer(dir.file("vocab.txt"));
-  const Encoding encoding = tokenizer->encode("  the\tcat ,\n\n dog ");
-  EXPECT_EQ(encoding.ids, (Ids{2, 3, 4, 0}));
-  EXPECT_EQ(encoding.tokens, (Texts{"the", "cat", ",", "<unk>"}));
-  EXPECT_TRUE(tokenizer->encode("").ids.empty());
-  EXPECT_TRUE(tokenizer->encode(" \n ").ids.empty());
-  EXPECT_EQ(tokenizer->encode("The").ids, (Ids{0}));  // case-sensitive
-  EXPECT_EQ(tokenizer->vocab_size(), 5);
-  EXPECT_EQ(tokenizer->token_id("cat"), 3);
-  EXPECT_EQ(tokenizer->token_id("dog"), -1);
-  EXPECT_EQ(tokenizer->kind(), "word");
-}
-
-TEST(WordTokenizer, VocabularyWithoutUnkIsRejected) {
-  test::TempDir dir;
-  test::write_file(dir.file("vocab.txt"), "the\ncat\n");
-  EXPECT_EQ(error_of([&] { load_word_tokenizer(dir.file("vocab.txt")); }),
-            dir.file("vocab.txt") + ": has no '<unk>' token (a word vocabulary needs one)");
+TEST_F(Gpt2Decode, IllFormedBytesBecomeOneReplacementEach) {
+  const std::string replacement = "\xEF\xBF\xBD";
+  // 日 is E6 97 A5: its first two bytes, then "a", is one maximal ill-formed stretch.
+  EXPECT_EQ(tokenizer_->decode({byte_id(0xE6), byte_id(0x97), byte_id('a')}), replacement + "a");
+  // A lone continuation byte, and a byte that never starts a sequence: one each.
+  EXPECT_EQ(tokenizer_->decode({byte_id(0x97), byte_id(0xFF), byte_id('b')}), replacement + replacement + "b");
+  // E0 needs A0..BF next: E0 80 is two stretches.
+  EXPECT_EQ(tokenizer_->decode({byte_id(0xE0), byte_id(0x80)}), replacement + replacement);
+  // A sequence cut at the end.
+  EXPECT_EQ(tokenizer_->decode({byte_id('x'), byte_id(0xF0), byte_id(0x9F)}), "x" + replacement);
+  EXPECT_EQ(error_of([&] { tokenizer_->decode({-1}); }), "token id -1 is outside the vocabulary (0..260)");
 }
 
 }  // namespace

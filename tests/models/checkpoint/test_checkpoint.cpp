@@ -1,23 +1,46 @@
-// tests/test_checkpoint.cpp — native checkpoint folders: save → load round trip, F16 storage, and
-// every bad-input case of the foundation issue with its exact one-line error.
+// tests/models/checkpoint/test_checkpoint.cpp — checkpoint folders (models/checkpoint/checkpoint.h): native
+// save → load round trips (F16 storage, every option, the recurrent classifiers), every bad folder's
+// one-line error, Hugging Face GPT-2, BERT, Marian and decoder folders' errors, and weights loaded for a
+// compute dtype (mapped in place when stored in it).
 #include "models/checkpoint/checkpoint.h"
+#include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
 #include "models/json_input.h"
-#include "models/checkpoint/safetensors.h"
+#include "models/nn/config_enums.h"
+#include "models/nn/model.h"
+#include "models/nn/model_config.h"
+#include "tests/support/hf_layout_folders.h"
+#include "tests/support/hf_model_fixtures.h"
+#include "tests/support/hf_translation_fixtures.h"
 #include "tests/support/test_support.h"
+#include "tests/support/tiny_lama.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace aw {
 namespace {
 
 namespace fs = std::filesystem;
+
+using namespace test::hf_layout;
+using test::error_of;
+using test::hf_models::compute;
+using test::hf_translation::fixture_dir;
 using test::TempDir;
 using test::tiny_config;
+using test::two_documents;
 using test::write_file;
 
 std::string load_error(const std::string& dir) {
@@ -313,96 +336,166 @@ TEST(NativeCheckpoint, EveryFamilyNeedsEachNamedParameterAndNothingElse) {
   }
 }
 
-// --- Typed config modes -------------------------------------------------------------------------
-
-template <typename Enum>
-void expect_names_round_trip() {
-  for (const auto value : all_values<Enum>()) {
-    const auto name = to_string(value);
-    const auto parsed = parse_enum<Enum>(name);
-    ASSERT_TRUE(parsed.has_value()) << name;
-    EXPECT_EQ(*parsed, value) << name;
-  }
-  EXPECT_FALSE(parse_enum<Enum>("no such name").has_value());
-}
-
-TEST(ConfigEnums, EveryValueRoundTripsThroughItsName) {
-  expect_names_round_trip<ModelFamily>();
-  expect_names_round_trip<Pooling>();
-  expect_names_round_trip<LamaContext>();
-  expect_names_round_trip<Regularizer>();
-  expect_names_round_trip<TokenizerKind>();
-  expect_names_round_trip<DiagMode>();
-  EXPECT_EQ(to_string(ModelFamily::BiGruMean), "bigru_mean");
-  EXPECT_EQ(to_string(TokenizerKind::Gpt2Bpe), "gpt2_bpe");
-  EXPECT_EQ(to_string(DiagMode::Magnified), "magnified");
-}
-
-TEST(FamilyTraits, TheFamiliesTrainedHereAreTheNativeOnes) {
-  for (const auto family : all_values<ModelFamily>()) {
-    const auto traits = family_traits(family);
-    EXPECT_EQ(traits.format == CheckpointFormat::Native, traits.trained_as != TrainedAs::None) << to_string(family);
-  }
-  const auto config = test::tiny_lama_config("bigru_max");  // parse_model_config gives every config its traits
-  EXPECT_EQ(config.trained_as, TrainedAs::Classifier);
-  EXPECT_EQ(config.network, Network::Recurrent);
-  EXPECT_FALSE(config.real_pruning);
-  EXPECT_EQ(config.recurrent.pooling, RecurrentPooling::Max);
-  EXPECT_FALSE(config.has_lama_attention());
-}
-
-TEST(ConfigEnums, AttentionKindsRoundTripThroughTheirNames) {
-  for (const auto kind : kAttentionKinds) EXPECT_EQ(parse_attention_kind(to_string(kind)), kind) << to_string(kind);
-  EXPECT_EQ(to_string(AttentionKind::Cross), "cross");
-  EXPECT_FALSE(parse_attention_kind("layer").has_value());
-}
-
-TEST(ConfigEnums, NativeConfigJsonWritesTheNamesItReads) {
-  for (const auto family : {ModelFamily::TransformerLm, ModelFamily::BetSf, ModelFamily::BetSg}) {
-    for (const auto diag_mode : all_values<DiagMode>()) {
-      auto config = tiny_config(to_string(family));
-      config.diag_mode = diag_mode;
-      const auto json = native_config_json(config);
-      EXPECT_EQ(json.at("model_type"), to_string(family));
-      EXPECT_EQ(json.contains("diag_mode"), diag_mode != DiagMode::Normal);
-      const auto parsed = parse_model_config(json, "round trip");
-      EXPECT_EQ(parsed.family, family);
-      EXPECT_EQ(parsed.diag_mode, diag_mode);
-    }
-  }
-  for (const auto context : all_values<LamaContext>()) {
-    for (const auto regularizer : all_values<Regularizer>()) {
-      auto config = test::tiny_lama_config();
-      config.recurrent.context = context;
-      config.recurrent.regularizer = regularizer;
-      const auto json = native_config_json(config);
-      EXPECT_EQ(json.at("context"), to_string(context));
-      EXPECT_EQ(json.at("regularizer"), to_string(regularizer));
-      const auto parsed = parse_model_config(json, "round trip");
-      EXPECT_EQ(parsed.recurrent.context, context);
-      EXPECT_EQ(parsed.recurrent.regularizer, regularizer);
-    }
+TEST(Lama, SaveLoadRoundTripKeepsConfigAndOutputs) {
+  const std::vector<ModelConfig> configs = {test::tiny_lama_config("lama", "mean"), test::tiny_lama_config("lama", "learned"),
+                                            test::tiny_lama_config("lama", "mean", 8), test::tiny_lama_config("bigru_mean"),
+                                            test::tiny_lama_config("bigru_max")};
+  for (auto config : configs) {
+    SCOPED_TRACE(config.family_name() + " " + to_string(config.recurrent.context) +
+                 " E=" + std::to_string(config.recurrent.embedding_dim));
+    config.recurrent.regularizer = config.has_lama_attention() ? Regularizer::Emb : Regularizer::None;
+    config.normalize_words = true;
+    TempDir dir;
+    torch::manual_seed(3);
+    auto original = create_model(config);
+    original->module().eval();
+    save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(20));
+    const auto loaded = load_checkpoint(dir.path());
+    EXPECT_EQ(loaded.config.family, config.family);
+    EXPECT_EQ(loaded.config.recurrent.context, config.recurrent.context);
+    EXPECT_EQ(loaded.config.recurrent.regularizer, config.recurrent.regularizer);
+    EXPECT_EQ(loaded.config.labels, config.labels);
+    EXPECT_EQ(loaded.config.n_heads, config.n_heads);
+    EXPECT_TRUE(loaded.config.normalize_words);
+    EXPECT_EQ(loaded.parameter_count, count_parameters(*original));
+    torch::NoGradGuard no_grad;
+    const auto input = two_documents();
+    EXPECT_TRUE(torch::equal(loaded.model->forward(input).logits, original->forward(input).logits));
   }
 }
 
-TEST(ConfigEnums, BadModeNamesTheChoices) {
-  auto expect_error = [](const nlohmann::json& json, const std::string& message) {
-    try {
-      parse_model_config(json, "cfg.json");
-      ADD_FAILURE() << "no error for " << json.dump();
-    } catch (const Error& error) {
-      EXPECT_EQ(std::string(error.what()), "cfg.json: " + message);
-    }
-  };
-  auto lama = native_config_json(test::tiny_lama_config());
-  lama["regularizer"] = "l2";
-  expect_error(lama, "key 'regularizer' must be one of none, penal, emb, got \"l2\"");
-  auto native = native_config_json(tiny_config("transformer_lm"));
-  native["tokenizer"] = "gpt2_bpe";
-  expect_error(native, "key 'tokenizer' must be one of word, got \"gpt2_bpe\"");
-  native["tokenizer"] = "word";
-  native["diag_mode"] = 2;
-  expect_error(native, "key 'diag_mode' must be one of normal, reduced, magnified, mask, got 2");
+TEST(HfLoaderErrors, Gpt2MissingTensorIsNamed) {
+  TempDir dir;
+  auto weights = random_gpt2_weights(301);
+  weights.erase(gpt2_layer(1, "mlp.c_fc.bias"));
+  write_gpt2_folder(dir, weights, "");
+  EXPECT_EQ(load_error(dir.path()), dir.file("model.safetensors") +
+                                        ": missing tensor 'h.1.mlp.c_fc.bias' (a gpt2 model with this config needs it)");
+}
+
+TEST(HfLoaderErrors, Gpt2WrongShapeNamesFoundAndNeededShapes) {
+  TempDir dir;
+  auto weights = random_gpt2_weights(302);
+  weights[gpt2_layer(0, "attn.c_attn.weight")] = torch::randn({kGpt2Width, 2 * kGpt2Width});
+  write_gpt2_folder(dir, weights, "");
+  EXPECT_EQ(load_error(dir.path()),
+            dir.file("model.safetensors") +
+                ": tensor 'h.0.attn.c_attn.weight' has shape [8, 16] but the config needs [8, 24]");
+}
+
+TEST(HfLoaderErrors, BertClassifierWithoutHeadWeightsIsNamed) {
+  TempDir dir;
+  auto weights = random_bert_weights(303);
+  weights.erase("classifier.weight");
+  write_bert_folder(dir, weights, {});
+  EXPECT_EQ(load_error(dir.path()), dir.file("model.safetensors") +
+                                        ": missing tensor 'classifier.weight' (a bert model with this config needs it)");
+}
+
+TEST(TranslationCheckpoint, MarianFolderLoadsWithBothTokenizers) {
+  const auto loaded = load_checkpoint(fixture_dir("marian_tiny"));
+  ASSERT_TRUE(loaded.target_tokenizer);
+  EXPECT_NE(loaded.target_tokenizer, loaded.tokenizer);
+  EXPECT_EQ(loaded.tokenizer->kind(), "sentencepiece");
+}
+
+TEST(TranslationCheckpoint, MarianFolderWithoutItsSpmFilesIsRefused) {
+  test::TempDir dir;
+  for (const auto* name : {"config.json", "model.safetensors", "vocab.json", "target.spm"})
+    std::filesystem::copy_file(fixture_dir("marian_tiny") + "/" + name, dir.file(name));
+  try {
+    load_checkpoint(dir.path());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path() + ": no source.spm in this folder");
+  }
+}
+
+const std::string kFixtures = AW_SOURCE_DIR "/tests/fixtures/hf_models/";
+
+TEST(HfFamilies, FolderProblemsNameTheFile) {
+  TempDir dir;
+  for (const auto& entry : fs::directory_iterator(kFixtures + "qwen2")) fs::copy(entry.path(), dir.path());
+  // A tokenizer with more tokens than the embedding has rows.
+  auto config = nlohmann::json::parse(std::ifstream(dir.file("config.json")));
+  config["vocab_size"] = 300;
+  std::ofstream(dir.file("config.json")) << config.dump();
+  EXPECT_EQ(error_of([&] { load_checkpoint(dir.path()); }),
+            dir.file("tokenizer.json") + ": has 420 tokens but the model's embedding has 300 rows");
+  // A config with more layers than the file holds.
+  config["vocab_size"] = 420;
+  config["num_hidden_layers"] = 3;
+  std::ofstream(dir.file("config.json")) << config.dump();
+  EXPECT_EQ(error_of([&] { load_checkpoint(dir.path()); }),
+            dir.file("config.json") + ": describes a model of at least 31872 weights, but model.safetensors holds only "
+                                      "29088 values; they do not belong together");
+  // A tensor of the wrong shape: key/value heads that do not match the file.
+  config["num_hidden_layers"] = 2;
+  config["num_key_value_heads"] = 4;
+  std::ofstream(dir.file("config.json")) << config.dump();
+  EXPECT_EQ(error_of([&] { load_checkpoint(dir.path()); }),
+            dir.file("model.safetensors") + ": tensor 'model.layers.0.self_attn.k_proj.weight' has shape [16, 32] but "
+                                            "the config needs [32, 32]");
+  // A weight missing from the file.
+  config["num_key_value_heads"] = 2;
+  std::ofstream(dir.file("config.json")) << config.dump();
+  {
+    const auto file = SafetensorsFile::open(dir.file("model.safetensors"));
+    std::vector<std::pair<std::string, torch::Tensor>> kept;
+    for (const auto& name : file->names())
+      if (name != "model.layers.1.mlp.gate_proj.weight") kept.emplace_back(name, file->tensor(name).clone());
+    write_safetensors(dir.file("model.safetensors"), kept);
+  }
+  EXPECT_EQ(error_of([&] { load_checkpoint(dir.path()); }),
+            dir.file("model.safetensors") +
+                ": missing tensor 'layers.1.mlp.gate_proj.weight' (a qwen2 model with this config needs it)");
+  // No tokenizer.json.
+  fs::remove(dir.file("tokenizer.json"));
+  EXPECT_EQ(error_of([&] { load_checkpoint(dir.path()); }), dir.path() + ": no tokenizer.json in this folder");
+}
+
+// The fixture `name` copied into `dir` with its weights stored as `dtype`.
+void write_stored_as(const std::string& name, const TempDir& dir, torch::ScalarType dtype) {
+  for (const auto& entry : fs::directory_iterator(kFixtures + name)) fs::copy(entry.path(), dir.path());
+  const auto file = SafetensorsFile::open(kFixtures + name + "/model.safetensors");
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  for (const auto& tensor : file->names()) tensors.emplace_back(tensor, file->tensor(tensor).to(dtype));
+  write_safetensors(dir.file("model.safetensors"), tensors, {{"format", "pt"}});
+}
+
+TEST(ReducedPrecision, WeightsStoredInTheComputeDtypeAreUsedInPlaceFromTheFile) {
+  TempDir dir;
+  write_stored_as("llama", dir, torch::kBFloat16);
+  const auto mapped = load_checkpoint(dir.path(), torch::kCPU, torch::kBFloat16);
+  int64_t weight_bytes = 0;
+  for (const auto& parameter : mapped.model->module().parameters()) weight_bytes += parameter.numel() * 2;
+  EXPECT_EQ(mapped.mapped_bytes, weight_bytes);
+  EXPECT_EQ(mapped.stored_dtype, "BF16");
+  // The same numbers as the copied weights give: mapping changes where they live, not what they are.
+  const auto copied = load_checkpoint(dir.path(), torch::kCPU, torch::kFloat32);
+  EXPECT_EQ(copied.mapped_bytes, 0);
+  const auto from_mapped = compute(mapped, "llama");
+  const auto in_f32 = compute(copied, "llama");
+  EXPECT_LT((from_mapped.logits - in_f32.logits).abs().max().item<double>(),
+            0.1 * in_f32.logits.abs().max().item<double>());
+  // The default on the CPU is F32.
+  EXPECT_EQ(load_checkpoint(dir.path()).dtype, torch::kFloat32);
+}
+
+TEST(ReducedPrecision, DtypeNamesAndFamiliesThatComputeInF32Only) {
+  EXPECT_EQ(parse_compute_dtype("bf16"), torch::kBFloat16);
+  EXPECT_EQ(parse_compute_dtype("auto"), std::nullopt);
+  EXPECT_EQ(error_of([] { parse_compute_dtype("fp8"); }), "--dtype 'fp8': expected f32, bf16, f16 or auto");
+  const auto lama = test::tiny_lama_config();
+  EXPECT_EQ(error_of([&] { resolve_compute_dtype(torch::kFloat16, torch::kCPU, lama); }),
+            "--dtype f16: lama models compute in f32 only (recurrent and translation models)");
+  EXPECT_EQ(resolve_compute_dtype(std::nullopt, torch::Device(torch::kCUDA, 0), lama), torch::kFloat32);
+  const auto llama = read_model_config(kFixtures + "llama");
+  EXPECT_EQ(resolve_compute_dtype(std::nullopt, torch::Device(torch::kCUDA, 0), llama), torch::kBFloat16);
+  EXPECT_EQ(resolve_compute_dtype(std::nullopt, torch::kCPU, llama), torch::kFloat32);
+  EXPECT_EQ(error_of([&] { resolve_compute_dtype(torch::kFloat16, torch::kCPU, llama); }),
+            "--dtype f16 needs CUDA: LibTorch's CPU kernels have no half-precision matrix product (use bf16 or f32)");
+  EXPECT_EQ(resolve_compute_dtype(torch::kFloat16, torch::Device(torch::kCUDA, 0), llama), torch::kFloat16);
 }
 
 }  // namespace

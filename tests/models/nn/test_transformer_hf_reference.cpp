@@ -1,37 +1,31 @@
-// tests/test_hf_reference.cpp — Hugging Face GPT-2 and BERT folders, written here with tiny random
-// weights under the Hugging Face names and layouts, load through aw::load_checkpoint, and their
-// forward passes match an independent float64 implementation of each architecture written in this
-// file from the raw tensors (it never calls the aw:: model code). Also the loader's one-line errors
-// on those layouts.
-// Dimension letters: B batch, n sequence length, H heads, dh head width, d model width, V vocabulary,
-// P positions, C classes.
+// tests/models/nn/test_transformer_hf_reference.cpp — the transformer on Hugging Face GPT-2 and BERT
+// folders (tests/support/hf_layout_folders.h): loaded through aw::load_checkpoint, their forward passes
+// match an independent float64 implementation of each architecture written in this file from the raw
+// tensors (it never calls the aw:: model code).
+// Dimension letters: B batch, n sequence length, H heads, dh head width, d model width, V vocabulary, P
+// positions, C classes.
 #include "models/checkpoint/checkpoint.h"
-#include "models/errors.h"
-#include "models/checkpoint/safetensors.h"
-#include "models/text/tokenizer.h"
+#include "models/nn/config_enums.h"
+#include "models/nn/model.h"
+#include "tests/support/hf_layout_folders.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <map>
+#include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace aw {
 namespace {
 
+using namespace test::hf_layout;
 using test::TempDir;
-using TensorMap = std::map<std::string, torch::Tensor>;
 using torch::indexing::None;
 using torch::indexing::Slice;
 
-constexpr double kWeightScale = 0.3;       // large enough that attention is far from uniform
 constexpr double kFloat32Tolerance = 1e-5;
 constexpr double kFloat16Tolerance = 1e-4;
 
@@ -115,43 +109,7 @@ class Weights {
 };
 
 // ---------------------------------------------------------------------------------------------
-// GPT-2: 2 layers × 2 heads, d 8, 16 positions, 260 tokens (256 byte symbols + 4 merges).
-
-constexpr int64_t kGpt2Layers = 2;
-constexpr int64_t kGpt2Heads = 2;
-constexpr int64_t kGpt2Width = 8;
-constexpr int64_t kGpt2Positions = 16;
-constexpr int64_t kGpt2Vocab = 260;
-constexpr double kGpt2Eps = 1e-5;
-
-std::string gpt2_layer(int64_t layer, const std::string& rest) { return "h." + std::to_string(layer) + "." + rest; }
-
-TensorMap random_gpt2_weights(uint64_t seed) {
-  torch::manual_seed(seed);
-  const int64_t d = kGpt2Width;
-  auto random = [](std::vector<int64_t> shape) { return torch::randn(shape) * kWeightScale; };
-  auto norm_weight = [&] { return 1.0 + random({d}); };
-  TensorMap weights;
-  weights["wte.weight"] = random({kGpt2Vocab, d});
-  weights["wpe.weight"] = random({kGpt2Positions, d});
-  for (int64_t layer = 0; layer < kGpt2Layers; ++layer) {
-    weights[gpt2_layer(layer, "ln_1.weight")] = norm_weight();
-    weights[gpt2_layer(layer, "ln_1.bias")] = random({d});
-    weights[gpt2_layer(layer, "attn.c_attn.weight")] = random({d, 3 * d});
-    weights[gpt2_layer(layer, "attn.c_attn.bias")] = random({3 * d});
-    weights[gpt2_layer(layer, "attn.c_proj.weight")] = random({d, d});
-    weights[gpt2_layer(layer, "attn.c_proj.bias")] = random({d});
-    weights[gpt2_layer(layer, "ln_2.weight")] = norm_weight();
-    weights[gpt2_layer(layer, "ln_2.bias")] = random({d});
-    weights[gpt2_layer(layer, "mlp.c_fc.weight")] = random({d, 4 * d});
-    weights[gpt2_layer(layer, "mlp.c_fc.bias")] = random({4 * d});
-    weights[gpt2_layer(layer, "mlp.c_proj.weight")] = random({4 * d, d});
-    weights[gpt2_layer(layer, "mlp.c_proj.bias")] = random({d});
-  }
-  weights["ln_f.weight"] = norm_weight();
-  weights["ln_f.bias"] = random({d});
-  return weights;
-}
+// GPT-2 (its sizes and folder writer: tests/support/hf_layout_folders.h).
 
 // GPT-2 from its definition: pre-LN blocks, causal attention, tied LM head.
 Reference gpt2_reference(const TensorMap& tensors, const torch::Tensor& ids) {
@@ -173,65 +131,6 @@ Reference gpt2_reference(const TensorMap& tensors, const torch::Tensor& ids) {
   reference.hidden = x;
   reference.logits = torch::matmul(w.norm(x, "ln_f", kGpt2Eps), w("wte.weight").t());    // (B, n, V)
   return reference;
-}
-
-using test::utf8;
-
-// GPT-2's bytes_to_unicode: printable bytes keep their code point, the other 68 take 256, 257, …
-// in increasing byte order. Returned in vocabulary order (increasing code point), as GPT-2's ids.
-std::vector<std::string> byte_symbols_in_vocab_order() {
-  std::vector<std::string> printable, remapped;
-  uint32_t next = 256;
-  for (uint32_t byte = 0; byte < 256; ++byte) {
-    const bool keeps = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || byte >= 174;
-    if (keeps) printable.push_back(utf8(byte));
-    else remapped.push_back(utf8(next++));
-  }
-  printable.insert(printable.end(), remapped.begin(), remapped.end());
-  return printable;
-}
-
-void write_gpt2_tokenizer(const TempDir& dir) {
-  const std::string space = utf8(256 + 32);  // "Ġ", the byte-level symbol of ' '
-  const std::vector<std::pair<std::string, std::string>> merges = {
-      {"h", "e"}, {space, "t"}, {space + "t", "he"}, {"l", "l"}};
-  nlohmann::json vocab = nlohmann::json::object();
-  int64_t id = 0;
-  for (const auto& symbol : byte_symbols_in_vocab_order()) vocab[symbol] = id++;
-  std::string merges_text = "#version: 0.2\n";
-  for (const auto& [left, right] : merges) {
-    vocab[left + right] = id++;
-    merges_text += left + " " + right + "\n";
-  }
-  ASSERT_EQ(id, kGpt2Vocab);
-  test::write_file(dir.file("vocab.json"), vocab.dump());
-  test::write_file(dir.file("merges.txt"), merges_text);
-}
-
-// A Hugging Face GPT-2 folder: config.json, vocab.json, merges.txt and model.safetensors holding
-// `weights` (every name after `prefix`, in `storage`) plus the causal-mask buffers the loader ignores.
-void write_gpt2_folder(const TempDir& dir, const TensorMap& weights, const std::string& prefix,
-                       torch::ScalarType storage = torch::kFloat32) {
-  const nlohmann::json config = {
-      {"model_type", "gpt2"},         {"architectures", {"GPT2LMHeadModel"}},
-      {"n_layer", kGpt2Layers},       {"n_head", kGpt2Heads},
-      {"n_embd", kGpt2Width},         {"n_positions", kGpt2Positions},
-      {"n_ctx", kGpt2Positions},      {"vocab_size", kGpt2Vocab},
-      {"activation_function", "gelu_new"}, {"layer_norm_epsilon", kGpt2Eps},
-      {"resid_pdrop", 0.1},           {"embd_pdrop", 0.1},
-      {"attn_pdrop", 0.1},            {"bos_token_id", 0},
-  };
-  test::write_file(dir.file("config.json"), config.dump(2));
-  write_gpt2_tokenizer(dir);
-
-  std::vector<std::pair<std::string, torch::Tensor>> tensors;
-  for (const auto& [name, tensor] : weights) tensors.emplace_back(prefix + name, tensor.to(storage));
-  const auto causal = torch::ones({kGpt2Positions, kGpt2Positions}).tril().view({1, 1, kGpt2Positions, kGpt2Positions});
-  for (int64_t layer = 0; layer < kGpt2Layers; ++layer) {
-    tensors.emplace_back(prefix + gpt2_layer(layer, "attn.bias"), causal.to(storage));
-    tensors.emplace_back(prefix + gpt2_layer(layer, "attn.masked_bias"), torch::tensor(-1e4).to(storage));
-  }
-  write_safetensors(dir.file("model.safetensors"), tensors, {{"format", "pt"}});
 }
 
 ModelInput gpt2_input() {
@@ -282,38 +181,6 @@ TEST(Gpt2Reference, BareNamesMatchFloat64Reference) {
   EXPECT_EQ(load_checkpoint(dir.path()).stored_dtype, "F32");
 }
 
-// A folder whose only tokenizer file is a tokenizer.json (ByteLevel with GPT-2's regex, the same
-// vocabulary and merges) loads it and encodes as GPT-2's own files do.
-TEST(Gpt2Reference, AFolderWithOnlyTokenizerJsonReadsIt) {
-  TempDir dir;
-  write_gpt2_folder(dir, random_gpt2_weights(104), "");
-  const auto gpt2 = load_gpt2_tokenizer(dir.file("vocab.json"), dir.file("merges.txt"));
-  nlohmann::json merges = nlohmann::json::array();
-  std::ifstream merges_file(dir.file("merges.txt"));
-  for (std::string line; std::getline(merges_file, line);)
-    if (!line.empty() && line[0] != '#') merges.push_back(line);
-  std::ifstream vocab_file(dir.file("vocab.json"));
-  const nlohmann::json tokenizer_json = {
-      {"version", "1.0"},
-      {"added_tokens", nlohmann::json::array()},
-      {"normalizer", nullptr},
-      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
-      {"post_processor", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}, {"use_regex", true}}},
-      {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
-      {"model", {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"fuse_unk", false},
-                 {"byte_fallback", false}, {"vocab", nlohmann::json::parse(vocab_file)}, {"merges", merges}}}};
-  test::write_file(dir.file("tokenizer.json"), tokenizer_json.dump());
-  std::filesystem::remove(dir.file("vocab.json"));
-  std::filesystem::remove(dir.file("merges.txt"));
-  const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
-  EXPECT_EQ(loaded.tokenizer->kind(), "hf_bpe");
-  EXPECT_EQ(loaded.tokenizer->vocab_size(), kGpt2Vocab);
-  for (const std::string text : {"the cat sat on the mat", "  spaced   out\n", "naïve 日本 🍕 don't"}) {
-    EXPECT_EQ(loaded.tokenizer->encode(text).ids, gpt2->encode(text).ids) << text;
-    EXPECT_EQ(loaded.tokenizer->encode(text).tokens, gpt2->encode(text).tokens) << text;
-  }
-}
-
 TEST(Gpt2Reference, TransformerPrefixedNamesMatchFloat64Reference) {
   TempDir dir;
   const auto weights = random_gpt2_weights(102);
@@ -344,55 +211,9 @@ TEST(Gpt2Reference, CausalAttentionRowsSumToOneWithZeroUpperTriangle) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// BERT: 2 layers × 2 heads, d 8, d_ff 16, 16 positions, 2 token types, 30 tokens, 3 classes.
+// BERT (its sizes and folder writer: tests/support/hf_layout_folders.h).
 
-constexpr int64_t kBertLayers = 2;
-constexpr int64_t kBertHeads = 2;
-constexpr int64_t kBertWidth = 8;
-constexpr int64_t kBertInner = 16;
-constexpr int64_t kBertPositions = 16;
-constexpr int64_t kBertTypes = 2;
-constexpr int64_t kBertVocab = 30;
-constexpr int64_t kBertClasses = 3;
-constexpr double kBertEps = 1e-12;
 const std::vector<int64_t> kBertLengths = {6, 4};  // unpadded length of each sequence of bert_input()
-
-std::string bert_layer(int64_t layer, const std::string& rest) {
-  return "encoder.layer." + std::to_string(layer) + "." + rest;
-}
-
-// Names as BertModel writes them (no "bert." prefix); classifier.* belong to the sequence classifier.
-TensorMap random_bert_weights(uint64_t seed) {
-  torch::manual_seed(seed);
-  const int64_t d = kBertWidth;
-  auto random = [](std::vector<int64_t> shape) { return torch::randn(shape) * kWeightScale; };
-  TensorMap weights;
-  auto linear = [&](const std::string& name, int64_t in, int64_t out) {
-    weights[name + ".weight"] = random({out, in});
-    weights[name + ".bias"] = random({out});
-  };
-  auto norm = [&](const std::string& name) {
-    weights[name + ".weight"] = 1.0 + random({d});
-    weights[name + ".bias"] = random({d});
-  };
-  weights["embeddings.word_embeddings.weight"] = random({kBertVocab, d});
-  weights["embeddings.position_embeddings.weight"] = random({kBertPositions, d});
-  weights["embeddings.token_type_embeddings.weight"] = random({kBertTypes, d});
-  norm("embeddings.LayerNorm");
-  for (int64_t layer = 0; layer < kBertLayers; ++layer) {
-    linear(bert_layer(layer, "attention.self.query"), d, d);
-    linear(bert_layer(layer, "attention.self.key"), d, d);
-    linear(bert_layer(layer, "attention.self.value"), d, d);
-    linear(bert_layer(layer, "attention.output.dense"), d, d);
-    norm(bert_layer(layer, "attention.output.LayerNorm"));
-    linear(bert_layer(layer, "intermediate.dense"), d, kBertInner);
-    linear(bert_layer(layer, "output.dense"), kBertInner, d);
-    norm(bert_layer(layer, "output.LayerNorm"));
-  }
-  linear("pooler.dense", d, d);
-  linear("classifier", d, kBertClasses);
-  return weights;
-}
 
 ModelInput bert_input() {
   ModelInput input;
@@ -433,52 +254,6 @@ Reference bert_reference(const TensorMap& tensors, const ModelInput& input, bool
     reference.logits = w.linear(pooled, "classifier");                                      // (B, C)
   }
   return reference;
-}
-
-struct BertLayout {
-  bool bert_prefix = true;  // BertForSequenceClassification writes "bert.embeddings…"
-  bool classifier = true;   // architectures BertForSequenceClassification (else BertModel)
-};
-
-void write_bert_folder(const TempDir& dir, const TensorMap& weights, const BertLayout& layout) {
-  nlohmann::json config = {
-      {"model_type", "bert"},
-      {"architectures", {layout.classifier ? "BertForSequenceClassification" : "BertModel"}},
-      {"hidden_size", kBertWidth},
-      {"num_hidden_layers", kBertLayers},
-      {"num_attention_heads", kBertHeads},
-      {"intermediate_size", kBertInner},
-      {"max_position_embeddings", kBertPositions},
-      {"type_vocab_size", kBertTypes},
-      {"vocab_size", kBertVocab},
-      {"layer_norm_eps", kBertEps},
-      {"hidden_act", "gelu"},
-      {"hidden_dropout_prob", 0.1},
-      {"attention_probs_dropout_prob", 0.1},
-      {"pad_token_id", 0},
-  };
-  if (layout.classifier) {
-    config["id2label"] = {{"0", "neg"}, {"1", "pos"}, {"2", "neu"}};
-    config["label2id"] = {{"neg", 0}, {"pos", 1}, {"neu", 2}};
-  }
-  test::write_file(dir.file("config.json"), config.dump(2));
-
-  std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
-  for (const char* word : {"the", "a", "movie", "film", "was", "is", "not", "very", "good", "bad", "great", "boring",
-                           "plot", "story", "and", "it", "fun", "dull", "acting", "##s", "##ing", "##ly", "!", ".",
-                           ","})
-    vocab += std::string(word) + "\n";
-  test::write_file(dir.file("vocab.txt"), vocab);
-
-  const std::string prefix = layout.bert_prefix ? "bert." : "";
-  std::vector<std::pair<std::string, torch::Tensor>> tensors;
-  for (const auto& [name, tensor] : weights) {
-    const bool head = name.rfind("classifier.", 0) == 0;
-    if (head && !layout.classifier) continue;
-    tensors.emplace_back(head ? name : prefix + name, tensor);
-  }
-  tensors.emplace_back(prefix + "embeddings.position_ids", torch::arange(kBertPositions, torch::kLong).view({1, -1}));
-  write_safetensors(dir.file("model.safetensors"), tensors, {{"format", "pt"}});
 }
 
 // The rows of `t` that belong to real tokens: for each sequence b, t[b] narrowed to its length along
@@ -541,46 +316,6 @@ TEST(BertReference, PaddedKeysGetExactlyZeroAttention) {
     const auto sums = probabilities.to(torch::kFloat64).sum(-1);
     EXPECT_TRUE(torch::allclose(sums, torch::ones_like(sums), 0.0, 1e-6)) << test::max_difference(sums, torch::ones_like(sums));
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Loader errors on the Hugging Face layouts: one line naming the file, the tensor and the shapes.
-
-std::string load_error(const std::string& dir) {
-  try {
-    load_checkpoint(dir, torch::kCPU);
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "no error";
-}
-
-TEST(HfLoaderErrors, Gpt2MissingTensorIsNamed) {
-  TempDir dir;
-  auto weights = random_gpt2_weights(301);
-  weights.erase(gpt2_layer(1, "mlp.c_fc.bias"));
-  write_gpt2_folder(dir, weights, "");
-  EXPECT_EQ(load_error(dir.path()), dir.file("model.safetensors") +
-                                        ": missing tensor 'h.1.mlp.c_fc.bias' (a gpt2 model with this config needs it)");
-}
-
-TEST(HfLoaderErrors, Gpt2WrongShapeNamesFoundAndNeededShapes) {
-  TempDir dir;
-  auto weights = random_gpt2_weights(302);
-  weights[gpt2_layer(0, "attn.c_attn.weight")] = torch::randn({kGpt2Width, 2 * kGpt2Width});
-  write_gpt2_folder(dir, weights, "");
-  EXPECT_EQ(load_error(dir.path()),
-            dir.file("model.safetensors") +
-                ": tensor 'h.0.attn.c_attn.weight' has shape [8, 16] but the config needs [8, 24]");
-}
-
-TEST(HfLoaderErrors, BertClassifierWithoutHeadWeightsIsNamed) {
-  TempDir dir;
-  auto weights = random_bert_weights(303);
-  weights.erase("classifier.weight");
-  write_bert_folder(dir, weights, {});
-  EXPECT_EQ(load_error(dir.path()), dir.file("model.safetensors") +
-                                        ": missing tensor 'classifier.weight' (a bert model with this config needs it)");
 }
 
 }  // namespace

@@ -1,20 +1,30 @@
-// tests/test_hf_tokenizers.cpp — tokenizer.json (models/text/hf_tokenizer.h) against Hugging Face's
-// own `tokenizers` library: scripts/fixtures/make_tokenizer_fixtures.py trained small tokenizers of the
-// GPT-NeoX, Qwen2, Llama 3 and Llama 2 (SentencePiece-style: with Prepend/Replace normalizers, or
-// behind a Metaspace pre-tokenizer with and without its split) kinds with it and saved the ids and decoded text it gives for texts
-// with special tokens, accents (composed and decomposed), CJK, emoji and runs of spaces. What the
-// reader does not support is refused with one line naming the file.
-#include "models/errors.h"
+// tests/models/text/test_tokenizer_hf_json.cpp — tokenizer.json (models/text/hf_tokenizer.h) against
+// Hugging Face's own `tokenizers` library: scripts/fixtures/make_tokenizer_fixtures.py trained small
+// tokenizers of the GPT-NeoX, Qwen2, Llama 3 and Llama 2 (SentencePiece-style) kinds with it and saved the
+// ids and decoded text it gives; a GPT-2 folder with only a tokenizer.json encodes as with vocab.json +
+// merges.txt; what the reader does not support is refused with one line naming the file.
+#include "models/checkpoint/checkpoint.h"
 #include "models/text/hf_tokenizer.h"
+#include "models/text/tokenizer.h"
+#include "tests/support/hf_layout_folders.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <torch/torch.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
 
 namespace aw {
 namespace {
+
+using namespace test::hf_layout;
+using test::TempDir;
 
 const std::string kFixtures = AW_SOURCE_DIR "/tests/fixtures/hf_tokenizers/";
 const std::string kSupported =
@@ -105,6 +115,38 @@ TEST(HfTokenizer, BadFilesGiveOneLineNamingTheFile) {
                                         {"special_tokens", nlohmann::json::object()}};
             }),
             path + ": the template's special token '<s>' is not in its special_tokens");
+}
+
+// A folder whose only tokenizer file is a tokenizer.json (ByteLevel with GPT-2's regex, the same
+// vocabulary and merges) loads it and encodes as GPT-2's own files do.
+TEST(Gpt2Reference, AFolderWithOnlyTokenizerJsonReadsIt) {
+  TempDir dir;
+  write_gpt2_folder(dir, random_gpt2_weights(104), "");
+  const auto gpt2 = load_gpt2_tokenizer(dir.file("vocab.json"), dir.file("merges.txt"));
+  nlohmann::json merges = nlohmann::json::array();
+  std::ifstream merges_file(dir.file("merges.txt"));
+  for (std::string line; std::getline(merges_file, line);)
+    if (!line.empty() && line[0] != '#') merges.push_back(line);
+  std::ifstream vocab_file(dir.file("vocab.json"));
+  const nlohmann::json tokenizer_json = {
+      {"version", "1.0"},
+      {"added_tokens", nlohmann::json::array()},
+      {"normalizer", nullptr},
+      {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"post_processor", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", false}, {"use_regex", true}}},
+      {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"model", {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"fuse_unk", false},
+                 {"byte_fallback", false}, {"vocab", nlohmann::json::parse(vocab_file)}, {"merges", merges}}}};
+  test::write_file(dir.file("tokenizer.json"), tokenizer_json.dump());
+  std::filesystem::remove(dir.file("vocab.json"));
+  std::filesystem::remove(dir.file("merges.txt"));
+  const auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  EXPECT_EQ(loaded.tokenizer->kind(), "hf_bpe");
+  EXPECT_EQ(loaded.tokenizer->vocab_size(), kGpt2Vocab);
+  for (const std::string text : {"the cat sat on the mat", "  spaced   out\n", "naïve 日本 🍕 don't"}) {
+    EXPECT_EQ(loaded.tokenizer->encode(text).ids, gpt2->encode(text).ids) << text;
+    EXPECT_EQ(loaded.tokenizer->encode(text).tokens, gpt2->encode(text).tokens) << text;
+  }
 }
 
 }  // namespace
