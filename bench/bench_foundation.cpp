@@ -5,7 +5,8 @@
 //  - a forward over 8×256 tokens with full attention capture vs. without;
 //  - attend's binary export of 1,024 tokens (every layer to safetensors, written as computed) vs.
 //    the forward through the same layers without capture.
-#include "analysis/capture/attention_export.h"
+#include "analysis/capture/attention_capture.h"
+#include "analysis/capture/attention_file_writer.h"
 #include "bench/bench_support.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"

@@ -45,6 +45,10 @@ std::string cell_text(const Cell& value, int digits = 6);
 
 class ResultTable {
  public:
+  ResultTable() = default;
+  // A table with these columns ({"layer", ColumnType::Integer}, {"loss", ColumnType::Number, 8}, …).
+  explicit ResultTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
   // ---- metadata: "# model=bet_sf, metric=perplexity, baseline=43.3" -------------------------
   // Adds (or replaces, keeping its place) `key`; numbers are written with `digits` digits.
   template <typename Value>

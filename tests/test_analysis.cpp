@@ -1,6 +1,6 @@
 // tests/test_analysis.cpp — the analyses against independent float64 re-implementations written here
 // from the definitions (docs/analyses.md), on tiny random checkpoints with padding.
-#include "analysis/capture/attention_export.h"
+#include "analysis/attention_stats/top_attended.h"
 #include "analysis/core/corpus_data.h"
 #include "analysis/core/head_gates.h"
 #include "analysis/heads/pruning_study.h"

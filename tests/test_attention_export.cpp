@@ -1,8 +1,10 @@
-// tests/test_attention_export.cpp — attend's binary export (analysis/capture/attention_export.h): each layer
+// tests/test_attention_export.cpp — attend's binary export (analysis/capture/attention_file_writer.h): each layer
 // written as the forward computes it must equal the captured attention exactly (F32) or its F16
 // rounding, name its tokens and model, and a file that cannot be written leaves nothing behind. Also
 // the streaming safetensors writer's refusals.
-#include "analysis/capture/attention_export.h"
+#include "analysis/capture/attention_capture.h"
+#include "analysis/capture/attention_file_writer.h"
+#include "analysis/core/numbered_list.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"

@@ -5,7 +5,7 @@
 #include "analysis/core/head_gates.h"
 #include "analysis/heads/pruning_study.h"
 #include "table/csv_format.h"
-#include "analysis/capture/attention_export.h"
+#include "analysis/capture/attention_capture.h"
 #include "analysis/capture/staged_capture.h"
 #include "models/checkpoint/checkpoint.h"
 #include "tests/support/test_support.h"

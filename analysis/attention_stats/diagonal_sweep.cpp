@@ -91,7 +91,7 @@ ResultTable diagonal_sweep_table(const DiagonalSweepResult& result) {
   for (const auto& point : result.points) {
     std::vector<Cell> row{point.label, point.metric, point.delta};
     if (tested) append_cells(row, significance_cells(point.significance));
-    row.push_back(point.loss);
+    append_cells(row, {point.loss});
     table.add_row(std::move(row));
   }
   return table;

@@ -1,7 +1,8 @@
 // analysis/attention_stats/top_tokens.cpp — see top_tokens.h.
 #include "analysis/attention_stats/top_tokens.h"
 
-#include "analysis/capture/attention_export.h"
+#include "analysis/attention_stats/top_attended.h"
+#include "analysis/capture/attention_capture.h"
 #include "analysis/capture/translation_capture.h"
 #include "models/errors.h"
 

@@ -1,7 +1,7 @@
 // analysis/capture/staged_capture.cpp — see staged_capture.h.
 #include "analysis/capture/staged_capture.h"
 
-#include "analysis/capture/attention_export.h"
+#include "analysis/capture/attention_capture.h"
 
 #include <torch/torch.h>
 

@@ -1,5 +1,9 @@
 // app/cli/model_commands.cpp — info and attend: load a checkpoint, run it, report.
-#include "analysis/capture/attention_export.h"
+#include "analysis/attention_stats/top_attended.h"
+#include "analysis/capture/attention_capture.h"
+#include "analysis/capture/attention_file_reader.h"
+#include "analysis/capture/attention_file_writer.h"
+#include "analysis/core/numbered_list.h"
 #include "models/text/corpus.h"
 #include "models/training/evaluation.h"
 #include "app/cli/commands.h"

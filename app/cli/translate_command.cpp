@@ -2,7 +2,7 @@
 // (greedy or beam search), the translation printed with the source word each target token attends
 // to most (the last decoder layer's cross-attention, mean over heads), and with --out every encoder,
 // decoder and cross attention block as JSON (analysis/capture/translation_capture.h).
-#include "analysis/capture/attention_export.h"
+#include "analysis/capture/attention_file_writer.h"
 #include "analysis/capture/translation_capture.h"
 #include "app/cli/commands.h"
 #include "app/cli/model_loading.h"

@@ -3,7 +3,8 @@
 
 #include "analysis/core/gate_settings.h"
 #include "analysis/core/head_gates.h"
-#include "analysis/capture/attention_export.h"
+#include "analysis/capture/attention_file_reader.h"
+#include "analysis/capture/attention_thumbnail.h"
 #include "analysis/core/attention_blocks.h"
 #include "analysis/core/labelled_parts.h"
 #include "analysis/core/registry.h"

@@ -113,7 +113,7 @@ void draw(aw::ResultPlot& plot, const Arguments& arguments) {
   aw::ResultTables parts;
   for (const auto& part : kind.parts)  // word-weights: its --density table
     parts[part.name] = read_table(arguments.density, part.name, part.option, part.columns);
-  aw::PlotInput input{table, &parts};
+  aw::PlotInput input{table, &parts, {}, {}};
   if (kind.name == "word-weights") {
     input.x_label = arguments.scale == "length" ? "weight × length" : "attention weight";
     input.title = arguments.title;

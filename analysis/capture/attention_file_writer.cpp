@@ -1,62 +1,26 @@
-// analysis/capture/attention_export.cpp — see attention_export.h.
-#include "analysis/capture/attention_export.h"
+// analysis/capture/attention_file_writer.cpp — see attention_file_writer.h.
+#include "analysis/capture/attention_file_writer.h"
 
+#include "analysis/capture/attention_capture.h"
+#include "analysis/capture/attention_thumbnail.h"
 #include "analysis/core/attention_blocks.h"
 #include "models/atomic_file.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
-#include "models/parse_number.h"
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
-#include <optional>
 #include <set>
-#include <sstream>
 #include <thread>
-#include <tuple>
 
 namespace aw {
-
-nlohmann::json attention_json(const Encoding& encoding, const std::vector<torch::Tensor>& attention_by_layer) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (const auto& captured : attention_by_layer) {
-    auto probabilities = (captured.dim() == 4 ? captured.select(0, 0) : captured)
-                             .to(torch::kCPU, torch::kFloat32)
-                             .contiguous();                                               // (H, n, n)
-    const int64_t heads = probabilities.size(0), rows = probabilities.size(1), cols = probabilities.size(2);
-    const float* values = probabilities.data_ptr<float>();
-    nlohmann::json layer = nlohmann::json::array();
-    for (int64_t head = 0; head < heads; ++head) {
-      nlohmann::json matrix = nlohmann::json::array();
-      for (int64_t row = 0; row < rows; ++row) {
-        const float* begin = values + (head * rows + row) * cols;
-        matrix.push_back(std::vector<float>(begin, begin + cols));
-      }
-      layer.push_back(std::move(matrix));
-    }
-    layers.push_back(std::move(layer));
-  }
-  return {{"tokens", encoding.tokens}, {"ids", encoding.ids}, {"attention", std::move(layers)}};
-}
-
-ModelInput encoding_input(const Encoding& encoding) {
-  ModelInput input;
-  input.input_ids = torch::tensor(encoding.ids, torch::kLong).unsqueeze(0);
-  if (!encoding.type_ids.empty()) input.token_type_ids = torch::tensor(encoding.type_ids, torch::kLong).unsqueeze(0);
-  return input;
-}
-
-ForwardResult capture_attention(AttentionModel& model, const Encoding& encoding, ForwardOptions options) {
-  c10::InferenceMode inference;
-  model.module().eval();
-  options.capture = CaptureMode::Full;
-  return model.forward(encoding_input(encoding), options);
-}
 
 namespace {
 
@@ -155,12 +119,6 @@ bool is_binary_attention_path(const std::string& path) {
   return ends_with(path, ".safetensors") || ends_with(path, ".npy");
 }
 
-torch::Tensor attention_thumbnail(const torch::Tensor& block) {
-  if (block.size(1) <= kThumbnailSide && block.size(2) <= kThumbnailSide) return block;
-  return torch::adaptive_avg_pool2d(block.to(torch::kFloat32), {std::min(kThumbnailSide, block.size(1)),
-                                                                std::min(kThumbnailSide, block.size(2))});
-}
-
 void export_translation_attention(const TranslationCapture& capture, const ModelConfig& config,
                                   const std::string& model_name, const std::string& path, torch::ScalarType dtype,
                                   const std::vector<AttentionKind>& kinds) {
@@ -189,87 +147,6 @@ void export_translation_attention(const TranslationCapture& capture, const Model
                      {"heads", "all"},
                      {"layout", "<kind>.<l>: [heads, query, key] (enc: source × source, dec: target × target, "
                                 "cross: target × source); layers numbered from 1 within their kind"}});
-}
-
-AttentionFileContents read_attention_file(const std::string& path) {
-  const auto file = SafetensorsFile::open(path);
-  const auto& metadata = file->metadata();
-  const auto format = metadata.find("format");
-  if (format == metadata.end() || format->second != "attention-workbench-attention")
-    fail_in_file(path, "is not an attention file (attention-cli attend --out FILE.safetensors writes one)");
-  AttentionFileContents contents;
-  try {
-    contents.tokens = nlohmann::json::parse(metadata.at("tokens")).get<std::vector<std::string>>();
-    contents.model = metadata.at("model");
-    if (metadata.count("target_tokens"))
-      contents.target_tokens = nlohmann::json::parse(metadata.at("target_tokens")).get<std::vector<std::string>>();
-  } catch (const std::exception&) {
-    fail_in_file(path, "its metadata has no readable \"tokens\" list or \"model\"");
-  }
-  contents.heads = metadata.count("heads") ? metadata.at("heads") : "all";
-  contents.translation = metadata.count("translation") ? metadata.at("translation") : "";
-  // The blocks in model order: a one-kind model's layers; a translation model's encoder layers, then
-  // each decoder layer's self- and cross-attention.
-  struct Found {
-    std::string prefix;                  // "layer", or a translation block's kind name
-    std::optional<AttentionKind> kind;   // a translation block's kind (nothing for "layer")
-    int64_t layer;
-    std::tuple<bool, int64_t, bool> order;  // (decoder side?, layer, cross after self)
-  };
-  std::vector<Found> found;
-  const bool translation = !contents.target_tokens.empty();
-  for (const auto& name : file->names()) {
-    const auto dot = name.find('.');
-    int64_t number = 0;
-    if (dot == std::string::npos || !parse_integer(name.substr(dot + 1), number) || number < 1) continue;
-    const auto prefix = name.substr(0, dot);
-    const auto kind = parse_attention_kind(prefix);
-    if (translation ? kind.has_value() : prefix == "layer")
-      found.push_back({prefix, kind, number,
-                       {kind && queries_are_target(*kind), number, kind == AttentionKind::Cross}});
-  }
-  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.order < b.order; });
-  if (found.empty()) fail_in_file(path, translation ? "holds no enc.<l>, dec.<l> or cross.<l> tensors" : "holds no layer.<l> tensors");
-  const auto source = static_cast<int64_t>(contents.tokens.size()), target = static_cast<int64_t>(contents.target_tokens.size());
-  for (const auto& block_found : found) {
-    const auto name = block_found.prefix + "." + std::to_string(block_found.layer);
-    auto block = file->tensor(name);  // a view of the mapping: nothing read yet
-    const auto& kind = block_found.kind;
-    const int64_t cols = kind && keys_are_target(*kind) ? target : source;
-    const int64_t rows = kind && queries_are_target(*kind) ? target : source;
-    if (block.dim() != 3 || block.size(2) != cols || (block.size(1) != rows && block.size(1) != 1))
-      fail_in_file(path, name + " has shape " + shape_string(block.sizes()) + "; expected [heads, " + std::to_string(rows) +
-                             (translation ? "" : " or 1") + ", " + std::to_string(cols) + "] for its tokens");
-    contents.thumbnails.push_back(file->contains("thumbnail." + name)
-                                      ? file->tensor("thumbnail." + name).to(torch::kFloat32)
-                                      : attention_thumbnail(block.to(torch::kFloat32)));
-    contents.layers.push_back(std::move(block));
-    contents.layer_numbers.push_back(static_cast<int>(block_found.layer));
-    if (kind) contents.kinds.push_back(*kind);
-  }
-  return contents;
-}
-
-std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what) {
-  const auto refuse = [&](const std::string& part) -> Error {
-    return Error(what + "s " + spec + ": '" + part + "' is not a " + what + " from 1 to " + std::to_string(count) +
-                 " or a range of them (\"1,3-5\")");
-  };
-  std::set<int64_t> chosen;
-  std::stringstream parts(spec);
-  std::string part;
-  while (std::getline(parts, part, ',')) {
-    const auto dash = part.find('-', 1);
-    int64_t low = 0, high = 0;
-    if (!parse_integer(part.substr(0, dash), low) ||
-        (dash != std::string::npos && !parse_integer(part.substr(dash + 1), high)))
-      throw refuse(part);
-    if (dash == std::string::npos) high = low;
-    if (low < 1 || high > count || low > high) throw refuse(part);
-    for (int64_t number = low; number <= high; ++number) chosen.insert(number - 1);
-  }
-  if (chosen.empty()) throw refuse(spec);
-  return {chosen.begin(), chosen.end()};
 }
 
 void export_attention(AttentionModel& model, const std::string& model_name, const Encoding& encoding,
@@ -349,17 +226,6 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
   model.run_layers(model.embed(input), input, 0, layers.back() + 1, options);
   writes.finish();
   if (writer) writer->finish();
-}
-
-std::vector<AttendedToken> top_attended(const torch::Tensor& row, int64_t k) {
-  // A stable descending sort keeps equal weights in position order, so ties go to the lower position.
-  auto [sorted, order] = torch::sort(row.to(torch::kCPU, torch::kFloat64), /*stable=*/true, /*dim=*/0,
-                                     /*descending=*/true);
-  const int64_t count = std::min<int64_t>(k, row.numel());
-  std::vector<AttendedToken> top;
-  for (int64_t i = 0; i < count; ++i)
-    top.push_back({order[i].item<int64_t>(), sorted[i].item<double>()});
-  return top;
 }
 
 }  // namespace aw

@@ -1,0 +1,34 @@
+// analysis/core/numbered_list.cpp — see numbered_list.h.
+#include "analysis/core/numbered_list.h"
+
+#include "models/errors.h"
+#include "models/parse_number.h"
+
+#include <set>
+#include <sstream>
+
+namespace aw {
+
+std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what) {
+  const auto refuse = [&](const std::string& part) -> Error {
+    return Error(what + "s " + spec + ": '" + part + "' is not a " + what + " from 1 to " + std::to_string(count) +
+                 " or a range of them (\"1,3-5\")");
+  };
+  std::set<int64_t> chosen;
+  std::stringstream parts(spec);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    const auto dash = part.find('-', 1);
+    int64_t low = 0, high = 0;
+    if (!parse_integer(part.substr(0, dash), low) ||
+        (dash != std::string::npos && !parse_integer(part.substr(dash + 1), high)))
+      throw refuse(part);
+    if (dash == std::string::npos) high = low;
+    if (low < 1 || high > count || low > high) throw refuse(part);
+    for (int64_t number = low; number <= high; ++number) chosen.insert(number - 1);
+  }
+  if (chosen.empty()) throw refuse(spec);
+  return {chosen.begin(), chosen.end()};
+}
+
+}  // namespace aw
