@@ -56,7 +56,7 @@ aw_cli_test(error_no_config EXIT 1 STDERR_LINES 1 REGEX "empty_folder: no config
 aw_cli_test(error_text_too_long EXIT 1 STDERR_LINES 1
             REGEX "the text has 17 tokens but the model allows 16 positions \\(shorten it, or pass --truncate\\)"
             ARGS attend --model ${fixtures}/tiny_lm --text "a b c d e f g h i j k l m n o p q")
-# Binary export: every layer to safetensors, one layer to .npy (their contents: test_attention_export).
+# Binary export: every layer to safetensors, one layer to .npy (their contents: tests/analysis/capture/test_attention_file_writer.cpp).
 aw_cli_test(attend_safetensors EXIT 0 REGEX "layer  2:.*attention of 2 layers written to .*attend.safetensors"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/attend.safetensors --out-dtype f16)
 aw_cli_test(attend_npy EXIT 0 REGEX "layer  2:.*attention of 1 layer written to .*attend.npy"

@@ -1,10 +1,9 @@
-// tests/test_attention_export.cpp — attend's binary export (analysis/capture/attention_file_writer.h): each layer
+// tests/analysis/capture/test_attention_file_writer.cpp — attend's binary export (analysis/capture/attention_file_writer.h): each layer
 // written as the forward computes it must equal the captured attention exactly (F32) or its F16
 // rounding, name its tokens and model, and a file that cannot be written leaves nothing behind. Also
 // the streaming safetensors writer's refusals.
 #include "analysis/capture/attention_capture.h"
 #include "analysis/capture/attention_file_writer.h"
-#include "analysis/core/numbered_list.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
@@ -124,14 +123,6 @@ TEST(AttentionExport, ChosenLayersAndHeadsOnly) {
     const auto expected = captured.attention[layer].select(0, 0).index_select(0, torch::tensor({0, 2}));
     EXPECT_TRUE(torch::equal(file->tensor("layer." + std::to_string(layer + 1)), expected)) << layer;
   }
-}
-
-TEST(AttentionExport, NumberedListsRefuseWhatIsNotANumberInRange) {
-  EXPECT_EQ(parse_numbered_list("2,2,1", 3, "head"), (std::vector<int64_t>{0, 1}));
-  for (const auto& [spec, part] : std::vector<std::pair<std::string, std::string>>{
-           {"0", "0"}, {"5", "5"}, {"3-1", "3-1"}, {"1,x", "x"}, {"1-", "1-"}, {"-2", "-2"}, {"", ""}, {"1,,2", ""}})
-    EXPECT_EQ(test::error_of([&] { parse_numbered_list(spec, 4, "layer"); }),
-              "layers " + spec + ": '" + part + "' is not a layer from 1 to 4 or a range of them (\"1,3-5\")");
 }
 
 TEST(AttentionExport, RefusalsNameTheFileAndLeaveNothing) {

@@ -1,4 +1,4 @@
-// tests/test_head_order_file.cpp — pruning orders read from importance and ablation CSVs
+// tests/analysis/heads/test_head_order_file.cpp — pruning orders read from importance and ablation CSVs
 // (analysis/heads/head_order_file.h): the order of hand-written files, and every refusal's exact message.
 #include "analysis/heads/head_order_file.h"
 #include "models/errors.h"

@@ -1,15 +1,11 @@
-// tests/test_delta_significance.cpp — per-example scores from evaluate_gate_settings against one
-// window (or example) evaluated alone, and the bootstrap of metric deltas (analysis/statistics/delta_significance.h)
-// against plain float64 loops over the same draws: perplexity as exp(Σ loss / Σ tokens) of each
-// resample, accuracy as Σ correct / n, BLEU as corpus_bleu of the resampled sentences.
+// tests/analysis/statistics/test_delta_significance.cpp — the bootstrap of metric deltas against plain float64
+// loops over the same draws: perplexity as exp(Σ loss / Σ tokens) of each resample, accuracy as
+// Σ correct / n, BLEU as corpus_bleu of the resampled sentences (analysis/statistics/delta_significance)
 #include "analysis/statistics/delta_significance.h"
-#include "table/csv_format.h"
-#include "analysis/heads/head_ablation.h"
 #include "analysis/statistics/significance.h"
-#include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
-#include "models/nn/lama.h"
 #include "models/text/bleu.h"
+#include "tests/support/numpy_quantile.h"
 #include "tests/support/test_support.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -25,15 +21,7 @@ namespace aw {
 namespace {
 
 using test::error_of;
-using test::TempDir;
-
-double quantile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
-  const double position = q * static_cast<double>(values.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(position));
-  const auto above = std::min(below + 1, values.size() - 1);
-  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
-}
+using test::quantile;
 
 // The draws resampled_sums takes for a small N (one chunk): B rows of N example indices.
 std::vector<std::vector<int64_t>> draws_of(int64_t examples, int64_t resamples, uint64_t seed) {
@@ -200,114 +188,6 @@ TEST(DeltaSignificance, NoExamplesIsRefused) {
   options.resamples = 10;
   EXPECT_EQ(error_of([&] { delta_significance(empty, 0, {1}, options); }), "significance: no examples to resample");
   EXPECT_EQ(error_of([] { correction_from_name("bonferroni"); }), "correction must be holm or bh, got 'bonferroni'");
-}
-
-// Three settings that differ from different layers up (so the shared forward splits into groups).
-torch::Tensor three_settings(const ModelConfig& config, std::vector<int64_t>& first_layers) {
-  auto gates = all_heads_on(config).unsqueeze(0).repeat({3, 1, 1});
-  gates[1][1][0] = 0.0;
-  gates[2][0][2] = 0.0;
-  gates[2][1][1] = 0.0;
-  first_layers = {config.n_blocks, 1, 0};
-  return gates;
-}
-
-TEST(ExampleScores, LanguageModelWindowsEqualEachWindowEvaluatedAlone) {
-  TempDir dir;
-  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
-  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
-  std::vector<int64_t> ids;
-  for (int64_t i = 0; i < 16 * 4; ++i) ids.push_back(2 + (i * 5) % 17);
-  auto batches = make_window_batches(ids, 16, 3);  // 3 + 1 windows
-  // A padded row: the last window keeps 9 tokens, so it predicts 8.
-  auto& last = batches.back();
-  last.attention_mask = torch::ones_like(last.input_ids);
-  last.attention_mask[0].narrow(0, 9, 7).zero_();
-  std::vector<int64_t> first_layers;
-  const auto gates = three_settings(loaded.config, first_layers);
-  ExampleScores scores;
-  const auto metrics = evaluate_gate_settings(*loaded.model, language_model_data(batches), gates, first_layers, {}, 2, &scores);
-  ASSERT_EQ(scores.sums.sizes(), (std::vector<int64_t>{4, 3}));
-  EXPECT_EQ(scores.metric_name, "perplexity");
-  EXPECT_EQ(scores.counts[0].item<double>(), 15);
-  EXPECT_EQ(scores.counts[3].item<double>(), 8);
-  for (int64_t s = 0; s < 3; ++s) {
-    // The examples add up to the metric …
-    const double loss = scores.sums.select(1, s).sum().item<double>() / scores.counts.sum().item<double>();
-    EXPECT_NEAR(std::exp(loss), metrics[s].metric, 1e-6 * metrics[s].metric) << s;  // float32 sums in both
-    // … and each is its window's own loss.
-    int64_t row = 0;
-    for (const auto& batch : batches)
-      for (int64_t r = 0; r < batch.input_ids.size(0); ++r, ++row) {
-        const auto alone = batch.map([&](const torch::Tensor& t) { return t.narrow(0, r, 1); });
-        const auto single = evaluate_gate_settings(*loaded.model, language_model_data({alone}), gates[s].unsqueeze(0), 0);
-        EXPECT_NEAR(scores.sums[row][s].item<double>() / scores.counts[row].item<double>(), single.front().loss, 1e-5)
-            << "window " << row << ", setting " << s;
-      }
-  }
-}
-
-TEST(ExampleScores, ClassifiedExamplesAreRightOrWrongAsTheirOwnForward) {
-  torch::manual_seed(5);
-  auto model = std::make_shared<LamaImpl>(test::tiny_lama_config("lama", "mean"));
-  {
-    torch::NoGradGuard no_grad;
-    for (auto& parameter : model->parameters()) parameter.normal_(0.0, 0.5);
-  }
-  model->eval();
-  ClassifierBatches batches;
-  for (int64_t b = 0; b < 3; ++b) {
-    ModelInput input;
-    input.input_ids = torch::randint(2, 20, {4, 7}, torch::kLong);
-    batches.inputs.push_back(input);
-    batches.labels.push_back(torch::randint(0, 3, {4}, torch::kLong));
-  }
-  auto gates = torch::ones({2, 1, 3});
-  gates[1][0][1] = 0.0;
-  ExampleScores scores;
-  const auto metrics = evaluate_gate_settings(*model, classification_data(batches), gates, 0, {}, 0, &scores);
-  ASSERT_EQ(scores.sums.sizes(), (std::vector<int64_t>{12, 2}));
-  EXPECT_TRUE(torch::equal(scores.counts, torch::ones({12}, torch::kFloat64)));
-  for (int64_t s = 0; s < 2; ++s) {
-    EXPECT_NEAR(scores.sums.select(1, s).mean().item<double>(), metrics[s].metric, 1e-12);
-    ForwardOptions options;
-    options.head_gates = gates[s];
-    torch::NoGradGuard no_grad;
-    for (int64_t b = 0; b < 3; ++b) {
-      const auto right = model->forward(batches.inputs[b], options).logits.argmax(-1).eq(batches.labels[b]);
-      for (int64_t r = 0; r < 4; ++r)
-        EXPECT_EQ(scores.sums[b * 4 + r][s].item<double>(), right[r].item<bool>() ? 1.0 : 0.0) << b << "," << r;
-    }
-  }
-}
-
-TEST(ExampleScores, AblationCarriesTheBootstrapOfEveryHead) {
-  TempDir dir;
-  test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
-  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
-  std::vector<int64_t> ids;
-  for (int64_t i = 0; i < 16 * 6; ++i) ids.push_back(2 + (i * 7) % 17);
-  const auto data = language_model_data(make_window_batches(ids, 16, 2));
-  SignificanceOptions options;
-  options.resamples = 300;
-  const auto result = ablate_heads(*loaded.model, "m", data, AblationMode::Single, {}, {}, {}, options);
-  ASSERT_EQ(result.heads.size(), 6u);
-  for (const auto& head : result.heads) {
-    // Ordered intervals, proper p-values, Holm never below the raw p, the verdict at α = 0.05.
-    EXPECT_LE(head.significance.low, head.significance.high);
-    EXPECT_GT(head.significance.p_value, 0);
-    EXPECT_LE(head.significance.p_value, head.significance.p_adjusted);
-    EXPECT_LE(head.significance.p_adjusted, 1);
-    EXPECT_EQ(head.significance.significant, head.significance.p_adjusted <= 0.05);
-  }
-  const auto csv = write_csv(ablation_table(result));
-  EXPECT_NE(csv.find("mode=single, bootstrap=300, seed=1, correction=holm\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("layer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n"), std::string::npos);
-  // Without a bootstrap the table is as before.
-  const auto plain = ablate_heads(*loaded.model, "m", data, AblationMode::Single);
-  EXPECT_NE(write_csv(ablation_table(plain)).find("mode=single\nlayer,head,metric,delta\n"), std::string::npos);
-  EXPECT_FALSE(ablation_table(plain).has_meta("bootstrap"));
-  EXPECT_EQ(ablation_table(result).meta_number("bootstrap"), 300);
 }
 
 }  // namespace

@@ -1,17 +1,18 @@
-// tests/test_staged_capture.cpp — a re-run under new gates that starts at the lowest changed layer
+// tests/analysis/capture/test_staged_capture.cpp — a re-run under new gates that starts at the lowest changed layer
 // (analysis/capture/staged_capture.h) must give exactly what a full forward under those gates gives, run only
 // the layers it says, and start over for another text.
-#include "analysis/core/corpus_data.h"
-#include "analysis/core/head_gates.h"
-#include "analysis/heads/pruning_study.h"
-#include "table/csv_format.h"
 #include "analysis/capture/attention_capture.h"
 #include "analysis/capture/staged_capture.h"
+#include "analysis/core/head_gates.h"
 #include "models/checkpoint/checkpoint.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace aw {
 namespace {
