@@ -1,12 +1,13 @@
-// tests/test_lama_tab.cpp — the LAMA tab end to end (Qt Test, offscreen): the bundled session opens
-// it on sample_data/lama_amazon, the Amazon test part and the paper's six words; a run draws one
-// small density plot per word and exports the summary, occurrence, density and keyword CSVs equal
-// to attention-cli's (split + word-weights + keywords); the document view's weights match the
-// run's occurrences; clicking a word adds it; a saved session brings the result back; bad input is
-// a message. Writes a screenshot of the tab into the build folder.
+// tests/app/gui/test_lama_tab.cpp — the LAMA tab (app/gui/lama_tab.h) end to end (Qt Test, offscreen):
+// the bundled session opens it on sample_data/lama_amazon, the Amazon test part and the paper's six
+// words; a run draws one small density plot per word and exports the summary, occurrence, density
+// and keyword CSVs equal to attention-cli's (split + word-weights + keywords); the document view's
+// weights match the run's occurrences; clicking a word adds it; a saved session brings the result
+// back; bad input is a message. Writes a screenshot of the tab into the build folder.
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/lama_tab.h"
 #include "app/gui/main_window.h"
+#include "tests/app/gui/sample_models.h"
 #include "widgets/analysis_panel.h"
 #include "table/csv_format.h"
 #include "widgets/result_plot.h"
@@ -31,14 +32,11 @@ using namespace aw;
 
 namespace {
 
-constexpr int kTimeoutMs = 120000;
-const QString kSampleData = AW_SOURCE_DIR "/sample_data";
-const QString kReviews = AW_SHARED_DATA_DIR "/amazon-fine-food/reviews.tsv";
+using aw::test::kSampleData;
+using aw::test::read_all;
 
-QByteArray read_all(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
+constexpr int kTimeoutMs = 120000;  // this suite's own, twice sample_models.h's kTimeoutMs
+const QString kReviews = AW_SHARED_DATA_DIR "/amazon-fine-food/reviews.tsv";
 
 // Runs attention-cli; returns its stdout (fails the test on a non-zero exit).
 QByteArray run_cli(const QStringList& arguments) {
