@@ -1,6 +1,7 @@
 // tests/analysis/attention_stats/test_diagonal_sweep.cpp — each sweep point equals the model evaluated
 // under that diagonal intervention, with its paired bootstrap (analysis/attention_stats/diagonal_sweep)
 #include "analysis/attention_stats/diagonal_sweep.h"
+#include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"

@@ -4,6 +4,7 @@
 // the streaming safetensors writer's refusals.
 #include "analysis/capture/attention_capture.h"
 #include "analysis/capture/attention_file_writer.h"
+#include "analysis/core/numbered_list.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"

@@ -18,6 +18,7 @@
 namespace aw {
 namespace {
 
+using test::analysis;
 using test::DescriptorRun;
 using test::pairs_path;
 using test::setting_error_of;

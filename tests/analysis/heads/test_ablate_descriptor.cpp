@@ -1,6 +1,7 @@
 // tests/analysis/heads/test_ablate_descriptor.cpp — the ablate descriptor gives what ablate_heads gives,
 // damage signs, and the comparison across two files (analysis/heads/ablate_descriptor)
 #include "analysis/heads/head_ablation.h"
+#include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
 #include "analysis/statistics/significance.h"
 #include "models/checkpoint/checkpoint.h"

@@ -1,6 +1,7 @@
 // tests/analysis/heads/test_head_ablation.cpp — single and all-but-one ablation against plain gated forwards,
 // with its bootstrap, on language and translation models (analysis/heads/head_ablation)
 #include "analysis/heads/head_ablation.h"
+#include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
 #include "analysis/core/head_gates.h"
 #include "models/checkpoint/checkpoint.h"

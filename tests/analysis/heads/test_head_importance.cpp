@@ -1,6 +1,7 @@
 // tests/analysis/heads/test_head_importance.cpp — head importance against finite differences of the loss in
 // the gates, per example, on two ranks, LAMA and every translation kind (analysis/heads/head_importance)
 #include "analysis/heads/head_importance.h"
+#include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/nn/lama.h"

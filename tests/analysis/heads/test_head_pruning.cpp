@@ -1,6 +1,7 @@
 // tests/analysis/heads/test_head_pruning.cpp — the pruning order, its curve against gated forwards and the
 // share prunable within a tolerance (analysis/heads/head_pruning)
 #include "analysis/heads/head_pruning.h"
+#include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
 #include "analysis/core/head_gates.h"
 #include "models/checkpoint/checkpoint.h"

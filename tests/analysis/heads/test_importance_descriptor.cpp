@@ -1,6 +1,7 @@
 // tests/analysis/heads/test_importance_descriptor.cpp — the importance descriptor's scores and CSV are
 // head_importance's (analysis/heads/importance_descriptor)
 #include "analysis/heads/head_importance.h"
+#include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
 #include "analysis/core/head_gates.h"
 #include "models/checkpoint/checkpoint.h"

@@ -1,6 +1,7 @@
 // tests/analysis/heads/test_prune_descriptor.cpp — prune over a run's epochs and with the order ranked on
 // another file or read from a CSV (analysis/heads/prune_descriptor)
 #include "analysis/heads/head_pruning.h"
+#include "analysis/heads/gate_evaluation.h"
 #include "analysis/heads/pruning_study.h"
 #include "analysis/core/corpus_data.h"
 #include "models/checkpoint/checkpoint.h"
