@@ -7,6 +7,7 @@
 #include "widgets/colour_scale.h"
 
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 

@@ -3,9 +3,16 @@
 // the event loop running and cancel, ablation stars and scatter, pruning bands and epoch series, the
 // Training tab, and heads switched off in the window repeated exactly from the command line.
 #include "analysis/core/registry.h"
+#include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/settings_form.h"
 #include "tests/app/gui/sample_models.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/head_toggle_grid.h"
+#include "widgets/result_plot.h"
 
 #include <qcustomplot.h>
 

@@ -5,6 +5,8 @@
 #include "app/gui/capture_matrices.h"
 #include "app/gui/model_session.h"
 #include "tests/app/gui/sample_models.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
 
 #include <QStandardPaths>
 #include <QTest>

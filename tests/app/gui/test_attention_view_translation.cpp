@@ -4,14 +4,23 @@
 // columns), the predictions follow the decoder's tokens, switching a head off re-translates, a saved
 // translation file opens in its own window; a screenshot of the cross-attention view goes into the build
 // folder.
+#include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
 #include "app/gui/main_window.h"
 #include "app/gui/model_session.h"
 #include "tests/app/gui/sample_models.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
+#include "widgets/head_toggle_grid.h"
+#include "widgets/result_plot.h"
 
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 

@@ -2,13 +2,19 @@
 // open the bundled session, run a sentence, switch a head off and see the heatmap change, open what the
 // command line says, fit a laptop screen, show bad input as a message, open a saved attention file — and
 // write screenshots of the window into the build folder.
+#include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
 #include "app/gui/main_window.h"
 #include "app/gui/model_session.h"
 #include "app/gui/session_file.h"
 #include "tests/app/gui/sample_models.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/attention_heatmap.h"
 #include "widgets/colour_scale.h"
+#include "widgets/head_toggle_grid.h"
+#include "widgets/result_plot.h"
 
 #include <qcustomplot.h>
 

@@ -1,10 +1,12 @@
 // tests/app/gui/test_session_migration.cpp — sessions of the old format (app/gui/session_migration.h):
 // version 1's keys mapped onto the descriptors' field names, and the bundled session as version 1 wrote it
 // opening with today's settings.
+#include "app/gui/analysis_tabs.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_file.h"
 #include "app/gui/session_migration.h"
 #include "tests/app/gui/sample_models.h"
+#include "widgets/analysis_panel.h"
 
 #include <QComboBox>
 #include <QDir>
