@@ -1,0 +1,138 @@
+// tests/analysis/heads/test_prune_descriptor.cpp — prune over a run's epochs and with the order ranked on
+// another file or read from a CSV (analysis/heads/prune_descriptor)
+#include "analysis/heads/head_pruning.h"
+#include "analysis/heads/gate_evaluation.h"
+#include "analysis/heads/pruning_study.h"
+#include "analysis/core/corpus_data.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/text/corpus.h"
+#include "table/csv_format.h"
+#include "tests/support/descriptor_run.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace aw {
+namespace {
+
+using test::analysis;
+using test::DescriptorRun;
+using test::setting_error_of;
+
+// A run folder with two kept epochs (different weights), each with the history train writes.
+void write_epoch_series(const std::string& run) {
+  test::write_tiny_checkpoint(run, test::tiny_config("transformer_lm"), 9);
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    const auto dir = run + "/epoch-" + std::to_string(epoch);
+    test::write_tiny_checkpoint(dir, test::tiny_config("transformer_lm"), 7 + epoch);
+    std::string epochs;
+    for (int e = 1; e <= epoch; ++e)
+      epochs += std::string(e > 1 ? "," : "") + "{\"epoch\": " + std::to_string(e) + ", \"step\": " +
+                std::to_string(5 * e) + ", \"train_loss\": 3.0, \"valid_loss\": 2.5, \"valid_perplexity\": 12.2}";
+    test::write_file(dir + "/training.json",
+                     "{\"history\": {\"metric\": \"perplexity\", \"steps\": [], \"epochs\": [" + epochs + "]}}");
+  }
+}
+
+// prune --series: per epoch checkpoint, the curve that pruning that checkpoint alone draws, and the
+// share prunable_shares reads off it.
+TEST_F(DescriptorRun, PruneSeriesIsEachEpochsOwnCurve) {
+  write_epoch_series(dir_.file("run"));
+  const auto run = load_checkpoint(dir_.file("run"));
+  AnalysisRequest request;
+  request.models = {&run};
+  request.settings = analysis("prune").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "8");
+  request.settings.set("order", "oracle");
+  request.settings.set("step", "50");
+  request.settings.set("bootstrap", "0");
+  request.settings.set("max-drop", "5");
+  request.settings.set_flag("series", true);
+  const auto report = analysis("prune")(request);
+  // csv: epoch, step, order, base_metric, prunable_percent, prunable_heads, metric_at_prunable;
+  // curves: epoch, step, then pruning_table's columns.
+  const auto& shares_table = report.tables.at("csv");
+  const auto& curves_table = report.tables.at("curves");
+  ASSERT_EQ(shares_table.row_count(), 2);
+  int64_t curve_row = 0;
+  std::vector<double> first_metrics;
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    const int64_t row = epoch - 1;
+    EXPECT_EQ(shares_table.number(row, shares_table.column("epoch")), epoch);
+    EXPECT_EQ(shares_table.number(row, shares_table.column("step")), 5 * epoch);
+    const auto loaded = load_checkpoint(dir_.file("run") + "/epoch-" + std::to_string(epoch));
+    const auto data =
+        language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *loaded.tokenizer), 8, 8));
+    const auto order = rank_heads(*loaded.model, loaded.name, data, "oracle");
+    const auto curve = pruning_curve(*loaded.model, data, "oracle", order, 50.0);
+    for (size_t p = 0; p < curve.size(); ++p, ++curve_row) {
+      EXPECT_EQ(curves_table.number(curve_row, curves_table.column("epoch")), epoch);
+      EXPECT_NEAR(curves_table.number(curve_row, curves_table.column("metric")), curve[p].metric, 1e-9 * curve[p].metric);
+    }
+    first_metrics.push_back(curve[0].metric);
+    const auto shares = prunable_shares(curve, "perplexity", 5.0);
+    EXPECT_EQ(shares_table.number(row, shares_table.column("prunable_heads")), shares[0].heads);
+    EXPECT_NEAR(shares_table.number(row, shares_table.column("base_metric")), curve[0].metric, 1e-9 * curve[0].metric);
+  }
+  EXPECT_EQ(curves_table.row_count(), curve_row);
+  EXPECT_NE(first_metrics[0], first_metrics[1]);  // two different models
+  EXPECT_EQ(write_csv(report.tables.at("csv")).substr(0, write_csv(report.tables.at("csv")).find('\n')),
+            "# model=run, metric=perplexity, max_drop=5, series=" + dir_.file("run"));
+  EXPECT_NE(write_csv(report.tables.at("curves")).find("\n2,10,oracle,50,3,"), std::string::npos) << write_csv(report.tables.at("curves"));
+}
+
+// The held-out protocol: heads ranked on one file, the curve drawn on another.
+TEST_F(DescriptorRun, PruneRanksOnOneFileAndDrawsTheCurveOnAnother) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  auto windows = [&](const std::string& file) {
+    return language_model_data(make_window_batches(read_token_corpus(dir_.file(file), *lm.tokenizer), 8, 8));
+  };
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("prune").settings();
+  request.settings.set("text", dir_.file("other.txt"));
+  request.settings.set("rank-text", dir_.file("corpus.txt"));
+  request.settings.set("order", "importance");
+  request.settings.set("window", "8");
+  request.settings.set("step", "50");
+  request.settings.set("bootstrap", "0");
+  const auto report = analysis("prune")(request);
+
+  PruningResult expected;
+  expected.model = lm.name;
+  expected.metric_name = "perplexity";
+  expected.ranked_on = dir_.file("corpus.txt");
+  const auto order = rank_heads(*lm.model, lm.name, windows("corpus.txt"), "importance");
+  expected.points = pruning_curve(*lm.model, windows("other.txt"), "importance", order, 50.0);
+  EXPECT_EQ(write_csv(report.tables.at("csv")), write_csv(pruning_table(expected)));
+  // Ranked on the curve's own file the order differs here, so the ranking file really chose it.
+  auto positions = [](const std::vector<HeadRef>& heads) {
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    for (const auto& head : heads) pairs.emplace_back(head.layer, head.head);
+    return pairs;
+  };
+  EXPECT_NE(positions(rank_heads(*lm.model, lm.name, windows("other.txt"), "importance")), positions(order));
+
+  // The same order read back from an importance CSV of the ranking file gives the same curve.
+  AnalysisRequest importance;
+  importance.models = {&lm};
+  importance.settings = analysis("importance").settings();
+  importance.settings.set("text", dir_.file("corpus.txt"));
+  importance.settings.set("window", "8");
+  test::write_file(dir_.file("importance.csv"), write_csv(analysis("importance")(importance).tables.at("csv")));
+  request.settings.erase("rank-text");
+  request.settings.erase("order");
+  request.settings.set("order-from", dir_.file("importance.csv"));
+  expected.ranked_on = dir_.file("importance.csv");
+  EXPECT_EQ(write_csv(analysis("prune")(request).tables.at("csv")), write_csv(pruning_table(expected)));
+
+  request.settings.set("rank-text", dir_.file("corpus.txt"));
+  EXPECT_EQ(setting_error_of([&] { analysis("prune")(request); }), "--rank-text and --order-from both choose the order; give one");
+}
+
+}  // namespace
+}  // namespace aw

@@ -1,0 +1,100 @@
+// tests/app/gui/test_attention_view.cpp — the Attention tab's view (app/gui/attention_view.h): a layer the
+// capture does not hold made on a worker while the map greys, and the overview rendered only for a new
+// capture.
+#include "app/gui/attention_view.h"
+#include "app/gui/capture_matrices.h"
+#include "app/gui/model_session.h"
+#include "tests/app/gui/sample_models.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
+
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace aw;
+
+namespace {
+
+using aw::test::kTimeoutMs;
+using aw::test::kSampleData;
+
+}  // namespace
+
+class AttentionViewTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  // The view shows a layer the capture does not hold after making it on a worker: meanwhile the
+  // old map stays up greyed, the UI thread is free, and afterwards the capture holds that layer only.
+  void aLayerNotHeldIsMadeOffTheUiThread() {
+    const QString sentence = "the film was good and the music was better";
+    ModelSession session;
+    const auto summary = session.load(kSampleData + "/vanilla_lm");
+    const auto capture = session.attend(0, sentence, {}, 0);
+    AttentionView view;
+    view.setModels({summary});
+    view.setSentence(sentence);
+    view.setCapture(0, capture, {});
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
+    QVERIFY(!view.heatmap()->isStale());
+    view.resize(1100, 650);
+    view.setLayerHead(1, 2);
+    QVERIFY(view.heatmap()->isStale());  // made on a worker: not there yet
+    QVERIFY(view.grab().save(AW_BUILD_DIR "/making_layer.png"));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap()->isStale(), kTimeoutMs);
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 1, 2, summary.name).weights);
+    QCOMPARE(view.heatmap()->matrix().title, QString("vanilla_lm · layer 2 · head 3"));
+    QVERIFY(view.capture(0)->holdsLayer(1));
+    QVERIFY(!view.capture(0)->holdsLayer(0));  // let go of
+    view.setLayerHead(0, -1);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.heatmap()->isStale(), kTimeoutMs);
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
+  }
+
+  // Item 7: a head or layer change re-draws the large heatmap from the overview's matrices; only a
+  // new capture renders the thumbnails again.
+  void overviewRendersOnlyForANewCapture() {
+    AttentionView view;
+    view.resize(1200, 700);
+    view.show();
+    ModelSummary summary;
+    summary.name = "tiny";
+    summary.architecture = "vanilla_lm";
+    summary.layers = 2;
+    summary.heads_per_block = {2, 2};
+    view.setModels({summary});
+    AttentionCapture capture;
+    capture.text = "a b c";
+    capture.tokens = {"a", "b", "c"};
+    for (int layer = 0; layer < 2; ++layer) {
+      std::vector<float> weights(2 * 9);
+      for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>((i * 7 + layer * 3) % 10) / 10.0f;
+      capture.layers.push_back(WeightBlock::of(2, 3, 3, weights));
+    }
+    capture.thumbnails = capture.layers;  // 3 tokens: the thumbnails are the blocks themselves
+    capture.predictions.assign(3, {{"x", 1.0}});
+    view.setCapture(0, capture, {});
+    auto* overview = view.overview();
+    overview->resize(overview->sizeHint());
+    overview->grab();  // thumbnails are rendered when painted
+    const int rendered = overview->renderCount();
+    QCOMPARE(rendered, 2 * 3);  // 2 layers × (mean + 2 heads)
+    for (const auto& [layer, head] : {std::pair{0, 1}, std::pair{1, -1}, std::pair{1, 0}}) {
+      view.setLayerHead(layer, head);
+      overview->grab();
+      QCOMPARE(overview->renderCount(), rendered);
+      QCOMPARE(view.heatmap()->matrix().weights, overview->matrix(layer, head).weights);
+      QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, layer, head, "tiny").weights);
+    }
+    auto changed = capture;
+    changed.text = "a b d";
+    view.setCapture(0, changed, {});
+    overview->grab();
+    QCOMPARE(overview->renderCount(), 2 * rendered);
+  }
+};
+
+QTEST_MAIN(AttentionViewTests)
+#include "test_attention_view.moc"

@@ -1,0 +1,154 @@
+// tests/app/gui/test_model_session.cpp — the window's models (app/gui/model_session.h): a BF16 session,
+// re-runs from a toggled head's layer equal to a fresh full run, and thumbnails of long texts as block
+// means of the weights.
+#include "app/gui/attention_view.h"
+#include "app/gui/capture_matrices.h"
+#include "app/gui/model_session.h"
+#include "tests/app/gui/sample_models.h"
+#include "widgets/attention_heatmap.h"
+#include "widgets/attention_overview.h"
+#include "widgets/head_gates.h"
+
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace aw;
+
+namespace {
+
+using aw::test::kSampleData;
+using aw::test::sample_shape;
+using aw::test::train_demo_model;
+
+}  // namespace
+
+class ModelSessionTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  // A session asked for BF16 opens a grouped-query llama in it (its heads panel grouped by key/value
+  // head), still opens a LAMA model in F32, and refuses a name it does not know.
+  void aBf16SessionOpensLlamaInBf16AndLamaInF32() {
+    ModelSession session;
+    session.setComputeDtype("bf16");
+    const auto llama = session.load(AW_SOURCE_DIR "/tests/fixtures/hf_models/llama");
+    QCOMPARE(llama.dtype, QString("F32, computing in bf16"));
+    QCOMPARE(llama.query_groups, (std::vector<std::vector<int>>{{2, 2}, {2, 2}}));
+    const auto capture = session.attend(0, "The cat sat on the mat");
+    QVERIFY(capture.length() > 3);
+    const auto lama = session.load(kSampleData + "/lama_amazon");
+    QCOMPARE(lama.dtype.contains("computing"), false);
+    bool refused = false;
+    try {
+      session.setComputeDtype("fp8");
+    } catch (const std::exception& error) {
+      refused = QString(error.what()) == "--dtype 'fp8': expected f32, bf16, f16 or auto";
+    }
+    QVERIFY(refused);
+  }
+
+  // A head toggle re-runs from its layer: a held block below it is the very same floats, the capture
+  // holds the shown layer only (the others are made again when asked), and every layer equals a
+  // fresh session's full run under the same gates.
+  void reRunStartsAtTheToggledLayer() {
+    const QString sentence = "the film was good and the music was better";
+    ModelSession session;
+    session.load(kSampleData + "/vanilla_lm");
+    const auto heads = session.summary(0).heads_per_block;
+    const auto all_on = session.attend(0, sentence);  // shows layer 1
+    QVERIFY(all_on.holdsLayer(0));
+    QVERIFY(!all_on.holdsLayer(1));
+    const auto shape = sample_shape("vanilla_lm");
+    QCOMPARE(all_on.layers[1].heads, shape.heads);  // its shape stays
+    QCOMPARE(all_on.layers[1].rows, all_on.length());
+    QCOMPARE(all_on.layer(1).size(), size_t(shape.heads) * all_on.length() * all_on.length());
+    auto last_off = HeadGates::allOn(heads);
+    last_off.on[1][2] = false;
+    const auto toggled = session.attend(0, sentence, last_off);
+    QCOMPARE(toggled.layers[0].values.get(), all_on.layers[0].values.get());  // not run again
+    // A gate scales its head's output, not its weights: what changes is what comes after.
+    QVERIFY(all_on.predictionsAt(3)[0].probability != toggled.predictionsAt(3)[0].probability);
+    const auto shown_last = session.attend(0, sentence, last_off, 1);  // the view moved to layer 2
+    QVERIFY(shown_last.holdsLayer(1));
+    QVERIFY(!shown_last.holdsLayer(0));
+    QCOMPARE(shown_last.layers[1].toVector(), toggled.layer(1).toVector());
+    auto first_off = last_off;
+    first_off.on[0][0] = false;
+    const auto both = session.attend(0, sentence, first_off, 1);
+    QVERIFY(both.layer(1).toVector() != toggled.layer(1).toVector());  // layer 2 sees layer 1's change
+    QVERIFY(both.layers[1].values.get() != shown_last.layers[1].values.get());
+
+    ModelSession fresh;
+    fresh.load(kSampleData + "/vanilla_lm");
+    for (const auto& [gates, staged] : {std::pair{last_off, &toggled}, std::pair{first_off, &both}}) {
+      const auto full = fresh.attend(0, sentence, gates);
+      for (int layer = 0; layer < shape.layers; ++layer)
+        QCOMPARE(staged->layer(layer).toVector(), full.layer(layer).toVector());
+      for (int position : {0, full.length() - 1}) {
+        const auto a = staged->predictionsAt(position), b = full.predictionsAt(position);
+        QCOMPARE(a.size(), size_t{5});
+        for (size_t k = 0; k < a.size(); ++k) {
+          QCOMPARE(a[k].label, b[k].label);
+          QCOMPARE(a[k].probability, b[k].probability);
+        }
+      }
+      fresh.clear();
+      fresh.load(kSampleData + "/vanilla_lm");
+    }
+    // A classifier's document holds every layer (the LAMA tab reads them all).
+    ModelSession documents;
+    documents.load(kSampleData + "/lama_amazon");
+    const auto document = documents.attendDocument(0, "the taste was great and the price was fair");
+    for (int layer = 0; layer < document.layerCount(); ++layer) QVERIFY(document.holdsLayer(layer));
+  }
+
+  // Past 64 tokens the overview draws block means: cell (r, c) of a thumbnail is the mean of the
+  // weights in rows [⌊r·n/64⌋, ⌈(r+1)·n/64⌉) and the same columns, checked here in double.
+  void thumbnailsAreBlockMeansOfLongTexts() {
+    QTemporaryDir dir;
+    QVERIFY(train_demo_model(dir.filePath("long"), {"--layers", "1", "--heads", "2", "--d-model", "16", "--d-ff", "32",
+                                                    "--window", "160", "--epochs", "1"}));
+    ModelSession session;
+    session.load(dir.filePath("long"));
+    QStringList words;
+    for (int i = 0; i < 130; ++i) words << QStringList({"the", "film", "was", "good", "and", "music"})[i % 6];
+    const auto capture = session.attend(0, words.join(' '));
+    QCOMPARE(capture.length(), 130);
+    const auto& full = capture.layers[0];
+    const auto& small = capture.thumbnails[0];
+    QCOMPARE(small.rows, 64);
+    QCOMPARE(small.cols, 64);
+    QCOMPARE(small.heads, 2);
+    const int n = 130, side = 64;
+    double worst = 0;
+    for (int head = 0; head < 2; ++head)
+      for (int r = 0; r < side; ++r)
+        for (int c = 0; c < side; ++c) {
+          const int r0 = r * n / side, r1 = ((r + 1) * n + side - 1) / side;
+          const int c0 = c * n / side, c1 = ((c + 1) * n + side - 1) / side;
+          double sum = 0;
+          for (int i = r0; i < r1; ++i)
+            for (int j = c0; j < c1; ++j) sum += full.head(head)[i * n + j];
+          const double mean = sum / ((r1 - r0) * (c1 - c0));
+          worst = std::max(worst, std::abs(mean - small.head(head)[r * side + c]));
+        }
+    QVERIFY2(worst < 1e-6, qPrintable(QString("largest difference %1").arg(worst)));
+    // The overview shows the thumbnails; the large view the full matrix.
+    AttentionView view;
+    ModelSummary summary = session.summary(0);
+    view.setModels({summary});
+    view.setCapture(0, capture, {});
+    QCOMPARE(view.overview()->matrix(0, 1).cols, 64);
+    QCOMPARE(view.heatmap()->matrix().cols, 130);
+    QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
+  }
+};
+
+QTEST_MAIN(ModelSessionTests)
+#include "test_model_session.moc"

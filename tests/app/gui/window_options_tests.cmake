@@ -1,0 +1,15 @@
+# tests/app/gui/window_options_tests.cmake — attention-workbench's own options: a bad value is one line
+# on stderr and exit 2, before a window opens. Included when the GUI is built.
+foreach(bad "size;12;--size 12: expected WIDTHxHEIGHT, e.g. 1366x768"
+            "scale;bright;--scale bright: expected fixed, auto, log or row"
+            "dtype;fp8;--dtype fp8: expected f32, bf16, f16 or auto")
+  list(GET bad 0 option)
+  list(GET bad 1 value)
+  list(GET bad 2 message)
+  string(JOIN "^^" command "$<TARGET_FILE:attention-workbench>" --${option} ${value})
+  add_test(NAME gui.bad_${option}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" -DEXPECT_EXIT=2 "-DEXPECT_REGEX=^attention-workbench: ${message}"
+                   -DEXPECT_STDERR_LINES=1 -P ${aw_test_support_dir}/run_cli.cmake)
+  set_tests_properties(gui.bad_${option} PROPERTIES LABELS gui
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
+endforeach()

@@ -1,0 +1,463 @@
+// tests/models/nn/test_transformer.cpp — the shared transformer (models/nn/transformer.h): invariants of
+// every family (rows sum to 1, causal zeros, head gates, BET(SF)'s diagonal, the diagonal intervention),
+// float64 re-computations of layer 0's attention for the vanilla and the bird-eye transformer, the other
+// configurations and bad input, and the encoder classifier's mean pooling.
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "models/nn/model.h"
+#include "models/nn/model_config.h"
+#include "models/nn/transformer.h"
+#include "tests/support/test_support.h"
+#include "tests/support/tiny_lama.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aw {
+namespace {
+
+using test::max_difference;
+using test::TempDir;
+using test::tiny_config;
+using test::two_documents;
+
+ModelConfig tiny_bert_config() {
+  nlohmann::json json = {{"model_type", "bert"},          {"vocab_size", 20},         {"hidden_size", 12},
+                         {"num_hidden_layers", 2},        {"num_attention_heads", 3}, {"intermediate_size", 24},
+                         {"max_position_embeddings", 16}, {"hidden_dropout_prob", 0.0}};
+  return parse_model_config(json, "tiny bert");
+}
+
+ModelConfig tiny_gpt2_config() {
+  nlohmann::json json = {{"model_type", "gpt2"}, {"vocab_size", 20}, {"n_embd", 12}, {"n_layer", 2},
+                         {"n_head", 3},          {"n_positions", 16}, {"resid_pdrop", 0.0}};
+  return parse_model_config(json, "tiny gpt2");
+}
+
+std::shared_ptr<TransformerImpl> random_model(const ModelConfig& config, uint64_t seed = 3) {
+  torch::manual_seed(seed);
+  auto model = make_transformer(config);
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : model->parameters())
+    if (parameter.dim() >= 2) parameter.normal_(0.0, 0.4);
+  model->eval();
+  return model;
+}
+
+ModelInput sample_input(int64_t batch = 2, int64_t length = 9) {
+  ModelInput input;
+  input.input_ids = torch::randint(0, 20, {batch, length}, torch::kLong);
+  return input;
+}
+
+ForwardOptions capture_all() {
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  return options;
+}
+
+class EveryFamily : public ::testing::TestWithParam<std::string> {
+ protected:
+  ModelConfig config() const {
+    if (GetParam() == "bert") return tiny_bert_config();
+    if (GetParam() == "gpt2") return tiny_gpt2_config();
+    return tiny_config(GetParam());
+  }
+};
+
+TEST_P(EveryFamily, AttentionRowsSumToOne) {
+  auto model = random_model(config());
+  torch::manual_seed(1);
+  const auto result = model->forward(sample_input(), capture_all());
+  ASSERT_EQ(result.attention.size(), 2u);
+  for (const auto& attention : result.attention) {
+    EXPECT_EQ(attention.sizes(), (std::vector<int64_t>{2, 3, 9, 9}));
+    const auto sums = attention.sum(-1);
+    EXPECT_TRUE(torch::allclose(sums, torch::ones_like(sums), 1e-6, 1e-6)) << max_difference(sums, torch::ones_like(sums));
+  }
+}
+
+TEST_P(EveryFamily, CausalModelsPutZerosAboveTheDiagonal) {
+  const auto c = config();
+  auto model = random_model(c);
+  torch::manual_seed(2);
+  const auto result = model->forward(sample_input(), capture_all());
+  const auto above = torch::ones({9, 9}, torch::kBool).triu(1);
+  for (const auto& attention : result.attention) {
+    const auto upper = attention.masked_select(above);
+    if (c.causal) EXPECT_EQ(upper.abs().max().item<double>(), 0.0);
+    else EXPECT_GT(upper.abs().max().item<double>(), 0.0);  // BERT sees both directions
+  }
+}
+
+TEST_P(EveryFamily, DiagonalInterventionWithFactorOneChangesNothing) {
+  auto model = random_model(config());
+  torch::manual_seed(3);
+  const auto input = sample_input();
+  const auto plain = model->forward(input, capture_all());
+  auto options = capture_all();
+  options.diagonal = DiagonalIntervention::scale(1.0);
+  const auto scaled = model->forward(input, options);
+  EXPECT_TRUE(torch::equal(plain.hidden, scaled.hidden)) << max_difference(plain.hidden, scaled.hidden);
+  for (size_t layer = 0; layer < plain.attention.size(); ++layer)
+    EXPECT_TRUE(torch::equal(plain.attention[layer], scaled.attention[layer]));
+}
+
+TEST_P(EveryFamily, DiagonalMaskZeroesTheDiagonalExceptRowZero) {
+  auto model = random_model(config());
+  torch::manual_seed(4);
+  auto options = capture_all();
+  options.diagonal = DiagonalIntervention::mask();
+  const auto result = model->forward(sample_input(), options);
+  for (const auto& attention : result.attention) {
+    const auto diagonal = attention.diagonal(0, -2, -1);                                   // (B, H, n)
+    EXPECT_EQ(diagonal.narrow(-1, 1, 8).abs().max().item<double>(), 0.0);
+    EXPECT_GT(diagonal.select(-1, 0).min().item<double>(), 0.0);
+  }
+}
+
+TEST_P(EveryFamily, GateOfZeroRemovesExactlyThatHeadsContribution) {
+  // attn(x) with head h gated off must equal attn(x) minus head h's term W_o[:, h] (A_h V_h).
+  const auto c = config();
+  auto model = random_model(c);
+  auto block = model->layers[0]->as<TransformerBlock>();
+  auto attention_module = block->attn;
+  torch::manual_seed(5);
+  const auto x = torch::randn({2, 9, c.d_model});
+  AttentionContext context;
+  if (c.causal) context.blocked = torch::ones({9, 9}, torch::kBool).triu(1).view({1, 1, 9, 9});
+  if (c.bird_eye && c.diag_free_mask) context.reweighted_blocked = torch::eye(9, torch::kBool).index_put_({0, 0}, false);
+
+  const auto attended = attention_module->forward(x, context, {}, /*return_probabilities=*/true);
+  const auto& all_on = attended.output;
+  const auto& probabilities = attended.probabilities;
+  const int64_t head = 1, dh = c.d_head;
+  const auto gates = torch::tensor({1.0f, 0.0f, 1.0f}).view({1, 3});
+  const auto gated = attention_module->forward(x, context, gates, /*return_probabilities=*/false).output;
+
+  const auto values = attention_module->v(x).view({2, 9, 3, dh}).select(2, head);                   // (B, n, dh)
+  const auto head_context = torch::matmul(probabilities.select(1, head), values);                     // (B, n, dh)
+  const auto head_term = torch::matmul(head_context, attention_module->o->weight.narrow(1, head * dh, dh).t());
+  const auto expected = all_on - head_term;
+  EXPECT_TRUE(torch::allclose(gated, expected, 1e-5, 1e-5)) << max_difference(gated, expected);
+  EXPECT_GT((gated - all_on).abs().max().item<double>(), 1e-3);  // the head did contribute
+}
+
+TEST_P(EveryFamily, BatchedGatesEqualOneForwardPerGateSetting) {
+  const auto c = config();
+  auto model = random_model(c);
+  torch::manual_seed(6);
+  auto input = sample_input(1);
+  auto gates = torch::ones({2, c.n_blocks, c.max_heads()});
+  gates[0][1][2] = 0.0;
+  gates[1][0][0] = 0.0;
+  ModelInput doubled;
+  doubled.input_ids = input.input_ids.repeat({2, 1});
+  ForwardOptions batched;
+  batched.head_gates = gates;
+  const auto together = model->forward(doubled, batched);
+  for (int64_t setting = 0; setting < 2; ++setting) {
+    ForwardOptions single;
+    single.head_gates = gates[setting];
+    const auto alone = model->forward(input, single);
+    EXPECT_TRUE(torch::allclose(together.hidden[setting], alone.hidden[0], 1e-5, 1e-5))
+        << max_difference(together.hidden[setting], alone.hidden[0]);
+  }
+}
+
+TEST_P(EveryFamily, GateRowsSplittingTheBatchEqualRepeatedRows) {
+  // k·B gate rows on B embedded rows: the rows part ways at layer 0's gates, and every layer after
+  // must see them (and their padding) as if they had been repeated k times from the start.
+  const auto c = config();
+  auto model = random_model(c);
+  ASSERT_TRUE(model->splits_rows_at_gates());
+  torch::manual_seed(11);
+  auto input = sample_input(2, 7);
+  input.attention_mask = torch::ones({2, 7}, torch::kLong);
+  input.attention_mask[1].narrow(0, 4, 3).fill_(0);
+  auto gates = torch::ones({3 * 2, c.n_blocks, c.max_heads()});                  // 3 settings × 2 rows
+  gates[0][0][0] = 0.0;
+  gates[3][1][2] = 0.5;
+  gates[5][0][1] = 0.0;
+  gates[5][1][0] = 0.0;
+  ForwardOptions options;
+  options.head_gates = gates;
+  const auto split = model->run_layers(model->embed(input), input, 0, c.n_blocks, options).hidden;
+  ModelInput repeated;
+  repeated.input_ids = input.input_ids.repeat({3, 1});
+  repeated.attention_mask = input.attention_mask.repeat({3, 1});
+  const auto expected = model->run_layers(model->embed(repeated), repeated, 0, c.n_blocks, options).hidden;
+  ASSERT_EQ(split.sizes(), expected.sizes());
+  EXPECT_TRUE(torch::allclose(split, expected, 1e-5, 1e-5)) << max_difference(split, expected);
+}
+
+TEST_P(EveryFamily, GatesAreDifferentiable) {
+  const auto c = config();
+  auto model = random_model(c);
+  torch::manual_seed(7);
+  auto gates = torch::ones({c.n_blocks, c.max_heads()}, torch::requires_grad());
+  ForwardOptions options;
+  options.head_gates = gates;
+  model->forward(sample_input(), options).hidden.pow(2).sum().backward();
+  ASSERT_TRUE(gates.grad().defined());
+  EXPECT_EQ(gates.grad().sizes(), gates.sizes());
+  EXPECT_TRUE(torch::isfinite(gates.grad()).all().item<bool>());
+  EXPECT_GT(gates.grad().abs().min().item<double>(), 0.0);
+}
+
+TEST_P(EveryFamily, StagedForwardEqualsForward) {
+  const auto c = config();
+  auto model = random_model(c);
+  torch::manual_seed(8);
+  const auto input = sample_input();
+  const auto whole = model->forward(input, {});
+  auto hidden = model->run_layers(model->embed(input), input, 0, 1, {}).hidden;
+  hidden = model->run_layers(hidden, input, 1, c.n_blocks, {}).hidden;
+  EXPECT_TRUE(torch::equal(hidden, whole.hidden));
+  if (whole.logits.defined()) EXPECT_TRUE(torch::equal(model->output(hidden, input), whole.logits));
+}
+
+TEST_P(EveryFamily, ObserverSeesEveryLayerInStatsMode) {
+  auto model = random_model(config());
+  std::vector<int64_t> seen;
+  ForwardOptions options;
+  options.capture = CaptureMode::Stats;
+  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
+    EXPECT_EQ(probabilities.dim(), 4);
+    seen.push_back(layer);
+  };
+  const auto result = model->forward(sample_input(), options);
+  EXPECT_EQ(seen, (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(result.attention.empty());  // Stats keeps nothing
+}
+
+TEST_P(EveryFamily, RunLayersReturnsWhatTheObserverSaw) {
+  const auto c = config();
+  auto model = random_model(c);
+  torch::manual_seed(13);
+  const auto input = sample_input();
+  std::vector<torch::Tensor> observed;
+  auto options = capture_all();
+  options.observer = [&](int64_t, const torch::Tensor& probabilities) { observed.push_back(probabilities); };
+  const auto run = model->run_layers(model->embed(input), input, 0, c.n_blocks, options);
+  const auto whole = model->forward(input, capture_all());
+  ASSERT_EQ(run.attention.size(), static_cast<size_t>(c.n_blocks));
+  ASSERT_EQ(observed.size(), run.attention.size());
+  for (int64_t layer = 0; layer < c.n_blocks; ++layer) {
+    EXPECT_TRUE(observed[layer].is_same(run.attention[layer])) << "layer " << layer;  // the one tensor, not a copy
+    EXPECT_TRUE(torch::equal(run.attention[layer], whole.attention[layer])) << "layer " << layer;
+  }
+  EXPECT_TRUE(torch::equal(run.hidden, whole.hidden));
+  EXPECT_TRUE(model->run_layers(model->embed(input), input, 0, c.n_blocks, {}).attention.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, EveryFamily,
+                         ::testing::Values("transformer_lm", "bet_sf", "bet_sg", "gpt2", "bert"));
+
+// --- BET(SF) ------------------------------------------------------------------------------------
+
+TEST(BirdEye, DiagonalIsZeroExceptRowZero) {
+  auto model = random_model(tiny_config("bet_sf"));
+  torch::manual_seed(9);
+  const auto result = model->forward(sample_input(), capture_all());
+  for (const auto& attention : result.attention) {
+    const auto diagonal = attention.diagonal(0, -2, -1);
+    EXPECT_EQ(diagonal.narrow(-1, 1, 8).abs().max().item<double>(), 0.0);
+    EXPECT_FLOAT_EQ(diagonal.select(-1, 0).min().item<float>(), 1.0f);  // row 0 attends only to itself
+  }
+}
+
+TEST(BirdEye, WithoutDiagFreeMaskTheDiagonalIsUsed) {
+  auto json = nlohmann::json{{"model_type", "bet_sf"}, {"vocab_size", 20}, {"n_layers", 2}, {"n_heads", 3},
+                             {"d_model", 12}, {"max_positions", 16}, {"dropout", 0.0}, {"diag_free_mask", false}};
+  auto model = random_model(parse_model_config(json, "config"));
+  torch::manual_seed(10);
+  const auto result = model->forward(sample_input(), capture_all());
+  EXPECT_GT(result.attention[0].diagonal(0, -2, -1).narrow(-1, 1, 8).min().item<double>(), 0.0);
+}
+
+// float64 re-computation of layer 0's attention, straight from the parameters.
+torch::Tensor reference_layer0_attention(TransformerImpl& model, const torch::Tensor& ids, double diagonal_factor) {
+  const auto& c = model.config();
+  auto d = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64); };
+  auto block = model.layers[0]->as<TransformerBlock>();
+  const int64_t n = ids.size(1), heads = c.n_heads, dh = c.d_head;
+  auto x = d(model.tok_emb->weight).index_select(0, ids.reshape({-1})).view({ids.size(0), n, c.d_model}) +
+           d(model.pos_emb->weight).narrow(0, 0, n);
+  auto mean = x.mean(-1, true);
+  auto variance = (x - mean).pow(2).mean(-1, true);
+  auto normed = (x - mean) / torch::sqrt(variance + c.layer_norm_eps) * d(block->ln_1->weight) + d(block->ln_1->bias);
+  auto project = [&](Dense& linear) {
+    return (torch::matmul(normed, d(linear->weight).t()) + d(linear->bias)).view({ids.size(0), n, heads, dh}).transpose(1, 2);
+  };
+  auto q = project(block->attn->q), k = project(block->attn->k), v = project(block->attn->v);
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(dh));
+  auto eye = torch::eye(n, torch::kFloat64);
+  scores = scores * (1 - eye) + scores * eye * diagonal_factor;
+  const auto causal = torch::ones({n, n}, torch::kBool).triu(1);
+  scores = scores.masked_fill(causal, -INFINITY);
+  if (!c.bird_eye) return torch::softmax(scores, -1);
+  auto context = torch::matmul(torch::softmax(scores, -1), v);                        // (B, H, n, dh)
+  auto w = d(block->attn->bird_eye);                                                  // (H, 2dh)
+  auto r = torch::sigmoid((torch::cat({context, k}, -1) * w.view({1, heads, 1, 2 * dh})).sum(-1));  // (B, H, n)
+  scores = scores * r.unsqueeze(-2);
+  if (c.diag_free_mask) scores = scores.masked_fill(torch::eye(n, torch::kBool).index_put_({0, 0}, false), -INFINITY);
+  return torch::softmax(scores, -1);
+}
+
+TEST(Layer0Reference, VanillaAttentionMatchesFloat64) {
+  auto model = random_model(tiny_config("transformer_lm"));
+  torch::manual_seed(11);
+  const auto input = sample_input();
+  const auto result = model->forward(input, capture_all());
+  const auto expected = reference_layer0_attention(*model, input.input_ids, 1.0);
+  EXPECT_TRUE(torch::allclose(result.attention[0].to(torch::kFloat64), expected, 1e-5, 1e-6))
+      << max_difference(result.attention[0], expected);
+}
+
+TEST(Layer0Reference, ScaledDiagonalMatchesFloat64) {
+  auto model = random_model(tiny_config("transformer_lm"));
+  torch::manual_seed(12);
+  const auto input = sample_input();
+  for (double factor : {0.0, 0.2, 2.0}) {
+    auto options = capture_all();
+    options.diagonal = DiagonalIntervention::scale(factor);
+    const auto result = model->forward(input, options);
+    const auto expected = reference_layer0_attention(*model, input.input_ids, factor);
+    EXPECT_TRUE(torch::allclose(result.attention[0].to(torch::kFloat64), expected, 1e-5, 1e-6))
+        << "factor " << factor << ": " << max_difference(result.attention[0], expected);
+  }
+}
+
+TEST(Layer0Reference, BirdEyeAttentionMatchesFloat64) {
+  auto model = random_model(tiny_config("bet_sf"));
+  torch::NoGradGuard no_grad;
+  for (auto& layer : *model->layers) layer->as<TransformerBlock>()->attn->bird_eye.normal_(0.0, 1.0);
+  torch::manual_seed(13);
+  const auto input = sample_input();
+  const auto result = model->forward(input, capture_all());
+  const auto expected = reference_layer0_attention(*model, input.input_ids, 1.0);
+  EXPECT_TRUE(torch::allclose(result.attention[0].to(torch::kFloat64), expected, 1e-5, 1e-6))
+      << max_difference(result.attention[0], expected);
+}
+
+// --- other configurations and bad input -----------------------------------------------------------
+
+TEST(TransformerVariants, PostNormSinusoidalUntiedReluRunsAndNormalises) {
+  auto json = nlohmann::json{{"model_type", "transformer_lm"}, {"vocab_size", 20}, {"n_layers", 2}, {"n_heads", 3},
+                             {"d_model", 12}, {"max_positions", 16}, {"norm", "post"}, {"positions", "sinusoidal"},
+                             {"tie_embeddings", false}, {"activation", "relu"}, {"dropout", 0.0}};
+  auto model = random_model(parse_model_config(json, "config"));
+  EXPECT_TRUE(model->lm_head);
+  EXPECT_FALSE(model->ln_f);
+  EXPECT_FALSE(model->pos_emb);
+  torch::manual_seed(14);
+  const auto result = model->forward(sample_input(), capture_all());
+  EXPECT_EQ(result.logits.sizes(), (std::vector<int64_t>{2, 9, 20}));
+  // Post-LN: the last layer's output is LayerNorm-ed (mean 0, variance 1 before the affine 1/0).
+  EXPECT_LT(result.hidden.mean(-1).abs().max().item<double>(), 1e-5);
+}
+
+TEST(TransformerVariants, SinusoidalTableFollowsVaswani) {
+  auto json = nlohmann::json{{"model_type", "transformer_lm"}, {"vocab_size", 20}, {"n_layers", 1}, {"n_heads", 3},
+                             {"d_model", 12}, {"max_positions", 16}, {"positions", "sinusoidal"}};
+  auto model = make_transformer(parse_model_config(json, "config"));
+  const auto table = model->named_buffers()["sinusoid"];
+  for (int64_t position : {0, 5, 15})
+    for (int64_t i : {0, 1, 4}) {
+      const double angle = position / std::pow(10000.0, 2.0 * i / 12.0);
+      EXPECT_NEAR(table[position][2 * i].item<double>(), std::sin(angle), 1e-6);
+      EXPECT_NEAR(table[position][2 * i + 1].item<double>(), std::cos(angle), 1e-6);
+    }
+}
+
+TEST(TransformerInput, SequenceLongerThanPositionsIsAClearError) {
+  auto model = random_model(tiny_config("transformer_lm"));
+  try {
+    model->forward(sample_input(1, 17), {});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "sequence length 17 exceeds the model's 16 positions");
+  }
+}
+
+TEST(TransformerInput, GatesOfTheWrongShapeAreAClearError) {
+  auto model = random_model(tiny_config("transformer_lm"));
+  ForwardOptions options;
+  options.head_gates = torch::ones({2, 4});
+  try {
+    model->forward(sample_input(), options);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "head gates have shape [2, 4]; expected [2, 3] or [k·2, 2, 3]");
+  }
+}
+
+TEST(TransformerInput, PaddedKeysGetNoAttention) {
+  auto model = random_model(tiny_bert_config());
+  auto input = sample_input();
+  input.attention_mask = torch::ones({2, 9}, torch::kLong);
+  input.attention_mask[1].narrow(0, 6, 3).fill_(0);
+  const auto result = model->forward(input, capture_all());
+  for (const auto& attention : result.attention)
+    EXPECT_EQ(attention[1].narrow(-1, 6, 3).abs().max().item<double>(), 0.0);
+}
+
+// --- A block's typed output ---------------------------------------------------------------------
+
+// A transformer block hands its attention back as a value: the probabilities Full capture keeps,
+// and none (undefined) when they are not asked for; the hidden state is the same either way.
+TEST(TransformerBlock, ReturnsTheProbabilitiesCaptureKeepsOnlyWhenAsked) {
+  auto model = random_model(tiny_config("transformer_lm"));
+  torch::manual_seed(14);
+  const auto input = sample_input(2, 9);
+  const int64_t length = 9;
+  AttentionContext context;  // what a causal model without padding or diagonal treatment builds
+  context.blocked = torch::ones({length, length}, torch::kBool).triu(1).view({1, 1, length, length});
+  context.blocked_bias = torch::zeros({1, 1, length, length}).masked_fill_(context.blocked, -INFINITY);
+
+  const auto embedded = model->embed(input);
+  auto block = model->layers[0]->as<TransformerBlock>();
+  const auto asked = block->forward(embedded, context, {}, true);
+  const auto not_asked = block->forward(embedded, context, {}, false);
+  const auto captured = model->forward(input, capture_all());
+
+  ASSERT_TRUE(asked.probabilities.defined());
+  EXPECT_EQ(asked.probabilities.sizes(), (std::vector<int64_t>{2, 3, length, length}));
+  EXPECT_TRUE(torch::equal(asked.probabilities, captured.attention[0])) << max_difference(asked.probabilities, captured.attention[0]);
+  EXPECT_FALSE(not_asked.probabilities.defined());
+  EXPECT_TRUE(torch::equal(asked.hidden, not_asked.hidden));
+  EXPECT_TRUE(torch::equal(asked.hidden, model->run_layers(embedded, input, 0, 1, {}).hidden));
+}
+
+TEST(Lama, EncoderClassifierRoundTripAndMeanPooling) {
+  nlohmann::json json = {{"model_type", "encoder_classifier"}, {"vocab_size", 20}, {"n_layers", 1}, {"n_heads", 2},
+                         {"d_model", 8}, {"max_positions", 16}, {"dropout", 0.0}, {"labels", {"neg", "pos"}}};
+  const auto config = parse_model_config(json, "encoder config");
+  EXPECT_FALSE(config.causal);
+  EXPECT_TRUE(config.is_classifier());
+  TempDir dir;
+  auto original = create_model(config);
+  original->module().eval();
+  save_native_checkpoint(dir.path(), *original, test::tiny_vocabulary(20));
+  const auto loaded = load_checkpoint(dir.path());
+  torch::NoGradGuard no_grad;
+  const auto input = two_documents();
+  const auto result = loaded.model->forward(input);
+  EXPECT_EQ(result.logits.sizes(), (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(torch::equal(result.logits, original->forward(input).logits));
+  // Padding does not reach the pooled mean.
+  ModelInput alone;
+  alone.input_ids = torch::tensor({6, 8, 3, 12, 2}, torch::kLong).view({1, 5});
+  EXPECT_TRUE(torch::allclose(result.logits[1], loaded.model->forward(alone).logits[0], 1e-5, 1e-6));
+}
+
+}  // namespace
+}  // namespace aw

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# tests/support/reproduce_check.sh — ctest reproduce.quick: scripts/study/reproduce.sh --quick end to end into a
+# scratch folder, then the report it wrote: every section there, every figure it links a PNG that
+# exists, no number left unformatted ("nan", "inf"), no temporary path in the outputs; the quick runs
+# listed as recorded runs.
+#   reproduce_check.sh <source dir> <out dir> <attention-cli> <attention-plot>
+set -euo pipefail
+source_dir=$1 out=$2
+rm -rf "$out"
+AW_CLI=$3 AW_PLOT=$4 bash "$source_dir/scripts/study/reproduce.sh" --quick --out "$out"
+report=$out/results.md
+for heading in "## The models" "## The recorded runs" '| `transformer_lm` | 2 | perplexity ' "## Bird-Eye Table 1" "## Bird-Eye Table 2" "## Bird-Eye Table 3" \
+               "## Bird-Eye Figure 3" "## Michel et al." "### Table 1: each head switched off alone" \
+               "### Table 2: only the best head" "### Figure 3: pruning heads in order" "### Real pruning" \
+               "## LAMA" "### Each head on its own" "## Translation models" "Quick mode"; do
+  grep -q -F "$heading" "$report" || { echo "reproduce_check: '$heading' missing from $report" >&2; exit 1; }
+done
+figures=$(grep -o '](results/[^)]*\.png)' "$report" | sed 's/^](//; s/)$//')
+[ "$(echo "$figures" | wc -l)" -ge 7 ] || { echo "reproduce_check: fewer than 7 figures linked" >&2; exit 1; }
+for f in $figures; do
+  head -c 4 "$out/$f" | grep -q PNG || { echo "reproduce_check: $out/$f is not a PNG" >&2; exit 1; }
+done
+# The slices live in a temporary folder that is gone afterwards: the outputs name them slice/FILE.
+if grep -r -l "aw-reproduce\." "$out/results"; then echo "reproduce_check: a temporary path left in the outputs above" >&2; exit 1; fi
+if grep -n -i -E '\b(nan|inf)\b' "$report"; then echo "reproduce_check: unformatted number in $report" >&2; exit 1; fi
+echo "reproduce_check: $report has every section and $(echo "$figures" | wc -l) figures"

@@ -1,0 +1,22 @@
+# tests/support/run_golden.cmake — one golden case: runs attention-cli with ARGS (joined by "^^"; "^" inside
+# an argument is a space) and compares each of OUTPUTS with its golden copy through golden_compare.
+# -DCLI -DCOMPARE -DSAMPLES -DOUT_DIR -DGOLDEN_DIR -DNAME -DARGS -DOUTPUTS (comma-separated)
+file(REMOVE_RECURSE "${OUT_DIR}")
+file(MAKE_DIRECTORY "${OUT_DIR}")
+string(REPLACE "@S@" "${SAMPLES}" ARGS "${ARGS}")
+string(REPLACE "@O@" "${OUT_DIR}" ARGS "${ARGS}")
+string(REPLACE "^^" ";" ARGS "${ARGS}")
+string(REPLACE "^" " " ARGS "${ARGS}")
+execute_process(COMMAND "${CLI}" ${ARGS} RESULT_VARIABLE exit_code OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT exit_code STREQUAL "0")
+  message(FATAL_ERROR "attention-cli exited with ${exit_code}:\n${err}")
+endif()
+string(REPLACE "," ";" OUTPUTS "${OUTPUTS}")
+foreach(output IN LISTS OUTPUTS)
+  string(REPLACE "/" "_" golden_name "${output}")
+  execute_process(COMMAND "${COMPARE}" "${GOLDEN_DIR}/${NAME}.${golden_name}" "${OUT_DIR}/${output}"
+                  RESULT_VARIABLE compare_code ERROR_VARIABLE compare_err)
+  if(NOT compare_code STREQUAL "0")
+    message(FATAL_ERROR "${output} differs from its golden copy: ${compare_err}")
+  endif()
+endforeach()

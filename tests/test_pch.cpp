@@ -1,1 +1,0 @@
-// Carries the precompiled header shared by the test executables.

@@ -1,0 +1,111 @@
+// tests/widgets/test_attention_overview.cpp — the overview of thumbnails (widgets/attention_overview.h)
+// under QT_QPA_PLATFORM=offscreen: grouped by key/value head, clicks select a layer and head, the colour
+// scale followed (pixel checked), and only the thumbnails shown rendered.
+#include "tests/widgets/attention_matrices.h"
+#include "widgets/attention_matrix.h"
+#include "widgets/attention_overview.h"
+#include "widgets/colour_scale.h"
+
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace aw;
+
+namespace {
+
+using aw::test::three_by_three;
+
+}  // namespace
+
+class AttentionOverviewTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  // The overview sets groups apart the same way, after the mean column; a pruned layer's groups
+  // (sizes 2 and 1) follow its own heads.
+  void overviewThumbnailsAreGroupedByKeyValueHead() {
+    AttentionOverview overview;
+    overview.resize(900, 300);
+    std::vector<std::vector<AttentionMatrix>> matrices = {std::vector<AttentionMatrix>(5, three_by_three()),
+                                                          std::vector<AttentionMatrix>(4, three_by_three())};
+    overview.setMatrices(matrices);
+    overview.setQueryGroups({{2, 2}, {2, 1}});
+    const auto gap = [&](int layer, int head) {  // space left of a head's thumbnail
+      return overview.thumbnailRect(layer, head).left() - overview.thumbnailRect(layer, head - 1).right();
+    };
+    QVERIFY(gap(0, 2) > gap(0, 1));  // heads 3–4 read the second key/value head
+    QCOMPARE(gap(0, 0), gap(0, 1));  // the mean column is not a group
+    QVERIFY(gap(1, 2) > gap(1, 1));
+    QCOMPARE(overview.thumbnailRect(1, 2).left(), overview.thumbnailRect(0, 2).left());
+  }
+
+  void overviewThumbnailClickSelectsLayerAndHead() {
+    AttentionOverview overview;
+    overview.resize(600, 400);
+    overview.show();
+    std::vector<std::vector<AttentionMatrix>> matrices(2, std::vector<AttentionMatrix>(3, three_by_three()));
+    overview.setMatrices(matrices);
+    QSignalSpy clicked(&overview, &AttentionOverview::thumbnailClicked);
+    QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.thumbnailRect(1, 0).center());
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.at(0).at(0).toInt(), 1);
+    QCOMPARE(clicked.at(0).at(1).toInt(), 0);
+    QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.thumbnailRect(0, -1).center());
+    QCOMPARE(clicked.at(1).at(1).toInt(), -1);  // the mean column
+  }
+
+  // The thumbnails follow the colour scale: weights near 0.001 are one dark colour on 0–1 and spread
+  // under auto; a scale change renders them again when painted, setting the same scale does not.
+  void overviewThumbnailsFollowTheColourScale() {
+    AttentionOverview overview;
+    overview.resize(300, 200);
+    overview.show();
+    AttentionMatrix faint = three_by_three();
+    faint.weights = {0.001f, 0.0f, 0.0f, 0.002f, 0.0005f, 0.0f, 0.003f, 0.001f, 0.0f};
+    overview.setMatrices({{faint}});
+    const auto pixel = [&] {  // the thumbnail's bottom-left cell (weight 0.003, the largest)
+      const auto rect = overview.thumbnailRect(0, -1);
+      return QColor(overview.grab().toImage().pixel(rect.left() + rect.width() / 6, rect.bottom() - rect.height() / 6));
+    };
+    const auto fixed = pixel();
+    const int rendered = overview.renderCount();
+    QCOMPARE(rendered, 1);
+    overview.setColourScale(ColourScale::Auto);
+    const auto automatic = pixel();
+    QCOMPARE(overview.renderCount(), rendered + 1);
+    QVERIFY2(automatic.lightness() > fixed.lightness() + 60,
+             qPrintable(QString("%1 vs %2").arg(automatic.name(), fixed.name())));
+    overview.setColourScale(ColourScale::Auto);
+    pixel();
+    QCOMPARE(overview.renderCount(), rendered + 1);
+  }
+
+  // A 1B-class model's overview (16 layers × mean + 32 heads) in a small scroll area renders only the
+  // thumbnails it shows; scrolling renders the newly shown ones, none twice.
+  void overviewRendersOnlyTheThumbnailsShown() {
+    QScrollArea area;
+    auto* overview = new AttentionOverview;
+    area.setWidget(overview);
+    area.setWidgetResizable(true);
+    area.resize(400, 300);
+    area.show();
+    std::vector<std::vector<AttentionMatrix>> matrices(16, std::vector<AttentionMatrix>(33, three_by_three()));
+    overview->setMatrices(matrices);
+    QVERIFY(QTest::qWaitForWindowExposed(&area));
+    area.grab();
+    const int shown = overview->renderCount();
+    QVERIFY2(shown > 0 && shown < 60, qPrintable(QString::number(shown)));
+    area.horizontalScrollBar()->setValue(area.horizontalScrollBar()->maximum());
+    area.verticalScrollBar()->setValue(area.verticalScrollBar()->maximum());
+    area.grab();
+    const int after_scroll = overview->renderCount();
+    QVERIFY2(after_scroll > shown && after_scroll < 2 * 60, qPrintable(QString::number(after_scroll)));
+    area.grab();
+    QCOMPARE(overview->renderCount(), after_scroll);
+  }
+};
+
+QTEST_MAIN(AttentionOverviewTests)
+#include "test_attention_overview.moc"

@@ -1,0 +1,106 @@
+// tests/widgets/test_head_toggle_grid.cpp — the heads panel (widgets/head_toggle_grid.h) under
+// QT_QPA_PLATFORM=offscreen: a click toggles one gate and emits once, Keep only / Invert / All on,
+// grouped-query panels of 512 heads that scroll.
+#include "widgets/head_gates.h"
+#include "widgets/head_toggle_grid.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace aw;
+
+class HeadToggleGridTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void clickingACellTogglesItsGateOnce() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({4, 4}));
+    panel.show();
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    QTest::mouseClick(panel.grid(), Qt::LeftButton, {}, panel.grid()->cellRect(1, 2).center());
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!panel.gates().isOn(1, 2));
+    QCOMPARE(panel.gates().offCount(), 1);
+    QCOMPARE(panel.summaryText(), QString("1 of 8 heads off"));
+    QTest::mouseClick(panel.grid(), Qt::LeftButton, {}, panel.grid()->cellRect(1, 2).center());
+    QCOMPARE(changed.count(), 2);
+    QVERIFY(panel.gates().isOn(1, 2));
+  }
+
+  void clickingBetweenCellsChangesNothing() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({2, 2}));
+    panel.show();
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    QTest::mouseClick(panel.grid(), Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(changed.count(), 0);
+  }
+
+  void keepOnlySwitchesTheLayersOtherHeadsOff() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({3, 3}));
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    panel.keepOnly(0, 1);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(panel.gates().on[0], (std::vector<bool>{false, true, false}));
+    QCOMPARE(panel.gates().on[1], (std::vector<bool>{true, true, true}));  // other layers untouched
+    panel.keepOnly(0, 1);  // already so: no second signal
+    QCOMPARE(changed.count(), 1);
+  }
+
+  void invertAndAllOn() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({2, 3}));
+    panel.toggle(1, 0);
+    panel.invert();
+    QCOMPARE(panel.gates().offCount(), 4);
+    QVERIFY(panel.gates().isOn(1, 0));
+    panel.allOn();
+    QCOMPARE(panel.gates().offCount(), 0);
+    QCOMPARE(panel.summaryText(), QString("all 5 heads on"));
+  }
+
+  // Grouped-query attention at a 1B model's scale: 16 layers × 32 query heads over 8 key/value
+  // heads. The groups' cells sit together with a wider gap between groups, the tooltip's key/value
+  // head is the group's, and the panel scrolls rather than grow past its dock: every cell stays
+  // clickable.
+  void aGroupedQueryPanelOf512HeadsGroupsAndScrolls() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn(std::vector<int>(16, 32)));
+    panel.grid()->setQueryGroups(std::vector<std::vector<int>>(16, std::vector<int>(8, 4)));
+    panel.resize(320, 400);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QCOMPARE(panel.width(), 320);
+    auto* grid = panel.grid();
+    const int within = grid->cellRect(0, 3).left() - grid->cellRect(0, 2).right();
+    const int between = grid->cellRect(0, 4).left() - grid->cellRect(0, 3).right();
+    QVERIFY2(between > within, qPrintable(QString("%1 vs %2").arg(between).arg(within)));
+    QCOMPARE(grid->groupOf(5, 3), 0);
+    QCOMPARE(grid->groupOf(5, 4), 1);
+    QCOMPARE(grid->groupOf(5, 31), 7);
+    QVERIFY(grid->width() > 320);  // wider than the panel: it scrolls
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    QTest::mouseClick(grid, Qt::LeftButton, {}, grid->cellRect(15, 31).center());
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!panel.gates().isOn(15, 31));
+    QCOMPARE(panel.summaryText(), QString("1 of 512 heads off"));
+    // Groups of one head (every head its own key and value) are no grouping.
+    grid->setQueryGroups(std::vector<std::vector<int>>(16, std::vector<int>(32, 1)));
+    QCOMPARE(grid->groupOf(0, 5), -1);
+  }
+
+  void setGatesDoesNotEmit() {
+    HeadToggleGrid panel;
+    QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
+    auto gates = HeadGates::allOn({2});
+    gates.on[0][1] = false;
+    panel.setGates(gates);
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(panel.gates(), gates);
+  }
+};
+
+QTEST_MAIN(HeadToggleGridTests)
+#include "test_head_toggle_grid.moc"
