@@ -6,17 +6,23 @@
 namespace aw {
 namespace {
 
-// The CSV records of `text`: fields with quotes resolved; a line starting with '#' is one record of
-// one field (the comment, '#' included).
-std::vector<std::vector<std::string>> csv_records(const std::string& text) {
-  std::vector<std::vector<std::string>> records;
+// One line of a result CSV: its fields with quotes resolved, or a comment (one field, '#' included).
+// A comment is known by where its '#' stands, not by its text: a quoted "#love" is a field.
+struct CsvRecord {
+  std::vector<std::string> fields;
+  bool comment = false;
+};
+
+// The records of `text`; a line starting with '#' is a comment record.
+std::vector<CsvRecord> csv_records(const std::string& text) {
+  std::vector<CsvRecord> records;
   std::vector<std::string> fields;
   std::string field;
   bool quoted = false, at_record_start = true, field_started = false;
   const auto end_record = [&] {
     if (field_started || !fields.empty()) {
       fields.push_back(field);
-      records.push_back(fields);
+      records.push_back({fields, false});
     }
     fields.clear();
     field.clear();
@@ -35,7 +41,7 @@ std::vector<std::vector<std::string>> csv_records(const std::string& text) {
       const auto end = text.find('\n', i);
       auto comment = text.substr(i, end == std::string::npos ? std::string::npos : end - i);
       while (!comment.empty() && (comment.back() == '\r' || comment.back() == ' ')) comment.pop_back();
-      records.push_back({comment});
+      records.push_back({{comment}, true});
       i = end == std::string::npos ? text.size() : end;
       continue;
     }
@@ -55,10 +61,6 @@ std::vector<std::vector<std::string>> csv_records(const std::string& text) {
   }
   end_record();
   return records;
-}
-
-bool is_comment(const std::vector<std::string>& record) {
-  return record.size() == 1 && !record[0].empty() && record[0][0] == '#';
 }
 
 // "key=" at the start of `part`, with a key of letters, digits and '_'.
@@ -103,6 +105,18 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+namespace {
+
+// The first field of a header or row line, quoted where it would otherwise read as something else: a
+// line starting with '#' reads as a comment, an empty line (one column, an empty field) as no line.
+std::string line_start(const std::string& field, size_t fields_in_line) {
+  const bool empty_line = field.empty() && fields_in_line == 1;
+  if (empty_line || (!field.empty() && field[0] == '#')) return "\"" + field + "\"";
+  return field;
+}
+
+}  // namespace
+
 std::string write_csv(const ResultTable& table) {
   std::string csv;
   if (!table.metadata().empty()) {
@@ -120,7 +134,7 @@ std::string write_csv(const ResultTable& table) {
   bool first = true;
   for (const auto& column : columns) {
     if (!column.in_csv) continue;
-    csv += (first ? "" : ",") + csv_field(column.name);
+    csv += first ? line_start(csv_field(column.name), written_columns) : "," + csv_field(column.name);
     first = false;
   }
   csv += "\n";
@@ -130,12 +144,8 @@ std::string write_csv(const ResultTable& table) {
     for (size_t c = 0; c < columns.size(); ++c) {
       if (!columns[c].in_csv) continue;
       const auto text = cell_text(row[c], columns[c].digits);
-      auto field = std::holds_alternative<std::string>(row[c]) ? csv_field(text) : text;
-      // A line that starts with '#' would read as a comment, an empty line as no row: quoted, neither.
-      const bool empty_line = field.empty() && written_columns == 1;
-      if (first && (empty_line || (!field.empty() && field[0] == '#')) && std::holds_alternative<std::string>(row[c]))
-        field = "\"" + field + "\"";
-      line += (first ? "" : ",") + field;
+      const auto field = std::holds_alternative<std::string>(row[c]) ? csv_field(text) : text;
+      line += first ? line_start(field, written_columns) : "," + field;
       first = false;
     }
     csv += line + "\n";
@@ -147,20 +157,20 @@ ResultTable read_csv(const std::string& text) {
   ResultTable table;
   bool header_expected = true, header_seen = false;
   for (const auto& record : csv_records(text)) {
-    if (is_comment(record)) {
-      read_metadata(record[0], table);
+    if (record.comment) {
+      read_metadata(record.fields[0], table);
       header_expected = true;  // a new block repeats the header
       continue;
     }
     if (header_expected) {
       if (!header_seen)
-        for (const auto& name : record) table.add_column(name, ColumnType::Text);
+        for (const auto& name : record.fields) table.add_column(name, ColumnType::Text);
       header_seen = true;
       header_expected = false;
       continue;
     }
     std::vector<Cell> row;
-    for (const auto& field : record) row.emplace_back(field);
+    for (const auto& field : record.fields) row.emplace_back(field);
     table.add_row(std::move(row));
   }
   return table;

@@ -57,6 +57,31 @@ TEST(ResultTable, ALineThatWouldReadAsACommentOrAsNothingIsQuoted) {
   single.row("");
   EXPECT_EQ(write_csv(single), "translation\n\"\"\n");
   EXPECT_EQ(read_csv(write_csv(single)).row_count(), 1);
+  // The header line too (fuzz_csv found `""` then `1`: written back, the empty header line vanished
+  // and the row became the header).
+  const auto unnamed = read_csv("\"\"\n1\n");
+  ASSERT_EQ(unnamed.row_count(), 1);
+  EXPECT_EQ(write_csv(unnamed), "\"\"\n1\n");
+  EXPECT_EQ(read_csv(write_csv(unnamed)).row_count(), 1);
+  ResultTable hashed;
+  hashed.add_column("#", ColumnType::Integer).add_column("n", ColumnType::Integer);
+  hashed.row(1, 2);
+  EXPECT_EQ(write_csv(hashed), "\"#\",n\n1,2\n");
+  EXPECT_EQ(read_csv(write_csv(hashed)).columns().size(), 2u);
+  // A quoted field that starts with '#' is a field, not a comment, also alone on its line.
+  ResultTable tags;
+  tags.add_column("tag", ColumnType::Text);
+  tags.row("#love");
+  EXPECT_EQ(write_csv(tags), "tag\n\"#love\"\n");
+  const auto tags_again = read_csv(write_csv(tags));
+  ASSERT_EQ(tags_again.row_count(), 1);
+  EXPECT_EQ(tags_again.text(0, 0), "#love");
+  EXPECT_FALSE(tags_again.has_meta("comment"));
+  // A one-column table's empty (not text) cell is a row as well.
+  ResultTable sparse;
+  sparse.add_column("value", ColumnType::Number);
+  sparse.add_row({Cell{}});
+  EXPECT_EQ(read_csv(write_csv(sparse)).row_count(), 1);
 }
 
 TEST(ResultTable, MetadataReplacesAKeyInItsPlace) {
