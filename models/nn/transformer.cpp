@@ -12,21 +12,9 @@ namespace {
 
 constexpr double kInitStd = 0.02;
 
-// The dtype probabilities and logits are given in: float32 for a BF16 or F16 model (as Hugging
-// Face's eager attention and output), the model's own otherwise (float64 in the gradient checks).
-torch::ScalarType widened(torch::ScalarType dtype) {
-  return dtype == torch::kBFloat16 || dtype == torch::kHalf ? torch::kFloat32 : dtype;
-}
-
 Dense make_linear(int64_t in, int64_t out, bool bias = true) { return Dense(in, out, bias); }
 
 Norm make_norm(const ModelConfig& config) { return Norm(config.d_model, config.layer_norm_eps, config.decoder.norm); }
-
-// (x1, x2) -> (−x2, x1) over the two halves of the last dimension.
-torch::Tensor rotate_half(const torch::Tensor& x) {
-  const int64_t half = x.size(-1) / 2;
-  return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-}
 
 }  // namespace
 
@@ -72,90 +60,6 @@ void initialise_weights(torch::nn::Module& module) {
   }
 }
 
-NormImpl::NormImpl(int64_t width, double eps, NormKind kind) : eps_(eps), kind_(kind) {
-  weight = register_parameter("weight", torch::ones({width}));
-  if (kind == NormKind::LayerNorm) bias = register_parameter("bias", torch::zeros({width}));
-}
-
-torch::Tensor NormImpl::forward(const torch::Tensor& x) {
-  if (kind_ == NormKind::LayerNorm) return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps_);
-  const auto wide = x.to(widened(x.scalar_type()));  // float32 for BF16/F16, float64 stays float64
-  const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps_);
-  return weight * normed.to(x.scalar_type());
-}
-
-std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, int64_t length,
-                                                      const torch::TensorOptions& float_options) {
-  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
-  auto frequency = torch::pow(rotary.theta, -torch::arange(0, rotary.dims, 2, f64) / static_cast<double>(rotary.dims));
-  if (rotary.scaling == RopeScaling::Linear) frequency = frequency / rotary.factor;
-  if (rotary.scaling == RopeScaling::Llama3) {
-    // Long wavelengths (beyond the trained context ÷ low_freq_factor) are divided by the factor,
-    // short ones (below context ÷ high_freq_factor) kept, and those between blended linearly in
-    // context / wavelength.
-    const double context = static_cast<double>(rotary.original_max_positions);
-    const auto wavelength = 2 * M_PI / frequency;
-    const auto blend = ((context / wavelength - rotary.low_freq_factor) /
-                        (rotary.high_freq_factor - rotary.low_freq_factor)).clamp(0.0, 1.0);
-    frequency = (1 - blend) * frequency / rotary.factor + blend * frequency;
-  }
-  const auto angles = torch::outer(torch::arange(length, f64), frequency);  // (n, dims/2)
-  const auto doubled = torch::cat({angles, angles}, -1);                    // (n, dims)
-  return {torch::cos(doubled).to(float_options), torch::sin(doubled).to(float_options)};
-}
-
-torch::Tensor apply_rotary(const torch::Tensor& t, const torch::Tensor& cos, const torch::Tensor& sin) {
-  const int64_t dims = cos.size(-1);
-  if (dims == t.size(-1)) return t * cos + rotate_half(t) * sin;
-  const auto turned = t.narrow(-1, 0, dims);
-  return torch::cat({turned * cos + rotate_half(turned) * sin, t.narrow(-1, dims, t.size(-1) - dims)}, -1);
-}
-
-AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, const torch::Tensor& key_padding,
-                                   const DiagonalIntervention& diagonal, bool reweighted_diagonal_mask,
-                                   const torch::TensorOptions& float_options, int64_t window) {
-  const auto bool_options = float_options.dtype(torch::kBool);
-  AttentionContext context;
-  if (causal) {
-    auto blocked = torch::ones({queries, keys}, bool_options).triu(1);
-    if (window > 0) blocked.logical_or_(torch::ones({queries, keys}, bool_options).tril(-window));
-    context.blocked = blocked.view({1, 1, queries, keys});
-  }
-  if (key_padding.defined()) {
-    auto padding = key_padding.to(float_options.device()).eq(0).view({key_padding.size(0), 1, 1, keys});
-    context.blocked = context.blocked.defined() ? context.blocked.logical_or(padding) : padding;
-  }
-  if (context.blocked.defined())
-    context.blocked_bias = torch::zeros(context.blocked.sizes(), float_options).masked_fill_(context.blocked, -INFINITY);
-  if (diagonal.kind == DiagonalIntervention::Kind::None && !reweighted_diagonal_mask) return context;
-  auto diagonal_except_first = torch::eye(queries, keys, bool_options);
-  diagonal_except_first.index_put_({0, 0}, false);
-  switch (diagonal.kind) {
-    case DiagonalIntervention::Kind::None: break;
-    case DiagonalIntervention::Kind::Scale:
-      // ×1 changes nothing: left out, the scores take the unscaled path and its rounding, so a
-      // diagonal sweep's factor-1 row is the baseline bit for bit (not float noise, whose bootstrap
-      // p-value then moved the other rows' Holm-adjusted ones from one BLAS to another).
-      if (diagonal.factor != 1.0)
-        context.diagonal_scale = torch::ones({queries, keys}, float_options).fill_diagonal_(diagonal.factor);
-      break;
-    case DiagonalIntervention::Kind::Mask: context.diagonal_blocked = diagonal_except_first; break;
-  }
-  if (reweighted_diagonal_mask) context.reweighted_blocked = diagonal_except_first;
-  return context;
-}
-
-torch::Tensor residual_rows(const torch::Tensor& residual, const torch::Tensor& sublayer) {
-  if (sublayer.size(0) == residual.size(0)) return residual;
-  return residual.repeat({sublayer.size(0) / residual.size(0), 1, 1});
-}
-
-void AttentionContext::follow_rows(int64_t rows) {
-  if (!blocked.defined() || blocked.size(0) == 1 || blocked.size(0) == rows) return;
-  blocked = blocked.repeat({rows / blocked.size(0), 1, 1, 1});
-  blocked_bias = blocked_bias.repeat({rows / blocked_bias.size(0), 1, 1, 1});
-}
-
 DiagonalIntervention trained_diagonal(DiagMode diag_mode) {
   switch (diag_mode) {
     case DiagMode::Normal: break;
@@ -164,124 +68,6 @@ DiagonalIntervention trained_diagonal(DiagMode diag_mode) {
     case DiagMode::Mask: return DiagonalIntervention::mask();
   }
   return DiagonalIntervention::none();
-}
-
-// ---------------------------------------------------------------------------------------------
-DenseImpl::DenseImpl(int64_t in, int64_t out, bool with_bias) {
-  weight = register_parameter("weight", torch::empty({out, in}));
-  if (with_bias) bias = register_parameter("bias", torch::empty({out}));
-}
-
-LookupImpl::LookupImpl(int64_t rows, int64_t width) {
-  weight = register_parameter("weight", torch::empty({rows, width}));
-}
-
-// ---------------------------------------------------------------------------------------------
-MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads,
-                                               const std::vector<int64_t>& query_groups)
-    : heads_(heads), d_head_(config.d_head), dropout_(config.dropout) {
-  const int64_t width = heads * config.d_head;
-  const int64_t kv_width = (query_groups.empty() ? heads : static_cast<int64_t>(query_groups.size())) * config.d_head;
-  const auto& d = config.decoder;
-  q = register_module("q", make_linear(config.d_model, width, d.qkv_bias));
-  k = register_module("k", make_linear(config.d_model, kv_width, d.qkv_bias));
-  v = register_module("v", make_linear(config.d_model, kv_width, d.qkv_bias));
-  o = register_module("o", make_linear(width, config.d_model, d.out_bias));
-  if (kv_width != width) {
-    std::vector<int64_t> owner;
-    for (int64_t group = 0; group < static_cast<int64_t>(query_groups.size()); ++group)
-      owner.insert(owner.end(), static_cast<size_t>(query_groups[group]), group);
-    kv_index = register_buffer("kv_index", torch::tensor(owner, torch::kLong));
-  }
-  if (config.bird_eye) bird_eye = register_parameter("bird_eye", torch::zeros({heads, 2 * config.d_head}));
-}
-
-MultiHeadAttentionImpl::Weighed MultiHeadAttentionImpl::weigh(const torch::Tensor& x, const AttentionContext& context,
-                                                              const torch::Tensor& memory, bool with_value) {
-  const auto& source = memory.defined() ? memory : x;
-  const int64_t batch = x.size(0), length = x.size(1), keys = source.size(1);
-  auto split_heads = [&](const torch::Tensor& t) {  // (B, n, H·dh) -> (B, H, n, dh)
-    return t.view({t.size(0), t.size(1), heads_, d_head_}).transpose(1, 2);
-  };
-  auto split_kv_heads = [&](const torch::Tensor& t) {  // (B, n, KV·dh) -> (B, KV, n, dh)
-    return t.view({t.size(0), t.size(1), -1, d_head_}).transpose(1, 2);
-  };
-  auto query = split_heads(q(x)), key = split_kv_heads(k(source));
-  if (context.rotary_cos.defined()) {
-    query = apply_rotary(query, context.rotary_cos, context.rotary_sin);
-    key = apply_rotary(key, context.rotary_cos, context.rotary_sin);
-  }
-  torch::Tensor value;
-  if (with_value || bird_eye.defined()) value = split_kv_heads(v(source));
-  if (kv_index.defined()) {  // grouped-query: each query head reads its group's key and value
-    // Module::to(dtype) converts integer buffers too (a model moved to float64 for the gradient
-    // checks): the index is read as long whatever was done to it.
-    const auto owner = kv_index.to(torch::kLong);
-    key = key.index_select(1, owner);
-    if (value.defined()) value = value.index_select(1, owner);
-  }
-  if (key.size(0) != batch) {  // memory of B rows for queries of k·B rows (setting-major)
-    key = key.repeat({batch / key.size(0), 1, 1, 1});
-    if (value.defined()) value = value.repeat({batch / value.size(0), 1, 1, 1});
-  }
-
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d_head_));
-  auto apply_masks = [&](torch::Tensor t) {
-    if (context.blocked.defined()) t = t.masked_fill(context.blocked, -INFINITY);
-    if (context.diagonal_blocked.defined()) t = t.masked_fill(context.diagonal_blocked, -INFINITY);
-    return t;
-  };
-  torch::Tensor raw_scores, scores;
-  if (context.blocked_bias.defined() && !context.diagonal_scale.defined() && !context.diagonal_blocked.defined() &&
-      !bird_eye.defined()) {
-    // Plain masked attention: the scale and the masks ride on the product, bias + scale · QKᵀ in one
-    // GEMM (baddbmm), instead of two more passes over the [B, H, n, n] scores after it.
-    scores = context.blocked_bias.expand({batch, heads_, length, keys}).contiguous();
-    scores.view({batch * heads_, length, keys})
-        .baddbmm_(query.reshape({batch * heads_, length, d_head_}),
-                  key.transpose(-2, -1).reshape({batch * heads_, d_head_, keys}), 1.0, scale);
-  } else {
-    // M_dp: scaled dot products (B, H, n, n), then the diagonal intervention and the masks.
-    raw_scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
-    if (context.diagonal_scale.defined()) raw_scores = raw_scores * context.diagonal_scale;
-    scores = apply_masks(raw_scores);
-  }
-
-  if (bird_eye.defined()) {
-    // BET(SF): H = softmax(M_dp) V; R_j = sigmoid(wᵀ[H_j, K_j]) per key position j (B, H, n);
-    // every score column j is multiplied by R_j. The product is taken before masking: −∞ · R_j
-    // would give a NaN gradient for R_j even though the forward value stays −∞.
-    auto bird_context = torch::matmul(torch::softmax(scores, -1), value);                 // (B, H, n, dh)
-    auto features = torch::cat({bird_context, key}, -1);                                  // (B, H, n, 2dh)
-    auto reweight = torch::sigmoid(torch::einsum("bhnc,hc->bhn", {features, bird_eye}));  // (B, H, n)
-    scores = apply_masks(raw_scores * reweight.unsqueeze(-2));
-    if (context.reweighted_blocked.defined()) scores = scores.masked_fill(context.reweighted_blocked, -INFINITY);
-  }
-
-  // The softmax in float32 for a BF16 or F16 model (as Hugging Face's eager attention): the
-  // probabilities every analysis reads keep their precision.
-  return {torch::softmax(scores, -1, widened(scores.scalar_type())), with_value ? std::move(value) : torch::Tensor()};  // (B, H, n, n)
-}
-
-torch::Tensor MultiHeadAttentionImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,
-                                                    const torch::Tensor& memory) {
-  return weigh(x, context, memory, /*with_value=*/false).probabilities;
-}
-
-AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
-                                                const torch::Tensor& gates, bool return_probabilities,
-                                                const torch::Tensor& memory) {
-  const int64_t batch = x.size(0), length = x.size(1);
-  auto [attention, value] = weigh(x, context, memory, /*with_value=*/true);
-  auto weights = torch::dropout(attention, dropout_, is_training()).to(value.scalar_type());
-  auto mixed = torch::matmul(weights, value);  // (B, H, n, dh)
-  if (gates.defined()) {
-    // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
-    if (gates.size(0) > batch) mixed = mixed.repeat({gates.size(0) / batch, 1, 1, 1});  // (k·B, H, n, dh)
-    mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
-  }
-  auto output = o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}));  // (k·B, n, d)
-  return {std::move(output), return_probabilities ? std::move(attention) : torch::Tensor()};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,26 +95,27 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t la
 }
 
 BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
-                                          const torch::Tensor& gates, bool return_probabilities) {
+                                          const torch::Tensor& gates, const TileConsumer& tiles) {
   const bool training = is_training();
   if (parallel_residual_) {  // GPT-NeoX: both sublayers read x
-    auto attended = attn(ln_1(x), context, gates, return_probabilities);
+    auto attended = attn(ln_1(x), context, gates, tiles);
     auto fed = torch::dropout(mlp(ln_2(x)), dropout_, training);
     auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
-    return {h + residual_rows(fed, attended.output), std::move(attended.probabilities)};
+    return {h + residual_rows(fed, attended.output)};
   }
   if (norm_ == NormPlacement::Pre) {
-    auto attended = attn(ln_1(x), context, gates, return_probabilities);
+    auto attended = attn(ln_1(x), context, gates, tiles);
     auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
-    return {h + torch::dropout(mlp(ln_2(h)), dropout_, training), std::move(attended.probabilities)};
+    return {h + torch::dropout(mlp(ln_2(h)), dropout_, training)};
   }
-  auto attended = attn(x, context, gates, return_probabilities);
+  auto attended = attn(x, context, gates, tiles);
   auto h = ln_1(residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training));
-  return {ln_2(h + torch::dropout(mlp(h), dropout_, training)), std::move(attended.probabilities)};
+  return {ln_2(h + torch::dropout(mlp(h), dropout_, training))};
 }
 
-torch::Tensor TransformerBlockImpl::probabilities(const torch::Tensor& x, const AttentionContext& context) {
-  return attn->probabilities(norm_ == NormPlacement::Pre ? ln_1(x) : x, context);
+void TransformerBlockImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,
+                                         const TileConsumer& tiles) {
+  attn->probabilities(norm_ == NormPlacement::Pre ? ln_1(x) : x, context, tiles);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,15 +183,19 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
                   std::to_string(config_.max_heads()) + "]");
   }
   auto context = layers_context(length, input, options);
+  // A budget too small for one row fails here, before any layer has run: rows split by k gate
+  // settings (k·B) are the widest a layer sees.
+  check_memory_budget(context.memory_budget, gates.defined() && gates.dim() == 3 ? gates.size(0) : batch,
+                      config_.max_heads(), length, hidden.scalar_type());
   AttentionSink sink(options);
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const int64_t rows = hidden.size(0);
     auto block = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
-                                                                sink.wants_probabilities());
+                                                                sink.tiles(layer));
     hidden = std::move(block.hidden);
     // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
     if (hidden.size(0) != rows) context.follow_rows(hidden.size(0));
-    sink.take(layer, block.probabilities);
+    sink.end_layer(layer);
   }
   return {std::move(hidden), sink.release()};
 }
@@ -416,16 +207,24 @@ AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInpu
   const auto float_options = tok_emb->weight.options();
   auto context = attention_context(length, length, config_.causal, input.attention_mask, diagonal,
                                    config_.bird_eye && config_.diag_free_mask, float_options,
-                                   config_.decoder.sliding_window);
+                                   config_.decoder.sliding_window, resolved_memory_budget(options));
+  context.fused = !options.explicit_attention;
   if (config_.positions == PositionKind::Rotary)
     std::tie(context.rotary_cos, context.rotary_sin) = rotary_tables(config_.rotary, length, float_options);
   return context;
 }
 
-torch::Tensor TransformerImpl::layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
-                                               const ForwardOptions& options) {
+void TransformerImpl::layer_attention_tiles(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
+                                            const ForwardOptions& options, const TileConsumer& tiles,
+                                            int64_t first_row, int64_t end_row) {
   TORCH_CHECK(layer >= 0 && layer < config_.n_blocks, "layer ", layer, " of ", config_.n_blocks);
-  return layers[layer]->as<TransformerBlock>()->probabilities(hidden, layers_context(hidden.size(1), input, options));
+  auto context = layers_context(hidden.size(1), input, options);
+  if (first_row < 0 || end_row > context.queries || (end_row >= 0 && end_row <= first_row))
+    throw Error("rows " + std::to_string(first_row + 1) + "-" + std::to_string(end_row) + " are outside the " +
+                std::to_string(context.queries) + " tokens");
+  context.first_row = first_row;
+  context.end_row = end_row;
+  layers[layer]->as<TransformerBlock>()->probabilities(hidden, context, tiles);
 }
 
 torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {

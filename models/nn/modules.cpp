@@ -1,0 +1,71 @@
+// models/nn/modules.cpp — see modules.h.
+#include "models/nn/modules.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace aw {
+namespace {
+
+// (x1, x2) -> (−x2, x1) over the two halves of the last dimension.
+torch::Tensor rotate_half(const torch::Tensor& x) {
+  const int64_t half = x.size(-1) / 2;
+  return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+}
+
+}  // namespace
+
+torch::ScalarType widened(torch::ScalarType dtype) {
+  return dtype == torch::kBFloat16 || dtype == torch::kHalf ? torch::kFloat32 : dtype;
+}
+
+DenseImpl::DenseImpl(int64_t in, int64_t out, bool with_bias) {
+  weight = register_parameter("weight", torch::empty({out, in}));
+  if (with_bias) bias = register_parameter("bias", torch::empty({out}));
+}
+
+LookupImpl::LookupImpl(int64_t rows, int64_t width) {
+  weight = register_parameter("weight", torch::empty({rows, width}));
+}
+
+NormImpl::NormImpl(int64_t width, double eps, NormKind kind) : eps_(eps), kind_(kind) {
+  weight = register_parameter("weight", torch::ones({width}));
+  if (kind == NormKind::LayerNorm) bias = register_parameter("bias", torch::zeros({width}));
+}
+
+torch::Tensor NormImpl::forward(const torch::Tensor& x) {
+  if (kind_ == NormKind::LayerNorm) return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps_);
+  const auto wide = x.to(widened(x.scalar_type()));  // float32 for BF16/F16, float64 stays float64
+  const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps_);
+  return weight * normed.to(x.scalar_type());
+}
+
+std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, int64_t length,
+                                                      const torch::TensorOptions& float_options) {
+  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
+  auto frequency = torch::pow(rotary.theta, -torch::arange(0, rotary.dims, 2, f64) / static_cast<double>(rotary.dims));
+  if (rotary.scaling == RopeScaling::Linear) frequency = frequency / rotary.factor;
+  if (rotary.scaling == RopeScaling::Llama3) {
+    // Long wavelengths (beyond the trained context ÷ low_freq_factor) are divided by the factor,
+    // short ones (below context ÷ high_freq_factor) kept, and those between blended linearly in
+    // context / wavelength.
+    const double context = static_cast<double>(rotary.original_max_positions);
+    const auto wavelength = 2 * M_PI / frequency;
+    const auto blend = ((context / wavelength - rotary.low_freq_factor) /
+                        (rotary.high_freq_factor - rotary.low_freq_factor)).clamp(0.0, 1.0);
+    frequency = (1 - blend) * frequency / rotary.factor + blend * frequency;
+  }
+  const auto angles = torch::outer(torch::arange(length, f64), frequency);  // (n, dims/2)
+  const auto doubled = torch::cat({angles, angles}, -1);                    // (n, dims)
+  return {torch::cos(doubled).to(float_options), torch::sin(doubled).to(float_options)};
+}
+
+torch::Tensor apply_rotary(const torch::Tensor& t, const torch::Tensor& cos, const torch::Tensor& sin) {
+  const int64_t dims = cos.size(-1);
+  if (dims == t.size(-1)) return t * cos + rotate_half(t) * sin;
+  const auto turned = t.narrow(-1, 0, dims);
+  return torch::cat({turned * cos + rotate_half(turned) * sin, t.narrow(-1, dims, t.size(-1) - dims)}, -1);
+}
+
+}  // namespace aw
