@@ -11,6 +11,7 @@
 #include <torch/types.h>
 
 #include <functional>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -35,8 +36,15 @@ struct DiagonalIntervention {
   static DiagonalIntervention mask() { return {Kind::Mask, 1.0}; }
 };
 
-// Sees one layer's attention probabilities [B, H, n, n] as soon as they are computed.
+// Sees one layer's attention probabilities [B, H, n, n] once the layer's last tile is computed (the
+// tiles joined: memory for the whole matrix).
 using AttentionObserver = std::function<void(int64_t layer, const torch::Tensor& probabilities)>;
+// Sees each tile of a layer's attention as it is computed (models/nn/attention.h): `tile` is
+// [B, H, rows, keys], the query rows first_row … first_row + rows − 1; a layer's tiles come in row
+// order and cover its rows once. Nothing holds the layer's whole matrix.
+using AttentionTileObserver = std::function<void(int64_t layer, int64_t first_row, const torch::Tensor& tile)>;
+// What one attention module hands its tiles to.
+using TileConsumer = std::function<void(int64_t first_row, const torch::Tensor& tile)>;
 
 struct ForwardOptions {
   CaptureMode capture = CaptureMode::None;
@@ -46,21 +54,54 @@ struct ForwardOptions {
   // May require grad: that is how head importance is computed.
   torch::Tensor head_gates;
   DiagonalIntervention diagonal;
-  AttentionObserver observer;  // called per layer when capture is Stats or Full
+  AttentionObserver observer;           // called per layer when capture is Stats or Full
+  AttentionTileObserver tile_observer;  // called per tile when capture is Stats or Full
+  // Bytes one tile of a layer's attention scores and probabilities may take (models/nn/attention.h);
+  // 0 = the process's budget (memory_budget.h). The whole matrix is one tile when it fits.
+  int64_t memory_budget = 0;
+  // Keep the explicit attention (scores → softmax → mix) even where no probabilities are wanted and
+  // this LibTorch has the fused kernel (models/nn/attention.h): a reference, and what tests compare.
+  bool explicit_attention = false;
+  // The layers whose probabilities capture computes (empty = every layer run); the others take the
+  // fused kernel where available, as a forward without capture does.
+  std::vector<bool> capture_layers;
 };
 
-// The one place a forward's attention goes, layer by layer: a model's layer loop hands each layer's
-// probabilities to take(), which drops them (None), shows them to the observer (Stats), or shows
-// and keeps them (Full). Layers compute probabilities for it only when wants_probabilities().
+// The one place a forward's attention goes, layer by layer: a model's attention hands each tile of
+// a layer's probabilities to the consumer tiles(layer) gives (none for a layer not captured), and the model calls end_layer(layer)
+// after the layer's last tile. Tiles go to the tile observer as they come; the observer (Stats) and
+// the kept list (Full) get the layer's tiles joined. Layers compute probabilities only when
+// wants_probabilities().
 class AttentionSink {
  public:
-  explicit AttentionSink(const ForwardOptions& options) : mode_(options.capture), observer_(options.observer) {}
+  explicit AttentionSink(const ForwardOptions& options)
+      : mode_(options.capture), observer_(options.observer), tile_observer_(options.tile_observer),
+        layers_(options.capture_layers) {}
 
   bool wants_probabilities() const { return mode_ != CaptureMode::None; }
+  // The consumer of `layer`'s tiles; empty when no probabilities are wanted.
+  TileConsumer tiles(int64_t layer) {
+    if (mode_ == CaptureMode::None) return {};
+    if (!layers_.empty() && (layer >= static_cast<int64_t>(layers_.size()) || !layers_[layer])) return {};
+    return [this, layer](int64_t first_row, const torch::Tensor& tile) {
+      if (tile_observer_) tile_observer_(layer, first_row, tile);
+      if (observer_ || mode_ == CaptureMode::Full) parts_[layer].push_back(tile);
+    };
+  }
+  void end_layer(int64_t layer) {
+    auto found = parts_.find(layer);
+    if (found == parts_.end()) return;
+    auto parts = std::move(found->second);
+    parts_.erase(found);
+    auto whole = parts.size() == 1 ? std::move(parts.front()) : torch::cat(parts, 2);
+    if (observer_) observer_(layer, whole);
+    if (mode_ == CaptureMode::Full) kept_.push_back(std::move(whole));
+  }
+  // A layer's probabilities made whole at once (a family that does not tile).
   void take(int64_t layer, const torch::Tensor& probabilities) {
     if (mode_ == CaptureMode::None) return;
-    if (observer_) observer_(layer, probabilities);
-    if (mode_ == CaptureMode::Full) kept_.push_back(probabilities);
+    tiles(layer)(0, probabilities);
+    end_layer(layer);
   }
   // The probabilities kept so far (Full), one per layer taken, in order; empty otherwise.
   std::vector<torch::Tensor> release() { return std::move(kept_); }
@@ -68,6 +109,11 @@ class AttentionSink {
  private:
   CaptureMode mode_;
   const AttentionObserver& observer_;
+  const AttentionTileObserver& tile_observer_;
+  const std::vector<bool>& layers_;
+  // The tiles of the layers in progress, when someone wants them whole (a decoder layer's self- and
+  // cross-attention blocks both run before the layer ends).
+  std::map<int64_t, std::vector<torch::Tensor>> parts_;
   std::vector<torch::Tensor> kept_;
 };
 
@@ -139,18 +185,35 @@ class AttentionModel {
                                   int64_t end_layer, const ForwardOptions& options) = 0;
   virtual torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) = 0;  // logits
 
-  // Layer `layer`'s attention probabilities [B, H, rows, n] for `hidden`, the state entering it:
-  // what run_layers(hidden, input, layer, layer + 1) with full capture gives for that layer, made
-  // again when a view shows it instead of kept for every layer. The layer's own gates do not change
-  // its probabilities (they scale its output), so options.head_gates is not read. This default runs
-  // the whole layer; a family may compute the probabilities alone.
-  virtual torch::Tensor layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
-                                        const ForwardOptions& options) {
-    ForwardOptions full;
-    full.capture = CaptureMode::Full;
-    full.diagonal = options.diagonal;
-    auto attention = run_layers(hidden, input, layer, layer + 1, full).attention;
-    return attention.empty() ? torch::Tensor() : std::move(attention.front());
+  // Layer `layer`'s attention probabilities for `hidden`, the state entering it, tile by tile to
+  // `tiles` ([B, H, rows, keys] in row order): what run_layers(hidden, input, layer, layer + 1) with
+  // capture gives for that layer, made again when a view shows it instead of kept for every layer —
+  // only query rows [first_row, end_row) (end_row −1 = to the last), so a view of a region of a
+  // long text computes that region's rows. The layer's own gates do not change its probabilities
+  // (they scale its output), so options.head_gates is not read; options.memory_budget sizes the
+  // tiles. This default runs the whole layer; a family may compute the asked rows alone.
+  virtual void layer_attention_tiles(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
+                                     const ForwardOptions& options, const TileConsumer& tiles, int64_t first_row = 0,
+                                     int64_t end_row = -1) {
+    ForwardOptions asked;
+    asked.capture = CaptureMode::Stats;
+    asked.diagonal = options.diagonal;
+    asked.memory_budget = options.memory_budget;
+    asked.tile_observer = [&](int64_t, int64_t first, const torch::Tensor& tile) {
+      const int64_t end = end_row < 0 ? first + tile.size(2) : std::min(end_row, first + tile.size(2));
+      const int64_t from = std::max(first, first_row);
+      if (from < end) tiles(from, tile.narrow(2, from - first, end - from));
+    };
+    run_layers(hidden, input, layer, layer + 1, asked);
+  }
+  // The same joined: [B, H, rows, keys] (memory for the whole matrix of those rows).
+  torch::Tensor layer_attention(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
+                                const ForwardOptions& options, int64_t first_row = 0, int64_t end_row = -1) {
+    std::vector<torch::Tensor> parts;
+    layer_attention_tiles(hidden, input, layer, options,
+                          [&](int64_t, const torch::Tensor& tile) { parts.push_back(tile); }, first_row, end_row);
+    if (parts.empty()) return {};
+    return parts.size() == 1 ? std::move(parts.front()) : torch::cat(parts, 2);
   }
 
   // Whether run_layers also takes gates of k·B rows for hidden states of B rows (k settings of the

@@ -57,21 +57,22 @@ DecoderBlockImpl::DecoderBlockImpl(const ModelConfig& decoder, int64_t self_head
 DecoderBlockOutput DecoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
                                              const AttentionContext& self_context,
                                              const AttentionContext& cross_context, const torch::Tensor& self_gates,
-                                             const torch::Tensor& cross_gates, bool return_probabilities) {
+                                             const torch::Tensor& cross_gates, const TileConsumer& self_tiles,
+                                             const TileConsumer& cross_tiles) {
   const bool training = is_training();
   auto drop = [&](const torch::Tensor& t) { return torch::dropout(t, dropout_, training); };
   if (norm_ == NormPlacement::Pre) {
-    auto attended = self_attn(ln_1(x), self_context, self_gates, return_probabilities);
+    auto attended = self_attn(ln_1(x), self_context, self_gates, self_tiles);
     auto h = residual_rows(x, attended.output) + drop(attended.output);
-    auto crossed = cross_attn(ln_2(h), cross_context, cross_gates, return_probabilities, memory);
+    auto crossed = cross_attn(ln_2(h), cross_context, cross_gates, cross_tiles, memory);
     h = residual_rows(h, crossed.output) + drop(crossed.output);
-    return {h + drop(mlp(ln_3(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
+    return {h + drop(mlp(ln_3(h)))};
   }
-  auto attended = self_attn(x, self_context, self_gates, return_probabilities);
+  auto attended = self_attn(x, self_context, self_gates, self_tiles);
   auto h = ln_1(residual_rows(x, attended.output) + drop(attended.output));
-  auto crossed = cross_attn(h, cross_context, cross_gates, return_probabilities, memory);
+  auto crossed = cross_attn(h, cross_context, cross_gates, cross_tiles, memory);
   h = ln_2(residual_rows(h, crossed.output) + drop(crossed.output));
-  return {ln_3(h + drop(mlp(h))), std::move(attended.probabilities), std::move(crossed.probabilities)};
+  return {ln_3(h + drop(mlp(h)))};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -171,24 +172,27 @@ int64_t TranslationTransformerImpl::decoder_stage(int64_t block) const {
 }
 
 torch::Tensor TranslationTransformerImpl::run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first,
-                                                      int64_t end, const torch::Tensor& gates, AttentionSink& sink) {
+                                                      int64_t end, const torch::Tensor& gates,
+                                                      const ForwardOptions& options, AttentionSink& sink) {
   const int64_t length = hidden.size(1);
   auto context = attention_context(length, length, /*causal=*/false, input.attention_mask,
-                                         DiagonalIntervention::none(), false, tok_emb->weight.options());
+                                   DiagonalIntervention::none(), false, tok_emb->weight.options(), 0,
+                                   resolved_memory_budget(options));
+  context.fused = !options.explicit_attention;
   for (int64_t layer = first; layer < end; ++layer) {
     const int64_t rows = hidden.size(0);
     auto block = encoder[layer]->as<TransformerBlock>()->forward(hidden, context, block_gates(gates, layer),
-                                                                 sink.wants_probabilities());
+                                                                 sink.tiles(layer));
     hidden = std::move(block.hidden);
     if (hidden.size(0) != rows) context.follow_rows(hidden.size(0));  // k gate settings split the rows
-    sink.take(layer, block.probabilities);
+    sink.end_layer(layer);
   }
   return hidden;
 }
 
 torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memory, torch::Tensor target,
                                                       const ModelInput& input, int64_t first_block, int64_t end_layer,
-                                                      const torch::Tensor& gates, const DiagonalIntervention& diagonal,
+                                                      const torch::Tensor& gates, const ForwardOptions& options,
                                                       AttentionSink& sink) {
   const auto& t = config_.translation;
   const int64_t first_layer = decoder_stage(first_block);
@@ -198,14 +202,17 @@ torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memor
     if (!mask.defined() || mask.size(0) == target.size(0)) return mask;
     return mask.repeat({target.size(0) / mask.size(0), 1});
   };
-  auto resolved = diagonal;
+  auto resolved = options.diagonal;
+  const auto budget = resolved_memory_budget(options);
   if (resolved.kind == DiagonalIntervention::Kind::None) resolved = trained_diagonal(config_.diag_mode);
   auto self_context = attention_context(target_length, target_length, /*causal=*/true,
-                                              rows_of(input.decoder_attention_mask), resolved,
-                                              t.decoder_bird_eye && t.decoder_diag_free_mask, tok_emb->weight.options());
+                                        rows_of(input.decoder_attention_mask), resolved,
+                                        t.decoder_bird_eye && t.decoder_diag_free_mask, tok_emb->weight.options(), 0,
+                                        budget);
   auto cross_context = attention_context(target_length, source_length, /*causal=*/false,
-                                               rows_of(input.attention_mask), DiagonalIntervention::none(), false,
-                                               tok_emb->weight.options());
+                                         rows_of(input.attention_mask), DiagonalIntervention::none(), false,
+                                         tok_emb->weight.options(), 0, budget);
+  self_context.fused = cross_context.fused = !options.explicit_attention;
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const auto self_block = config_.block_index(AttentionKind::Decoder, layer);
     const auto cross_block = config_.block_index(AttentionKind::Cross, layer);
@@ -218,14 +225,15 @@ torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memor
     // Rows split at the self-attention reach the cross-attention k·B strong: its masks follow first.
     if (self_gates.defined() && self_gates.size(0) > rows) cross_context.follow_rows(self_gates.size(0));
     auto block = decoder[layer]->as<DecoderBlock>()->forward(target, memory, self_context, cross_context, self_gates,
-                                                             block_gates(gates, cross_block), sink.wants_probabilities());
+                                                             block_gates(gates, cross_block), sink.tiles(self_block),
+                                                             sink.tiles(cross_block));
     target = std::move(block.hidden);
     if (target.size(0) != rows) {  // k gate settings split the rows: the padding masks follow
       self_context.follow_rows(target.size(0));
       cross_context.follow_rows(target.size(0));
     }
-    sink.take(self_block, block.self_probabilities);
-    sink.take(cross_block, block.cross_probabilities);
+    sink.end_layer(self_block);
+    sink.end_layer(cross_block);
   }
   return target;
 }
@@ -241,7 +249,8 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
   torch::Tensor memory, target;
   int64_t decoder_first_block = t.encoder_layers;
   if (first_block < t.encoder_layers) {
-    hidden = run_encoder(std::move(hidden), input, first_block, std::min(end_block, t.encoder_layers), gates, sink);
+    hidden = run_encoder(std::move(hidden), input, first_block, std::min(end_block, t.encoder_layers), gates, options,
+                         sink);
     if (end_block < t.encoder_layers) return {std::move(hidden), sink.release()};
     memory = enc_ln_f ? enc_ln_f(hidden) : hidden;
     target = embed_target(input.decoder_input_ids);
@@ -253,7 +262,7 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
     decoder_first_block = first_block;
   }
   const int64_t end_layer = decoder_stage(end_block);
-  target = run_decoder(memory, std::move(target), input, decoder_first_block, end_layer, gates, options.diagonal, sink);
+  target = run_decoder(memory, std::move(target), input, decoder_first_block, end_layer, gates, options, sink);
   if (end_block >= config_.n_blocks) return {std::move(target), sink.release()};
   if (memory.size(0) != target.size(0)) memory = memory.repeat({target.size(0) / memory.size(0), 1, 1});
   return {torch::cat({memory, target}, 1), sink.release()};
@@ -274,7 +283,7 @@ LayersResult TranslationTransformerImpl::encode(const ModelInput& input, const F
   auto hidden = embed(input);
   const auto gates = checked_gates(options, hidden.size(0), hidden);
   AttentionSink sink(options);
-  hidden = run_encoder(std::move(hidden), input, 0, config_.translation.encoder_layers, gates, sink);
+  hidden = run_encoder(std::move(hidden), input, 0, config_.translation.encoder_layers, gates, options, sink);
   return {enc_ln_f ? enc_ln_f(hidden) : hidden, sink.release()};
 }
 
@@ -288,7 +297,7 @@ ForwardResult TranslationTransformerImpl::decode(const torch::Tensor& memory, co
   ForwardResult result;
   result.hidden = run_decoder(source, std::move(target), input, config_.translation.encoder_layers,
                               config_.translation.decoder_layers, gates,
-                              options.diagonal, sink);
+                              options, sink);
   result.logits = output(result.hidden, input);
   result.attention = sink.release();
   return result;

@@ -25,11 +25,8 @@
 
 namespace aw {
 
-// The probabilities of one decoder layer, when asked for.
 struct DecoderBlockOutput {
-  torch::Tensor hidden;                     // [B, m, d]
-  torch::Tensor self_probabilities;         // [B, H, m, m] or undefined
-  torch::Tensor cross_probabilities;        // [B, H, m, n] or undefined
+  torch::Tensor hidden;  // [B, m, d]
 };
 
 class DecoderBlockImpl : public torch::nn::Module {
@@ -38,7 +35,8 @@ class DecoderBlockImpl : public torch::nn::Module {
   DecoderBlockImpl(const ModelConfig& decoder, int64_t self_heads, int64_t cross_heads);
   DecoderBlockOutput forward(const torch::Tensor& x, const torch::Tensor& memory, const AttentionContext& self_context,
                              const AttentionContext& cross_context, const torch::Tensor& self_gates,
-                             const torch::Tensor& cross_gates, bool return_probabilities);
+                             const torch::Tensor& cross_gates, const TileConsumer& self_tiles = {},
+                             const TileConsumer& cross_tiles = {});
 
   torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr}, ln_3{nullptr};  // self, cross, feed-forward
   MultiHeadAttention self_attn{nullptr}, cross_attn{nullptr};
@@ -84,11 +82,11 @@ class TranslationTransformerImpl : public torch::nn::Module, public SequenceToSe
   torch::Tensor checked_gates(const ForwardOptions& options, int64_t rows, const torch::Tensor& like) const;
   torch::Tensor block_gates(const torch::Tensor& gates, int64_t block) const;
   torch::Tensor run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first, int64_t end,
-                            const torch::Tensor& gates, AttentionSink& sink);
+                            const torch::Tensor& gates, const ForwardOptions& options, AttentionSink& sink);
   // Decoder layers from the one `first_block` (a decoder or cross block) belongs to up to end_layer.
   torch::Tensor run_decoder(const torch::Tensor& memory, torch::Tensor target, const ModelInput& input,
                             int64_t first_block, int64_t end_layer, const torch::Tensor& gates,
-                            const DiagonalIntervention& diagonal, AttentionSink& sink);
+                            const ForwardOptions& options, AttentionSink& sink);
   int64_t decoder_stage(int64_t block) const;  // the decoder layer a stage boundary at `block` stands before
   const torch::Tensor& target_table() const;
   double embedding_scale() const;

@@ -131,16 +131,16 @@ TEST_P(EveryFamily, GateOfZeroRemovesExactlyThatHeadsContribution) {
   auto attention_module = block->attn;
   torch::manual_seed(5);
   const auto x = torch::randn({2, 9, c.d_model});
-  AttentionContext context;
-  if (c.causal) context.blocked = torch::ones({9, 9}, torch::kBool).triu(1).view({1, 1, 9, 9});
-  if (c.bird_eye && c.diag_free_mask) context.reweighted_blocked = torch::eye(9, torch::kBool).index_put_({0, 0}, false);
+  const auto context = attention_context(9, 9, c.causal, {}, DiagonalIntervention::none(), c.bird_eye && c.diag_free_mask,
+                                         torch::TensorOptions(torch::kFloat32));
 
-  const auto attended = attention_module->forward(x, context, {}, /*return_probabilities=*/true);
-  const auto& all_on = attended.output;
-  const auto& probabilities = attended.probabilities;
+  torch::Tensor probabilities;
+  const auto all_on = attention_module->forward(x, context, {}, [&](int64_t, const torch::Tensor& tile) {
+    probabilities = tile;
+  }).output;
   const int64_t head = 1, dh = c.d_head;
   const auto gates = torch::tensor({1.0f, 0.0f, 1.0f}).view({1, 3});
-  const auto gated = attention_module->forward(x, context, gates, /*return_probabilities=*/false).output;
+  const auto gated = attention_module->forward(x, context, gates).output;
 
   const auto values = attention_module->v(x).view({2, 9, 3, dh}).select(2, head);                   // (B, n, dh)
   const auto head_context = torch::matmul(probabilities.select(1, head), values);                     // (B, n, dh)
@@ -412,27 +412,32 @@ TEST(TransformerInput, PaddedKeysGetNoAttention) {
 
 // --- A block's typed output ---------------------------------------------------------------------
 
-// A transformer block hands its attention back as a value: the probabilities Full capture keeps,
-// and none (undefined) when they are not asked for; the hidden state is the same either way.
-TEST(TransformerBlock, ReturnsTheProbabilitiesCaptureKeepsOnlyWhenAsked) {
+// A transformer block hands its attention to the consumer it is given, tile by tile: the
+// probabilities Full capture keeps, and nothing when none is given; the hidden state is the same
+// either way.
+TEST(TransformerBlock, HandsItsProbabilitiesToTheConsumerOnlyWhenGivenOne) {
   auto model = random_model(tiny_config("transformer_lm"));
   torch::manual_seed(14);
   const auto input = sample_input(2, 9);
   const int64_t length = 9;
-  AttentionContext context;  // what a causal model without padding or diagonal treatment builds
-  context.blocked = torch::ones({length, length}, torch::kBool).triu(1).view({1, 1, length, length});
-  context.blocked_bias = torch::zeros({1, 1, length, length}).masked_fill_(context.blocked, -INFINITY);
-
+  // What a causal model without padding or diagonal treatment builds.
+  const auto context = attention_context(length, length, true, {}, DiagonalIntervention::none(), false,
+                                         torch::TensorOptions(torch::kFloat32));
   const auto embedded = model->embed(input);
   auto block = model->layers[0]->as<TransformerBlock>();
-  const auto asked = block->forward(embedded, context, {}, true);
-  const auto not_asked = block->forward(embedded, context, {}, false);
+  torch::Tensor probabilities;
+  int calls = 0;
+  const auto asked = block->forward(embedded, context, {}, [&](int64_t first_row, const torch::Tensor& tile) {
+    EXPECT_EQ(first_row, 0);
+    probabilities = tile;
+    ++calls;
+  });
+  const auto not_asked = block->forward(embedded, context, {});
   const auto captured = model->forward(input, capture_all());
 
-  ASSERT_TRUE(asked.probabilities.defined());
-  EXPECT_EQ(asked.probabilities.sizes(), (std::vector<int64_t>{2, 3, length, length}));
-  EXPECT_TRUE(torch::equal(asked.probabilities, captured.attention[0])) << max_difference(asked.probabilities, captured.attention[0]);
-  EXPECT_FALSE(not_asked.probabilities.defined());
+  EXPECT_EQ(calls, 1);  // the whole matrix fits the budget: one tile
+  EXPECT_EQ(probabilities.sizes(), (std::vector<int64_t>{2, 3, length, length}));
+  EXPECT_TRUE(torch::equal(probabilities, captured.attention[0])) << max_difference(probabilities, captured.attention[0]);
   EXPECT_TRUE(torch::equal(asked.hidden, not_asked.hidden));
   EXPECT_TRUE(torch::equal(asked.hidden, model->run_layers(embedded, input, 0, 1, {}).hidden));
 }

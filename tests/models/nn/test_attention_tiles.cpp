@@ -1,0 +1,241 @@
+// tests/models/nn/test_attention_tiles.cpp — attention computed in tiles of query rows
+// (models/nn/attention.h) equals the whole matrix at once, on every family: the captured
+// probabilities, the hidden states and the logits, with padding, diagonal interventions, BET(SF)'s
+// two passes, grouped-query heads, rotary positions, a sliding window and an encoder–decoder's three
+// kinds of block; a region's rows alone; and a budget too small for one row is refused up front.
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "models/memory_budget.h"
+#include "models/nn/attention.h"
+#include "models/nn/model.h"
+#include "models/nn/model_config.h"
+#include "tests/support/test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <memory>
+#include <tuple>
+#include <string>
+#include <vector>
+
+namespace aw {
+namespace {
+
+using test::error_of;
+using test::max_difference;
+using test::tiny_config;
+
+constexpr int64_t kOneTile = int64_t{1} << 40;  // a budget every test matrix fits whole
+
+std::shared_ptr<AttentionModel> lively(std::shared_ptr<AttentionModel> model, uint64_t seed = 3) {
+  torch::manual_seed(seed);
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : model->module().parameters())
+    if (parameter.dim() >= 2) parameter.normal_(0.0, 0.4);
+  model->module().eval();
+  return model;
+}
+
+torch::ScalarType weight_dtype(AttentionModel& model) { return model.module().parameters().front().scalar_type(); }
+
+// Two rows of `length` tokens, the second padded after `length - 3` when `padded`.
+ModelInput two_rows(int64_t vocabulary, int64_t length, bool padded, uint64_t seed = 11) {
+  torch::manual_seed(seed);
+  ModelInput input;
+  input.input_ids = torch::randint(0, vocabulary, {2, length}, torch::kLong);
+  if (padded) {
+    input.attention_mask = torch::ones({2, length}, torch::kLong);
+    input.attention_mask[1].narrow(0, length - 3, 3).zero_();
+  }
+  return input;
+}
+
+// The forward with every layer captured, under `budget`; `tiles` counts the tiles seen and checks
+// that each fits the budget.
+ForwardResult captured(AttentionModel& model, const ModelInput& input, int64_t budget, int64_t* tiles = nullptr,
+                       DiagonalIntervention diagonal = {}) {
+  torch::InferenceMode inference;
+  ForwardOptions options;
+  options.capture = CaptureMode::Full;
+  options.memory_budget = budget;
+  options.diagonal = diagonal;
+  options.tile_observer = [&](int64_t, int64_t, const torch::Tensor& tile) {
+    if (tiles) ++*tiles;
+    const auto row = attention_row_bytes(tile.size(0), tile.size(1), tile.size(3), weight_dtype(model));
+    EXPECT_LE(tile.size(2) * row, budget) << "a tile of " << tile.size(2) << " rows is over the budget";
+  };
+  return model.forward(input, options);
+}
+
+// Tiles of two query rows.
+int64_t two_row_budget(AttentionModel& model, const ModelInput& input) {
+  const auto& config = model.config();
+  return 2 * attention_row_bytes(input.input_ids.size(0), config.max_heads(), input.input_ids.size(1),
+                                 weight_dtype(model));
+}
+
+void expect_tiled_equals_whole(AttentionModel& model, const ModelInput& input, DiagonalIntervention diagonal = {}) {
+  const auto whole = captured(model, input, kOneTile, nullptr, diagonal);
+  int64_t tiles = 0;
+  const auto tiled = captured(model, input, two_row_budget(model, input), &tiles, diagonal);
+  EXPECT_GT(tiles, static_cast<int64_t>(whole.attention.size()));  // more than one tile per layer
+  ASSERT_EQ(tiled.attention.size(), whole.attention.size());
+  for (size_t layer = 0; layer < whole.attention.size(); ++layer)
+    EXPECT_TRUE(torch::allclose(tiled.attention[layer], whole.attention[layer], 0, 1e-6))
+        << "layer " << layer << ": " << max_difference(tiled.attention[layer], whole.attention[layer]);
+  // The states and logits carry the probabilities' float rounding through every layer: to 1e-5 of
+  // their own scale (a mask or tile off by one row moves them by tenths).
+  for (const auto& [ours, theirs, what] : {std::tuple{tiled.hidden, whole.hidden, "hidden"},
+                                           std::tuple{tiled.logits, whole.logits, "logits"}}) {
+    if (!theirs.defined()) continue;
+    const double scale = std::max(1.0, theirs.abs().max().item<double>());
+    EXPECT_TRUE(torch::allclose(ours, theirs, 0, 1e-5 * scale)) << what << ": " << max_difference(ours, theirs)
+                                                                << " at scale " << scale;
+  }
+}
+
+class NativeFamilies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NativeFamilies, TiledEqualsWholeWithAndWithoutPadding) {
+  auto model = lively(create_model(tiny_config(GetParam())));
+  expect_tiled_equals_whole(*model, two_rows(20, 13, false));
+  expect_tiled_equals_whole(*model, two_rows(20, 13, true));
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, NativeFamilies, ::testing::Values("transformer_lm", "bet_sf", "bet_sg"));
+
+TEST(AttentionTiles, DiagonalInterventionsTileToo) {
+  auto model = lively(create_model(tiny_config("transformer_lm")));
+  const auto input = two_rows(20, 13, true);
+  expect_tiled_equals_whole(*model, input, DiagonalIntervention::scale(0.2));
+  expect_tiled_equals_whole(*model, input, DiagonalIntervention::mask());
+}
+
+TEST(AttentionTiles, BertEncoderWithPaddingTiles) {
+  const nlohmann::json json = {{"model_type", "bert"},          {"vocab_size", 20},         {"hidden_size", 12},
+                               {"num_hidden_layers", 2},        {"num_attention_heads", 3}, {"intermediate_size", 24},
+                               {"max_position_embeddings", 16}, {"hidden_dropout_prob", 0.0}};
+  auto model = lively(create_model(parse_model_config(json, "tiny bert")));
+  expect_tiled_equals_whole(*model, two_rows(20, 14, true));
+}
+
+class HuggingFaceFamilies : public ::testing::TestWithParam<std::string> {};
+
+// Grouped-query heads (llama, qwen2, mistral), rotary positions, mistral's 5-token sliding window
+// (the text is longer than it), biases, and GPT-NeoX's partial rotary and parallel residual.
+TEST_P(HuggingFaceFamilies, TiledEqualsWhole) {
+  auto loaded = load_checkpoint(AW_SOURCE_DIR "/tests/fixtures/hf_models/" + GetParam());
+  expect_tiled_equals_whole(*loaded.model, two_rows(loaded.config.vocab_size, 23, false));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, HuggingFaceFamilies,
+                         ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox"));
+
+TEST(AttentionTiles, TranslationModelsEncoderDecoderAndCrossBlocksTile) {
+  const nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", 20}, {"encoder_layers", 2},
+                               {"decoder_layers", 1},            {"n_heads", 2},     {"d_model", 8},
+                               {"d_ff", 16},                     {"max_positions", 32}, {"norm", "pre"},
+                               {"dropout", 0.0},                 {"decoder_bird_eye", true}};
+  auto model = lively(create_model(parse_model_config(json, "tiny transformer_mt")));
+  auto input = two_rows(20, 11, true);
+  torch::manual_seed(4);
+  input.decoder_input_ids = torch::randint(0, 20, {2, 9}, torch::kLong);
+  input.decoder_attention_mask = torch::ones({2, 9}, torch::kLong);
+  input.decoder_attention_mask[0].narrow(0, 7, 2).zero_();
+  expect_tiled_equals_whole(*model, input);
+}
+
+TEST(AttentionTiles, ARegionComputesOnlyItsRows) {
+  auto model = lively(create_model(tiny_config("bet_sf")));  // BET(SF): R_j still needs every row
+  const auto input = two_rows(20, 13, true);
+  const auto whole = captured(*model, input, kOneTile);
+  torch::InferenceMode inference;
+  const auto hidden = model->run_layers(model->embed(input), input, 0, 1, {}).hidden;  // entering layer 1
+  std::vector<int64_t> firsts;
+  ForwardOptions options;
+  options.memory_budget = two_row_budget(*model, input);
+  model->layer_attention_tiles(hidden, input, 1, options,
+                               [&](int64_t first_row, const torch::Tensor& tile) {
+                                 firsts.push_back(first_row);
+                                 const auto expected = whole.attention[1].narrow(2, first_row, tile.size(2));
+                                 EXPECT_TRUE(torch::allclose(tile, expected, 0, 1e-6)) << max_difference(tile, expected);
+                               },
+                               4, 9);
+  EXPECT_EQ(firsts, (std::vector<int64_t>{4, 6, 8}));
+  const auto joined = model->layer_attention(hidden, input, 1, {}, 4, 9);
+  EXPECT_EQ(joined.size(2), 5);
+  EXPECT_EQ(error_of([&] { model->layer_attention(hidden, input, 1, {}, 9, 20); }), "rows 10-20 are outside the 13 tokens");
+}
+
+TEST(AttentionTiles, ABudgetBelowOneRowIsRefusedBeforeAnyLayerRuns) {
+  auto model = lively(create_model(tiny_config("transformer_lm")));
+  const auto input = two_rows(20, 12, false);
+  ForwardOptions options;
+  options.memory_budget = 100;
+  torch::InferenceMode inference;
+  // One row: 2 sequences × 3 heads × 12 keys × (4 + 8) bytes = 864 B.
+  EXPECT_EQ(error_of([&] { model->forward(input, options); }),
+            "the memory budget of 100 B is too small for one row of attention (2 sequences × 3 heads × 12 keys = "
+            "864 B): the smallest that works is --memory-budget 1K");
+  options.memory_budget = 864;
+  EXPECT_NO_THROW(model->forward(input, options));  // one row per tile
+}
+
+// LibTorch 2.x: a forward nobody captures mixes the context with the fused kernel. Its loss, the
+// gates' gradients (head importance) and a gated forward equal the explicit path's to 1e-5, with
+// padding, a sliding window (mistral) and grouped-query heads. Debian's 1.13 has no fused kernel.
+class FusedAttention : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FusedAttention, EqualsTheExplicitPathForwardAndBackward) {
+  if (!fused_attention_available()) GTEST_SKIP() << "this LibTorch has no fused attention (Debian's 1.13)";
+  const bool fixture = GetParam() != "transformer_lm";
+  std::shared_ptr<AttentionModel> model;
+  if (fixture) model = load_checkpoint(AW_SOURCE_DIR "/tests/fixtures/hf_models/" + GetParam()).model;
+  else model = lively(create_model(tiny_config(GetParam())));
+  const auto& config = model->config();
+  const auto input = two_rows(config.vocab_size, 13, /*padded=*/true);
+  auto run = [&](bool explicit_attention) {
+    auto gates = torch::ones({config.n_blocks, config.max_heads()}, torch::requires_grad());
+    ForwardOptions options;
+    options.head_gates = gates;
+    options.explicit_attention = explicit_attention;
+    const auto logits = model->forward(input, options).logits;
+    logits.logsumexp(-1).mean().backward();
+    return std::make_pair(logits.detach(), gates.grad());
+  };
+  const auto [fused_logits, fused_gradient] = run(false);
+  const auto [explicit_logits, explicit_gradient] = run(true);
+  EXPECT_TRUE(torch::allclose(fused_logits, explicit_logits, 1e-5, 1e-5)) << max_difference(fused_logits, explicit_logits);
+  EXPECT_TRUE(torch::allclose(fused_gradient, explicit_gradient, 1e-5, 1e-5))
+      << max_difference(fused_gradient, explicit_gradient);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, FusedAttention, ::testing::Values("transformer_lm", "llama", "mistral", "qwen2"));
+
+TEST(MemoryBudget, SizesReadAndPrintAsPeopleWriteThem) {
+  EXPECT_EQ(parse_memory_size("512M"), 512ll << 20);
+  EXPECT_EQ(parse_memory_size("2G"), 2ll << 30);
+  EXPECT_EQ(parse_memory_size("2GiB"), 2ll << 30);
+  EXPECT_EQ(parse_memory_size("1.5G"), 3ll << 29);
+  EXPECT_EQ(parse_memory_size("64k"), 64ll << 10);
+  EXPECT_EQ(parse_memory_size("4096"), 4096);
+  for (const char* bad : {"", "0", "-1G", "lots", "5X"})
+    EXPECT_EQ(error_of([&] { parse_memory_size(bad); }),
+              std::string("--memory-budget: '") + bad + "' is not a memory size (a positive number with K, M or G, e.g. 512M)");
+  EXPECT_EQ(format_bytes(900), "900 B");
+  EXPECT_EQ(format_bytes(3 << 20), "3.0 MiB");
+  EXPECT_EQ(format_bytes(768ll << 20), "768 MiB");
+  EXPECT_EQ(memory_size_argument((2 << 20) + 1), "3M");
+  EXPECT_EQ(memory_size_argument(864), "1K");
+  set_attention_memory_budget(123456);
+  EXPECT_EQ(attention_memory_budget(), 123456);
+  set_attention_memory_budget(0);  // the machine's default again: between 64 MiB and 1 GiB
+  EXPECT_GE(attention_memory_budget(), 64ll << 20);
+  EXPECT_LE(attention_memory_budget(), 1ll << 30);
+}
+
+}  // namespace
+}  // namespace aw
