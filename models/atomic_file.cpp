@@ -28,6 +28,11 @@ void AtomicFile::write(const void* data, size_t bytes) {
   if (bytes > 0 && std::fwrite(data, 1, bytes, out_) != bytes) fail(system_error());
 }
 
+void AtomicFile::write_at(uint64_t offset, const void* data, size_t bytes) {
+  if (fseeko(out_, static_cast<off_t>(offset), SEEK_SET) != 0) fail(system_error());
+  write(data, bytes);
+}
+
 void AtomicFile::commit() {
   const bool closed = std::fclose(out_) == 0;
   out_ = nullptr;

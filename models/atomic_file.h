@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -19,6 +20,9 @@ class AtomicFile {
 
   // Throws aw::Error("<path>: cannot write: <reason>") and discards the file.
   void write(const void* data, size_t bytes);
+  // Writes at byte `offset` of the file (a region declared before, filled in any order); later
+  // write() calls go on from the end of this one.
+  void write_at(uint64_t offset, const void* data, size_t bytes);
   // Closes and renames into place (throws as write does).
   void commit();
   // Closes and removes the temporary file (nothing to do once committed or discarded).

@@ -294,6 +294,7 @@ SafetensorsWriter::SafetensorsWriter(std::string path, const std::vector<Declare
     uint64_t size = info->element_bytes;
     for (auto extent : tensor.shape) size *= static_cast<uint64_t>(extent);
     header[tensor.name] = {{"dtype", info->name}, {"shape", tensor.shape}, {"data_offsets", {offset, offset + size}}};
+    offsets_.push_back(offset);
     offset += size;
   }
   std::string header_text;
@@ -309,6 +310,7 @@ SafetensorsWriter::SafetensorsWriter(std::string path, const std::vector<Declare
   file_ = std::make_unique<AtomicFile>(path_);
   file_->write(&header_length, kHeaderLengthBytes);
   file_->write(header_text.data(), header_text.size());
+  for (auto& tensor_offset : offsets_) tensor_offset += kHeaderLengthBytes + header_length;
 }
 
 SafetensorsWriter::~SafetensorsWriter() = default;  // an unfinished file removes its temporary file
@@ -327,9 +329,36 @@ void SafetensorsWriter::write(const torch::Tensor& value) {
     fail("tensor " + in_quotes(expected.name) + " is " + std::string(c10::toString(value.scalar_type())) + " " +
          shape_string(value.sizes()) + ", declared " + std::string(c10::toString(expected.dtype)) + " " +
          shape_string(expected.shape));
+  if (rows_written_ > 0) fail("tensor " + in_quotes(expected.name) + " is half written by rows");
   const auto bytes = value.detach().to(torch::kCPU).contiguous();
-  file_->write(bytes.data_ptr(), bytes.nbytes());
+  file_->write_at(offsets_[next_], bytes.data_ptr(), bytes.nbytes());
   ++next_;
+}
+
+void SafetensorsWriter::write_rows(const torch::Tensor& rows, int64_t first_row) {
+  if (!file_->isOpen()) fail_in_file(path_, "written after it was finished");
+  if (next_ >= declared_.size()) fail("more tensors written than the " + std::to_string(declared_.size()) + " declared");
+  const auto& expected = declared_[next_];
+  const auto& shape = expected.shape;
+  if (!rows.defined() || rows.dim() != 3 || shape.size() != 3 || rows.scalar_type() != expected.dtype ||
+      rows.size(0) != shape[0] || rows.size(2) != shape[2] || first_row != rows_written_ ||
+      first_row + rows.size(1) > shape[1])
+    fail("rows " + std::to_string(first_row) + "+ of tensor " + in_quotes(expected.name) + " (" +
+         (rows.defined() ? std::string(c10::toString(rows.scalar_type())) + " " + shape_string(rows.sizes()) : "undefined") +
+         ") do not fit its declared " + std::string(c10::toString(expected.dtype)) + " " + shape_string(shape) +
+         " after " + std::to_string(rows_written_) + " rows");
+  const auto bytes = rows.detach().to(torch::kCPU).contiguous();
+  const uint64_t row_bytes = static_cast<uint64_t>(shape[2]) * bytes.element_size();
+  const auto* data = static_cast<const char*>(bytes.data_ptr());
+  for (int64_t slice = 0; slice < shape[0]; ++slice)  // slice s's rows sit at s·R + first_row
+    file_->write_at(offsets_[next_] + (static_cast<uint64_t>(slice * shape[1] + first_row)) * row_bytes,
+                    data + static_cast<uint64_t>(slice * rows.size(1)) * row_bytes,
+                    static_cast<size_t>(rows.size(1)) * row_bytes);
+  rows_written_ += rows.size(1);
+  if (rows_written_ == shape[1]) {
+    rows_written_ = 0;
+    ++next_;
+  }
 }
 
 void SafetensorsWriter::finish() {

@@ -92,6 +92,10 @@ class SafetensorsWriter {
   // The next declared tensor (any device; converted to a contiguous CPU copy as needed). Its dtype
   // and shape must be the declared ones.
   void write(const torch::Tensor& value);
+  // Part of the next declared tensor, [A, R, C] (an attention layer [heads, queries, keys]): its rows
+  // first_row … first_row + r − 1 given as `rows` [A, r, C], in row order; the tensor is complete,
+  // and the next one's turn, once its last row is written. Each of the A slices goes to its place.
+  void write_rows(const torch::Tensor& rows, int64_t first_row);
   // After the last write: closes the file and renames it into place.
   void finish();
 
@@ -99,7 +103,9 @@ class SafetensorsWriter {
   [[noreturn]] void fail(const std::string& message);
   std::string path_;
   std::vector<Declared> declared_;
+  std::vector<uint64_t> offsets_;  // each declared tensor's first byte in the file
   size_t next_ = 0;
+  int64_t rows_written_ = 0;       // of the next tensor, by write_rows
   std::unique_ptr<AtomicFile> file_;
 };
 
