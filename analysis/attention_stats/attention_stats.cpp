@@ -39,14 +39,33 @@ DiagonalStats finish_stats(int64_t layer, int64_t head, const std::array<double,
 }
 
 
-// Uniform attention over the rows of `valid` [B, n]: each valid row spread evenly over the valid keys
-// it may see (j ≤ i when causal); [B, 1, n, n].
-torch::Tensor uniform_attention(const torch::Tensor& valid, bool causal) {
+// Rows of a tile the accumulator reduces at once: its float64 working copies of at most 4M weights
+// (32 MB each) stay below the tile the model made, whatever the budget.
+constexpr int64_t kReducedWeights = int64_t{1} << 22;
+
+int64_t rows_per_chunk(int64_t weights_per_row) { return std::max<int64_t>(1, kReducedWeights / std::max<int64_t>(weights_per_row, 1)); }
+
+// Uniform attention over rows [first_row, first_row + rows) of `valid` [B, n]: each valid row spread
+// evenly over the valid keys it may see (j ≤ i when causal); [B, 1, rows, n].
+torch::Tensor uniform_attention(const torch::Tensor& valid, bool causal, int64_t first_row, int64_t rows) {
   const int64_t length = valid.size(1);
-  auto allowed = valid.unsqueeze(2) & valid.unsqueeze(1);                               // (B, n, n)
-  if (causal) allowed = allowed & torch::ones({length, length}, valid.options()).tril();
+  auto allowed = valid.narrow(1, first_row, rows).unsqueeze(2) & valid.unsqueeze(1);  // (B, rows, n)
+  if (causal) {
+    const auto long_options = torch::dtype(torch::kLong).device(valid.device());
+    allowed = allowed & torch::arange(length, long_options).unsqueeze(0).le(
+                            torch::arange(first_row, first_row + rows, long_options).unsqueeze(1));
+  }
   const auto weights = allowed.to(torch::kFloat64);
   return (weights / weights.sum(2, true).clamp_min(1)).unsqueeze(1);
+}
+
+// The uniform baseline of `valid`'s rows added to `sums` as layer `layer`, a few rows at a time.
+void add_uniform(DiagonalStatsAccumulator& sums, int64_t layer, const torch::Tensor& valid, bool causal) {
+  const int64_t length = valid.size(1), chunk = rows_per_chunk(valid.size(0) * length);
+  for (int64_t first = 0; first < length; first += chunk) {
+    const int64_t rows = std::min(chunk, length - first);
+    sums.add(layer, uniform_attention(valid, causal, first, rows), valid, causal, first);
+  }
 }
 
 }  // namespace
@@ -60,31 +79,40 @@ DiagonalStatsAccumulator::DiagonalStatsAccumulator(std::vector<int64_t> heads_pe
 }
 
 void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid,
-                                   bool causal) {
-  const int64_t heads = probabilities.size(1), length = probabilities.size(2);
+                                   bool causal, int64_t first_row) {
+  const int64_t heads = probabilities.size(1), rows = probabilities.size(2), keys = probabilities.size(3);
+  const int64_t chunk = rows_per_chunk(probabilities.size(0) * heads * keys);
+  if (rows > chunk) {  // a large tile: reduced a few rows at a time (the sums do not care)
+    for (int64_t first = 0; first < rows; first += chunk)
+      add(layer, probabilities.narrow(2, first, std::min(chunk, rows - first)), valid, causal, first_row + first);
+    return;
+  }
   const auto device = probabilities.device();
-  const auto bool_options = torch::dtype(torch::kBool).device(device);
-  const auto valid_here = valid.to(device, torch::kBool);
-  const auto valid_pairs = (valid_here.unsqueeze(2) & valid_here.unsqueeze(1)).unsqueeze(1);   // (B, 1, n, n)
-  auto eye = torch::eye(length, bool_options);
-  if (!include_first_row_) eye.index_put_({0, 0}, false);
+  const auto long_options = torch::dtype(torch::kLong).device(device);
+  const auto valid_here = valid.to(device, torch::kBool);                                     // (B, n)
+  const auto valid_pairs =
+      (valid_here.narrow(1, first_row, rows).unsqueeze(2) & valid_here.unsqueeze(1)).unsqueeze(1);  // (B, 1, rows, n)
+  const auto row = torch::arange(first_row, first_row + rows, long_options).unsqueeze(1);      // (rows, 1)
+  const auto col = torch::arange(keys, long_options).unsqueeze(0);                            // (1, n)
+  auto eye = col.eq(row);
+  if (!include_first_row_) eye = eye.logical_and(row.ne(0));
   const auto diagonal = (valid_pairs & eye).to(torch::kFloat64);
-  const auto off_diagonal = causal ? torch::ones({length, length}, bool_options).tril(-1)
-                                   : torch::eye(length, bool_options).logical_not();
+  const auto off_diagonal = causal ? col.lt(row) : col.ne(row);
   const auto lower_mask = (valid_pairs & off_diagonal).to(torch::kFloat64);
   // Keys each row may see (j ≤ i when causal): the row-length scale of the normalised variant.
-  const auto seen = causal ? (valid_pairs & torch::ones({length, length}, bool_options).tril()) : valid_pairs;
-  const auto keys = seen.sum(-1).to(torch::kFloat64);                                          // (B, 1, n)
-  const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, n, n)
+  const auto seen = causal ? (valid_pairs & col.le(row)) : valid_pairs;
+  const auto keys_seen = seen.sum(-1).to(torch::kFloat64);                                    // (B, 1, rows)
+  const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, rows, n)
   const auto lower = values * lower_mask;
-  const auto diagonal_rows = (values * diagonal).sum(-1);                                     // (B, H, n)
-  const auto lower_rows = lower.sum(-1), lower_square_rows = (lower * lower).sum(-1);         // (B, H, n)
+  const auto diagonal_rows = (values * diagonal).sum(-1);                                     // (B, H, rows)
+  const auto lower_rows = lower.sum(-1), lower_square_rows = (lower * lower).sum(-1);         // (B, H, rows)
   const std::vector<int64_t> batch_and_rows = {0, 2};
   const auto per_head = torch::stack({diagonal_rows.sum(batch_and_rows), diagonal.sum({0, 2, 3}).expand({heads}),
                                       lower_rows.sum(batch_and_rows), lower_square_rows.sum(batch_and_rows),
                                       lower_mask.sum({0, 2, 3}).expand({heads}),
-                                      (diagonal_rows * keys).sum(batch_and_rows), (lower_rows * keys).sum(batch_and_rows),
-                                      (lower_square_rows * keys * keys).sum(batch_and_rows)});         // (8, H)
+                                      (diagonal_rows * keys_seen).sum(batch_and_rows),
+                                      (lower_rows * keys_seen).sum(batch_and_rows),
+                                      (lower_square_rows * keys_seen * keys_seen).sum(batch_and_rows)});  // (8, H)
   sums_.select(1, layer).narrow(1, 0, heads).add_(per_head);
 }
 
@@ -147,10 +175,11 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   torch::Tensor valid, source_valid;
   ForwardOptions options = settings.forward;
   options.capture = CaptureMode::Stats;
-  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
+  // Tile by tile: nothing holds a layer's [B, H, n, n] (models/nn/attention.h).
+  options.tile_observer = [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
     if (!measured[layer]) return;
-    if (encoder_block[layer]) sums.add(layer, probabilities, source_valid, /*causal=*/false);
-    else sums.add(layer, probabilities, valid);
+    if (encoder_block[layer]) sums.add(layer, tile, source_valid, /*causal=*/false, first_row);
+    else sums.add(layer, tile, valid, /*causal=*/true, first_row);
   };
 
   const auto total = static_cast<int64_t>(batches.size());
@@ -174,8 +203,8 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     // The layers alone: the statistics need no logits, which for a 128k-word vocabulary are the
     // largest tensor of the forward (1 GB for 4 × 512 tokens in float32).
     model.run_layers(model.embed(batch), batch, 0, model.config().n_blocks, options);
-    if (any_causal) uniform.add(0, uniform_attention(valid.to(device), true), valid);
-    if (any_encoder) uniform.add(1, uniform_attention(source_valid.to(device), false), source_valid, /*causal=*/false);
+    if (any_causal) add_uniform(uniform, 0, valid.to(device), /*causal=*/true);
+    if (any_encoder) add_uniform(uniform, 1, source_valid.to(device), /*causal=*/false);
     batch_sums.row(index).copy_(sums.take_sums());
     batch_uniform.row(index).copy_(uniform.take_sums());
     result.windows += count;

@@ -67,9 +67,11 @@ class DiagonalStatsAccumulator {
  public:
   // heads_per_block: each layer's head count; sums live on `device` in float64.
   DiagonalStatsAccumulator(std::vector<int64_t> heads_per_block, bool include_first_row, const torch::Device& device);
-  // probabilities [B, H, n, n] of `layer` (0-based); valid [B, n] bool (true = token, false = padding).
-  // `causal` false: HA counts every off-diagonal entry, not only j < i.
-  void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid, bool causal = true);
+  // probabilities [B, H, rows, n] of `layer` (0-based): query rows first_row … first_row + rows − 1,
+  // a tile of the layer (models/nn/attention.h) or all of it; valid [B, n] bool (true = token, false =
+  // padding). `causal` false: HA counts every off-diagonal entry, not only j < i.
+  void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid, bool causal = true,
+           int64_t first_row = 0);
   // Per-layer and per-head statistics of everything added so far (one transfer to the host).
   void finish(AttentionStatsResult& result) const;
   // The sums so far ([8, L, H_max]), and a fresh start: attention_stats keeps each batch's part

@@ -58,12 +58,20 @@ std::vector<TopTokensRow> top_attended_tokens(AttentionModel& model, const Token
       throw Error(where + ": target " + std::to_string(target) + " is outside 1.." + std::to_string(length - 1) +
                   " (0-based position of the predicted token)");
 
-    const auto result = capture_attention(model, encoding, forward);
-    for (size_t layer = 0; layer < result.attention.size(); ++layer) {
-      const auto row = result.attention[layer][0].mean(0)[target - 1];                     // (n)
-      rows.push_back(top_tokens_row(row, k, static_cast<int64_t>(layer) + 1, index, target, encoding.tokens[target],
-                                    model_name, encoding.tokens));
-    }
+    // The target's row of each layer, the mean over heads, taken from the tile that holds it: the
+    // layers alone, no layer's whole matrix and no output head.
+    std::vector<torch::Tensor> layer_rows(static_cast<size_t>(model.config().n_blocks));
+    ForwardOptions options = forward;
+    options.capture = CaptureMode::Stats;
+    options.tile_observer = [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
+      const int64_t row = target - 1 - first_row;
+      if (row >= 0 && row < tile.size(2)) layer_rows[static_cast<size_t>(layer)] = tile[0].select(1, row).mean(0);  // (n)
+    };
+    const auto input = encoding_input(encoding);
+    model.run_layers(model.embed(input), input, 0, model.config().n_blocks, options);
+    for (size_t layer = 0; layer < layer_rows.size(); ++layer)
+      rows.push_back(top_tokens_row(layer_rows[layer], k, static_cast<int64_t>(layer) + 1, index, target,
+                                    encoding.tokens[target], model_name, encoding.tokens));
     if (!report_progress(progress, static_cast<int64_t>(index) + 1, static_cast<int64_t>(sentences.size()))) {
       if (cancelled) *cancelled = true;
       break;
