@@ -2,6 +2,7 @@
 #include "analysis/capture/attention_file_reader.h"
 
 #include "analysis/capture/attention_thumbnail.h"
+#include "analysis/capture/pooled_attention.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
@@ -10,10 +11,54 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <optional>
 #include <tuple>
 
 namespace aw {
+
+namespace {
+
+// "5-9" → [4, 9) within `length` tokens; nothing for text that is not such a span.
+std::optional<std::pair<int64_t, int64_t>> read_span(const std::string& text, int64_t length) {
+  const auto dash = text.find('-');
+  int64_t first = 0, last = 0;
+  if (dash == std::string::npos || !parse_integer(text.substr(0, dash), first) ||
+      !parse_integer(text.substr(dash + 1), last) || first < 1 || last < first || last > length)
+    return std::nullopt;
+  return std::make_pair(first - 1, last);
+}
+
+// The labels of a region ("rows", "cols") and of a pooled file's blocks ("pool": "8 mean").
+void read_region(const std::string& path, const std::map<std::string, std::string>& metadata,
+                 AttentionFileContents& contents) {
+  const auto length = static_cast<int64_t>(contents.tokens.size());
+  std::pair<int64_t, int64_t> rows{0, length}, cols{0, length};
+  const bool region = metadata.count("rows") || metadata.count("cols");
+  for (const auto& [key, span] : {std::make_pair("rows", &rows), std::make_pair("cols", &cols)}) {
+    if (!metadata.count(key)) continue;
+    const auto read = read_span(metadata.at(key), length);
+    if (!read) fail_in_file(path, std::string("its \"") + key + "\" metadata " + metadata.at(key) +
+                                      " is not a span of its " + std::to_string(length) + " tokens");
+    *span = *read;
+  }
+  int64_t pool = 0;
+  if (metadata.count("pool")) {
+    contents.pool = metadata.at("pool");
+    if (!parse_integer(contents.pool.substr(0, contents.pool.find(' ')), pool) || pool < 1)
+      fail_in_file(path, "its \"pool\" metadata " + contents.pool + " is not a block size");
+  }
+  if (!region && pool == 0) return;
+  auto labels = [&](const std::pair<int64_t, int64_t>& span) {
+    if (pool > 1) return block_span_labels(span.first, span.second, pool);
+    return std::vector<std::string>(contents.tokens.begin() + span.first, contents.tokens.begin() + span.second);
+  };
+  contents.row_labels = labels(rows);
+  contents.col_labels = labels(cols);
+}
+
+}  // namespace
 
 AttentionFileContents read_attention_file(const std::string& path) {
   const auto file = SafetensorsFile::open(path);
@@ -55,12 +100,15 @@ AttentionFileContents read_attention_file(const std::string& path) {
   std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.order < b.order; });
   if (found.empty()) fail_in_file(path, translation ? "holds no enc.<l>, dec.<l> or cross.<l> tensors" : "holds no layer.<l> tensors");
   const auto source = static_cast<int64_t>(contents.tokens.size()), target = static_cast<int64_t>(contents.target_tokens.size());
+  if (!translation) read_region(path, metadata, contents);
   for (const auto& block_found : found) {
     const auto name = block_found.prefix + "." + std::to_string(block_found.layer);
     auto block = file->tensor(name);  // a view of the mapping: nothing read yet
     const auto& kind = block_found.kind;
-    const int64_t cols = kind && keys_are_target(*kind) ? target : source;
-    const int64_t rows = kind && queries_are_target(*kind) ? target : source;
+    int64_t cols = kind && keys_are_target(*kind) ? target : source;
+    int64_t rows = kind && queries_are_target(*kind) ? target : source;
+    if (!contents.row_labels.empty()) rows = static_cast<int64_t>(contents.row_labels.size());
+    if (!contents.col_labels.empty()) cols = static_cast<int64_t>(contents.col_labels.size());
     if (block.dim() != 3 || block.size(2) != cols || (block.size(1) != rows && block.size(1) != 1))
       fail_in_file(path, name + " has shape " + shape_string(block.sizes()) + "; expected [heads, " + std::to_string(rows) +
                              (translation ? "" : " or 1") + ", " + std::to_string(cols) + "] for its tokens");

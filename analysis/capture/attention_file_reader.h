@@ -23,6 +23,10 @@ struct AttentionFileContents {
   std::vector<int> layer_numbers;         // each block's layer (within its kind), from 1, in model order
   std::vector<torch::Tensor> layers;      // [H, rows, n] in the stored dtype (F32 or F16)
   std::vector<torch::Tensor> thumbnails;  // [H, ≤64, ≤64] F32 (made here for a file without them)
+  // A region or pooled file (attend --rows/--cols/--pool): what its rows and columns stand for —
+  // the region's tokens, or per block "12–27" (1-based, inclusive); empty = the tokens themselves.
+  std::vector<std::string> row_labels, col_labels;
+  std::string pool;                       // "8 mean", "8 max", or empty
 };
 // Throws aw::Error naming the file: not a safetensors file, not an attention file, no layers, a layer
 // whose shape does not fit its tokens.

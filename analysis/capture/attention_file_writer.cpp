@@ -3,6 +3,7 @@
 
 #include "analysis/capture/attention_capture.h"
 #include "analysis/capture/attention_thumbnail.h"
+#include "analysis/capture/pooled_attention.h"
 #include "analysis/core/attention_blocks.h"
 #include "models/atomic_file.h"
 #include "models/checkpoint/safetensors.h"
@@ -31,45 +32,60 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 // The rows of a layer's attention: n, or 1 for a global-context model (LAMA).
 int64_t query_rows(const ModelConfig& config, int64_t length) { return config.has_lama_attention() ? 1 : length; }
 
-// A .npy file (format 1.0) of one little-endian float tensor, written whole or not at all.
-void write_npy(const std::string& path, const torch::Tensor& values) {
-  std::string shape;  // "12, 7, 7"; a 1-d shape is "7," in Python's tuple syntax
-  for (auto extent : values.sizes()) shape += (shape.empty() ? "" : ", ") + std::to_string(extent);
-  if (values.dim() == 1) shape += ",";
-  std::string header = "{'descr': '" + std::string(values.scalar_type() == torch::kFloat16 ? "<f2" : "<f4") +
-                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
-  // Magic (6) + version (2) + length (2) + header, padded with spaces and a newline to 64 bytes.
-  header.append(63 - (10 + header.size()) % 64, ' ');
-  header += '\n';
-  const auto bytes = values.contiguous();
-  const uint16_t length = static_cast<uint16_t>(header.size());
-  const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  AtomicFile file(path);
-  file.write(magic, sizeof(magic));
-  file.write(&length, sizeof(length));
-  file.write(header.data(), header.size());
-  file.write(bytes.data_ptr(), bytes.nbytes());
-  file.commit();
-}
+// A .npy file (format 1.0) of one little-endian float tensor [A, R, C], written whole or not at all,
+// given whole or in rows (SafetensorsWriter::write_rows's order and layout).
+class NpyWriter {
+ public:
+  NpyWriter(const std::string& path, torch::ScalarType dtype, std::vector<int64_t> shape)
+      : file_(path), shape_(std::move(shape)) {
+    std::string dims;  // "12, 7, 7"
+    for (auto extent : shape_) dims += (dims.empty() ? "" : ", ") + std::to_string(extent);
+    std::string header = "{'descr': '" + std::string(dtype == torch::kFloat16 ? "<f2" : "<f4") +
+                         "', 'fortran_order': False, 'shape': (" + dims + "), }";
+    // Magic (6) + version (2) + length (2) + header, padded with spaces and a newline to 64 bytes.
+    header.append(63 - (10 + header.size()) % 64, ' ');
+    header += '\n';
+    const uint16_t length = static_cast<uint16_t>(header.size());
+    const char magic[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    file_.write(magic, sizeof(magic));
+    file_.write(&length, sizeof(length));
+    file_.write(header.data(), header.size());
+    data_start_ = sizeof(magic) + sizeof(length) + header.size();
+  }
+  void write_rows(const torch::Tensor& rows, int64_t first_row) {
+    const auto bytes = rows.contiguous();
+    const uint64_t row_bytes = static_cast<uint64_t>(shape_[2]) * bytes.element_size();
+    const auto* data = static_cast<const char*>(bytes.data_ptr());
+    for (int64_t slice = 0; slice < shape_[0]; ++slice)
+      file_.write_at(data_start_ + static_cast<uint64_t>(slice * shape_[1] + first_row) * row_bytes,
+                     data + static_cast<uint64_t>(slice * rows.size(1)) * row_bytes,
+                     static_cast<size_t>(rows.size(1)) * row_bytes);
+  }
+  void finish() { file_.commit(); }
 
-// Writes layers on a thread of its own while the forward computes the next one: copying 48 MB per
-// layer into the page cache (1,024 tokens, 12 heads) otherwise added about the forward's own time
-// (bench_foundation BM_Attention1024). At most one layer waits, so memory holds two layers.
+ private:
+  AtomicFile file_;
+  std::vector<int64_t> shape_;
+  uint64_t data_start_ = 0;
+};
+
+// Writes on a thread of its own while the forward computes the next tile: copying 48 MB per layer
+// into the page cache (1,024 tokens, 12 heads) otherwise added about the forward's own time
+// (bench_foundation BM_Attention1024). At most one job waits, so memory holds two tiles.
 class BackgroundWrites {
  public:
-  explicit BackgroundWrites(std::function<void(const torch::Tensor&)> write)
-      : write_(std::move(write)), thread_([this] { work(); }) {}
+  BackgroundWrites() : thread_([this] { work(); }) {}
   ~BackgroundWrites() { stop(); }
 
-  // Hands over a layer; waits while the previous one is still being written. Rethrows a write's error.
-  void push(torch::Tensor values) {
+  // Hands over a job; waits while the previous one is still running. Rethrows a job's error.
+  void push(std::function<void()> job) {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return !pending_.defined() || error_; });
+    changed_.wait(lock, [this] { return !pending_ || error_; });
     if (error_) std::rethrow_exception(error_);
-    pending_ = std::move(values);
+    pending_ = std::move(job);
     changed_.notify_all();
   }
-  // Waits for the last write; rethrows its error.
+  // Waits for the last job; rethrows its error.
   void finish() {
     stop();
     if (error_) std::rethrow_exception(error_);
@@ -88,26 +104,25 @@ class BackgroundWrites {
     c10::InferenceMode inference;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      changed_.wait(lock, [this] { return pending_.defined() || stopping_; });
-      if (!pending_.defined()) return;  // stopping, nothing left
-      auto values = pending_;
+      changed_.wait(lock, [this] { return pending_ || stopping_; });
+      if (!pending_) return;  // stopping, nothing left
+      auto job = std::move(pending_);
       lock.unlock();
       try {
-        if (!error_) write_(values);
+        if (!error_) job();
       } catch (...) {
         error_ = std::current_exception();  // read by the caller once it sees pending_ cleared
       }
-      values = torch::Tensor();
+      job = nullptr;  // the tile it held goes now, not when the next job comes
       lock.lock();
-      pending_ = torch::Tensor();
+      pending_ = nullptr;
       changed_.notify_all();
     }
   }
 
-  std::function<void(const torch::Tensor&)> write_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  torch::Tensor pending_;
+  std::function<void()> pending_;
   bool stopping_ = false;
   std::exception_ptr error_;
   std::thread thread_;  // last: starts once the members above exist
@@ -149,8 +164,24 @@ void export_translation_attention(const TranslationCapture& capture, const Model
                                 "cross: target × source); layers numbered from 1 within their kind"}});
 }
 
+namespace {
+
+// "5-9" for rows [4, 9) (1-based, inclusive, as --rows and --cols take them).
+std::string span_text(int64_t begin, int64_t end) { return std::to_string(begin + 1) + "-" + std::to_string(end); }
+
+// [begin, end) checked against `length` tokens; end −1 = to the last. `flag` names the option.
+std::pair<int64_t, int64_t> checked_span(int64_t begin, int64_t end, int64_t length, const char* flag) {
+  if (end < 0) end = length;
+  if (begin < 0 || begin >= end || end > length)
+    throw Error(std::string(flag) + " " + span_text(begin, end) + " is outside the text's " + std::to_string(length) +
+                " tokens (1-" + std::to_string(length) + ")");
+  return {begin, end};
+}
+
+}  // namespace
+
 void export_attention(AttentionModel& model, const std::string& model_name, const Encoding& encoding,
-                      const AttentionExportSettings& settings, const AttentionObserver& also) {
+                      const AttentionExportSettings& settings, const AttentionTileObserver& also) {
   const auto& config = model.config();
   const bool npy = ends_with(settings.path, ".npy");
   if (!npy && !ends_with(settings.path, ".safetensors"))
@@ -171,26 +202,41 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
   }
   if (settings.dtype != torch::kFloat32 && settings.dtype != torch::kFloat16)
     throw Error("attention is exported as float32 or float16");
+  const int64_t length = static_cast<int64_t>(encoding.ids.size());
+  const int64_t all_rows = query_rows(config, length);
+  const auto [row_begin, row_end] = checked_span(settings.row_begin, settings.row_end, all_rows, "--rows");
+  const auto [col_begin, col_end] = checked_span(settings.col_begin, settings.col_end, length, "--cols");
+  const int64_t rows = row_end - row_begin, cols = col_end - col_begin;
+  if (settings.pool < 0 || settings.pool > std::max(rows, cols))
+    throw Error("--pool " + std::to_string(settings.pool) + " must be between 1 and the " +
+                std::to_string(std::max(rows, cols)) + " tokens pooled");
+  const bool pooled = settings.pool > 0;
+  // What each layer's tensor holds: the region cell by cell, or its blocks of pool × pool.
+  const int64_t stored_rows = pooled ? (rows + settings.pool - 1) / settings.pool : rows;
+  const int64_t stored_cols = pooled ? (cols + settings.pool - 1) / settings.pool : cols;
+  const auto stored_dtype = pooled ? torch::kFloat32 : settings.dtype;
 
   c10::InferenceMode inference;
   if (model.module().is_training()) model.module().eval();
   const auto input = encoding_input(encoding);
-  const int64_t length = static_cast<int64_t>(encoding.ids.size());
   const std::set<int64_t> wanted(layers.begin(), layers.end());
   const auto heads = settings.heads.empty() ? torch::Tensor() : torch::tensor(settings.heads, torch::kLong);
+  auto layer_heads = [&](int64_t layer) { return heads.defined() ? heads.numel() : config.heads_per_block[layer]; };
 
   std::unique_ptr<SafetensorsWriter> writer;
-  if (!npy) {
+  std::unique_ptr<NpyWriter> npy_writer;
+  if (npy) {
+    npy_writer = std::make_unique<NpyWriter>(settings.path, stored_dtype,
+                                             std::vector<int64_t>{layer_heads(layers.front()), stored_rows, stored_cols});
+  } else {
     std::vector<SafetensorsWriter::Declared> declared;
     for (const auto layer : layers) {
-      const int64_t layer_heads = heads.defined() ? heads.numel() : config.heads_per_block[layer];
-      const int64_t rows = query_rows(config, length);
-      declared.push_back({"layer." + std::to_string(layer + 1), settings.dtype, {layer_heads, rows, length}});
+      declared.push_back({"layer." + std::to_string(layer + 1), stored_dtype, {layer_heads(layer), stored_rows, stored_cols}});
       // The overview's thumbnails ride along, so a viewer never reads a whole file to draw them.
       declared.push_back({"thumbnail." + std::to_string(layer + 1), torch::kFloat32,
-                          {layer_heads, std::min(rows, kThumbnailSide), std::min(length, kThumbnailSide)}});
+                          {layer_heads(layer), std::min(stored_rows, kThumbnailSide), std::min(stored_cols, kThumbnailSide)}});
     }
-    const std::map<std::string, std::string> metadata = {
+    std::map<std::string, std::string> metadata = {
         {"format", "attention-workbench-attention"},
         {"model", model_name},
         {"tokens", nlohmann::json(encoding.tokens).dump()},
@@ -202,30 +248,68 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
            for (const auto head : settings.heads) numbers.push_back(head + 1);
            return nlohmann::json(numbers).dump();
          }()}};
+    // A region or a pooled map says which rows and keys it holds, so a viewer labels them.
+    if (rows != all_rows || cols != length) {
+      metadata["rows"] = span_text(row_begin, row_end);
+      metadata["cols"] = span_text(col_begin, col_end);
+    }
+    if (pooled) metadata["pool"] = std::to_string(settings.pool) + (settings.pool_kind == PoolKind::Max ? " max" : " mean");
     writer = std::make_unique<SafetensorsWriter>(settings.path, declared, metadata);
   }
-  // Declared after the writer it uses, so it stops first on the way out.
-  BackgroundWrites writes([&](const torch::Tensor& probabilities) {
-    auto values = probabilities.select(0, 0);                                            // (H, rows, n)
-    if (heads.defined()) values = values.index_select(0, heads.to(values.device()));
-    if (writer) {
-      writer->write(values.to(torch::kCPU, settings.dtype));
-      writer->write(attention_thumbnail(values).to(torch::kCPU, torch::kFloat32));
-    } else {
-      write_npy(settings.path, values.to(torch::kCPU, settings.dtype));
-    }
-  });
+  // Per layer being written: the pooled map and the thumbnail, fed tile by tile.
+  std::unique_ptr<PooledAttention> pool, thumbnail;
+  auto start_layer = [&](int64_t layer) {
+    const int64_t count = layer_heads(layer);
+    if (pooled)
+      pool = std::make_unique<PooledAttention>(count, PoolBins::blocks(rows, settings.pool),
+                                               PoolBins::blocks(cols, settings.pool), settings.pool_kind);
+    else if (writer)
+      thumbnail = std::make_unique<PooledAttention>(thumbnail_pool(count, rows, cols));
+  };
+  // Declared after the writers it uses, so it stops first on the way out.
+  BackgroundWrites writes;
+  int64_t current = -1;
   ForwardOptions options;
-  options.capture = CaptureMode::Stats;  // each layer to the observer, nothing kept
-  options.observer = [&](int64_t layer, const torch::Tensor& probabilities) {
+  options.capture = CaptureMode::Stats;  // tiles to the observer, nothing kept
+  options.tile_observer = [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
     if (!wanted.count(layer)) return;
-    if (also) also(layer, probabilities);
-    writes.push(probabilities);
+    if (also) also(layer, first_row, tile);
+    // The tile's part of the region: its rows inside [row_begin, row_end), the region's keys.
+    const int64_t from = std::max(first_row, row_begin), to = std::min(first_row + tile.size(2), row_end);
+    if (from >= to) return;
+    auto values = tile.select(0, 0).narrow(1, from - first_row, to - from).narrow(2, col_begin, cols);  // (H, r, c)
+    if (heads.defined()) values = values.index_select(0, heads.to(values.device()));
+    const bool layer_done = to == row_end;
+    if (layer != current) {
+      current = layer;
+      writes.push([&, layer] { start_layer(layer); });
+    }
+    auto host = values.to(torch::kCPU, torch::kFloat32);  // F16 files: converted below, thumbnails from F32
+    writes.push([&, host, from, layer_done] {
+      const int64_t region_row = from - row_begin;
+      if (pooled) pool->add(region_row, host);
+      else if (writer) writer->write_rows(host.to(settings.dtype), region_row);
+      else npy_writer->write_rows(host.to(settings.dtype), region_row);
+      if (thumbnail) thumbnail->add(region_row, host);
+      if (!layer_done) return;
+      if (pooled) {
+        const auto map = pool->result();
+        if (writer) {
+          writer->write(map);
+          writer->write(attention_thumbnail(map).contiguous());
+        } else {
+          npy_writer->write_rows(map, 0);
+        }
+      } else if (writer) {
+        writer->write(thumbnail->result());
+      }
+    });
   };
   // The layers up to the last one written; the output head is not needed.
   model.run_layers(model.embed(input), input, 0, layers.back() + 1, options);
   writes.finish();
   if (writer) writer->finish();
+  if (npy_writer) npy_writer->finish();
 }
 
 }  // namespace aw

@@ -13,7 +13,26 @@ torch::Tensor LayerReplay::attention(int64_t layer) const {
   return model_->layer_attention(layer_inputs_[static_cast<size_t>(layer)], input_, layer, ForwardOptions{});
 }
 
-StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer) {
+void LayerReplay::tiles(int64_t layer, const TileConsumer& consumer, int64_t first_row, int64_t end_row) const {
+  TORCH_CHECK(model_ && layer >= 0 && layer < layers(), "no layer ", layer, " in this run");
+  c10::InferenceMode inference;
+  model_->layer_attention_tiles(layer_inputs_[static_cast<size_t>(layer)], input_, layer, ForwardOptions{}, consumer,
+                                first_row, end_row);
+}
+
+PooledLayer LayerReplay::pooled(int64_t layer, int64_t pool) const {
+  const int64_t length = input_.input_ids.size(1);
+  LayerPooler pooler(length, pool);
+  std::optional<PooledLayer> made;
+  tiles(layer, [&](int64_t first_row, const torch::Tensor& tile) {
+    if (auto layer_made = pooler.add(first_row, tile)) made = std::move(layer_made);
+  });
+  TORCH_CHECK(made.has_value(), "layer ", layer, " gave no tiles");
+  return std::move(*made);
+}
+
+StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer,
+                             const AttentionTileObserver& each_tile) {
   c10::InferenceMode inference;
   if (model_.module().is_training()) model_.module().eval();  // no write when it already is: the UI thread may be reading
   const auto& config = model_.config();
@@ -40,12 +59,14 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
   }
 
   ForwardOptions options;
-  options.capture = each_layer ? CaptureMode::Stats : CaptureMode::Full;
+  const bool observed = each_layer || each_tile;
+  options.capture = observed ? CaptureMode::Stats : CaptureMode::Full;
   options.observer = each_layer;
+  options.tile_observer = each_tile;
   if (gates.defined()) options.head_gates = gates.to(layer_inputs_.front().device());
   StagedRun result;
   result.first_layer_run = first;
-  if (!each_layer) result.attention.resize(static_cast<size_t>(layers));
+  if (!observed) result.attention.resize(static_cast<size_t>(layers));
   layer_inputs_.resize(static_cast<size_t>(first) + 1);  // the states above `first` change
   // One layer per call, keeping what enters the next: run_layers is layer-by-layer anyway.
   for (int64_t layer = first; layer < layers; ++layer) {

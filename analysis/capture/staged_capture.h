@@ -4,6 +4,7 @@
 // gates changed: a toggle in the last of 12 layers runs one layer, not twelve.
 #pragma once
 
+#include "analysis/capture/pooled_attention.h"
 #include "models/nn/model.h"
 #include "models/text/tokenizer.h"
 
@@ -26,6 +27,11 @@ class LayerReplay {
   // [1, H, rows, n], equal to what the run captured for `layer`; in inference mode, so any thread may
   // ask while the model is not being trained.
   torch::Tensor attention(int64_t layer) const;
+  // The same tile by tile ([1, H, rows, n] in row order), only query rows [first_row, end_row) (end −1
+  // = to the last): a long text's layer pooled, or a region of it, without its whole matrix.
+  void tiles(int64_t layer, const TileConsumer& consumer, int64_t first_row = 0, int64_t end_row = -1) const;
+  // The layer's block means of pool × pool tokens and its thumbnail, pooled tile by tile.
+  PooledLayer pooled(int64_t layer, int64_t pool) const;
   int64_t layers() const { return static_cast<int64_t>(layer_inputs_.size()); }
 
  private:
@@ -37,7 +43,7 @@ class LayerReplay {
 struct StagedRun {
   // Per layer [1, H, rows, n] for the layers run (first_layer_run and above); undefined below, where
   // the caller's copy of the previous run's attention still holds. Empty when run() was given an
-  // observer, which saw each of them instead.
+  // observer (or a tile observer), which saw each of them instead.
   std::vector<torch::Tensor> attention;
   torch::Tensor final_hidden;  // [1, n, d]: what the last layer gave, before the model's output head
   int64_t first_layer_run = 0;
@@ -54,7 +60,10 @@ class StagedCapture {
   // exactly what they computed last time.
   // With `each_layer` set, each layer run hands it its attention and none is kept in the result, so
   // a long text's run never holds every layer's [H, n, n] at once.
-  StagedRun run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer = {});
+  // With `each_tile` set instead, each tile of each layer's attention goes to it as it is made
+  // ([1, H, rows, n], models/nn/attention.h): not even one layer's matrix is held.
+  StagedRun run(const Encoding& encoding, const torch::Tensor& gates, const AttentionObserver& each_layer = {},
+                const AttentionTileObserver& each_tile = {});
   // The model's output (logits) for `final_hidden` rows of the last run's input; the caller narrows
   // the rows (a language model's one position) to avoid the vocabulary-wide product for every token.
   torch::Tensor output(const torch::Tensor& final_hidden) const;

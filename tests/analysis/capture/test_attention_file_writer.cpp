@@ -52,7 +52,7 @@ TEST_P(ExportFamilies, SafetensorsHoldsEveryLayerAsCaptured) {
     settings.path = dir.path() + "/attention.safetensors";
     settings.dtype = dtype;
     int seen = 0;
-    export_attention(*model, "tiny", text, settings, [&](int64_t, const torch::Tensor&) { ++seen; });
+    export_attention(*model, "tiny", text, settings, [&](int64_t, int64_t, const torch::Tensor&) { ++seen; });
     EXPECT_EQ(seen, config.n_blocks);
     const auto file = SafetensorsFile::open(settings.path);
     ASSERT_EQ(file->names().size(), static_cast<size_t>(2 * config.n_blocks));  // each layer and its thumbnail
