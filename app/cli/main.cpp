@@ -23,7 +23,9 @@ commands:
   attend  --model DIR --text "..."         every layer's and head's attention for a text
           [--out FILE.json] [--top K] [--truncate]    (JSON: small texts)
           [--out FILE.safetensors|FILE.npy] [--layers 1,3-5] [--heads 1-4]
-          [--out-dtype f32|f16]           binary, written layer by layer (.npy: one layer)
+          [--out-dtype f32|f16]           binary, written tile by tile (.npy: one layer)
+          [--rows A-B] [--cols C-D]        a region of each layer (1-based tokens)
+          [--pool K [--pool-max]]          each layer as K × K block means (or maxima)
   attend  --from FILE.safetensors [--layers 2] [--top K]   the same summary from a saved file
   translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
@@ -64,6 +66,8 @@ analyses (docs/analyses.md):
 constexpr const char* kUsageTail = R"(  help [COMMAND]                           this text, or one command's options
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
+every model command: --memory-budget 512M   bytes one tile of attention rows may take (default:
+                                           1/32 of the machine's memory, 64M–1G; docs/long-context.md)
 )";
 
 std::string usage() {

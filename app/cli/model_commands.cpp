@@ -12,6 +12,7 @@
 #include "app/cli/progress.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/parse_number.h"
 #include "models/runtime.h"
 
 #include <torch/torch.h>
@@ -160,11 +161,25 @@ int summarise_attention_file(const CliOptions& options) {
   return 0;
 }
 
+// "5-9" (1-based, inclusive) or "7" → [4, 9) or [6, 7); `flag` names the option in the error.
+std::pair<int64_t, int64_t> parse_span(const std::string& text, const std::string& flag) {
+  const auto dash = text.find('-');
+  int64_t first = 0, last = 0;
+  const bool read = dash == std::string::npos
+                        ? parse_integer(text, first) && (last = first, true)
+                        : parse_integer(text.substr(0, dash), first) && parse_integer(text.substr(dash + 1), last);
+  if (!read || first < 1 || last < first)
+    throw Error(flag + " " + text + ": expected A-B, 1-based tokens with A ≤ B (e.g. 1-512)");
+  return {first - 1, last};
+}
+
 }  // namespace
 
 int run_attend(int argc, char** argv) {
   const CliOptions options("attend",
-                           model_command_spec({"text", "out", "top", "layers", "heads", "out-dtype", "from"}, {"truncate"}),
+                           model_command_spec({"text", "out", "top", "layers", "heads", "out-dtype", "from", "rows",
+                                               "cols", "pool"},
+                                              {"truncate", "pool-max"}),
                            argc, argv, 2);
   if (options.has("from")) return summarise_attention_file(options);
   const auto text = options.require("text");
@@ -172,8 +187,14 @@ int run_attend(int argc, char** argv) {
   const auto out = options.get("out", "");
   const bool binary = is_binary_attention_path(out);
   const auto out_dtype = attention_out_dtype(options, "attend");
-  if ((options.has("layers") || options.has("heads") || options.has("out-dtype")) && !binary)
-    throw Error("attention-cli attend: --layers, --heads and --out-dtype go with --out FILE.safetensors or FILE.npy");
+  const bool region_or_pool = options.has("rows") || options.has("cols") || options.has("pool") || options.flag("pool-max");
+  if ((options.has("layers") || options.has("heads") || options.has("out-dtype") || region_or_pool) && !binary)
+    throw Error("attention-cli attend: --layers, --heads, --out-dtype, --rows, --cols and --pool go with --out "
+                "FILE.safetensors or FILE.npy");
+  if (options.flag("pool-max") && !options.has("pool"))
+    throw Error("attention-cli attend: --pool-max goes with --pool K (the block size)");
+  const auto pool = options.has("pool") ? options.get_int("pool", 0, 0) : 0;
+  if (options.has("pool") && pool < 1) throw Error("attention-cli attend: --pool 0: a block is at least 1 token wide");
   const auto loaded = load_from_options(options);
   if (loaded.config.is_translation())
     throw Error("attention-cli attend: " + loaded.name + " is a " + loaded.config.family_name() +
@@ -198,13 +219,17 @@ int run_attend(int argc, char** argv) {
   // position's row (LAMA: its one row), as (layer, row).
   const auto last = static_cast<int64_t>(encoding.ids.size()) - 1;
   torch::Tensor heads;
-  auto summary_row = [last, &heads](const torch::Tensor& probabilities) {  // [1, H, rows, n] → (n)
-    auto row = probabilities.select(0, 0);
-    row = row.select(1, std::min<int64_t>(last, row.size(1) - 1));                      // (H, n)
+  auto summary_row = [&heads](const torch::Tensor& probabilities, int64_t index) {  // [1, H, rows, n] → (n)
+    auto row = probabilities.select(0, 0).select(1, index);                              // (H, n)
     if (heads.defined()) row = row.index_select(0, heads.to(row.device()));
     return row.mean(0).to(torch::kCPU, torch::kFloat64);
   };
   std::vector<std::pair<int64_t, torch::Tensor>> rows;
+  // The summary's row, the last position's (LAMA: its one row), from whichever tile holds it.
+  const AttentionTileObserver summarise = [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
+    const int64_t wanted = loaded.config.has_lama_attention() ? 0 : last;
+    if (wanted >= first_row && wanted < first_row + tile.size(2)) rows.emplace_back(layer, summary_row(tile, wanted - first_row));
+  };
   if (binary) {
     // Written layer by layer as the forward goes: one layer in memory, not all of them.
     AttentionExportSettings settings;
@@ -217,9 +242,11 @@ int run_attend(int argc, char** argv) {
         settings.heads = parse_numbered_list(options.get("heads", ""), loaded.config.max_heads(), "head");
         heads = torch::tensor(settings.heads, torch::kLong);
       }
-      export_attention(*loaded.model, loaded.name, encoding, settings, [&](int64_t layer, const torch::Tensor& probabilities) {
-        rows.emplace_back(layer, summary_row(probabilities));
-      });
+      if (options.has("rows")) std::tie(settings.row_begin, settings.row_end) = parse_span(options.get("rows", ""), "--rows");
+      if (options.has("cols")) std::tie(settings.col_begin, settings.col_end) = parse_span(options.get("cols", ""), "--cols");
+      settings.pool = pool;
+      settings.pool_kind = options.flag("pool-max") ? PoolKind::Max : PoolKind::Mean;
+      export_attention(*loaded.model, loaded.name, encoding, settings, summarise);
     } catch (const Error& error) {
       throw Error(std::string("attention-cli attend: ") + error.what());
     }
@@ -228,9 +255,22 @@ int run_attend(int argc, char** argv) {
       return 0;
     }
   }
-  const auto result = binary ? ForwardResult{} : capture_attention(*loaded.model, encoding);
+  // JSON holds every layer whole (small texts); the summary alone needs one row of each layer, taken
+  // from the tiles as they pass (a text of any length).
+  const bool whole = !binary && (options.has("out") || options.flag("json"));
+  const auto result = whole ? capture_attention(*loaded.model, encoding) : ForwardResult{};
+  if (!binary && !whole) {
+    c10::InferenceMode inference;
+    loaded.model->module().eval();
+    ForwardOptions summary;
+    summary.capture = CaptureMode::Stats;
+    summary.tile_observer = summarise;
+    const auto input = encoding_input(encoding);
+    loaded.model->run_layers(loaded.model->embed(input), input, 0, loaded.config.n_blocks, summary);
+  }
   for (size_t layer = 0; layer < result.attention.size(); ++layer)
-    rows.emplace_back(static_cast<int64_t>(layer), summary_row(result.attention[layer]));
+    rows.emplace_back(static_cast<int64_t>(layer),
+                      summary_row(result.attention[layer], std::min(last, result.attention[layer].size(2) - 1)));
 
   const auto json = binary ? nlohmann::json() : attention_json(encoding, result.attention);
   if (options.has("out") && !binary) write_text_file(out, json.dump() + "\n");

@@ -2,6 +2,7 @@
 #include "app/cli/model_loading.h"
 
 #include "models/errors.h"
+#include "models/memory_budget.h"
 #include "models/runtime.h"
 
 #include <torch/torch.h>
@@ -14,7 +15,7 @@
 namespace aw {
 
 OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches) {
-  with_value.insert({"model", "device", "threads", "dtype"});
+  with_value.insert({"model", "device", "threads", "dtype", "memory-budget"});
   switches.insert("json");
   return {std::move(with_value), std::move(switches)};
 }
@@ -26,7 +27,13 @@ std::string device_option(const CliOptions& options) {
 
 ComputeDtype dtype_option(const CliOptions& options) { return parse_compute_dtype(options.get("dtype", "auto")); }
 
+// --memory-budget: the bytes one tile of attention may take (models/memory_budget.h).
+void apply_memory_budget(const CliOptions& options) {
+  if (options.has("memory-budget")) set_attention_memory_budget(parse_memory_size(options.get("memory-budget", "")));
+}
+
 LoadedModel load_from_options(const CliOptions& options) {
+  apply_memory_budget(options);
   const auto threads = static_cast<int>(options.get_int("threads", 0, 1));
   configure_threads(threads);
   const auto device = resolve_device(device_option(options));
@@ -37,6 +44,7 @@ LoadedModel load_from_options(const CliOptions& options) {
 
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
   options.require("model");
+  apply_memory_budget(options);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device_name = device_option(options);
   auto device = resolve_device(device_name);

@@ -81,11 +81,37 @@ aw_cli_test(error_attend_from_weights EXIT 1 STDERR_LINES 1 REGEX "tiny_lm/model
             ARGS attend --from ${fixtures}/tiny_lm/model.safetensors)
 set_tests_properties(cli.attend_from cli.error_attend_from_layer cli.error_attend_from_model
                      PROPERTIES FIXTURES_REQUIRED "cli_models;attention_file")
+# At any length (docs/long-context.md): a region, a pooled map, the budget, and their refusals.
+aw_cli_test(attend_region EXIT 0 REGEX "attention of 2 layers written to .*attend_region.safetensors"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6 w7" --out ${fixtures}/attend_region.safetensors
+                 --rows 2-5 --cols 1-4 --memory-budget 1K)
+aw_cli_test(attend_pool EXIT 0 REGEX "attention of 2 layers written to .*attend_pool.safetensors"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6 w7" --out ${fixtures}/attend_pool.safetensors
+                 --pool 4 --pool-max)
+set_tests_properties(cli.attend_pool PROPERTIES FIXTURES_SETUP pooled_file)
+aw_cli_test(attend_from_pool EXIT 0 REGEX "6 tokens of tiny_lm"
+            ARGS attend --from ${fixtures}/attend_pool.safetensors)
+set_tests_properties(cli.attend_from_pool PROPERTIES FIXTURES_REQUIRED pooled_file)
+aw_cli_test(error_attend_rows_outside EXIT 1 STDERR_LINES 1 REGEX "attend: --rows 5-9 is outside the text's 3 tokens \\(1-3\\)"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/a.safetensors --rows 5-9)
+aw_cli_test(error_attend_rows_text EXIT 1 STDERR_LINES 1 REGEX "attend: --rows 9-5: expected A-B, 1-based tokens with A ≤ B \\(e.g. 1-512\\)"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/a.safetensors --rows 9-5)
+aw_cli_test(error_attend_pool_zero EXIT 1 STDERR_LINES 1 REGEX "attend: --pool 0: a block is at least 1 token wide"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/a.safetensors --pool 0)
+aw_cli_test(error_attend_pool_large EXIT 1 STDERR_LINES 1 REGEX "attend: --pool 4 must be between 1 and the 3 tokens pooled"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --out ${fixtures}/a.safetensors --pool 4)
+aw_cli_test(error_attend_pool_json EXIT 1 STDERR_LINES 1 REGEX "--cols and --pool go with --out FILE.safetensors or FILE.npy"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --pool 2)
+aw_cli_test(error_memory_budget_small EXIT 1 STDERR_LINES 1
+            REGEX "the memory budget of 10 B is too small for one row of attention \\(3 heads × 3 keys = 108 B\\): the smallest that works is --memory-budget 1K"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --memory-budget 10)
+aw_cli_test(error_memory_budget_text EXIT 1 STDERR_LINES 1 REGEX "--memory-budget: 'lots' is not a memory size"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --memory-budget lots)
 aw_cli_test(error_attend_unwritable EXIT 1 STDERR_LINES 1 REGEX "no_folder/a.safetensors: cannot write: No such file or directory"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/no_folder/a.safetensors)
 aw_cli_test(error_attend_out_dtype EXIT 1 STDERR_LINES 1 REGEX "--out-dtype bf16: expected f32 or f16"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --out ${fixtures}/attend.safetensors --out-dtype bf16)
-aw_cli_test(error_attend_layer_without_binary EXIT 1 STDERR_LINES 1 REGEX "--layers, --heads and --out-dtype go with --out FILE.safetensors or FILE.npy"
+aw_cli_test(error_attend_layer_without_binary EXIT 1 STDERR_LINES 1 REGEX "--layers, --heads, --out-dtype, --rows, --cols and --pool go with --out FILE.safetensors or FILE.npy"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3" --layers 1)
 aw_cli_test(attend_truncate EXIT 0 REGEX "text truncated from 17 to 16 tokens"
             ARGS attend --model ${fixtures}/tiny_lm --text "a b c d e f g h i j k l m n o p q" --truncate)
