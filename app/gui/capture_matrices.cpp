@@ -72,6 +72,8 @@ QString matrix_title(const AttentionCapture& capture, int layer, int head, const
     return QString("%1 · %2 %3 · %4").arg(model_name, kind).arg(within).arg(which);
   }
   const int number = layer < static_cast<int>(capture.layer_numbers.size()) ? capture.layer_numbers[layer] : layer + 1;
+  // A long text's map is its block means: the title says so, so a pooled weight is not read as one cell's.
+  if (capture.pool > 1) which += QString(" · means of %1 × %1-token blocks").arg(capture.pool);
   return QString("%1 · layer %2 · %3").arg(model_name).arg(number).arg(which);
 }
 

@@ -5,6 +5,7 @@
 #include "analysis/core/head_gates.h"
 #include "analysis/capture/attention_file_reader.h"
 #include "analysis/capture/attention_thumbnail.h"
+#include "analysis/capture/pooled_attention.h"
 #include "analysis/core/attention_blocks.h"
 #include "analysis/core/labelled_parts.h"
 #include "analysis/core/registry.h"
@@ -144,51 +145,6 @@ std::function<std::vector<Prediction>(int)> position_predictions(ModelRef loaded
 
 }  // namespace
 
-std::optional<AttentionKind> AttentionCapture::layerKind(int layer) const {
-  if (layer < 0 || layer >= static_cast<int>(layer_kinds.size())) return std::nullopt;
-  return layer_kinds[layer];
-}
-
-const QStringList& AttentionCapture::rowTokens(int layer) const {
-  const auto kind = layerKind(layer);
-  return kind && queries_are_target(*kind) ? target_tokens : tokens;
-}
-
-const QStringList& AttentionCapture::columnTokens(int layer) const {
-  const auto kind = layerKind(layer);
-  return kind && keys_are_target(*kind) ? target_tokens : tokens;
-}
-
-std::vector<Prediction> AttentionCapture::predictionsAt(int position) const {
-  if (classifier) return predictions.empty() ? std::vector<Prediction>{} : predictions.front();
-  if (position >= 0 && position < static_cast<int>(predictions.size())) return predictions[position];
-  return predict_position ? predict_position(position) : std::vector<Prediction>{};
-}
-
-bool AttentionCapture::holdsLayer(int layer) const {
-  return layer >= 0 && layer < layerCount() && layers[static_cast<size_t>(layer)].values != nullptr;
-}
-
-WeightBlock AttentionCapture::layer(int layer) const {
-  if (layer < 0 || layer >= layerCount())
-    throw Error("no layer " + std::to_string(layer + 1) + " in a capture of " + std::to_string(layerCount()));
-  if (holdsLayer(layer)) return layers[static_cast<size_t>(layer)];
-  if (!replay_layer) throw Error("layer " + std::to_string(layer + 1) + " of this capture is not held");
-  return replay_layer(layer);
-}
-
-void AttentionCapture::holdOnly(int layer, WeightBlock block) {
-  if (layer < 0 || layer >= layerCount()) return;
-  if (replay_layer)
-    for (auto& held : layers) held.values.reset();
-  layers[static_cast<size_t>(layer)] = std::move(block);
-}
-
-int AttentionCapture::predictionCount() const {
-  if (classifier) return predictions.empty() ? 0 : 1;
-  return predict_position ? length() : static_cast<int>(predictions.size());
-}
-
 // The last capture of one model, which its next re-run builds on (analysis/capture/staged_capture.h): per
 // layer its thumbnail and its block, whose floats are there for the layers that capture held.
 struct KeptRun {
@@ -319,24 +275,39 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     if (!gates.on.empty()) head_gates = gates_from_flags(loaded->config, gates.on);
     const auto held = [&](int64_t layer) { return shown_layer < 0 || layer == shown_layer; };
     const auto layers = static_cast<size_t>(loaded->config.n_blocks);
+    const auto length = static_cast<int64_t>(encoding.ids.size());
+    // A text longer than a screen's pixels: each layer as block means, made tile by tile (never whole).
+    const int64_t pool = length > AttentionCapture::kFullMapTokens && !loaded->config.has_lama_attention()
+                             ? (length + AttentionCapture::kFullMapTokens - 1) / AttentionCapture::kFullMapTokens
+                             : 0;
+    LayerPooler pooler(length, pool);
     kept.layers.resize(layers);
     kept.thumbnails.resize(layers);
     // Each layer run leaves its thumbnail and, where held, its block, as it is made: no point of the
     // run holds every layer's [H, n, n].
-    const auto run = kept.staged->run(encoding, head_gates, [&](int64_t layer, const torch::Tensor& attention) {
-      const auto block = attention.select(0, 0).to(torch::kCPU, torch::kFloat32);  // (H, rows, n)
-      kept.thumbnails[static_cast<size_t>(layer)] = thumbnail_block(block);
-      kept.layers[static_cast<size_t>(layer)] =
-          held(layer) ? weight_block(block)
-                      : WeightBlock{static_cast<int>(block.size(0)), static_cast<int>(block.size(1)),
-                                    static_cast<int>(block.size(2)), nullptr};
-    });
+    auto keep = [&](int64_t layer, const WeightBlock& block, const WeightBlock& thumbnail) {
+      kept.thumbnails[static_cast<size_t>(layer)] = thumbnail;
+      kept.layers[static_cast<size_t>(layer)] = held(layer) ? block : WeightBlock{block.heads, block.rows, block.cols, nullptr};
+    };
+    const auto run = pool > 0 ? kept.staged->run(encoding, head_gates, {},
+                                                 [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
+                                                   if (const auto made = pooler.add(first_row, tile))
+                                                     keep(layer, weight_block(made->map), weight_block(made->thumbnail));
+                                                 })
+                              : kept.staged->run(encoding, head_gates, [&](int64_t layer, const torch::Tensor& attention) {
+                                  const auto block = attention.select(0, 0).to(torch::kCPU, torch::kFloat32);  // (H, rows, n)
+                                  keep(layer, weight_block(block), thumbnail_block(block));
+                                });
     // The layers below the first one run are unchanged: a block held there stays (the same floats);
     // one to hold that the last capture let go of is made again.
+    auto made_again = [pool](const LayerReplay& replay, int64_t layer) {
+      if (pool > 0) return weight_block(replay.pooled(layer, pool).map);
+      return weight_block(replay.attention(layer).select(0, 0).to(torch::kCPU, torch::kFloat32));
+    };
     for (int64_t layer = 0; layer < run.first_layer_run; ++layer) {
       auto& block = kept.layers[static_cast<size_t>(layer)];
       if (!held(layer)) block.values.reset();
-      else if (!block.values) block = weight_block(run.replay.attention(layer).select(0, 0).to(torch::kCPU, torch::kFloat32));
+      else if (!block.values) block = made_again(run.replay, layer);
     }
 
     AttentionCapture capture;
@@ -345,10 +316,25 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     capture.layers = kept.layers;
     capture.thumbnails = kept.thumbnails;
     if (shown_layer >= 0) {
-      capture.replay_layer = [loaded, replay = run.replay](int layer) {  // `loaded` keeps the model alive
+      capture.replay_layer = [loaded, replay = run.replay, made_again](int layer) {  // `loaded` keeps the model alive
         return guarded([&] {
           c10::InferenceMode inference;
-          return weight_block(replay.attention(layer).select(0, 0).to(torch::kCPU, torch::kFloat32));
+          return made_again(replay, layer);
+        });
+      };
+    }
+    if (pool > 0) {
+      capture.pool = static_cast<int>(pool);
+      for (const auto& label : block_span_labels(0, length, pool)) capture.row_labels << QString::fromStdString(label);
+      capture.column_labels = capture.row_labels;
+      capture.region = [loaded, replay = run.replay](int layer, int first_row, int end_row, int first_col, int end_col) {
+        return guarded([&] {
+          c10::InferenceMode inference;
+          std::vector<torch::Tensor> rows;  // only the region's rows are computed, tile by tile
+          replay.tiles(layer, [&](int64_t, const torch::Tensor& tile) {
+            rows.push_back(tile.select(0, 0).narrow(2, first_col, end_col - first_col).to(torch::kCPU, torch::kFloat32));
+          }, first_row, end_row);
+          return weight_block(torch::cat(rows, 1));
         });
       };
     }
@@ -386,6 +372,8 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
       saved.capture.thumbnails.push_back(weight_block(contents.thumbnails[index]));
     }
     saved.capture.layer_numbers = contents.layer_numbers;
+    for (const auto& label : contents.row_labels) saved.capture.row_labels << QString::fromStdString(label);
+    for (const auto& label : contents.col_labels) saved.capture.column_labels << QString::fromStdString(label);
     saved.capture.text = saved.capture.tokens.join(' ');
     for (const auto& token : contents.target_tokens) saved.capture.target_tokens << QString::fromStdString(token);
     saved.capture.translation = QString::fromStdString(contents.translation);

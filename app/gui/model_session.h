@@ -75,6 +75,9 @@ struct AttentionCapture {
   QString text;
   QStringList tokens;
   QStringList target_tokens;          // translation models only
+  // A saved region or pooled map (attend --rows/--cols/--pool): what its rows and columns stand for
+  // (the region's tokens, or "12–27" per block); empty = the tokens.
+  QStringList row_labels, column_labels;
   std::vector<AttentionKind> layer_kinds;  // translation models: each block's kind
   QString translation;                // translation models: the translation's text
   int beam = 0;                       // its beam size
@@ -89,6 +92,14 @@ struct AttentionCapture {
   // Makes `layer`'s block again (the model's attention of that layer, from the state that entered it
   // in this run); empty where every block is held (saved files, translations, LAMA documents).
   std::function<WeightBlock(int layer)> replay_layer;
+  // A text of more than kFullMapTokens: every layer is held and made again as its block means of
+  // `pool` × `pool` tokens (computed tile by tile, never the whole matrix), row_labels and
+  // column_labels name each block's span ("1–8"), and `region` makes any part of a layer at full
+  // resolution, rows [first_row, end_row) × keys [first_col, end_col), 0-based tokens, from the state
+  // that entered it: what a zoomed-in view shows. pool 0: the cells are the tokens.
+  static constexpr int kFullMapTokens = 1024;
+  int pool = 0;
+  std::function<WeightBlock(int layer, int first_row, int end_row, int first_col, int end_col)> region;
   // Per layer the same downsampled to at most kThumbnailSide × kThumbnailSide per head, each cell the
   // mean of the block of weights it covers (equal to `layers` for texts of up to 64 tokens): the
   // overview draws these, so 1,024 tokens cost it 4,096 cells per head, not a million.
