@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kLayers = 16, kHeads = 32, kKvHeads = 8, kHeadDim = 64, kD = 2048, kFf = 8192, kVocab = 128256;
+static_assert(aw::bench::kLlama1b.layers == kLayers && aw::bench::kLlama1b.d == kD, "the layout the FLOP counts assume");
 constexpr int64_t kTokens = 512;
 
 // The kernel's count of this process's anonymous resident memory (heap and private mappings), in
@@ -34,52 +35,7 @@ int64_t anonymous_resident_bytes() {
 }
 
 const std::string& llama_1b_dir() {
-  static const std::string dir = [] {
-    const auto path = (fs::temp_directory_path() / "aw-bench-llama-1b").string();
-    if (fs::exists(fs::path(path) / "model.safetensors.index.json")) return path;
-    fs::create_directories(path);
-    const nlohmann::json config = {
-        {"model_type", "llama"}, {"vocab_size", kVocab}, {"hidden_size", kD}, {"intermediate_size", kFf},
-        {"num_hidden_layers", kLayers}, {"num_attention_heads", kHeads}, {"num_key_value_heads", kKvHeads},
-        {"head_dim", kHeadDim}, {"max_position_embeddings", 131072}, {"rms_norm_eps", 1e-5},
-        {"tie_word_embeddings", true}, {"torch_dtype", "bfloat16"},
-        {"rope_theta", 500000.0},
-        {"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}, {"low_freq_factor", 1.0},
-                          {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 8192}}}};
-    std::ofstream(fs::path(path) / "config.json") << config.dump(2);
-    // Any tokenizer.json of the kind: the bench feeds ids, and a vocabulary smaller than the
-    // embedding is allowed for Hugging Face models.
-    fs::copy_file(fs::path(AW_SOURCE_DIR) / "tests/fixtures/hf_tokenizers/llama3.tokenizer.json",
-                  fs::path(path) / "tokenizer.json", fs::copy_options::overwrite_existing);
-    torch::manual_seed(1);
-    auto normal = [](std::vector<int64_t> shape) { return (torch::randn(shape) * 0.02).to(torch::kBFloat16); };
-    std::vector<std::pair<std::string, torch::Tensor>> shards[2];
-    nlohmann::json weight_map;
-    auto add = [&](int shard, const std::string& name, torch::Tensor value) {
-      shards[shard].emplace_back(name, std::move(value));
-      weight_map[name] = "model-0000" + std::to_string(shard + 1) + "-of-00002.safetensors";
-    };
-    add(0, "model.embed_tokens.weight", normal({kVocab, kD}));
-    for (int64_t layer = 0; layer < kLayers; ++layer) {
-      const int shard = layer < kLayers / 2 ? 0 : 1;
-      const auto prefix = "model.layers." + std::to_string(layer) + ".";
-      add(shard, prefix + "input_layernorm.weight", torch::ones({kD}, torch::kBFloat16));
-      add(shard, prefix + "post_attention_layernorm.weight", torch::ones({kD}, torch::kBFloat16));
-      add(shard, prefix + "self_attn.q_proj.weight", normal({kHeads * kHeadDim, kD}));
-      add(shard, prefix + "self_attn.k_proj.weight", normal({kKvHeads * kHeadDim, kD}));
-      add(shard, prefix + "self_attn.v_proj.weight", normal({kKvHeads * kHeadDim, kD}));
-      add(shard, prefix + "self_attn.o_proj.weight", normal({kD, kHeads * kHeadDim}));
-      add(shard, prefix + "mlp.gate_proj.weight", normal({kFf, kD}));
-      add(shard, prefix + "mlp.up_proj.weight", normal({kFf, kD}));
-      add(shard, prefix + "mlp.down_proj.weight", normal({kD, kFf}));
-    }
-    add(1, "model.norm.weight", torch::ones({kD}, torch::kBFloat16));
-    for (int shard = 0; shard < 2; ++shard)
-      aw::write_safetensors((fs::path(path) / ("model-0000" + std::to_string(shard + 1) + "-of-00002.safetensors")).string(),
-                            shards[shard], {{"format", "pt"}});
-    std::ofstream(fs::path(path) / "model.safetensors.index.json") << nlohmann::json{{"weight_map", weight_map}}.dump(1);
-    return path;
-  }();
+  static const std::string dir = aw::bench::llama_layout_dir("aw-bench-llama-1b", aw::bench::kLlama1b);
   return dir;
 }
 
