@@ -5,12 +5,14 @@
 // is exported as PNG, PDF and SVG, and a region's weights are replaced without moving the view.
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_matrix.h"
+#include "widgets/heatmap_find_bar.h"
 
 #include <qcustomplot.h>
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QLineEdit>
 #include <QMenu>
 #include <QFile>
 #include <QRubberBand>
@@ -227,6 +229,28 @@ class AttentionHeatmapViewTests : public QObject {
     heatmap.setMatrix(matrix);
     heatmap.findNextToken("lyon");
     QCOMPARE(heatmap.plot()->xAxis->range().lower, -0.5);
+  }
+
+  // The find bar: Enter jumps to the next match on each shown map, and says when there is none.
+  void findBarJumpsOnEnterAndSaysNone() {
+    AttentionHeatmap heatmap, hidden;
+    auto matrix = numbered(100);
+    matrix.row_labels[60] = matrix.col_labels[60] = "Paris";
+    show(heatmap, matrix);
+    hidden.setMatrix(matrix);  // never shown: a compared map with compare off
+    HeatmapFindBar bar;
+    bar.setHeatmaps({&heatmap, &hidden});
+    bar.show();
+    QTest::keyClicks(bar.edit(), "pari");
+    QTest::keyClick(bar.edit(), Qt::Key_Return);
+    QCOMPARE(heatmap.plot()->xAxis->range().center(), 60.0);
+    QVERIFY(!hidden.isZoomed());
+    QCOMPARE(bar.note(), QString());
+    bar.edit()->clear();
+    QTest::keyClicks(bar.edit(), "zebra");
+    QTest::keyClick(bar.edit(), Qt::Key_Return);
+    QCOMPARE(bar.note(), QString("no token 'zebra'"));
+    QCOMPARE(heatmap.plot()->xAxis->range().center(), 60.0);  // the view stays
   }
 
   void regionTextOfAZoomedRegion() {
