@@ -2,18 +2,28 @@
 #include "widgets/attention_heatmap.h"
 
 #include "widgets/color_maps.h"
+#include "widgets/heatmap_region.h"
 
+#include <QAction>
 #include <QGraphicsOpacityEffect>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QRubberBand>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QtMath>
 #include <qcustomplot.h>
+
+#include <cmath>
 
 namespace aw {
 namespace {
 
 constexpr int kMaxLabelledTicks = 48;  // beyond this, every k-th token is labelled so labels stay legible
+
+// Under the hover readout, so the zoom is found by whoever hovers over the map.
+const QString kNavigationHint = "wheel: zoom · drag: pan · Shift+drag: zoom to a box · double-click: whole map · "
+                                "right-click: export, copy";
 
 QString clipped(const QString& label) { return label.size() > 14 ? label.left(13) + QChar(0x2026) : label; }
 
@@ -72,10 +82,37 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
   }
   plot_->setMouseTracking(true);
   plot_->installEventFilter(this);
+  plot_->setToolTip(kNavigationHint);  // where the pointer is off the cells (axes, title)
+  rubber_band_ = new QRubberBand(QRubberBand::Rectangle, plot_);
+  found_outline_ = new QCPItemRect(plot_);
+  found_outline_->setPen(QPen(Qt::red, 2));
+  found_outline_->setBrush(Qt::NoBrush);
+  found_outline_->setClipToAxisRect(true);
+  found_outline_->setVisible(false);
+
+  export_action_ = new QAction("Export view…", this);
+  export_action_->setToolTip("The visible region, its title and colour scale as PNG, SVG or PDF");
+  connect(export_action_, &QAction::triggered, this, &AttentionHeatmap::exportWithDialog);
+  copy_action_ = new QAction("Copy region", this);
+  copy_action_->setToolTip("The visible cells as tab-separated values, with their tokens");
+  connect(copy_action_, &QAction::triggered, this, &AttentionHeatmap::copyRegion);
+  reset_action_ = new QAction("Reset zoom", this);
+  connect(reset_action_, &QAction::triggered, this, &AttentionHeatmap::resetZoom);
+  for (auto* action : viewActions()) action->setEnabled(false);  // until there is a map
+  plot_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(plot_, &QWidget::customContextMenuRequested, this, &AttentionHeatmap::showContextMenu);
   // The title's column is known only once the plot has laid itself out at its size, which can come
   // after this widget's own resize (a map given before its window was shown kept a title elided to
-  // the initial width): elide again after every layout, before the drawing uses it.
-  connect(plot_, &QCustomPlot::afterLayout, this, [this] { elideTitle(); });
+  // the initial width): elide again after every layout, before the drawing uses it. The labels'
+  // thinning depends on the axes' lengths the same way (of two maps side by side, one kept labels
+  // thinned for the size it had before), but the axes took their ticks before this layout: when they
+  // change, once more.
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+    elideTitle();
+    const bool changed = updateTicks();
+    if (changed && !ticks_replotted_) plot_->replot(QCustomPlot::rpQueuedReplot);
+    ticks_replotted_ = changed && !ticks_replotted_;  // once in a row, should labels move the margins to and fro
+  });
 
   stale_note_ = new QLabel(this);
   stale_note_->setAlignment(Qt::AlignCenter);
@@ -105,18 +142,20 @@ void AttentionHeatmap::setStale(const QString& note) {
 bool AttentionHeatmap::isStale() const { return !stale_note_->isHidden(); }
 
 void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
+  const bool same_size = matrix.rows == matrix_.rows && matrix.cols == matrix_.cols && matrix.rows > 0;
   matrix_ = matrix;
   auto* data = color_map_->data();
   data->setSize(matrix.cols, matrix.rows);
   // Cell (col, row) is centred on integer coordinates so ticks sit under the tokens.
   data->setRange(cell_centre_range(matrix.cols, 0), cell_centre_range(matrix.rows, 0));
-  plot_->xAxis->setRange(-0.5, matrix.cols - 0.5);
-  plot_->yAxis->setRange(-0.5, matrix.rows - 0.5);
-  plot_->xAxis->setLabel(matrix.col_axis.isEmpty() ? "key (attended token)" : matrix.col_axis);
-  plot_->yAxis->setLabel(matrix.row_axis.isEmpty() ? "query (attending token)" : matrix.row_axis);
+  if (!same_size) {
+    found_outline_->setVisible(false);
+    last_found_ = -1;
+  }
   paintCells();
-  updateTicks();
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  const auto keys = same_size ? plot_->xAxis->range() : QCPRange(-0.5, matrix.cols - 0.5);
+  const auto queries = same_size ? plot_->yAxis->range() : QCPRange(-0.5, matrix.rows - 0.5);
+  setView(keys.lower, keys.upper, queries.lower, queries.upper);
 }
 
 void AttentionHeatmap::setColourScale(ColourScale scale) {
@@ -166,20 +205,26 @@ void AttentionHeatmap::setMinimumTitleLines(int lines) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void AttentionHeatmap::updateTicks() {
-  // Label every k-th token so neighbouring labels never overlap: at most kMaxLabelledTicks, and
-  // no closer than one text line at the axis' current length in pixels.
+bool AttentionHeatmap::updateTicks() {
+  // Label every k-th visible token so neighbouring labels never overlap: at most kMaxLabelledTicks,
+  // and no closer than one text line at the axis' current length in pixels.
   const int line = QFontMetrics(plot_->xAxis->tickLabelFont()).height();
-  auto label_axis = [line](QCPAxis* axis, const QStringList& labels, int pixels) {
+  const QRect visible = visibleCells();
+  auto label_axis = [line](QCPAxis* axis, const QStringList& labels, int first, int count, int pixels) {
     auto ticker = qSharedPointerCast<QCPAxisTickerText>(axis->ticker());
+    const auto before = ticker->ticks();
     ticker->clear();
-    const int count = static_cast<int>(labels.size());
-    int step = std::max(1, (count + kMaxLabelledTicks - 1) / kMaxLabelledTicks);
-    if (pixels > 0) step = std::max(step, (count * line + pixels - 1) / pixels);
-    for (int i = 0; i < count; i += step) ticker->addTick(i, clipped(labels[i]));
+    // Rotated labels lie closer to each other than their spacing along the axis: a line apart at 60°
+    // they overlapped.
+    const double rotation = std::abs(qDegreesToRadians(axis->tickLabelRotation()));
+    const int spacing = rotation > 0 ? static_cast<int>(std::ceil(line / std::sin(rotation))) : line;
+    for (const int cell : labelled_cells(first, count, pixels, spacing, kMaxLabelledTicks))
+      ticker->addTick(cell, clipped(labels.value(cell)));
+    return ticker->ticks() != before;
   };
-  label_axis(plot_->xAxis, matrix_.col_labels, plot_->axisRect()->width());
-  label_axis(plot_->yAxis, matrix_.row_labels, plot_->axisRect()->height());
+  const bool keys = label_axis(plot_->xAxis, matrix_.col_labels, visible.x(), visible.width(), plot_->axisRect()->width());
+  const bool queries = label_axis(plot_->yAxis, matrix_.row_labels, visible.y(), visible.height(), plot_->axisRect()->height());
+  return keys || queries;
 }
 
 void AttentionHeatmap::resizeEvent(QResizeEvent* event) {
@@ -210,18 +255,20 @@ QPoint AttentionHeatmap::cellAt(const QPoint& position) const {
 }
 
 bool AttentionHeatmap::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == plot_ && event->type() == QEvent::MouseMove) {
+  if (watched != plot_) return QWidget::eventFilter(watched, event);
+  if (handleMouse(event)) return true;
+  if (event->type() == QEvent::MouseMove) {
     const auto* mouse = static_cast<QMouseEvent*>(event);
     const auto cell = cellAt(mouse->position().toPoint());
     if (cell.x() >= 0) {
-      QToolTip::showText(mouse->globalPosition().toPoint(), cellText(cell.y(), cell.x()), plot_);
+      // Escaped: tokens such as <s> would otherwise read as markup.
+      const auto text = QString("%1<br><small style=\"color: gray\">%2</small>")
+                            .arg(cellText(cell.y(), cell.x()).toHtmlEscaped(), kNavigationHint);
+      QToolTip::showText(mouse->globalPosition().toPoint(), text, plot_);
       Q_EMIT cellHovered(cell.y(), cell.x(), matrix_.at(cell.y(), cell.x()));
     } else {
       QToolTip::hideText();
     }
-  } else if (watched == plot_ && event->type() == QEvent::MouseButtonPress) {
-    const auto cell = cellAt(static_cast<QMouseEvent*>(event)->position().toPoint());
-    if (cell.x() >= 0) Q_EMIT cellClicked(cell.y(), cell.x());
   }
   return QWidget::eventFilter(watched, event);
 }

@@ -5,6 +5,7 @@
 
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
+#include "widgets/heatmap_find_bar.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -61,6 +62,9 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
                          "whose weights are near 1/n");
   choosers->addWidget(new QLabel("Scale"));
   choosers->addWidget(scale_box_);
+  choosers->addSpacing(12);
+  find_bar_ = new HeatmapFindBar;  // on both maps when comparing
+  choosers->addWidget(find_bar_);
   choosers->addStretch(1);
   layout->addLayout(choosers);
 
@@ -89,6 +93,17 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   compare_heatmap_->hide();
   maps_layout->addWidget(heatmap_);
   maps_layout->addWidget(compare_heatmap_);
+  find_bar_->setHeatmaps({heatmap_, compare_heatmap_});
+  // Compared, both maps show the same region: a zoom or pan of one moves the other (not back again).
+  for (auto [leader, follower] : {std::pair{heatmap_, compare_heatmap_}, std::pair{compare_heatmap_, heatmap_}}) {
+    connect(leader, &AttentionHeatmap::visibleCellsChanged, follower, [this, leader = leader, follower = follower](const QRect& cells) {
+      const bool same_size = follower->matrix().rows == leader->matrix().rows && follower->matrix().cols == leader->matrix().cols;
+      if (following_ || compare_heatmap_->isHidden() || !same_size) return;
+      following_ = true;
+      follower->setVisibleCells(cells);
+      following_ = false;
+    });
+  }
   connect(heatmap_, &AttentionHeatmap::titleLinesChanged, this, &AttentionView::levelMapTitles);
   connect(compare_heatmap_, &AttentionHeatmap::titleLinesChanged, this, &AttentionView::levelMapTitles);
   splitter->addWidget(maps);

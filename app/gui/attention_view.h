@@ -26,6 +26,7 @@ namespace aw {
 
 class AttentionHeatmap;
 class AttentionOverview;
+class HeatmapFindBar;
 
 class AttentionView : public QWidget {
   Q_OBJECT
@@ -73,6 +74,7 @@ class AttentionView : public QWidget {
   // A translation model's translation, with what the last head change altered in bold.
   QLabel* translationLabel() const { return translation_label_; }
   QLineEdit* sentenceEdit() const { return sentence_edit_; }
+  HeatmapFindBar* findBar() const { return find_bar_; }  // Find token, over both maps
 
  Q_SIGNALS:
   void runRequested(const QString& sentence);
@@ -118,6 +120,8 @@ class AttentionView : public QWidget {
   QSpinBox* layer_box_;
   QComboBox* head_box_;
   QComboBox* scale_box_;  // the heatmaps' colour scale (widgets/attention_heatmap.h)
+  HeatmapFindBar* find_bar_;
+  bool following_ = false;  // one map is moving the other to its region
   QWidget* sentence_row_;
   QLineEdit* sentence_edit_;
   QPushButton* run_button_;

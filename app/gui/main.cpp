@@ -1,6 +1,6 @@
 // app/gui/main.cpp — attention-workbench, the desktop application.
 //   attention-workbench [--open-session FILE | --sample-data DIR [--fresh]] [--model DIR]... [--text "..."]
-//                       [--run ANALYSIS]... [--tab N] [--screenshot FILE.png]
+//                       [--run ANALYSIS]... [--tab N] [--find TEXT] [--screenshot FILE.png]
 // With --sample-data the last session reopens (unless --fresh); without one, DIR's default session.
 // --screenshot renders the window once all work is done, writes the PNG and quits (this is how the
 // window is looked at on a machine without a display: QT_QPA_PLATFORM=offscreen).
@@ -9,6 +9,7 @@
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_file.h"
+#include "widgets/heatmap_find_bar.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -54,6 +55,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption text_option("text", "The sentence to run.", "TEXT");
   const QCommandLineOption run_option("run", run_help(), "ID");
   const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
+  const QCommandLineOption find_option("find", "On the Attention tab, zoom in on the first token that contains TEXT "
+                                       "(as Find token does).", "TEXT");
   const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
   const QCommandLineOption size_option("size", "The window's size, e.g. 1366x768 (for screenshots).", "WxH");
   const QCommandLineOption attention_option("attention-file", "A saved attention file (attention-cli attend --out "
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption dtype_option("dtype", "What transformer models compute in: f32, bf16, f16 (CUDA only) or auto "
                                         "(bf16 on CUDA, f32 on the CPU). A bf16 checkpoint in bf16 opens without a copy.", "NAME");
   parser.addOptions({session_option, sample_option, restore_option, fresh_option, model_option, text_option, run_option,
-                     tab_option, screenshot_option, size_option, scale_option, attention_option, dtype_option});
+                     tab_option, find_option, screenshot_option, size_option, scale_option, attention_option, dtype_option});
   parser.process(app);
   const auto size = parser.value(size_option).split('x');
   int width = 0, height = 0;
@@ -104,13 +107,14 @@ int main(int argc, char** argv) {
 
   // Analyses and the tab wait until the models have loaded.
   auto* once_loaded = new QTimer(&window);
-  QObject::connect(once_loaded, &QTimer::timeout, &window, [&window, &parser, run_option, tab_option, once_loaded, scale] {
+  QObject::connect(once_loaded, &QTimer::timeout, &window, [&window, &parser, run_option, tab_option, find_option, once_loaded, scale] {
     if (window.isBusy()) return;
     once_loaded->stop();
     // After the session is restored: a scale given here wins over the one it saved.
     if (scale >= 0) window.attentionView()->setColourScale(static_cast<aw::ColourScale>(scale));
     for (const auto& id : parser.values(run_option)) window.analyses()->run(id);
     if (parser.isSet(tab_option)) window.tabs()->setCurrentIndex(parser.value(tab_option).toInt());
+    if (parser.isSet(find_option)) window.attentionView()->findBar()->findNext(parser.value(find_option));
   });
   once_loaded->start(100);
 

@@ -1,13 +1,15 @@
 // tests/app/gui/test_attention_view.cpp — the Attention tab's view (app/gui/attention_view.h): a layer the
-// capture does not hold made on a worker while the map greys, and the overview rendered only for a new
-// capture.
+// capture does not hold made on a worker while the map greys, the overview rendered only for a new
+// capture, and compared maps that zoom together and find a token on both.
 #include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
 #include "app/gui/model_session.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
+#include "widgets/heatmap_find_bar.h"
 
+#include <QLineEdit>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -93,6 +95,47 @@ class AttentionViewTests : public QObject {
     view.setCapture(0, changed, {});
     overview->grab();
     QCOMPARE(overview->renderCount(), 2 * rendered);
+  }
+
+  // Compare mode: zooming either map moves the other to the same cells; Find token centres both.
+  void comparedMapsZoomTogetherAndFindOnBoth() {
+    constexpr int kTokens = 60;
+    AttentionView view;
+    view.resize(1200, 700);
+    view.show();
+    ModelSummary first, second;
+    first.name = "one";
+    second.name = "two";
+    for (auto* summary : {&first, &second}) {
+      summary->architecture = "transformer_lm";
+      summary->layers = 1;
+      summary->heads_per_block = {1};
+    }
+    view.setModels({first, second});
+    AttentionCapture capture;
+    for (int i = 0; i < kTokens; ++i) capture.tokens << (i == 42 ? QString("Paris") : QString("w%1").arg(i));
+    capture.text = capture.tokens.join(' ');
+    capture.layers.push_back(WeightBlock::of(1, kTokens, kTokens, std::vector<float>(kTokens * kTokens, 1.0f / kTokens)));
+    capture.thumbnails = capture.layers;
+    capture.predictions.assign(kTokens, {{"x", 1.0}});
+    view.setCompare(true, 1);
+    view.setCapture(0, capture, {});
+    view.setCapture(1, capture, {});
+    auto *left = view.heatmap(), *right = view.compareHeatmap();
+    QVERIFY(!right->isHidden());
+    left->setVisibleCells(QRect(10, 20, 8, 6));
+    QCOMPARE(right->visibleCells(), QRect(10, 20, 8, 6));
+    right->setVisibleCells(QRect(30, 5, 10, 10));
+    QCOMPARE(left->visibleCells(), QRect(30, 5, 10, 10));
+    QTest::keyClicks(view.findBar()->edit(), "paris");
+    QTest::keyClick(view.findBar()->edit(), Qt::Key_Return);
+    for (auto* map : {left, right}) {
+      QVERIFY(map->visibleCells().contains(QPoint(42, 42)));
+      QCOMPARE(map->visibleCells().center(), QPoint(42, 42));  // centred
+    }
+    QTest::keyClicks(view.findBar()->edit(), "xyz");
+    QTest::keyClick(view.findBar()->edit(), Qt::Key_Return);
+    QCOMPARE(view.findBar()->note(), QString("no token 'parisxyz'"));
   }
 };
 
