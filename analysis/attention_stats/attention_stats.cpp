@@ -175,6 +175,7 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   torch::Tensor valid, source_valid;
   ForwardOptions options = settings.forward;
   options.capture = CaptureMode::Stats;
+  options.capture_layers = measured;  // the blocks not measured mix without probabilities
   // Tile by tile: nothing holds a layer's [B, H, n, n] (models/nn/attention.h).
   options.tile_observer = [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
     if (!measured[layer]) return;

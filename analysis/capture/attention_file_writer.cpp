@@ -106,7 +106,7 @@ class BackgroundWrites {
     for (;;) {
       changed_.wait(lock, [this] { return pending_ || stopping_; });
       if (!pending_) return;  // stopping, nothing left
-      auto job = std::move(pending_);
+      auto job = pending_;  // a copy: pending_ stays set, so the next push waits for this job
       lock.unlock();
       try {
         if (!error_) job();
@@ -271,6 +271,8 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
   int64_t current = -1;
   ForwardOptions options;
   options.capture = CaptureMode::Stats;  // tiles to the observer, nothing kept
+  options.capture_layers.assign(static_cast<size_t>(config.n_blocks), false);  // the others mix without probabilities
+  for (const auto layer : layers) options.capture_layers[static_cast<size_t>(layer)] = true;
   options.tile_observer = [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
     if (!wanted.count(layer)) return;
     if (also) also(layer, first_row, tile);

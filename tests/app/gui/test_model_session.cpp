@@ -148,6 +148,44 @@ class ModelSessionTests : public QObject {
     QCOMPARE(view.heatmap()->matrix().cols, 130);
     QCOMPARE(view.heatmap()->matrix().weights, capture_matrix(capture, 0, -1, summary.name).weights);
   }
+
+  // Past 1,024 tokens a layer is shown as its block means (2 × 2 tokens at 1,100), made tile by tile:
+  // each cell is the mean of the full-resolution weights `region` makes for its block, the axes name
+  // the blocks, the title says so, and a layer change makes the pooled map again.
+  void longTextsShowBlockMeansAndAnyRegionAtFullResolution() {
+    QTemporaryDir dir;
+    QVERIFY(train_demo_model(dir.filePath("long"), {"--layers", "2", "--heads", "2", "--d-model", "16", "--d-ff", "32",
+                                                    "--window", "1100", "--epochs", "1"}));
+    ModelSession session;
+    session.load(dir.filePath("long"));
+    QStringList words;
+    for (int i = 0; i < 1100; ++i) words << QStringList({"the", "film", "was", "good", "and", "music", "."})[i % 7];
+    const auto capture = session.attend(0, words.join(' '));
+    QCOMPARE(capture.length(), 1100);
+    QCOMPARE(capture.pool, 2);
+    QCOMPARE(capture.layers[0].rows, 550);
+    QCOMPARE(capture.rowTokens(0).front(), QString("1–2"));
+    QCOMPARE(capture.columnTokens(0).back(), QString("1099–1100"));
+    QVERIFY(matrix_title(capture, 0, -1, "long", {}).endsWith("means of 2 × 2-token blocks"));
+    QVERIFY(capture.region);
+    for (int layer : {0, 1}) {
+      const auto map = capture.layer(layer);  // layer 2 is made again, pooled
+      QCOMPARE(map.rows, 550);
+      const auto detail = capture.region(layer, 100, 140, 60, 120);  // rows 101–140 × keys 61–120
+      QCOMPARE(detail.rows, 40);
+      QCOMPARE(detail.cols, 60);
+      double worst = 0;
+      for (int head = 0; head < 2; ++head)
+        for (int r = 50; r < 70; ++r)
+          for (int c = 30; c < 60; ++c) {
+            double sum = 0;
+            for (int i = 2 * r; i < 2 * r + 2; ++i)
+              for (int j = 2 * c; j < 2 * c + 2; ++j) sum += detail.head(head)[(i - 100) * 60 + (j - 60)];
+            worst = std::max(worst, std::abs(sum / 4 - map.head(head)[r * 550 + c]));
+          }
+      QVERIFY2(worst < 1e-6, qPrintable(QString("layer %1: largest difference %2").arg(layer + 1).arg(worst)));
+    }
+  }
 };
 
 QTEST_MAIN(ModelSessionTests)
