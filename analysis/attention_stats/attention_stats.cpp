@@ -88,28 +88,28 @@ void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabili
     return;
   }
   const auto device = probabilities.device();
-  const auto long_options = torch::dtype(torch::kLong).device(device);
-  const auto valid_here = valid.to(device, torch::kBool);                                     // (B, n)
-  const auto valid_pairs =
-      (valid_here.narrow(1, first_row, rows).unsqueeze(2) & valid_here.unsqueeze(1)).unsqueeze(1);  // (B, 1, rows, n)
-  const auto row = torch::arange(first_row, first_row + rows, long_options).unsqueeze(1);      // (rows, 1)
-  const auto col = torch::arange(keys, long_options).unsqueeze(0);                            // (1, n)
-  auto eye = col.eq(row);
-  if (!include_first_row_) eye = eye.logical_and(row.ne(0));
-  const auto diagonal = (valid_pairs & eye).to(torch::kFloat64);
-  const auto off_diagonal = causal ? col.lt(row) : col.ne(row);
-  const auto lower_mask = (valid_pairs & off_diagonal).to(torch::kFloat64);
-  // Keys each row may see (j ≤ i when causal): the row-length scale of the normalised variant.
-  const auto seen = causal ? (valid_pairs & col.le(row)) : valid_pairs;
-  const auto keys_seen = seen.sum(-1).to(torch::kFloat64);                                    // (B, 1, rows)
+  const auto valid_keys = valid.to(device, torch::kFloat64);                                  // (B, n)
+  const auto valid_rows = valid_keys.narrow(1, first_row, rows).unsqueeze(1);                 // (B, 1, rows)
   const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, rows, n)
-  const auto lower = values * lower_mask;
-  const auto diagonal_rows = (values * diagonal).sum(-1);                                     // (B, H, rows)
-  const auto lower_rows = lower.sum(-1), lower_square_rows = (lower * lower).sum(-1);         // (B, H, rows)
+  // A key a row may not see (causal, padding, a window, a masked diagonal) holds exactly 0 after the
+  // softmax, so a row's off-diagonal sum is its total less its diagonal, and the same for the squares:
+  // no rows × n masks, one pass over the tile.
+  const auto diagonal = values.diagonal(first_row, 2, 3);                                    // (B, H, rows): A[i, i]
+  auto diagonal_kept = valid_rows.clone();
+  if (!include_first_row_ && first_row == 0) diagonal_kept.select(2, 0).zero_();
+  const auto diagonal_rows = diagonal * diagonal_kept;
+  const auto lower_rows = (values.sum(-1) - diagonal) * valid_rows;
+  const auto norms = torch::linalg_vector_norm(values, 2, {-1}, false, c10::nullopt);        // (B, H, rows)
+  const auto lower_square_rows = (norms * norms - diagonal * diagonal) * valid_rows;
+  // Keys each valid row may see, itself included (j ≤ i when causal): the row-length scale of the
+  // normalised variant; all but itself are its off-diagonal entries.
+  const auto keys_seen = (causal ? valid_keys.cumsum(1).narrow(1, first_row, rows).unsqueeze(1)
+                                 : valid_keys.sum(1, true).unsqueeze(1)) * valid_rows;         // (B, 1, rows)
+  const auto lower_entries = (keys_seen - 1).clamp_min(0) * valid_rows;
   const std::vector<int64_t> batch_and_rows = {0, 2};
-  const auto per_head = torch::stack({diagonal_rows.sum(batch_and_rows), diagonal.sum({0, 2, 3}).expand({heads}),
+  const auto per_head = torch::stack({diagonal_rows.sum(batch_and_rows), diagonal_kept.sum().expand({heads}),
                                       lower_rows.sum(batch_and_rows), lower_square_rows.sum(batch_and_rows),
-                                      lower_mask.sum({0, 2, 3}).expand({heads}),
+                                      lower_entries.sum().expand({heads}),
                                       (diagonal_rows * keys_seen).sum(batch_and_rows),
                                       (lower_rows * keys_seen).sum(batch_and_rows),
                                       (lower_square_rows * keys_seen * keys_seen).sum(batch_and_rows)});  // (8, H)

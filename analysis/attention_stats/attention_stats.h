@@ -69,7 +69,9 @@ class DiagonalStatsAccumulator {
   DiagonalStatsAccumulator(std::vector<int64_t> heads_per_block, bool include_first_row, const torch::Device& device);
   // probabilities [B, H, rows, n] of `layer` (0-based): query rows first_row … first_row + rows − 1,
   // a tile of the layer (models/nn/attention.h) or all of it; valid [B, n] bool (true = token, false =
-  // padding). `causal` false: HA counts every off-diagonal entry, not only j < i.
+  // padding). `causal` false: HA counts every off-diagonal entry, not only j < i. A key a valid row
+  // may not see (after it when causal, padding) must hold 0, as a softmax leaves it; padded rows are
+  // skipped whatever they hold.
   void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& valid, bool causal = true,
            int64_t first_row = 0);
   // Per-layer and per-head statistics of everything added so far (one transfer to the host).
