@@ -74,6 +74,14 @@ torch::Tensor PooledAttention::pool_columns(const torch::Tensor& tile) const {
 }
 
 void PooledAttention::add(int64_t first_row, const torch::Tensor& tile) {
+  // A large tile is pooled a few rows at a time, so its float64 copy and running sums (16 bytes a
+  // weight) stay at 4M weights instead of the whole tile the model made.
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(tile.size(0) * tile.size(2), 1));
+  if (tile.size(1) > chunk) {
+    for (int64_t first = 0; first < tile.size(1); first += chunk)
+      add(first_row + first, tile.narrow(1, first, std::min(chunk, tile.size(1) - first)));
+    return;
+  }
   const int64_t end_row = first_row + tile.size(1);
   // The row bins this tile reaches (bins are sorted by their first row).
   const auto first_bin = std::upper_bound(rows_.end.begin(), rows_.end.end(), first_row) - rows_.end.begin();
