@@ -1,6 +1,7 @@
 // app/cli/model_loading.cpp — see model_loading.h.
 #include "app/cli/model_loading.h"
 
+#include "models/attention_path.h"
 #include "models/errors.h"
 #include "models/memory_budget.h"
 #include "models/runtime.h"
@@ -16,7 +17,7 @@ namespace aw {
 
 OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches) {
   with_value.insert({"model", "device", "threads", "dtype", "memory-budget"});
-  switches.insert("json");
+  switches.insert({"json", "explicit-attention"});
   return {std::move(with_value), std::move(switches)};
 }
 
@@ -27,13 +28,15 @@ std::string device_option(const CliOptions& options) {
 
 ComputeDtype dtype_option(const CliOptions& options) { return parse_compute_dtype(options.get("dtype", "auto")); }
 
-// --memory-budget: the bytes one tile of attention may take (models/memory_budget.h).
-void apply_memory_budget(const CliOptions& options) {
+// --memory-budget: the bytes one tile of attention may take (models/memory_budget.h);
+// --explicit-attention: no fused kernel, even where this LibTorch has one (models/attention_path.h).
+void apply_attention_options(const CliOptions& options) {
   if (options.has("memory-budget")) set_attention_memory_budget(parse_memory_size(options.get("memory-budget", "")));
+  set_fused_attention_allowed(!options.has("explicit-attention"));
 }
 
 LoadedModel load_from_options(const CliOptions& options) {
-  apply_memory_budget(options);
+  apply_attention_options(options);
   const auto threads = static_cast<int>(options.get_int("threads", 0, 1));
   configure_threads(threads);
   const auto device = resolve_device(device_option(options));
@@ -44,7 +47,7 @@ LoadedModel load_from_options(const CliOptions& options) {
 
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
   options.require("model");
-  apply_memory_budget(options);
+  apply_attention_options(options);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device_name = device_option(options);
   auto device = resolve_device(device_name);

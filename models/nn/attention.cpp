@@ -1,6 +1,7 @@
 // models/nn/attention.cpp — see attention.h.
 #include "models/nn/attention.h"
 
+#include "models/attention_path.h"
 #include "models/errors.h"
 #include "models/memory_budget.h"
 
@@ -16,14 +17,6 @@
 #endif
 
 namespace aw {
-
-bool fused_attention_available() {
-#ifdef AW_FUSED_ATTENTION
-  return true;
-#else
-  return false;
-#endif
-}
 
 int64_t attention_row_bytes(int64_t batch, int64_t heads, int64_t keys, torch::ScalarType dtype) {
   // The scores in the model's dtype, the float32 probabilities, and the softmax's float32 copy of
@@ -227,7 +220,7 @@ torch::Tensor MultiHeadAttentionImpl::run_tiles(const Projected& projected, cons
 }
 
 bool MultiHeadAttentionImpl::fusable(const AttentionContext& context) const {
-  return fused_attention_available() && context.fused && !bird_eye.defined() &&
+  return fused_attention_available() && fused_attention_allowed() && context.fused && !bird_eye.defined() &&
          context.diagonal.kind == DiagonalIntervention::Kind::None;
 }
 

@@ -6,6 +6,7 @@
 // memory budget; when the whole matrix fits it is one tile, computed exactly as before tiling.
 #pragma once
 
+#include "models/attention_path.h"  // fused_attention_available()
 #include "models/nn/model.h"
 #include "models/nn/modules.h"
 
@@ -43,7 +44,7 @@ struct AttentionContext {
   // computes only its rows (AttentionModel::layer_attention_tiles); a forward computes them all.
   int64_t first_row = 0, end_row = -1;
   // Whether a forward whose probabilities nobody wants may use LibTorch's fused scaled-dot-product
-  // attention (fused_attention_available()); false keeps the explicit path (ForwardOptions).
+  // attention (models/attention_path.h); false keeps the explicit path (ForwardOptions).
   bool fused = true;
 
   TileMasks masks(int64_t first_row, int64_t rows) const;
@@ -74,10 +75,6 @@ int64_t resolved_memory_budget(const ForwardOptions& options);
 // Throws the budget error of AttentionContext::tile_rows up front, before any layer has run, for the
 // widest of a model's layers.
 void check_memory_budget(int64_t budget, int64_t batch, int64_t heads, int64_t keys, torch::ScalarType dtype);
-
-// Whether this LibTorch has fused scaled-dot-product attention (2.x: flash / memory-efficient kernels
-// on CUDA, a fused kernel on the CPU). Debian's 1.13 has not: every forward takes the explicit path.
-bool fused_attention_available();
 
 // A residual for its sublayer's output: repeated k times (setting-major) when k gate settings split
 // the residual's B rows into k·B inside the sublayer.

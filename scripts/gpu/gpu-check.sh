@@ -36,33 +36,7 @@ else
   dtypes=(bf16 f32)
 fi
 
-note() { echo "$*" | tee -a "$summary"; }
-# step NAME BUDGET LOG COMMAND...: runs COMMAND under `timeout` for BUDGET seconds or what is left
-# before the deadline (less 15 s for the summary), appending its output to LOG; notes how it ended.
-step() {
-  local name=$1 budget=$(($2 * scale)) log=$3
-  shift 3
-  local left=$((deadline - (SECONDS - start) - 15))
-  [ "$budget" -lt "$left" ] || budget=$left
-  if [ "$budget" -lt 10 ]; then
-    note "$(printf '%-24s skipped: the deadline is near' "$name")"
-    return 1
-  fi
-  local begun=$SECONDS status
-  echo "=== $name (limit ${budget}s): $*" >>"$log"
-  timeout -k 5 "$budget" "$@" >>"$log" 2>&1
-  status=$?
-  local verdict="ok"
-  [ $status -eq 0 ] || verdict="FAILED (exit $status)"
-  [ $status -eq 124 ] && verdict="TIMED OUT after ${budget}s"
-  note "$(printf '%-24s %-28s %4ds  log: %s' "$name" "$verdict" $((SECONDS - begun)) "$(basename "$log")")"
-  return $status
-}
-# The pass/fail line ctest printed last in LOG, or what finished before it was stopped.
-ctest_result() {
-  grep -E '^[0-9]+% tests passed' "$1" | tail -1 | grep . ||
-    echo "stopped: $(grep -cE 'Test +#[0-9]+: .* Passed' "$1") passed, $(grep -cE 'Test +#[0-9]+: .*\*\*\*' "$1") failed or skipped before that"
-}
+source scripts/gpu/steps.sh  # note, step, ctest_result
 
 # ctest runs a test per core; each would start an OpenMP team of every core for PyTorch's MKL, and
 # busy-waiting teams on shared cores made a 2.6-s training test take 140 s (a loaded 2-core VM).

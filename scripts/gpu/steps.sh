@@ -1,0 +1,31 @@
+# scripts/gpu/steps.sh — sourced by the device scripts (gpu-check.sh, gpu-long-context.sh): a summary
+# line, and a step run under its own time limit inside one overall deadline. The sourcing script sets
+# summary (a file), start ($SECONDS at its start), deadline (seconds) and scale (a limit multiplier).
+note() { echo "$*" | tee -a "$summary"; }
+# step NAME BUDGET LOG COMMAND...: runs COMMAND under `timeout` for BUDGET seconds or what is left
+# before the deadline (less 15 s for the summary), appending its output to LOG; notes how it ended.
+step() {
+  local name=$1 budget=$(($2 * scale)) log=$3
+  shift 3
+  local left=$((deadline - (SECONDS - start) - 15))
+  [ "$budget" -lt "$left" ] || budget=$left
+  if [ "$budget" -lt 10 ]; then
+    note "$(printf '%-24s skipped: the deadline is near' "$name")"
+    return 1
+  fi
+  local begun=$SECONDS status
+  echo "=== $name (limit ${budget}s): $*" >>"$log"
+  timeout -k 5 "$budget" "$@" >>"$log" 2>&1
+  status=$?
+  local verdict="ok"
+  [ $status -eq 0 ] || verdict="FAILED (exit $status)"
+  [ $status -eq 124 ] && verdict="TIMED OUT after ${budget}s"
+  note "$(printf '%-24s %-28s %4ds  log: %s' "$name" "$verdict" $((SECONDS - begun)) "$(basename "$log")")"
+  return $status
+}
+# The pass/fail line ctest printed last in LOG, or what finished before it was stopped.
+ctest_result() {
+  grep -E '^[0-9]+% tests passed' "$1" | tail -1 | grep . ||
+    echo "stopped: $(grep -cE 'Test +#[0-9]+: .* Passed' "$1") passed, $(grep -cE 'Test +#[0-9]+: .*\*\*\*' "$1") failed or skipped before that"
+}
+
