@@ -50,7 +50,14 @@ TileMasks AttentionContext::masks(int64_t first, int64_t rows) const {
     if (window > 0) blocked.logical_or_(col.le(row - window));
     masks.blocked = blocked.view({1, 1, rows, keys});
   }
-  if (padding.defined()) masks.blocked = masks.blocked.defined() ? masks.blocked.logical_or(padding) : padding;
+  if (padding.defined()) {
+    masks.blocked = masks.blocked.defined() ? masks.blocked.logical_or(padding) : padding;
+    // A padded query row can have every key blocked (past a sliding window of padding, or before the
+    // text under left padding): a softmax over nothing is NaN, which the next layer spreads to every
+    // row as 0 × NaN. Such a row attends to every key instead, as Hugging Face's additive masks make
+    // it do; its output is never read.
+    masks.blocked = masks.blocked.logical_and(masks.blocked.all(-1, /*keepdim=*/true).logical_not());
+  }
   if (masks.blocked.defined())
     masks.blocked_bias = torch::zeros(masks.blocked.sizes(), float_options).masked_fill_(masks.blocked, -INFINITY);
   if (diagonal.kind == DiagonalIntervention::Kind::None && !reweighted_diagonal_mask) return masks;
