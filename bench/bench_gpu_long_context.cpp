@@ -8,7 +8,7 @@
 //                   reused) over one window of 2,048 tokens on the Llama-3.2-1B layout, with the
 //                   explicit path (--explicit-attention) and with the fused kernel.
 // Sizes for a small machine: AW_BENCH_LAYOUT and AW_BENCH_SWEEP_LAYOUT = 8b|1b|small, AW_BENCH_TOKENS
-// and AW_BENCH_SWEEP_TOKENS. LibTorch 1.13 (Debian's) has no fused kernel: both sweeps take the
+// and AW_BENCH_SWEEP_TOKENS; AW_BENCH_DTYPE (default bf16; f32 where BF16 products are slow). LibTorch 1.13 (Debian's) has no fused kernel: both sweeps take the
 // explicit path there, and the bench says so.
 #include "analysis/attention_stats/attention_stats.h"
 #include "analysis/core/corpus_data.h"
@@ -99,10 +99,11 @@ aw::LoadedModel& loaded(const aw::bench::LlamaLayout& layout) {
   auto found = models.find(layout.d);
   if (found == models.end()) {
     const auto device = bench_device();
-    if (device.is_cpu()) aw::configure_threads(0, torch::kBFloat16);  // oneDNN's BF16 products: every core
     const auto dir = aw::bench::llama_layout_dir("aw-bench-llama-d" + std::to_string(layout.d) + "-l" +
                                                      std::to_string(layout.layers), layout);
-    found = models.emplace(layout.d, aw::load_checkpoint(dir, device, torch::kBFloat16)).first;
+    const auto dtype = aw::parse_compute_dtype(environment_or("AW_BENCH_DTYPE", "bf16"));
+    found = models.emplace(layout.d, aw::load_checkpoint(dir, device, dtype)).first;
+    if (device.is_cpu()) aw::configure_threads(0, found->second.dtype);  // BF16 on oneDNN: every core
   }
   return found->second;
 }

@@ -48,10 +48,12 @@ fi
 
 echo "build-pytorch: torch $("$python" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda)' 2>/dev/null) at $torch_root"
 cmake -S . -B $build ${generator[@]+"${generator[@]}"} "${args[@]}" "$@"
-cmake --build $build --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}" ${TARGET:+--target "$TARGET"}
+# TARGET may name several, space-separated.
+# shellcheck disable=SC2086
+cmake --build $build --parallel "${JOBS:-$(nproc 2>/dev/null || echo 2)}" ${TARGET:+--target $TARGET}
 
 # Every library the CLI needs must resolve, from .deps where it is used.
-if ldd $build/app/attention-cli | grep 'not found'; then
+if [ -f $build/app/attention-cli ] && ldd $build/app/attention-cli | grep 'not found'; then
   echo "build-pytorch: $build/app/attention-cli has unresolved libraries (above)" >&2
   exit 1
 fi
