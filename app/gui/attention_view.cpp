@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace aw {
 
@@ -72,6 +73,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   sentence_row->setContentsMargins(0, 0, 0, 0);
   sentence_edit_ = new QLineEdit;
   sentence_edit_->setPlaceholderText("Type a sentence and press Enter");
+  sentence_edit_->setMaxLength(std::numeric_limits<int>::max());  // QLineEdit's 32,767 cut 8k-token texts short
   run_button_ = new QPushButton("Run");
   sentence_row->addWidget(sentence_edit_, 1);
   sentence_row->addWidget(run_button_);
