@@ -234,7 +234,8 @@ void PooledZoom::enterRegion(const QRect& view) {
   view_ = view;
   region_ = around(view);
   error_.clear();
-  request();
+  if (holdsWanted()) apply();  // back to the tokens last made: shown again as they are
+  else request();
   refreshBar();
 }
 

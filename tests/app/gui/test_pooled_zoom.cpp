@@ -4,8 +4,8 @@
 // map's; a layer or head change shows the same tokens of the new one; Whole map, a double-click or a
 // wheel out past the region shows the block means again. On a capture made up here (weights by a
 // formula): compared maps zoom and pan together at full resolution, a pan to the region's edge makes the
-// region around the view, a newer zoom supersedes one under way, and a region that cannot be made is a
-// message over the pooled map.
+// region around the view, the tokens last made come back at once, a newer zoom supersedes one under
+// way, and a region that cannot be made is a message over the pooled map.
 #include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
 #include "app/gui/model_session.h"
@@ -286,6 +286,27 @@ class PooledZoomTests : public QObject {
     QCOMPARE(heatmap->visibleCells(), QRect(78, 78, 100, 100));  // the same tokens
     QCOMPARE(heatmap->matrix().weights, expected_region(made.capture, QRect(1000, 894, 256, 256), 0, -1, "made-up").weights);
     QCOMPARE(heatmap->matrix().col_labels.front(), QString("w1000"));
+  }
+
+  // Back on the blocks, a zoom into the tokens last made shows them again at once, without making them.
+  void theTokensLastMadeAreShownAgainAtOnce() {
+    auto made = made_up_capture(2050);
+    AttentionView view;
+    view.resize(1200, 700);
+    view.setModels({made_up_summary()});
+    view.setCapture(0, made.capture, {});
+    auto* zoom = view.pooledZoom();
+    zoom->showTokens(QRect(600, 900, 200, 200));
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view) && zoom->regionTokens().isValid(), kTimeoutMs);
+    const QRect tokens = zoom->regionTokens();
+    zoom->showWholeMap();
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view) && view.heatmap()->matrix().rows == 684, kTimeoutMs);
+    zoom->showTokens(QRect(600, 900, 200, 200));
+    QCOMPARE(zoom->regionTokens(), tokens);
+    QVERIFY(settled(view));
+    QCOMPARE(made.calls->load(), 1);
+    QCOMPARE(view.heatmap()->matrix().weights, expected_region(made.capture, tokens, 0, -1, "made-up").weights);
+    QCOMPARE(view.heatmap()->visibleCells(), QRect(600, 900, 200, 200).translated(-tokens.topLeft()));
   }
 
   // While one region is made, a zoom elsewhere waits its turn; the one under way is dropped when it
