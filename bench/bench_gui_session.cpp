@@ -6,10 +6,12 @@
 // a layer change (the window holds the shown layer's floats only), one layer's attention alone.
 //
 // A 2-ms heartbeat timer on the UI thread runs throughout; `ui_stall_ms` is the longest gap between
-// its ticks during a benchmark, less its 2-ms period: how long the window could not respond.
+// its ticks during a benchmark, less its 2-ms period: how long the window could not respond. The same
+// window on a long text (8,192 tokens, a llama layout) is bench_gui_long_text.cpp, in this executable.
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
 #include "bench/bench_support.h"
+#include "bench/gui_bench_support.h"
 #include "models/runtime.h"
 #include "widgets/head_toggle_grid.h"
 
@@ -17,9 +19,7 @@
 #include <torch/torch.h>
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QStandardPaths>
-#include <QTimer>
 
 #include <random>
 
@@ -28,7 +28,6 @@
 namespace {
 
 constexpr int kLayers = 12, kTokens = 1024, kVocabulary = 50257;  // bench_support's gpt2_small_dir
-constexpr int kHeartbeatMs = 2;
 
 // kTokens random words of the vocabulary ("t17 t40211 …"), different per seed.
 QString random_text(unsigned seed) {
@@ -39,33 +38,9 @@ QString random_text(unsigned seed) {
   return words.join(' ');
 }
 
-// The longest gap between heartbeat ticks since reset(), less the period.
-class Heartbeat {
- public:
-  Heartbeat() {
-    timer_.setInterval(kHeartbeatMs);
-    QObject::connect(&timer_, &QTimer::timeout, [this] {
-      longest_ = std::max(longest_, clock_.restart());
-    });
-    clock_.start();
-    timer_.start();
-  }
-  void reset() {
-    QCoreApplication::processEvents();
-    clock_.restart();
-    longest_ = 0;
-  }
-  double stallMs() const { return std::max<qint64>(0, longest_ - kHeartbeatMs); }
-
- private:
-  QTimer timer_;
-  QElapsedTimer clock_;
-  qint64 longest_ = 0;
-};
-
 struct Session {
   aw::MainWindow window;
-  Heartbeat heartbeat;
+  aw::bench::Heartbeat& heartbeat = aw::bench::heartbeat();
   QString text = random_text(1);
 
   Session() {
@@ -76,14 +51,7 @@ struct Session {
     window.runSentence(text);
     settle();
   }
-  // Spins the event loop until the window has applied every job, then paints it.
-  void settle() {
-    // Blocks until an event comes (the heartbeat brings one every 2 ms); a time limit would make it spin.
-    while (window.isBusy()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
-    QCoreApplication::processEvents();  // queued replots
-    window.attentionView()->repaint();
-    if (!window.errorText().isEmpty()) throw std::runtime_error(window.errorText().toStdString());
-  }
+  void settle() { aw::bench::settle(window); }
 };
 
 Session& session() {

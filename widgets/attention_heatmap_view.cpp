@@ -10,6 +10,7 @@
 #include <QClipboard>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMouseEvent>
@@ -30,10 +31,12 @@ constexpr double kPngScale = 2.0;   // an exported PNG has twice the screen's pi
 CellRange cell_range(const QCPRange& range) { return {range.lower, range.upper}; }
 
 // An axis' title, with the tokens on show when they are not all: "key (attended token) · 5–36 of 110"
-// (numbered from 1, as the predictions' positions), so an exported view says which region it is.
+// (numbered from 1, as the predictions' positions; "2,049–2,560 of 8,192" past a thousand), so an
+// exported view says which region it is.
 QString axis_title(const QString& name, int first, int count, int total) {
   if (count >= total) return name;
-  return QString("%1 · %2–%3 of %4").arg(name).arg(first + 1).arg(first + count).arg(total);
+  const QLocale english(QLocale::English);
+  return QString("%1 · %2–%3 of %4").arg(name, english.toString(first + 1), english.toString(first + count), english.toString(total));
 }
 
 // A range of `span` cells around `centre`, no wider than it is now.
@@ -68,10 +71,11 @@ void AttentionHeatmap::setView(double key_lower, double key_upper, double query_
   copy_action_->setEnabled(matrix_.rows > 0);
   export_action_->setEnabled(matrix_.rows > 0);
   const QRect now = visibleCells();
+  const bool region = matrix_.text_length > 0;  // numbered by the text, not by the region's cells
   plot_->xAxis->setLabel(axis_title(matrix_.col_axis.isEmpty() ? "key (attended token)" : matrix_.col_axis,
-                                    now.x(), now.width(), matrix_.cols));
+                                    matrix_.first_col + now.x(), now.width(), region ? matrix_.text_length : matrix_.cols));
   plot_->yAxis->setLabel(axis_title(matrix_.row_axis.isEmpty() ? "query (attending token)" : matrix_.row_axis,
-                                    now.y(), now.height(), matrix_.rows));
+                                    matrix_.first_row + now.y(), now.height(), region ? matrix_.text_length : matrix_.rows));
   if (now != visible_) {
     visible_ = now;
     Q_EMIT visibleCellsChanged(now);

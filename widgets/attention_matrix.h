@@ -19,6 +19,10 @@ struct AttentionMatrix {
   QString title;                // e.g. "bet_sf · layer 2 · head 1"
   // Axis titles; empty = "query (attending token)" and "key (attended token)".
   QString row_axis, col_axis;
+  // A region of a longer text (a pooled map's tokens at full resolution): its first query and key's
+  // 0-based position in the text and the text's length, so the axes number tokens as the text does
+  // ("2,049–2,560 of 8,192"); text_length 0 = the matrix is the whole text.
+  int first_row = 0, first_col = 0, text_length = 0;
 
   float at(int row, int col) const { return weights[static_cast<size_t>(row) * cols + col]; }
   // The weight the colour scale tops out at: 1 for token-to-token attention (comparable across

@@ -2,6 +2,7 @@
 #include "app/gui/attention_view.h"
 
 #include "app/gui/block_spin_box.h"
+#include "app/gui/pooled_zoom.h"
 
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
@@ -9,7 +10,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -23,9 +23,9 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <limits>
 
 namespace aw {
 
@@ -73,6 +73,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   sentence_row->setContentsMargins(0, 0, 0, 0);
   sentence_edit_ = new QLineEdit;
   sentence_edit_->setPlaceholderText("Type a sentence and press Enter");
+  sentence_edit_->setMaxLength(std::numeric_limits<int>::max());  // QLineEdit's 32,767 cut 8k-token texts short
   run_button_ = new QPushButton("Run");
   sentence_row->addWidget(sentence_edit_, 1);
   sentence_row->addWidget(run_button_);
@@ -91,14 +92,24 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   heatmap_ = new AttentionHeatmap;
   compare_heatmap_ = new AttentionHeatmap;
   compare_heatmap_->hide();
-  maps_layout->addWidget(heatmap_);
-  maps_layout->addWidget(compare_heatmap_);
+  zoom_ = new PooledZoom(heatmap_, this);
+  compare_zoom_ = new PooledZoom(compare_heatmap_, this);
+  for (auto* zoom : {zoom_, compare_zoom_}) {  // a long text's map: its bar over it, what it shows and the way back
+    auto* column = new QVBoxLayout;
+    column->addWidget(zoom->bar());
+    column->addWidget(zoom == zoom_ ? heatmap_ : compare_heatmap_, 1);
+    maps_layout->addLayout(column);
+    connect(zoom, &PooledZoom::pooledMapWanted, this, &AttentionView::refreshMatrices);
+  }
   find_bar_->setHeatmaps({heatmap_, compare_heatmap_});
   // Compared, both maps show the same region: a zoom or pan of one moves the other (not back again).
   for (auto [leader, follower] : {std::pair{heatmap_, compare_heatmap_}, std::pair{compare_heatmap_, heatmap_}}) {
     connect(leader, &AttentionHeatmap::visibleCellsChanged, follower, [this, leader = leader, follower = follower](const QRect& cells) {
-      const bool same_size = follower->matrix().rows == leader->matrix().rows && follower->matrix().cols == leader->matrix().cols;
-      if (following_ || compare_heatmap_->isHidden() || !same_size) return;
+      const auto &led = leader->matrix(), &follows = follower->matrix();
+      // A long text's tokens at full resolution and another map's blocks can be as many cells, not the same ones.
+      const bool same_cells = follows.rows == led.rows && follows.cols == led.cols && follows.first_row == led.first_row &&
+                              follows.first_col == led.first_col && follows.text_length == led.text_length;
+      if (following_ || compare_heatmap_->isHidden() || !same_cells) return;
       following_ = true;
       follower->setVisibleCells(cells);
       following_ = false;
@@ -302,78 +313,6 @@ void AttentionView::refreshHeads() {
 void AttentionView::setRunPending(int model, bool pending) {
   if (pending ? !pending_runs_.insert(model).second : pending_runs_.erase(model) == 0) return;
   refresh();
-}
-
-void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
-  const bool running = pending_runs_.count(model) && model < static_cast<int>(models_.size());
-  heatmap->setStale(running ? "running " + models_[model].name + "…" : QString());
-  const auto found = captures_.find(model);
-  if (found == captures_.end() || model >= static_cast<int>(models_.size())) {
-    heatmap->setMatrix({});
-    return;
-  }
-  const auto& capture = found->second.capture;
-  // The compared model may have fewer layers or heads: show its nearest.
-  const int layer = std::min(this->layer(), capture.layerCount() - 1);
-  const int head = layer >= 0 ? std::min(this->head(), capture.layers[layer].heads - 1) : -1;
-  if (layer >= 0 && !capture.holdsLayer(layer)) {
-    // The capture holds one layer's floats: another is made on a worker while the map shown so far
-    // stays up, greyed, so a layer change never waits on the UI thread.
-    const auto& fetch = fetches_[model];
-    if (fetch.failed == std::pair{found->second.serial, layer}) {
-      heatmap->setMatrix({});
-      heatmap->setStale(fetch.failure);
-      return;
-    }
-    if (running) return;  // its new capture comes soon: the layer is made from that one if it lacks it
-    heatmap->setStale(QString("making layer %1 of %2…").arg(layer + 1).arg(models_[model].name));
-    fetchLayer(model, layer);
-    return;
-  }
-  heatmap->setMatrix(capture_matrix(capture, layer, head, models_[model].name, found->second.gates));
-}
-
-void AttentionView::fetchLayer(int model, int layer) {
-  auto& fetch = fetches_[model];
-  const auto& shown = captures_.at(model);
-  if (fetch.running) return;  // when it is over, the layer shown then is asked for: requests in between drop
-  fetch.running = true;
-  struct Made {
-    WeightBlock block;
-    QString error;
-  };
-  auto* watcher = new QFutureWatcher<Made>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, model, serial = shown.serial, layer] {
-    const auto made = watcher->result();
-    watcher->deleteLater();
-    auto& fetch = fetches_[model];
-    fetch.running = false;
-    const auto found = captures_.find(model);
-    if (found == captures_.end() || found->second.serial != serial) return refreshMatrices();  // superseded
-    if (made.error.isEmpty()) found->second.capture.holdOnly(layer, made.block);
-    else {
-      fetch.failed = {serial, layer};
-      fetch.failure = made.error;
-    }
-    refreshMatrices();
-  });
-  watcher->setFuture(QtConcurrent::run([capture = shown.capture, layer]() -> Made {
-    try {
-      return {capture.layer(layer), {}};
-    } catch (const std::exception& error) {
-      return {{}, QString("layer %1: %2").arg(layer + 1).arg(QString::fromUtf8(error.what()))};
-    }
-  }));
-}
-
-bool AttentionView::isMakingLayer() const {
-  return std::any_of(fetches_.begin(), fetches_.end(), [](const auto& fetch) { return fetch.second.running; });
-}
-
-void AttentionView::refreshMatrices() {
-  showMatrix(heatmap_, currentModel());
-  const int compared = compareModel();
-  if (compared >= 0) showMatrix(compare_heatmap_, compared);
 }
 
 void AttentionView::refreshOverview() {

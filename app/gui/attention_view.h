@@ -1,6 +1,7 @@
 // app/gui/attention_view.h — the Attention tab: type a sentence, see the chosen model's layer and head
 // (or the mean of the heads) as a large heatmap, optionally beside a second model (compare mode), an
-// overview of every layer × head, and the next-token predictions of a chosen position. It shows
+// overview of every layer × head, and the next-token predictions of a chosen position. A long text's
+// map is its block means until zoomed in far enough, then its tokens at full resolution. It shows
 // captures the main window hands it; it never runs a model itself.
 #pragma once
 
@@ -27,6 +28,7 @@ namespace aw {
 class AttentionHeatmap;
 class AttentionOverview;
 class HeatmapFindBar;
+class PooledZoom;
 
 class AttentionView : public QWidget {
   Q_OBJECT
@@ -64,7 +66,8 @@ class AttentionView : public QWidget {
   // Whether `model` has a capture of this sentence with these gates.
   bool hasCapture(int model, const QString& sentence, const HeadGates& gates) const;
   const AttentionCapture* capture(int model) const;
-  // Whether a layer the captures do not hold is being made to be shown (see fetchLayer).
+  // Whether a layer the captures do not hold, or a long text's region at full resolution, is being
+  // made to be shown (see fetchLayer and pooled_zoom.h).
   bool isMakingLayer() const;
 
   AttentionHeatmap* heatmap() const { return heatmap_; }
@@ -75,6 +78,9 @@ class AttentionView : public QWidget {
   QLabel* translationLabel() const { return translation_label_; }
   QLineEdit* sentenceEdit() const { return sentence_edit_; }
   HeatmapFindBar* findBar() const { return find_bar_; }  // Find token, over both maps
+  // Each map's zoom into a long text's tokens at full resolution (pooled_zoom.h).
+  PooledZoom* pooledZoom() const { return zoom_; }
+  PooledZoom* comparePooledZoom() const { return compare_zoom_; }
 
  Q_SIGNALS:
   void runRequested(const QString& sentence);
@@ -127,6 +133,8 @@ class AttentionView : public QWidget {
   QPushButton* run_button_;
   AttentionHeatmap* heatmap_;
   AttentionHeatmap* compare_heatmap_;
+  PooledZoom* zoom_;
+  PooledZoom* compare_zoom_;
   AttentionOverview* overview_;
   QComboBox* position_box_;
   QWidget* predictions_box_;

@@ -1,6 +1,8 @@
 // app/gui/capture_matrices.cpp — see capture_matrices.h.
 #include "app/gui/capture_matrices.h"
 
+#include <QLocale>
+
 #include <algorithm>
 #include <vector>
 
@@ -18,6 +20,29 @@ std::vector<float> block_weights(const WeightBlock& block, int head) {
     for (size_t i = 0; i < cells; ++i) mean[i] += share * weights[i];
   }
   return mean;
+}
+
+// The title of `layer`'s `head` with `extent` (what the cells are, when not single tokens) after the head.
+QString titled(const AttentionCapture& capture, int layer, int head, const QString& model_name, const HeadGates& gates,
+               const QString& extent) {
+  if (layer < 0 || layer >= capture.layerCount()) return {};
+  const int heads = capture.layers[layer].heads;
+  int off = 0;
+  if (layer < static_cast<int>(gates.on.size()))
+    for (int h = 0; h < heads; ++h) off += gates.isOn(layer, h) ? 0 : 1;
+  QString which = head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads);
+  if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
+  else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
+  if (capture.isTranslation()) {  // "mt · cross 2 · head 1": the block's kind and its layer within the kind
+    int within = 0;  // a saved file may hold some kinds only: it says which layer each block is
+    for (int block = 0; block <= layer; ++block) within += capture.layer_kinds[block] == capture.layer_kinds[layer];
+    if (layer < static_cast<int>(capture.layer_numbers.size())) within = capture.layer_numbers[layer];
+    const auto kind = QString::fromStdString(to_string(capture.layer_kinds[layer]));
+    return QString("%1 · %2 %3 · %4").arg(model_name, kind).arg(within).arg(which);
+  }
+  const int number = layer < static_cast<int>(capture.layer_numbers.size()) ? capture.layer_numbers[layer] : layer + 1;
+  if (!extent.isEmpty()) which += " · " + extent;
+  return QString("%1 · layer %2 · %3").arg(model_name).arg(number).arg(which);
 }
 
 }  // namespace
@@ -56,25 +81,33 @@ AttentionMatrix thumbnail_matrix(const AttentionCapture& capture, int layer, int
 
 QString matrix_title(const AttentionCapture& capture, int layer, int head, const QString& model_name,
                      const HeadGates& gates) {
-  if (layer < 0 || layer >= capture.layerCount()) return {};
-  const int heads = capture.layers[layer].heads;
-  int off = 0;
-  if (layer < static_cast<int>(gates.on.size()))
-    for (int h = 0; h < heads; ++h) off += gates.isOn(layer, h) ? 0 : 1;
-  QString which = head >= 0 ? QString("head %1").arg(head + 1) : QString("mean of %1 heads").arg(heads);
-  if (head < 0 && off > 0) which += QString(" (%1 off, still in the mean)").arg(off);
-  else if (head >= 0 && layer < static_cast<int>(gates.on.size()) && !gates.isOn(layer, head)) which += " (off)";
-  if (capture.isTranslation()) {  // "mt · cross 2 · head 1": the block's kind and its layer within the kind
-    int within = 0;  // a saved file may hold some kinds only: it says which layer each block is
-    for (int block = 0; block <= layer; ++block) within += capture.layer_kinds[block] == capture.layer_kinds[layer];
-    if (layer < static_cast<int>(capture.layer_numbers.size())) within = capture.layer_numbers[layer];
-    const auto kind = QString::fromStdString(to_string(capture.layer_kinds[layer]));
-    return QString("%1 · %2 %3 · %4").arg(model_name, kind).arg(within).arg(which);
-  }
-  const int number = layer < static_cast<int>(capture.layer_numbers.size()) ? capture.layer_numbers[layer] : layer + 1;
   // A long text's map is its block means: the title says so, so a pooled weight is not read as one cell's.
-  if (capture.pool > 1) which += QString(" · means of %1 × %1-token blocks").arg(capture.pool);
-  return QString("%1 · layer %2 · %3").arg(model_name).arg(number).arg(which);
+  const auto extent = capture.pool > 1 ? QString("means of %1 × %1-token blocks").arg(capture.pool) : QString();
+  return titled(capture, layer, head, model_name, gates, extent);
+}
+
+AttentionMatrix region_matrix(const AttentionCapture& capture, const WeightBlock& block, const QRect& tokens, int layer,
+                              int head, const QString& model_name, const HeadGates& gates) {
+  AttentionMatrix matrix;
+  if (block.rows != tokens.height() || block.cols != tokens.width() || block.heads == 0) return matrix;
+  matrix.rows = block.rows;
+  matrix.cols = block.cols;
+  matrix.weights = block_weights(block, head);
+  matrix.row_labels = capture.tokens.mid(tokens.y(), tokens.height());
+  matrix.col_labels = capture.tokens.mid(tokens.x(), tokens.width());
+  matrix.first_row = tokens.y();
+  matrix.first_col = tokens.x();
+  matrix.text_length = capture.length();
+  const auto extent = QString("tokens %1 × %2 at full resolution")
+                          .arg(token_span_text(tokens.y(), tokens.y() + tokens.height()),
+                               token_span_text(tokens.x(), tokens.x() + tokens.width()));
+  matrix.title = titled(capture, layer, head, model_name, gates, extent);
+  return matrix;
+}
+
+QString token_span_text(int first, int end) {
+  const QLocale english(QLocale::English);  // "2,049" whatever the desktop's locale, as the docs write it
+  return english.toString(first + 1) + QChar(0x2013) + english.toString(end);
 }
 
 QString marked_changes(const QString& before, const QString& after) {

@@ -1,6 +1,6 @@
 // app/gui/main.cpp — attention-workbench, the desktop application.
 //   attention-workbench [--open-session FILE | --sample-data DIR [--fresh]] [--model DIR]... [--text "..."]
-//                       [--run ANALYSIS]... [--tab N] [--find TEXT] [--screenshot FILE.png]
+//                       [--run ANALYSIS]... [--tab N] [--find TEXT] [--zoom Q1-Q2,K1-K2] [--screenshot FILE.png]
 // With --sample-data the last session reopens (unless --fresh); without one, DIR's default session.
 // --screenshot renders the window once all work is done, writes the PNG and quits (this is how the
 // window is looked at on a machine without a display: QT_QPA_PLATFORM=offscreen).
@@ -8,6 +8,7 @@
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/pooled_zoom.h"
 #include "app/gui/session_file.h"
 #include "widgets/heatmap_find_bar.h"
 
@@ -57,6 +58,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption tab_option("tab", "Show tab N (0 = Attention).", "N");
   const QCommandLineOption find_option("find", "On the Attention tab, zoom in on the first token that contains TEXT "
                                        "(as Find token does).", "TEXT");
+  const QCommandLineOption zoom_option("zoom", "On the Attention tab, show queries Q1–Q2 × keys K1–K2 (tokens from 1, "
+                                       "e.g. 2049-2560,1-512): a long text's at full resolution when each spans at "
+                                       "most 1,024 tokens.", "Q1-Q2,K1-K2");
   const QCommandLineOption screenshot_option("screenshot", "Write the window to a PNG when idle, then quit.", "FILE");
   const QCommandLineOption size_option("size", "The window's size, e.g. 1366x768 (for screenshots).", "WxH");
   const QCommandLineOption attention_option("attention-file", "A saved attention file (attention-cli attend --out "
@@ -65,7 +69,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption dtype_option("dtype", "What transformer models compute in: f32, bf16, f16 (CUDA only) or auto "
                                         "(bf16 on CUDA, f32 on the CPU). A bf16 checkpoint in bf16 opens without a copy.", "NAME");
   parser.addOptions({session_option, sample_option, restore_option, fresh_option, model_option, text_option, run_option,
-                     tab_option, find_option, screenshot_option, size_option, scale_option, attention_option, dtype_option});
+                     tab_option, find_option, zoom_option, screenshot_option, size_option, scale_option, attention_option, dtype_option});
   parser.process(app);
   const auto size = parser.value(size_option).split('x');
   int width = 0, height = 0;
@@ -89,6 +93,21 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // 1-based inclusive spans "Q1-Q2,K1-K2" as 0-based tokens: x keys, y queries.
+  QRect zoom_tokens;
+  if (parser.isSet(zoom_option)) {
+    const auto spans = parser.value(zoom_option).split(',');
+    QList<int> ends;
+    for (const auto& span : spans)
+      for (const auto& end : span.split('-')) ends << (end.toInt() > 0 ? end.toInt() : 0);
+    if (spans.size() != 2 || ends.size() != 4 || ends.contains(0) || ends[0] > ends[1] || ends[2] > ends[3]) {
+      std::fprintf(stderr, "attention-workbench: --zoom %s: expected Q1-Q2,K1-K2 in tokens from 1, e.g. 2049-2560,1-512\n",
+                   qPrintable(parser.value(zoom_option)));
+      return 2;
+    }
+    zoom_tokens = QRect(QPoint(ends[2] - 1, ends[0] - 1), QPoint(ends[3] - 1, ends[1] - 1));
+  }
+
   aw::MainWindow window;
   if (parser.isSet(dtype_option)) window.setComputeDtype(parser.value(dtype_option));
   if (width > 0) window.resize(width, height);
@@ -107,7 +126,8 @@ int main(int argc, char** argv) {
 
   // Analyses and the tab wait until the models have loaded.
   auto* once_loaded = new QTimer(&window);
-  QObject::connect(once_loaded, &QTimer::timeout, &window, [&window, &parser, run_option, tab_option, find_option, once_loaded, scale] {
+  QObject::connect(once_loaded, &QTimer::timeout, &window, [&window, &parser, run_option, tab_option, find_option, once_loaded,
+                                                              scale, zoom_tokens] {
     if (window.isBusy()) return;
     once_loaded->stop();
     // After the session is restored: a scale given here wins over the one it saved.
@@ -115,6 +135,7 @@ int main(int argc, char** argv) {
     for (const auto& id : parser.values(run_option)) window.analyses()->run(id);
     if (parser.isSet(tab_option)) window.tabs()->setCurrentIndex(parser.value(tab_option).toInt());
     if (parser.isSet(find_option)) window.attentionView()->findBar()->findNext(parser.value(find_option));
+    if (zoom_tokens.isValid()) window.attentionView()->pooledZoom()->showTokens(zoom_tokens);
   });
   once_loaded->start(100);
 

@@ -327,12 +327,19 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
       capture.pool = static_cast<int>(pool);
       for (const auto& label : block_span_labels(0, length, pool)) capture.row_labels << QString::fromStdString(label);
       capture.column_labels = capture.row_labels;
-      capture.region = [loaded, replay = run.replay](int layer, int first_row, int end_row, int first_col, int end_col) {
+      capture.region = [loaded, replay = run.replay, length](int layer, int first_row, int end_row, int first_col, int end_col) {
         return guarded([&] {
+          if (first_row < 0 || first_row >= end_row || end_row > length || first_col < 0 || first_col >= end_col ||
+              end_col > length)
+            throw Error("rows [" + std::to_string(first_row) + ", " + std::to_string(end_row) + ") × keys [" +
+                        std::to_string(first_col) + ", " + std::to_string(end_col) + ") are not inside the text's " +
+                        std::to_string(length) + " tokens");
           c10::InferenceMode inference;
           std::vector<torch::Tensor> rows;  // only the region's rows are computed, tile by tile
           replay.tiles(layer, [&](int64_t, const torch::Tensor& tile) {
-            rows.push_back(tile.select(0, 0).narrow(2, first_col, end_col - first_col).to(torch::kCPU, torch::kFloat32));
+            // A copy of the region's columns: a view (an F32 tile on the CPU) would keep each whole tile alive.
+            rows.push_back(tile.select(0, 0).narrow(2, first_col, end_col - first_col)
+                               .to(torch::kCPU, torch::kFloat32, /*non_blocking=*/false, /*copy=*/true));
           }, first_row, end_row);
           return weight_block(torch::cat(rows, 1));
         });

@@ -2,7 +2,8 @@
 // (widgets/attention_heatmap_view.cpp) under QT_QPA_PLATFORM=offscreen: the wheel zooms around the
 // pointer, a drag pans, Shift+drag zooms to a box, a double-click shows the whole map, the tick labels
 // follow the visible tokens, a token is found and shown, the visible cells are copied as TSV, the view
-// is exported as PNG, PDF and SVG, and a region's weights are replaced without moving the view.
+// is exported as PNG, PDF and SVG, a region's weights are replaced without moving the view, and a region
+// of a longer text numbers its axes as the text does.
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_matrix.h"
 #include "widgets/heatmap_find_bar.h"
@@ -201,6 +202,22 @@ class AttentionHeatmapViewTests : public QObject {
       QVERIFY(tick.key() >= 100 && tick.key() < 160);
       QCOMPARE(tick.value(), QString("t%1").arg(tick.key()));
     }
+  }
+
+  // A region of a longer text (a pooled map's tokens at full resolution) numbers its axes as the
+  // text does, whole or zoomed.
+  void aRegionsAxesNumberTheTextsTokens() {
+    AttentionHeatmap heatmap;
+    auto region = numbered(100);
+    region.first_row = 2048;
+    region.first_col = 500;
+    region.text_length = 8192;
+    show(heatmap, region);
+    QCOMPARE(heatmap.plot()->xAxis->label(), QString("key (attended token) · 501–600 of 8,192"));
+    QCOMPARE(heatmap.plot()->yAxis->label(), QString("query (attending token) · 2,049–2,148 of 8,192"));
+    heatmap.setVisibleCells(QRect(10, 20, 5, 6));
+    QCOMPARE(heatmap.plot()->xAxis->label(), QString("key (attended token) · 511–515 of 8,192"));
+    QCOMPARE(heatmap.plot()->yAxis->label(), QString("query (attending token) · 2,069–2,074 of 8,192"));
   }
 
   void findTokenFindsTheNextMatchAndWraps() {

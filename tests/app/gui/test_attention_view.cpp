@@ -28,6 +28,15 @@ class AttentionViewTests : public QObject {
  private Q_SLOTS:
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
+  // A text of 8k tokens is some 40,000 characters: the sentence box keeps them all (a line edit's
+  // default of 32,767 cut the text short without a word).
+  void aLongTextIsKeptWhole() {
+    AttentionView view;
+    const QString text = QStringList(10000, "word").join(' ');
+    view.setSentence(text);
+    QCOMPARE(view.sentence().size(), text.size());
+  }
+
   // The view shows a layer the capture does not hold after making it on a worker: meanwhile the
   // old map stays up greyed, the UI thread is free, and afterwards the capture holds that layer only.
   void aLayerNotHeldIsMadeOffTheUiThread() {

@@ -2,7 +2,8 @@
 # on stderr and exit 2, before a window opens. Included when the GUI is built.
 foreach(bad "size;12;--size 12: expected WIDTHxHEIGHT, e.g. 1366x768"
             "scale;bright;--scale bright: expected fixed, auto, log or row"
-            "dtype;fp8;--dtype fp8: expected f32, bf16, f16 or auto")
+            "dtype;fp8;--dtype fp8: expected f32, bf16, f16 or auto"
+            "zoom;5-1,1-4;--zoom 5-1,1-4: expected Q1-Q2,K1-K2 in tokens from 1, e.g. 2049-2560,1-512")
   list(GET bad 0 option)
   list(GET bad 1 value)
   list(GET bad 2 message)
