@@ -14,16 +14,8 @@
 #          the script on a small machine.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-start=$SECONDS
-out=${OUT:-build-torch/gpu-out}
-mkdir -p "$out"
-summary=$out/summary.txt
-: >"$summary"
-jobs=$(nproc 2>/dev/null || echo 2)
+source scripts/gpu/steps.sh "${1:-}"  # start, out, summary, jobs, cpu, scale, deadline; note, step, ctest_result
 
-cpu=0 scale=1
-[ "${1:-}" = --cpu ] && cpu=1 scale=4
-deadline=${DEADLINE:-$((540 * scale))}
 if [ $cpu -eq 1 ]; then
   export AW_DEVICE=cpu
   bench_env=(AW_BENCH_SHAPE=1,16 AW_BENCH_SWEEP=1,64)
@@ -35,8 +27,6 @@ else
   reference_args=(--device cuda)
   dtypes=(bf16 f32)
 fi
-
-source scripts/gpu/steps.sh  # note, step, ctest_result
 
 # ctest runs a test per core; each would start an OpenMP team of every core for PyTorch's MKL, and
 # busy-waiting teams on shared cores made a 2.6-s training test take 140 s (a loaded 2-core VM).

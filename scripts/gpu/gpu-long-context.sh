@@ -10,16 +10,7 @@
 #   --cpu  the same on the CPU with small layouts and lengths (no GPU needed), 4× the limits.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-start=$SECONDS
-out=${OUT:-build-torch/gpu-out}
-mkdir -p "$out"
-summary=$out/summary.txt
-: >"$summary"
-jobs=$(nproc 2>/dev/null || echo 2)
-cpu=0 scale=1
-[ "${1:-}" = --cpu ] && cpu=1 scale=4
-deadline=${DEADLINE:-$((540 * scale))}
-source scripts/gpu/steps.sh  # note, step, ctest_result
+source scripts/gpu/steps.sh "${1:-}"  # start, out, summary, jobs, cpu, scale, deadline; note, step, ctest_result
 
 if [ $cpu -eq 1 ]; then
   export AW_DEVICE=cpu

@@ -1,6 +1,17 @@
 # scripts/gpu/steps.sh — sourced by the device scripts (gpu-check.sh, gpu-long-context.sh): a summary
-# line, and a step run under its own time limit inside one overall deadline. The sourcing script sets
-# summary (a file), start ($SECONDS at its start), deadline (seconds) and scale (a limit multiplier).
+# line, and a step run under its own time limit inside one overall deadline. Sourced from the repo root
+# with the script's first argument: sets start, out ($OUT, else build-torch/gpu-out), summary (emptied),
+# jobs, cpu (1 with --cpu), scale (4 with --cpu: each limit) and deadline (DEADLINE, else 540 × scale).
+start=$SECONDS
+out=${OUT:-build-torch/gpu-out}
+mkdir -p "$out"
+summary=$out/summary.txt
+: >"$summary"
+jobs=$(nproc 2>/dev/null || echo 2)
+cpu=0 scale=1
+[ "${1:-}" = --cpu ] && cpu=1 scale=4
+deadline=${DEADLINE:-$((540 * scale))}
+
 note() { echo "$*" | tee -a "$summary"; }
 # step NAME BUDGET LOG COMMAND...: runs COMMAND under `timeout` for BUDGET seconds or what is left
 # before the deadline (less 15 s for the summary), appending its output to LOG; notes how it ended.
