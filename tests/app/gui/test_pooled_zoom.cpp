@@ -121,6 +121,14 @@ void wheel_out(AttentionHeatmap* heatmap) {
 
 bool settled(const AttentionView& view) { return !view.isMakingLayer(); }
 
+// `view` at 1,200 × 700, shown, with `made`'s capture as the model "made-up"'s.
+void show_made_up(AttentionView& view, const MadeUp& made) {
+  view.resize(1200, 700);
+  view.show();
+  view.setModels({made_up_summary()});
+  view.setCapture(0, made.capture, {});
+}
+
 }  // namespace
 
 class PooledZoomTests : public QObject {
@@ -207,10 +215,7 @@ class PooledZoomTests : public QObject {
   void zoomingOutPastTheRegionShowsTheBlocks() {
     auto made = made_up_capture(2050);  // 3 × 3-token blocks, 684 per axis
     AttentionView view;
-    view.resize(1200, 700);
-    view.show();
-    view.setModels({made_up_summary()});
-    view.setCapture(0, made.capture, {});
+    show_made_up(view, made);
     auto* heatmap = view.heatmap();
     auto* zoom = view.pooledZoom();
     zoom->showTokens(QRect(1000, 1000, 300, 300));
@@ -272,10 +277,7 @@ class PooledZoomTests : public QObject {
   void panningToTheEdgeMakesTheRegionAroundTheView() {
     auto made = made_up_capture(2050);
     AttentionView view;
-    view.resize(1200, 700);
-    view.show();
-    view.setModels({made_up_summary()});
-    view.setCapture(0, made.capture, {});
+    show_made_up(view, made);
     auto* heatmap = view.heatmap();
     auto* zoom = view.pooledZoom();
     zoom->showTokens(QRect(1000, 1000, 100, 100));
@@ -292,9 +294,7 @@ class PooledZoomTests : public QObject {
   void theTokensLastMadeAreShownAgainAtOnce() {
     auto made = made_up_capture(2050);
     AttentionView view;
-    view.resize(1200, 700);
-    view.setModels({made_up_summary()});
-    view.setCapture(0, made.capture, {});
+    show_made_up(view, made);
     auto* zoom = view.pooledZoom();
     zoom->showTokens(QRect(600, 900, 200, 200));
     QTRY_VERIFY_WITH_TIMEOUT(settled(view) && zoom->regionTokens().isValid(), kTimeoutMs);
@@ -316,9 +316,7 @@ class PooledZoomTests : public QObject {
     std::promise<void> release;
     *made.gate = release.get_future().share();
     AttentionView view;
-    view.resize(1200, 700);
-    view.setModels({made_up_summary()});
-    view.setCapture(0, made.capture, {});
+    show_made_up(view, made);
     auto* zoom = view.pooledZoom();
     zoom->showTokens(QRect(100, 100, 100, 100));
     QTRY_COMPARE_WITH_TIMEOUT(made.calls->load(), 1, kTimeoutMs);  // under way, held at the gate
@@ -337,9 +335,7 @@ class PooledZoomTests : public QObject {
     auto made = made_up_capture(2050);
     *made.failure = "out of memory";
     AttentionView view;
-    view.resize(1200, 700);
-    view.setModels({made_up_summary()});
-    view.setCapture(0, made.capture, {});
+    show_made_up(view, made);
     auto* zoom = view.pooledZoom();
     zoom->showTokens(QRect(300, 600, 90, 90));
     QTRY_VERIFY_WITH_TIMEOUT(settled(view) && made.calls->load() == 1, kTimeoutMs);
