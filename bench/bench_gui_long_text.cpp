@@ -165,6 +165,18 @@ void BM_LongFirstMap(benchmark::State& state, const Layout* layout) {
   state.counters["weights_paged_in_GB"] = file_gb;
 }
 
+// Drags to and fro, each timed until it is painted, resting between them; the longest stall of the UI
+// thread over them all.
+void time_drags(benchmark::State& state, LongSession& s) {
+  int iteration = 0;
+  aw::bench::heartbeat().reset();
+  for (auto _ : state) {
+    state.SetIterationTime(drag(s, iteration++ % 2 == 0 ? 1 : -1));
+    s.settle();
+  }
+  state.counters["ui_stall_ms"] = aw::bench::heartbeat().stallMs();
+}
+
 // A wheel notch over the whole pooled map, in on odd iterations and out again on even ones: 1,024 → 819
 // blocks on show, never few enough tokens for full resolution.
 void BM_LongWheelStep(benchmark::State& state, const Layout* layout) {
@@ -187,13 +199,7 @@ void BM_LongPanStep(benchmark::State& state, const Layout* layout) {
   s.ready();
   s.heatmap->setVisibleCells(QRect(256, 256, 512, 512));
   s.settle();
-  int iteration = 0;
-  aw::bench::heartbeat().reset();
-  for (auto _ : state) {
-    state.SetIterationTime(drag(s, iteration++ % 2 == 0 ? 1 : -1));
-    s.settle();
-  }
-  state.counters["ui_stall_ms"] = aw::bench::heartbeat().stallMs();
+  time_drags(state, s);
 }
 
 // A zoom to 512 × 512 tokens: the window makes 1,024 × 1,024 tokens around them at full resolution.
@@ -220,13 +226,7 @@ void BM_LongPanTokens(benchmark::State& state, const Layout* layout) {
   s.ready();
   zoom_to_tokens(s, 0);
   s.settle();
-  int iteration = 0;
-  aw::bench::heartbeat().reset();
-  for (auto _ : state) {
-    state.SetIterationTime(drag(s, iteration++ % 2 == 0 ? 1 : -1));
-    s.settle();
-  }
-  state.counters["ui_stall_ms"] = aw::bench::heartbeat().stallMs();
+  time_drags(state, s);
 }
 
 // Layer 1 ↔ 2, mean of the heads; Arg 0: the whole pooled map (the layer's block means made again,
