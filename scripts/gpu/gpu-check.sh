@@ -14,7 +14,7 @@
 #          the script on a small machine.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source scripts/gpu/steps.sh "${1:-}"  # start, out, summary, jobs, cpu, scale, deadline; note, step, ctest_result
+source scripts/gpu/steps.sh "${1:-}"  # start, out, summary, jobs, cpu, scale, deadline; note, step, begin, ctest_result
 
 if [ $cpu -eq 1 ]; then
   export AW_DEVICE=cpu
@@ -32,14 +32,7 @@ fi
 # busy-waiting teams on shared cores made a 2.6-s training test take 140 s (a loaded 2-core VM).
 ctest_env=(env OMP_NUM_THREADS=1)
 
-note "gpu-check $(date -u +%FT%TZ) on $(uname -n): $jobs cores, AW_DEVICE=$AW_DEVICE"
-command -v nvidia-smi >/dev/null && note "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
-
-if ! step build 330 "$out/build.log" env JOBS="$jobs" bash scripts/gpu/build-pytorch.sh; then
-  tail -30 "$out/build.log"
-  note "build failed: nothing else runs"
-  exit 1
-fi
+begin gpu-check 330
 grep -E '^build-pytorch: torch|c10d process groups|fmt for spdlog' "$out/build.log" | tee -a "$summary"
 
 # The big sample weights do not travel (scripts/gpu/device-tree.sh slim keeps the tree under 64 MiB): the

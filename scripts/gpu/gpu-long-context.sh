@@ -10,7 +10,7 @@
 #   --cpu  the same on the CPU with small layouts and lengths (no GPU needed), 4× the limits.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source scripts/gpu/steps.sh "${1:-}"  # start, out, summary, jobs, cpu, scale, deadline; note, step, ctest_result
+source scripts/gpu/steps.sh "${1:-}"  # start, out, summary, jobs, cpu, scale, deadline; note, step, begin, ctest_result
 
 if [ $cpu -eq 1 ]; then
   export AW_DEVICE=cpu
@@ -19,14 +19,7 @@ else
   export AW_DEVICE=${AW_DEVICE:-cuda}
   sizes=()
 fi
-note "gpu-long-context $(date -u +%FT%TZ) on $(uname -n): $jobs cores, AW_DEVICE=$AW_DEVICE"
-command -v nvidia-smi >/dev/null && note "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
-
-if ! step build 240 "$out/build.log" env JOBS="$jobs" bash scripts/gpu/build-pytorch.sh; then
-  tail -30 "$out/build.log"
-  note "build failed: nothing else runs"
-  exit 1
-fi
+begin gpu-long-context 240
 grep -E '^build-pytorch: torch' "$out/build.log" | tee -a "$summary"
 
 # Fused against explicit: forward, gradients, sweeps (1e-5); every family tiled against whole.

@@ -2,6 +2,7 @@
 # line, and a step run under its own time limit inside one overall deadline. Sourced from the repo root
 # with the script's first argument: sets start, out ($OUT, else build-torch/gpu-out), summary (emptied),
 # jobs, cpu (1 with --cpu), scale (4 with --cpu: each limit) and deadline (DEADLINE, else 540 × scale).
+# Defines note, step, begin and ctest_result.
 start=$SECONDS
 out=${OUT:-build-torch/gpu-out}
 mkdir -p "$out"
@@ -33,6 +34,17 @@ step() {
   [ $status -eq 124 ] && verdict="TIMED OUT after ${budget}s"
   note "$(printf '%-24s %-28s %4ds  log: %s' "$name" "$verdict" $((SECONDS - begun)) "$(basename "$log")")"
   return $status
+}
+# begin NAME BUILD_BUDGET: the summary's first lines (the script, the time, the machine, its GPU), then
+# build-torch/ against the machine's PyTorch; a failed build ends the script, its log's tail shown.
+begin() {
+  note "$1 $(date -u +%FT%TZ) on $(uname -n): $jobs cores, AW_DEVICE=$AW_DEVICE"
+  command -v nvidia-smi >/dev/null && note "$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
+  if ! step build "$2" "$out/build.log" env JOBS="$jobs" bash scripts/gpu/build-pytorch.sh; then
+    tail -30 "$out/build.log"
+    note "build failed: nothing else runs"
+    exit 1
+  fi
 }
 # The pass/fail line ctest printed last in LOG, or what finished before it was stopped.
 ctest_result() {
