@@ -82,8 +82,8 @@ torch::Tensor PooledAttention::pool_columns(const torch::Tensor& tile) const {
 }
 
 void PooledAttention::add(int64_t first_row, const torch::Tensor& tile) {
-  // A large tile is pooled a few rows at a time, so its float64 copy and running sums (16 bytes a
-  // weight) stay at 4M weights instead of the whole tile the model made.
+  // A large tile is pooled a few rows at a time, so its copies (padded, or float64 with running sums:
+  // up to 16 bytes a weight) stay at 4M weights instead of the whole tile the model made.
   const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(tile.size(0) * tile.size(2), 1));
   if (tile.size(1) > chunk) {
     for (int64_t first = 0; first < tile.size(1); first += chunk)
