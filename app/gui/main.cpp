@@ -21,6 +21,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
 namespace {
 
@@ -142,8 +143,12 @@ int main(int argc, char** argv) {
   if (parser.isSet(screenshot_option)) {
     const auto path = parser.value(screenshot_option);
     auto* poll = new QTimer(&window);
-    QObject::connect(poll, &QTimer::timeout, &window, [&window, path, poll, once_loaded] {
-      if (once_loaded->isActive() || window.isBusy()) return;
+    // Idle at two polls in a row: what the last step queued (a replot after --scale) has been drawn.
+    auto idle_polls = std::make_shared<int>(0);
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, path, poll, once_loaded, idle_polls] {
+      const bool idle = !once_loaded->isActive() && !window.isBusy();
+      *idle_polls = idle ? *idle_polls + 1 : 0;
+      if (*idle_polls < 2) return;
       poll->stop();
       window.grab().save(path);
       QApplication::quit();
