@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 #include <mutex>
@@ -50,12 +51,28 @@ std::string describe_device(const torch::Device& device) {
   return "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
 }
 
+namespace {
+
+// `requested` if > 0, else AW_THREADS, else 0 (unset).
+int asked_threads(int requested) {
+  if (requested > 0) return requested;
+  if (const char* from_env = std::getenv("AW_THREADS")) return std::max(0, std::atoi(from_env));
+  return 0;
+}
+
+std::atomic<int> last_asked{0};  // what the last configure_threads was asked for (0: unset)
+
+int libtorch_threads(int asked, torch::ScalarType dtype) {
+  const bool products_on_libtorch = dtype == torch::kBFloat16;
+  return products_on_libtorch && asked > 0 ? asked : default_threads_for(dtype);
+}
+
+}  // namespace
+
 int configure_threads(int requested, torch::ScalarType dtype) {
   static const int blas_default = blas_threads();  // OpenBLAS's own choice (every core), kept for later calls
-  int asked = requested;
-  if (asked <= 0) {
-    if (const char* from_env = std::getenv("AW_THREADS")) asked = std::atoi(from_env);
-  }
+  const int asked = asked_threads(requested);
+  last_asked = asked;
   // OpenBLAS's pool and LibTorch's are separate, and each spin-waits while the other works: a count
   // asked for goes to OpenBLAS alone for F32 (two `train --threads 1` lanes with OpenBLAS left at every
   // core ran at half speed; `--threads 2` as LibTorch 2 + OpenBLAS 2 evaluated 1.45× and trained 2.5–3×
@@ -65,8 +82,15 @@ int configure_threads(int requested, torch::ScalarType dtype) {
   } else if (blas_default > 0) {
     set_blas_threads(blas_default);
   }
-  const bool products_on_libtorch = dtype == torch::kBFloat16;
-  torch::set_num_threads(products_on_libtorch && asked > 0 ? asked : default_threads_for(dtype));
+  torch::set_num_threads(libtorch_threads(asked, dtype));
+  return torch::get_num_threads();
+}
+
+int use_threads_for(torch::ScalarType dtype) {
+  const int asked = last_asked.load();
+  const int wanted = libtorch_threads(asked > 0 ? asked : asked_threads(0), dtype);
+  // Set only when it differs: setting drops oneDNN's cached kernels.
+  if (torch::get_num_threads() != wanted) torch::set_num_threads(wanted);
   return torch::get_num_threads();
 }
 

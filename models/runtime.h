@@ -34,6 +34,12 @@ int configure_threads(int requested = 0, torch::ScalarType dtype = torch::kFloat
 // for BF16, whose products run on oneDNN with LibTorch's own threads (bench_llama: 2.0× faster on 2
 // cores).
 int default_threads_for(torch::ScalarType dtype);
+// Sets LibTorch's threads for a model computing in `dtype` on the calling thread, with the count the
+// last configure_threads was asked for (else AW_THREADS, else the default for `dtype`); returns it.
+// A worker thread keeps the count LibTorch had when it first computed there (OpenMP holds it per
+// thread): the desktop's pool threads that had run an F32 model (1 thread) ran a BF16 model loaded
+// later on one core, half the speed on 2 cores. Each job on a worker calls this first.
+int use_threads_for(torch::ScalarType dtype);
 
 // OpenBLAS's own thread count, which is separate from LibTorch's intra-op threads: −1 when the BLAS
 // LibTorch calls is not OpenBLAS (looked up at run time, so other BLAS builds still link).

@@ -191,10 +191,7 @@ ModelSummary ModelSession::load(const QString& dir) {
     auto dtype = impl_->dtype;
     const auto config = read_model_config(dir.toStdString());
     if (config.is_recurrent() || config.is_translation()) dtype = std::nullopt;
-    auto model = load_checkpoint(dir.toStdString(), impl_->device, dtype);
-    if (impl_->device.is_cpu() && model.dtype == torch::kBFloat16)  // its products run on LibTorch's threads
-      configure_threads(0, model.dtype);
-    return model;
+    return load_checkpoint(dir.toStdString(), impl_->device, dtype);  // its threads: set by each job
   });
   auto summary = summarise(loaded);
   std::lock_guard<std::mutex> lock(impl_->mutex);
@@ -218,6 +215,7 @@ QString ModelSession::deviceDescription() const { return QString::fromStdString(
 
 AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates, int shown_layer) const {
   const auto loaded = impl_->model(index);
+  use_threads_for(loaded->dtype);  // on this worker: BF16 every core, F32 one (OpenBLAS threads its products)
   if (loaded->config.is_translation()) return impl_->translate(*loaded, text, gates);
   const auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the sentence gives no tokens");
@@ -231,6 +229,7 @@ AttentionCapture ModelSession::attend(int index, const QString& text, const Head
 
 AttentionCapture ModelSession::attendDocument(int index, const QString& text, const HeadGates& gates) const {
   const auto loaded = impl_->model(index);
+  use_threads_for(loaded->dtype);
   auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the document gives no tokens");
   truncate_to_positions(encoding, loaded->config.max_positions);
@@ -318,6 +317,7 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     if (shown_layer >= 0) {
       capture.replay_layer = [loaded, replay = run.replay, made_again](int layer) {  // `loaded` keeps the model alive
         return guarded([&] {
+          use_threads_for(loaded->dtype);
           c10::InferenceMode inference;
           return made_again(replay, layer);
         });
@@ -334,6 +334,7 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
             throw Error("rows [" + std::to_string(first_row) + ", " + std::to_string(end_row) + ") × keys [" +
                         std::to_string(first_col) + ", " + std::to_string(end_col) + ") are not inside the text's " +
                         std::to_string(length) + " tokens");
+          use_threads_for(loaded->dtype);
           c10::InferenceMode inference;
           std::vector<torch::Tensor> rows;  // only the region's rows are computed, tile by tile
           replay.tiles(layer, [&](int64_t, const torch::Tensor& tile) {
@@ -435,6 +436,7 @@ AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& mode
   // The job keeps its own references: a session cleared meanwhile does not pull the models away.
   std::vector<ModelRef> loaded;
   for (int index : models) loaded.push_back(impl_->model(index));
+  if (!loaded.empty()) use_threads_for(loaded.front()->dtype);  // a comparison computes in the first model's threads
   AnalysisRequest request;
   for (const auto& model : loaded) request.models.push_back(model.get());
   request.settings = descriptor->settings();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 namespace aw {
 namespace {
@@ -43,6 +44,29 @@ TEST(Runtime, ThreadsAskedForGoToOpenBlasForF32) {
   EXPECT_EQ(blas_threads(), blas_default);
   EXPECT_EQ(torch::get_num_threads(), kDefaultThreads);
   torch::set_num_threads(torch_before);
+}
+
+// A worker thread that first computed under F32's one thread keeps it after another thread configures
+// BF16 (OpenMP holds the count per thread): use_threads_for sets the model's count on the worker itself,
+// BF16's and F32's in turn, and a count asked for with configure_threads reaches it too.
+TEST(Runtime, AWorkerTakesTheThreadsOfTheModelItComputes) {
+  if (std::getenv("AW_THREADS")) GTEST_SKIP() << "AW_THREADS chooses the count here";
+  const int before = torch::get_num_threads();
+  configure_threads(0);
+  std::vector<int> seen;
+  std::thread worker([&] {
+    (torch::ones({64, 64}) * 2).sum();  // LibTorch takes its count on this thread here: F32's
+    seen.push_back(torch::get_num_threads());
+    std::thread([] { configure_threads(5, torch::kBFloat16); }).join();  // elsewhere, later: not here (1.13)
+    seen.push_back(use_threads_for(torch::kBFloat16));
+    seen.push_back(use_threads_for(torch::kFloat32));
+    std::thread([] { configure_threads(0); }).join();
+    seen.push_back(use_threads_for(torch::kBFloat16));
+  });
+  worker.join();
+  EXPECT_EQ(seen, (std::vector<int>{kDefaultThreads, 5, kDefaultThreads,
+                                    default_threads_for(torch::kBFloat16)}));
+  torch::set_num_threads(before);
 }
 
 }  // namespace
