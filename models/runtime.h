@@ -37,8 +37,9 @@ int default_threads_for(torch::ScalarType dtype);
 // Sets LibTorch's threads for a model computing in `dtype` on the calling thread, with the count the
 // last configure_threads was asked for (else AW_THREADS, else the default for `dtype`); returns it.
 // A worker thread keeps the count LibTorch had when it first computed there (OpenMP holds it per
-// thread): the desktop's pool threads that had run an F32 model (1 thread) ran a BF16 model loaded
-// later on one core, half the speed on 2 cores. Each job on a worker calls this first.
+// thread), whatever configure_threads set later on another thread: a desktop pool thread that first
+// ran an F32 model (1 thread) kept 1 for a BF16 model loaded later, and one that ran BF16 kept every
+// core for F32 beside OpenBLAS's own pool. Each job on a worker calls this first.
 int use_threads_for(torch::ScalarType dtype);
 
 // OpenBLAS's own thread count, which is separate from LibTorch's intra-op threads: −1 when the BLAS
