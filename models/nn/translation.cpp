@@ -205,9 +205,12 @@ torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memor
   auto resolved = options.diagonal;
   const auto budget = resolved_memory_budget(options);
   if (resolved.kind == DiagonalIntervention::Kind::None) resolved = trained_diagonal(config_.diag_mode);
+  // As in the language model: a swept factor (≠ 1) lifts the decoder's own diagonal-free mask.
+  const bool scaled = options.diagonal.kind == DiagonalIntervention::Kind::Scale && options.diagonal.factor != 1.0;
   auto self_context = attention_context(target_length, target_length, /*causal=*/true,
                                         rows_of(input.decoder_attention_mask), resolved,
-                                        t.decoder_bird_eye && t.decoder_diag_free_mask, tok_emb->weight.options(), 0,
+                                        t.decoder_bird_eye && t.decoder_diag_free_mask && !scaled,
+                                        tok_emb->weight.options(), 0,
                                         budget);
   auto cross_context = attention_context(target_length, source_length, /*causal=*/false,
                                          rows_of(input.attention_mask), DiagonalIntervention::none(), false,

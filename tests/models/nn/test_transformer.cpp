@@ -308,7 +308,8 @@ torch::Tensor reference_layer0_attention(TransformerImpl& model, const torch::Te
   auto w = d(block->attn->bird_eye);                                                  // (H, 2dh)
   auto r = torch::sigmoid((torch::cat({context, k}, -1) * w.view({1, heads, 1, 2 * dh})).sum(-1));  // (B, H, n)
   scores = scores * r.unsqueeze(-2);
-  if (c.diag_free_mask) scores = scores.masked_fill(torch::eye(n, torch::kBool).index_put_({0, 0}, false), -INFINITY);
+  // A factor other than 1 lifts BET(SF)'s diagonal-free mask: the scaled diagonal is attended to.
+  if (c.diag_free_mask && diagonal_factor == 1.0) scores = scores.masked_fill(torch::eye(n, torch::kBool).index_put_({0, 0}, false), -INFINITY);
   return torch::softmax(scores, -1);
 }
 
@@ -346,6 +347,29 @@ TEST(Layer0Reference, BirdEyeAttentionMatchesFloat64) {
   const auto expected = reference_layer0_attention(*model, input.input_ids, 1.0);
   EXPECT_TRUE(torch::allclose(result.attention[0].to(torch::kFloat64), expected, 1e-5, 1e-6))
       << max_difference(result.attention[0], expected);
+}
+
+// diag-sweep on BET(SF): a factor other than 1 reaches the diagonal (its own mask lifted) and equals
+// the float64 recomputation; factor 1 is the model as trained, its diagonal masked.
+TEST(Layer0Reference, BirdEyeScaledDiagonalReachesTheDiagonal) {
+  auto model = random_model(tiny_config("bet_sf"));
+  torch::NoGradGuard no_grad;
+  for (auto& layer : *model->layers) layer->as<TransformerBlock>()->attn->bird_eye.normal_(0.0, 1.0);
+  torch::manual_seed(14);
+  const auto input = sample_input();
+  std::vector<torch::Tensor> diagonals;
+  for (double factor : {0.2, 1.0, 2.0}) {
+    auto options = capture_all();
+    options.diagonal = DiagonalIntervention::scale(factor);
+    const auto attention = model->forward(input, options).attention[0];
+    const auto expected = reference_layer0_attention(*model, input.input_ids, factor);
+    EXPECT_TRUE(torch::allclose(attention.to(torch::kFloat64), expected, 1e-5, 1e-6))
+        << "factor " << factor << ": " << max_difference(attention, expected);
+    diagonals.push_back(attention.diagonal(0, -2, -1).narrow(-1, 1, 8));  // rows after the first
+  }
+  EXPECT_GT(diagonals[0].min().item<double>(), 0.0);
+  EXPECT_EQ(diagonals[1].abs().max().item<double>(), 0.0);  // as trained
+  EXPECT_GT((diagonals[2] - diagonals[0]).abs().max().item<double>(), 1e-3);
 }
 
 // --- other configurations and bad input -----------------------------------------------------------

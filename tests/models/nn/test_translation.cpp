@@ -2,8 +2,9 @@
 // Hugging Face's own Marian and BART classes (tests/support/hf_translation_fixtures.h): logits, encoder
 // output, every attention, a padded batch and a head-masked forward to 1e-4; the staged forward at every
 // block boundary, gate rows split at any block, the source length check, and the diagonal intervention
-// reaching the decoder's self-attention only.
+// reaching the decoder's self-attention only, a BET(SF) decoder's masked diagonal included.
 #include "models/attention_kind.h"
+#include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/nn/model.h"
 #include "tests/support/hf_translation_fixtures.h"
@@ -197,6 +198,30 @@ TEST(TranslationDiagonal, TheInterventionActsOnTheDecodersSelfAttentionOnly) {
   for (int64_t block = 0; block < 2; ++block)  // the encoder's blocks
     EXPECT_TRUE(torch::equal(before[block], after[block])) << block;
   EXPECT_GT((before[2] - after[2]).abs().max().item<double>(), 1e-3);  // the decoder's self-attention
+}
+
+// A BET(SF) decoder masks its own diagonal; diag-sweep's factor (≠ 1) lifts that mask and reaches it.
+TEST(TranslationDiagonal, AFactorReachesABirdEyeDecodersMaskedDiagonal) {
+  const nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", 20}, {"encoder_layers", 1},
+                               {"decoder_layers", 1}, {"n_heads", 2}, {"d_model", 8}, {"d_ff", 16},
+                               {"max_positions", 32}, {"dropout", 0.0}, {"decoder_bird_eye", true}};
+  torch::manual_seed(6);
+  auto model = create_model(parse_model_config(json, "tiny transformer_mt"));
+  model->eval();
+  ModelInput input;
+  input.input_ids = torch::randint(0, 20, {1, 7}, torch::kLong);
+  input.decoder_input_ids = torch::randint(0, 20, {1, 6}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  auto diagonal_after_row_0 = [&](double factor) {
+    ForwardOptions options;
+    options.capture = CaptureMode::Full;
+    options.diagonal = DiagonalIntervention::scale(factor);
+    return model->forward(input, options).attention[1].diagonal(0, -2, -1).narrow(-1, 1, 5);  // decoder self
+  };
+  EXPECT_EQ(diagonal_after_row_0(1.0).abs().max().item<double>(), 0.0);  // as trained: masked
+  const auto halved = diagonal_after_row_0(0.5), doubled = diagonal_after_row_0(2.0);
+  EXPECT_GT(halved.min().item<double>(), 0.0);
+  EXPECT_GT((doubled - halved).abs().max().item<double>(), 1e-4);
 }
 
 }  // namespace
