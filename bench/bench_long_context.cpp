@@ -1,7 +1,7 @@
 // bench/bench_long_context.cpp — attention at length (docs/long-context.md), each run against the
 // plain forward (the layers, no capture) at the same length in the same run:
-//   - on the Llama-3.2-1B layout (bench_support.h, random BF16 weights, used in place from the
-//     mapping) at 8,192 tokens: `stats` (Bird-Eye Table 1 over every layer's tiles), `attend --out
+//   - on the Llama-3.2-1B layout (bench_support.h, random BF16 weights computed in F32, the CPU's
+//     default as in attention-cli: a 4.9-GB copy) at 8,192 tokens: `stats` (Bird-Eye Table 1 over every layer's tiles), `attend --out
 //     --pool 64` and one layer exported whole, with each one's peak resident memory over the weights;
 //   - on a small llama layout (4 layers, 8/2 heads of 64, d 512) at 2k, 4k, 8k and 16k tokens under a
 //     64-MiB budget: the peak memory of `stats`, and its slope (a budget-bound tile plus O(n) states:
@@ -63,9 +63,10 @@ aw::LoadedModel& loaded(const std::string& name, const aw::bench::LlamaLayout& l
   static std::map<std::string, aw::LoadedModel> models;
   auto found = models.find(name);
   if (found == models.end()) {
-    // BF16 products run on oneDNN with LibTorch's threads: every core (runtime.h).
+    // LibTorch's threads on every core (the figures in docs/long-context.md were measured so); the
+    // products are F32 on OpenBLAS's own threads.
     aw::configure_threads(0, torch::kBFloat16);
-    found = models.emplace(name, aw::load_checkpoint(aw::bench::llama_layout_dir(name, layout))).first;  // BF16, mapped
+    found = models.emplace(name, aw::load_checkpoint(aw::bench::llama_layout_dir(name, layout))).first;  // F32 copy
   }
   return found->second;
 }
