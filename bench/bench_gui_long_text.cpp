@@ -16,7 +16,7 @@
 //
 // AW_BENCH_GUI_LLAMA1B=1 adds the same on the Llama-3.2-1B layout (bench_support.h kLlama1b, ~2.5 GB
 // written once, computed in BF16 from the mapping), with the first map's peak resident memory over the
-// weights. Its first map alone takes ~10 minutes of the 2-core machine's CPU.
+// weights; AW_BENCH_GUI_LLAMA1B=f32 computes it in F32 (a 4.9-GB copy; its first map ~10 minutes).
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/pooled_zoom.h"
@@ -48,8 +48,11 @@ struct Layout {
 };
 // bench_long_context's small layout, in F32 (a 113-MB copy; BF16 products are slower on this CPU).
 const Layout kSmall{"aw-bench-llama-small", {4, 8, 2, 64, 512, 1536, 32000}, "f32"};
-// The mapped BF16 weights used in place, as attention-cli --dtype bf16: an F32 copy would be 5 GB.
+// The mapped BF16 weights used in place, as attention-cli --dtype bf16; AW_BENCH_GUI_LLAMA1B=f32
+// computes in F32 instead (a 4.9-GB copy), as bench_long_context does: Debian's LibTorch 1.13 runs
+// BF16 products on one core where the CPU has no AVX-512 (the first map then takes over 40 minutes).
 const Layout kOneB{"aw-bench-llama-1b", aw::bench::kLlama1b, "bf16"};
+const Layout kOneBF32{"aw-bench-llama-1b", aw::bench::kLlama1b, "f32"};
 
 // kTokens tokens in the llama tokenizer the layouts carry (tests/fixtures/hf_tokenizers/llama3.tokenizer.json):
 // the start token, "the" (two: no space before it), then words that are one token each after a space,
@@ -266,7 +269,9 @@ bool register_long_text(const Layout* layout, const std::string& tag, int repeat
   return true;
 }
 
+const QByteArray one_b = qgetenv("AW_BENCH_GUI_LLAMA1B");
 const bool registered = register_long_text(&kSmall, "llama_small", 3) &&
-                        (qgetenv("AW_BENCH_GUI_LLAMA1B") != "1" || register_long_text(&kOneB, "llama_1b", 1));
+                        (one_b != "1" || register_long_text(&kOneB, "llama_1b", 1)) &&
+                        (one_b != "f32" || register_long_text(&kOneBF32, "llama_1b_f32", 1));
 
 }  // namespace
