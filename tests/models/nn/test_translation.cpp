@@ -207,7 +207,6 @@ TEST(TranslationDiagonal, AFactorReachesABirdEyeDecodersMaskedDiagonal) {
                                {"max_positions", 32}, {"dropout", 0.0}, {"decoder_bird_eye", true}};
   torch::manual_seed(6);
   auto model = create_model(parse_model_config(json, "tiny transformer_mt"));
-  model->eval();
   ModelInput input;
   input.input_ids = torch::randint(0, 20, {1, 7}, torch::kLong);
   input.decoder_input_ids = torch::randint(0, 20, {1, 6}, torch::kLong);
