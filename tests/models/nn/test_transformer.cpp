@@ -313,6 +313,14 @@ torch::Tensor reference_layer0_attention(TransformerImpl& model, const torch::Te
   return torch::softmax(scores, -1);
 }
 
+// A random BET(SF) whose reweighting weights are drawn too (they start at zero, R_j = 0.5 everywhere).
+std::shared_ptr<TransformerImpl> bird_eye_model() {
+  auto model = random_model(tiny_config("bet_sf"));
+  torch::NoGradGuard no_grad;
+  for (auto& layer : *model->layers) layer->as<TransformerBlock>()->attn->bird_eye.normal_(0.0, 1.0);
+  return model;
+}
+
 TEST(Layer0Reference, VanillaAttentionMatchesFloat64) {
   auto model = random_model(tiny_config("transformer_lm"));
   torch::manual_seed(11);
@@ -338,9 +346,8 @@ TEST(Layer0Reference, ScaledDiagonalMatchesFloat64) {
 }
 
 TEST(Layer0Reference, BirdEyeAttentionMatchesFloat64) {
-  auto model = random_model(tiny_config("bet_sf"));
+  auto model = bird_eye_model();
   torch::NoGradGuard no_grad;
-  for (auto& layer : *model->layers) layer->as<TransformerBlock>()->attn->bird_eye.normal_(0.0, 1.0);
   torch::manual_seed(13);
   const auto input = sample_input();
   const auto result = model->forward(input, capture_all());
@@ -352,9 +359,8 @@ TEST(Layer0Reference, BirdEyeAttentionMatchesFloat64) {
 // diag-sweep on BET(SF): a factor other than 1 reaches the diagonal (its own mask lifted) and equals
 // the float64 recomputation; factor 1 is the model as trained, its diagonal masked.
 TEST(Layer0Reference, BirdEyeScaledDiagonalReachesTheDiagonal) {
-  auto model = random_model(tiny_config("bet_sf"));
+  auto model = bird_eye_model();
   torch::NoGradGuard no_grad;
-  for (auto& layer : *model->layers) layer->as<TransformerBlock>()->attn->bird_eye.normal_(0.0, 1.0);
   torch::manual_seed(14);
   const auto input = sample_input();
   std::vector<torch::Tensor> diagonals;
