@@ -78,7 +78,26 @@ FeedForwardImpl::FeedForwardImpl(const ModelConfig& config) : activation_(config
   if (config.decoder.gated_mlp) gate = register_module("gate", make_linear(config.d_model, config.d_ff, bias));
 }
 
-torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, int64_t memory_budget) {
+  const int64_t tokens = x.dim() >= 2 ? x.size(-2) : 1;
+  if (memory_budget <= 0 || tokens <= 1 || torch::GradMode::is_enabled()) return feed(x);
+  // Alive at once per token: the inner [d_ff] vectors of one expression (gate, its activation, fc1 and
+  // their product for SwiGLU; fc1 and its activation otherwise).
+  const int64_t per_token = x.numel() / (tokens * x.size(-1)) * fc1->weight.size(0) * (gate ? 4 : 2) *
+                            static_cast<int64_t>(x.element_size());
+  if (tokens * per_token <= memory_budget) return feed(x);
+  const int64_t chunk = std::max<int64_t>(1, memory_budget / per_token);
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() = fc2->weight.size(0);
+  auto out = torch::empty(shape, x.options());
+  for (int64_t first = 0; first < tokens; first += chunk) {
+    const int64_t rows = std::min(chunk, tokens - first);
+    out.narrow(-2, first, rows).copy_(feed(x.narrow(-2, first, rows)));
+  }
+  return out;
+}
+
+torch::Tensor FeedForwardImpl::feed(const torch::Tensor& x) {
   if (gate) return fc2(activate(gate(x), activation_) * fc1(x));
   return fc2(activate(fc1(x), activation_));
 }
@@ -99,18 +118,18 @@ BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const Attentio
   const bool training = is_training();
   if (parallel_residual_) {  // GPT-NeoX: both sublayers read x
     auto attended = attn(ln_1(x), context, gates, tiles);
-    auto fed = torch::dropout(mlp(ln_2(x)), dropout_, training);
+    auto fed = torch::dropout(mlp(ln_2(x), context.memory_budget), dropout_, training);
     auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
     return {h + residual_rows(fed, attended.output)};
   }
   if (norm_ == NormPlacement::Pre) {
     auto attended = attn(ln_1(x), context, gates, tiles);
     auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
-    return {h + torch::dropout(mlp(ln_2(h)), dropout_, training)};
+    return {h + torch::dropout(mlp(ln_2(h), context.memory_budget), dropout_, training)};
   }
   auto attended = attn(x, context, gates, tiles);
   auto h = ln_1(residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training));
-  return {ln_2(h + torch::dropout(mlp(h), dropout_, training))};
+  return {ln_2(h + torch::dropout(mlp(h, context.memory_budget), dropout_, training))};
 }
 
 void TransformerBlockImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,

@@ -19,11 +19,15 @@ namespace aw {
 class FeedForwardImpl : public torch::nn::Module {
  public:
   FeedForwardImpl(const ModelConfig& config);
-  torch::Tensor forward(const torch::Tensor& x);
+  // x (…, tokens, d). Without gradients, rows of tokens at a time whose inner activations fit
+  // `memory_budget` bytes (0 = all at once): a long text's [tokens, d_ff] is never whole. Each token's
+  // output is its own; only the products' summation order may differ with their shapes (float rounding).
+  torch::Tensor forward(const torch::Tensor& x, int64_t memory_budget = 0);
   Dense fc1{nullptr}, fc2{nullptr};
   Dense gate{nullptr};  // SwiGLU only: fc2(act(gate(x)) ⊙ fc1(x)), fc1 being Hugging Face's up_proj
 
  private:
+  torch::Tensor feed(const torch::Tensor& x);
   Activation activation_;
 };
 TORCH_MODULE(FeedForward);

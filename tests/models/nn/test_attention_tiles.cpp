@@ -2,13 +2,15 @@
 // (models/nn/attention.h) equals the whole matrix at once, on every family: the captured
 // probabilities, the hidden states and the logits, with padding, diagonal interventions, BET(SF)'s
 // two passes, grouped-query heads, rotary positions, a sliding window and an encoder–decoder's three
-// kinds of block; a region's rows alone; and a budget too small for one row is refused up front.
+// kinds of block; a region's rows alone; a budget too small for one row is refused up front; and the
+// feed-forward in chunks of tokens under the same budget equals it whole (to float rounding).
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/memory_budget.h"
 #include "models/nn/attention.h"
 #include "models/nn/model.h"
 #include "models/nn/model_config.h"
+#include "models/nn/transformer.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -240,6 +242,42 @@ TEST_P(FusedAttention, EqualsTheExplicitPathForwardAndBackward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, FusedAttention, ::testing::Values("transformer_lm", "llama", "mistral", "qwen2"));
+
+// Chunks of 5 tokens (a budget of 5 tokens' inner activations, 4 × d_ff floats each when gated) equal
+// the whole pass for GPT-2's MLP and SwiGLU, batch of 2, down to one token at a time. Not bit for bit:
+// OpenBLAS sums a 10-row product in another order than a 74-row one (2e-6 at a scale of 20 here), so
+// to 1e-6 of the output's scale. With gradients on it is never chunked (the backward would keep every
+// chunk's activations anyway), so training is unchanged bit for bit.
+TEST(FeedForwardChunks, EqualTheWholePassToFloatRounding) {
+  for (const bool gated : {false, true}) {
+    auto config = tiny_config("transformer_lm");
+    config.decoder.gated_mlp = gated;
+    config.activation = gated ? Activation::Silu : Activation::Gelu;
+    torch::manual_seed(5);
+    FeedForward mlp(config);
+    {
+      torch::NoGradGuard no_grad;
+      for (auto& parameter : mlp->parameters()) parameter.normal_(0.0, 0.5);
+    }
+    const auto x = torch::randn({2, 37, config.d_model});
+    const int64_t budget = 5 * 2 * config.d_ff * (gated ? 4 : 2) * 4;
+    torch::Tensor whole;
+    {
+      torch::InferenceMode inference;
+      whole = mlp(x);
+      const double scale = whole.abs().max().item<double>();
+      for (const int64_t asked : {budget, budget / 10}) {  // 5 tokens; under one token's: one at a time
+        const auto chunked = mlp(x, asked);
+        EXPECT_TRUE(torch::allclose(chunked, whole, 0, 1e-6 * scale))
+            << (gated ? "SwiGLU" : "GELU") << ", budget " << asked << ": " << max_difference(chunked, whole)
+            << " at scale " << scale;
+      }
+    }
+    const auto with_gradients = mlp(x, budget);
+    EXPECT_TRUE(with_gradients.requires_grad());
+    EXPECT_TRUE(torch::equal(with_gradients.detach(), whole));
+  }
+}
 
 TEST(MemoryBudget, SizesReadAndPrintAsPeopleWriteThem) {
   EXPECT_EQ(parse_memory_size("512M"), 512ll << 20);
