@@ -21,7 +21,7 @@ std::atomic<int64_t> chosen_budget{0};
 int64_t machine_default() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   const int64_t memory = pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 8 * kGiB;
-  return std::clamp<int64_t>(memory / 32, 64 * kMiB, kGiB);
+  return std::clamp<int64_t>(memory / 64, 64 * kMiB, kGiB);
 }
 
 }  // namespace
