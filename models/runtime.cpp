@@ -137,6 +137,12 @@ void use_one_allocator_arena() {
 #endif
 }
 
+void release_free_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 std::shared_ptr<spdlog::logger> logger(const std::string& name) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);

@@ -2,6 +2,8 @@
 #include "analysis/capture/staged_capture.h"
 
 #include "analysis/capture/attention_capture.h"
+#include "models/memory_budget.h"
+#include "models/runtime.h"
 
 #include <torch/torch.h>
 
@@ -10,13 +12,13 @@ namespace aw {
 torch::Tensor LayerReplay::attention(int64_t layer) const {
   TORCH_CHECK(model_ && layer >= 0 && layer < layers(), "no layer ", layer, " in this run");
   c10::InferenceMode inference;
-  return model_->layer_attention(layer_inputs_[static_cast<size_t>(layer)], input_, layer, ForwardOptions{});
+  return model_->layer_attention(layer_inputs_[static_cast<size_t>(layer)]->tensor(), input_, layer, ForwardOptions{});
 }
 
 void LayerReplay::tiles(int64_t layer, const TileConsumer& consumer, int64_t first_row, int64_t end_row) const {
   TORCH_CHECK(model_ && layer >= 0 && layer < layers(), "no layer ", layer, " in this run");
   c10::InferenceMode inference;
-  model_->layer_attention_tiles(layer_inputs_[static_cast<size_t>(layer)], input_, layer, ForwardOptions{}, consumer,
+  model_->layer_attention_tiles(layer_inputs_[static_cast<size_t>(layer)]->tensor(), input_, layer, ForwardOptions{}, consumer,
                                 first_row, end_row);
 }
 
@@ -42,6 +44,7 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
 
   // The first layer whose gates differ from the kept run's; 0 for another text (or none kept).
   int64_t first = 0;
+  torch::Tensor hidden;  // entering layer `first`, once known
   const bool same_text = !layer_inputs_.empty() && encoding.ids == ids_ && encoding.type_ids == type_ids_;
   if (same_text) {
     first = layers;
@@ -55,7 +58,10 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
     input_ = encoding_input(encoding);
     ids_ = encoding.ids;
     type_ids_ = encoding.type_ids;
-    layer_inputs_.push_back(model_.embed(input_));
+    hidden = model_.embed(input_);
+    const int64_t memory = states_in_memory_up_to_ < 0 ? attention_memory_budget() : states_in_memory_up_to_;
+    states_in_file_ = layers > 0 && layers * static_cast<int64_t>(hidden.nbytes()) > memory;
+    layer_inputs_.push_back(KeptState::keep(hidden, states_in_file_));
   }
 
   ForwardOptions options;
@@ -63,24 +69,30 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
   options.capture = observed ? CaptureMode::Stats : CaptureMode::Full;
   options.observer = each_layer;
   options.tile_observer = each_tile;
-  if (gates.defined()) options.head_gates = gates.to(layer_inputs_.front().device());
+  if (gates.defined()) options.head_gates = gates.to(final_hidden_.defined() ? final_hidden_.device() : hidden.device());
   StagedRun result;
   result.first_layer_run = first;
   if (!observed) result.attention.resize(static_cast<size_t>(layers));
-  layer_inputs_.resize(static_cast<size_t>(first) + 1);  // the states above `first` change
-  // One layer per call, keeping what enters the next: run_layers is layer-by-layer anyway.
-  for (int64_t layer = first; layer < layers; ++layer) {
-    auto step = model_.run_layers(layer_inputs_.back(), input_, layer, layer + 1, options);
-    if (!step.attention.empty()) result.attention[layer] = std::move(step.attention.front());
-    layer_inputs_.push_back(std::move(step.hidden));
-  }
-  if (layers == 0 && layer_inputs_.size() == 1) {  // no attention layers (a recurrent baseline): the
-    layer_inputs_.push_back(model_.run_layers(layer_inputs_.back(), input_, 0, 0, options).hidden);  // encoder's states
+  if (first < layers) {
+    layer_inputs_.resize(static_cast<size_t>(first) + 1);  // the states above `first` change
+    if (!hidden.defined()) hidden = layer_inputs_.back()->tensor();
+    // One layer per call, keeping what enters the next: run_layers is layer-by-layer anyway.
+    for (int64_t layer = first; layer < layers; ++layer) {
+      auto step = model_.run_layers(hidden, input_, layer, layer + 1, options);
+      if (!step.attention.empty()) result.attention[layer] = std::move(step.attention.front());
+      hidden = std::move(step.hidden);
+      if (layer + 1 < layers) layer_inputs_.push_back(KeptState::keep(hidden, states_in_file_));
+      if (states_in_file_) release_free_memory();  // a long text: the holes its layer left (runtime.h)
+    }
+    final_hidden_ = hidden;
+  } else if (layers == 0 && !final_hidden_.defined()) {  // no attention layers (a recurrent baseline): the
+    final_hidden_ = model_.run_layers(hidden, input_, 0, 0, options).hidden;  // encoder's states
   }
   gates_ = wanted;
-  result.final_hidden = layer_inputs_.back();
+  result.final_hidden = final_hidden_;
   result.replay = LayerReplay(model_, input_,
-                              std::vector<torch::Tensor>(layer_inputs_.begin(), layer_inputs_.begin() + layers));
+                              std::vector<std::shared_ptr<const KeptState>>(layer_inputs_.begin(),
+                                                                            layer_inputs_.begin() + layers));
   return result;
 }
 
@@ -95,6 +107,8 @@ void StagedCapture::clear() {
   type_ids_.clear();
   gates_ = torch::Tensor();
   layer_inputs_.clear();
+  final_hidden_ = torch::Tensor();
+  states_in_file_ = false;
 }
 
 }  // namespace aw

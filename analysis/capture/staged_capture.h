@@ -4,12 +4,14 @@
 // gates changed: a toggle in the last of 12 layers runs one layer, not twelve.
 #pragma once
 
+#include "analysis/capture/kept_state.h"
 #include "analysis/capture/pooled_attention.h"
 #include "models/nn/model.h"
 #include "models/text/tokenizer.h"
 
 #include <torch/types.h>
 
+#include <memory>
 #include <vector>
 
 namespace aw {
@@ -21,7 +23,7 @@ namespace aw {
 class LayerReplay {
  public:
   LayerReplay() = default;
-  LayerReplay(AttentionModel& model, ModelInput input, std::vector<torch::Tensor> layer_inputs)
+  LayerReplay(AttentionModel& model, ModelInput input, std::vector<std::shared_ptr<const KeptState>> layer_inputs)
       : model_(&model), input_(std::move(input)), layer_inputs_(std::move(layer_inputs)) {}
 
   // [1, H, rows, n], equal to what the run captured for `layer`; in inference mode, so any thread may
@@ -37,7 +39,7 @@ class LayerReplay {
  private:
   AttentionModel* model_ = nullptr;
   ModelInput input_;
-  std::vector<torch::Tensor> layer_inputs_;  // [1, n, d] entering each attention layer
+  std::vector<std::shared_ptr<const KeptState>> layer_inputs_;  // [1, n, d] entering each attention layer
 };
 
 struct StagedRun {
@@ -52,8 +54,12 @@ struct StagedRun {
 
 class StagedCapture {
  public:
-  // `model` must outlive this; it is only read (inference mode).
-  explicit StagedCapture(AttentionModel& model) : model_(model) {}
+  // `model` must outlive this; it is only read (inference mode). A text's states stay in memory while
+  // all of them take at most `states_in_memory_up_to` bytes (−1: the process's tile budget,
+  // models/memory_budget.h; 0: never); beyond, they go to a temporary file (kept_state.h), so a long
+  // text's run holds one state, not one per layer.
+  explicit StagedCapture(AttentionModel& model, int64_t states_in_memory_up_to = -1)
+      : model_(model), states_in_memory_up_to_(states_in_memory_up_to) {}
 
   // Runs `encoding` (a batch of one) with full capture under `gates` ([L, H_max]; undefined = all on).
   // Equal, value for value, to a full forward under the same gates: the layers skipped would compute
@@ -67,15 +73,21 @@ class StagedCapture {
   // The model's output (logits) for `final_hidden` rows of the last run's input; the caller narrows
   // the rows (a language model's one position) to avoid the vocabulary-wide product for every token.
   torch::Tensor output(const torch::Tensor& final_hidden) const;
-  // Drops the kept states (memory: n × d floats per layer).
+  // Drops the kept states (n × d values per layer, in memory or in a file).
   void clear();
+  // Whether the last text's states went to a file.
+  bool states_in_file() const { return states_in_file_; }
 
  private:
   AttentionModel& model_;
+  int64_t states_in_memory_up_to_;
+  bool states_in_file_ = false;
   ModelInput input_;                        // of the kept states
   std::vector<int64_t> ids_, type_ids_;
   torch::Tensor gates_;                     // [L, H_max] float on the CPU, all-on spelled out as ones
-  std::vector<torch::Tensor> layer_inputs_; // [1, n, d] entering layer l; the last entry leaves layer L−1
+  std::vector<std::shared_ptr<const KeptState>> layer_inputs_;  // [1, n, d] entering layer l (the embedding
+                                                                // alone for a model without attention layers)
+  torch::Tensor final_hidden_;              // [1, n, d] leaving layer L−1 (or the encoder): always in memory
 };
 
 }  // namespace aw

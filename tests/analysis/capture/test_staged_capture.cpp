@@ -64,16 +64,16 @@ void expect_equals_full_forward(AttentionModel& model, const Encoding& encoding,
   EXPECT_TRUE(torch::equal(model.output(staged.final_hidden, encoding_input(encoding)), full.logits));
 }
 
-class StagedFamilies : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) {
+// `states_in_memory_up_to` as StagedCapture takes it: 0 keeps every state in a temporary file.
+void expect_re_runs_equal_full_forwards(const std::string& family, int64_t states_in_memory_up_to) {
   torch::manual_seed(11);
-  const auto config = config_of(GetParam());
+  const auto config = config_of(family);
   auto model = create_model(config);
   const auto text = encoding_of({3, 7, 1, 12, 5, 9, 2});
-  StagedCapture staged(*model);
+  StagedCapture staged(*model, states_in_memory_up_to);
 
   auto first = staged.run(text, {});
+  EXPECT_EQ(staged.states_in_file(), states_in_memory_up_to == 0 && config.n_blocks > 0);
   EXPECT_EQ(first.first_layer_run, 0);
   expect_equals_full_forward(*model, text, {}, first, {});
   auto kept = first.attention;
@@ -112,6 +112,15 @@ TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) 
   EXPECT_EQ(fresh.first_layer_run, 0);
   expect_equals_full_forward(*model, other, both_off, fresh, {});
 }
+
+class StagedFamilies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StagedFamilies, ReRunStartsAtTheLowestChangedLayerAndEqualsAFullForward) {
+  expect_re_runs_equal_full_forwards(GetParam(), -1);
+}
+
+// A long text's states go to a temporary file (kept_state.h): the same runs, replays and re-runs.
+TEST_P(StagedFamilies, StatesKeptInAFileGiveTheSameRuns) { expect_re_runs_equal_full_forwards(GetParam(), 0); }
 
 INSTANTIATE_TEST_SUITE_P(Families, StagedFamilies,
                          ::testing::Values("transformer_lm", "bet_sf", "bet_sg", "encoder_classifier", "lama",
