@@ -7,13 +7,25 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <typeinfo>
 
 namespace aw::fuzz {
 namespace {
 constexpr size_t kMaxMessageBytes = 1000;
+
+// The scratch folder's path for the exit handler: a plain array, which outlives every static object
+// (the std::string made with the folder is destroyed before an exit handler registered while it was
+// being made runs).
+char scratch_path[4096];
+
+void remove_scratch() {
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch_path, ignored);
+}
 }  // namespace
 
 std::vector<std::string> split_parts(const uint8_t* data, size_t size, size_t count) {
@@ -39,6 +51,11 @@ const std::string& scratch_dir() {
     if (!mkdtemp(pattern.data())) {
       std::perror("aw-fuzz: cannot make a scratch folder");
       std::abort();
+    }
+    // Gone when the run ends (libFuzzer exits through exit()): each run left a folder in /tmp.
+    if (pattern.size() < sizeof(scratch_path)) {
+      std::strcpy(scratch_path, pattern.c_str());
+      std::atexit(remove_scratch);
     }
     return pattern;
   }();
