@@ -18,17 +18,17 @@ constexpr int64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
 
 std::atomic<int64_t> chosen_budget{0};
 
-int64_t machine_default() {
+}  // namespace
+
+int64_t memory_share(int64_t divisor) {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   const int64_t memory = pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 8 * kGiB;
-  return std::clamp<int64_t>(memory / 64, 64 * kMiB, kGiB);
+  return std::clamp<int64_t>(memory / std::max<int64_t>(divisor, 1), 64 * kMiB, kGiB);
 }
-
-}  // namespace
 
 int64_t attention_memory_budget() {
   const int64_t chosen = chosen_budget.load();
-  return chosen > 0 ? chosen : machine_default();
+  return chosen > 0 ? chosen : memory_share(32);
 }
 
 void set_attention_memory_budget(int64_t bytes) { chosen_budget.store(std::max<int64_t>(bytes, 0)); }

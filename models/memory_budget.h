@@ -9,11 +9,14 @@
 namespace aw {
 
 // The bytes a forward's attention tile may take when ForwardOptions::memory_budget is 0: the last
-// set_attention_memory_budget(), else 1/64 of the machine's memory, between 64 MiB and 1 GiB (384 MiB
-// on a 24-GB machine). Small inputs fit one tile, so only long texts are tiled. The same budget bounds
-// a chunk of the feed-forward's inner activations (transformer.h) and, in the window, the layer
-// states kept in memory (analysis/capture/staged_capture.h).
+// set_attention_memory_budget(), else memory_share(32) (768 MiB on a 24-GB machine). Small inputs fit
+// one tile, so only long texts are tiled. The same budget bounds a chunk of the feed-forward's inner
+// activations (transformer.h) and the layer states a staged capture keeps in memory
+// (analysis/capture/staged_capture.h).
 int64_t attention_memory_budget();
+// 1/`divisor` of the machine's memory, between 64 MiB and 1 GiB: the window asks memory_share(64)
+// for its captures, which hold the shown map, the pooled layers and the scene beside each forward.
+int64_t memory_share(int64_t divisor);
 // > 0: that many bytes; 0: back to the machine's default.
 void set_attention_memory_budget(int64_t bytes);
 

@@ -9,16 +9,22 @@
 
 namespace aw {
 
+ForwardOptions LayerReplay::options() const {
+  ForwardOptions options;
+  options.memory_budget = memory_budget_;
+  return options;
+}
+
 torch::Tensor LayerReplay::attention(int64_t layer) const {
   TORCH_CHECK(model_ && layer >= 0 && layer < layers(), "no layer ", layer, " in this run");
   c10::InferenceMode inference;
-  return model_->layer_attention(layer_inputs_[static_cast<size_t>(layer)]->tensor(), input_, layer, ForwardOptions{});
+  return model_->layer_attention(layer_inputs_[static_cast<size_t>(layer)]->tensor(), input_, layer, options());
 }
 
 void LayerReplay::tiles(int64_t layer, const TileConsumer& consumer, int64_t first_row, int64_t end_row) const {
   TORCH_CHECK(model_ && layer >= 0 && layer < layers(), "no layer ", layer, " in this run");
   c10::InferenceMode inference;
-  model_->layer_attention_tiles(layer_inputs_[static_cast<size_t>(layer)]->tensor(), input_, layer, ForwardOptions{}, consumer,
+  model_->layer_attention_tiles(layer_inputs_[static_cast<size_t>(layer)]->tensor(), input_, layer, options(), consumer,
                                 first_row, end_row);
 }
 
@@ -59,12 +65,14 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
     ids_ = encoding.ids;
     type_ids_ = encoding.type_ids;
     hidden = model_.embed(input_);
-    const int64_t memory = states_in_memory_up_to_ < 0 ? attention_memory_budget() : states_in_memory_up_to_;
+    const int64_t budget = memory_budget_ > 0 ? memory_budget_ : attention_memory_budget();
+    const int64_t memory = states_in_memory_up_to_ < 0 ? budget : states_in_memory_up_to_;
     states_in_file_ = layers > 0 && layers * static_cast<int64_t>(hidden.nbytes()) > memory;
     layer_inputs_.push_back(KeptState::keep(hidden, states_in_file_));
   }
 
   ForwardOptions options;
+  options.memory_budget = memory_budget_;
   const bool observed = each_layer || each_tile;
   options.capture = observed ? CaptureMode::Stats : CaptureMode::Full;
   options.observer = each_layer;
@@ -92,7 +100,8 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
   result.final_hidden = final_hidden_;
   result.replay = LayerReplay(model_, input_,
                               std::vector<std::shared_ptr<const KeptState>>(layer_inputs_.begin(),
-                                                                            layer_inputs_.begin() + layers));
+                                                                            layer_inputs_.begin() + layers),
+                              memory_budget_);
   return result;
 }
 

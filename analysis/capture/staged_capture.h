@@ -23,8 +23,10 @@ namespace aw {
 class LayerReplay {
  public:
   LayerReplay() = default;
-  LayerReplay(AttentionModel& model, ModelInput input, std::vector<std::shared_ptr<const KeptState>> layer_inputs)
-      : model_(&model), input_(std::move(input)), layer_inputs_(std::move(layer_inputs)) {}
+  // `memory_budget` tiles each layer made again (ForwardOptions::memory_budget; 0 = the process's).
+  LayerReplay(AttentionModel& model, ModelInput input, std::vector<std::shared_ptr<const KeptState>> layer_inputs,
+              int64_t memory_budget = 0)
+      : model_(&model), input_(std::move(input)), layer_inputs_(std::move(layer_inputs)), memory_budget_(memory_budget) {}
 
   // [1, H, rows, n], equal to what the run captured for `layer`; in inference mode, so any thread may
   // ask while the model is not being trained.
@@ -37,9 +39,12 @@ class LayerReplay {
   int64_t layers() const { return static_cast<int64_t>(layer_inputs_.size()); }
 
  private:
+  ForwardOptions options() const;
+
   AttentionModel* model_ = nullptr;
   ModelInput input_;
   std::vector<std::shared_ptr<const KeptState>> layer_inputs_;  // [1, n, d] entering each attention layer
+  int64_t memory_budget_ = 0;
 };
 
 struct StagedRun {
@@ -55,11 +60,12 @@ struct StagedRun {
 class StagedCapture {
  public:
   // `model` must outlive this; it is only read (inference mode). A text's states stay in memory while
-  // all of them take at most `states_in_memory_up_to` bytes (−1: the process's tile budget,
-  // models/memory_budget.h; 0: never); beyond, they go to a temporary file (kept_state.h), so a long
-  // text's run holds one state, not one per layer.
-  explicit StagedCapture(AttentionModel& model, int64_t states_in_memory_up_to = -1)
-      : model_(model), states_in_memory_up_to_(states_in_memory_up_to) {}
+  // all of them take at most `states_in_memory_up_to` bytes (−1: the memory budget; 0: never); beyond,
+  // they go to a temporary file (kept_state.h), so a long text's run holds one state, not one per layer.
+  // `memory_budget` bounds each run's and replay's attention tile and feed-forward chunk
+  // (ForwardOptions::memory_budget; 0 = the process's, models/memory_budget.h).
+  explicit StagedCapture(AttentionModel& model, int64_t states_in_memory_up_to = -1, int64_t memory_budget = 0)
+      : model_(model), states_in_memory_up_to_(states_in_memory_up_to), memory_budget_(memory_budget) {}
 
   // Runs `encoding` (a batch of one) with full capture under `gates` ([L, H_max]; undefined = all on).
   // Equal, value for value, to a full forward under the same gates: the layers skipped would compute
@@ -81,6 +87,7 @@ class StagedCapture {
  private:
   AttentionModel& model_;
   int64_t states_in_memory_up_to_;
+  int64_t memory_budget_;
   bool states_in_file_ = false;
   ModelInput input_;                        // of the kept states
   std::vector<int64_t> ids_, type_ids_;

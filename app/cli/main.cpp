@@ -67,7 +67,7 @@ constexpr const char* kUsageTail = R"(  help [COMMAND]                          
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
 every model command: --memory-budget 512M   bytes one tile of attention rows may take (default:
-                                           1/64 of the machine's memory, 64M–1G; docs/long-context.md)
+                                           1/32 of the machine's memory, 64M–1G; docs/long-context.md)
                     --explicit-attention   scores → softmax → mix even where LibTorch 2.x's fused
                                            attention could serve (a reference; slower)
 )";

@@ -14,6 +14,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
+#include "models/memory_budget.h"
 #include "models/runtime.h"
 
 #include <torch/torch.h>
@@ -269,7 +270,11 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
   return guarded([&] {
     c10::InferenceMode inference;  // the conversion below reads the captured tensors
     std::lock_guard<std::mutex> lock(kept.mutex);
-    if (!kept.staged) kept.staged = std::make_unique<StagedCapture>(*loaded->model);
+    // Half the command line's budget: the window holds the shown map, the pooled layers and the scene
+    // beside each forward (docs/long-context.md, the window's first map at 8k).
+    if (!kept.staged)
+      kept.staged = std::make_unique<StagedCapture>(*loaded->model, -1,
+                                                    std::min(attention_memory_budget(), memory_share(64)));
     torch::Tensor head_gates;
     if (!gates.on.empty()) head_gates = gates_from_flags(loaded->config, gates.on);
     const auto held = [&](int64_t layer) { return shown_layer < 0 || layer == shown_layer; };

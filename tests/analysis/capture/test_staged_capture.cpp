@@ -158,5 +158,34 @@ TEST(StagedCapture, AllOnSpelledOutIsTheSameRunAsNoGates) {
   EXPECT_EQ(staged.run(text, gates_off(config, {})).first_layer_run, config.n_blocks);
 }
 
+// Its own budget (the window's, smaller than the process's) tiles every run and every replay; the
+// tiles give the untiled run's values.
+TEST(StagedCapture, ItsOwnMemoryBudgetTilesEachRunAndReplay) {
+  torch::manual_seed(14);
+  const auto config = four_layer_config("transformer_lm");
+  auto model = create_model(config);
+  const auto text = encoding_of({3, 7, 1, 12, 5, 9, 2});
+  const int64_t row = 3 * 7 * (4 + 8);  // 3 heads × 7 keys × (F32 scores + the float32 softmax's two copies)
+  StagedCapture whole(*model), tiled(*model, -1, 2 * row);
+  const auto expected = whole.run(text, {});
+  std::vector<std::vector<int64_t>> first_rows(4);
+  const auto run = tiled.run(text, {}, {}, [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
+    first_rows[static_cast<size_t>(layer)].push_back(first_row);
+    EXPECT_TRUE(torch::allclose(tile, expected.attention[static_cast<size_t>(layer)].narrow(2, first_row, tile.size(2)),
+                                0.0, 1e-6))
+        << "layer " << layer << " row " << first_row;
+  });
+  for (const auto& rows : first_rows) EXPECT_EQ(rows, (std::vector<int64_t>{0, 2, 4, 6}));
+  EXPECT_TRUE(torch::allclose(run.final_hidden, expected.final_hidden, 0.0, 1e-6));
+  std::vector<int64_t> replayed;
+  run.replay.tiles(3, [&](int64_t first_row, const torch::Tensor&) { replayed.push_back(first_row); });
+  EXPECT_EQ(replayed, (std::vector<int64_t>{0, 2, 4, 6}));
+
+  StagedCapture too_small(*model, -1, 100);
+  EXPECT_EQ(test::error_of([&] { too_small.run(text, {}); }),
+            "the memory budget of 100 B is too small for one row of attention (3 heads × 7 keys = 252 B): the smallest "
+            "that works is --memory-budget 1K");
+}
+
 }  // namespace
 }  // namespace aw
