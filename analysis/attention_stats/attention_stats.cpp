@@ -90,17 +90,22 @@ void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabili
   const auto device = probabilities.device();
   const auto valid_keys = valid.to(device, torch::kFloat64);                                  // (B, n)
   const auto valid_rows = valid_keys.narrow(1, first_row, rows).unsqueeze(1);                 // (B, 1, rows)
-  const auto values = probabilities.to(torch::kFloat64);                                      // (B, H, rows, n)
+  // Each row reduced in the tile's own float type (float32 from a model, float64 for the uniform
+  // baseline), only the per-row results in float64: a float64 copy of every tile took a third of the
+  // time stats spent beyond a plain forward (Llama-1B layout at 8k tokens, docs/long-context.md).
+  const bool own_type = probabilities.scalar_type() == torch::kFloat32 || probabilities.scalar_type() == torch::kFloat64;
+  const auto values = own_type ? probabilities : probabilities.to(torch::kFloat32);           // (B, H, rows, n)
   // A key a row may not see (causal, padding, a window, a masked diagonal) holds exactly 0 after the
   // softmax, so a row's off-diagonal sum is its total less its diagonal, and the same for the squares:
   // no rows × n masks, one pass over the tile.
-  const auto diagonal = values.diagonal(first_row, 2, 3);                                    // (B, H, rows): A[i, i]
+  const auto diagonal = values.diagonal(first_row, 2, 3).to(torch::kFloat64);                // (B, H, rows): A[i, i]
   auto diagonal_kept = valid_rows.clone();
   if (!include_first_row_ && first_row == 0) diagonal_kept.select(2, 0).zero_();
   const auto diagonal_rows = diagonal * diagonal_kept;
-  const auto lower_rows = (values.sum(-1) - diagonal) * valid_rows;
-  const auto norms = torch::linalg_vector_norm(values, 2, {-1}, false, c10::nullopt);        // (B, H, rows)
-  const auto lower_square_rows = (norms * norms - diagonal * diagonal) * valid_rows;
+  const auto lower_rows = (values.sum(-1).to(torch::kFloat64) - diagonal) * valid_rows;
+  // The squares summed, not a norm squared: the norm's rounded square root cost 2e-8 of HA(σ).
+  const auto squares = values.square().sum(-1).to(torch::kFloat64);                          // (B, H, rows)
+  const auto lower_square_rows = (squares - diagonal * diagonal) * valid_rows;
   // Keys each valid row may see, itself included (j ≤ i when causal): the row-length scale of the
   // normalised variant; all but itself are its off-diagonal entries.
   const auto keys_seen = (causal ? valid_keys.cumsum(1).narrow(1, first_row, rows).unsqueeze(1)
