@@ -16,9 +16,9 @@ AnalysisReport run_diagonal_sweep(const AnalysisRequest& request) {
   auto points = parse_diagonal_factors(request.settings.text("factors"));
   const auto corpus = corpus_settings(request.settings);
   const auto metric = metric_settings(request.settings);
-  const auto significance = significance_options(request.settings);
   const auto& loaded = *request.models.front();
   const auto data = metric_data(corpus, metric, loaded, "diag-sweep", request.note);
+  const auto significance = significance_for(significance_options(request.settings), data, request.note);
   ForwardOptions base;
   base.head_gates = request_gates(request, 0);
   // Each point against the model as trained: one more evaluation, and the examples kept for the bootstrap.

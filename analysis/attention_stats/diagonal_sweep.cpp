@@ -75,7 +75,7 @@ DiagonalSweepResult diagonal_sweep(const std::string& model_name, std::vector<Di
     std::vector<int64_t> compared(result.points.size());
     std::iota(compared.begin(), compared.end(), 1);
     const auto tested = delta_significance(scores, 0, compared, significance);
-    for (size_t p = 0; p < result.points.size(); ++p) result.points[p].significance = tested[p];
+    for (size_t p = 0; p < result.points.size(); ++p) result.points[p].significance = tested[p].holding(result.points[p].delta);
   }
   return result;
 }
@@ -84,7 +84,7 @@ ResultTable diagonal_sweep_table(const DiagonalSweepResult& result) {
   ResultTable table;
   table.meta("model", result.model).meta("metric", result.metric_name).meta("baseline", result.baseline);
   const bool tested = result.significance.enabled();
-  if (tested) add_significance_meta(table, result.significance);
+  add_significance_meta(table, result.significance);
   table.add_column("factor", ColumnType::Text).add_column("metric", ColumnType::Number).add_column("delta", ColumnType::Number);
   if (tested) add_significance_columns(table);
   table.add_json_column("loss", ColumnType::Number);

@@ -78,7 +78,9 @@ EvaluationData translation_data(const CorpusSettings& corpus, const LoadedModel&
   if (encoded.skipped > 0 && note)
     note(std::to_string(encoded.skipped) + " pairs longer than " + std::to_string(loaded.config.max_positions) +
          " tokens left out");
-  return language_model_data(pair_batches(encoded, corpus.batch));
+  auto data = language_model_data(pair_batches(encoded, corpus.batch));
+  data.unit = "sentence pairs";
+  return data;
 }
 
 }  // namespace
@@ -113,6 +115,7 @@ EvaluationData metric_data(const CorpusSettings& corpus, const MetricSettings& m
   auto codec = std::make_shared<const TranslationCodec>(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
   auto task = make_bleu_task(loaded.config, std::move(codec), read_translation_pairs(corpus.path), search);
   data.bleu = std::make_shared<const BleuTask>(std::move(task));
+  data.unit = "sentences";
   return data;
 }
 

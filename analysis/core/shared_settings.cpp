@@ -52,7 +52,10 @@ std::vector<SettingField> significance_fields() {
           integer_field("bootstrap-seed", "Bootstrap seed", 1, 0, std::numeric_limits<int64_t>::max(),
                         "the seed of the bootstrap's resampling", "S"),
           choice_field("correction", "Correction", {"holm", "bh"}, "holm",
-                       "multiple-comparison correction of the p-values: Holm (family-wise) or Benjamini–Hochberg (bh)")};
+                       "multiple-comparison correction of the p-values: Holm (family-wise) or Benjamini–Hochberg (bh)"),
+          integer_field("min-units", "Minimum units", 20, 2, 1000000,
+                        "the fewest independent examples (windows, sentences) an interval and a p-value are given for",
+                        "N")};
 }
 
 SignificanceOptions significance_options(const SettingValues& settings) {
@@ -60,6 +63,23 @@ SignificanceOptions significance_options(const SettingValues& settings) {
   options.resamples = settings.integer("bootstrap");
   options.seed = static_cast<uint64_t>(settings.integer("bootstrap-seed"));
   options.correction = correction_from_name(settings.choice("correction"));
+  options.min_units = settings.integer("min-units");
+  return options;
+}
+
+SignificanceOptions significance_for(SignificanceOptions options, const EvaluationData& data, const NoteCallback& note) {
+  if (!options.enabled()) return options;
+  options.unit = data.unit;
+  options.units = data.examples();
+  if (options.units >= options.min_units) return options;
+  // "1 window": the unit's singular is its plural less the "s".
+  const auto named = std::to_string(options.units) + " " +
+                     (options.units == 1 ? data.unit.substr(0, data.unit.size() - 1) : data.unit);
+  // No comma: the text is also a CSV metadata value, and the metadata line is split at commas.
+  options.refused = "no intervals or p-values: " + named + (options.units == 1 ? " is" : " are") + " fewer than the " +
+                    std::to_string(options.min_units) + " independent units the bootstrap needs (--min-units)";
+  options.resamples = 0;
+  if (note) note(options.refused);
   return options;
 }
 

@@ -40,10 +40,15 @@ struct MetricSettings {
 };
 MetricSettings metric_settings(const SettingValues& settings);
 
-// --bootstrap B (default 1000, 0 = off), --bootstrap-seed S (default 1), --correction holm|bh: the
-// paired bootstrap of analyses that compare gate settings (analysis/statistics/delta_significance.h).
+// --bootstrap B (default 1000, 0 = off), --bootstrap-seed S (default 1), --correction holm|bh,
+// --min-units N (default 20): the paired bootstrap of analyses that compare gate settings
+// (analysis/statistics/delta_significance.h).
 std::vector<SettingField> significance_fields();
 SignificanceOptions significance_options(const SettingValues& settings);
+// `options` for `data`: its unit named and counted; or, with fewer examples than options.min_units,
+// turned off (refused says why) and that said once through `note`, so no interval, p-value or star
+// is printed while the deltas still are.
+SignificanceOptions significance_for(SignificanceOptions options, const EvaluationData& data, const NoteCallback& note);
 
 // The fields of `more` after those of `fields`.
 void append_fields(std::vector<SettingField>& fields, std::vector<SettingField> more);

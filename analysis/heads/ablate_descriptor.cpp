@@ -38,11 +38,11 @@ AnalysisReport run_ablation(const AnalysisRequest& request) {
   const auto ablate = ablate_settings(request.settings);
   const auto corpus = corpus_settings(request.settings);
   const auto metric = metric_settings(request.settings);
-  const auto significance = significance_options(request.settings);
   const auto gates = request_gates(request, 0);
   const auto blocks = selected_blocks(loaded.config, ablate.attention, loaded.name);
   const bool compare = !ablate.compare_text.empty();
   const auto data = metric_data(corpus, metric, loaded, "ablate", request.note);
+  const auto significance = significance_for(significance_options(request.settings), data, request.note);
   const auto progress = request.phase(compare ? "batches (--text, then --compare-text)" : "batches");
   auto result = ablate_heads(*loaded.model, loaded.name, data, ablate.single ? AblationMode::Single : AblationMode::AllButOne,
                              gates, progress, blocks, significance);

@@ -46,6 +46,13 @@ int64_t EvaluationData::progress_units() const {
   return bleu ? bleu->chunks() : static_cast<int64_t>(inputs.size());
 }
 
+int64_t EvaluationData::examples() const {
+  if (bleu) return static_cast<int64_t>(bleu->sources.size());
+  int64_t rows = 0;
+  for (const auto& input : inputs) rows += input.input_ids.size(0);
+  return rows;
+}
+
 EvaluationData language_model_data(std::vector<ModelInput> windows) {
   EvaluationData data;
   data.inputs = std::move(windows);
@@ -57,6 +64,7 @@ EvaluationData classification_data(const ClassifierBatches& batches) {
   data.inputs = batches.inputs;
   data.labels = batches.labels;
   data.classification = true;
+  data.unit = "examples";
   return data;
 }
 

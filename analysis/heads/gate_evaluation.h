@@ -32,6 +32,12 @@ struct EvaluationData {
   std::string metric_name() const { return bleu ? "bleu" : is_classification() ? "accuracy" : "perplexity"; }
   // The units evaluate_gate_settings reports progress in: data batches, or BLEU's source chunks.
   int64_t progress_units() const;
+  // What one example is, plural, as significance names what it resamples: "windows" (of a language
+  // model's text), "sentence pairs" (teacher-forced translation), "examples" (a classifier's) or
+  // "sentences" (BLEU's decoded sources).
+  std::string unit = "windows";
+  // The examples the bootstrap resamples (ExampleScores' rows): every batch's rows, or BLEU's sources.
+  int64_t examples() const;
 };
 EvaluationData language_model_data(std::vector<ModelInput> windows);
 EvaluationData classification_data(const ClassifierBatches& batches);

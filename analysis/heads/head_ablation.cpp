@@ -59,7 +59,8 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
     HeadEffect best;
     for (int64_t head = 0; head < config.heads_per_block[layer]; ++head) {
       const double metric = metrics[next].metric;
-      const HeadEffect effect{layer + 1, head + 1, metric, metric - result.baseline, tested[next - 1]};
+      const HeadEffect effect{layer + 1, head + 1, metric, metric - result.baseline,
+                              significance.enabled() ? tested[next - 1].holding(metric - result.baseline) : tested[next - 1]};
       ++next;
       result.heads.push_back(effect);
       if (head == 0 || damage(result.metric_name, best.metric, effect.metric) < 0) best = effect;
@@ -74,7 +75,7 @@ ResultTable ablation_table(const AblationResult& result, bool every_head) {
   const bool tested = result.significance.enabled();
   table.meta("model", result.model).meta("metric", result.metric_name).meta("baseline", result.baseline);
   table.meta("mode", result.mode == AblationMode::Single ? "single" : "all-but-one");
-  if (tested) add_significance_meta(table, result.significance);
+  add_significance_meta(table, result.significance);
   const bool compared = !result.comparison.compared_text.empty();
   if (compared)
     table.meta("text", result.comparison.text)

@@ -57,7 +57,10 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
   }
   if (significance.enabled() && !tested.empty()) {
     const auto results = delta_significance(examples, 0, tested, significance);
-    for (size_t i = 0; i < tested.size(); ++i) points[static_cast<size_t>(tested[i])].significance = results[i];
+    for (size_t i = 0; i < tested.size(); ++i) {
+      auto& point = points[static_cast<size_t>(tested[i])];
+      point.significance = results[i].holding(point.delta);
+    }
   }
   return points;
 }
@@ -68,7 +71,7 @@ ResultTable pruning_table(const PruningResult& result) {
   if (!result.attention.empty()) table.meta("attention", result.attention);
   if (!result.ranked_on.empty()) table.meta("ranked_on", result.ranked_on);
   const bool tested = result.significance.enabled();
-  if (tested) add_significance_meta(table, result.significance);
+  add_significance_meta(table, result.significance);
   table.add_column("order", ColumnType::Text)
       .add_column("percent_pruned", ColumnType::Number)
       .add_column("heads_pruned", ColumnType::Integer)
@@ -141,8 +144,7 @@ ResultTable pruning_series_curves_table(const PruningSeriesResult& result) {
   std::vector<ResultTable> curves;
   for (const auto& curve : result.curves) curves.push_back(pruning_table(curve));
   auto joined = series_metadata(result);
-  if (!result.curves.empty() && result.curves.front().significance.enabled())
-    add_significance_meta(joined, result.curves.front().significance);
+  if (!result.curves.empty()) add_significance_meta(joined, result.curves.front().significance);
   return series_table(std::move(joined), result.checkpoints, curves);
 }
 

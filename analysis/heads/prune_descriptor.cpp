@@ -166,7 +166,9 @@ AnalysisReport prune_series(const AnalysisRequest& request, const PruneSettings&
                                         ": batches (ranking, then each curve)");
     const auto orders = requested_orders(prune, loaded, data, pruned_blocks, progress, request.note, series.ranked_on);
     if (orders.empty()) return report.cancelled = true, report;
-    auto curves = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, prune.significance);
+    // The same text at every checkpoint: a refused bootstrap is said once.
+    const auto significance = significance_for(prune.significance, data, series.curves.empty() ? request.note : NoteCallback{});
+    auto curves = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, significance);
     if (curves.cancelled) return report.cancelled = true, report;
     if (loaded.config.is_translation()) curves.attention = prune.attention;
     series.metric_name = curves.metric_name;
@@ -192,7 +194,8 @@ AnalysisReport run_pruning(const AnalysisRequest& request) {
   if (orders.empty()) return report.cancelled = true, report;
   // --apply prunes once by one order and draws no curve.
   if (prune.apply) return apply_pruning(loaded, data, orders.back().name, orders.back().heads, *prune.apply, prune.save);
-  auto result = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, prune.significance);
+  const auto significance = significance_for(prune.significance, data, request.note);
+  auto result = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, significance);
   if (result.cancelled) return report.cancelled = true, report;
   if (loaded.config.is_translation()) result.attention = prune.attention;
   result.ranked_on = ranked_on;

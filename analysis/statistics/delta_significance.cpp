@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -77,10 +78,21 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
   return results;
 }
 
+DeltaSignificance DeltaSignificance::holding(double estimate) const {
+  auto held = *this;
+  held.low = std::min(low, estimate);
+  held.high = std::max(high, estimate);
+  return held;
+}
+
 void add_significance_meta(ResultTable& table, const SignificanceOptions& options) {
+  if (!options.refused.empty()) table.meta("significance", options.refused);
+  if (!options.enabled()) return;
   table.meta("bootstrap", options.resamples)
       .meta("seed", static_cast<int64_t>(options.seed))
       .meta("correction", correction_name(options.correction));
+  if (!options.unit.empty())
+    table.meta("unit", options.unit).meta("units", options.units).meta("min_units", options.min_units);
 }
 
 void add_significance_columns(ResultTable& table) {

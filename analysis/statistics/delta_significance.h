@@ -27,6 +27,13 @@ struct SignificanceOptions {
   uint64_t seed = 1;
   Correction correction = Correction::Holm;
   double alpha = 0.05;    // significant: adjusted p ≤ alpha
+  // Fewer independent units than this: no interval, p-value or star (significance_for,
+  // analysis/core/shared_settings.h). One unit resampled gives the same value every time: an interval
+  // of zero width and the smallest p there is, for any effect.
+  int64_t min_units = 20;
+  std::string unit;        // what was resampled, plural ("windows"), and how many: in the table's metadata
+  int64_t units = 0;
+  std::string refused;     // why no bootstrap ran although one was asked for; "" otherwise
   bool enabled() const { return resamples > 0; }
 };
 
@@ -36,6 +43,11 @@ struct DeltaSignificance {
   double p_value = 1;     // two-sided, of "delta = 0"
   double p_adjusted = 1;  // corrected across the settings compared together
   bool significant = false;
+
+  // This interval widened to hold `estimate`, the delta a table prints beside it: that delta comes
+  // from the evaluation's own means, the interval from float64 sums of the same examples, and the
+  // two can differ in the sixth digit. An interval beside its own estimate would read as a finding.
+  DeltaSignificance holding(double estimate) const;
 };
 
 // Each setting's corpus metric from summed example scores: sums [.., S] (BLEU [.., S, 10]) and
@@ -49,7 +61,9 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
                                                   const std::vector<int64_t>& compared,
                                                   const SignificanceOptions& options);
 
-// How result tables say it: "bootstrap=1000, seed=1, correction=holm" in the metadata; the columns
+// How result tables say it: "bootstrap=1000, seed=1, correction=holm, unit=windows, units=240,
+// min_units=20" in the
+// metadata (a refused bootstrap: "significance=<why>"; nothing when none was asked for); the columns
 // after a delta, delta_low, delta_high, p_value, p_adjusted and significant (1/0), and one row's cells.
 void add_significance_meta(ResultTable& table, const SignificanceOptions& options);
 void add_significance_columns(ResultTable& table);

@@ -33,8 +33,10 @@ struct PairedDifference {
 // The paired bootstrap over examples. `differences` [N, S] holds per-example (setting − baseline) for
 // S settings; each of `resamples` draws N examples with replacement (one draw shared by all settings,
 // from `seed`) and takes each setting's mean. The interval is the 2.5th–97.5th percentile of the B
-// means; the p-value tests "mean difference = 0" by the shifted bootstrap, (1 + #{b : |m_b − m| ≥ |m|})
-// / (B + 1) (a tie within one part in 10⁹ of |m| counts), which is 1 for a zero mean and never 0. Throws aw::Error for N = 0, B < 1 or a non-2-D input.
+// means, widened to hold the observed mean where it falls outside; the p-value tests "mean
+// difference = 0" by the shifted bootstrap, (1 + #{b : |m_b − m| ≥ |m|}) / (B + 1) (a tie within one
+// part in 10⁹ of |m| counts), which is 1 for a zero mean and never 0. Throws aw::Error for N = 0,
+// B < 1 or a non-2-D input.
 // The resamples are one [B, N] × [N, S] product of draw counts with the differences (float64).
 std::vector<PairedDifference> paired_bootstrap(const torch::Tensor& differences, int64_t resamples, uint64_t seed);
 

@@ -88,7 +88,10 @@ def figure3(report):
         report.fig(f"figure3_{m}.png", f"Figure 3 for {m}")
         better = [r["factor"] for r in rows if r["significant"] == "1" and float(r["delta"]) < 0]
         worse = [r["factor"] for r in rows if r["significant"] == "1" and float(r["delta"]) > 0]
-        report.add(f"Significantly better than as trained: {', '.join(better) or 'no factor'}; significantly "
-                   f"worse: {', '.join(worse) or 'no factor'}.\n")
+        if "significance" in comments:  # too few units for the bootstrap
+            report.add(f"{comments['significance']}.\n")
+        else:
+            report.add(f"Significantly better than as trained: {', '.join(better) or 'no factor'}; significantly "
+                       f"worse: {', '.join(worse) or 'no factor'}.\n")
     report.add("Scaling the diagonal of a model *after* training tests how much it relies on its current-token "
                "weight; the paper's Reduced/Magnified Diag rows train with the scaled diagonal (Table 2 above).\n")

@@ -18,7 +18,10 @@ def num(value, digits=2):
 
 
 def pvalue(value):
-    x = float(value)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return "—"  # no bootstrap ran (too few units)
     return "< 0.001" if x < 0.001 else f"{x:.3f}"
 
 
@@ -29,7 +32,15 @@ def span(low, high, digits=2):
 
 def interval(row):
     """A delta's 95 % interval cell from its delta_low and delta_high columns."""
+    if not row.get("delta_low"):
+        return "—"  # no bootstrap ran (too few units)
     return span(row["delta_low"], row["delta_high"])
+
+
+def significance_cell(row):
+    """yes / no from a delta's significant column; — where no bootstrap ran."""
+    flag = row.get("significant", "")
+    return "—" if flag == "" else "yes" if flag == "1" else "no"
 
 
 def data_name(path):

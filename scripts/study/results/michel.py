@@ -2,7 +2,7 @@
 (Table 1), only the best head of a layer kept (Table 2), head importance I_h, pruning heads in order
 (Figure 3) and real pruning's speed, each against the paper's numbers where we could read them.
 """
-from .cells import interval, num, pvalue, table
+from .cells import interval, num, pvalue, significance_cell, table
 from .inputs import read_csv
 from .papers import MICHEL_SOURCE, MICHEL_TABLE2_WMT
 
@@ -19,31 +19,36 @@ def michel(report):
     report.add(table(["layer", "head", "perplexity", "Δ", "95 % interval", "adjusted p", "significant"],
                      [[r["layer"], r["head"], num(r["metric"]), num(r["delta"]),
                        interval(r), pvalue(r["p_adjusted"]),
-                       "yes" if r["significant"] == "1" else "no"] for r in single]))
+                       significance_cell(r)] for r in single]))
     report.fig("michel_single.png", "Δ perplexity with each head off")
     significant = [r for r in single if r["significant"] == "1"]
     helping = [r for r in significant if float(r["delta"]) < 0]
-    report.add(f"**What we see.** {len(significant)} of {len(single)} heads change perplexity significantly when "
-               f"switched off alone ({len(helping)} of them improve it). **The paper** (Table 1, WMT encoder "
-               "self-attention): 8 of 96 heads change BLEU significantly at p < 0.01, 4 of them for the better — "
-               "most heads have no significant effect alone. " + (
-                   "Here, unlike there, most heads have a significant effect alone."
-                   if len(significant) > len(single) / 2 else
-                   "Here too most heads have no significant effect alone (which does not make their effect zero: "
-                   "read the intervals).") + "\n")
-    _, alone = read_csv(report.path("michel_alone.csv"))
+    if "significance" in comments:  # too few units for the bootstrap: no claim of significance either way
+        report.add(f"**What we see.** {comments['significance']}.\n")
+    else:
+        report.add(f"**What we see.** {len(significant)} of {len(single)} heads change perplexity significantly when "
+                   f"switched off alone ({len(helping)} of them improve it). **The paper** (Table 1, WMT encoder "
+                   "self-attention): 8 of 96 heads change BLEU significantly at p < 0.01, 4 of them for the better — "
+                   "most heads have no significant effect alone. " + (
+                       "Here, unlike there, most heads have a significant effect alone."
+                       if len(significant) > len(single) / 2 else
+                       "Here too most heads have no significant effect alone (which does not make their effect zero: "
+                       "read the intervals).") + "\n")
+    alone_comments, alone = read_csv(report.path("michel_alone.csv"))
     if alone:
         report.add("### Table 2: only the best head of a layer kept\n")
         report.add(table(["layer", "best head", "perplexity", "Δ", "95 % interval", "significant"],
                          [[r["layer"], r["best_head"], num(r["metric"]), num(r["delta"]),
                            interval(r),
-                           "yes" if r["significant"] == "1" else "no"] for r in alone]))
+                           significance_cell(r)] for r in alone]))
         report.add("The paper's Table 2 (WMT, ΔBLEU with the best head alone; * significant at p < 0.01):\n")
         report.add(table(["layer", "Enc-Enc", "Enc-Dec", "Dec-Dec"], MICHEL_TABLE2_WMT))
         reduced = sum(1 for r in alone if r["significant"] != "1")
         deltas = [float(r["delta"]) for r in alone]
         verdict = ("every layer changes significantly" if reduced == 0 else
                    f"{reduced} of {len(alone)} layers show no significant change")
+        if "significance" in alone_comments:  # too few units: nothing tested
+            verdict = alone_comments["significance"]
         report.add(f"**What we see.** With one head left, {verdict} (Δ perplexity from {num(min(deltas))} to "
                    f"{num(max(deltas))} over the layers); the paper finds no significant change for half of WMT's "
                    "layers and all of BERT's.\n")
@@ -74,7 +79,9 @@ def michel(report):
                           and float(r["delta"]) > 0), None)
             at_20 = next((r for r in rs if float(r["percent_pruned"]) == 20), None)
             change = f"; at 20 %, Δ {num(at_20['delta'])}" if at_20 and at_20 is not first else ""
-            if first:
+            if "significance" in comments:  # too few units: nothing tested
+                sentences.append(f"by {order}, {comments['significance']}")
+            elif first:
                 sentences.append(f"by {order}, the first significant rise in perplexity comes at "
                                  f"{num(first['percent_pruned'], 0)} % pruned (Δ {num(first['delta'])}{change})")
             else:

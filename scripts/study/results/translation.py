@@ -1,7 +1,7 @@
 """The translation models: Bird-Eye Table 1's MT rows, their BLEU and chrF, and Michel Table 2 by BLEU
 (only the best head of each encoder, decoder and cross-attention block kept).
 """
-from .cells import interval, num, table
+from .cells import interval, num, significance_cell, table
 from .inputs import read_csv, read_json
 
 
@@ -27,7 +27,7 @@ def translation(report):
         report.add(table(["attention", "layer", "best head", "BLEU", "Δ", "95 % interval", "significant"],
                          [[r["kind"], r["layer"], r["best_head"], num(r["metric"]), num(r["delta"]),
                            interval(r),
-                           "yes" if r["significant"] == "1" else "no"] for r in alone]))
+                           significance_cell(r)] for r in alone]))
         worst = min(alone, key=lambda r: float(r["delta"]))
         if float(worst["delta"]) < 0:
             report.add(f"The largest loss is in {worst['kind']} layer {worst['layer']} ({num(worst['delta'])} BLEU); "

@@ -28,18 +28,64 @@ TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
   request.settings = analysis("ablate").settings();
   request.settings.set("text", dir_.file("corpus.txt"));
   request.settings.set("window", "8");
+  request.settings.set("min-units", "2");  // the fixture's few windows
   const auto report = analysis("ablate")(request);
 
   // The windows built by hand, not through the descriptor's data reading.
   const auto data = language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8));
   SignificanceOptions bootstrap;  // the descriptor's defaults: 1000 resamples, seed 1, Holm
   bootstrap.resamples = 1000;
+  bootstrap.min_units = 2;
+  bootstrap = significance_for(bootstrap, data, {});  // names the unit and counts them, as the descriptor does
+  ASSERT_TRUE(bootstrap.enabled());
   const auto direct = ablate_heads(*lm.model, lm.name, data, AblationMode::Single, {}, {}, {}, bootstrap);
   EXPECT_EQ(write_csv(report.tables.at("csv")), write_csv(ablation_table(direct)));
   ASSERT_TRUE(report.head_scores.has_value());
   EXPECT_EQ(report.head_scores->damage_sign, 1);  // perplexity going up is damage
   ASSERT_EQ(report.head_scores->values.size(), 2u);
   EXPECT_DOUBLE_EQ(report.head_scores->values[1][2], direct.heads[5].delta);
+}
+
+// Fewer windows than --min-units: the deltas without intervals, p-values or stars, and the reason in
+// one note and in the CSV's metadata; at the minimum the bootstrap runs and names what it resampled.
+TEST_F(DescriptorRun, TooFewWindowsGiveDeltasWithoutIntervals) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  const auto windows =
+      language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8)).examples();
+  ASSERT_GE(windows, 2);
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("ablate").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "8");
+  request.settings.set("bootstrap", "200");
+  request.settings.set("min-units", std::to_string(windows + 1));
+  std::vector<std::string> notes;
+  request.note = [&notes](const std::string& note) { notes.push_back(note); };
+  const auto refused = analysis("ablate")(request).tables.at("csv");
+  const auto reason = "no intervals or p-values: " + std::to_string(windows) + " windows are fewer than the " +
+                      std::to_string(windows + 1) + " independent units the bootstrap needs (--min-units)";
+  EXPECT_EQ(notes, std::vector<std::string>{reason});
+  EXPECT_EQ(refused.meta_text("significance"), reason);
+  EXPECT_FALSE(refused.has_meta("bootstrap"));
+  EXPECT_GE(refused.column("delta"), 0);
+  for (const auto* column : {"delta_low", "delta_high", "p_value", "p_adjusted", "significant"})
+    EXPECT_EQ(refused.column(column), -1) << column;
+
+  request.settings.set("min-units", std::to_string(windows));
+  notes.clear();
+  const auto tested = analysis("ablate")(request).tables.at("csv");
+  EXPECT_TRUE(notes.empty());
+  EXPECT_FALSE(tested.has_meta("significance"));
+  EXPECT_EQ(tested.meta_text("unit"), "windows");
+  EXPECT_EQ(tested.meta_number("units"), static_cast<double>(windows));
+  EXPECT_GE(tested.column("significant"), 0);
+  // Every interval holds the delta printed beside it.
+  for (int64_t row = 0; row < tested.row_count(); ++row) {
+    const double delta = tested.number(row, tested.column("delta"));
+    EXPECT_LE(tested.number(row, tested.column("delta_low")), delta) << "row " << row;
+    EXPECT_GE(tested.number(row, tested.column("delta_high")), delta) << "row " << row;
+  }
 }
 
 TEST_F(DescriptorRun, AccuracyDeltasCountDamageDownwards) {

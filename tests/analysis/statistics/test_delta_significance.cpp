@@ -40,7 +40,8 @@ struct Expected {
 Expected summarize(const std::vector<double>& deltas, double observed) {
   int64_t as_far = 0;
   for (double d : deltas) as_far += std::fabs(d - observed) >= std::fabs(observed) ? 1 : 0;
-  return {quantile(deltas, 0.025), quantile(deltas, 0.975),
+  // The interval widened to hold the observed delta (significance.h).
+  return {std::min(quantile(deltas, 0.025), observed), std::max(quantile(deltas, 0.975), observed),
           (1.0 + static_cast<double>(as_far)) / static_cast<double>(deltas.size() + 1)};
 }
 
@@ -177,6 +178,26 @@ TEST(DeltaSignificance, BleuDeltasAreCorpusBleuOfTheResampledSentences) {
   EXPECT_NEAR(result.high, expected.high, 1e-9);
   EXPECT_DOUBLE_EQ(result.p_value, expected.p);
   EXPECT_TRUE(result.significant);
+}
+
+// The case of one window of one text: every resample is that window, so the resampled deltas sit at
+// one value; the float64 sums put it 5e-6 from the delta the evaluation printed. The interval holds
+// both the bootstrap's own estimate and the printed one.
+TEST(DeltaSignificance, TheIntervalAlwaysHoldsItsEstimate) {
+  const auto below = summarize_bootstrap(torch::tensor({1.0}, torch::kFloat64),
+                                         torch::tensor({0.2, 0.3, 0.4, 0.5}, torch::kFloat64).view({4, 1}));
+  EXPECT_NEAR(below.front().low, 0.2075, 1e-12);  // numpy's linear percentile of 4 values
+  EXPECT_EQ(below.front().high, 1.0);
+  const auto above = summarize_bootstrap(torch::tensor({-1.0}, torch::kFloat64),
+                                         torch::tensor({0.2, 0.3, 0.4, 0.5}, torch::kFloat64).view({4, 1}));
+  EXPECT_EQ(above.front().low, -1.0);
+
+  const DeltaSignificance printed{-0.632833, -0.632833, 0.000999, 0.000999, true};
+  const auto held = printed.holding(-0.632828);
+  EXPECT_EQ(held.low, -0.632833);
+  EXPECT_EQ(held.high, -0.632828);
+  EXPECT_EQ(printed.holding(-0.7).low, -0.7);
+  EXPECT_EQ(printed.holding(-0.7).high, -0.632833);
 }
 
 TEST(DeltaSignificance, NoExamplesIsRefused) {

@@ -55,8 +55,8 @@ aw_cli_test(keywords EXIT 0 STDOUT_LINES 4 REGEX "^label,rank,word,mean_weight,c
             ARGS keywords --model ${fixtures}/tiny_lama --data ${labelled} --top 1 --min-count 1)
 aw_cli_test(keywords_min_count EXIT 0 STDOUT_LINES 2 REGEX "^label,rank,word,mean_weight,count\n1,1,w2,[0-9.e-]+,3\n"
             ARGS keywords --model ${fixtures}/tiny_lama --data ${labelled} --min-count 3 --head 1)
-aw_cli_test(ablate_lama EXIT 0 STDOUT_LINES 5 REGEX "^# model=tiny_lama, metric=accuracy, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,.*1,3,"
-            ARGS ablate --model ${fixtures}/tiny_lama --text ${labelled})
+aw_cli_test(ablate_lama EXIT 0 STDOUT_LINES 5 REGEX "^# model=tiny_lama, metric=accuracy, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm, unit=examples, units=[0-9]+, min_units=2\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,.*1,3,"
+            ARGS ablate --model ${fixtures}/tiny_lama --text ${labelled} --min-units 2)
 aw_cli_test(split EXIT 0 REGEX "split .*labelled_lama.tsv \\(seed 3\\): 4 train, 1 valid, 1 test lines"
             ARGS split --data ${labelled} --out ${fixtures}/split --seed 3 --percent 70,15,15)
 

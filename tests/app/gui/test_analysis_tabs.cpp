@@ -75,8 +75,18 @@ class AnalysisTabsTests : public QObject {
     ablation->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     ablation->findChild<QSpinBox*>("window")->setValue(16);
     QCOMPARE(ablation->findChild<QSpinBox*>("bootstrap")->value(), 1000);
+    // 7 windows of one short text: the deltas alone, no star, and the message line says why.
+    QCOMPARE(ablation->findChild<QSpinBox*>("min-units")->value(), 20);
     window.analyses()->run("ablate");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QCOMPARE(ablation->messageText(), QString("no intervals or p-values: 7 windows are fewer than the 20 independent "
+                                              "units the bootstrap needs (--min-units)"));
+    QCOMPARE(ablation->table().column("significant"), -1);
+    QCOMPARE(ablation->plot()->plot()->itemCount(), 0);
+    // Allowed down to 2 units, the bootstrap runs.
+    ablation->findChild<QSpinBox*>("min-units")->setValue(2);
+    window.analyses()->run("ablate");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
     QVERIFY2(ablation->messageText().isEmpty(), qPrintable(ablation->messageText()));
     // One star per head the table calls significant, and the title says what a star means.
     const auto& table = ablation->table();
@@ -89,7 +99,7 @@ class AnalysisTabsTests : public QObject {
     // The same heads on a second file: a scatter of the two deltas, one colour a layer.
     ablation->findChild<QLineEdit*>("compare-text")->setText(kSampleData + "/README.md");
     window.analyses()->run("ablate");
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, kTimeoutMs);
     QVERIFY2(ablation->messageText().startsWith("across the two files: Pearson r = "), qPrintable(ablation->messageText()));
     auto* scatter = ablation->plot()->plot();
     const auto vanilla = sample_shape("vanilla_lm");
@@ -107,8 +117,9 @@ class AnalysisTabsTests : public QObject {
     pruning->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     pruning->findChild<QSpinBox*>("window")->setValue(16);
     pruning->findChild<QSpinBox*>("step")->setValue(25);
+    pruning->findChild<QSpinBox*>("min-units")->setValue(2);
     window.analyses()->run("prune");
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 4, kTimeoutMs);
     QVERIFY2(pruning->messageText().isEmpty(), qPrintable(pruning->messageText()));
     auto* curves = pruning->plot()->plot();
     QCOMPARE(curves->graphCount(), 6);  // two orders × (band edge, band, curve)
@@ -141,6 +152,7 @@ class AnalysisTabsTests : public QObject {
     panel->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     panel->findChild<QSpinBox*>("window")->setValue(16);
     panel->findChild<QSpinBox*>("bootstrap")->setValue(200);
+    panel->findChild<QSpinBox*>("min-units")->setValue(2);  // the text's 7 windows
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
     window.analyses()->run("ablate");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
@@ -151,10 +163,12 @@ class AnalysisTabsTests : public QObject {
     QVERIFY(panel->exportCsv(gui_csv));
     // Everything the command line needs is in the file's first line.
     const auto header = QString::fromUtf8(read_all(gui_csv)).section('\n', 0, 0);
-    QVERIFY2(header.contains("heads_off=1.1,2.3") && header.contains("bootstrap=200"), qPrintable(header));
+    QVERIFY2(header.contains("heads_off=1.1,2.3") && header.contains("bootstrap=200") && header.contains("units=7, min_units=2"),
+             qPrintable(header));
     QProcess cli;
     cli.start(AW_CLI_PATH, {"ablate", "--model", kSampleData + "/bet_sf", "--text", kSampleData + "/demo_sentences.txt",
-                            "--window", "16", "--bootstrap", "200", "--heads-off", "1.1,2.3", "--out", cli_csv});
+                            "--window", "16", "--bootstrap", "200", "--min-units", "2", "--heads-off", "1.1,2.3",
+                            "--out", cli_csv});
     QVERIFY(cli.waitForFinished(kTimeoutMs));
     QCOMPARE(cli.exitCode(), 0);
     QCOMPARE(read_all(gui_csv), read_all(cli_csv));

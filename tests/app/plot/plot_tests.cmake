@@ -11,8 +11,8 @@ add_test(NAME plot.write_csvs
             ${cli} ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --out ${plots}/ablation.csv
             ${cli} ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --mode all-but-one --out ${plots}/alone.csv
             ${cli} importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --out ${plots}/importance.csv
-            ${cli} prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --order both --bootstrap 50 --out ${plots}/pruning.csv
-            ${cli} diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --bootstrap 50 --out ${plots}/diag.csv
+            ${cli} prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --order both --bootstrap 50 --min-units 2 --out ${plots}/pruning.csv
+            ${cli} diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --bootstrap 50 --min-units 2 --out ${plots}/diag.csv
             ${cli} word-weights --model ${fixtures}/tiny_lama --data ${labelled_lama} --words w2,w3 --summary ${plots}/summary.csv --density ${plots}/density.csv >/dev/null")
 set_tests_properties(plot.write_csvs PROPERTIES FIXTURES_REQUIRED cli_models FIXTURES_SETUP plot_csvs LABELS cli)
 
