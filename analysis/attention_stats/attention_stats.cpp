@@ -91,8 +91,9 @@ void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabili
   const auto valid_keys = valid.to(device, torch::kFloat64);                                  // (B, n)
   const auto valid_rows = valid_keys.narrow(1, first_row, rows).unsqueeze(1);                 // (B, 1, rows)
   // Each row reduced in the tile's own float type (float32 from a model, float64 for the uniform
-  // baseline), only the per-row results in float64: a float64 copy of every tile took a third of the
-  // time stats spent beyond a plain forward (Llama-1B layout at 8k tokens, docs/long-context.md).
+  // baseline), only the per-row results in float64: a float64 copy of every tile was most of what
+  // stats spent beyond a plain forward (Llama-1B layout at 8k tokens: 1.36x it, now 1.06x;
+  // docs/long-context.md).
   const bool own_type = probabilities.scalar_type() == torch::kFloat32 || probabilities.scalar_type() == torch::kFloat64;
   const auto values = own_type ? probabilities : probabilities.to(torch::kFloat32);           // (B, H, rows, n)
   // A key a row may not see (causal, padding, a window, a masked diagonal) holds exactly 0 after the

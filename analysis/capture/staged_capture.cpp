@@ -2,7 +2,7 @@
 #include "analysis/capture/staged_capture.h"
 
 #include "analysis/capture/attention_capture.h"
-#include "models/memory_budget.h"
+#include "models/nn/attention.h"
 #include "models/runtime.h"
 
 #include <torch/torch.h>
@@ -48,6 +48,8 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
   const auto wanted = gates.defined() ? gates.to(torch::kCPU, torch::kFloat32).contiguous()
                                       : torch::ones({layers, config.max_heads()}, torch::kFloat32);
 
+  ForwardOptions options;
+  options.memory_budget = memory_budget_;
   // The first layer whose gates differ from the kept run's; 0 for another text (or none kept).
   int64_t first = 0;
   torch::Tensor hidden;  // entering layer `first`, once known
@@ -65,14 +67,11 @@ StagedRun StagedCapture::run(const Encoding& encoding, const torch::Tensor& gate
     ids_ = encoding.ids;
     type_ids_ = encoding.type_ids;
     hidden = model_.embed(input_);
-    const int64_t budget = memory_budget_ > 0 ? memory_budget_ : attention_memory_budget();
-    const int64_t memory = states_in_memory_up_to_ < 0 ? budget : states_in_memory_up_to_;
+    const int64_t memory = states_in_memory_up_to_ < 0 ? resolved_memory_budget(options) : states_in_memory_up_to_;
     states_in_file_ = layers > 0 && layers * static_cast<int64_t>(hidden.nbytes()) > memory;
     layer_inputs_.push_back(KeptState::keep(hidden, states_in_file_));
   }
 
-  ForwardOptions options;
-  options.memory_budget = memory_budget_;
   const bool observed = each_layer || each_tile;
   options.capture = observed ? CaptureMode::Stats : CaptureMode::Full;
   options.observer = each_layer;

@@ -62,8 +62,8 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
                                                   const SignificanceOptions& options);
 
 // How result tables say it: "bootstrap=1000, seed=1, correction=holm, unit=windows, units=240,
-// min_units=20" in the
-// metadata (a refused bootstrap: "significance=<why>"; nothing when none was asked for); the columns
+// min_units=20" in the metadata (a refused bootstrap: "significance=<why>"; nothing when none was
+// asked for); the columns
 // after a delta, delta_low, delta_high, p_value, p_adjusted and significant (1/0), and one row's cells.
 void add_significance_meta(ResultTable& table, const SignificanceOptions& options);
 void add_significance_columns(ResultTable& table);
