@@ -40,7 +40,20 @@ bool looks_labelled(const std::string& path) {
 
 }  // namespace
 
+void require_text_file(const std::string& path, const std::string& command, const std::string& expected) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;  // the reader that needs it says why it cannot be read
+  char head[8192];
+  in.read(head, sizeof head);
+  const auto read = static_cast<size_t>(in.gcount());
+  const auto* nul = std::find(head, head + read, '\0');
+  if (nul != head + read)
+    fail_in_file(path, "is a binary file, not text (a zero byte at offset " + std::to_string(nul - head) + "): " +
+                           command + " needs " + expected);
+}
+
 void require_plain_text(const std::string& path, const std::string& model_name, const std::string& command) {
+  require_text_file(path, command, "plain text");
   if (!is_conllu_path(path) && looks_labelled(path))
     fail_in_file(path, "holds label<TAB>text lines (a classifier's examples), but " + model_name +
                            " is a language model: " + command + " needs plain text");
@@ -64,11 +77,13 @@ std::vector<ModelInput> corpus_windows(const CorpusSettings& corpus, const Loade
 
 namespace {
 
-EvaluationData translation_data(const CorpusSettings& corpus, const LoadedModel& loaded, const NoteCallback& note) {
+EvaluationData translation_data(const CorpusSettings& corpus, const LoadedModel& loaded, const std::string& analysis,
+                                const NoteCallback& note) {
   if (corpus.window)
     throw SettingError("window", "applies to language models; " + loaded.name + " is " +
                                      describe_model_kind(loaded.config) + " and reads each pair whole (up to its " +
                                      std::to_string(loaded.config.max_positions) + " positions)");
+  require_text_file(corpus.path, analysis, "source<TAB>target lines");
   const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
   const auto encoded = encode_pairs(read_translation_pairs(corpus.path), codec, loaded.config.max_positions,
                                     loaded.config.translation.pad_id);
@@ -87,12 +102,22 @@ EvaluationData translation_data(const CorpusSettings& corpus, const LoadedModel&
 
 EvaluationData corpus_data(const CorpusSettings& corpus, const LoadedModel& loaded, const std::string& analysis,
                            const NoteCallback& note) {
-  if (loaded.config.is_translation()) return translation_data(corpus, loaded, note);
-  if (!loaded.config.is_classifier()) return language_model_data(corpus_windows(corpus, loaded, analysis));
+  if (loaded.config.is_translation()) return translation_data(corpus, loaded, analysis, note);
+  if (!loaded.config.is_classifier()) {
+    const auto window = corpus_window(corpus, loaded);
+    require_plain_text(corpus.path, loaded.name, analysis);
+    const auto text = read_token_paragraphs(corpus.path, *loaded.tokenizer);
+    auto data = language_model_data(make_window_batches(text.ids, window, corpus.batch));
+    // Windows of one paragraph share its topic: the bootstrap resamples paragraphs.
+    data.blocks = window_paragraphs(text, window);
+    if (!data.blocks.empty()) data.unit = "paragraphs";
+    return data;
+  }
   if (corpus.window)
     throw SettingError("window", "applies to language models; " + loaded.name + " is " +
                                      describe_model_kind(loaded.config) + " and reads each example whole (up to its " +
                                      std::to_string(loaded.config.max_positions) + " positions)");
+  require_text_file(corpus.path, analysis, "label<TAB>text lines");
   const auto batches = make_classifier_batches(read_labelled_file(corpus.path, loaded.config.labels), *loaded.tokenizer,
                                                loaded.config.max_positions, corpus.batch);
   if (batches.truncated > 0 && note)

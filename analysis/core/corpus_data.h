@@ -16,9 +16,14 @@
 
 namespace aw {
 
-// Throws aw::Error "<path>: holds label<TAB>text lines …" when `path` looks like a classifier's
-// labelled file (its first non-empty lines, up to 20, all start with a one-word label and a tab),
-// since a language model would read the labels as text. CoNLL-U files pass.
+// Throws aw::Error naming `path` when it holds a zero byte in its first 8 KB (a checkpoint's
+// weights, an archive): "<path>: is a binary file, not text (…): <command> needs <expected>".
+// A file that cannot be opened passes, for its reader to say so.
+void require_text_file(const std::string& path, const std::string& command, const std::string& expected);
+
+// require_text_file, then throws aw::Error "<path>: holds label<TAB>text lines …" when `path` looks
+// like a classifier's labelled file (its first non-empty lines, up to 20, all start with a one-word
+// label and a tab), since a language model would read the labels as text. CoNLL-U files pass.
 void require_plain_text(const std::string& path, const std::string& model_name, const std::string& command);
 
 // The corpus's file read for `loaded` as `analysis` needs it: windows of the window's tokens

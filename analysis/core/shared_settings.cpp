@@ -54,7 +54,8 @@ std::vector<SettingField> significance_fields() {
           choice_field("correction", "Correction", {"holm", "bh"}, "holm",
                        "multiple-comparison correction of the p-values: Holm (family-wise) or Benjamini–Hochberg (bh)"),
           integer_field("min-units", "Minimum units", 20, 2, 1000000,
-                        "the fewest independent examples (windows, sentences) an interval and a p-value are given for",
+                        "the fewest independent units (paragraphs of a text, examples, sentences) an interval and a "
+                        "p-value are given for",
                         "N")};
 }
 
@@ -70,7 +71,8 @@ SignificanceOptions significance_options(const SettingValues& settings) {
 SignificanceOptions significance_for(SignificanceOptions options, const EvaluationData& data, const NoteCallback& note) {
   if (!options.enabled()) return options;
   options.unit = data.unit;
-  options.units = data.examples();
+  options.units = data.units();
+  options.blocks = data.blocks;
   if (options.units >= options.min_units) return options;
   // "1 window": the unit's singular is its plural less the "s".
   const auto named = std::to_string(options.units) + " " +

@@ -53,6 +53,10 @@ int64_t EvaluationData::examples() const {
   return rows;
 }
 
+int64_t EvaluationData::units() const {
+  return blocks.empty() ? examples() : *std::max_element(blocks.begin(), blocks.end()) + 1;
+}
+
 EvaluationData language_model_data(std::vector<ModelInput> windows) {
   EvaluationData data;
   data.inputs = std::move(windows);

@@ -38,6 +38,12 @@ struct EvaluationData {
   std::string unit = "windows";
   // The examples the bootstrap resamples (ExampleScores' rows): every batch's rows, or BLEU's sources.
   int64_t examples() const;
+  // Which examples the bootstrap resamples together, one number per example (0, 1, … in order):
+  // windows cut from one paragraph of a text (`unit` is then "paragraphs"). Empty: every example is
+  // its own unit.
+  std::vector<int64_t> blocks;
+  // The independent units resampled: the blocks, or the examples.
+  int64_t units() const;
 };
 EvaluationData language_model_data(std::vector<ModelInput> windows);
 EvaluationData classification_data(const ClassifierBatches& batches);

@@ -33,6 +33,9 @@ struct SignificanceOptions {
   int64_t min_units = 20;
   std::string unit;        // what was resampled, plural ("windows"), and how many: in the table's metadata
   int64_t units = 0;
+  // EvaluationData::blocks: examples with one number are resampled together as one unit (windows of
+  // one paragraph); empty when every example is its own unit.
+  std::vector<int64_t> blocks;
   std::string refused;     // why no bootstrap ran although one was asked for; "" otherwise
   bool enabled() const { return resamples > 0; }
 };
@@ -55,7 +58,7 @@ struct DeltaSignificance {
 torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Tensor& sums, const torch::Tensor& counts);
 
 // The bootstrap of metric(compared[i]) − metric(baseline) for every i, columns of `scores`; one
-// resampling of examples serves all of them. Requires options.enabled(); throws aw::Error when
+// resampling of examples (of options.blocks, when given) serves all of them. Requires options.enabled(); throws aw::Error when
 // `scores` holds no examples.
 std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
                                                   const std::vector<int64_t>& compared,

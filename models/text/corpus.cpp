@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -44,6 +45,70 @@ ModelInput pad_batch(const std::vector<std::vector<int64_t>>& rows, const std::v
   return input;
 }
 
+// Where make_window_batches' windows begin: every `window` tokens, leaving out a last window of a
+// single token (it has no next token to predict) unless it is the only one.
+std::vector<int64_t> window_starts(int64_t tokens, int64_t window) {
+  if (window < 2) throw Error("--window must be at least 2 tokens, got " + std::to_string(window));
+  std::vector<int64_t> starts;
+  for (int64_t start = 0; start < tokens; start += window) {
+    if (tokens - start == 1 && start > 0) break;
+    starts.push_back(start);
+  }
+  return starts;
+}
+
+bool is_blank(const std::string& line) { return line.find_first_not_of(" \t\r\f\v") == std::string::npos; }
+
+// Whether a blank line lies between two lines with text.
+bool has_blank_line(const std::string& text) {
+  std::istringstream lines(text);
+  bool text_before = false, blank_since = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (is_blank(line)) {
+      blank_since = text_before;
+    } else {
+      if (blank_since) return true;
+      text_before = true;
+    }
+  }
+  return false;
+}
+
+// How many paragraphs `text` holds: runs of lines with text separated by at least
+// `breaks_between` line breaks (2: a blank line; 1: every line).
+int64_t count_paragraphs(const std::string& text, int breaks_between) {
+  std::istringstream lines(text);
+  int64_t paragraphs = 0;
+  int breaks = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++breaks;
+    if (is_blank(line)) continue;
+    if (paragraphs == 0 || breaks >= breaks_between) ++paragraphs;
+    breaks = 0;
+  }
+  return paragraphs;
+}
+
+// The same paragraph starts found again in the tokens' own text (byte-level BPE spells every byte):
+// a paragraph begins at the first token with text after at least `breaks_between` line breaks.
+std::vector<int64_t> paragraph_starts_in_tokens(const std::vector<std::string>& tokens, int breaks_between) {
+  std::vector<int64_t> starts;
+  int breaks = 0;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    for (const char c : tokens[i]) {
+      if (c == '\n') {
+        ++breaks;
+      } else if (!std::isspace(static_cast<unsigned char>(c))) {
+        const auto token = static_cast<int64_t>(i);
+        if ((starts.empty() || breaks >= breaks_between) && (starts.empty() || starts.back() != token))
+          starts.push_back(token);
+        breaks = 0;
+      }
+    }
+  }
+  return starts;
+}
+
 bool is_integer_text(const std::string& text) {
   const size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
   return text.size() > start && std::all_of(text.begin() + start, text.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -52,18 +117,25 @@ bool is_integer_text(const std::string& text) {
 }  // namespace
 
 std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer) {
+  return read_token_paragraphs(path, tokenizer).ids;
+}
+
+TokenCorpus read_token_paragraphs(const std::string& path, const Tokenizer& tokenizer) {
   std::string text;
   if (is_conllu_path(path)) {
     for (const auto& sentence : read_conllu(path)) text += sentence_text(sentence) + "\n";
   } else {
     text = read_whole_file(path);
   }
-  std::vector<int64_t> ids;
+  // A blank line separates paragraphs; a text without one has a paragraph per line.
+  const int breaks_between = has_blank_line(text) ? 2 : 1;
+  TokenCorpus corpus;
+  auto& ids = corpus.ids;
   const int64_t eos = tokenizer.kind() == "word" ? tokenizer.token_id("<eos>") : -1;
   // A tokenizer's error (text that is not UTF-8) names neither the file nor the line: add them.
   auto encode = [&](const std::string& piece, const std::string& where) {
     try {
-      return tokenizer.encode(piece).ids;
+      return tokenizer.encode(piece);
     } catch (const Error& error) {
       fail_in_file(path, where + error.what());
     }
@@ -71,27 +143,49 @@ std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer&
   if (eos >= 0) {
     std::istringstream lines(text);
     std::string line;
+    int breaks = 0;  // line breaks since the last line with tokens
     for (int64_t number = 1; std::getline(lines, line); ++number) {
-      const auto encoded = encode(line, "line " + std::to_string(number) + ": ");
+      const auto encoded = encode(line, "line " + std::to_string(number) + ": ").ids;
+      ++breaks;
       if (encoded.empty()) continue;
+      if (ids.empty() || breaks >= breaks_between) corpus.paragraph_starts.push_back(static_cast<int64_t>(ids.size()));
+      breaks = 0;
       ids.insert(ids.end(), encoded.begin(), encoded.end());
       ids.push_back(eos);
     }
   } else {
-    ids = encode(text, "");
+    auto encoding = encode(text, "");
+    ids = std::move(encoding.ids);
+    // Found again only if every paragraph is: a tokenizer that drops line breaks (WordPiece,
+    // SentencePiece) or spells them otherwise leaves the paragraphs unknown rather than wrong.
+    auto starts = paragraph_starts_in_tokens(encoding.tokens, breaks_between);
+    if (static_cast<int64_t>(starts.size()) == count_paragraphs(text, breaks_between))
+      corpus.paragraph_starts = std::move(starts);
   }
   if (ids.empty()) fail_in_file(path, "holds no tokens (empty text)");
-  return ids;
+  return corpus;
+}
+
+std::vector<int64_t> window_paragraphs(const TokenCorpus& corpus, int64_t window) {
+  if (corpus.paragraph_starts.empty()) return {};
+  std::vector<int64_t> paragraphs;
+  int64_t last = -1, number = -1;
+  for (const auto start : window_starts(static_cast<int64_t>(corpus.ids.size()), window)) {
+    const auto& starts = corpus.paragraph_starts;
+    const auto paragraph = std::upper_bound(starts.begin(), starts.end(), start) - starts.begin() - 1;
+    if (paragraph != last) ++number;
+    last = paragraph;
+    paragraphs.push_back(number);
+  }
+  return paragraphs;
 }
 
 std::vector<ModelInput> make_window_batches(const std::vector<int64_t>& ids, int64_t window, int64_t batch_size) {
-  if (window < 2) throw Error("--window must be at least 2 tokens, got " + std::to_string(window));
   if (batch_size < 1) throw Error("--batch must be at least 1, got " + std::to_string(batch_size));
   std::vector<ModelInput> batches;
   std::vector<std::vector<int64_t>> rows;
-  for (size_t start = 0; start < ids.size(); start += window) {
-    const auto end = std::min(ids.size(), start + static_cast<size_t>(window));
-    if (end - start == 1 && start > 0) break;  // a last window of one token predicts nothing
+  for (const auto start : window_starts(static_cast<int64_t>(ids.size()), window)) {
+    const auto end = std::min<int64_t>(static_cast<int64_t>(ids.size()), start + window);
     rows.emplace_back(ids.begin() + start, ids.begin() + end);
     if (static_cast<int64_t>(rows.size()) == batch_size) {
       batches.push_back(pad_batch(rows, nullptr));

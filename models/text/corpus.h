@@ -17,6 +17,28 @@ namespace aw {
 // Throws aw::Error naming the file when it cannot be read or holds no tokens.
 std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer);
 
+// A tokenised text with where its paragraphs begin: a paragraph is a run of lines between blank
+// (empty or whitespace-only) lines, or each line of a text that has no blank line (one sentence or
+// one review per line). Windows cut from one paragraph share its topic and sentences, so a bootstrap
+// resamples them together (analysis/statistics/delta_significance.h).
+struct TokenCorpus {
+  std::vector<int64_t> ids;
+  // The index in `ids` of each paragraph's first token, ascending, the first 0. Empty when the
+  // tokenizer keeps no trace of line breaks in its tokens (WordPiece, SentencePiece), so that the
+  // paragraphs cannot be found again in the token stream.
+  std::vector<int64_t> paragraph_starts;
+};
+
+// read_token_corpus with the paragraph starts. Word-level vocabularies encode line by line, so the
+// starts are exact; other tokenizers encode the whole text (as Hugging Face does, so that the ids do
+// not change) and a paragraph begins at the first token holding text after a blank line in the
+// tokens' own text (byte-level BPE keeps every byte).
+TokenCorpus read_token_paragraphs(const std::string& path, const Tokenizer& tokenizer);
+
+// For each window make_window_batches cuts from `corpus.ids`, the paragraph its first token lies in,
+// numbered 0, 1, … over the paragraphs where some window begins; empty when the paragraphs are unknown.
+std::vector<int64_t> window_paragraphs(const TokenCorpus& corpus, int64_t window);
+
 // Cuts `ids` into windows of `window` tokens and groups them into batches of up to `batch_size`
 // windows: input_ids [b, n] (padded with 0) and attention_mask [b, n] (0 on padding). A last window
 // of a single token is left out (it has no next token to predict) unless it is the only one.

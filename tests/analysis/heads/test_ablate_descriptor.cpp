@@ -31,8 +31,11 @@ TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
   request.settings.set("min-units", "2");  // the fixture's few windows
   const auto report = analysis("ablate")(request);
 
-  // The windows built by hand, not through the descriptor's data reading.
-  const auto data = language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8));
+  // The windows built by hand, not through the descriptor's data reading, resampled by paragraph.
+  const auto text = read_token_paragraphs(dir_.file("corpus.txt"), *lm.tokenizer);
+  auto data = language_model_data(make_window_batches(text.ids, 8, 8));
+  data.blocks = window_paragraphs(text, 8);
+  data.unit = "paragraphs";
   SignificanceOptions bootstrap;  // the descriptor's defaults: 1000 resamples, seed 1, Holm
   bootstrap.resamples = 1000;
   bootstrap.min_units = 2;
@@ -46,25 +49,28 @@ TEST_F(DescriptorRun, AblationEqualsTheFunctionItWraps) {
   EXPECT_DOUBLE_EQ(report.head_scores->values[1][2], direct.heads[5].delta);
 }
 
-// Fewer windows than --min-units: the deltas without intervals, p-values or stars, and the reason in
+// Fewer units than --min-units: the deltas without intervals, p-values or stars, and the reason in
 // one note and in the CSV's metadata; at the minimum the bootstrap runs and names what it resampled.
-TEST_F(DescriptorRun, TooFewWindowsGiveDeltasWithoutIntervals) {
+// The units are the text's paragraphs (here its lines, as it has no blank line): windows 0 and 1 of
+// the 45 tokens both begin in the first line of 10, so 6 windows are 5 units.
+TEST_F(DescriptorRun, TooFewUnitsGiveDeltasWithoutIntervals) {
   const auto lm = load_checkpoint(dir_.file("lm"));
-  const auto windows =
-      language_model_data(make_window_batches(read_token_corpus(dir_.file("corpus.txt"), *lm.tokenizer), 8, 8)).examples();
-  ASSERT_GE(windows, 2);
+  const auto text = read_token_paragraphs(dir_.file("corpus.txt"), *lm.tokenizer);
+  ASSERT_EQ(text.ids.size(), 45u);
+  ASSERT_EQ(text.paragraph_starts, (std::vector<int64_t>{0, 10, 20, 30, 40}));
+  const int64_t units = 5;
   AnalysisRequest request;
   request.models = {&lm};
   request.settings = analysis("ablate").settings();
   request.settings.set("text", dir_.file("corpus.txt"));
   request.settings.set("window", "8");
   request.settings.set("bootstrap", "200");
-  request.settings.set("min-units", std::to_string(windows + 1));
+  request.settings.set("min-units", std::to_string(units + 1));
   std::vector<std::string> notes;
   request.note = [&notes](const std::string& note) { notes.push_back(note); };
   const auto refused = analysis("ablate")(request).tables.at("csv");
-  const auto reason = "no intervals or p-values: " + std::to_string(windows) + " windows are fewer than the " +
-                      std::to_string(windows + 1) + " independent units the bootstrap needs (--min-units)";
+  const auto reason = "no intervals or p-values: " + std::to_string(units) + " paragraphs are fewer than the " +
+                      std::to_string(units + 1) + " independent units the bootstrap needs (--min-units)";
   EXPECT_EQ(notes, std::vector<std::string>{reason});
   EXPECT_EQ(refused.meta_text("significance"), reason);
   EXPECT_FALSE(refused.has_meta("bootstrap"));
@@ -72,13 +78,13 @@ TEST_F(DescriptorRun, TooFewWindowsGiveDeltasWithoutIntervals) {
   for (const auto* column : {"delta_low", "delta_high", "p_value", "p_adjusted", "significant"})
     EXPECT_EQ(refused.column(column), -1) << column;
 
-  request.settings.set("min-units", std::to_string(windows));
+  request.settings.set("min-units", std::to_string(units));
   notes.clear();
   const auto tested = analysis("ablate")(request).tables.at("csv");
   EXPECT_TRUE(notes.empty());
   EXPECT_FALSE(tested.has_meta("significance"));
-  EXPECT_EQ(tested.meta_text("unit"), "windows");
-  EXPECT_EQ(tested.meta_number("units"), static_cast<double>(windows));
+  EXPECT_EQ(tested.meta_text("unit"), "paragraphs");
+  EXPECT_EQ(tested.meta_number("units"), static_cast<double>(units));
   EXPECT_GE(tested.column("significant"), 0);
   // Every interval holds the delta printed beside it.
   for (int64_t row = 0; row < tested.row_count(); ++row) {

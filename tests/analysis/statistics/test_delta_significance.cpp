@@ -106,6 +106,52 @@ TEST(DeltaSignificance, PerplexityDeltasEqualLoopsOverTheSameDraws) {
   EXPECT_NE(delta_significance(scores, 0, {1, 2}, options)[1].low, results[1].low);
 }
 
+// Windows of one paragraph resampled together: each draw picks paragraphs, and a drawn paragraph
+// brings every one of its windows (a cluster bootstrap), by a plain loop over the same draws.
+TEST(DeltaSignificance, BlocksResampleTheirExamplesTogether) {
+  const int64_t resamples = 300;
+  const uint64_t seed = 4;
+  // 9 windows in 4 paragraphs of 3, 1, 4 and 1 windows.
+  const std::vector<int64_t> blocks{0, 0, 0, 1, 2, 2, 2, 2, 3};
+  const int64_t examples = static_cast<int64_t>(blocks.size()), paragraphs = 4;
+  ExampleScores scores;
+  scores.metric_name = "perplexity";
+  scores.sums = torch::empty({examples, 2}, torch::kFloat64);
+  scores.counts = torch::empty({examples}, torch::kFloat64);
+  for (int64_t i = 0; i < examples; ++i) {
+    const double tokens = 8 + i % 3;
+    scores.counts[i] = tokens;
+    scores.sums[i][0] = tokens * (2.0 + 0.4 * std::sin(1.7 * i));
+    scores.sums[i][1] = tokens * (2.1 + 0.4 * std::sin(1.7 * i) + 0.3 * std::cos(2.3 * i));
+  }
+  SignificanceOptions options;
+  options.resamples = resamples;
+  options.seed = seed;
+  options.blocks = blocks;
+  const auto result = delta_significance(scores, 0, {1}, options).at(0);
+
+  auto perplexity = [&](const std::vector<int64_t>& chosen_paragraphs, int64_t setting) {
+    double loss = 0, tokens = 0;
+    for (auto paragraph : chosen_paragraphs)
+      for (int64_t i = 0; i < examples; ++i)
+        if (blocks[static_cast<size_t>(i)] == paragraph)
+          loss += scores.sums[i][setting].item<double>(), tokens += scores.counts[i].item<double>();
+    return std::exp(loss / tokens);
+  };
+  std::vector<double> deltas;
+  for (const auto& chosen : draws_of(paragraphs, resamples, seed)) deltas.push_back(perplexity(chosen, 1) - perplexity(chosen, 0));
+  const std::vector<int64_t> all_paragraphs{0, 1, 2, 3};
+  const auto expected = summarize(deltas, perplexity(all_paragraphs, 1) - perplexity(all_paragraphs, 0));
+  EXPECT_NEAR(result.low, expected.low, 1e-9);
+  EXPECT_NEAR(result.high, expected.high, 1e-9);
+  EXPECT_DOUBLE_EQ(result.p_value, expected.p);
+
+  // Without the blocks the nine windows are resampled one by one: another interval.
+  options.blocks.clear();
+  const auto one_by_one = delta_significance(scores, 0, {1}, options).at(0);
+  EXPECT_GT(std::fabs(one_by_one.low - result.low) + std::fabs(one_by_one.high - result.high), 1e-6);
+}
+
 TEST(DeltaSignificance, AccuracyDeltasEqualLoopsOverTheSameDraws) {
   const int64_t examples = 40, resamples = 200;
   ExampleScores scores;

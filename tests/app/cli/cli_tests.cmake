@@ -232,7 +232,7 @@ aw_cli_test(stats_per_head_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/st
             ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --per-head --out ${fixtures}/stats.csv)
 aw_cli_test(error_stats_window EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --window 99 exceeds the model's 16 positions"
             ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 99)
-aw_cli_test(diag_sweep EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=([0-9.]+), bootstrap=1000, seed=1, correction=holm, unit=windows, units=[0-9]+, min_units=2\nfactor,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n0,[0-9.]+,[-0-9.e]+,[^\n]+\n1,[0-9.]+,0,0,0,1,1,0\nmask,[0-9.]+,"
+aw_cli_test(diag_sweep EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=([0-9.]+), bootstrap=1000, seed=1, correction=holm, unit=paragraphs, units=[0-9]+, min_units=2\nfactor,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n0,[0-9.]+,[-0-9.e]+,[^\n]+\n1,[0-9.]+,0,0,0,1,1,0\nmask,[0-9.]+,"
             ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,1,mask --min-units 2)
 aw_cli_test(error_diag_sweep_factor EXIT 1 STDERR_LINES 1 REGEX "--factors: 'big' is neither a number ≥ 0 nor 'mask'"
             ARGS diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --factors 0,big)
@@ -240,7 +240,7 @@ aw_cli_test(top_tokens EXIT 0 REGEX "layer,sentence,target,method,top1,top2,top3
             ARGS top-tokens --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text "w2 w3 w4 w5 w6" --target 3)
 aw_cli_test(error_top_tokens_target EXIT 1 STDERR_LINES 1 REGEX "sentence 1: target 9 is outside 1..4"
             ARGS top-tokens --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6" --target 9)
-aw_cli_test(ablate_single EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm, unit=windows, units=[0-9]+, min_units=2\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,[0-9.]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[01]\n1,2,.*2,3,"
+aw_cli_test(ablate_single EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=[0-9.]+, mode=single, bootstrap=1000, seed=1, correction=holm, unit=paragraphs, units=[0-9]+, min_units=2\nlayer,head,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n1,1,[0-9.]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[01]\n1,2,.*2,3,"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --min-units 2)
 aw_cli_test(ablate_all_but_one EXIT 0 REGEX "mode=all-but-one.layer,best_head,metric,delta.1,[1-3],[0-9.]+,[0-9.e-]+.2,[1-3],"
             ARGS ablate --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --mode all-but-one --bootstrap 0)
@@ -275,7 +275,7 @@ aw_cli_test(importance EXIT 0 REGEX "# model=tiny_lm, normalized=true.layer,head
             ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8)
 aw_cli_test(importance_per_example EXIT 0 REGEX "# model=tiny_lm, normalized=true, per_example=true\nlayer,head,importance\n1,1,[0-9.e-]+\n"
             ARGS importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --per-example)
-aw_cli_test(prune_both EXIT 0 REGEX ", bootstrap=1000, seed=1, correction=holm, unit=windows, units=[0-9]+, min_units=2\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,[0-9.]+,0,0,0,1,1,0\nimportance,50,3,[0-9.]+,[^\n]+\nimportance,100,6,[0-9.]+,[^\n]+\noracle,0,0,"
+aw_cli_test(prune_both EXIT 0 REGEX ", bootstrap=1000, seed=1, correction=holm, unit=paragraphs, units=[0-9]+, min_units=2\norder,percent_pruned,heads_pruned,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,0,0,[0-9.]+,0,0,0,1,1,0\nimportance,50,3,[0-9.]+,[^\n]+\nimportance,100,6,[0-9.]+,[^\n]+\noracle,0,0,"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --step 50 --min-units 2)
 aw_cli_test(error_prune_order EXIT 1 STDERR_LINES 1 REGEX "--order must be importance, oracle or both, got 'random'"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order random)
@@ -303,19 +303,19 @@ aw_cli_test(samples_stats EXIT 0 STDOUT_LINES ${stats_lines} REGEX "^# include_f
             ARGS stats --model ${samples}/vanilla_lm --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES ${top_tokens_lines} REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
             ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})
-aw_cli_test(samples_diag_sweep EXIT 0 STDOUT_LINES 5 REGEX "^# model=bet_sf, metric=perplexity, baseline=[0-9.]+, significance=no intervals or p-values: [0-9]+ windows? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nfactor,metric,delta\n0,"
+aw_cli_test(samples_diag_sweep EXIT 0 STDOUT_LINES 5 REGEX "^# model=bet_sf, metric=perplexity, baseline=[0-9.]+, significance=no intervals or p-values: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nfactor,metric,delta\n0,"
             ARGS diag-sweep --model ${samples}/bet_sf --text ${demo} --factors 0,1,mask --window 64)
-aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES ${vanilla_cells_lines} REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single, significance=no intervals or p-values: [0-9]+ windows? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nlayer,head,metric,delta\n1,1,"
+aw_cli_test(samples_ablate EXIT 0 STDOUT_LINES ${vanilla_cells_lines} REGEX "^# model=vanilla_lm, metric=perplexity, baseline=[0-9.]+, mode=single, significance=no intervals or p-values: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nlayer,head,metric,delta\n1,1,"
             ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --window 64)
-aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES ${bet_sg_layers_lines} REGEX "mode=all-but-one, significance=no intervals or p-values: [0-9]+ windows? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nlayer,best_head,metric,delta\n1,[0-9]+,"
+aw_cli_test(samples_ablate_all_but_one EXIT 0 STDOUT_LINES ${bet_sg_layers_lines} REGEX "mode=all-but-one, significance=no intervals or p-values: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nlayer,best_head,metric,delta\n1,[0-9]+,"
             ARGS ablate --model ${samples}/bet_sg --text ${demo} --window 64 --mode all-but-one)
 aw_cli_test(samples_ablate_compare EXIT 0 STDOUT_LINES ${vanilla_cells_lines} REGEX "compare_text=[^\n]*/README.md, compare_baseline=[0-9.]+, pearson_r=[-0-9.e]+, spearman_rho=[-0-9.e]+\nlayer,head,metric,delta,metric_compared,delta_compared\n1,1,"
             ARGS ablate --model ${samples}/vanilla_lm --text ${demo} --compare-text ${samples}/README.md --window 16 --bootstrap 0)
 aw_cli_test(samples_importance EXIT 0 STDOUT_LINES ${bet_sf_cells_lines} REGEX "^# model=bet_sf, normalized=true\nlayer,head,importance\n1,1,"
             ARGS importance --model ${samples}/bet_sf --text ${demo} --window 64)
-aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity, significance=no intervals or p-values: [0-9]+ windows? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\norder,percent_pruned,heads_pruned,metric,delta\nimportance,0,0,"
+aw_cli_test(samples_prune EXIT 0 STDOUT_LINES 8 REGEX "^# model=vanilla_lm, metric=perplexity, significance=no intervals or p-values: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\norder,percent_pruned,heads_pruned,metric,delta\nimportance,0,0,"
             ARGS prune --model ${samples}/vanilla_lm --text ${demo} --window 64 --step 50)
-aw_cli_test(samples_prune_order_from EXIT 0 REGEX "^# model=bet_sf, metric=perplexity, ranked_on=[^\n]*/tests/golden/importance.importance.csv, significance=no intervals or p-values: [0-9]+ windows? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\norder,percent_pruned,[^\n]*\nimportance,0,0,[^\n]*\nimportance,50,${bet_sf_half},[^\n]*\nimportance,100,${bet_sf_cells},"
+aw_cli_test(samples_prune_order_from EXIT 0 REGEX "^# model=bet_sf, metric=perplexity, ranked_on=[^\n]*/tests/golden/importance.importance.csv, significance=no intervals or p-values: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\norder,percent_pruned,[^\n]*\nimportance,0,0,[^\n]*\nimportance,50,${bet_sf_half},[^\n]*\nimportance,100,${bet_sf_cells},"
             ARGS prune --model ${samples}/bet_sf --text ${demo} --window 16 --step 50
                  --order-from ${PROJECT_SOURCE_DIR}/tests/golden/importance.importance.csv)
 aw_cli_test(samples_prune_rank_text EXIT 0 REGEX "^# model=vanilla_lm, metric=perplexity, ranked_on=[^\n]*/demo_sentences.txt\norder,percent_pruned,heads_pruned,metric,delta\noracle,0,0,"

@@ -1,7 +1,9 @@
 // tests/models/text/test_corpus.cpp — corpora and labelled files (models/text/corpus.h): label names,
-// labels checked against the model's classes, and the windows a corpus is cut into.
+// labels checked against the model's classes, the windows a corpus is cut into and the paragraphs
+// they are resampled by.
 #include "models/errors.h"
 #include "models/text/corpus.h"
+#include "models/text/tokenizer.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +48,44 @@ TEST(WindowBatches, ALastWindowOfOneTokenIsLeftOut) {
   EXPECT_EQ(make_window_batches({7}, 16, 3).front().input_ids.sizes(), torch::IntArrayRef({1, 1}));  // the only one
   EXPECT_EQ(make_window_batches(std::vector<int64_t>(18, 5), 16, 3).front().input_ids.sizes(),
             torch::IntArrayRef({2, 16}));  // two tokens: one predicted, kept
+}
+
+// Paragraphs are runs of lines between blank lines (whitespace-only lines are blank); a word-level
+// vocabulary with <eos> encodes line by line, so their first tokens are known exactly.
+TEST(Paragraphs, BlankLinesSeparateThemAndEachWindowTakesTheOneItStartsIn) {
+  TempDir dir;
+  write_file(dir.file("vocab.txt"), "<unk>\n<eos>\na\nb\nc\nd\n");
+  const auto tokenizer = load_word_tokenizer(dir.file("vocab.txt"));
+  write_file(dir.file("text.txt"), "a b\nc\n\n  \nd a\n\nb\n");
+  const auto corpus = read_token_paragraphs(dir.file("text.txt"), *tokenizer);
+  // a b <eos> c <eos> | d a <eos> | b <eos>
+  EXPECT_EQ(corpus.ids, (std::vector<int64_t>{2, 3, 1, 4, 1, 5, 2, 1, 3, 1}));
+  EXPECT_EQ(corpus.paragraph_starts, (std::vector<int64_t>{0, 5, 8}));
+  EXPECT_EQ(read_token_corpus(dir.file("text.txt"), *tokenizer), corpus.ids);
+  // Windows begin at 0, 2, 4, 6, 8: paragraphs 0, 0, 0, 1, 2.
+  EXPECT_EQ(window_paragraphs(corpus, 2), (std::vector<int64_t>{0, 0, 0, 1, 2}));
+  // At 0, 4, 8: paragraphs 0, 0, 2, numbered over the paragraphs where a window begins.
+  EXPECT_EQ(window_paragraphs(corpus, 4), (std::vector<int64_t>{0, 0, 1}));
+  // As many windows as make_window_batches cuts (a last window of one token left out).
+  EXPECT_EQ(window_paragraphs(corpus, 3).size(), 3u);
+  EXPECT_EQ(make_window_batches(corpus.ids, 3, 8).front().input_ids.size(0), 3);
+
+  // A text without a blank line has a paragraph per line (one sentence or review per line).
+  write_file(dir.file("lines.txt"), "a b\nc\nd a b\n");
+  EXPECT_EQ(read_token_paragraphs(dir.file("lines.txt"), *tokenizer).paragraph_starts, (std::vector<int64_t>{0, 3, 5}));
+  // Unknown paragraphs give no blocks: each window is its own unit.
+  EXPECT_TRUE(window_paragraphs(TokenCorpus{{2, 3, 4, 5}, {}}, 2).empty());
+}
+
+// WordPiece drops line breaks, so paragraphs cannot be found again in its tokens: unknown, not guessed.
+TEST(Paragraphs, ATokenizerThatDropsLineBreaksLeavesThemUnknown) {
+  TempDir dir;
+  write_file(dir.file("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\na\nb\n");
+  const auto tokenizer = load_wordpiece_tokenizer(dir.file("vocab.txt"), true);
+  write_file(dir.file("text.txt"), "a b\n\nb a\n");
+  const auto corpus = read_token_paragraphs(dir.file("text.txt"), *tokenizer);
+  EXPECT_EQ(corpus.ids, tokenizer->encode("a b\n\nb a\n").ids);
+  EXPECT_TRUE(corpus.paragraph_starts.empty());
 }
 
 }  // namespace

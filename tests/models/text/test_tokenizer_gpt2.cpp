@@ -164,6 +164,20 @@ TEST_F(Gpt2TokenizerTest, ACorpusThatIsNotUtf8NamesItsFile) {
             dir_.file("latin1.txt") + ": text is not valid UTF-8 (byte offset 3)");
 }
 
+// Byte-level BPE encodes the whole text (the ids do not change) and spells every byte, so the
+// paragraphs are found again in the tokens: each begins at the first token with text after a blank line.
+TEST_F(Gpt2TokenizerTest, ParagraphsAreFoundAgainInTheTokens) {
+  const std::string text = "the cat\n\nthe cat\n \n cat the\n";
+  test::write_file(dir_.file("text.txt"), text);
+  const auto corpus = read_token_paragraphs(dir_.file("text.txt"), *tokenizer_);
+  EXPECT_EQ(corpus.ids, ids(text));
+  ASSERT_EQ(corpus.paragraph_starts.size(), 3u);
+  EXPECT_EQ(corpus.paragraph_starts[0], 0);
+  EXPECT_EQ(corpus.ids[corpus.paragraph_starts[1]], 259);  // "the"
+  EXPECT_EQ(corpus.ids[corpus.paragraph_starts[2]], 263);  // " cat"
+  EXPECT_EQ(corpus.ids[corpus.paragraph_starts[1] - 1], 198);  // after a line break
+}
+
 TEST(Gpt2TokenizerFiles, BadFilesNameTheFileAndTheProblem) {
   test::TempDir dir;
   const std::string vocab = dir.file("vocab.json"), merges = dir.file("merges.txt");
