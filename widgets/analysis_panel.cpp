@@ -3,8 +3,11 @@
 
 #include "widgets/result_plot.h"
 #include "table/csv_format.h"
+#include "widgets/selection_copy.h"
 
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -13,6 +16,7 @@
 #include <QPdfWriter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -53,7 +57,9 @@ AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
   progress_bar_->setRange(0, 1);
   progress_bar_->setValue(0);
   progress_label_ = new QLabel;
+  // A fixed share of the row: the bar keeps most of it whatever the line says.
   progress_label_->setMinimumWidth(260);
+  progress_label_->setMaximumWidth(360);
   progress_row->addWidget(progress_bar_, 1);
   progress_row->addWidget(progress_label_);
   layout->addLayout(progress_row);
@@ -69,6 +75,7 @@ AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
   table_view_->setAlternatingRowColors(true);
   table_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_view_->verticalHeader()->setDefaultSectionSize(22);
+  enable_selection_copy(table_view_);
   splitter->addWidget(table_view_);
   splitter->addWidget(plot_);
   splitter->setStretchFactor(0, 2);
@@ -129,6 +136,7 @@ void AnalysisPanel::endRun(RunEnd end) {
     case RunEnd::Done:
       progress_bar_->setRange(0, 1);
       progress_bar_->setValue(1);
+      run_seconds_ = clock_.elapsed() / 1000.0;  // said by setResult, which follows
       break;
     case RunEnd::Failed:
       progress_bar_->setRange(0, 1);
@@ -167,8 +175,12 @@ void AnalysisPanel::setResult(const ResultTable& table, const ResultTables& part
   table_model_->setTable(table);
   if (plotter_) plotter_(*plot_, PlotInput{table_model_->table(), &parts_});
   for (auto* button : export_buttons_) button->setEnabled(true);
-  const auto metadata = metadata_line(table);
-  progress_label_->setText(metadata.isEmpty() ? QString("%1 rows").arg(table.row_count()) : metadata);
+  // The line says what a person wants to know; the table's key=value metadata (the CSV's first line)
+  // is its tooltip, one pair per line.
+  const auto rows = QString("%1 row%2").arg(table.row_count()).arg(table.row_count() == 1 ? "" : "s");
+  progress_label_->setText(run_seconds_ >= 0 ? QString("done in %1 · %2").arg(duration_text(run_seconds_), rows) : rows);
+  run_seconds_ = -1;  // a result restored later was not run now
+  progress_label_->setToolTip(metadata_line(table).replace(", ", "\n"));
   Q_EMIT resultShown();
 }
 
@@ -178,6 +190,7 @@ void AnalysisPanel::clearResult() {
   table_model_->setTable({});
   for (auto* button : export_buttons_) button->setEnabled(false);
   progress_label_->clear();
+  progress_label_->setToolTip({});
 }
 
 QString AnalysisPanel::csv() const {
@@ -228,10 +241,21 @@ bool AnalysisPanel::renderTable(const QString& path, bool pdf) {
   return painter.end();
 }
 
+QString AnalysisPanel::exportTitle(const QString& suffix) const {
+  return QString("Export %1 as %2").arg(export_name_.isEmpty() ? QString("the result") : export_name_, suffix.toUpper());
+}
+
+QString AnalysisPanel::suggestedExportPath(const QString& suffix) const {
+  auto name = export_name_.isEmpty() ? QString("result") : export_name_;
+  name.replace(QRegularExpression("[^A-Za-z0-9._-]+"), "_");
+  return QDir(export_dir_.isEmpty() ? QDir::currentPath() : export_dir_).filePath(name + "." + suffix);
+}
+
 void AnalysisPanel::chooseAndExport(const QString& filter, const QString& suffix, bool (AnalysisPanel::*write)(const QString&)) {
-  auto path = QFileDialog::getSaveFileName(this, "Export", QString(), filter);
+  auto path = QFileDialog::getSaveFileName(this, exportTitle(suffix), suggestedExportPath(suffix), filter);
   if (path.isEmpty()) return;
   if (!path.endsWith("." + suffix, Qt::CaseInsensitive)) path += "." + suffix;
+  export_dir_ = QFileInfo(path).absolutePath();  // the next export starts there
   if ((this->*write)(path)) showMessage("Written to " + path, false);
   else showMessage(path + ": cannot be written", true);
 }

@@ -59,6 +59,12 @@ class AnalysisPanel : public QWidget {
   const ResultTable& table() const;
   QString messageText() const;
 
+  // What the export dialogs name the file after ("ablate_vanilla_lm"): the dialog is titled
+  // "Export ablate_vanilla_lm as CSV" and suggests ablate_vanilla_lm.csv in the last export's folder.
+  void setExportName(const QString& name) { export_name_ = name; }
+  QString exportTitle(const QString& suffix) const;
+  QString suggestedExportPath(const QString& suffix) const;
+
   bool exportCsv(const QString& path);
   bool exportPng(const QString& path);
   bool exportPdf(const QString& path);
@@ -91,9 +97,12 @@ class AnalysisPanel : public QWidget {
   QList<QPushButton*> export_buttons_;
   Plotter plotter_;
   ResultTables parts_;
+  QString export_name_;
+  QString export_dir_;  // the folder of the last export
   bool has_result_ = false;
   bool running_ = false;
   QElapsedTimer clock_;
+  double run_seconds_ = -1;  // the run that just ended, for the result's line; −1: none
 };
 
 }  // namespace aw

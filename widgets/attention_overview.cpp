@@ -15,7 +15,9 @@ constexpr int kLabelWidth = 30;  // wide enough for "L12"
 constexpr int kHeaderHeight = 18;
 constexpr int kGap = 6;
 constexpr int kGroupGap = 8;  // extra space between the query heads of two key/value heads
-constexpr int kMinSide = 40;
+// Small enough that a 12-head model's 13 columns fit a 400-pixel side panel: every head in view
+// before any scrolling (at 40 pixels an 8-head model showed H1–H6 and a horizontal scrollbar).
+constexpr int kMinSide = 22;
 constexpr int kMaxSide = 160;
 
 // One matrix as an image under a colour scale, one pixel per cell (scaled up without smoothing when
@@ -106,6 +108,9 @@ const AttentionMatrix& AttentionOverview::matrix(int layer, int head) const {
 void AttentionOverview::clear() {
   matrices_.clear();
   images_.clear();
+  // The placeholder takes the scroll area's size: the old thumbnails' minimum left scrollbars around it.
+  setMinimumSize(0, 0);
+  updateGeometry();
   update();
 }
 
@@ -136,16 +141,21 @@ QSize AttentionOverview::sizeHint() const {
 void AttentionOverview::paintEvent(QPaintEvent* event) {
   QPainter painter(this);
   if (images_.empty()) {
-    painter.drawText(rect(), Qt::AlignCenter, "Run a sentence to see every layer and head");
+    painter.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
+                     "Run a sentence to see every layer and head");
     return;
   }
   auto small = font();
   small.setPointSizeF(font().pointSizeF() * 0.85);
   painter.setFont(small);
   const int side = thumbnailSide();
-  for (int column = 0; column < columnCount(); ++column)
-    painter.drawText(QRect(thumbnailRect(0, column - 1).left(), 0, side, kHeaderHeight), Qt::AlignCenter,
-                     column == 0 ? QString("mean") : QString("H%1").arg(column));
+  for (int column = 0; column < columnCount(); ++column) {
+    // Small thumbnails take the short labels: "μ" for the mean, the head's number alone.
+    auto label = column == 0 ? QString("mean") : QString("H%1").arg(column);
+    if (painter.fontMetrics().horizontalAdvance(label) > side + kGap) label = column == 0 ? QString("μ") : QString::number(column);
+    painter.drawText(QRect(thumbnailRect(0, column - 1).left() - kGap / 2, 0, side + kGap, kHeaderHeight), Qt::AlignCenter,
+                     label);
+  }
   for (int layer = 0; layer < static_cast<int>(images_.size()); ++layer) {
     const auto first = thumbnailRect(layer, -1);
     painter.setPen(palette().color(QPalette::WindowText));

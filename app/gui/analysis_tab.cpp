@@ -239,6 +239,9 @@ void AnalysisTab::finish() {
 
 void AnalysisTab::showOutput(const AnalysisOutput& output) {
   shown_ = output;
+  // Exports are named for the analysis and its model: ablate_vanilla_lm.csv.
+  const bool known = result_model_ >= 0 && result_model_ < static_cast<int>(models_.size());
+  panel_->setExportName(id() + (known ? "_" + models_[static_cast<size_t>(result_model_)].name : QString()));
   if (output.hasResult()) panel_->setResult(output.mainTable(), output.tables);
   else panel_->clearResult();
   if (!output.notes.isEmpty()) panel_->showMessage(output.notes.join("; "), false);

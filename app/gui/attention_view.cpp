@@ -7,9 +7,11 @@
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
 #include "widgets/heatmap_find_bar.h"
+#include "widgets/selection_copy.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QStandardItemModel>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -35,7 +37,9 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   model_box_ = new QComboBox;
   model_box_->setMinimumContentsLength(14);
   compare_check_ = new QCheckBox("Compare with");
+  compare_check_->setObjectName("compare");
   compare_box_ = new QComboBox;
+  compare_box_->setObjectName("compare_model");
   compare_box_->setMinimumContentsLength(14);
   compare_box_->setEnabled(false);
   layer_box_ = new BlockSpinBox;
@@ -149,6 +153,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   predictions_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
   predictions_->verticalHeader()->hide();
   predictions_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  enable_selection_copy(predictions_);
   predictions_layout->addWidget(predictions_);
   side_layout->addWidget(predictions_box, 2);
   splitter->addWidget(side);
@@ -161,6 +166,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   connect(sentence_edit_, &QLineEdit::returnPressed, this, run);
   connect(run_button_, &QPushButton::clicked, this, run);
   connect(model_box_, &QComboBox::currentIndexChanged, this, [this] {
+    syncCompareChoices();
     refreshHeads();
     Q_EMIT modelsChosen();
   });
@@ -204,12 +210,27 @@ void AttentionView::setModels(const std::vector<ModelSummary>& models) {
   }
   model_box_->setCurrentIndex(std::clamp(current, 0, static_cast<int>(models.size()) - 1));
   compare_box_->setCurrentIndex(std::clamp(compared < 0 ? 1 : compared, 0, static_cast<int>(models.size()) - 1));
+  syncCompareChoices();
   refreshHeads();
+}
+
+void AttentionView::syncCompareChoices() {
+  // The model shown cannot be compared with itself: greyed in the list, and moved off when chosen.
+  const int current = currentModel(), count = compare_box_->count();
+  if (auto* items = qobject_cast<QStandardItemModel*>(compare_box_->model()))
+    for (int i = 0; i < count; ++i) items->item(i)->setEnabled(i != current);
+  if (count > 1 && compare_box_->currentIndex() == current) compare_box_->setCurrentIndex((current + 1) % count);
+  compare_check_->setEnabled(count > 1);
+  compare_check_->setToolTip(count > 1 ? "Show a second model's attention beside this one's"
+                                       : "Open a second model to compare with");
+  if (count < 2) compare_check_->setChecked(false);
 }
 
 int AttentionView::currentModel() const { return model_box_->currentIndex(); }
 void AttentionView::setCurrentModel(int model) { model_box_->setCurrentIndex(model); }
-int AttentionView::compareModel() const { return compare_check_->isChecked() ? compare_box_->currentIndex() : -1; }
+int AttentionView::compareModel() const {
+  return compare_check_->isChecked() && compare_box_->currentIndex() != currentModel() ? compare_box_->currentIndex() : -1;
+}
 
 void AttentionView::setCompare(bool enabled, int model) {
   if (model >= 0 && model < compare_box_->count()) compare_box_->setCurrentIndex(model);
@@ -224,6 +245,12 @@ int AttentionView::head() const { return head_box_->currentIndex() - 1; }
 void AttentionView::setLayerHead(int layer, int head) {
   layer_box_->setValue(layer + 1);
   if (head + 1 < head_box_->count()) head_box_->setCurrentIndex(head + 1);
+}
+
+void AttentionView::stepLayer(int delta) { layer_box_->setValue(layer_box_->value() + delta); }  // the box clamps
+
+void AttentionView::stepHead(int delta) {
+  head_box_->setCurrentIndex(std::clamp(head_box_->currentIndex() + delta, 0, head_box_->count() - 1));
 }
 
 int AttentionView::position() const { return position_box_->currentIndex(); }

@@ -48,6 +48,9 @@ class AttentionView : public QWidget {
   int layer() const;  // 0-based
   int head() const;   // 0-based; −1 = mean of heads
   void setLayerHead(int layer, int head);
+  // The next (+1) or previous (−1) layer, or head (the mean of the heads before head 1), within bounds.
+  void stepLayer(int delta);
+  void stepHead(int delta);
   int position() const;  // the query row whose predictions are shown
   // Browsing a saved capture: no sentence to type, no second model, no predictions.
   void setBrowseOnly(bool browse_only);
@@ -92,6 +95,7 @@ class AttentionView : public QWidget {
  private:
   void refresh();
   void refreshHeads();
+  void syncCompareChoices();  // the compare list without the model shown
   void refreshOverview();
   void refreshPredictions();
   void refreshTranslation();

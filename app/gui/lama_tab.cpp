@@ -8,6 +8,7 @@
 #include "widgets/result_table_model.h"
 #include "widgets/result_plot.h"
 #include "widgets/word_weight_view.h"
+#include "widgets/selection_copy.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -90,7 +91,10 @@ LamaTab::LamaTab(const AnalysisDescriptor& descriptor, const TabContext& context
   shift_view_->verticalHeader()->setDefaultSectionSize(22);
   keyword_layout->addWidget(shift_view_, 1);
   // Both tables scroll: a header and a row or two are enough at the least, so the window fits 768 px.
-  for (auto* view : {keyword_view_, shift_view_}) view->setMinimumHeight(52);
+  for (auto* view : {keyword_view_, shift_view_}) {
+    view->setMinimumHeight(52);
+    enable_selection_copy(view);
+  }
   auto* exports = new QHBoxLayout;
   exports->addWidget(new QLabel("Export CSV:"));
   for (const auto& [name, title] : {std::pair<QString, QString>{"occurrences", "Occurrences…"},

@@ -13,9 +13,11 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -28,7 +30,6 @@ namespace aw {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::make_unique<ModelSession>()) {
   setWindowTitle("Attention Workbench");
-  resize(1360, 860);
   setAcceptDrops(true);
 
   auto* central = new QWidget(this);
@@ -57,7 +58,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   analyses_ = new AnalysisTabs(context, tabs_, this);
 
   heads_dock_ = new QDockWidget("Heads", this);
-  heads_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  heads_dock_->setObjectName("heads_dock");  // saveState names docks by their object names
+  // Closable, so that View → Heads can hide and show it (without, that menu item was greyed).
+  heads_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                           QDockWidget::DockWidgetClosable);
   auto* dock_body = new QWidget;
   auto* dock_layout = new QVBoxLayout(dock_body);
   dock_layout->setContentsMargins(4, 4, 4, 4);
@@ -71,7 +75,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   addDockWidget(Qt::LeftDockWidgetArea, heads_dock_);
 
   status_label_ = new QLabel;
-  statusBar()->addPermanentWidget(status_label_, 1);
+  // No stretch: a stretched permanent label left no room for messages ("Session saved to …" was not seen).
+  statusBar()->addPermanentWidget(status_label_);
   buildMenus();
 
   connect(view_, &AttentionView::runRequested, this, &MainWindow::runSentence);
@@ -97,41 +102,37 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   });
   connect(&watcher_, &QFutureWatcher<JobResult>::finished, this, &MainWindow::onJobFinished);
   updateStatus();
+  restoreLayout();
+}
+
+QRect MainWindow::fittedGeometry(const QRect& available) {
+  // Room for the title bar and borders the window manager adds around the client area.
+  const QSize frame(16, 48);
+  const QSize size = QSize(1360, 860).boundedTo(available.size() - frame);
+  QRect geometry(QPoint(), size);
+  geometry.moveCenter(available.center());
+  return geometry;
+}
+
+void MainWindow::restoreLayout() {
+  const QSettings settings;
+  // The last geometry and dock layout; the first time, the screen's free area (1,360 × 860 where it fits).
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
+    const auto* screen = QGuiApplication::primaryScreen();
+    if (screen) setGeometry(fittedGeometry(screen->availableGeometry()));
+  }
+  restoreState(settings.value("window/state").toByteArray());
+}
+
+void MainWindow::saveLayout() const {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
 }
 
 MainWindow::~MainWindow() {
   queued_.clear();
   watcher_.waitForFinished();
-}
-
-void MainWindow::buildMenus() {
-  auto* file_menu = menuBar()->addMenu("&File");
-  file_menu->addAction("&Open checkpoint folder…", QKeySequence::Open, this, [this] {
-    const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (native, GPT-2 or BERT)");
-    if (!dir.isEmpty()) openCheckpoint(dir);
-  });
-  file_menu->addAction("Open &attention file…", this, [this] {
-    const auto path = QFileDialog::getOpenFileName(this, "Open attention file (attention-cli attend --out)", QString(),
-                                                   "Attention files (*.safetensors)");
-    if (!path.isEmpty()) openAttentionFile(path);
-  });
-  recent_menu_ = file_menu->addMenu("Open &recent");
-  file_menu->addSeparator();
-  file_menu->addAction("Open &session…", this, [this] {
-    const auto path = QFileDialog::getOpenFileName(this, "Open session", QString(), "Workbench sessions (*.json)");
-    if (!path.isEmpty()) openSession(path);
-  });
-  file_menu->addAction("&Save session…", QKeySequence::Save, this, [this] {
-    auto path = QFileDialog::getSaveFileName(this, "Save session", QString(), "Workbench sessions (*.json)");
-    if (path.isEmpty()) return;
-    if (!path.endsWith(".json")) path += ".json";
-    if (saveSession(path)) statusBar()->showMessage("Session saved to " + path, 4000);
-  });
-  file_menu->addSeparator();
-  file_menu->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
-  auto* view_menu = menuBar()->addMenu("&View");
-  view_menu->addAction(heads_dock_->toggleViewAction());
-  refreshRecentMenu();
 }
 
 // job_active_, not watcher_.isRunning(): a job that has ended but whose result is not applied yet is still busy.
@@ -162,8 +163,9 @@ AttentionView* MainWindow::openAttentionFile(const QString& path) {
   viewer->setSentence(saved.capture.text);
   viewer->setColourScale(view_->colourScale());
   viewer->setCapture(0, saved.capture, {});
-  viewer->resize(1100, 700);
+  viewer->resize(QSize(1100, 700).boundedTo(fittedGeometry(screen()->availableGeometry()).size()));
   viewer->show();
+  viewers_.push_back(viewer);
   return viewer;
 }
 
@@ -336,6 +338,10 @@ void MainWindow::updateColouring() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   analyses_->cancelAll();
+  saveLayout();
+  // Attention-file viewers are windows of their own: left open, they would keep the process alive.
+  for (const auto& viewer : viewers_)
+    if (viewer) viewer->close();
   if (!models_.empty()) saveSession(lastSessionPath());
   QMainWindow::closeEvent(event);
 }

@@ -8,12 +8,15 @@
 
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QPointer>
 
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <vector>
 
+class QAction;
 class QComboBox;
 class QDockWidget;
 class QLabel;
@@ -47,7 +50,12 @@ class MainWindow : public QMainWindow {
 
   // Where the session is kept between runs (reopened on start).
   static QString lastSessionPath();
+  // Where the window opens the first time on a screen whose free area is `available`: 1,360 × 860,
+  // or less where that does not fit with the window manager's frame, centred.
+  static QRect fittedGeometry(const QRect& available);
 
+  // Every menu's shortcut and the views' own keys, as the HTML table Help → Keyboard shortcuts shows.
+  QString shortcutList() const;
   bool isBusy() const;  // loading, running a sentence or an analysis, making a layer to show
   QString errorText() const;
   AttentionView* attentionView() const { return view_; }
@@ -77,7 +85,14 @@ class MainWindow : public QMainWindow {
     int run_model = -1;  // ≥ 0: a sentence run for that model (queued at most once)
   };
 
-  void buildMenus();
+  void buildMenus();  // main_window_menus.cpp
+  // Switches the attention view's layer and head off, or back on (View → Switch the selected head…).
+  void toggleSelectedHead();
+  // "Attention Workbench — study.json (folder)": the session file the window shows.
+  void showSessionTitle(const QString& path);
+  // The geometry and dock layout of the last window closed (QSettings), or fittedGeometry the first time.
+  void restoreLayout();
+  void saveLayout() const;
   void enqueue(QueuedJob job);
   void startNextJob();
   void onJobFinished();
@@ -123,6 +138,9 @@ class MainWindow : public QMainWindow {
   QLabel* error_label_;
   QLabel* status_label_;
   QMenu* recent_menu_;
+  QAction* toggle_head_action_ = nullptr;
+  QString session_path_;  // the session file opened or saved last; "" for none
+  std::vector<QPointer<AttentionView>> viewers_;  // attention files' windows, closed with this one
 };
 
 }  // namespace aw

@@ -87,13 +87,9 @@ void MainWindow::openSession(const QString& path) {
   }
   // After the loads: restore the view and the analyses, then run what the view shows.
   const QDir base = QFileInfo(path).absoluteDir();
-  // The last session lives in the application's data folder, whose name is the application's: name it
-  // for what it is; another session by its folder ("sample_data").
-  const QString title =
-      QFileInfo(path) == QFileInfo(lastSessionPath()) ? QString("last session") : QFileInfo(base.path()).fileName();
-  enqueue({"Opening session", [this, saved, base, title]() -> Job {
-             return [this, saved, base, title]() -> JobResult {
-               return {{}, [this, saved, base, title] {
+  enqueue({"Opening session", [this, saved, base, path]() -> Job {
+             return [this, saved, base, path]() -> JobResult {
+               return {{}, [this, saved, base, path] {
                          view_->setCurrentModel(std::min<int>(saved.current_model, models_.size() - 1));
                          view_->setCompare(saved.compare && models_.size() > 1, saved.compare_model);
                          view_->setLayerHead(saved.layer, saved.head);
@@ -103,11 +99,21 @@ void MainWindow::openSession(const QString& path) {
                                                          : QString());
                          analyses_->restore(saved.analyses, base);
                          tabs_->setCurrentIndex(std::clamp(saved.tab, 0, tabs_->count() - 1));
-                         setWindowTitle("Attention Workbench — " + title);
+                         showSessionTitle(path);
                          requestRuns();
                        }};
              };
            }});
+}
+
+void MainWindow::showSessionTitle(const QString& path) {
+  // The last session lives in the application's data folder, whose name is the application's: name it
+  // for what it is; another session by its file and folder ("default_session.json (sample_data)").
+  const QFileInfo file(path);
+  const bool last = file == QFileInfo(lastSessionPath());
+  session_path_ = last ? QString() : file.absoluteFilePath();
+  setWindowTitle("Attention Workbench — " +
+                 (last ? QString("last session") : QString("%1 (%2)").arg(file.fileName(), file.absoluteDir().dirName())));
 }
 
 WorkbenchSession MainWindow::currentSession(const QString& path) const {

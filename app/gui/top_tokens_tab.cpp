@@ -22,7 +22,21 @@ TopTokensTab::TopTokensTab(const AnalysisDescriptor& descriptor, const TabContex
   target_buttons_ = new QButtonGroup(this);
   target_buttons_->setExclusive(true);
   panel()->settingsForm()->addRow("Target", scroll);
-  connect(target_buttons_, &QButtonGroup::idClicked, this, [this](int position) { target_ = position; });
+  // A click shows that target's table: the old target's, left on view until Run, read as the new one's.
+  connect(target_buttons_, &QButtonGroup::idClicked, this, [this](int position) {
+    target_ = position;
+    if (isRunning()) {
+      rerun_ = true;
+      cancel();
+    } else {
+      start();
+    }
+  });
+  connect(this, &AnalysisTab::finished, this, [this] {
+    if (!rerun_) return;
+    rerun_ = false;
+    start();
+  });
   connect(modelChooser(0), &QComboBox::currentIndexChanged, this, [this] { refreshTargets(); });
 }
 

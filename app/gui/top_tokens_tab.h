@@ -1,6 +1,6 @@
 // app/gui/top_tokens_tab.h — the top-tokens tab (Bird-Eye Table 3): the `top-tokens` descriptor run
 // on the attention view's sentence for two models side by side, the target token chosen by clicking
-// one of the sentence's tokens (position 0 cannot be one: nothing precedes it).
+// one of the sentence's tokens (position 0 cannot be one: nothing precedes it), which runs it at once.
 #pragma once
 
 #include "app/gui/analysis_tab.h"
@@ -30,6 +30,7 @@ class TopTokensTab : public AnalysisTab {
   QButtonGroup* target_buttons_;
   QWidget* target_row_;
   int target_ = -1;  // the clicked token's position; −1: none (the run takes the last)
+  bool rerun_ = false;  // a target clicked while a run was going: run again once it ends
 };
 
 }  // namespace aw

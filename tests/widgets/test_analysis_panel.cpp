@@ -1,10 +1,17 @@
 // tests/widgets/test_analysis_panel.cpp — an analysis's panel (widgets/analysis_panel.h) under
 // QT_QPA_PLATFORM=offscreen: it exports the CSV it was given verbatim, a PNG of the table and a PDF; its
-// Run and Cancel buttons follow the running state.
+// Run and Cancel buttons follow the running state; Ctrl+C copies the selected cells.
 #include "table/csv_format.h"
 #include "widgets/analysis_panel.h"
+#include "widgets/selection_copy.h"
+
+#include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
 
 #include <QFile>
+#include <QLabel>
+#include <QRegularExpression>
 #include <QFileInfo>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -43,6 +50,52 @@ class AnalysisPanelTests : public QObject {
                             .arg(panel.tableView()->width()).arg(panel.tableView()->height())));
     QVERIFY(panel.exportPdf(dir.filePath("out.pdf")));
     QVERIFY(QFileInfo(dir.filePath("out.pdf")).size() > 0);
+  }
+
+  // Ctrl+C copies every selected cell as tab-separated lines (the view's own copy took one cell).
+  void ctrlCCopiesTheSelectedCells() {
+    AnalysisPanel panel("test");
+    panel.setResult(read_csv("layer,head,delta\n1,1,0.5\n1,2,-0.25\n2,1,0.125\n"));
+    panel.show();
+    auto* view = panel.tableView();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    view->setFocus();
+    const auto* model = view->model();
+    view->selectionModel()->select(QItemSelection(model->index(0, 1), model->index(1, 2)), QItemSelectionModel::Select);
+    view->selectionModel()->select(model->index(2, 2), QItemSelectionModel::Select);  // a second range
+    QGuiApplication::clipboard()->clear();
+    QTest::keyClick(view, Qt::Key_C, Qt::ControlModifier);
+    // Rows 1–3 × columns head..delta; row 3's head is not selected and stays empty.
+    QCOMPARE(QGuiApplication::clipboard()->text(), QString("1\t0.5\n2\t-0.25\n\t0.125\n"));
+    QCOMPARE(selection_as_tsv(*view), QGuiApplication::clipboard()->text());
+    // The same from the context menu's action.
+    QGuiApplication::clipboard()->clear();
+    view->selectionModel()->select(model->index(0, 0), QItemSelectionModel::ClearAndSelect);
+    QCOMPARE(view->actions().size(), 1);
+    view->actions().front()->trigger();
+    QCOMPARE(QGuiApplication::clipboard()->text(), QString("1\n"));
+  }
+
+  // After a run the line beside the bar says how it went in words ("done in 0.1 s · 3 rows"), with the
+  // table's key=value metadata in its tooltip; exports are titled and named for the result.
+  void progressLineSaysHowTheRunWentAndExportsAreNamed() {
+    AnalysisPanel panel("test");
+    panel.setRunning(true);
+    panel.endRun(AnalysisPanel::RunEnd::Done);
+    panel.setResult(read_csv("# model=m, metric=perplexity, baseline=3.5\nlayer,head,delta\n1,1,0.5\n1,2,-0.25\n2,1,0.125\n"));
+    QVERIFY2(QRegularExpression("^done in [0-9.]+ s · 3 rows$").match(panel.progressText()).hasMatch(),
+             qPrintable(panel.progressText()));
+    QString tooltip;
+    for (const auto* label : panel.findChildren<QLabel*>())
+      if (label->text() == panel.progressText()) tooltip = label->toolTip();
+    QCOMPARE(tooltip, QString("model=m\nmetric=perplexity\nbaseline=3.5"));
+    panel.setResult(read_csv("a\n1\n"));  // shown again (a restored session): not run now
+    QCOMPARE(panel.progressText(), QString("1 row"));
+
+    QCOMPARE(panel.exportTitle("csv"), QString("Export the result as CSV"));
+    panel.setExportName("ablate_vanilla lm");
+    QCOMPARE(panel.exportTitle("png"), QString("Export ablate_vanilla lm as PNG"));
+    QVERIFY2(panel.suggestedExportPath("csv").endsWith("/ablate_vanilla_lm.csv"), qPrintable(panel.suggestedExportPath("csv")));
   }
 
   void panelRunAndCancelButtonsFollowTheRunningState() {

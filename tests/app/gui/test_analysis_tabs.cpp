@@ -72,14 +72,25 @@ class AnalysisTabsTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
     auto* ablation = window.analyses()->panel("ablate");
+    // A checkpoint's weights given as data: one red line naming the file and what ablate needs (it
+    // used to be read as text, "3 / 445 batches …").
+    const auto weights = kSampleData + "/vanilla_lm/model.safetensors";
+    ablation->findChild<QLineEdit*>("text")->setText(weights);
+    window.analyses()->run("ablate");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QVERIFY2(ablation->messageText().startsWith(weights + ": is a binary file, not text (a zero byte at offset ") &&
+                 ablation->messageText().endsWith("): ablate needs plain text"),
+             qPrintable(ablation->messageText()));
+    finished.clear();
     ablation->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     ablation->findChild<QSpinBox*>("window")->setValue(16);
     QCOMPARE(ablation->findChild<QSpinBox*>("bootstrap")->value(), 1000);
-    // 7 windows of one short text: the deltas alone, no star, and the message line says why.
+    // 7 windows of six one-line sentences, resampled by sentence (a paragraph each): the deltas
+    // alone, no star, and the message line says why.
     QCOMPARE(ablation->findChild<QSpinBox*>("min-units")->value(), 20);
     window.analyses()->run("ablate");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
-    QCOMPARE(ablation->messageText(), QString("no intervals or p-values: 7 windows are fewer than the 20 independent "
+    QCOMPARE(ablation->messageText(), QString("no intervals or p-values: 6 paragraphs are fewer than the 20 independent "
                                               "units the bootstrap needs (--min-units)"));
     QCOMPARE(ablation->table().column("significant"), -1);
     QCOMPARE(ablation->plot()->plot()->itemCount(), 0);
@@ -152,7 +163,7 @@ class AnalysisTabsTests : public QObject {
     panel->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
     panel->findChild<QSpinBox*>("window")->setValue(16);
     panel->findChild<QSpinBox*>("bootstrap")->setValue(200);
-    panel->findChild<QSpinBox*>("min-units")->setValue(2);  // the text's 7 windows
+    panel->findChild<QSpinBox*>("min-units")->setValue(2);  // the text's 6 sentences
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
     window.analyses()->run("ablate");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
@@ -163,7 +174,7 @@ class AnalysisTabsTests : public QObject {
     QVERIFY(panel->exportCsv(gui_csv));
     // Everything the command line needs is in the file's first line.
     const auto header = QString::fromUtf8(read_all(gui_csv)).section('\n', 0, 0);
-    QVERIFY2(header.contains("heads_off=1.1,2.3") && header.contains("bootstrap=200") && header.contains("units=7, min_units=2"),
+    QVERIFY2(header.contains("heads_off=1.1,2.3") && header.contains("bootstrap=200") && header.contains("unit=paragraphs, units=6, min_units=2"),
              qPrintable(header));
     QProcess cli;
     cli.start(AW_CLI_PATH, {"ablate", "--model", kSampleData + "/bet_sf", "--text", kSampleData + "/demo_sentences.txt",

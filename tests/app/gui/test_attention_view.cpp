@@ -9,7 +9,10 @@
 #include "widgets/attention_overview.h"
 #include "widgets/heatmap_find_bar.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QLineEdit>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -145,6 +148,32 @@ class AttentionViewTests : public QObject {
     QTest::keyClicks(view.findBar()->edit(), "xyz");
     QTest::keyClick(view.findBar()->edit(), Qt::Key_Return);
     QCOMPARE(view.findBar()->note(), QString("no token 'parisxyz'"));
+  }
+
+  // The model shown is not offered to compare with: greyed in the list, and the comparison moves to
+  // another model when the shown one becomes the compared one; one model alone has nothing to compare.
+  void compareWithOffersOnlyOtherModels() {
+    AttentionView view;
+    ModelSummary summary;
+    summary.architecture = "transformer_lm";
+    summary.layers = 1;
+    summary.heads_per_block = {1};
+    std::vector<ModelSummary> models(3, summary);
+    for (int i = 0; i < 3; ++i) models[i].name = QString("m%1").arg(i);
+    view.setModels(models);
+    view.setCompare(true, 1);
+    auto* list = view.findChild<QComboBox*>("compare_model");
+    const auto* items = qobject_cast<QStandardItemModel*>(list->model());
+    QVERIFY(items);
+    QVERIFY(!items->item(0)->isEnabled());
+    QVERIFY(items->item(1)->isEnabled() && items->item(2)->isEnabled());
+    view.setCurrentModel(1);  // the compared one: the comparison moves on
+    QCOMPARE(view.currentModel(), 1);
+    QCOMPARE(view.compareModel(), 2);
+    QVERIFY(!items->item(1)->isEnabled() && items->item(0)->isEnabled());
+    view.setModels({models[0]});
+    QCOMPARE(view.compareModel(), -1);
+    QVERIFY(!view.findChild<QCheckBox*>("compare")->isEnabled());
   }
 };
 

@@ -14,3 +14,19 @@ foreach(bad "size;12;--size 12: expected WIDTHxHEIGHT, e.g. 1366x768"
   set_tests_properties(gui.bad_${option} PROPERTIES LABELS gui
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 endforeach()
+
+# Help needs no display (it used to abort in Qt's xcb plugin); without a display the window says so
+# in one line instead of Qt's plugin error.
+string(JOIN "^^" help_command ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+       "$<TARGET_FILE:attention-workbench>" --help)
+add_test(NAME gui.help_without_display
+         COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${help_command}" -DEXPECT_EXIT=0
+                 "-DEXPECT_REGEX=Usage: [^\n]*attention-workbench \\[options\\].*--sample-data <DIR>.*--screenshot <FILE>"
+                 -P ${aw_test_support_dir}/run_cli.cmake)
+string(JOIN "^^" bare_command ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+       "$<TARGET_FILE:attention-workbench>" --sample-data sample_data)
+add_test(NAME gui.no_display
+         COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${bare_command}" -DEXPECT_EXIT=1 -DEXPECT_STDERR_LINES=1
+                 "-DEXPECT_REGEX=^attention-workbench: no display to open the window on \\(DISPLAY is not set\\)"
+                 -P ${aw_test_support_dir}/run_cli.cmake)
+set_tests_properties(gui.help_without_display gui.no_display PROPERTIES LABELS gui)

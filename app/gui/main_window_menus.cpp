@@ -1,0 +1,119 @@
+// app/gui/main_window_menus.cpp — the window's menus (see main_window.h): File (checkpoints, attention
+// files, sessions), View (the heads panel, tabs, layers and heads by key, switching the selected head
+// off or on) and Help (every shortcut, where the documentation is, the version).
+#include "app/gui/main_window.h"
+
+#include "app/gui/attention_view.h"
+#include "widgets/head_toggle_grid.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace aw {
+
+void MainWindow::buildMenus() {
+  auto* file_menu = menuBar()->addMenu("&File");
+  file_menu->addAction("&Open checkpoint folder…", QKeySequence::Open, this, [this] {
+    const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (native, GPT-2 or BERT)");
+    if (!dir.isEmpty()) openCheckpoint(dir);
+  });
+  file_menu->addAction("Open &attention file…", this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, "Open attention file (attention-cli attend --out)", QString(),
+                                                   "Attention files (*.safetensors)");
+    if (!path.isEmpty()) openAttentionFile(path);
+  });
+  recent_menu_ = file_menu->addMenu("Open &recent");
+  file_menu->addSeparator();
+  file_menu->addAction("Open &session…", this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, "Open session", QString(), "Workbench sessions (*.json)");
+    if (!path.isEmpty()) openSession(path);
+  });
+  file_menu->addAction("&Save session…", QKeySequence::Save, this, [this] {
+    auto path = QFileDialog::getSaveFileName(this, "Save session", session_path_.isEmpty() ? "session.json" : session_path_,
+                                             "Workbench sessions (*.json)");
+    if (path.isEmpty()) return;
+    if (!path.endsWith(".json")) path += ".json";
+    if (saveSession(path)) {
+      showSessionTitle(path);
+      statusBar()->showMessage("Session saved to " + path, 6000);
+    }
+  });
+  file_menu->addSeparator();
+  file_menu->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+  auto* view_menu = menuBar()->addMenu("&View");
+  view_menu->addAction(heads_dock_->toggleViewAction());
+  heads_dock_->toggleViewAction()->setShortcut(QKeySequence("Ctrl+Shift+H"));
+  view_menu->addSeparator();
+  view_menu->addAction("&Attention tab", QKeySequence("Ctrl+1"), this, [this] { tabs_->setCurrentIndex(0); });
+  view_menu->addAction("&Next tab", QKeySequence::NextChild, this,
+                       [this] { tabs_->setCurrentIndex((tabs_->currentIndex() + 1) % tabs_->count()); });
+  view_menu->addAction("&Previous tab", QKeySequence::PreviousChild, this, [this] {
+    tabs_->setCurrentIndex((tabs_->currentIndex() + tabs_->count() - 1) % tabs_->count());
+  });
+  view_menu->addSeparator();
+  view_menu->addAction("Next &layer", QKeySequence("Ctrl+Down"), this, [this] { view_->stepLayer(1); });
+  view_menu->addAction("Previous l&ayer", QKeySequence("Ctrl+Up"), this, [this] { view_->stepLayer(-1); });
+  view_menu->addAction("Next &head", QKeySequence("Ctrl+]"), this, [this] { view_->stepHead(1); });
+  view_menu->addAction("Previous h&ead", QKeySequence("Ctrl+["), this, [this] { view_->stepHead(-1); });
+  toggle_head_action_ = view_menu->addAction("&Switch the selected head off or on", QKeySequence("Ctrl+T"), this,
+                                             [this] { toggleSelectedHead(); });
+
+  auto* help_menu = menuBar()->addMenu("&Help");
+  help_menu->addAction("&Keyboard shortcuts", QKeySequence::HelpContents, this, [this] {
+    QMessageBox box(QMessageBox::NoIcon, "Keyboard shortcuts", shortcutList(), QMessageBox::Close, this);
+    box.setTextFormat(Qt::RichText);
+    box.exec();
+  });
+  help_menu->addAction("&About Attention Workbench", this, [this] {
+    QMessageBox::about(this, "About Attention Workbench",
+                       "<b>Attention Workbench</b><p>Study attention inside transformer models: per-layer maps, "
+                       "heads switched off live, and the analyses of Bird-Eye Transformers, Michel et al. "
+                       "(Sixteen Heads) and LAMA.</p><p>The documentation is in the docs/ folder of the source: "
+                       "docs/window.md for this window, docs/analyses.md for each analysis. The same analyses run "
+                       "from the command line: <code>attention-cli help</code>.</p>");
+  });
+  refreshRecentMenu();
+}
+
+QString MainWindow::shortcutList() const {
+  QString rows;
+  for (const auto* menu : menuBar()->findChildren<QMenu*>()) {
+    for (const auto* action : menu->actions()) {
+      if (action->shortcut().isEmpty()) continue;
+      auto name = action->text();
+      name.remove('&');
+      rows += QString("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
+                  .arg(name.toHtmlEscaped(), action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped());
+    }
+  }
+  // Keys of the views themselves, not of a menu.
+  for (const auto& [keys, what] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"Enter (in the sentence)", "run the sentence"},
+           {"Wheel / drag (on a map)", "zoom / move a long text's map"},
+           {"Ctrl+C (in a table)", "copy the selected cells"}})
+    rows += QString("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>").arg(what, keys);
+  return "<table>" + rows + "</table>";
+}
+
+void MainWindow::toggleSelectedHead() {
+  const int model = view_->currentModel(), layer = view_->layer(), head = view_->head();
+  if (model < 0 || model >= static_cast<int>(gates_.size()) || head < 0) {
+    statusBar()->showMessage("Choose a head first (the Head list, or a thumbnail): the mean of the heads cannot be "
+                             "switched off", 6000);
+    return;
+  }
+  heads_->toggle(layer, head);  // the heads panel shows this model: it re-runs the sentence as a click would
+  statusBar()->showMessage(
+      QString("Layer %1, head %2 %3").arg(layer + 1).arg(head + 1).arg(heads_->gates().isOn(layer, head) ? "on" : "off"), 4000);
+}
+
+}  // namespace aw
