@@ -51,6 +51,13 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
+  // Shown instead of the plot while there is no matrix: an empty plot was a dark block under "layer 0".
+  placeholder_ = new QLabel(placeholder_text_);
+  placeholder_->setAlignment(Qt::AlignCenter);
+  placeholder_->setWordWrap(true);
+  placeholder_->setStyleSheet("color: #555555; font-size: 11pt;");
+  placeholder_->hide();
+  layout->addWidget(placeholder_);
 
   color_map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   color_map_->setInterpolate(false);
@@ -121,10 +128,25 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
   stale_note_->hide();
 }
 
+void AttentionHeatmap::setPlaceholder(const QString& text) {
+  placeholder_text_ = text;
+  updatePlaceholder();
+}
+
+void AttentionHeatmap::updatePlaceholder() {
+  // Without a matrix the note ("running …", a layer's error) is the placeholder's text.
+  const bool empty = matrix_.rows == 0;
+  plot_->setVisible(!empty);
+  placeholder_->setVisible(empty);
+  placeholder_->setText(stale_text_.isEmpty() ? placeholder_text_ : stale_text_);
+  stale_note_->setVisible(!empty && !stale_text_.isEmpty());
+}
+
 void AttentionHeatmap::setStale(const QString& note) {
+  stale_text_ = note;
   if (note.isEmpty()) {
     plot_->setGraphicsEffect(nullptr);  // deletes the effect
-    stale_note_->hide();
+    updatePlaceholder();
     return;
   }
   if (!plot_->graphicsEffect()) {
@@ -135,11 +157,11 @@ void AttentionHeatmap::setStale(const QString& note) {
   stale_note_->setText(note);
   stale_note_->adjustSize();
   stale_note_->move((width() - stale_note_->width()) / 2, (height() - stale_note_->height()) / 2);
-  stale_note_->show();
   stale_note_->raise();
+  updatePlaceholder();
 }
 
-bool AttentionHeatmap::isStale() const { return !stale_note_->isHidden(); }
+bool AttentionHeatmap::isStale() const { return !stale_text_.isEmpty(); }
 
 void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
   const bool same_size = matrix.rows == matrix_.rows && matrix.cols == matrix_.cols && matrix.rows > 0;
@@ -153,6 +175,7 @@ void AttentionHeatmap::setMatrix(const AttentionMatrix& matrix) {
     last_found_ = -1;
   }
   paintCells();
+  updatePlaceholder();
   const auto keys = same_size ? plot_->xAxis->range() : QCPRange(-0.5, matrix.cols - 0.5);
   const auto queries = same_size ? plot_->yAxis->range() : QCPRange(-0.5, matrix.rows - 0.5);
   setView(keys.lower, keys.upper, queries.lower, queries.upper);

@@ -48,6 +48,9 @@ class AttentionHeatmap : public QWidget {
   // over it; empty `note` = current again.
   void setStale(const QString& note);
   bool isStale() const;
+  // What the map says while it has no matrix (no model, no sentence run yet), in place of the plot.
+  void setPlaceholder(const QString& text);
+  QString placeholderText() const { return placeholder_text_; }
 
   // "query → key: 0.123" (small weights in scientific notation, 4 significant digits) for a cell, or
   // an empty string outside the matrix.
@@ -131,6 +134,10 @@ class AttentionHeatmap : public QWidget {
   QCPColorScale* color_scale_;
   QCPTextElement* title_;
   QLabel* stale_note_;
+  QString stale_text_;
+  QLabel* placeholder_;
+  QString placeholder_text_ = "Type a sentence and press Enter";
+  void updatePlaceholder();
   QRubberBand* rubber_band_;
   QCPItemRect* found_outline_;
   QAction* export_action_;

@@ -43,6 +43,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   compare_box_->setMinimumContentsLength(14);
   compare_box_->setEnabled(false);
   layer_box_ = new BlockSpinBox;
+  layer_box_->setObjectName("layer");
   layer_box_->setPrefix("layer ");
   layer_box_->setMinimumWidth(90);
   layer_box_->setToolTip("PgUp / PgDn");
@@ -195,6 +196,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     if (shown && shown->layerKind(layer()) == AttentionKind::Encoder) return;
     if (row < position_box_->count()) position_box_->setCurrentIndex(row);
   });
+  refreshHeads();  // no model yet: the maps say how to open one
 }
 
 void AttentionView::setModels(const std::vector<ModelSummary>& models) {
@@ -317,7 +319,19 @@ const AttentionCapture* AttentionView::capture(int model) const {
 
 void AttentionView::refreshHeads() {
   const int model = currentModel();
-  if (model < 0 || model >= static_cast<int>(models_.size())) return;
+  // No model: nothing to choose, and the maps say how to open one (not "layer 0" over a dark block).
+  const bool any = model >= 0 && model < static_cast<int>(models_.size());
+  for (auto* chooser : std::initializer_list<QWidget*>{model_box_, layer_box_, head_box_}) chooser->setEnabled(any);
+  for (auto* map : {heatmap_, compare_heatmap_})
+    map->setPlaceholder(any ? QString("Type a sentence and press Enter")
+                            : QString("No model loaded: File → Open checkpoint folder… (Ctrl+O),\n"
+                                      "or drop a checkpoint folder or a session file on the window"));
+  if (!any) {
+    const QSignalBlocker block(layer_box_);
+    layer_box_->setRange(1, 1);
+    refresh();
+    return;
+  }
   const auto& summary = models_[model];
   {
     const QSignalBlocker block(layer_box_);
@@ -408,7 +422,11 @@ void AttentionView::refreshPredictions() {
   predictions_->setRowCount(0);
   const auto found = captures_.find(currentModel());
   if (found == captures_.end()) {
+    // No run to show (none yet, or it failed): no tokens to choose either, not the last run's.
     predictions_title_->clear();
+    const QSignalBlocker block(position_box_);
+    position_box_->clear();
+    position_box_->setEnabled(false);
     return;
   }
   const auto& capture = found->second.capture;

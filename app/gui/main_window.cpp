@@ -3,6 +3,7 @@
 
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
+#include "app/gui/error_line.h"
 #include "widgets/head_toggle_grid.h"
 
 #include <QCloseEvent>
@@ -35,13 +36,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   auto* central = new QWidget(this);
   auto* layout = new QVBoxLayout(central);
   layout->setContentsMargins(6, 6, 6, 0);
-  error_label_ = new QLabel;
-  error_label_->setStyleSheet("color: #b00020; font-weight: bold; padding: 4px;");
-  error_label_->setWordWrap(true);
-  error_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  error_label_->hide();
-  layout->addWidget(error_label_);
   tabs_ = new QTabWidget;
+  error_line_ = new ErrorLine;
+  tabs_->setCornerWidget(error_line_, Qt::TopRightCorner);
   view_ = new AttentionView;
   tabs_->addTab(view_, "Attention");
   layout->addWidget(tabs_, 1);
@@ -139,7 +136,7 @@ MainWindow::~MainWindow() {
 bool MainWindow::isBusy() const {
   return job_active_ || !queued_.empty() || analyses_->isRunning() || view_->isMakingLayer();
 }
-QString MainWindow::errorText() const { return error_label_->isHidden() ? QString() : error_label_->text(); }
+QString MainWindow::errorText() const { return error_line_->text(); }
 
 AttentionView* MainWindow::openAttentionFile(const QString& path) {
   SavedAttention saved;
@@ -170,10 +167,9 @@ AttentionView* MainWindow::openAttentionFile(const QString& path) {
 }
 
 void MainWindow::showError(const QString& message) {
-  error_label_->setText(message);
-  error_label_->show();
+  error_line_->showError(message);
 }
-void MainWindow::clearError() { error_label_->hide(); }
+void MainWindow::clearError() { error_line_->clear(); }
 
 // ---- background jobs: one at a time, in order ------------------------------------------------------
 

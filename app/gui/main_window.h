@@ -27,6 +27,7 @@ namespace aw {
 
 class AnalysisTabs;
 class AttentionView;
+class ErrorLine;
 class HeadToggleGrid;
 
 class MainWindow : public QMainWindow {
@@ -57,7 +58,8 @@ class MainWindow : public QMainWindow {
   // Every menu's shortcut and the views' own keys, as the HTML table Help → Keyboard shortcuts shows.
   QString shortcutList() const;
   bool isBusy() const;  // loading, running a sentence or an analysis, making a layer to show
-  QString errorText() const;
+  QString errorText() const;  // the whole message of the error line; "" when none is shown
+  ErrorLine* errorLine() const { return error_line_; }
   AttentionView* attentionView() const { return view_; }
   HeadToggleGrid* headsPanel() const { return heads_; }
   AnalysisTabs* analyses() const { return analyses_; }
@@ -135,7 +137,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* heads_dock_;
   HeadToggleGrid* heads_;
   QComboBox* colour_box_;
-  QLabel* error_label_;
+  ErrorLine* error_line_;
   QLabel* status_label_;
   QMenu* recent_menu_;
   QAction* toggle_head_action_ = nullptr;

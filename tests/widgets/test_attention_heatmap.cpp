@@ -11,6 +11,7 @@
 #include <qcustomplot.h>
 
 #include <QSignalSpy>
+#include <QLabel>
 #include <QTest>
 
 using namespace aw;
@@ -168,6 +169,30 @@ class AttentionHeatmapTests : public QObject {
     heatmap.setStale({});
     QVERIFY(!heatmap.isStale());
     QVERIFY(!heatmap.plot()->graphicsEffect());
+  }
+
+  // Without a matrix the map shows its placeholder in place of the plot (an empty plot was a dark
+  // block); a note while empty ("running m…") takes the placeholder's place.
+  void heatmapWithoutAMatrixShowsItsPlaceholder() {
+    AttentionHeatmap heatmap;
+    heatmap.resize(400, 300);
+    heatmap.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+    heatmap.setPlaceholder("No model loaded");
+    heatmap.setMatrix({});
+    const auto shown_text = [&heatmap] {
+      for (const auto* label : heatmap.findChildren<QLabel*>())
+        if (label->isVisible()) return label->text();
+      return QString();
+    };
+    QVERIFY(!heatmap.plot()->isVisible());
+    QCOMPARE(shown_text(), QString("No model loaded"));
+    heatmap.setStale("running m…");
+    QCOMPARE(shown_text(), QString("running m…"));
+    heatmap.setStale({});
+    heatmap.setMatrix(three_by_three());
+    QVERIFY(heatmap.plot()->isVisible());
+    QCOMPARE(shown_text(), QString());
   }
 
   void heatmapCellUnderThePointer() {

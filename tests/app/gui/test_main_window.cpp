@@ -6,6 +6,7 @@
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
+#include "app/gui/error_line.h"
 #include "app/gui/main_window.h"
 #include "app/gui/model_session.h"
 #include "app/gui/session_file.h"
@@ -25,6 +26,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QPointer>
 #include <QProcess>
 #include <QScreen>
@@ -260,10 +262,22 @@ class MainWindowTests : public QObject {
     window.show();
     window.openSampleData(kSampleData);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    const auto tabs_before = window.tabs()->geometry();
     window.openCheckpoint(kSampleData + "/no_such_model");
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().contains("no_such_model"), qPrintable("error text: " + window.errorText()));
     QCOMPARE(window.modelCount(), 3);
+    // The error line sits in the tab bar's corner: the tabs are not pushed down (they were, by ~28 px),
+    // and × dismisses it.
+    QTest::qWait(20);
+    QCOMPARE(window.tabs()->geometry(), tabs_before);
+    QVERIFY(window.errorLine()->isVisible());
+    QVERIFY(window.errorLine()->geometry().bottom() <= window.tabs()->tabBar()->geometry().bottom() + 4);
+    QVERIFY2(window.errorLine()->shownText().startsWith(window.errorText().left(10)),
+             qPrintable(window.errorLine()->shownText() + " | " + window.errorText() + " | " +
+                        QString::number(window.errorLine()->width())));
+    QTest::mouseClick(window.errorLine()->dismissButton(), Qt::LeftButton);
+    QVERIFY(window.errorText().isEmpty() && !window.errorLine()->isVisible());
 
     QString long_sentence;
     const int vanilla_positions = sample_shape("vanilla_lm").positions;
@@ -424,6 +438,36 @@ class MainWindowTests : public QObject {
     const auto shortcuts = window.shortcutList();
     for (const char* listed : {"Switch the selected head off or on", "Ctrl+T", "Next layer", "Save session…", "Ctrl+C"})
       QVERIFY2(shortcuts.contains(listed), listed);
+  }
+
+  // With no model the maps say how to open one (it used to be "layer 0" over a dark block), and the
+  // choosers wait for a model.
+  void anEmptyWindowSaysHowToOpenAModel() {
+    MainWindow window;
+    window.show();
+    auto* view = window.attentionView();
+    QVERIFY(view->heatmap()->placeholderText().startsWith("No model loaded: File → Open checkpoint folder…"));
+    QVERIFY(!view->heatmap()->plot()->isVisible());
+    QVERIFY(!view->findChild<QSpinBox*>("layer")->isEnabled());
+    window.openCheckpoint(kSampleData + "/vanilla_lm");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.modelCount() == 1, kTimeoutMs);
+    QCOMPARE(view->heatmap()->placeholderText(), QString("Type a sentence and press Enter"));
+    QVERIFY(view->findChild<QSpinBox*>("layer")->isEnabled());
+    // An error with nothing else going on shows in the tab bar's corner, readable.
+    MainWindow bare;
+    bare.resize(1366, 768);
+    bare.show();
+    bare.openCheckpoint(kSampleData + "/no_such_model");
+    QTRY_VERIFY_WITH_TIMEOUT(!bare.isBusy(), kTimeoutMs);
+    QTest::qWait(700);
+    QVERIFY2(bare.errorLine()->shownText().startsWith(bare.errorText().left(10)) && bare.errorLine()->width() > 200,
+             qPrintable(bare.errorLine()->shownText() + " | " + QString::number(bare.errorLine()->width())));
+    bare.grab().save(AW_BUILD_DIR "/error_line.png");
+    window.openCheckpoint(kSampleData + "/no_such_model");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QTest::qWait(20);
+    QVERIFY2(window.errorLine()->shownText().startsWith(window.errorText().left(10)) && window.errorLine()->width() > 200,
+             qPrintable(window.errorLine()->shownText() + " | " + QString::number(window.errorLine()->width())));
   }
 
   // The first start opens on the screen's free area (1,360 × 860 where it fits with the frame), and
