@@ -18,6 +18,8 @@
 #include <QDir>
 #include <QFile>
 #include <QIcon>
+#include <QLocale>
+#include <QMessageBox>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -151,11 +153,21 @@ int main(int argc, char** argv) {
   }
 
   aw::MainWindow window;
+  if (parser.isSet(options.screenshot)) window.setAutosaveEnabled(false);
   if (parser.isSet(options.dtype)) window.setComputeDtype(parser.value(options.dtype));
   if (width > 0) window.resize(width, height);
   window.show();
   const auto last = aw::MainWindow::lastSessionPath();
-  switch (aw::start_session(parser.isSet(options.session), parser.isSet(options.sample), parser.isSet(options.restore),
+  // A window that did not close left its autosave: offer it first (not when rendering a screenshot,
+  // which asks nobody; the autosave then stays for the next interactive start).
+  const bool recovered = !parser.isSet(options.screenshot) && window.offerRecovery([&window](const QDateTime& saved) {
+    return QMessageBox::question(&window, "Recover the last session?",
+                                 QString("The last Attention Workbench window did not close (a crash or a killed "
+                                         "process). Its session was autosaved at %1. Reopen it?")
+                                     .arg(QLocale().toString(saved, QLocale::ShortFormat)),
+                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
+  });
+  if (!recovered) switch (aw::start_session(parser.isSet(options.session), parser.isSet(options.sample), parser.isSet(options.restore),
                             parser.isSet(options.fresh), QFile::exists(last))) {
     case aw::StartSession::Given: window.openSession(parser.value(options.session)); break;
     case aw::StartSession::Sample: window.openSampleData(parser.value(options.sample)); break;

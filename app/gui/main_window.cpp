@@ -100,6 +100,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   connect(&watcher_, &QFutureWatcher<JobResult>::finished, this, &MainWindow::onJobFinished);
   updateStatus();
   restoreLayout();
+  startAutosave();
 }
 
 QRect MainWindow::fittedGeometry(const QRect& available) {
@@ -339,6 +340,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   for (const auto& viewer : viewers_)
     if (viewer) viewer->close();
   if (!models_.empty()) saveSession(lastSessionPath());
+  endAutosave();
   QMainWindow::closeEvent(event);
 }
 

@@ -18,6 +18,8 @@
 
 class QAction;
 class QComboBox;
+class QDateTime;
+class QTimer;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -51,6 +53,19 @@ class MainWindow : public QMainWindow {
 
   // Where the session is kept between runs (reopened on start).
   static QString lastSessionPath();
+  // The session written every kAutosaveIntervalMs and after each finished analysis (atomically),
+  // removed when the window closes: found at a start, the last window did not close (main_window_autosave.cpp).
+  static QString autosavePath();
+  static constexpr int kAutosaveIntervalMs = 3 * 60 * 1000;
+  void setAutosaveInterval(int milliseconds);
+  // Off for a window that renders a screenshot and quits: its session is nobody's work to recover.
+  void setAutosaveEnabled(bool enabled);
+  // Writes the autosave now (false without a model, or when it cannot be written: a status message).
+  bool autosave();
+  // An autosave left by a window that did not close: `ask` (given when it was written) decides whether
+  // to reopen it. Declined, it is set aside as autosave-declined.json; unreadable, as
+  // autosave-unreadable.json with one error line. True when the session is being reopened.
+  bool offerRecovery(const std::function<bool(const QDateTime& saved)>& ask);
   // Where the window opens the first time on a screen whose free area is `available`: 1,360 × 860,
   // or less where that does not fit with the window manager's frame, centred.
   static QRect fittedGeometry(const QRect& available);
@@ -88,6 +103,8 @@ class MainWindow : public QMainWindow {
   };
 
   void buildMenus();  // main_window_menus.cpp
+  void startAutosave();
+  void endAutosave();
   // Switches the attention view's layer and head off, or back on (View → Switch the selected head…).
   void toggleSelectedHead();
   // "Attention Workbench — study.json (folder)": the session file the window shows.
@@ -142,6 +159,8 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_;
   QAction* toggle_head_action_ = nullptr;
   QString session_path_;  // the session file opened or saved last; "" for none
+  QTimer* autosave_timer_ = nullptr;
+  bool autosave_enabled_ = true;
   std::vector<QPointer<AttentionView>> viewers_;  // attention files' windows, closed with this one
 };
 

@@ -110,10 +110,11 @@ void MainWindow::showSessionTitle(const QString& path) {
   // The last session lives in the application's data folder, whose name is the application's: name it
   // for what it is; another session by its file and folder ("default_session.json (sample_data)").
   const QFileInfo file(path);
-  const bool last = file == QFileInfo(lastSessionPath());
-  session_path_ = last ? QString() : file.absoluteFilePath();
-  setWindowTitle("Attention Workbench — " +
-                 (last ? QString("last session") : QString("%1 (%2)").arg(file.fileName(), file.absoluteDir().dirName())));
+  const bool last = file == QFileInfo(lastSessionPath()), recovered = file == QFileInfo(autosavePath());
+  session_path_ = last || recovered ? QString() : file.absoluteFilePath();
+  setWindowTitle("Attention Workbench — " + (last        ? QString("last session")
+                                             : recovered ? QString("recovered session")
+                                                         : QString("%1 (%2)").arg(file.fileName(), file.absoluteDir().dirName())));
 }
 
 WorkbenchSession MainWindow::currentSession(const QString& path) const {

@@ -20,17 +20,11 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
-#include <QDockWidget>
 #include <QFile>
 #include <QLineEdit>
-#include <QMenu>
-#include <QMenuBar>
-#include <QStatusBar>
 #include <QTabBar>
 #include <QPointer>
 #include <QProcess>
-#include <QScreen>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -397,110 +391,6 @@ class MainWindowTests : public QObject {
     window.show();
     window.close();
     QTRY_VERIFY_WITH_TIMEOUT(open_viewer.isNull(), kTimeoutMs);  // closed, and deleted on close
-  }
-
-  // Every View item works (the heads panel's used to be greyed), Ctrl+T switches the selected head off
-  // and on, and Help lists every shortcut.
-  void viewMenuAndTheHeadKey() {
-    MainWindow window;
-    window.show();
-    window.openSampleData(kSampleData);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QMenu* view_menu = nullptr;
-    for (auto* menu : window.menuBar()->findChildren<QMenu*>())
-      if (menu->title() == "&View") view_menu = menu;
-    QVERIFY(view_menu);
-    QAction* toggle = nullptr;
-    for (auto* action : view_menu->actions()) {
-      QVERIFY2(action->isSeparator() || action->isEnabled(), qPrintable(action->text()));
-      if (action->text().contains("selected head")) toggle = action;
-    }
-    QVERIFY(toggle);
-    QCOMPARE(toggle->shortcut(), QKeySequence("Ctrl+T"));
-    auto* view = window.attentionView();
-    view->setLayerHead(1, -1);  // the mean: nothing to switch
-    toggle->trigger();
-    QCOMPARE(window.headsPanel()->gates().offCount(), 0);
-    QVERIFY(window.statusBar()->currentMessage().startsWith("Choose a head first"));
-    view->setLayerHead(1, 2);
-    toggle->trigger();
-    QVERIFY(!window.headsPanel()->gates().isOn(1, 2));
-    QCOMPARE(window.headsPanel()->gates().offCount(), 1);
-    QCOMPARE(window.statusBar()->currentMessage(), QString("Layer 2, head 3 off"));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);  // the sentence ran again without the head
-    toggle->trigger();
-    QCOMPARE(window.headsPanel()->gates().offCount(), 0);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    view->stepLayer(1);
-    QCOMPARE(view->layer(), 2);
-    view->stepHead(-5);
-    QCOMPARE(view->head(), -1);  // clamped at the mean
-    const auto shortcuts = window.shortcutList();
-    for (const char* listed : {"Switch the selected head off or on", "Ctrl+T", "Next layer", "Save session…", "Ctrl+C"})
-      QVERIFY2(shortcuts.contains(listed), listed);
-  }
-
-  // With no model the maps say how to open one (it used to be "layer 0" over a dark block), and the
-  // choosers wait for a model.
-  void anEmptyWindowSaysHowToOpenAModel() {
-    MainWindow window;
-    window.show();
-    auto* view = window.attentionView();
-    QVERIFY(view->heatmap()->placeholderText().startsWith("No model loaded: File → Open checkpoint folder…"));
-    QVERIFY(!view->heatmap()->plot()->isVisible());
-    QVERIFY(!view->findChild<QSpinBox*>("layer")->isEnabled());
-    window.openCheckpoint(kSampleData + "/vanilla_lm");
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.modelCount() == 1, kTimeoutMs);
-    QCOMPARE(view->heatmap()->placeholderText(), QString("Type a sentence and press Enter"));
-    QVERIFY(view->findChild<QSpinBox*>("layer")->isEnabled());
-    // An error with nothing else going on shows in the tab bar's corner, readable.
-    MainWindow bare;
-    bare.resize(1366, 768);
-    bare.show();
-    bare.openCheckpoint(kSampleData + "/no_such_model");
-    QTRY_VERIFY_WITH_TIMEOUT(!bare.isBusy(), kTimeoutMs);
-    QTest::qWait(700);
-    QVERIFY2(bare.errorLine()->shownText().startsWith(bare.errorText().left(10)) && bare.errorLine()->width() > 200,
-             qPrintable(bare.errorLine()->shownText() + " | " + QString::number(bare.errorLine()->width())));
-    bare.grab().save(AW_BUILD_DIR "/error_line.png");
-    window.openCheckpoint(kSampleData + "/no_such_model");
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QTest::qWait(20);
-    QVERIFY2(window.errorLine()->shownText().startsWith(window.errorText().left(10)) && window.errorLine()->width() > 200,
-             qPrintable(window.errorLine()->shownText() + " | " + QString::number(window.errorLine()->width())));
-  }
-
-  // The first start opens on the screen's free area (1,360 × 860 where it fits with the frame), and
-  // the window comes back at the size and dock layout it was closed with.
-  void opensFittedToTheScreenAndRemembersItsLayout() {
-    const QRect laptop(0, 0, 1366, 768 - 32);  // a 1,366 × 768 screen less a 32-pixel panel
-    const auto fitted = MainWindow::fittedGeometry(laptop);
-    QCOMPARE(fitted.size(), QSize(1366 - 16, 736 - 48));
-    QVERIFY(laptop.contains(fitted));
-    const QRect full_hd(0, 0, 1920, 1080 - 30);
-    QCOMPARE(MainWindow::fittedGeometry(full_hd), QRect(280, 95, 1360, 860));  // centred at its preferred size
-    {
-      // Every tab of the sample session fits the laptop's fitted size.
-      QSettings().remove("window");
-      MainWindow window;
-      window.setGeometry(fitted);
-      window.show();
-      window.openSampleData(kSampleData);
-      QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-      const auto minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
-      QVERIFY2(minimum.width() <= fitted.width() && minimum.height() <= fitted.height(),
-               qPrintable(QString("minimum %1 × %2").arg(minimum.width()).arg(minimum.height())));
-      window.resize(1280, 680);  // above the window's minimum with the sample models
-      window.findChild<QDockWidget*>("heads_dock")->hide();
-      window.close();
-    }
-    MainWindow reopened;
-    reopened.show();
-    QCOMPARE(reopened.size(), QSize(1280, 680));
-    QVERIFY(!reopened.findChild<QDockWidget*>("heads_dock")->isVisible());
-    QSettings().remove("window");
-    MainWindow first_start;  // nothing saved: the primary screen's fitted size
-    QCOMPARE(first_start.geometry(), MainWindow::fittedGeometry(QGuiApplication::primaryScreen()->availableGeometry()));
   }
 };
 
