@@ -241,6 +241,17 @@ bool AnalysisPanel::renderTable(const QString& path, bool pdf) {
   return painter.end();
 }
 
+void AnalysisPanel::exportWithDialog(const QString& suffix) {
+  if (!has_result_ || running_) {
+    showMessage(running_ ? "Still running: export once the result is shown" : "Nothing to export yet: run the analysis first",
+                true);
+    return;
+  }
+  if (suffix == "csv") chooseAndExport("CSV files (*.csv)", suffix, &AnalysisPanel::exportCsv);
+  else if (suffix == "png") chooseAndExport("PNG images (*.png)", suffix, &AnalysisPanel::exportPng);
+  else chooseAndExport("PDF files (*.pdf)", "pdf", &AnalysisPanel::exportPdf);
+}
+
 QString AnalysisPanel::exportTitle(const QString& suffix) const {
   return QString("Export %1 as %2").arg(export_name_.isEmpty() ? QString("the result") : export_name_, suffix.toUpper());
 }

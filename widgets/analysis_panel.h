@@ -63,6 +63,8 @@ class AnalysisPanel : public QWidget {
   // "Export ablate_vanilla_lm as CSV" and suggests ablate_vanilla_lm.csv in the last export's folder.
   void setExportName(const QString& name) { export_name_ = name; }
   QString exportTitle(const QString& suffix) const;
+  // The export dialog for "csv", "png" or "pdf", as the buttons open it; without a result, a message.
+  void exportWithDialog(const QString& suffix);
   QString suggestedExportPath(const QString& suffix) const;
 
   bool exportCsv(const QString& path);

@@ -100,6 +100,12 @@ AnalysisPanel* AnalysisTabs::panel(const QString& id) const {
   return found ? found->panel() : nullptr;
 }
 
+AnalysisTab* AnalysisTabs::tabShowing(const QWidget* page) const {
+  for (auto* tab : tabs_)
+    if (tab->panel() == page) return tab;
+  return nullptr;
+}
+
 QStringList AnalysisTabs::ids() const {
   QStringList ids;
   for (auto* tab : tabs_) ids << tab->id();

@@ -46,6 +46,8 @@ class AnalysisTabs : public QObject {
   // word-weights); the old ids (table1, ablation, pruning, top_tokens, diag_sweep, lama) work too.
   AnalysisTab* tab(const QString& id) const;
   AnalysisPanel* panel(const QString& id) const;
+  // The tab whose panel is `page` (a QTabWidget page); nullptr for the Attention tab.
+  AnalysisTab* tabShowing(const QWidget* page) const;
   QStringList ids() const;
   void run(const QString& id);
   bool isRunning() const;

@@ -3,10 +3,13 @@
 // off or on) and Help (every shortcut, where the documentation is, the version).
 #include "app/gui/main_window.h"
 
+#include "app/gui/analysis_tab.h"
+#include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "widgets/head_toggle_grid.h"
 
 #include <QAction>
+#include <QLineEdit>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -16,6 +19,9 @@
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTabWidget>
+
+#include <functional>
+#include <tuple>
 
 namespace aw {
 
@@ -54,6 +60,11 @@ void MainWindow::buildMenus() {
   heads_dock_->toggleViewAction()->setShortcut(QKeySequence("Ctrl+Shift+H"));
   view_menu->addSeparator();
   view_menu->addAction("&Attention tab", QKeySequence("Ctrl+1"), this, [this] { tabs_->setCurrentIndex(0); });
+  view_menu->addAction("Type a &sentence", QKeySequence("Ctrl+L"), this, [this] {
+    tabs_->setCurrentIndex(0);
+    view_->sentenceEdit()->setFocus();
+    view_->sentenceEdit()->selectAll();
+  });
   view_menu->addAction("&Next tab", QKeySequence::NextChild, this,
                        [this] { tabs_->setCurrentIndex((tabs_->currentIndex() + 1) % tabs_->count()); });
   view_menu->addAction("&Previous tab", QKeySequence::PreviousChild, this, [this] {
@@ -66,6 +77,25 @@ void MainWindow::buildMenus() {
   view_menu->addAction("Previous h&ead", QKeySequence("Ctrl+["), this, [this] { view_->stepHead(-1); });
   toggle_head_action_ = view_menu->addAction("&Switch the selected head off or on", QKeySequence("Ctrl+T"), this,
                                              [this] { toggleSelectedHead(); });
+
+  // The shown analysis tab's buttons, by key (and for scripts that drive the window).
+  auto* analysis_menu = menuBar()->addMenu("&Analysis");
+  const auto on_shown_tab = [this](const std::function<void(AnalysisTab&)>& act) {
+    if (auto* tab = analyses_->tabShowing(tabs_->currentWidget())) act(*tab);
+    else statusBar()->showMessage("The Attention tab runs as you type: choose an analysis tab for this", 6000);
+  };
+  analysis_menu->addAction("&Run this tab", QKeySequence("Ctrl+R"), this,
+                           [on_shown_tab] { on_shown_tab([](AnalysisTab& tab) { tab.start(); }); });
+  analysis_menu->addAction("&Cancel", QKeySequence("Ctrl+."), this,
+                           [on_shown_tab] { on_shown_tab([](AnalysisTab& tab) { tab.cancel(); }); });
+  analysis_menu->addSeparator();
+  for (const auto& [text, keys, suffix] : std::initializer_list<std::tuple<const char*, const char*, const char*>>{
+           {"Export the result as &CSV…", "Ctrl+E", "csv"},
+           {"Export the result as &PNG…", "Ctrl+Shift+E", "png"},
+           {"Export the result as P&DF…", "", "pdf"}})
+    analysis_menu->addAction(text, QKeySequence(keys), this, [on_shown_tab, suffix = QString(suffix)] {
+      on_shown_tab([&suffix](AnalysisTab& tab) { tab.panel()->exportWithDialog(suffix); });
+    });
 
   auto* help_menu = menuBar()->addMenu("&Help");
   help_menu->addAction("&Keyboard shortcuts", QKeySequence::HelpContents, this, [this] {

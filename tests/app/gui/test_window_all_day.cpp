@@ -81,8 +81,23 @@ class WindowAllDayTests : public QObject {
     QCOMPARE(view->layer(), 2);
     view->stepHead(-5);
     QCOMPARE(view->head(), -1);  // clamped at the mean
+    // Analysis → Run this tab (Ctrl+R) runs the tab shown; on the Attention tab it says what it is for.
+    QAction* run_tab = nullptr;
+    for (auto* action : window.findChildren<QAction*>())
+      if (action->text() == "&Run this tab") run_tab = action;
+    QVERIFY(run_tab);
+    QCOMPARE(run_tab->shortcut(), QKeySequence("Ctrl+R"));
+    window.tabs()->setCurrentIndex(0);
+    run_tab->trigger();
+    QVERIFY(window.statusBar()->currentMessage().startsWith("The Attention tab runs as you type"));
+    auto* stats = window.analyses()->panel("stats");
+    stats->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
+    window.tabs()->setCurrentWidget(stats);
+    run_tab->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && stats->hasResult(), kTimeoutMs);
     const auto shortcuts = window.shortcutList();
-    for (const char* listed : {"Switch the selected head off or on", "Ctrl+T", "Next layer", "Save session…", "Ctrl+C"})
+    for (const char* listed : {"Switch the selected head off or on", "Ctrl+T", "Next layer", "Save session…", "Ctrl+C",
+                               "Run this tab", "Ctrl+R", "Export the result as CSV…", "Ctrl+E", "Type a sentence"})
       QVERIFY2(shortcuts.contains(listed), listed);
   }
 
