@@ -17,7 +17,7 @@ for arg in "$@"; do
   esac
 done
 if [ "$gui" -eq 1 ]; then
-  packages+=(qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev fonts-dejavu-core)
+  packages+=(qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev fonts-dejavu-core xvfb xfonts-base xauth xdotool)
 fi
 if [ "$fuzz" -eq 1 ]; then
   packages+=(clang libclang-rt-14-dev libfuzzer-14-dev qt6-base-dev)

@@ -65,11 +65,12 @@ void MainWindow::buildMenus() {
     view_->sentenceEdit()->setFocus();
     view_->sentenceEdit()->selectAll();
   });
-  view_menu->addAction("&Next tab", QKeySequence::NextChild, this,
-                       [this] { tabs_->setCurrentIndex((tabs_->currentIndex() + 1) % tabs_->count()); });
-  view_menu->addAction("&Previous tab", QKeySequence::PreviousChild, this, [this] {
+  // Ctrl+PgDown / PgUp as well: a focused table or text field may keep Ctrl+Tab for itself.
+  view_menu->addAction("&Next tab", this, [this] { tabs_->setCurrentIndex((tabs_->currentIndex() + 1) % tabs_->count()); })
+      ->setShortcuts({QKeySequence("Ctrl+PgDown"), QKeySequence::NextChild});
+  view_menu->addAction("&Previous tab", this, [this] {
     tabs_->setCurrentIndex((tabs_->currentIndex() + tabs_->count() - 1) % tabs_->count());
-  });
+  })->setShortcuts({QKeySequence("Ctrl+PgUp"), QKeySequence::PreviousChild});
   view_menu->addSeparator();
   view_menu->addAction("Next &layer", QKeySequence("Ctrl+Down"), this, [this] { view_->stepLayer(1); });
   view_menu->addAction("Previous l&ayer", QKeySequence("Ctrl+Up"), this, [this] { view_->stepLayer(-1); });
