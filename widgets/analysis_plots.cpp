@@ -225,11 +225,18 @@ void plot_pruning(ResultPlot& plot, const PlotInput& input) {
 void plot_training(ResultPlot& plot, const PlotInput& input) {
   const auto& table = input.table;
   QVector<PlotSeries> curves;
-  const int epoch_col = table.column("epoch");
+  const int epoch_col = table.column("epoch"), metric_col = table.column("metric");
+  // A classifier's loss is of another scale (LAMA's training loss carries an auxiliary term of ~9.6):
+  // beside language models it goes on the right-hand axis, or it squashes their curves.
+  bool language_models = false, classifiers = false;
+  for (int row = 0; row < table.row_count(); ++row)
+    (table.text(row, metric_col) == "perplexity" ? language_models : classifiers) = true;
+  const bool two_axes = language_models && classifiers;
   for (const auto& [model, rows] : group_rows(table, table.column("model"))) {
     // One colour per model: training solid, validation dashed.
     const auto colour = series_colour(curves.size() / 2);
     PlotSeries train{model + ": training", {}, {}, colour}, valid{model + ": validation", {}, {}, colour, true};
+    train.right_axis = valid.right_axis = two_axes && table.text(rows.front(), metric_col) != "perplexity";
     for (int row : rows) {
       train.x << table.number(row, epoch_col);
       train.y << table.number(row, table.column("train_loss"));
@@ -238,7 +245,11 @@ void plot_training(ResultPlot& plot, const PlotInput& input) {
     }
     curves << train << valid;
   }
-  plot.showCurves("Loss per epoch (Bird-Eye Figures 4–5)", curves, "epoch", "cross-entropy (nats)");
+  if (two_axes)
+    plot.showCurves("Loss per epoch (Bird-Eye Figures 4–5)", curves, "epoch", "language models: cross-entropy (nats)", {},
+                    "classifiers: training objective and validation loss");
+  else
+    plot.showCurves("Loss per epoch (Bird-Eye Figures 4–5)", curves, "epoch", "cross-entropy (nats)");
 }
 
 void plot_diagonal_sweep(ResultPlot& plot, const PlotInput& input) {

@@ -2,6 +2,7 @@
 #include "widgets/head_toggle_grid.h"
 
 #include "widgets/color_maps.h"
+#include "widgets/score_legend.h"
 
 #include <QGridLayout>
 #include <QHelpEvent>
@@ -11,6 +12,7 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -26,6 +28,9 @@ constexpr int kGap = 3;
 constexpr int kGroupGap = 6;      // extra space between the query heads of two key/value heads
 constexpr int kRowLabelWidth = 28;
 constexpr int kHeaderHeight = 18;
+// The panel widens to show every head at the smallest cells up to this width (16 heads fit); a
+// wider model scrolls sideways instead of taking the window (32 heads: 28 + 32 × 15 pixels).
+constexpr int kMaxFittedWidth = 300;
 
 }  // namespace
 
@@ -112,19 +117,23 @@ QPair<int, int> HeadCellGrid::cellAt(const QPoint& position) const {
   return {-1, -1};
 }
 
+QPair<double, double> HeadCellGrid::scoreRange() const {
+  if (scores_.empty()) return {0, 1};
+  double low = INFINITY, high = -INFINITY;
+  for (const auto& layer : scores_)
+    for (double score : layer)
+      if (std::isfinite(score)) low = std::min(low, score), high = std::max(high, score);
+  if (!std::isfinite(low)) low = 0;
+  if (!(high > low)) high = low + 1;
+  return {low, high};
+}
+
 void HeadCellGrid::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.setRenderHint(QPainter::Antialiasing);
   auto gradient = viridis_gradient();
-  double low = 0, high = 1;
-  bool coloured = !scores_.empty();
-  if (coloured) {
-    low = INFINITY, high = -INFINITY;
-    for (const auto& layer : scores_)
-      for (double score : layer)
-        if (std::isfinite(score)) low = std::min(low, score), high = std::max(high, score);
-    if (!(high > low)) high = low + 1;
-  }
+  const bool coloured = !scores_.empty();
+  const auto [low, high] = scoreRange();
   auto small = font();
   small.setPointSizeF(font().pointSizeF() * 0.85);
   painter.setFont(small);
@@ -208,6 +217,9 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
   scroll_->setWidgetResizable(true);  // the grid fills the panel, and scrolls below its least size
   scroll_->setFrameShape(QFrame::NoFrame);
   layout->addWidget(scroll_, 1);
+  legend_ = new ScoreLegend;
+  legend_->hide();
+  layout->addWidget(legend_);
   auto* buttons = new QGridLayout;  // two by two keeps the panel narrow
   int added = 0;
   auto add_button = [&](const QString& text, const QString& tip, auto&& action) {
@@ -231,6 +243,10 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
 
 void HeadToggleGrid::setGates(const HeadGates& gates) {
   grid_->setGates(gates);
+  // Wide enough for every head at the smallest cells (12 × 12 heads: 11 and 12 sat behind a
+  // horizontal scrollbar in a dock of its default width), up to kMaxFittedWidth.
+  const int needed = grid_->minimumSizeHint().width() + scroll_->verticalScrollBar()->sizeHint().width() + 2;
+  scroll_->setMinimumWidth(std::min(needed, kMaxFittedWidth));
   updateSummary();
 }
 
@@ -268,8 +284,15 @@ void HeadToggleGrid::invert() {
   apply(gates);
 }
 
+void HeadToggleGrid::setScores(const std::vector<std::vector<double>>& scores, const QString& label) {
+  grid_->setScores(scores, label);
+  const auto [low, high] = grid_->scoreRange();
+  legend_->setScale(label, low, high);
+  legend_->setVisible(!scores.empty());
+}
+
 void HeadToggleGrid::reset() {
-  grid_->setScores({}, {});
+  setScores({}, {});
   grid_->setSelected(-1, -1);
   allOn();
 }

@@ -1,6 +1,6 @@
 // widgets/head_toggle_grid.h — the heads panel: a layers × heads grid of toggle cells (click to
 // switch a head off or on), the buttons All on / Invert / Keep only / Reset, a "7 of 24 heads off"
-// summary, and optional colouring of the cells by a score (importance, ablation Δ).
+// summary, and optional colouring of the cells by a score (importance, ablation Δ) with its legend.
 #pragma once
 
 #include "widgets/head_gates.h"
@@ -12,6 +12,10 @@
 class QLabel;
 class QPushButton;
 class QScrollArea;
+
+namespace aw {
+class ScoreLegend;
+}
 
 namespace aw {
 
@@ -33,6 +37,8 @@ class HeadCellGrid : public QWidget {
   int groupOf(int layer, int head) const;
   // Scores per [layer][head] shown as cell colour (viridis over their range); empty = no colouring.
   void setScores(const std::vector<std::vector<double>>& scores, const QString& label);
+  // The range the colours span: the finite scores' least and greatest ({0, 1} without scores).
+  QPair<double, double> scoreRange() const;
   void setSelected(int layer, int head);
   int selectedLayer() const { return selected_layer_; }
   int selectedHead() const { return selected_head_; }
@@ -76,7 +82,9 @@ class HeadToggleGrid : public QWidget {
   // Shows `gates` (e.g. another model's) without emitting gatesChanged.
   void setGates(const HeadGates& gates);
   const HeadGates& gates() const { return grid_->gates(); }
-  void setScores(const std::vector<std::vector<double>>& scores, const QString& label) { grid_->setScores(scores, label); }
+  // Colours the cells and shows the legend under them (hidden without scores).
+  void setScores(const std::vector<std::vector<double>>& scores, const QString& label);
+  ScoreLegend* legend() const { return legend_; }
 
   // Each of these changes the gates and emits gatesChanged once (if anything changed).
   void toggle(int layer, int head);
@@ -98,6 +106,7 @@ class HeadToggleGrid : public QWidget {
   HeadCellGrid* grid_;
   QScrollArea* scroll_;  // around the grid: 16 × 32 heads scroll instead of widening the window
   QLabel* summary_;
+  ScoreLegend* legend_;
   QPushButton* keep_only_button_;
 };
 

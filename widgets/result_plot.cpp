@@ -51,6 +51,9 @@ void ResultPlot::reset(const QString& title) {
     plot_->plotLayout()->remove(color_scale_);
     color_scale_ = nullptr;
   }
+  legendInside();
+  plot_->yAxis2->setVisible(false);
+  plot_->yAxis2->setLabel({});
   // Row 0 holds the title, row 1 the axis rect (and the colour scale when there is one).
   if (plot_->plotLayout()->rowCount() < 2) plot_->plotLayout()->insertRow(0);
   if (plot_->plotLayout()->hasElement(0, 0)) plot_->plotLayout()->remove(plot_->plotLayout()->element(0, 0));
@@ -118,8 +121,30 @@ void ResultPlot::addReferenceLines(const QVector<ReferenceLine>& references, int
   }
 }
 
+void ResultPlot::legendInside() {
+  if (plot_->legend->layout() != plot_->plotLayout()) return;
+  plot_->plotLayout()->take(plot_->legend);
+  plot_->plotLayout()->simplify();
+  main_rect_->insetLayout()->addElement(plot_->legend, Qt::AlignRight | Qt::AlignTop);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+  plot_->legend->setWrap(0);
+  plot_->legend->setBorderPen(QPen(Qt::black));
+}
+
+void ResultPlot::legendBelow(int columns) {
+  if (plot_->legend->layout() != plot_->plotLayout()) {
+    main_rect_->insetLayout()->take(plot_->legend);
+    plot_->plotLayout()->addElement(plot_->plotLayout()->rowCount(), 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(plot_->plotLayout()->rowCount() - 1, 0.001);
+  }
+  plot_->legend->setWrap(columns);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // true: the entries already there wrap too
+  plot_->legend->setBorderPen(Qt::NoPen);
+}
+
 void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
-                            const QString& y_label, const QVector<ReferenceLine>& references) {
+                            const QString& y_label, const QVector<ReferenceLine>& references,
+                            const QString& right_label) {
   reset(title);
   plot_->xAxis->setLabel(x_label);
   plot_->yAxis->setLabel(y_label);
@@ -143,7 +168,7 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   bool whole_x = true;  // epochs, percentages: ticks on whole numbers only
   for (int s = 0; s < series.size(); ++s) {
     const auto colour = series[s].colour.isValid() ? series[s].colour : series_colour(s);
-    auto* graph = plot_->addGraph();
+    auto* graph = plot_->addGraph(plot_->xAxis, series[s].right_axis ? plot_->yAxis2 : plot_->yAxis);
     graph->setName(series[s].name);
     graph->setPen(QPen(colour, 2, series[s].dashed ? Qt::DashLine : Qt::SolidLine));
     graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 6));
@@ -162,8 +187,18 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   for (const auto& reference : references) low = std::min(low, reference.y), high = std::max(high, reference.y);
   const double pad = (high - low) * 0.08 + 1e-9;
   plot_->yAxis->setRange(low - pad, high + pad);
+  const bool right = std::any_of(series.begin(), series.end(), [](const PlotSeries& s) { return s.right_axis; });
+  if (right) {
+    plot_->yAxis2->setVisible(true);
+    plot_->yAxis2->setLabel(right_label);
+    plot_->yAxis2->setTickLabels(true);
+    const auto range = plot_->yAxis2->range();
+    const double right_pad = range.size() * 0.08 + 1e-9;
+    plot_->yAxis2->setRange(range.lower - right_pad, range.upper + right_pad);
+  }
   plot_->xAxis->scaleRange(1.08);
   plot_->legend->setVisible(plot_->legend->itemCount() > 1);
+  legendBelow(3);
   plot_->replot();
 }
 

@@ -28,6 +28,9 @@ struct PlotSeries {
   QVector<double> low;
   QVector<double> high;
   QString band_name = {};
+  // showCurves: on the right-hand value axis, for a quantity of another scale (a classifier's loss
+  // beside language models' cross-entropy).
+  bool right_axis = false;
 };
 
 // The qualitative palette's colour `index` (Okabe & Ito, colour-blind safe; repeats after 6): what a
@@ -55,8 +58,11 @@ class ResultPlot : public QWidget {
   // optional dashed reference lines across all of them (Table 1: the uniform-attention Ratio).
   void showBars(const QString& title, const QStringList& categories, const QVector<PlotSeries>& series,
                 const QString& value_label, const QVector<ReferenceLine>& references = {});
+  // Curves over x, the legend in rows under the plot (inside it, it hid a curve's end); series marked
+  // right_axis go on a right-hand axis labelled `right_label`.
   void showCurves(const QString& title, const QVector<PlotSeries>& series, const QString& x_label,
-                  const QString& y_label, const QVector<ReferenceLine>& references = {});
+                  const QString& y_label, const QVector<ReferenceLine>& references = {},
+                  const QString& right_label = {});
   // Fixes the value axis of the curves shown to [low, high] (a share in %: 0–100), which showCurves
   // otherwise fits to the data.
   void setValueRange(double low, double high);
@@ -84,6 +90,9 @@ class ResultPlot : public QWidget {
   void reset(const QString& title);
   // Dashed horizontal lines with legend entries, coloured from the palette's `first_colour` on.
   void addReferenceLines(const QVector<ReferenceLine>& references, int first_colour);
+  // The legend in the plot's top-right corner (the default), or in rows of `columns` under it.
+  void legendInside();
+  void legendBelow(int columns);
 
   QCustomPlot* plot_;
   QCPColorScale* color_scale_ = nullptr;

@@ -45,8 +45,10 @@ std::vector<int64_t> selected_blocks(const ModelConfig& config, const std::strin
 SettingField attention_field() {
   std::vector<std::string> choices{"all"};
   for (const auto kind : kAttentionKinds) choices.push_back(to_string(kind));
-  return choice_field("attention", "Attention", choices, "all",
-                      "which attention's heads: encoder self (enc), decoder self (dec), cross, or all");
+  auto field = choice_field("attention", "Attention", choices, "all",
+                            "which attention's heads: encoder self (enc), decoder self (dec), cross, or all");
+  field.applies_to = kTranslationModels;  // the others have one kind of attention
+  return field;
 }
 
 }  // namespace aw

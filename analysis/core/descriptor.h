@@ -37,6 +37,10 @@ enum class FieldKind {
   List,     // comma-separated words
 };
 
+// The kinds of model a setting means something for (a bit each): the window greys a setting the
+// chosen models cannot use (a beam for a plain language model) and leaves it out of their run.
+enum ModelKindBit : unsigned { kLanguageModels = 1, kClassifiers = 2, kTranslationModels = 4, kAnyModel = 7 };
+
 struct SettingField {
   std::string name;           // CLI option (--name), session key, GUI field: one identity
   FieldKind kind = FieldKind::Text;
@@ -49,6 +53,7 @@ struct SettingField {
   int64_t maximum = std::numeric_limits<int64_t>::max();
   bool required = false;
   bool in_form = true;        // false: a CLI-only action (prune --apply/--save, output files)
+  unsigned applies_to = kAnyModel;  // ModelKindBit: the models it means something for
 };
 
 // "a,b,,c" → {a, b, c}: how a List setting (and any comma list the front ends take) is read.

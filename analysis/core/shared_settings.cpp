@@ -11,6 +11,7 @@ std::vector<SettingField> corpus_fields(int64_t default_batch) {
   auto window = integer_field("window", "Window", 0, 2, 1 << 20,
                               "tokens per window (language models; default min(128, the model's positions))");
   window.default_text.clear();  // the model decides
+  window.applies_to = kLanguageModels;
   return {path_field("text", "Data", true, "text file (language models) or label<TAB>text lines (classifiers)"),
           window, integer_field("batch", "Batch", default_batch, 1, 1 << 20, "windows or examples per forward", "B")};
 }
@@ -23,7 +24,11 @@ CorpusSettings corpus_settings(const SettingValues& settings) {
   return corpus;
 }
 
-SettingField beam_field(std::string help) { return integer_field("beam", "Beam", 4, 1, 64, std::move(help)); }
+SettingField beam_field(std::string help) {
+  auto beam = integer_field("beam", "Beam", 4, 1, 64, std::move(help));
+  beam.applies_to = kTranslationModels;
+  return beam;
+}
 
 DecodingSettings decoding_settings(const SettingValues& settings) {
   DecodingSettings decoding;
@@ -33,10 +38,11 @@ DecodingSettings decoding_settings(const SettingValues& settings) {
 }
 
 std::vector<SettingField> translation_metric_fields() {
-  return {choice_field("metric", "Metric", {"loss", "bleu"}, "loss",
-                       "translation models: perplexity of the reference translations (loss) or corpus BLEU of "
-                       "the model's own translations (bleu)"),
-          beam_field("translation models with --metric bleu: beam size (1 = greedy)")};
+  auto metric = choice_field("metric", "Metric", {"loss", "bleu"}, "loss",
+                             "translation models: perplexity of the reference translations (loss) or corpus BLEU of "
+                             "the model's own translations (bleu)");
+  metric.applies_to = kTranslationModels;
+  return {metric, beam_field("translation models with --metric bleu: beam size (1 = greedy)")};
 }
 
 MetricSettings metric_settings(const SettingValues& settings) {

@@ -147,12 +147,30 @@ void AnalysisTab::refreshHeadsOff() {
 }
 
 // A classifier reads each example whole: the window is a language model's setting.
+unsigned AnalysisTab::runKinds() const {
+  unsigned kinds = 0;
+  for (int model : runModels()) {
+    if (model < 0 || model >= static_cast<int>(models_.size())) continue;
+    const auto& summary = models_[static_cast<size_t>(model)];
+    kinds |= summary.classifier ? kClassifiers : summary.translation ? kTranslationModels : kLanguageModels;
+  }
+  return kinds;
+}
+
 void AnalysisTab::updateWindowField() {
-  auto* window = form_->input("window");
-  if (!window) return;
-  bool classifier = false;
-  for (int index = 0; index < choosers_.size(); ++index) classifier = classifier || isClassifier(chosenModel(index));
-  window->setEnabled(!classifier);
+  // A setting none of the models to run can use is greyed, and says which models it is for.
+  const unsigned kinds = runKinds();
+  for (const auto& field : descriptor_->fields) {
+    auto* input = form_->input(QString::fromStdString(field.name));
+    if (!input || field.applies_to == kAnyModel) continue;
+    const bool applies = kinds == 0 || (field.applies_to & kinds) != 0;
+    input->setEnabled(applies);
+    QStringList for_kinds;
+    if (field.applies_to & kLanguageModels) for_kinds << "language models";
+    if (field.applies_to & kClassifiers) for_kinds << "classifiers";
+    if (field.applies_to & kTranslationModels) for_kinds << "translation models";
+    input->setToolTip(QString::fromStdString(field.help) + (applies ? QString() : "\n(not used: for " + for_kinds.join(" and ") + " only)"));
+  }
 }
 
 bool AnalysisTab::prepare(Run& run, QString* refusal) const {
@@ -163,8 +181,10 @@ bool AnalysisTab::prepare(Run& run, QString* refusal) const {
     return false;
   }
   run.settings = form_->values();
-  for (int model : run.models)
-    if (isClassifier(model)) run.settings.remove("window");
+  // What the models cannot use stays out of their run (a classifier's window would be refused).
+  const unsigned kinds = runKinds();
+  for (const auto& field : descriptor_->fields)
+    if (kinds != 0 && (field.applies_to & kinds) == 0) run.settings.remove(QString::fromStdString(field.name));
   return true;
 }
 

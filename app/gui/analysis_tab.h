@@ -100,7 +100,8 @@ class AnalysisTab : public QObject {
 
  private:
   void finish();
-  void updateWindowField();
+  void updateWindowField();  // greys the settings the chosen models cannot use
+  unsigned runKinds() const;  // ModelKindBit of the models a run would take
 
   const AnalysisDescriptor* descriptor_;
   AnalysisPanel* panel_;

@@ -62,6 +62,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   auto* dock_body = new QWidget;
   auto* dock_layout = new QVBoxLayout(dock_body);
   dock_layout->setContentsMargins(4, 4, 4, 4);
+  // The dock's own model: it follows the Attention tab, and can show (and colour, and switch heads
+  // of) any other loaded model.
+  heads_model_box_ = new QComboBox;
+  heads_model_box_->setObjectName("heads_model");
+  heads_model_box_->setToolTip("The model whose heads this panel shows and switches (follows the Attention tab)");
+  dock_layout->addWidget(heads_model_box_);
   colour_box_ = new QComboBox;
   colour_box_->addItem("no colouring");
   colour_box_->setToolTip("Colour the cells by a finished importance or single-head ablation run");
@@ -84,18 +90,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
       clearError();
       failed_run_ = {};
     }
-    showHeadsOf(view_->currentModel());
+    showHeadsOf(view_->currentModel());  // the panel follows the Attention tab's model
     analyses_->refreshTargets();
     requestRuns();
   });
   connect(heads_, &HeadToggleGrid::gatesChanged, this, &MainWindow::onGatesChanged);
   connect(colour_box_, &QComboBox::currentIndexChanged, this, [this] { updateColouring(); });
+  connect(heads_model_box_, &QComboBox::currentIndexChanged, this, [this](int model) { showHeadsOf(model); });
+  // A finished run's scores colour the panel at once, whichever model it ran on.
   connect(analyses_, &AnalysisTabs::headScores, this, [this](int model, const QString& label, const auto& scores) {
     scores_[model][label] = scores;
-    if (model == view_->currentModel()) {
-      showHeadsOf(model);
-      colour_box_->setCurrentText(label);
-    }
+    showHeadsOf(model);
+    colour_box_->setCurrentText(label);
   });
   connect(&watcher_, &QFutureWatcher<JobResult>::finished, this, &MainWindow::onJobFinished);
   updateStatus();
@@ -299,7 +305,7 @@ void MainWindow::queueRun(int model) {
 }
 
 void MainWindow::onGatesChanged(const HeadGates& gates) {
-  const int model = view_->currentModel();
+  const int model = heads_model_;
   if (model < 0 || model >= static_cast<int>(gates_.size())) return;
   gates_[model] = gates;
   analyses_->refreshHeadsOff();  // the tabs' "Heads off" fields follow the panel
@@ -307,6 +313,14 @@ void MainWindow::onGatesChanged(const HeadGates& gates) {
 }
 
 void MainWindow::showHeadsOf(int model) {
+  heads_model_ = model;
+  {
+    const QSignalBlocker block_models(heads_model_box_);
+    heads_model_box_->clear();
+    for (const auto& summary : models_) heads_model_box_->addItem(summary.name);
+    heads_model_box_->setCurrentIndex(model);
+    heads_model_box_->setVisible(models_.size() > 1);
+  }
   const QSignalBlocker block(colour_box_);
   const auto previous = colour_box_->currentText();
   while (colour_box_->count() > 1) colour_box_->removeItem(1);
@@ -325,7 +339,7 @@ void MainWindow::showHeadsOf(int model) {
 }
 
 void MainWindow::updateColouring() {
-  const int model = view_->currentModel();
+  const int model = heads_model_;
   const auto label = colour_box_->currentText();
   const auto& by_label = scores_[model];
   const auto found = by_label.find(label);

@@ -77,6 +77,7 @@ class MainWindow : public QMainWindow {
   ErrorLine* errorLine() const { return error_line_; }
   AttentionView* attentionView() const { return view_; }
   HeadToggleGrid* headsPanel() const { return heads_; }
+  int headsPanelModel() const { return heads_model_; }
   AnalysisTabs* analyses() const { return analyses_; }
   QTabWidget* tabs() const { return tabs_; }
   int modelCount() const { return static_cast<int>(models_.size()); }
@@ -154,6 +155,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* heads_dock_;
   HeadToggleGrid* heads_;
   QComboBox* colour_box_;
+  QComboBox* heads_model_box_;
+  int heads_model_ = -1;  // the model the heads panel shows
   ErrorLine* error_line_;
   QLabel* status_label_;
   QMenu* recent_menu_;

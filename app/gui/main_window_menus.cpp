@@ -142,7 +142,8 @@ void MainWindow::toggleSelectedHead() {
                              "switched off", 6000);
     return;
   }
-  heads_->toggle(layer, head);  // the heads panel shows this model: it re-runs the sentence as a click would
+  if (heads_model_ != model) showHeadsOf(model);  // the panel may show another model: switch it to this one
+  heads_->toggle(layer, head);  // re-runs the sentence as a click in the panel would
   statusBar()->showMessage(
       QString("Layer %1, head %2 %3").arg(layer + 1).arg(head + 1).arg(heads_->gates().isOn(layer, head) ? "on" : "off"), 4000);
 }

@@ -1,5 +1,6 @@
 // tests/widgets/test_analysis_plots.cpp — the plotters of result tables (widgets/analysis_plots.h): LAMA
-// Figure 4 drawn from word-weights' tables with its default title or the one given.
+// Figure 4 drawn from word-weights' tables with its default title or the one given; training losses of
+// language models and classifiers on two axes, the legend under the curves.
 #include "table/csv_format.h"
 #include "table/result_table.h"
 #include "widgets/analysis_plots.h"
@@ -28,6 +29,35 @@ class AnalysisPlotsTests : public QObject {
     draw(plot, PlotInput{summary, &parts, "weight × length", "head 2 of LAMA"});
     QCOMPARE(title(), QString("head 2 of LAMA"));
     QCOMPARE(plot.plot()->graphCount(), 1);
+  }
+
+  // Training losses: a classifier's (LAMA's objective carries an auxiliary term) go on the right-hand
+  // axis beside language models' cross-entropy, which would otherwise be squashed; the legend sits
+  // under the plot, where it hides no curve.
+  void trainingPlotSetsClassifiersOnTheirOwnAxis() {
+    ResultPlot plot;
+    plot.resize(700, 500);
+    const auto table = read_csv(
+        "model,metric,epoch,step,train_loss,valid_loss,valid_metric\n"
+        "lm,perplexity,1,10,6.2,5.4,220\nlm,perplexity,2,20,5.3,5.2,180\n"
+        "lama,accuracy,1,5,10.6,0.86,0.6\nlama,accuracy,2,10,10.3,0.87,0.62\n");
+    find_plot_kind("training")->draw(plot, PlotInput{table});
+    auto* qcp = plot.plot();
+    QCOMPARE(qcp->graphCount(), 4);
+    for (int g = 0; g < qcp->graphCount(); ++g) {
+      const bool classifier = qcp->graph(g)->name().startsWith("lama");
+      QCOMPARE(qcp->graph(g)->valueAxis(), classifier ? qcp->yAxis2 : qcp->yAxis);
+    }
+    QVERIFY(qcp->yAxis2->visible());
+    QVERIFY(qcp->yAxis->range().upper < 7);  // the language models' losses fill their own axis
+    QCOMPARE(qcp->legend->layout(), qcp->plotLayout());  // under the plot, not over it
+    QCOMPARE(qcp->legend->columnCount(), 3);  // in rows of three, each name whole
+    QCOMPARE(qcp->legend->rowCount(), 2);
+    // Language models alone: one axis.
+    find_plot_kind("training")->draw(plot, PlotInput{read_csv("model,metric,epoch,step,train_loss,valid_loss,valid_metric\n"
+                                                              "lm,perplexity,1,10,6.2,5.4,220\n")});
+    QVERIFY(!qcp->yAxis2->visible());
+    QCOMPARE(qcp->graph(0)->valueAxis(), qcp->yAxis);
   }
 };
 

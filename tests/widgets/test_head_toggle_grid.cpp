@@ -1,11 +1,16 @@
 // tests/widgets/test_head_toggle_grid.cpp — the heads panel (widgets/head_toggle_grid.h) under
 // QT_QPA_PLATFORM=offscreen: a click toggles one gate and emits once, Keep only / Invert / All on,
-// grouped-query panels of 512 heads that scroll.
+// grouped-query panels of 512 heads that scroll, 12 × 12 heads that do not, the scores' legend.
 #include "widgets/head_gates.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/score_legend.h"
 
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
+
+#include <cmath>
 
 using namespace aw;
 
@@ -89,6 +94,33 @@ class HeadToggleGridTests : public QObject {
     // Groups of one head (every head its own key and value) are no grouping.
     grid->setQueryGroups(std::vector<std::vector<int>>(16, std::vector<int>(32, 1)));
     QCOMPARE(grid->groupOf(0, 5), -1);
+  }
+
+  // A 12 × 12-head model (GPT-2 small's shape) shows every head without scrolling sideways, however
+  // narrow the dock is asked to be: the panel keeps the width of the smallest cells.
+  void twelveByTwelveHeadsShowWithoutScrollingSideways() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn(std::vector<int>(12, 12)));
+    panel.resize(120, 500);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* scroll = panel.findChild<QScrollArea*>();
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    QVERIFY(panel.grid()->cellRect(11, 11).right() < scroll->viewport()->width());
+  }
+
+  // Coloured by scores, the panel shows its legend: the scores' name and the range of the colours.
+  void scoresComeWithALegend() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({2, 2}));
+    QVERIFY(panel.legend()->isHidden());
+    panel.setScores({{0.5, 2.0}, {-1.0, NAN}}, "ablation damage");
+    QVERIFY(!panel.legend()->isHidden());
+    QCOMPARE(panel.legend()->label(), QString("ablation damage"));
+    QCOMPARE(panel.legend()->low(), -1.0);
+    QCOMPARE(panel.legend()->high(), 2.0);
+    panel.reset();
+    QVERIFY(panel.legend()->isHidden());
   }
 
   void setGatesDoesNotEmit() {

@@ -65,6 +65,24 @@ class AnalysisTabsTests : public QObject {
     }
   }
 
+  // Settings the chosen model cannot use are greyed (a beam, a metric or an attention kind for a plain
+  // language model; a window for a classifier) and stay out of its run.
+  void settingsTheModelCannotUseAreGreyed() {
+    MainWindow window;
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tab = window.analyses()->tab("prune");
+    auto* form = tab->panel();
+    const auto enabled = [form](const char* name) { return form->findChild<QWidget*>(name)->isEnabled(); };
+    tab->modelChooser(0)->setCurrentIndex(0);  // vanilla_lm
+    QVERIFY(enabled("window") && enabled("text"));
+    QVERIFY(!enabled("beam") && !enabled("metric") && !enabled("attention"));
+    QVERIFY(form->findChild<QWidget*>("beam")->toolTip().endsWith("(not used: for translation models only)"));
+    tab->modelChooser(0)->setCurrentIndex(2);  // lama_amazon, a classifier
+    QVERIFY(!enabled("window") && !enabled("beam"));
+    QVERIFY(enabled("text"));
+  }
+
   void ablationStarsSignificantHeadsAndPruningDrawsIntervalBands() {
     MainWindow window;
     window.show();

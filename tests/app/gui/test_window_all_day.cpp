@@ -11,10 +11,12 @@
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/score_legend.h"
 
 #include <qcustomplot.h>
 
 #include <QAction>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QFile>
@@ -99,6 +101,33 @@ class WindowAllDayTests : public QObject {
     for (const char* listed : {"Switch the selected head off or on", "Ctrl+T", "Next layer", "Save session…", "Ctrl+C",
                                "Run this tab", "Ctrl+R", "Export the result as CSV…", "Ctrl+E", "Type a sentence"})
       QVERIFY2(shortcuts.contains(listed), listed);
+  }
+
+  // A finished run's head scores colour the heads panel whichever model it ran on (it used to colour
+  // only the Attention tab's model), with a legend saying what the colours mean; the panel's own
+  // model chooser shows any loaded model's heads.
+  void headScoresColourAnyModelWithALegend() {
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QCOMPARE(window.attentionView()->currentModel(), 1);  // bet_sf on view
+    QCOMPARE(window.headsPanelModel(), 1);
+    QVERIFY(window.headsPanel()->legend()->isHidden());
+    auto* tab = window.analyses()->tab("importance");
+    tab->panel()->findChild<QLineEdit*>("text")->setText(kSampleData + "/demo_sentences.txt");
+    tab->modelChooser(0)->setCurrentIndex(0);  // vanilla_lm, not the one on view
+    tab->start();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && tab->panel()->hasResult(), kTimeoutMs);
+    QCOMPARE(window.headsPanelModel(), 0);
+    QCOMPARE(window.attentionView()->currentModel(), 1);  // the Attention tab stays
+    QVERIFY(window.headsPanel()->legend()->isVisible());
+    QVERIFY(!window.headsPanel()->legend()->label().isEmpty());
+    QVERIFY(window.headsPanel()->legend()->high() > window.headsPanel()->legend()->low());
+    // The panel's chooser goes back to bet_sf: its own (uncoloured) heads.
+    window.findChild<QComboBox*>("heads_model")->setCurrentIndex(1);
+    QCOMPARE(window.headsPanelModel(), 1);
+    QVERIFY(window.headsPanel()->legend()->isHidden());
   }
 
   // With no model the maps say how to open one (it used to be "layer 0" over a dark block), and the
