@@ -34,10 +34,16 @@ QString duration_text(double seconds) {
 AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
     : QWidget(parent), settings_(new QFormLayout), table_model_(new ResultTableModel(this)), plot_(new ResultPlot) {
   auto* layout = new QVBoxLayout(this);
-  auto* about = new QLabel(description);
-  about->setWordWrap(true);
-  about->setTextFormat(Qt::RichText);
-  layout->addWidget(about);
+  // Its first sentence, "more…" for the rest: the whole paragraph took four lines of a 768-pixel screen.
+  about_ = new QLabel;
+  about_->setObjectName("description");
+  about_->setWordWrap(true);
+  about_->setTextFormat(Qt::RichText);
+  about_->setToolTip(QString(description).remove(QRegularExpression("<[^>]*>")));
+  connect(about_, &QLabel::linkActivated, this, [this](const QString& link) { showDescription(link == "more"); });
+  description_ = description;
+  showDescription(false);
+  layout->addWidget(about_);
 
   auto* top = new QHBoxLayout;
   top->addLayout(settings_, 1);
@@ -99,6 +105,24 @@ AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
 
   connect(run_button_, &QPushButton::clicked, this, &AnalysisPanel::runRequested);
   connect(cancel_button_, &QPushButton::clicked, this, &AnalysisPanel::cancelRequested);
+}
+
+void AnalysisPanel::showDescription(bool whole) {
+  // The first sentence ends at the first ". " after the bold title ("<b>Michel Figure 3.</b> ").
+  const int title_end = description_.indexOf("</b>");
+  const int end = description_.indexOf(". ", title_end < 0 ? 0 : title_end + 4);
+  if (end < 0) {
+    about_->setText(description_);
+    return;
+  }
+  about_->setText(whole ? description_ + " <a href=\"less\">less</a>"
+                        : description_.left(end + 1) + " <a href=\"more\">more…</a>");
+}
+
+bool AnalysisPanel::descriptionShownWhole() const { return !about_->text().contains("href=\"more\""); }
+
+QSplitter* AnalysisPanel::resultColumn(int column) const {
+  return qobject_cast<QSplitter*>(splitter_->widget(column));
 }
 
 void AnalysisPanel::setPlotVisible(bool visible) { plot_->setVisible(visible); }

@@ -36,6 +36,11 @@ class AnalysisPanel : public QWidget {
   // Stacks a further view under the table and one under the plot (each column becomes a vertical
   // splitter), for analyses with more than one result to show.
   void addResultViews(QWidget* below_table, QWidget* below_plot);
+  // After addResultViews: the vertical splitter of the table's (0) or the plot's (1) column.
+  QSplitter* resultColumn(int column) const;
+  // The description's first sentence and a "more…" link, or the whole of it and "less".
+  void showDescription(bool whole);
+  bool descriptionShownWhole() const;
 
   // Running: Run and Export off (the shown result is about to be replaced), Cancel on, the bar busy.
   void setRunning(bool running);
@@ -86,6 +91,8 @@ class AnalysisPanel : public QWidget {
   bool renderTable(const QString& path, bool pdf);
   QPixmap tableImage() const;
 
+  QLabel* about_;
+  QString description_;
   QFormLayout* settings_;
   QPushButton* run_button_;
   QPushButton* cancel_button_;

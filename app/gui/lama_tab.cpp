@@ -131,11 +131,12 @@ LamaTab::LamaTab(const AnalysisDescriptor& descriptor, const TabContext& context
   document_layout->addWidget(document_view_, 1);
   panel()->setPlotVisible(true);  // before it moves into its column: a hidden widget would take no room there
   panel()->addResultViews(keywords, documents);
-  // The six small plots and their legend need more height than the document view below them.
-  if (auto* column = qobject_cast<QSplitter*>(panel()->plot()->parentWidget())) {
-    column->setStretchFactor(0, 3);
-    column->setStretchFactor(1, 2);
-  }
+  // At 1,366 × 768: the keyword and shift tables under the summary get the larger share of their
+  // column, the six small plots and their legend more height than the document view below them.
+  panel()->resultColumn(0)->setStretchFactor(0, 2);
+  panel()->resultColumn(0)->setStretchFactor(1, 3);
+  panel()->resultColumn(1)->setStretchFactor(0, 2);
+  panel()->resultColumn(1)->setStretchFactor(1, 1);
 
   panel()->setPlotter([this](ResultPlot& plot, const PlotInput& input) { plotDensities(plot, input); });
   connect(modelChooser(), &QComboBox::currentIndexChanged, this, [this] {

@@ -98,6 +98,22 @@ class AnalysisPanelTests : public QObject {
     QVERIFY2(panel.suggestedExportPath("csv").endsWith("/ablate_vanilla_lm.csv"), qPrintable(panel.suggestedExportPath("csv")));
   }
 
+  // The description shows its first sentence and "more…"; the link shows the rest, "less" hides it.
+  void descriptionOpensOnItsFirstSentence() {
+    AnalysisPanel panel("<b>Michel Figure 3.</b> The metric as heads go. Runs on the full model.");
+    auto* about = panel.findChild<QLabel*>("description");
+    QVERIFY(about->text().startsWith("<b>Michel Figure 3.</b> The metric as heads go."));
+    QVERIFY(!about->text().contains("Runs on the full model") && about->text().contains("more…"));
+    QVERIFY(!panel.descriptionShownWhole());
+    Q_EMIT about->linkActivated("more");
+    QVERIFY(panel.descriptionShownWhole() && about->text().contains("Runs on the full model"));
+    Q_EMIT about->linkActivated("less");
+    QVERIFY(!panel.descriptionShownWhole());
+    QCOMPARE(about->toolTip(), QString("Michel Figure 3. The metric as heads go. Runs on the full model."));
+    AnalysisPanel short_one("<b>Stats.</b> One sentence.");  // nothing more to show: no link
+    QCOMPARE(short_one.findChild<QLabel*>("description")->text(), QString("<b>Stats.</b> One sentence."));
+  }
+
   void panelRunAndCancelButtonsFollowTheRunningState() {
     AnalysisPanel panel("test");
     QSignalSpy run(&panel, &AnalysisPanel::runRequested);

@@ -6,11 +6,13 @@
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/error_line.h"
+#include "app/gui/lama_tab.h"
 #include "app/gui/main_window.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/result_plot.h"
 #include "widgets/score_legend.h"
 
 #include <qcustomplot.h>
@@ -22,6 +24,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QHeaderView>
+#include <QTableView>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -128,6 +132,25 @@ class WindowAllDayTests : public QObject {
     window.findChild<QComboBox*>("heads_model")->setCurrentIndex(1);
     QCOMPARE(window.headsPanelModel(), 1);
     QVERIFY(window.headsPanel()->legend()->isHidden());
+  }
+
+  // The LAMA words tab at 1,366 × 768 (less a panel): its density plots and tables get room enough to
+  // read (they were tiny, with the rating legend cut off and tables of 3 rows).
+  void lamaWordsTabFitsALaptop() {
+    MainWindow window;
+    window.setGeometry(MainWindow::fittedGeometry(QRect(0, 0, 1366, 768 - 32)));
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* lama = window.analyses()->lama();
+    window.tabs()->setCurrentWidget(lama->panel());
+    lama->start();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && lama->panel()->hasResult(), kTimeoutMs);
+    QTest::qWait(50);
+    QVERIFY2(lama->panel()->plot()->height() >= 200, qPrintable(QString::number(lama->panel()->plot()->height())));
+    const int rows = (lama->keywordView()->viewport()->height()) / lama->keywordView()->verticalHeader()->defaultSectionSize();
+    QVERIFY2(rows >= 4, qPrintable(QString::number(rows)));
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/lama_words_1366.png"));
   }
 
   // With no model the maps say how to open one (it used to be "layer 0" over a dark block), and the
