@@ -9,12 +9,16 @@
 #include "widgets/attention_overview.h"
 #include "widgets/heatmap_find_bar.h"
 
+#include <qcustomplot.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTest>
+
+#include <cmath>
 
 using namespace aw;
 
@@ -135,6 +139,20 @@ class AttentionViewTests : public QObject {
     view.setCapture(1, capture, {});
     auto *left = view.heatmap(), *right = view.compareHeatmap();
     QVERIFY(!right->isHidden());
+    // Side by side, both maps thin their rotated key labels for their own width: no two neighbours
+    // closer than a text line across at 60° (the left map's used to overlap).
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTest::qWait(50);
+    for (auto* map : {left, right}) {
+      auto* axis = map->plot()->xAxis;
+      const auto keys = qSharedPointerCast<QCPAxisTickerText>(axis->ticker())->ticks().keys();
+      QVERIFY(keys.size() > 2);
+      const double least = QFontMetrics(axis->tickLabelFont()).height() / std::sin(qDegreesToRadians(60.0)) - 1;
+      for (int i = 1; i < keys.size(); ++i)
+        QVERIFY2(axis->coordToPixel(keys[i]) - axis->coordToPixel(keys[i - 1]) >= least,
+                 qPrintable(QString("labels %1 and %2 are %3 px apart")
+                                .arg(keys[i - 1]).arg(keys[i]).arg(axis->coordToPixel(keys[i]) - axis->coordToPixel(keys[i - 1]))));
+    }
     left->setVisibleCells(QRect(10, 20, 8, 6));
     QCOMPARE(right->visibleCells(), QRect(10, 20, 8, 6));
     right->setVisibleCells(QRect(30, 5, 10, 10));
