@@ -49,6 +49,8 @@ class MainWindow : public QMainWindow {
   AttentionView* openAttentionFile(const QString& path);
   void openSession(const QString& path);
   bool saveSession(const QString& path);
+  // File → Save session…: saves, names the file in the title and says so in the status bar.
+  bool saveSessionAs(const QString& path);
   void runSentence(const QString& sentence);
 
   // Where the session is kept between runs (reopened on start).

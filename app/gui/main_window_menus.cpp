@@ -47,10 +47,7 @@ void MainWindow::buildMenus() {
                                              "Workbench sessions (*.json)");
     if (path.isEmpty()) return;
     if (!path.endsWith(".json")) path += ".json";
-    if (saveSession(path)) {
-      showSessionTitle(path);
-      statusBar()->showMessage("Session saved to " + path, 6000);
-    }
+    saveSessionAs(path);
   });
   file_menu->addSeparator();
   file_menu->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);

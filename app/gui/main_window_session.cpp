@@ -12,6 +12,7 @@
 #include <QMenu>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTextStream>
 
@@ -104,6 +105,13 @@ void MainWindow::openSession(const QString& path) {
                        }};
              };
            }});
+}
+
+bool MainWindow::saveSessionAs(const QString& path) {
+  if (!saveSession(path)) return false;
+  showSessionTitle(path);
+  statusBar()->showMessage("Session saved to " + path, 6000);
+  return true;
 }
 
 void MainWindow::showSessionTitle(const QString& path) {

@@ -20,6 +20,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
@@ -34,6 +35,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace aw;
@@ -151,6 +153,27 @@ class WindowAllDayTests : public QObject {
     const int rows = (lama->keywordView()->viewport()->height()) / lama->keywordView()->verticalHeader()->defaultSectionSize();
     QVERIFY2(rows >= 4, qPrintable(QString::number(rows)));
     QVERIFY(window.grab().save(AW_BUILD_DIR "/lama_words_1366.png"));
+  }
+
+  // Saving a session says so and names the file in the title; a session from a newer version is
+  // refused in one line naming the file.
+  void savingConfirmsAndANewerSessionIsRefused() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    const auto path = dir.filePath("study.json");
+    QVERIFY(window.saveSessionAs(path));
+    QCOMPARE(window.statusBar()->currentMessage(), "Session saved to " + path);
+    QCOMPARE(window.windowTitle(), "Attention Workbench — study.json (" + QDir(dir.path()).dirName() + ")");
+    QFile newer(dir.filePath("newer.json"));
+    QVERIFY(newer.open(QIODevice::WriteOnly));
+    newer.write(R"({"format": "attention-workbench-session", "version": 99, "models": []})");
+    newer.close();
+    window.openSession(dir.filePath("newer.json"));
+    QCOMPARE(window.errorText(), dir.filePath("newer.json") + ": was written by a newer workbench (version 99; this one reads 2)");
+    QCOMPARE(window.modelCount(), 3);  // the open session stays
   }
 
   // With no model the maps say how to open one (it used to be "layer 0" over a dark block), and the
