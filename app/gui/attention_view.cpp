@@ -143,6 +143,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   auto* position_row = new QHBoxLayout;
   position_row->addWidget(new QLabel("After token"));
   position_box_ = new QComboBox;
+  position_box_->setObjectName("after_token");
   position_box_->setToolTip("Or click a row of the heatmap");
   position_row->addWidget(position_box_, 1);
   predictions_layout->addLayout(position_row);

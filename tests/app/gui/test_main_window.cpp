@@ -295,6 +295,10 @@ class MainWindowTests : public QObject {
     view->setCurrentModel(0);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().contains(QString("allows %1").arg(vanilla_positions)), qPrintable(window.errorText()));  // shown again: it fails again
+    // The failed model shows no old run: no map, no tokens to predict after, no title naming one.
+    QCOMPARE(view->heatmap()->matrix().rows, 0);
+    QCOMPARE(view->findChild<QComboBox*>("after_token")->count(), 0);
+    QVERIFY(view->predictions()->rowCount() == 0);
 
     auto* panel = window.analyses()->panel("stats");
     panel->findChild<QLineEdit*>("text")->setText("/no/such/corpus.txt");
