@@ -70,6 +70,7 @@ ResultTable pruning_table(const PruningResult& result) {
   table.meta("model", result.model).meta("metric", result.metric_name);
   if (!result.attention.empty()) table.meta("attention", result.attention);
   if (!result.ranked_on.empty()) table.meta("ranked_on", result.ranked_on);
+  if (result.per_example) table.meta("importance", "per_example");
   const bool tested = result.significance.enabled();
   add_significance_meta(table, result.significance);
   table.add_column("order", ColumnType::Text)

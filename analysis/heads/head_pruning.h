@@ -30,6 +30,7 @@ struct PruningResult {
   std::string metric_name;
   std::string attention;  // translation models: the attention pruned (enc, dec, cross or all); "" otherwise
   std::string ranked_on;  // where the order came from when not the curve's data: a text or a CSV file
+  bool per_example = false;  // the importance order ranked by E_x |∂L(x)/∂ξ_h| (Michel's Eq. 2)
   std::vector<PruningPoint> points;
   SignificanceOptions significance;  // resamples 0: no bootstrap was run
   bool cancelled = false;

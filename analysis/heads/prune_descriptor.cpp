@@ -32,6 +32,7 @@ struct PruneSettings {
   std::string attention = "all";
   double step_percent = 10;
   bool series = false;
+  bool per_example = false;  // the importance order by Michel's Eq. 2, per example
   double max_drop_percent = 10;
   std::optional<int64_t> apply;    // percent removed for real
   std::string save;
@@ -47,6 +48,7 @@ PruneSettings prune_settings(const SettingValues& settings) {
   prune.attention = settings.choice("attention");
   prune.step_percent = static_cast<double>(settings.integer("step"));
   prune.series = settings.flag("series");
+  prune.per_example = settings.flag("per-example");
   prune.max_drop_percent = static_cast<double>(settings.integer("max-drop"));
   if (settings.given("apply")) prune.apply = settings.integer("apply");
   if (settings.given("save")) prune.save = settings.text("save");
@@ -60,6 +62,10 @@ PruneSettings prune_settings(const SettingValues& settings) {
   prune.order = settings.given("order") ? settings.choice("order") : prune.apply ? "importance" : "both";
   if (prune.apply && prune.order == "both" && !from_file)
     throw SettingError("", "--apply needs one --order, importance or oracle");
+  if (prune.per_example && from_file)
+    throw SettingError("per-example", "ranks by importance here; --order-from's file already holds the order");
+  if (prune.per_example && prune.order == "oracle")
+    throw SettingError("per-example", "applies to the importance order; --order oracle ranks by ablation damage");
   if (prune.series) {
     if (prune.apply) throw SettingError("series", "prunes no checkpoint for real; leave --apply and --save out");
     if (from_file) throw SettingError("series", "ranks each epoch's model on its own; leave --order-from out");
@@ -134,7 +140,8 @@ std::vector<RankedOrder> requested_orders(const PruneSettings& prune, const Load
   const std::vector<std::string> names =
       prune.order == "both" ? std::vector<std::string>{"importance", "oracle"} : std::vector<std::string>{prune.order};
   for (const auto& name : names) {
-    auto heads = rank_heads(*loaded.model, loaded.name, rank_data ? *rank_data : data, name, progress, pruned_blocks);
+    auto heads = rank_heads(*loaded.model, loaded.name, rank_data ? *rank_data : data, name, progress, pruned_blocks,
+                            prune.per_example);
     if (heads.empty()) return {};
     orders.push_back({name, std::move(heads)});
   }
@@ -199,6 +206,7 @@ AnalysisReport run_pruning(const AnalysisRequest& request) {
   if (result.cancelled) return report.cancelled = true, report;
   if (loaded.config.is_translation()) result.attention = prune.attention;
   result.ranked_on = ranked_on;
+  result.per_example = prune.per_example;
   report.tables["csv"] = pruning_table(result);
   return report;
 }
@@ -219,6 +227,9 @@ AnalysisDescriptor prune_descriptor() {
   descriptor.fields.push_back(path_field("order-from", "Order from", false,
                                          "prune in the order of an importance or single-head ablate CSV made elsewhere",
                                          "CSV"));
+  descriptor.fields.push_back(flag_field("per-example", "Per example",
+                                         "the importance order by E_x |∂L(x)/∂ξ_h| (Michel's Eq. 2), one gate row per "
+                                         "example, not |∂L/∂ξ_h| per batch"));
   descriptor.fields.push_back(attention_field());
   append_fields(descriptor.fields, translation_metric_fields());
   append_fields(descriptor.fields, significance_fields());

@@ -11,7 +11,7 @@ namespace aw {
 
 std::vector<HeadRef> rank_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                                 const std::string& order_name, const ProgressCallback& progress,
-                                const std::vector<int64_t>& blocks) {
+                                const std::vector<int64_t>& blocks, bool per_example) {
   // Only the chosen blocks' heads take part: the others stay out of the order (and so stay on).
   auto chosen = [&](std::vector<HeadRef> order) {
     if (blocks.empty()) return order;
@@ -21,7 +21,7 @@ std::vector<HeadRef> rank_heads(AttentionModel& model, const std::string& model_
     return kept;
   };
   if (order_name == "importance") {
-    const auto importance = head_importance(model, model_name, data, true, {}, progress);
+    const auto importance = head_importance(model, model_name, data, true, {}, progress, per_example);
     if (importance.cancelled) return {};
     return chosen(order_heads(importance.scores));
   }

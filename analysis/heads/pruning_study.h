@@ -13,10 +13,11 @@ namespace aw {
 
 // The heads of `blocks` (empty = all; Michel Figure 4 ranks one attention kind at a time) in
 // ascending order of "importance" (normalised I_h) or "oracle" (the single-head ablation damage) on
-// `data`; empty when `progress` cancels.
+// `data`; empty when `progress` cancels. `per_example`: I_h in Michel's Eq. 2 form, E_x |∂L(x)/∂ξ_h|
+// (head_importance.h), not per batch.
 std::vector<HeadRef> rank_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                                 const std::string& order_name, const ProgressCallback& progress = {},
-                                const std::vector<int64_t>& blocks = {});
+                                const std::vector<int64_t>& blocks = {}, bool per_example = false);
 
 struct RankedOrder {
   std::string name;  // what the CSV's order column says: importance or oracle

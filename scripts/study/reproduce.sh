@@ -190,9 +190,9 @@ michel=(--model "$samples/vanilla_lm" --text "$work/michel.txt" --window "$windo
 step "ablate single (Michel Table 1)" "$cli" ablate "${michel[@]}" --mode single --bootstrap "$bootstrap" --correction holm --out "$results/michel_single.csv"
 step "figure: single-head ablation" figure ablation michel_single.csv michel_single.png
 step "ablate all-but-one (Michel Table 2)" "$cli" ablate "${michel[@]}" --mode all-but-one --bootstrap "$bootstrap" --correction holm --out "$results/michel_alone.csv"
-step "importance (Michel §4.1)" "$cli" importance "${michel[@]}" --out "$results/importance.csv"
+step "importance (Michel §4.1, Eq. 2: per example)" "$cli" importance "${michel[@]}" --per-example --out "$results/importance.csv"
 step "figure: importance" figure importance importance.csv importance.png
-step "prune (Michel Figure 3, ranked on valid)" "$cli" prune "${michel[@]}" --order both --rank-text "$work/rank.txt" --step 10 \
+step "prune (Michel Figure 3, ranked on valid, I_h per example)" "$cli" prune "${michel[@]}" --order both --per-example --rank-text "$work/rank.txt" --step 10 \
   --bootstrap "$bootstrap" --out "$results/pruning.csv"
 step "figure: pruning curves" figure pruning pruning.csv pruning.png
 step "prune --apply 50 (real pruning)" "$cli" prune --model "$samples/vanilla_lm" --text "$work/rank.txt" --window "$window" --apply 50 \

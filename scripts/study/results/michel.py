@@ -52,10 +52,16 @@ def michel(report):
         report.add(f"**What we see.** With one head left, {verdict} (Δ perplexity from {num(min(deltas))} to "
                    f"{num(max(deltas))} over the layers); the paper finds no significant change for half of WMT's "
                    "layers and all of BERT's.\n")
-    _, importance = read_csv(report.path("importance.csv"))
+    importance_comments, importance = read_csv(report.path("importance.csv"))
     if importance:
         report.add("### Head importance I_h (§4.1)\n")
-        report.add("I_h = mean |∂L/∂ξ_h| over the text, each layer divided by its ℓ2 norm, as the paper does.\n")
+        if importance_comments.get("per_example") == "true":
+            report.add("I_h = E_x |∂L(x)/∂ξ_h|, the paper's Eq. 2: each example's (window's) absolute gradient, "
+                       "averaged over the text, each layer divided by its ℓ2 norm as the paper does. The pruning "
+                       "order below ranks by the same form.\n")
+        else:
+            report.add("I_h = |∂L/∂ξ_h| of each batch's mean loss, averaged over batches (the per-batch form of "
+                       "the paper's code; its Eq. 2 takes |·| per example), each layer divided by its ℓ2 norm.\n")
         report.fig("importance.png", "I_h per head")
     comments, pruning = read_csv(report.path("pruning.csv"))
     if pruning:

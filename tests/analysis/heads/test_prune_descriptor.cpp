@@ -134,5 +134,45 @@ TEST_F(DescriptorRun, PruneRanksOnOneFileAndDrawsTheCurveOnAnother) {
   EXPECT_EQ(setting_error_of([&] { analysis("prune")(request); }), "--rank-text and --order-from both choose the order; give one");
 }
 
+// --per-example ranks by Michel's Eq. 2: the order of the per-example importance CSV, the same curve,
+// and the form named in the CSV; it is refused where it would change nothing.
+TEST_F(DescriptorRun, PruneRanksByPerExampleImportanceOnRequest) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("prune").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("order", "importance");
+  request.settings.set("window", "8");
+  request.settings.set("step", "50");
+  request.settings.set("bootstrap", "0");
+  request.settings.set("per-example", "true");
+  const auto ranked = analysis("prune")(request).tables.at("csv");
+  EXPECT_EQ(ranked.meta_text("importance"), "per_example");
+
+  AnalysisRequest importance;
+  importance.models = {&lm};
+  importance.settings = analysis("importance").settings();
+  importance.settings.set("text", dir_.file("corpus.txt"));
+  importance.settings.set("window", "8");
+  importance.settings.set("per-example", "true");
+  test::write_file(dir_.file("per_example.csv"), write_csv(analysis("importance")(importance).tables.at("csv")));
+  AnalysisRequest from_file = request;
+  from_file.settings.erase("order");
+  from_file.settings.erase("per-example");
+  from_file.settings.set("order-from", dir_.file("per_example.csv"));
+  const auto read_back = analysis("prune")(from_file).tables.at("csv");
+  // The same points: the per-example order, whether ranked here or read from its CSV.
+  for (int64_t row = 0; row < ranked.row_count(); ++row)
+    EXPECT_EQ(ranked.text(row, ranked.column("metric")), read_back.text(row, read_back.column("metric"))) << row;
+
+  from_file.settings.set("per-example", "true");
+  EXPECT_EQ(setting_error_of([&] { analysis("prune")(from_file); }),
+            "--per-example ranks by importance here; --order-from's file already holds the order");
+  request.settings.set("order", "oracle");
+  EXPECT_EQ(setting_error_of([&] { analysis("prune")(request); }),
+            "--per-example applies to the importance order; --order oracle ranks by ablation damage");
+}
+
 }  // namespace
 }  // namespace aw
