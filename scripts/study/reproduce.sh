@@ -119,6 +119,8 @@ step "stats (Bird-Eye Table 1)" "$cli" stats "${lm[@]}" --text "$work/test.txt" 
 step "stats, BET(SG) on UD EWT" "$cli" stats --model "$samples/bet_sg" --text "$work/ud_test.conllu" --out "$results/table1_bet_sg.csv"
 step "figure: Table 1 Ratio" figure table1 table1.csv table1.png
 step "top-tokens (Bird-Eye Table 3)" "$cli" top-tokens "${lm[@]}" --sentences "$samples/demo_sentences.txt" --k 3 --out "$results/table3.csv"
+step "top-tokens on the paper's Table 3 sentences" "$cli" top-tokens "${lm[@]}" --sentences scripts/study/bird_eye_table3.tsv --k 3 \
+  --out "$results/table3_paper.csv"
 for m in vanilla_lm bet_sf; do
   step "diag-sweep $m (Bird-Eye Figure 3)" "$cli" diag-sweep --model "$samples/$m" --text "$work/michel.txt" --window "$window" \
     --factors "$sweep_factors" --bootstrap "$bootstrap" --out "$results/figure3_$m.csv"

@@ -48,3 +48,14 @@ def read_records(records):
         if runs:
             found[variant] = runs
     return found
+
+
+def resampled(comments):
+    """'over 144 paragraphs (windows of one paragraph resampled together)' from a CSV's header, as
+    attention-cli names what its bootstrap resampled; 'over windows' for CSVs written before it did."""
+    unit, units = (comments or {}).get("unit"), (comments or {}).get("units")
+    if not unit:
+        return "over windows"
+    if unit == "paragraphs":
+        return f"over {units} paragraphs (the windows of one paragraph resampled together)"
+    return f"over {units} {unit}"

@@ -3,7 +3,7 @@
 (Figure 3) and real pruning's speed, each against the paper's numbers where we could read them.
 """
 from .cells import interval, num, pvalue, significance_cell, table
-from .inputs import read_csv
+from .inputs import read_csv, resampled
 from .papers import MICHEL_SOURCE, MICHEL_TABLE2_WMT
 
 
@@ -13,7 +13,8 @@ def michel(report):
         return
     report.add("## Michel et al.: are all heads needed?\n")
     report.add(f"On `{comments.get('model')}`, over {report.michel_part()} (the sweeps "
-               "evaluate it once per head setting); 95 % paired-bootstrap intervals, Holm-corrected p-values. "
+               f"evaluate it once per head setting); 95 % paired-bootstrap intervals {resampled(comments)}, "
+               "Holm-corrected p-values. "
                f"Baseline perplexity {num(comments.get('baseline'))}.\n")
     report.add("### Table 1: each head switched off alone\n")
     report.add(table(["layer", "head", "perplexity", "Δ", "95 % interval", "adjusted p", "significant"],
