@@ -220,6 +220,7 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
   legend_ = new ScoreLegend;
   legend_->hide();
   layout->addWidget(legend_);
+  layout->addStretch(0);  // room the grid does not need goes below the legend, which stays under the cells
   auto* buttons = new QGridLayout;  // two by two keeps the panel narrow
   int added = 0;
   auto add_button = [&](const QString& text, const QString& tip, auto&& action) {
@@ -247,6 +248,9 @@ void HeadToggleGrid::setGates(const HeadGates& gates) {
   // horizontal scrollbar in a dock of its default width), up to kMaxFittedWidth.
   const int needed = grid_->minimumSizeHint().width() + scroll_->verticalScrollBar()->sizeHint().width() + 2;
   scroll_->setMinimumWidth(std::min(needed, kMaxFittedWidth));
+  // No taller than the grid at its largest cells: the legend then sits right under the cells.
+  scroll_->setMaximumHeight(grid_->sizeHint().height() + 2 * scroll_->frameWidth() +
+                            scroll_->horizontalScrollBar()->sizeHint().height());
   updateSummary();
 }
 

@@ -119,6 +119,14 @@ class HeadToggleGridTests : public QObject {
     QCOMPARE(panel.legend()->label(), QString("ablation damage"));
     QCOMPARE(panel.legend()->low(), -1.0);
     QCOMPARE(panel.legend()->high(), 2.0);
+    // In a tall panel the legend sits right under the cells, not at the panel's foot.
+    panel.resize(250, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const auto* scroll = panel.findChild<QScrollArea*>();
+    QVERIFY2(panel.legend()->geometry().top() - scroll->geometry().bottom() < 20,
+             qPrintable(QString("%1 vs %2").arg(panel.legend()->geometry().top()).arg(scroll->geometry().bottom())));
+    QVERIFY(panel.legend()->geometry().bottom() < 400);
     panel.reset();
     QVERIFY(panel.legend()->isHidden());
   }
