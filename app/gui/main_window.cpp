@@ -173,10 +173,17 @@ AttentionView* MainWindow::openAttentionFile(const QString& path) {
   return viewer;
 }
 
-void MainWindow::showError(const QString& message) {
+void MainWindow::showError(const QString& message, const QString& source) {
+  error_source_ = source;
   error_line_->showError(message);
 }
 void MainWindow::clearError() { error_line_->clear(); }
+
+void MainWindow::clearErrorOf(const QString& source) {
+  // A job's success clears its own earlier failure, or an error of no job; never another job's (a
+  // failed load's line went when any sentence ran).
+  if (error_source_.isEmpty() || error_source_ == source) clearError();
+}
 
 // ---- background jobs: one at a time, in order ------------------------------------------------------
 
@@ -191,6 +198,7 @@ void MainWindow::startNextJob() {
   auto next = std::move(queued_.front());
   queued_.pop_front();
   job_run_model_ = next.run_model;
+  job_label_ = next.label;
   statusBar()->showMessage(next.label + "…");
   job_generation_ = generation_;
   auto job = next.make();
@@ -210,13 +218,14 @@ void MainWindow::onJobFinished() {
   if (job_generation_ != generation_) {
     // From before a session was replaced: nothing to apply.
   } else if (!result.error.isEmpty()) {
-    showError(result.error);
+    showError(result.error, job_label_);
     if (job_run_model_ >= 0) view_->setRunPending(job_run_model_, false);
     if (job_run_model_ >= 0 && job_run_model_ < static_cast<int>(models_.size())) {
       failed_run_ = {job_run_model_, view_->sentence(), gates_[job_run_model_]};
       view_->dropCapture(job_run_model_);
     }
   } else if (result.apply) {
+    clearErrorOf(job_label_);
     result.apply();
   }
   startNextJob();
@@ -233,7 +242,6 @@ void MainWindow::openCheckpoint(const QString& dir) {
              return [this, session, dir]() -> JobResult {
                const auto summary = session->load(dir);
                return {{}, [this, summary] {
-                         clearError();
                          onModelAdded(summary, HeadGates::allOn(summary.heads_per_block));
                          view_->setCurrentModel(static_cast<int>(models_.size()) - 1);
                          // The first model is current already (no change, no signal): run the
@@ -291,7 +299,6 @@ void MainWindow::queueRun(int model) {
              return [this, session, model, sentence, gates, layer]() -> JobResult {
                auto capture = session->attend(model, sentence, gates, layer);
                return {{}, [this, model, gates, capture = std::move(capture)] {
-                         clearError();
                          // The new capture first: shown while still pending, the old one would start
                          // making a layer that the new one replaces.
                          view_->setCapture(model, capture, gates);

@@ -124,8 +124,11 @@ class MainWindow : public QMainWindow {
   void onGatesChanged(const HeadGates& gates);
   void showHeadsOf(int model);
   void updateColouring();
-  void showError(const QString& message);
+  // `source`: the job whose failure it is ("Loading DIR", "Running MODEL"; QueuedJob::label), so that
+  // only that job's success, or dismissing it, clears it; "" for an error of no job.
+  void showError(const QString& message, const QString& source = {});
   void clearError();
+  void clearErrorOf(const QString& source);
   void updateStatus();
   void rememberRecent(const QString& dir);
   void refreshRecentMenu();
@@ -142,6 +145,8 @@ class MainWindow : public QMainWindow {
   int generation_ = 0;       // bumped when a session replaces everything
   int job_generation_ = 0;   // the generation the running job was started in
   int job_run_model_ = -1;   // the running job's model when it is a sentence run
+  QString job_label_;        // the running job's label: the source of its error
+  QString error_source_;     // the job whose failure the error line shows; "" for none
   // A model whose run failed, with the sentence and gates that failed: not run again for the same
   // input, and its error line cleared once the model is no longer shown.
   struct FailedRun {

@@ -64,7 +64,8 @@ bool MainWindow::offerRecovery(const std::function<bool(const QDateTime& saved)>
   } catch (const std::exception& error) {
     const auto aside = set_aside("autosave-unreadable.json");
     showError(QString("The autosaved session of a window that did not close cannot be read (%1); it is kept as %2")
-                  .arg(QString::fromUtf8(error.what()), aside));
+                  .arg(QString::fromUtf8(error.what()), aside),
+              "autosave");  // stays while the session it offered is opened in its place
     return false;
   }
   if (!ask(QFileInfo(path).lastModified())) {
