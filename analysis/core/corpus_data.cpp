@@ -68,11 +68,26 @@ int64_t corpus_window(const CorpusSettings& corpus, const LoadedModel& loaded) {
   return window;
 }
 
-std::vector<ModelInput> corpus_windows(const CorpusSettings& corpus, const LoadedModel& loaded,
-                                       const std::string& analysis) {
+namespace {
+
+// A language model's windows of the file, each numbered by the paragraph it begins in (the units the
+// bootstrap resamples; none when the tokenizer keeps no line breaks).
+EvaluationData language_model_windows(const CorpusSettings& corpus, const LoadedModel& loaded,
+                                      const std::string& analysis) {
   const auto window = corpus_window(corpus, loaded);
   require_plain_text(corpus.path, loaded.name, analysis);
-  return make_window_batches(read_token_corpus(corpus.path, *loaded.tokenizer), window, corpus.batch);
+  const auto text = read_token_paragraphs(corpus.path, *loaded.tokenizer);
+  auto data = language_model_data(make_window_batches(text.ids, window, corpus.batch));
+  data.blocks = window_paragraphs(text, window);
+  if (!data.blocks.empty()) data.unit = "paragraphs";
+  return data;
+}
+
+}  // namespace
+
+std::vector<ModelInput> corpus_windows(const CorpusSettings& corpus, const LoadedModel& loaded,
+                                       const std::string& analysis) {
+  return language_model_windows(corpus, loaded, analysis).inputs;
 }
 
 namespace {
@@ -103,16 +118,7 @@ EvaluationData translation_data(const CorpusSettings& corpus, const LoadedModel&
 EvaluationData corpus_data(const CorpusSettings& corpus, const LoadedModel& loaded, const std::string& analysis,
                            const NoteCallback& note) {
   if (loaded.config.is_translation()) return translation_data(corpus, loaded, analysis, note);
-  if (!loaded.config.is_classifier()) {
-    const auto window = corpus_window(corpus, loaded);
-    require_plain_text(corpus.path, loaded.name, analysis);
-    const auto text = read_token_paragraphs(corpus.path, *loaded.tokenizer);
-    auto data = language_model_data(make_window_batches(text.ids, window, corpus.batch));
-    // Windows of one paragraph share its topic: the bootstrap resamples paragraphs.
-    data.blocks = window_paragraphs(text, window);
-    if (!data.blocks.empty()) data.unit = "paragraphs";
-    return data;
-  }
+  if (!loaded.config.is_classifier()) return language_model_windows(corpus, loaded, analysis);
   if (corpus.window)
     throw SettingError("window", "applies to language models; " + loaded.name + " is " +
                                      describe_model_kind(loaded.config) + " and reads each example whole (up to its " +

@@ -45,7 +45,7 @@ MetricSettings metric_settings(const SettingValues& settings);
 // (analysis/statistics/delta_significance.h).
 std::vector<SettingField> significance_fields();
 SignificanceOptions significance_options(const SettingValues& settings);
-// `options` for `data`: its unit named and counted; or, with fewer examples than options.min_units,
+// `options` for `data`: its unit named and counted; or, with fewer units than options.min_units,
 // turned off (refused says why) and that said once through `note`, so no interval, p-value or star
 // is printed while the deltas still are.
 SignificanceOptions significance_for(SignificanceOptions options, const EvaluationData& data, const NoteCallback& note);

@@ -111,8 +111,8 @@ AnalysisDescriptor word_weights_descriptor() {
   descriptor.tab.prefers_able = true;
   descriptor.tab.description =
       "<b>LAMA Figure 4 and Table 6.</b> How much attention the chosen words get under each rating. "
-      "Every occurrence of the chosen words in the labelled documents, with its attention weight (mean of the heads or one head; × document length makes 1.0 = uniform), as one density "
-      "curve per rating (Gaussian KDE, Silverman's bandwidth) in one plot per word; the words with the highest mean "
+      "Every occurrence of the chosen words in the labelled documents, with its attention weight (mean of the "
+      "heads or one head; × document length makes 1.0 = uniform), as one density curve per rating (Gaussian KDE, Silverman's bandwidth) in one plot per word; the words with the highest mean "
       "weight per rating; and any document with its words coloured by weight. A rating needs 3 occurrences of a word "
       "for its curve. Head gates do not change LAMA's attention, only what the classifier reads from it.";
   descriptor.run = [](const AnalysisRequest& request) {

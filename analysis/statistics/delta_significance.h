@@ -58,16 +58,15 @@ struct DeltaSignificance {
 torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Tensor& sums, const torch::Tensor& counts);
 
 // The bootstrap of metric(compared[i]) − metric(baseline) for every i, columns of `scores`; one
-// resampling of examples (of options.blocks, when given) serves all of them. Requires options.enabled(); throws aw::Error when
-// `scores` holds no examples.
+// resampling of examples (of options.blocks, when given) serves all of them. Requires
+// options.enabled(); throws aw::Error when `scores` holds no examples.
 std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
                                                   const std::vector<int64_t>& compared,
                                                   const SignificanceOptions& options);
 
 // How result tables say it: "bootstrap=1000, seed=1, correction=holm, unit=windows, units=240,
 // min_units=20" in the metadata (a refused bootstrap: "significance=<why>"; nothing when none was
-// asked for); the columns
-// after a delta, delta_low, delta_high, p_value, p_adjusted and significant (1/0), and one row's cells.
+// asked for); the columns after a delta, delta_low, delta_high, p_value, p_adjusted and significant (1/0), and one row's cells.
 void add_significance_meta(ResultTable& table, const SignificanceOptions& options);
 void add_significance_columns(ResultTable& table);
 std::vector<Cell> significance_cells(const DeltaSignificance& significance);

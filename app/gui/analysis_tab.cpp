@@ -80,7 +80,7 @@ QComboBox* AnalysisTab::addModelChooser(const QString& label) {
   panel_->settingsForm()->addRow(label, box);
   choosers_ << box;
   connect(box, &QComboBox::currentIndexChanged, this, [this] {
-    updateWindowField();
+    updateApplicableFields();
     refreshHeadsOff();
   });
   return box;
@@ -89,10 +89,6 @@ QComboBox* AnalysisTab::addModelChooser(const QString& label) {
 int AnalysisTab::chosenModel(int index) const {
   auto* box = choosers_.value(index);
   return box ? box->currentIndex() : -1;
-}
-
-bool AnalysisTab::isClassifier(int model) const {
-  return model >= 0 && model < static_cast<int>(models_.size()) && models_[model].classifier;
 }
 
 void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
@@ -118,7 +114,7 @@ void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
                       !(index > 0 && previous == choosers_[0]->currentIndex() && fallback != previous);
     box->setCurrentIndex(keep ? previous : fallback);
   }
-  updateWindowField();
+  updateApplicableFields();
   refreshHeadsOff();
 }
 
@@ -157,7 +153,7 @@ unsigned AnalysisTab::runKinds() const {
   return kinds;
 }
 
-void AnalysisTab::updateWindowField() {
+void AnalysisTab::updateApplicableFields() {
   // A setting none of the models to run can use is greyed, and says which models it is for.
   const unsigned kinds = runKinds();
   for (const auto& field : descriptor_->fields) {
@@ -169,7 +165,8 @@ void AnalysisTab::updateWindowField() {
     if (field.applies_to & kLanguageModels) for_kinds << "language models";
     if (field.applies_to & kClassifiers) for_kinds << "classifiers";
     if (field.applies_to & kTranslationModels) for_kinds << "translation models";
-    input->setToolTip(QString::fromStdString(field.help) + (applies ? QString() : "\n(not used: for " + for_kinds.join(" and ") + " only)"));
+    input->setToolTip(QString::fromStdString(field.help) +
+                      (applies ? QString() : "\n(not used: for " + for_kinds.join(" and ") + " only)"));
   }
 }
 

@@ -93,14 +93,13 @@ class AnalysisTab : public QObject {
   virtual void restoreExtra(const QJsonObject& /*entry*/, const QDir& /*base*/) {}
   QComboBox* addModelChooser(const QString& label);
   const std::vector<ModelSummary>& models() const { return models_; }
-  bool isClassifier(int model) const;
   const AnalysisOutput& shown() const { return shown_; }
 
   TabContext context_;
 
  private:
   void finish();
-  void updateWindowField();  // greys the settings the chosen models cannot use
+  void updateApplicableFields();  // greys the settings the chosen models cannot use
   unsigned runKinds() const;  // ModelKindBit of the models a run would take
 
   const AnalysisDescriptor* descriptor_;

@@ -167,8 +167,11 @@ int main(int argc, char** argv) {
                                      .arg(QLocale().toString(saved, QLocale::ShortFormat)),
                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
   });
-  if (!recovered) switch (aw::start_session(parser.isSet(options.session), parser.isSet(options.sample), parser.isSet(options.restore),
-                            parser.isSet(options.fresh), QFile::exists(last))) {
+  const auto start = recovered ? aw::StartSession::Nothing
+                               : aw::start_session(parser.isSet(options.session), parser.isSet(options.sample),
+                                                   parser.isSet(options.restore), parser.isSet(options.fresh),
+                                                   QFile::exists(last));
+  switch (start) {
     case aw::StartSession::Given: window.openSession(parser.value(options.session)); break;
     case aw::StartSession::Sample: window.openSampleData(parser.value(options.sample)); break;
     case aw::StartSession::Last: window.openSession(last); break;

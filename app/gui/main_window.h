@@ -16,7 +16,6 @@
 #include <memory>
 #include <vector>
 
-class QAction;
 class QComboBox;
 class QDateTime;
 class QTimer;
@@ -167,7 +166,6 @@ class MainWindow : public QMainWindow {
   ErrorLine* error_line_;
   QLabel* status_label_;
   QMenu* recent_menu_;
-  QAction* toggle_head_action_ = nullptr;
   QString session_path_;  // the session file opened or saved last; "" for none
   QTimer* autosave_timer_ = nullptr;
   bool autosave_enabled_ = true;

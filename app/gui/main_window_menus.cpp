@@ -9,11 +9,9 @@
 #include "widgets/head_toggle_grid.h"
 
 #include <QAction>
-#include <QLineEdit>
-#include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFileInfo>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -73,8 +71,7 @@ void MainWindow::buildMenus() {
   view_menu->addAction("Previous l&ayer", QKeySequence("Ctrl+Up"), this, [this] { view_->stepLayer(-1); });
   view_menu->addAction("Next &head", QKeySequence("Ctrl+]"), this, [this] { view_->stepHead(1); });
   view_menu->addAction("Previous h&ead", QKeySequence("Ctrl+["), this, [this] { view_->stepHead(-1); });
-  toggle_head_action_ = view_menu->addAction("&Switch the selected head off or on", QKeySequence("Ctrl+T"), this,
-                                             [this] { toggleSelectedHead(); });
+  view_menu->addAction("&Switch the selected head off or on", QKeySequence("Ctrl+T"), this, [this] { toggleSelectedHead(); });
 
   // The shown analysis tab's buttons, by key (and for scripts that drive the window).
   auto* analysis_menu = menuBar()->addMenu("&Analysis");
@@ -114,21 +111,17 @@ void MainWindow::buildMenus() {
 
 QString MainWindow::shortcutList() const {
   QString rows;
-  for (const auto* menu : menuBar()->findChildren<QMenu*>()) {
-    for (const auto* action : menu->actions()) {
-      if (action->shortcut().isEmpty()) continue;
-      auto name = action->text();
-      name.remove('&');
-      rows += QString("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
-                  .arg(name.toHtmlEscaped(), action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped());
-    }
-  }
+  const auto add = [&rows](const QString& what, const QString& keys) {
+    rows += QString("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>").arg(what.toHtmlEscaped(), keys.toHtmlEscaped());
+  };
+  for (const auto* menu : menuBar()->findChildren<QMenu*>())
+    for (const auto* action : menu->actions())
+      if (!action->shortcut().isEmpty())
+        add(QString(action->text()).remove('&'), action->shortcut().toString(QKeySequence::NativeText));
   // Keys of the views themselves, not of a menu.
-  for (const auto& [keys, what] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"Enter (in the sentence)", "run the sentence"},
-           {"Wheel / drag (on a map)", "zoom / move a long text's map"},
-           {"Ctrl+C (in a table)", "copy the selected cells"}})
-    rows += QString("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>").arg(what, keys);
+  add("run the sentence", "Enter (in the sentence)");
+  add("zoom / move a long text's map", "Wheel / drag (on a map)");
+  add("copy the selected cells", "Ctrl+C (in a table)");
   return "<table>" + rows + "</table>";
 }
 

@@ -100,8 +100,7 @@ std::vector<int64_t> paragraph_starts_in_tokens(const std::vector<std::string>& 
         ++breaks;
       } else if (!std::isspace(static_cast<unsigned char>(c))) {
         const auto token = static_cast<int64_t>(i);
-        if ((starts.empty() || breaks >= breaks_between) && (starts.empty() || starts.back() != token))
-          starts.push_back(token);
+        if (starts.empty() || (breaks >= breaks_between && starts.back() != token)) starts.push_back(token);
         breaks = 0;
       }
     }
