@@ -13,6 +13,7 @@ namespace aw {
   ANALYSIS(ablate)            \
   ANALYSIS(importance)        \
   ANALYSIS(prune)             \
+  ANALYSIS(head_types)        \
   ANALYSIS(word_weights)      \
   ANALYSIS(keywords)          \
   ANALYSIS(training)
