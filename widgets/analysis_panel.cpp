@@ -193,6 +193,10 @@ void AnalysisPanel::setProgress(qint64 done, qint64 total, const QString& unit) 
   progress_label_->setText(text);
 }
 
+void AnalysisPanel::redrawPlot() {
+  if (has_result_ && plotter_) plotter_(*plot_, PlotInput{table_model_->table(), &parts_});
+}
+
 void AnalysisPanel::setResult(const ResultTable& table, const ResultTables& parts) {
   has_result_ = true;
   parts_ = parts;

@@ -55,6 +55,8 @@ class AnalysisPanel : public QWidget {
   // Shows a finished result as table and plot; `parts` are the report's other tables (the plot of
   // LAMA's words reads "density").
   void setResult(const ResultTable& table, const ResultTables& parts = {});
+  // Draws the shown result's plot again (the plotter reads settings of its own that changed).
+  void redrawPlot();
   // No result: an empty table, the plot cleared.
   void clearResult();
   bool hasResult() const { return has_result_; }

@@ -292,6 +292,36 @@ void plot_head_scores(ResultPlot& plot, const PlotInput& input) {
                   grid.labels);
 }
 
+// Head types: one score's layers × heads map (the one asked for, else the one the run coloured the
+// heads panel by), or two scores against each other, a point per head and a colour per layer.
+void plot_head_types(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
+  if (!input.scatter_x.empty() && !input.scatter_y.empty() && table.column(input.scatter_x) >= 0 &&
+      table.column(input.scatter_y) >= 0) {
+    QVector<PlotSeries> layers;
+    const int layer_col = table.column("layer");
+    for (const auto& [layer, rows] : group_rows(table, layer_col)) {
+      PlotSeries series{"layer " + layer, {}, {}};
+      for (const int row : rows) {
+        const double x = table.number(row, table.column(input.scatter_x)), y = table.number(row, table.column(input.scatter_y));
+        if (std::isnan(x) || std::isnan(y)) continue;
+        series.x << x, series.y << y;
+      }
+      layers << series;
+    }
+    const auto x = QString::fromStdString(input.scatter_x), y = QString::fromStdString(input.scatter_y);
+    plot.showScatter(y + " against " + x + " (a point per head)", layers, x, y);
+    return;
+  }
+  auto score = !input.score.empty() ? input.score : table.meta_text("shown");
+  if (table.column(score) < 0) score = "induction";
+  const auto grid = layer_head_matrix(table, score);
+  auto title = QString::fromStdString(score) + " per head";
+  if (score == "sink")
+    title += " (sink rate " + meta(table, "sink_rate") + " at ε = " + meta(table, "sink_epsilon") + ")";
+  plot.showMatrix(title, grid.values, "L", "H", QString::fromStdString(score), false, grid.labels);
+}
+
 // LAMA Figure 4: one small plot per word, a density curve per rating, from word-weights' --summary and
 // --density tables.
 void plot_word_weights(ResultPlot& plot, const PlotInput& input) {
@@ -351,6 +381,8 @@ const std::vector<PlotKind>& plot_kinds() {
       {"training", "training", "Bird-Eye Figures 4-5: loss per epoch", {{"epoch"}, {"train_loss"}}, {}, plot_training},
       {"head-scores", "importance", "any table of per-head scores: the column after head, layers x heads",
        {{"layer"}, {"head"}}, {}, plot_head_scores},
+      {"head-types", "head-types", "head types: one score per head (the one the run showed), layers x heads",
+       {{"layer"}, {"head"}, {"induction"}}, {}, plot_head_types},
       {"word-weights", "word-weights --summary", "LAMA Figure 4: weight densities per rating (--summary and --density)",
        {{"word"}, {"label"}, {"count"}},
        {{"density", "word-weights --density", {{"word"}, {"label"}, {"x"}, {"density"}}}}, plot_word_weights},

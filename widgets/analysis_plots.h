@@ -26,6 +26,9 @@ struct PlotInput {
   const ResultTables* parts = nullptr;
   QString x_label;  // word weights: the weights' scale ("attention weight" when empty)
   QString title;    // word weights: the figure's title (the default when empty)
+  // head types: the score mapped (empty: the table's `shown`), or, with both set, a scatter of
+  // scatter_y against scatter_x over every head
+  std::string score, scatter_x, scatter_y;
 
   // The part `name`, or nullptr.
   const ResultTable* part(const std::string& name) const;

@@ -15,6 +15,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <vector>
 
 namespace aw {
@@ -83,7 +84,9 @@ AnalysisReport run_head_types(const AnalysisRequest& request) {
 
   auto table = head_types_table(result);
   table.meta("induction_on", generated_text(repeated));
-  table.meta("scores_on", settings.given("text") ? settings.text("text") : "the generated sequences");
+  // The file's name, not its path: a CSV made elsewhere reads the same.
+  table.meta("scores_on", settings.given("text") ? std::filesystem::path(settings.text("text")).filename().string()
+                                                  : std::string("the generated sequences"));
   table.meta("shown", score);
   report.tables["csv"] = std::move(table);
   const auto type = static_cast<HeadType>(head_type_index(score));
@@ -106,11 +109,14 @@ std::vector<SettingField> head_types_fields() {
   length.default_text.clear();  // the model decides
   fields.push_back(length);
   fields.push_back(integer_field("seed", "Seed", 1, 0, int64_t{1} << 62, "the random sequences' seed", "S"));
-  fields.push_back(text_field("sink-epsilon", "Sink ε", "0.3",
-                              "a head is a sink when its mean weight on the first token exceeds ε (Gu et al. 2024)",
-                              "E"));
+  auto epsilon = text_field("sink-epsilon", "Sink ε", "0.3",
+                            "a head is a sink when its mean weight on the first token exceeds ε (Gu et al. 2024)", "E");
+  epsilon.kind = FieldKind::Number;
+  fields.push_back(epsilon);
   std::vector<std::string> names(head_type_names().begin(), head_type_names().end());
-  fields.push_back(choice_field("score", "Colour by", names, "induction", "the score that colours the heads panel"));
+  auto score = choice_field("score", "Colour by", names, "induction", "the score that colours the heads panel");
+  score.in_form = false;  // the window's tab has its own chooser under the map, which also colours the panel
+  fields.push_back(score);
   fields.push_back(heads_off_field());
   return fields;
 }

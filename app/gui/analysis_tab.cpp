@@ -262,11 +262,15 @@ void AnalysisTab::showOutput(const AnalysisOutput& output) {
   if (output.hasResult()) panel_->setResult(output.mainTable(), output.tables);
   else panel_->clearResult();
   if (!output.notes.isEmpty()) panel_->showMessage(output.notes.join("; "), false);
-  const auto label = QString::fromStdString(descriptor_->tab.score_label);
+  const auto label = scoreLabel(output);
   if (output.head_scores && !label.isEmpty()) {
     const int model = output.head_scores->model >= 0 ? output.head_scores->model : result_model_;
     Q_EMIT headScores(model, label, output.head_scores->damage());
   }
+}
+
+QString AnalysisTab::scoreLabel(const AnalysisOutput& /*output*/) const {
+  return QString::fromStdString(descriptor_->tab.score_label);
 }
 
 void AnalysisTab::clearResult() {

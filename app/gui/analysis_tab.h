@@ -89,6 +89,10 @@ class AnalysisTab : public QObject {
   // Fills the run from the choosers, the heads panel and the form; false with a message to refuse.
   virtual bool prepare(Run& run, QString* refusal) const;
   virtual void showOutput(const AnalysisOutput& output);
+  // The heads panel's name for a result's head scores: the descriptor's score_label.
+  virtual QString scoreLabel(const AnalysisOutput& output) const;
+  // The session's index of the model the result on view was computed on (−1: none).
+  int resultModel() const { return result_model_; }
   virtual void saveExtra(QJsonObject& /*entry*/) const {}
   virtual void restoreExtra(const QJsonObject& /*entry*/, const QDir& /*base*/) {}
   QComboBox* addModelChooser(const QString& label);

@@ -2,6 +2,7 @@
 // its plot kind); only a tab class with extras needs a line here.
 #include "app/gui/analysis_tabs.h"
 
+#include "app/gui/head_types_tab.h"
 #include "app/gui/lama_tab.h"
 #include "app/gui/settings_form.h"
 #include "app/gui/top_tokens_tab.h"
@@ -29,7 +30,8 @@ AnalysisTab* make_tab(const AnalysisDescriptor& descriptor, const TabContext& co
 using TabMaker = AnalysisTab* (*)(const AnalysisDescriptor&, const TabContext&, QObject*);
 const std::map<std::string, TabMaker>& tab_classes() {
   static const std::map<std::string, TabMaker> classes = {{"top-tokens", make_tab<TopTokensTab>},
-                                                          {"word-weights", make_tab<LamaTab>}};
+                                                          {"word-weights", make_tab<LamaTab>},
+                                                          {"head-types", make_tab<HeadTypesTab>}};
   return classes;
 }
 

@@ -69,8 +69,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   heads_model_box_->setToolTip("The model whose heads this panel shows and switches (follows the Attention tab)");
   dock_layout->addWidget(heads_model_box_);
   colour_box_ = new QComboBox;
+  colour_box_->setObjectName("heads_colour");
   colour_box_->addItem("no colouring");
-  colour_box_->setToolTip("Colour the cells by a finished importance or single-head ablation run");
+  colour_box_->setToolTip("Colour the cells by a finished run's head scores (ablation, importance, head types)");
   heads_ = new HeadToggleGrid;
   dock_layout->addWidget(colour_box_);
   dock_layout->addWidget(heads_, 1);
