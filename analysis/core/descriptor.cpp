@@ -113,6 +113,7 @@ std::string requirement_text(ModelRequirement requirement) {
     case ModelRequirement::CausalAttention: return "a causal language model or a translation model";
     case ModelRequirement::LanguageModelOrClassifier: return "a language model, a classifier or a translation model";
     case ModelRequirement::Lama: return "a lama model";
+    case ModelRequirement::LanguageModel: return "a language model";
     case ModelRequirement::TokenSelfAttention: return "token-to-token self-attention (a language model, or a BERT-style classifier or encoder)";
     case ModelRequirement::AnyModel: return "any checkpoint folder";
   }
@@ -125,6 +126,7 @@ bool accepts(const ModelConfig& config, ModelRequirement requirement) {
     case ModelRequirement::LanguageModelOrClassifier:
       return config.is_language_model() || config.is_classifier() || config.is_translation();
     case ModelRequirement::Lama: return config.has_lama_attention();
+    case ModelRequirement::LanguageModel: return config.is_language_model();
     case ModelRequirement::TokenSelfAttention: return config.has_token_attention() && !config.is_translation();
     case ModelRequirement::AnyModel: return true;
   }

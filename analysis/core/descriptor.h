@@ -116,6 +116,7 @@ enum class ModelRequirement {
   LanguageModelOrClassifier,  // eval, ablate, importance, prune: perplexity or accuracy (translation
                               // models: perplexity of the reference translations)
   Lama,                       // word-weights, keywords: LAMA's per-word attention
+  LanguageModel,              // patch: a language model's next-token logits
   TokenSelfAttention,         // head-types: token-to-token self-attention of one kind (language
                               // models, BERT-style classifiers and encoders; not translation models)
   AnyModel,                   // training: reads the folder's training.json, runs nothing

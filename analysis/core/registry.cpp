@@ -14,6 +14,7 @@ namespace aw {
   ANALYSIS(importance)        \
   ANALYSIS(prune)             \
   ANALYSIS(head_types)        \
+  ANALYSIS(patch)             \
   ANALYSIS(word_weights)      \
   ANALYSIS(keywords)          \
   ANALYSIS(training)

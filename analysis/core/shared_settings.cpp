@@ -75,14 +75,18 @@ SignificanceOptions significance_options(const SettingValues& settings) {
 }
 
 SignificanceOptions significance_for(SignificanceOptions options, const EvaluationData& data, const NoteCallback& note) {
-  if (!options.enabled()) return options;
-  options.unit = data.unit;
-  options.units = data.units();
   options.blocks = data.blocks;
+  return significance_for_units(std::move(options), data.unit, data.units(), note);
+}
+
+SignificanceOptions significance_for_units(SignificanceOptions options, const std::string& unit, int64_t units,
+                                           const NoteCallback& note) {
+  if (!options.enabled()) return options;
+  options.unit = unit;
+  options.units = units;
   if (options.units >= options.min_units) return options;
   // "1 window": the unit's singular is its plural less the "s".
-  const auto named = std::to_string(options.units) + " " +
-                     (options.units == 1 ? data.unit.substr(0, data.unit.size() - 1) : data.unit);
+  const auto named = std::to_string(options.units) + " " + (options.units == 1 ? unit.substr(0, unit.size() - 1) : unit);
   // No comma: the text is also a CSV metadata value, and the metadata line is split at commas.
   options.refused = "no intervals or p-values: " + named + (options.units == 1 ? " is" : " are") + " fewer than the " +
                     std::to_string(options.min_units) + " independent units the bootstrap needs (--min-units)";

@@ -49,6 +49,9 @@ SignificanceOptions significance_options(const SettingValues& settings);
 // turned off (refused says why) and that said once through `note`, so no interval, p-value or star
 // is printed while the deltas still are.
 SignificanceOptions significance_for(SignificanceOptions options, const EvaluationData& data, const NoteCallback& note);
+// The same for `units` independent units named `unit` (plural: "pairs") that are not an EvaluationData's.
+SignificanceOptions significance_for_units(SignificanceOptions options, const std::string& unit, int64_t units,
+                                           const NoteCallback& note);
 
 // The fields of `more` after those of `fields`.
 void append_fields(std::vector<SettingField>& fields, std::vector<SettingField> more);

@@ -76,8 +76,11 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
   const auto columns = torch::tensor(compared, torch::kLong);
   const auto deltas = resampled_metrics.index_select(1, columns) - resampled_metrics.select(1, baseline).unsqueeze(1);
   const auto observed = observed_metrics.index_select(0, columns) - observed_metrics[baseline];
-  const auto summaries = summarize_bootstrap(observed, deltas);
+  return corrected_significance(summarize_bootstrap(observed, deltas), options);
+}
 
+std::vector<DeltaSignificance> corrected_significance(const std::vector<PairedDifference>& summaries,
+                                                      const SignificanceOptions& options) {
   std::vector<double> p_values;
   for (const auto& summary : summaries) p_values.push_back(summary.p_value);
   const auto adjusted = options.correction == Correction::Holm ? holm_adjusted(p_values)

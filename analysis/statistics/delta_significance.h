@@ -6,6 +6,7 @@
 #pragma once
 
 #include "analysis/heads/gate_evaluation.h"
+#include "analysis/statistics/significance.h"
 
 #include "table/result_table.h"
 
@@ -63,6 +64,11 @@ torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Ten
 std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
                                                   const std::vector<int64_t>& compared,
                                                   const SignificanceOptions& options);
+
+// Intervals and p-values of settings compared together (summarize_bootstrap's), the p-values
+// corrected across them by options.correction and starred at options.alpha.
+std::vector<DeltaSignificance> corrected_significance(const std::vector<PairedDifference>& summaries,
+                                                      const SignificanceOptions& options);
 
 // How result tables say it: "bootstrap=1000, seed=1, correction=holm, unit=windows, units=240,
 // min_units=20" in the metadata (a refused bootstrap: "significance=<why>"; nothing when none was

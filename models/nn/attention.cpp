@@ -266,16 +266,24 @@ AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const At
                                                 const torch::Tensor& gates, const TileConsumer& tiles,
                                                 const torch::Tensor& memory) {
   TORCH_CHECK(context.first_row == 0 && context.end_row < 0, "a forward computes every query row");
-  const int64_t batch = x.size(0), length = x.size(1);
+  const int64_t length = x.size(1);
   const auto projected = project(x, context, memory, /*with_value=*/true);
   auto mixed = !tiles && fusable(context) ? fused_context(projected, context)
                                           : run_tiles(projected, context, tiles, bird_eye.defined());
+  if (context.context_hook) mixed = context.context_hook(mixed, projected.value);  // may return k·B rows
   if (gates.defined()) {
     // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
-    if (gates.size(0) > batch) mixed = mixed.repeat({gates.size(0) / batch, 1, 1, 1});  // (k·B, H, n, dh)
+    if (gates.size(0) > mixed.size(0)) mixed = mixed.repeat({gates.size(0) / mixed.size(0), 1, 1, 1});  // (k·B, H, n, dh)
     mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
   }
   return {o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}))};  // (k·B, n, d)
+}
+
+torch::Tensor MultiHeadAttentionImpl::head_writes(const torch::Tensor& contexts) const {
+  const auto d = o->weight.size(0);
+  // o.weight [d, H·dh] as [d, H, dh]: head h writes Σ_e W[:, h, e] z_h[e].
+  const auto per_head = o->weight.view({d, heads_, d_head_}).to(contexts.scalar_type());
+  return torch::einsum("...he,dhe->...hd", {contexts, per_head});
 }
 
 }  // namespace aw

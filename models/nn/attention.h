@@ -14,6 +14,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace aw {
@@ -46,6 +47,9 @@ struct AttentionContext {
   // Whether a forward whose probabilities nobody wants may use LibTorch's fused scaled-dot-product
   // attention (models/attention_path.h); false keeps the explicit path (ForwardOptions).
   bool fused = true;
+  // The layer's per-head contexts and values in, the contexts to go on with out (ForwardOptions::
+  // context_hook bound to the layer being run); empty = none.
+  std::function<torch::Tensor(const torch::Tensor& contexts, const torch::Tensor& values)> context_hook;
 
   TileMasks masks(int64_t first_row, int64_t rows) const;
   // Query rows per tile for `batch` rows of `heads` heads in `dtype` under memory_budget. Throws
@@ -109,6 +113,9 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
                      const torch::Tensor& memory = {});
 
   int64_t heads() const { return heads_; }
+  // Each head's write into the residual stream: contexts [..., H, dh] through its slice of o (no bias),
+  // [..., H, d] (direct logit attribution).
+  torch::Tensor head_writes(const torch::Tensor& contexts) const;
 
   Dense q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
   torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)

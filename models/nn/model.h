@@ -45,6 +45,11 @@ using AttentionObserver = std::function<void(int64_t layer, const torch::Tensor&
 using AttentionTileObserver = std::function<void(int64_t layer, int64_t first_row, const torch::Tensor& tile)>;
 // What one attention module hands its tiles to.
 using TileConsumer = std::function<void(int64_t first_row, const torch::Tensor& tile)>;
+// Sees one layer's per-head contexts — each head's attention output before the output projection,
+// [B, H, n, dh] — and the values they mixed [B, H, keys, dh] (one per query head), and returns the
+// contexts the layer goes on with: the same, some heads' replaced (activation patching), or k
+// settings of the B rows as k·B rows (setting-major), which then part ways as gate settings do.
+using ContextHook = std::function<torch::Tensor(int64_t layer, const torch::Tensor& contexts, const torch::Tensor& values)>;
 
 struct ForwardOptions {
   CaptureMode capture = CaptureMode::None;
@@ -65,6 +70,9 @@ struct ForwardOptions {
   // The layers whose probabilities capture computes (empty = every layer run); the others take the
   // fused kernel where available, as a forward without capture does.
   std::vector<bool> capture_layers;
+  // Called for every layer run by a model that supports_context_hook() (analysis/patching/); others
+  // ignore it, so a caller checks that first.
+  ContextHook context_hook;
 };
 
 // The one place a forward's attention goes, layer by layer: a model's attention hands each tile of
@@ -221,6 +229,18 @@ class AttentionModel {
   // gates, so the settings share everything before — that layer's attention included — and the
   // result has k·B rows. Gate sweeps use it when offered.
   virtual bool splits_rows_at_gates() const { return false; }
+
+  // Whether forward/run_layers call ForwardOptions::context_hook (activation patching).
+  virtual bool supports_context_hook() const { return false; }
+  // Direct logit attribution (analysis/patching/): what each head of `layer` writes into the residual
+  // stream, its slice of the output projection applied to its context (no bias): contexts [..., H, dh]
+  // → [..., H, d]. And the logits of tokens [B, T] that writes [B, K, d] add through the final norm,
+  // its scale taken from `residual` [B, d] (the last layer's output at that position, which the norm
+  // divides by) and its bias left out: [B, K, T]. Throws aw::Error where the model has no such path
+  // (no final norm before the unembedding); this default throws.
+  virtual torch::Tensor head_writes(int64_t layer, const torch::Tensor& contexts);
+  virtual torch::Tensor direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
+                                      const torch::Tensor& tokens);
 
   // The model as an encoder–decoder (below) when it is one (the translation models), else nullptr.
   virtual SequenceToSequenceModel* sequence_to_sequence() { return nullptr; }

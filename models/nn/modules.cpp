@@ -41,6 +41,16 @@ torch::Tensor NormImpl::forward(const torch::Tensor& x) {
   return weight * normed.to(x.scalar_type());
 }
 
+torch::Tensor NormImpl::linearised(const torch::Tensor& at, const torch::Tensor& x) const {
+  const auto wide_at = at.to(widened(at.scalar_type()));
+  const auto wide_x = x.to(wide_at.scalar_type());
+  if (kind_ == NormKind::LayerNorm) {
+    const auto variance = wide_at.var(-1, /*unbiased=*/false, /*keepdim=*/true);
+    return (wide_x - wide_x.mean(-1, true)) * torch::rsqrt(variance + eps_) * weight.to(wide_x.scalar_type());
+  }
+  return wide_x * torch::rsqrt(wide_at.pow(2).mean(-1, true) + eps_) * weight.to(wide_x.scalar_type());
+}
+
 std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, int64_t length,
                                                       const torch::TensorOptions& float_options) {
   const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);

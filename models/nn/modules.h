@@ -43,6 +43,11 @@ class NormImpl : public torch::nn::Module {
  public:
   NormImpl(int64_t width, double eps, NormKind kind);
   torch::Tensor forward(const torch::Tensor& x);
+  // The norm as a linear map of x with its scale frozen at `at` (the input it divides x by) and no
+  // bias: LayerNorm (x − mean x) / √(var(at) + ε) · γ, RMSNorm x / √(mean(at²) + ε) · γ. `at` [..., d]
+  // broadcasts against x [..., d]. How a part of the residual stream reaches the logits (direct logit
+  // attribution): the parts' images add up to the norm's output less its bias.
+  torch::Tensor linearised(const torch::Tensor& at, const torch::Tensor& x) const;
   torch::Tensor weight, bias;
 
  private:

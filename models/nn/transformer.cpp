@@ -209,6 +209,10 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
   AttentionSink sink(options);
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const int64_t rows = hidden.size(0);
+    if (options.context_hook)
+      context.context_hook = [&options, layer](const torch::Tensor& contexts, const torch::Tensor& values) {
+        return options.context_hook(layer, contexts, values);
+      };
     auto block = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
                                                                 sink.tiles(layer));
     hidden = std::move(block.hidden);
@@ -271,6 +275,30 @@ torch::Tensor TransformerImpl::reduced_output(const torch::Tensor& hidden, const
   }
   if (!config_.is_language_model()) return {};
   return lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, tok_emb->weight);  // (B, n, V)
+}
+
+torch::Tensor TransformerImpl::head_writes(int64_t layer, const torch::Tensor& contexts) {
+  return layers[layer]->as<TransformerBlock>()->attn->head_writes(contexts);
+}
+
+torch::Tensor TransformerImpl::direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
+                                             const torch::Tensor& tokens) {
+  if (!ln_f || !config_.is_language_model())
+    throw Error("direct logit attribution needs a pre-norm language model (a final norm before the unembedding); "
+                "this is " + std::string(config_.is_language_model() ? "a post-norm one" : "not a language model"));
+  const auto normed = ln_f->linearised(residual.unsqueeze(1), writes);                        // (B, K, d)
+  const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
+  const auto rows = unembedding.index_select(0, tokens.reshape({-1})).view({tokens.size(0), tokens.size(1), -1});
+  return torch::matmul(normed, rows.to(normed.scalar_type()).transpose(1, 2));               // (B, K, T)
+}
+
+torch::Tensor AttentionModel::head_writes(int64_t /*layer*/, const torch::Tensor& /*contexts*/) {
+  throw Error("a " + config().family_name() + " model has no per-head writes into a residual stream here");
+}
+
+torch::Tensor AttentionModel::direct_logits(const torch::Tensor& /*residual*/, const torch::Tensor& /*writes*/,
+                                            const torch::Tensor& /*tokens*/) {
+  throw Error("a " + config().family_name() + " model has no direct path from a head to the logits here");
 }
 
 ForwardResult forward_in_stages(AttentionModel& model, const ModelInput& input, const ForwardOptions& options) {

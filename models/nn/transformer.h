@@ -70,6 +70,10 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
                              const ForwardOptions& options, const TileConsumer& tiles, int64_t first_row = 0,
                              int64_t end_row = -1) override;
   bool splits_rows_at_gates() const override { return true; }
+  bool supports_context_hook() const override { return true; }
+  torch::Tensor head_writes(int64_t layer, const torch::Tensor& contexts) override;
+  torch::Tensor direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
+                              const torch::Tensor& tokens) override;
 
   Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
   Norm emb_ln{nullptr}, ln_f{nullptr};

@@ -1,0 +1,153 @@
+// analysis/patching/head_patching.cpp — see head_patching.h.
+#include "analysis/patching/head_patching.h"
+
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <limits>
+
+namespace aw {
+namespace {
+
+// A batch of pairs, right-padded: both prompts and where each one ends.
+struct PairBatch {
+  ModelInput clean, corrupted;
+  torch::Tensor last;    // [B] long: each pair's last position
+  torch::Tensor tokens;  // [B, 2] long: answer, foil
+};
+
+PairBatch pair_batch(const std::vector<PatchPair>& pairs, size_t first, size_t count, const torch::Device& device) {
+  size_t longest = 0;
+  for (size_t i = first; i < first + count; ++i) longest = std::max(longest, pairs[i].clean.size());
+  const auto rows = static_cast<int64_t>(count), length = static_cast<int64_t>(longest);
+  auto clean = torch::zeros({rows, length}, torch::kLong), corrupted = torch::zeros({rows, length}, torch::kLong);
+  auto mask = torch::zeros({rows, length}, torch::kLong), last = torch::empty({rows}, torch::kLong);
+  auto tokens = torch::empty({rows, 2}, torch::kLong);
+  for (int64_t b = 0; b < rows; ++b) {
+    const auto& pair = pairs[first + static_cast<size_t>(b)];
+    const auto n = static_cast<int64_t>(pair.clean.size());
+    clean[b].narrow(0, 0, n).copy_(torch::tensor(pair.clean, torch::kLong));
+    corrupted[b].narrow(0, 0, n).copy_(torch::tensor(pair.corrupted, torch::kLong));
+    mask[b].narrow(0, 0, n).fill_(1);
+    last[b] = n - 1;
+    tokens[b][0] = pair.answer;
+    tokens[b][1] = pair.foil;
+  }
+  PairBatch batch;
+  batch.clean.input_ids = clean.to(device);
+  batch.corrupted.input_ids = corrupted.to(device);
+  batch.clean.attention_mask = batch.corrupted.attention_mask = mask.to(device);
+  batch.last = last.to(device);
+  batch.tokens = tokens.to(device);
+  return batch;
+}
+
+// hidden [k·B, n, d] at each row's last position (row s·B + b ends where pair b does): [k·B, 1, d].
+torch::Tensor at_last(const torch::Tensor& hidden, const torch::Tensor& last) {
+  const int64_t rows = hidden.size(0), batch = last.size(0);
+  const auto index = last.repeat({rows / batch}).view({rows, 1, 1}).expand({rows, 1, hidden.size(2)});
+  return hidden.gather(1, index);
+}
+
+// m = logit(answer) − logit(foil) at the last position of each of the k·B rows: [k·B] float64.
+torch::Tensor logit_difference(AttentionModel& model, const torch::Tensor& hidden, const PairBatch& batch) {
+  const auto logits = model.output(at_last(hidden, batch.last), ModelInput{}).squeeze(1);  // (k·B, V)
+  const auto tokens = batch.tokens.repeat({logits.size(0) / batch.tokens.size(0), 1});
+  const auto chosen = logits.gather(1, tokens).to(torch::kFloat64);
+  return chosen.select(1, 0) - chosen.select(1, 1);
+}
+
+}  // namespace
+
+PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pairs, const PatchSettings& settings,
+                        const ProgressCallback& progress) {
+  if (!model.supports_context_hook())
+    throw Error("a " + model.config().family_name() + " model's head outputs cannot be patched here");
+  c10::InferenceMode inference;
+  model.module().eval();
+  const auto& config = model.config();
+  const int64_t layers = config.n_blocks, widest = config.max_heads(), count = static_cast<int64_t>(pairs.size());
+  const auto device = model.module().parameters().front().device();
+  for (const auto& pair : pairs)
+    if (settings.position >= static_cast<int64_t>(pair.clean.size()))
+      throw Error("line " + std::to_string(pair.line) + ": position " + std::to_string(settings.position) +
+                  " is past the prompt's " + std::to_string(pair.clean.size()) + " tokens");
+  const auto nan = std::numeric_limits<double>::quiet_NaN();
+  PatchResult result;
+  result.heads_per_layer = config.heads_per_block;
+  result.clean = torch::empty({count}, torch::kFloat64);
+  result.corrupted = torch::empty({count}, torch::kFloat64);
+  result.patched = torch::full({layers, widest, count}, nan, torch::kFloat64);
+  result.dla = torch::full({layers, widest, count}, nan, torch::kFloat64);
+  ForwardOptions plain;
+  plain.head_gates = settings.gates;
+  const int64_t batches = (count + settings.batch - 1) / settings.batch, total = batches * (layers + 1);
+  int64_t done = 0;
+
+  for (int64_t first = 0; first < count; first += settings.batch) {
+    const int64_t rows = std::min(settings.batch, count - first);
+    const auto batch = pair_batch(pairs, static_cast<size_t>(first), static_cast<size_t>(rows), device);
+    // The clean run: every layer's contexts (and attention, for pattern patching) kept.
+    std::vector<torch::Tensor> contexts(layers), patterns(layers);
+    ForwardOptions clean = plain;
+    clean.context_hook = [&contexts](int64_t layer, const torch::Tensor& mixed, const torch::Tensor&) {
+      contexts[layer] = mixed;
+      return mixed;
+    };
+    if (settings.kind == PatchKind::Pattern) {
+      clean.capture = CaptureMode::Stats;
+      clean.observer = [&patterns](int64_t layer, const torch::Tensor& probabilities) { patterns[layer] = probabilities; };
+    }
+    const auto clean_hidden = model.run_layers(model.embed(batch.clean), batch.clean, 0, layers, clean).hidden;
+    result.clean.narrow(0, first, rows).copy_(logit_difference(model, clean_hidden, batch));
+    // Direct logit attribution: each head's write at the last position, through the final norm.
+    const auto residual = at_last(clean_hidden, batch.last).squeeze(1);                        // (B, d)
+    for (int64_t layer = 0; layer < layers; ++layer) {
+      auto mixed = contexts[layer];                                                           // (B, H, n, dh)
+      // A head switched off writes nothing; the gates scale the contexts after the hook saw them.
+      if (settings.gates.defined())
+        mixed = mixed * settings.gates[layer].narrow(0, 0, mixed.size(1)).to(mixed.options()).view({1, -1, 1, 1});
+      const auto index = batch.last.view({rows, 1, 1, 1}).expand({rows, mixed.size(1), 1, mixed.size(3)});
+      const auto writes = model.head_writes(layer, mixed.gather(2, index).squeeze(2));          // (B, H, d)
+      const auto logits = model.direct_logits(residual, writes, batch.tokens).to(torch::kFloat64);  // (B, H, 2)
+      result.dla[layer].narrow(0, 0, writes.size(1)).narrow(1, first, rows).copy_(
+          (logits.select(2, 0) - logits.select(2, 1)).transpose(0, 1));
+    }
+    // The corrupted run, layer by layer: the state entering each layer kept for the patched runs.
+    std::vector<torch::Tensor> entering(layers + 1);
+    entering[0] = model.embed(batch.corrupted);
+    for (int64_t layer = 0; layer < layers; ++layer)
+      entering[layer + 1] = model.run_layers(entering[layer], batch.corrupted, layer, layer + 1, plain).hidden;
+    result.corrupted.narrow(0, first, rows).copy_(logit_difference(model, entering[layers], batch));
+    if (!report_progress(progress, ++done, total)) return result.cancelled = true, result;
+
+    // Each layer's heads patched, one setting per head, from that layer up.
+    for (int64_t layer = 0; layer < layers; ++layer) {
+      const int64_t heads = config.heads_per_block[layer];
+      ForwardOptions patched = plain;
+      patched.context_hook = [&, layer, heads](int64_t at, const torch::Tensor& mixed, const torch::Tensor& values) {
+        if (at != layer) return mixed;
+        const auto source = settings.kind == PatchKind::Output
+                                ? contexts[layer]
+                                : torch::matmul(patterns[layer].to(values.scalar_type()), values);  // (B, H, n, dh)
+        // where[s, h, i]: setting s takes the source for head s (at the chosen position, or all).
+        auto where = torch::eye(heads, torch::dtype(torch::kBool).device(mixed.device())).view({heads, 1, heads, 1, 1});
+        if (settings.position >= 0) {
+          auto at_position = torch::zeros({mixed.size(2)}, torch::dtype(torch::kBool).device(mixed.device()));
+          at_position[settings.position] = true;
+          where = where & at_position.view({1, 1, 1, -1, 1});
+        }
+        const auto split = torch::where(where, source.unsqueeze(0), mixed.unsqueeze(0));    // (k, B, H, n, dh)
+        return split.reshape({heads * mixed.size(0), mixed.size(1), mixed.size(2), mixed.size(3)});
+      };
+      const auto hidden = model.run_layers(entering[layer], batch.corrupted, layer, layers, patched).hidden;
+      const auto metric = logit_difference(model, hidden, batch).view({heads, rows});
+      result.patched[layer].narrow(0, 0, heads).narrow(1, first, rows).copy_(metric);
+      if (!report_progress(progress, ++done, total)) return result.cancelled = true, result;
+    }
+  }
+  return result;
+}
+
+}  // namespace aw

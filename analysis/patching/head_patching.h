@@ -1,0 +1,48 @@
+// analysis/patching/head_patching.h — activation patching per attention head, and direct logit
+// attribution, on clean/corrupted prompt pairs (patch_pairs.h). The metric of a run is the logit
+// difference m = logit(answer) − logit(foil) at the prompt's last position.
+//   output patching   the corrupted run with one head's context — its attention output before the
+//                     output projection — replaced by the clean run's (at every position, or one)
+//   pattern patching  the corrupted run with one head's attention probabilities replaced by the
+//                     clean run's, mixing the corrupted run's own values
+//   DLA               on the clean run, what each head writes at the last position, through the final
+//                     norm (its scale taken from the full run) onto W_U[answer] − W_U[foil]
+// Batched as the ablation sweep is: the corrupted run's layers below the patched one run once, and
+// the heads of a layer are its k settings, the rows part ways at that layer (k·B rows above it).
+#pragma once
+
+#include "analysis/patching/patch_pairs.h"
+#include "models/nn/model.h"
+#include "models/progress.h"
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace aw {
+
+enum class PatchKind { Output, Pattern };
+
+struct PatchSettings {
+  PatchKind kind = PatchKind::Output;
+  int64_t position = -1;  // output patching at this token position only (0-based); −1 = every position
+  int64_t batch = 8;      // pairs per forward
+  torch::Tensor gates;    // [L, H_max] gates every run is made under (undefined: all on)
+};
+
+struct PatchResult {
+  std::vector<int64_t> heads_per_layer;
+  torch::Tensor clean, corrupted;  // [P] float64: m of each pair's clean and corrupted run
+  torch::Tensor patched;           // [L, H_max, P] float64: m with that head patched (NaN: no such head)
+  torch::Tensor dla;               // [L, H_max, P] float64: each head's direct logit attribution on the clean run
+  bool cancelled = false;
+};
+
+// Every pair through `model` (inference mode): throws aw::Error when the model cannot patch heads
+// (supports_context_hook) or a position is outside a pair. `progress` is told (layers patched and
+// pairs' batches done, total).
+PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pairs, const PatchSettings& settings,
+                        const ProgressCallback& progress = {});
+
+}  // namespace aw

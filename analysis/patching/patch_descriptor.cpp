@@ -1,0 +1,166 @@
+// analysis/patching/patch_descriptor.cpp — `patch`: activation patching per head on clean/corrupted
+// pairs (head_patching.h), each head's normalised effect with a bootstrap interval over pairs, and
+// its direct logit attribution on the clean prompts.
+#include "analysis/core/gate_settings.h"
+#include "analysis/core/head_gates.h"
+#include "analysis/core/registry.h"
+#include "analysis/core/setting_fields.h"
+#include "analysis/core/shared_settings.h"
+#include "analysis/patching/head_patching.h"
+#include "analysis/statistics/delta_significance.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+
+namespace aw {
+namespace {
+
+// The (layer, head) cells a model has, layer-major.
+std::vector<std::pair<int64_t, int64_t>> model_heads(const std::vector<int64_t>& heads_per_layer) {
+  std::vector<std::pair<int64_t, int64_t>> heads;
+  for (int64_t layer = 0; layer < static_cast<int64_t>(heads_per_layer.size()); ++layer)
+    for (int64_t head = 0; head < heads_per_layer[layer]; ++head) heads.emplace_back(layer, head);
+  return heads;
+}
+
+struct Effects {
+  torch::Tensor effect, dla;  // [K] float64, one per model head
+  std::vector<DeltaSignificance> effect_significance, dla_significance;  // empty without a bootstrap
+};
+
+// effect = Σ_p (patched − corrupted) / Σ_p (clean − corrupted) per head, the mean DLA per head, and
+// (with a bootstrap) both resampled over pairs: one resampling for every column.
+Effects effects(const PatchResult& result, const SignificanceOptions& options) {
+  const auto heads = model_heads(result.heads_per_layer);
+  const auto count = result.clean.size(0);
+  const auto restored = result.clean - result.corrupted;                                      // [P]
+  std::vector<torch::Tensor> gained, attributed;
+  for (const auto& [layer, head] : heads) {
+    gained.push_back(result.patched[layer][head] - result.corrupted);
+    attributed.push_back(result.dla[layer][head]);
+  }
+  const auto gains = torch::stack(gained, 1), dla = torch::stack(attributed, 1);              // [P, K]
+  Effects out;
+  out.effect = gains.sum(0) / restored.sum();
+  out.dla = dla.mean(0);
+  if (!options.enabled()) return out;
+  const auto k = static_cast<int64_t>(heads.size());
+  const auto resampled = resampled_sums(torch::cat({gains, restored.unsqueeze(1), dla}, 1), options.resamples, options.seed);
+  const auto effect = resampled.narrow(1, 0, k) / resampled.narrow(1, k, 1);
+  const auto mean_dla = resampled.narrow(1, k + 1, k) / static_cast<double>(count);
+  out.effect_significance = corrected_significance(summarize_bootstrap(out.effect, effect), options);
+  out.dla_significance = corrected_significance(summarize_bootstrap(out.dla, mean_dla), options);
+  return out;
+}
+
+ResultTable patch_table(const PatchResult& result, const Effects& effects, const SignificanceOptions& options) {
+  ResultTable table;
+  table.meta("metric", "logit(answer) - logit(foil) at the last position");
+  table.meta("clean_mean", result.clean.mean().item<double>());
+  table.meta("corrupted_mean", result.corrupted.mean().item<double>());
+  add_significance_meta(table, options);
+  table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
+  const bool intervals = !effects.effect_significance.empty();
+  table.add_column("effect", ColumnType::Number);
+  if (intervals)
+    for (const char* name : {"effect_low", "effect_high", "p_value", "p_adjusted"}) table.add_column(name, ColumnType::Number);
+  if (intervals) table.add_column("significant", ColumnType::Integer);
+  table.add_column("dla", ColumnType::Number);
+  if (intervals) table.add_column("dla_low", ColumnType::Number).add_column("dla_high", ColumnType::Number);
+  const auto heads = model_heads(result.heads_per_layer);
+  const auto effect = effects.effect.accessor<double, 1>(), dla = effects.dla.accessor<double, 1>();
+  for (size_t i = 0; i < heads.size(); ++i) {
+    std::vector<Cell> row = {heads[i].first + 1, heads[i].second + 1, effect[static_cast<int64_t>(i)]};
+    if (intervals) {
+      const auto& e = effects.effect_significance[i].holding(effect[static_cast<int64_t>(i)]);
+      append_cells(row, {e.low, e.high, e.p_value, e.p_adjusted, static_cast<int64_t>(e.significant)});
+    }
+    row.emplace_back(dla[static_cast<int64_t>(i)]);
+    if (intervals) {
+      const auto& d = effects.dla_significance[i].holding(dla[static_cast<int64_t>(i)]);
+      append_cells(row, {d.low, d.high});
+    }
+    table.add_row(std::move(row));
+  }
+  return table;
+}
+
+PatchKind patch_kind(const std::string& name) { return name == "pattern" ? PatchKind::Pattern : PatchKind::Output; }
+
+AnalysisReport run_patch(const AnalysisRequest& request) {
+  AnalysisReport report;
+  const auto& settings = request.settings;
+  const auto& loaded = *request.models.front();
+  const auto path = settings.required_text("pairs");
+  const auto pairs = read_patch_pairs(path, *loaded.tokenizer, loaded.config.max_positions);
+  PatchSettings patch;
+  patch.kind = patch_kind(settings.choice("kind"));
+  if (settings.given("position")) {
+    if (patch.kind == PatchKind::Pattern)
+      throw SettingError("position", "applies to output patching (--kind output): a pattern is patched whole");
+    patch.position = settings.integer("position");
+  }
+  patch.batch = settings.integer("batch");
+  patch.gates = request_gates(request, 0);
+  const auto significance =
+      significance_for_units(significance_options(settings), "pairs", static_cast<int64_t>(pairs.size()), request.note);
+  const auto result = patch_heads(*loaded.model, pairs, patch, request.phase(loaded.name + ": layers patched"));
+  if (result.cancelled) return report.cancelled = true, report;
+  const double restored = (result.clean - result.corrupted).mean().item<double>();
+  if (!(std::abs(restored) > 1e-6))
+    throw Error(path + ": the clean and corrupted prompts give the same mean logit difference (" +
+                std::to_string(result.clean.mean().item<double>()) + "): there is no effect to restore");
+  const auto measured = effects(result, significance);
+  auto table = patch_table(result, measured, significance);
+  table.meta("model", loaded.name);
+  table.meta("pairs", static_cast<int64_t>(pairs.size()));
+  table.meta("kind", settings.choice("kind"));
+  table.meta("position", patch.position >= 0 ? std::to_string(patch.position) : std::string("all"));
+  table.meta("data", std::filesystem::path(path).filename().string());
+  report.tables["csv"] = std::move(table);
+  HeadScores scores{"patching effect", {}, 1, 0};
+  int64_t index = 0;
+  const auto effect = measured.effect.accessor<double, 1>();
+  for (const int64_t heads : result.heads_per_layer) {
+    scores.values.emplace_back();
+    for (int64_t head = 0; head < heads; ++head) scores.values.back().push_back(effect[index++]);
+  }
+  report.head_scores = std::move(scores);
+  return report;
+}
+
+}  // namespace
+
+AnalysisDescriptor patch_descriptor() {
+  AnalysisDescriptor descriptor("patch", "Patching",
+                                "activation patching per head (normalised effect, bootstrap interval) and direct "
+                                "logit attribution on clean/corrupted pairs");
+  descriptor.models = ModelRequirement::LanguageModel;
+  descriptor.fields = {
+      path_field("pairs", "Pairs", true, "clean<TAB>corrupted<TAB>answer<TAB>foil lines (answer and foil one token each)"),
+      choice_field("kind", "Patch", {"output", "pattern"}, "output",
+                   "output: a head's output before the output projection; pattern: its attention probabilities"),
+      integer_field("position", "Position", 0, 0, 1 << 20,
+                    "output patching at this token position only (from 0; default every position)", "P"),
+      integer_field("batch", "Batch", 8, 1, 1 << 20, "pairs per forward", "B")};
+  descriptor.fields[2].default_text.clear();  // every position
+  append_fields(descriptor.fields, significance_fields());
+  descriptor.fields.push_back(heads_off_field());
+  descriptor.plot = "patching";
+  descriptor.tab.order = 57;
+  descriptor.tab.score_label = "patching effect";
+  descriptor.tab.description =
+      "<b>Activation patching.</b> For each head, the corrupted prompt is run with that head's output (or attention "
+      "pattern) taken from the clean prompt; the effect is how much of the logit difference answer − foil it "
+      "restores, (patched − corrupted) / (clean − corrupted) over all pairs: 0 = none, 1 = all of it, with a bootstrap "
+      "interval over pairs. DLA: what the head writes at the last position, through the final norm, onto answer − "
+      "foil on the clean prompt. Definitions: docs/patching.md.";
+  descriptor.run = run_patch;
+  return descriptor;
+}
+
+}  // namespace aw
