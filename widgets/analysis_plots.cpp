@@ -114,6 +114,20 @@ void plot_table_one(ResultPlot& plot, const PlotInput& input) {
   plot.showBars("Ratio = CA / HA(μ) per layer", categories, series, "Ratio", uniform_ratio_lines(table));
 }
 
+// Where a bootstrap ran, the heads whose `significant` is 1 starred, and the title saying what a star means.
+QVector<QVector<bool>> significance_marks(const ResultTable& table, QString& title) {
+  QVector<QVector<bool>> marks;
+  if (table.column("significant") < 0) return marks;
+  for (const auto& row : layer_head_matrix(table, "significant").values) {
+    QVector<bool> marked;
+    for (double value : row) marked << (value == 1.0);
+    marks << marked;
+  }
+  const auto correction = meta(table, "correction") == "bh" ? "Benjamini–Hochberg" : "Holm";
+  title += QString("; * adjusted p ≤ 0.05 (%1)").arg(correction);
+  return marks;
+}
+
 void plot_ablation(ResultPlot& plot, const PlotInput& input) {
   const auto& table = input.table;
   const auto metric = metric_label(table);
@@ -147,17 +161,28 @@ void plot_ablation(ResultPlot& plot, const PlotInput& input) {
   }
   const auto ablated = layer_head_matrix(table, "delta");
   auto title = "Δ" + metric + " with one head off (baseline " + meta(table, "baseline") + ")";
-  QVector<QVector<bool>> marks;
-  if (table.column("significant") >= 0) {  // a bootstrap ran: star the heads whose effect is significant
-    for (const auto& row : layer_head_matrix(table, "significant").values) {
-      QVector<bool> marked;
-      for (double value : row) marked << (value == 1.0);
-      marks << marked;
-    }
-    const auto correction = meta(table, "correction") == "bh" ? "Benjamini–Hochberg" : "Holm";
-    title += QString("; * adjusted p ≤ 0.05 (%1)").arg(correction);
-  }
+  const auto marks = significance_marks(table, title);
   plot.showMatrix(title, ablated.values, "L", "H", "Δ " + metric, true, ablated.labels, marks);
+}
+
+// Activation patching: each head's normalised effect (0 = the corrupted run, 1 = the clean one),
+// starred where significant; where no effect could be given, the direct logit attributions.
+void plot_patching(ResultPlot& plot, const PlotInput& input) {
+  const auto& table = input.table;
+  const auto effects = layer_head_matrix(table, "effect");
+  bool any = false;
+  for (const auto& row : effects.values)
+    for (double value : row) any = any || !std::isnan(value);
+  if (!any) {
+    const auto dla = layer_head_matrix(table, "dla");
+    plot.showMatrix("Direct logit attribution per head (no effect: the runs do not differ reliably)", dla.values, "L",
+                    "H", "DLA (logit difference)", true, dla.labels);
+    return;
+  }
+  auto title = QString("Restored by each head's %1 (%2 pairs)")
+                   .arg(meta(table, "kind") == "pattern" ? "pattern" : "output", meta(table, "pairs"));
+  const auto marks = significance_marks(table, title);
+  plot.showMatrix(title, effects.values, "L", "H", "effect (0 corrupted, 1 clean)", true, effects.labels, marks);
 }
 
 void plot_importance(ResultPlot& plot, const PlotInput& input) {
@@ -381,6 +406,8 @@ const std::vector<PlotKind>& plot_kinds() {
       {"training", "training", "Bird-Eye Figures 4-5: loss per epoch", {{"epoch"}, {"train_loss"}}, {}, plot_training},
       {"head-scores", "importance", "any table of per-head scores: the column after head, layers x heads",
        {{"layer"}, {"head"}}, {}, plot_head_scores},
+      {"patching", "patch", "activation patching: each head's normalised effect (layers x heads)",
+       {{"layer"}, {"head"}, {"effect"}, {"dla"}}, {}, plot_patching},
       {"head-types", "head-types", "head types: one score per head (the one the run showed), layers x heads",
        {{"layer"}, {"head"}, {"induction"}}, {}, plot_head_types},
       {"word-weights", "word-weights --summary", "LAMA Figure 4: weight densities per rating (--summary and --density)",

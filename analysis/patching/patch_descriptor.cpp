@@ -14,10 +14,13 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <limits>
 #include <filesystem>
 
 namespace aw {
 namespace {
+
+std::string format_number(double value) { return cell_text(Cell(value), 3); }
 
 // The (layer, head) cells a model has, layer-major.
 std::vector<std::pair<int64_t, int64_t>> model_heads(const std::vector<int64_t>& heads_per_layer) {
@@ -30,6 +33,9 @@ std::vector<std::pair<int64_t, int64_t>> model_heads(const std::vector<int64_t>&
 struct Effects {
   torch::Tensor effect, dla;  // [K] float64, one per model head
   std::vector<DeltaSignificance> effect_significance, dla_significance;  // empty without a bootstrap
+  // Why no effect is given: the clean and corrupted runs do not differ reliably, so every effect
+  // would be a ratio to noise ("" when they do, or when no bootstrap could tell).
+  std::string refused;
 };
 
 // effect = Σ_p (patched − corrupted) / Σ_p (clean − corrupted) per head, the mean DLA per head, and
@@ -52,8 +58,18 @@ Effects effects(const PatchResult& result, const SignificanceOptions& options) {
   const auto resampled = resampled_sums(torch::cat({gains, restored.unsqueeze(1), dla}, 1), options.resamples, options.seed);
   const auto effect = resampled.narrow(1, 0, k) / resampled.narrow(1, k, 1);
   const auto mean_dla = resampled.narrow(1, k + 1, k) / static_cast<double>(count);
-  out.effect_significance = corrected_significance(summarize_bootstrap(out.effect, effect), options);
   out.dla_significance = corrected_significance(summarize_bootstrap(out.dla, mean_dla), options);
+  // The denominator first: an interval of the mean restored difference that holds 0 leaves every
+  // effect undefined.
+  const auto denominator = summarize_bootstrap(restored.mean().view({1}), resampled.narrow(1, k, 1) / static_cast<double>(count));
+  if (denominator[0].low <= 0 && denominator[0].high >= 0) {
+    out.refused = "no effects: the mean logit difference clean - corrupted is " + format_number(denominator[0].mean) +
+                  " and its 95 % interval [" + format_number(denominator[0].low) + " " + format_number(denominator[0].high) +
+                  "] holds 0 so each effect would be a ratio to noise (the DLA stands)";
+    out.effect = torch::full_like(out.effect, std::numeric_limits<double>::quiet_NaN());
+    return out;
+  }
+  out.effect_significance = corrected_significance(summarize_bootstrap(out.effect, effect), options);
   return out;
 }
 
@@ -64,13 +80,15 @@ ResultTable patch_table(const PatchResult& result, const Effects& effects, const
   table.meta("corrupted_mean", result.corrupted.mean().item<double>());
   add_significance_meta(table, options);
   table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
+  if (!effects.refused.empty()) table.meta("effect", effects.refused);
   const bool intervals = !effects.effect_significance.empty();
+  const bool dla_intervals = !effects.dla_significance.empty();
   table.add_column("effect", ColumnType::Number);
   if (intervals)
     for (const char* name : {"effect_low", "effect_high", "p_value", "p_adjusted"}) table.add_column(name, ColumnType::Number);
   if (intervals) table.add_column("significant", ColumnType::Integer);
   table.add_column("dla", ColumnType::Number);
-  if (intervals) table.add_column("dla_low", ColumnType::Number).add_column("dla_high", ColumnType::Number);
+  if (dla_intervals) table.add_column("dla_low", ColumnType::Number).add_column("dla_high", ColumnType::Number);
   const auto heads = model_heads(result.heads_per_layer);
   const auto effect = effects.effect.accessor<double, 1>(), dla = effects.dla.accessor<double, 1>();
   for (size_t i = 0; i < heads.size(); ++i) {
@@ -80,7 +98,7 @@ ResultTable patch_table(const PatchResult& result, const Effects& effects, const
       append_cells(row, {e.low, e.high, e.p_value, e.p_adjusted, static_cast<int64_t>(e.significant)});
     }
     row.emplace_back(dla[static_cast<int64_t>(i)]);
-    if (intervals) {
+    if (dla_intervals) {
       const auto& d = effects.dla_significance[i].holding(dla[static_cast<int64_t>(i)]);
       append_cells(row, {d.low, d.high});
     }
@@ -122,9 +140,12 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
   table.meta("position", patch.position >= 0 ? std::to_string(patch.position) : std::string("all"));
   table.meta("data", std::filesystem::path(path).filename().string());
   report.tables["csv"] = std::move(table);
-  HeadScores scores{"patching effect", {}, 1, 0};
+  if (!measured.refused.empty()) request.tell(measured.refused);
+  // The heads panel: the effects, or the attributions where no effect could be given.
+  const bool by_effect = measured.refused.empty();
+  HeadScores scores{by_effect ? "patching effect" : "DLA", {}, 1, 0};
   int64_t index = 0;
-  const auto effect = measured.effect.accessor<double, 1>();
+  const auto effect = (by_effect ? measured.effect : measured.dla).accessor<double, 1>();
   for (const int64_t heads : result.heads_per_layer) {
     scores.values.emplace_back();
     for (int64_t head = 0; head < heads; ++head) scores.values.back().push_back(effect[index++]);

@@ -123,6 +123,33 @@ TEST_F(DescriptorRun, PatchTableSummarisesTheResult) {
   }
 }
 
+// Pairs whose clean and corrupted runs do not differ reliably (ten swapped both ways, and one more):
+// each effect would be a ratio to noise, so none is given; the DLA still is, and colours the panel.
+TEST_F(DescriptorRun, PatchRefusesEffectsOfPairsThatDoNotDiffer) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  std::string lines;
+  for (int i = 0; i < 10; ++i) lines += "w2 w3 w4\tw2 w9 w4\tw5\tw6\nw2 w9 w4\tw2 w3 w4\tw5\tw6\n";
+  lines += "w7 w3 w4\tw7 w3 w8\tw5\tw6\n";
+  write_file(dir_.file("pairs.tsv"), lines);
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("patch").settings();
+  request.settings.set("pairs", dir_.file("pairs.tsv"));
+  std::vector<std::string> notes;
+  request.note = [&notes](const std::string& note) { notes.push_back(note); };
+  const auto report = analysis("patch")(request);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("no effects: the mean logit difference clean - corrupted is ", 0), 0u) << notes[0];
+  EXPECT_NE(notes[0].find("holds 0 so each effect would be a ratio to noise (the DLA stands)"), std::string::npos);
+  const auto& table = report.tables.at("csv");
+  EXPECT_EQ(table.meta_text("effect"), notes[0]);
+  EXPECT_TRUE(std::isnan(table.number(0, table.column("effect"))));
+  EXPECT_EQ(table.column("effect_low"), -1);
+  EXPECT_FALSE(std::isnan(table.number(0, table.column("dla"))));
+  EXPECT_GE(table.column("dla_low"), 0);
+  EXPECT_EQ(report.head_scores->label, "DLA");
+}
+
 TEST_F(DescriptorRun, PatchRefusesBadPairsAndSettings) {
   const auto lm = load_checkpoint(dir_.file("lm"));
   const auto lama = load_checkpoint(dir_.file("lama"));
