@@ -27,11 +27,19 @@ ResultPlot::ResultPlot(QWidget* parent)
   layout->addWidget(plot_);
   plot_->setMinimumSize(320, 220);  // with the LAMA tab's views under it, the window still fits 768 px
   clear("Run the analysis to see its plot");
+  // Cells are centred on 1 … cols across and 1 … rows up.
+  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    if (matrix_rows_ == 0 || !main_rect_->rect().contains(event->pos())) return;
+    const int column = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(event->pos().x()))) - 1;
+    const int row = static_cast<int>(std::lround(plot_->yAxis->pixelToCoord(event->pos().y()))) - 1;
+    if (row >= 0 && row < matrix_rows_ && column >= 0 && column < matrix_cols_) Q_EMIT cellClicked(row, column);
+  });
 }
 
 bool ResultPlot::isEmpty() const { return plot_->plottableCount() == 0; }
 
 void ResultPlot::reset(const QString& title) {
+  matrix_rows_ = matrix_cols_ = 0;
   plot_->clearPlottables();
   plot_->clearItems();
   if (multiples_) {
@@ -301,6 +309,7 @@ void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>
       if (std::isfinite(value)) low = std::min(low, value), high = std::max(high, value);
   }
   const int rows = values.size();
+  matrix_rows_ = rows, matrix_cols_ = cols;
   auto* map = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   map->setInterpolate(false);
   map->data()->setSize(cols, rows);

@@ -86,6 +86,10 @@ class ResultPlot : public QWidget {
   QCustomPlot* plot() const { return plot_; }
   bool isEmpty() const;
 
+ Q_SIGNALS:
+  // A click on a cell of the matrix on view (showMatrix): its 0-based row and column.
+  void cellClicked(int row, int column);
+
  private:
   void reset(const QString& title);
   // Dashed horizontal lines with legend entries, coloured from the palette's `first_colour` on.
@@ -96,6 +100,7 @@ class ResultPlot : public QWidget {
 
   QCustomPlot* plot_;
   QCPColorScale* color_scale_ = nullptr;
+  int matrix_rows_ = 0, matrix_cols_ = 0;  // the matrix on view (0 × 0: none), for cellClicked
   QCPAxisRect* main_rect_;             // the single plot's axes; the first cell of a small-multiples grid
   QCPLayoutGrid* multiples_ = nullptr;  // the grid while small multiples are shown
 };

@@ -37,6 +37,8 @@ struct TabContext {
   std::function<HeadGates(int model)> gates;     // the heads panel's state of a model
   std::function<QString()> sentence;             // the attention view's sentence
   std::function<QStringList(int model)> tokens;  // that sentence's tokens for a model (may be empty)
+  // Shows a head's attention (0-based layer and head) on a text in the Attention tab.
+  std::function<void(int model, const QString& text, int layer, int head)> show_attention;
 };
 
 // What a background run hands back to the UI thread.

@@ -52,6 +52,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
     const auto* capture = view_->capture(model);
     return capture && capture->text == view_->sentence() ? capture->tokens : QStringList();
   };
+  context.show_attention = [this](int model, const QString& text, int layer, int head) {
+    view_->setCurrentModel(model);
+    view_->setLayerHead(layer, head);
+    tabs_->setCurrentIndex(0);
+    runSentence(text);
+  };
   analyses_ = new AnalysisTabs(context, tabs_, this);
 
   heads_dock_ = new QDockWidget("Heads", this);

@@ -1,0 +1,71 @@
+// tests/app/gui/test_patching_tab.cpp — the Patching tab (app/gui/patching_tab.h) on sample_data/ (Qt Test,
+// offscreen): a run on the demo pairs fills the effect map and colours the heads panel; the pair
+// chooser lists the file's clean prompts; a click on a head of the map shows that head's attention on
+// the chosen pair's clean prompt in the Attention tab, with the model the result came from.
+#include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
+#include "app/gui/main_window.h"
+#include "app/gui/patching_tab.h"
+#include "tests/app/gui/sample_models.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/result_plot.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QLineEdit>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+
+using namespace aw;
+
+namespace {
+
+using aw::test::kSampleData;
+using aw::test::kTimeoutMs;
+
+}  // namespace
+
+class PatchingTabTests : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void clickAHeadToSeeItsAttention() {
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tab = qobject_cast<PatchingTab*>(window.analyses()->tab("patch"));
+    QVERIFY(tab);
+    auto* panel = tab->panel();
+    // The sample session names the demo pairs; the chooser lists their clean prompts.
+    QVERIFY(panel->findChild<QLineEdit*>("pairs")->text().endsWith("demo_pairs.tsv"));
+    QCOMPARE(tab->pairChooser()->count(), 24);
+    tab->modelChooser(0)->setCurrentIndex(0);  // vanilla_lm; the Attention tab shows bet_sf
+    tab->start();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && panel->hasResult(), kTimeoutMs);
+    QCOMPARE(panel->table().row_count(), 32);
+    QVERIFY(panel->table().column("effect_low") >= 0);  // 24 pairs: intervals
+
+    // A click on the cell of layer 1, head 7 (cells centred on 1 … 8 across, 1 … 4 down).
+    window.tabs()->setCurrentWidget(panel);
+    tab->pairChooser()->setCurrentIndex(2);
+    auto* plot = panel->plot()->plot();
+    const QPoint cell(static_cast<int>(plot->xAxis->coordToPixel(7)), static_cast<int>(plot->yAxis->coordToPixel(1)));
+    QTest::mouseClick(plot, Qt::LeftButton, {}, cell);
+    QCOMPARE(window.tabs()->currentIndex(), 0);
+    auto* view = window.attentionView();
+    QCOMPARE(view->currentModel(), 0);
+    QVERIFY(view->sentence().startsWith("While James and George were at the school , George wrote a letter to"));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QCOMPARE(view->layer(), 0);
+    QCOMPARE(view->head(), 6);
+  }
+};
+
+QTEST_MAIN(PatchingTabTests)
+#include "test_patching_tab.moc"
