@@ -121,6 +121,10 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
     if (patch.kind == PatchKind::Pattern)
       throw SettingError("position", "applies to output patching (--kind output): a pattern is patched whole");
     patch.position = settings.integer("position");
+    for (const auto& pair : pairs)
+      if (patch.position >= static_cast<int64_t>(pair.clean.size()))
+        throw Error(path + ":" + std::to_string(pair.line) + ": position " + std::to_string(patch.position) +
+                    " is past the prompts' " + std::to_string(pair.clean.size()) + " tokens");
   }
   patch.batch = settings.integer("batch");
   patch.gates = request_gates(request, 0);

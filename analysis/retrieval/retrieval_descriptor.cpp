@@ -115,13 +115,13 @@ AnalysisReport run_retrieval(const AnalysisRequest& request) {
   overall.meta("copied", static_cast<int64_t>(copied));
   overall.meta("copy_rate", copied / asked);
   overall.meta("data", std::filesystem::path(text).filename().string());
-  overall.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer).add_column("score", ColumnType::Number);
+  overall.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer).add_column("retrieval_score", ColumnType::Number);
   add_head_rows(overall, result.heads_per_layer, result.hits.sum(0), copied, {});
   ResultTable groups;
   groups.meta("model", loaded.name);
   groups.add_column("length", ColumnType::Integer).add_column("depth", ColumnType::Number);
   groups.add_column("copied", ColumnType::Integer).add_column("needle_tokens", ColumnType::Integer);
-  groups.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer).add_column("score", ColumnType::Number);
+  groups.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer).add_column("retrieval_score", ColumnType::Number);
   const auto group_copied = result.copied.accessor<double, 1>(), group_asked = result.asked.accessor<double, 1>();
   for (size_t g = 0; g < result.lengths.size(); ++g) {
     const auto at = static_cast<int64_t>(g);
@@ -167,7 +167,7 @@ AnalysisDescriptor retrieval_heads_descriptor() {
   descriptor.tab.order = 58;
   descriptor.tab.score_label = "retrieval";
   descriptor.tab.description =
-      "<b>Retrieval heads</b> (Wu et al. 2024). A needle sentence is put at each depth of haystacks cut from the text; "
+      "<b>Retrieval heads.</b> The retrieval score of Wu et al. (2024): a needle sentence is put at each depth of haystacks cut from the text; "
       "after the haystack come the prompt and the needle's first tokens, and the model should copy the rest. A head's "
       "score is the share of correctly copied needle tokens for which its highest-weight key is that token in the "
       "needle. Definitions: docs/retrieval-heads.md.";

@@ -99,6 +99,9 @@ void MainWindow::openSession(const QString& path) {
                                                          ? base.filePath("demo_sentences.txt")
                                                          : QString());
                          analyses_->restore(saved.analyses, base);
+                         // Restored head scores are kept for their models; the panel opens on the
+                         // Attention tab's model, as it follows it.
+                         showHeadsOf(view_->currentModel());
                          tabs_->setCurrentIndex(std::clamp(saved.tab, 0, tabs_->count() - 1));
                          showSessionTitle(path);
                          requestRuns();

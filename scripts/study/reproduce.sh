@@ -308,6 +308,19 @@ if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.j
     --mode all-but-one --metric bleu --bootstrap "$bootstrap" --out "$results/michel_alone_mt.csv"
 fi
 
+# ---- Beyond the papers: head types, patching and retrieval heads (docs/head-types.md, patching.md,
+# retrieval-heads.md), on the study-size models and the positive control induction_lm
+for m in vanilla_lm bet_sf induction_lm; do
+  [ -f "$samples/$m/config.json" ] || continue
+  step "head-types $m" "$cli" head-types --model "$samples/$m" --out "$results/head_types_$m.csv"
+done
+if [ -f "$samples/induction_lm/config.json" ]; then
+  step "patch induction_lm" "$cli" patch --model "$samples/induction_lm" --pairs "$samples/induction_pairs.tsv" \
+    --bootstrap "$bootstrap" --out "$results/patch_induction_lm.csv"
+  step "retrieval-heads induction_lm" "$cli" retrieval-heads --model "$samples/induction_lm" \
+    --text "$samples/induction_haystack.txt" --needles "$samples/induction_needles.txt" --out "$results/retrieval_induction_lm.csv"
+fi
+
 # The outputs name the slices by their temporary folder, which is gone when this script ends: name them
 # slice/<file> instead (the slices are described above and in slices.json).
 for f in "$results"/*.csv "$results"/*.json "$log"; do

@@ -3,7 +3,7 @@ Each section is a function of the report in its own module; write() runs them in
 """
 import os
 
-from . import bird_eye, bird_eye_seeds, lama, michel, overview, translation
+from . import bird_eye, bird_eye_seeds, heads, lama, michel, overview, translation
 from .cells import figure
 from .inputs import read_json
 
@@ -55,6 +55,7 @@ class Report:
         michel.michel(self)
         lama.lama(self)
         translation.translation(self)
+        heads.head_types(self)
         overview.reproduce(self)
         with open(self.out, "w", encoding="utf-8") as f:
             f.write("\n".join(self.parts))

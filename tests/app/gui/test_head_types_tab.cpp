@@ -3,6 +3,7 @@
 // the heads panel; the score chooser remaps and recolours, a second score makes a scatter, a click on
 // a listed head maps its score, and a saved session reopens with the same view and no run.
 #include "app/gui/analysis_tabs.h"
+#include "app/gui/attention_view.h"
 #include "app/gui/head_types_tab.h"
 #include "app/gui/main_window.h"
 #include "tests/app/gui/sample_models.h"
@@ -15,6 +16,7 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QProcess>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -41,6 +43,25 @@ class HeadTypesTabTests : public QObject {
 
  private Q_SLOTS:
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  // The sample session opens with head types computed on the positive-control model: its stored table
+  // is what the command line computes now (a stale copy would fail here), its induction heads listed
+  // first, and the heads panel still on the Attention tab's model.
+  void sampleSessionOpensWithHeadTypes() {
+    MainWindow window;
+    window.show();
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tab = qobject_cast<HeadTypesTab*>(window.analyses()->tab("head-types"));
+    QVERIFY(tab->panel()->hasResult());
+    QCOMPARE(tab->panel()->table().row_count(), 8);  // induction_lm: 2 layers × 4 heads
+    QProcess cli;
+    cli.start(AW_CLI_PATH, {"head-types", "--model", kSampleData + "/induction_lm"});
+    QVERIFY(cli.waitForFinished(kTimeoutMs));
+    QCOMPARE(tab->panel()->csv(), QString::fromUtf8(cli.readAllStandardOutput()));
+    QVERIFY(tab->topHeads()->item(2, 0)->text().startsWith("2."));  // the best induction head is in layer 2
+    QCOMPARE(window.headsPanelModel(), window.attentionView()->currentModel());
+  }
 
   void runMapScatterAndReopen() {
     QTemporaryDir dir;
