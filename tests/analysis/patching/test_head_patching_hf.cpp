@@ -24,7 +24,7 @@ const std::string kModels = AW_SOURCE_DIR "/tests/fixtures/hf_models/";
 const std::string kReferences = AW_SOURCE_DIR "/tests/fixtures/head_analyses/";
 
 void expect_close(double computed, double expected, const std::string& what) {
-  EXPECT_NEAR(computed, expected, 1e-4 * std::max(1.0, std::abs(expected))) << what;
+  EXPECT_NEAR(computed, expected, 1e-5 * std::max(1.0, std::abs(expected))) << what;
 }
 
 class PatchingHuggingFace : public ::testing::TestWithParam<std::string> {};
