@@ -63,7 +63,8 @@ AnalysisTabs::AnalysisTabs(TabContext context, QTabWidget* tabs, QObject* parent
     tabs_.push_back(tab);
     if (auto* lama = qobject_cast<LamaTab*>(tab)) lama_ = lama;
     if (auto* top = qobject_cast<TopTokensTab*>(tab)) top_tokens_ = top;
-    tabs->addTab(tab->panel(), QString::fromStdString(descriptor->title));
+    const int index = tabs->addTab(tab->panel(), QString::fromStdString(descriptor->title));
+    tabs->setTabToolTip(index, QString::fromStdString(descriptor->title + ": " + descriptor->summary));
     connect(tab, &AnalysisTab::headScores, this, &AnalysisTabs::headScores);
     connect(tab, &AnalysisTab::finished, this, [this, id = tab->id()] { Q_EMIT analysisFinished(id); });
   }

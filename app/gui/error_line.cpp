@@ -29,7 +29,7 @@ ErrorLine::ErrorLine(QWidget* parent) : QWidget(parent) {
   layout->addWidget(label_, 1);
   layout->addWidget(dismiss_);
   connect(dismiss_, &QToolButton::clicked, this, &ErrorLine::clear);
-  setMaximumWidth(420);
+  setMaximumWidth(kCornerWidth);
   hide();
 }
 

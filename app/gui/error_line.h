@@ -1,5 +1,6 @@
-// app/gui/error_line.h — the window's one red error line, in the tab bar's free corner: it never pushes
-// the tabs down (a line above them moved the whole window's content by ~28 pixels). Long messages are
+// app/gui/error_line.h — the window's one red error line, in the tab bar's free corner (or, where the
+// tabs leave it too little room, at the status bar's left): it never pushes the tabs down (a line above
+// them moved the whole window's content by ~28 pixels). Long messages are
 // elided to the corner, whole in the tooltip and in a dialog on click; × dismisses the line.
 #pragma once
 
@@ -23,6 +24,9 @@ class ErrorLine : public QWidget {
   QToolButton* dismissButton() const { return dismiss_; }
   // The whole message's width, up to the corner's maximum: the tab widget sizes its corner by it.
   QSize sizeHint() const override;
+  // Pixels the line needs to be read in a tab bar's corner (the window puts it elsewhere otherwise).
+  static constexpr int kLeastRoom = 260;
+  static constexpr int kCornerWidth = 420;  // the most it takes of a corner
 
  protected:
   void resizeEvent(QResizeEvent* event) override;

@@ -39,6 +39,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   tabs_ = new QTabWidget;
   error_line_ = new ErrorLine;
   tabs_->setCornerWidget(error_line_, Qt::TopRightCorner);
+  // Where the tabs leave the corner too little room (a dozen tabs at 1,366 px), the line moves to the
+  // status bar's left instead (placeErrorLine): neither pushes the content down.
+  tabs_->tabBar()->installEventFilter(this);
   view_ = new AttentionView;
   tabs_->addTab(view_, "Attention");
   layout->addWidget(tabs_, 1);
@@ -182,7 +185,30 @@ AttentionView* MainWindow::openAttentionFile(const QString& path) {
 
 void MainWindow::showError(const QString& message, const QString& source) {
   error_source_ = source;
+  placeErrorLine();
   error_line_->showError(message);
+}
+
+void MainWindow::placeErrorLine() {
+  const int room = tabs_->width() - tabs_->tabBar()->sizeHint().width() - 12;
+  const bool corner = room >= ErrorLine::kLeastRoom;
+  if (corner == (tabs_->cornerWidget(Qt::TopRightCorner) == error_line_)) return;
+  if (corner) {
+    statusBar()->removeWidget(error_line_);
+    error_line_->setMaximumWidth(ErrorLine::kCornerWidth);
+    tabs_->setCornerWidget(error_line_, Qt::TopRightCorner);
+  } else {
+    tabs_->setCornerWidget(nullptr, Qt::TopRightCorner);
+    error_line_->setMaximumWidth(QWIDGETSIZE_MAX);  // the status bar's free width, left of the models
+    statusBar()->insertPermanentWidget(0, error_line_, 1);
+  }
+  error_line_->setVisible(!error_line_->text().isEmpty());
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  // The tab bar resized (the window did, or tabs came): the line goes where it can be read.
+  if (watched == tabs_->tabBar() && event->type() == QEvent::Resize) placeErrorLine();
+  return QMainWindow::eventFilter(watched, event);
 }
 void MainWindow::clearError() { error_line_->clear(); }
 

@@ -88,6 +88,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -128,6 +129,9 @@ class MainWindow : public QMainWindow {
   void showError(const QString& message, const QString& source = {});
   void clearError();
   void clearErrorOf(const QString& source);
+  // The error line in the tab bar's corner where the tabs leave it room to be read, else at the
+  // status bar's left.
+  void placeErrorLine();
   void updateStatus();
   void rememberRecent(const QString& dir);
   void refreshRecentMenu();

@@ -33,7 +33,8 @@ TEST(Registry, ListsEveryAnalysisOnceWithWellFormedFields) {
     for (const auto& output : descriptor.outputs) EXPECT_FALSE(fields.count(output.option)) << output.option;
   }
   EXPECT_EQ(names, (std::set<std::string>{"eval", "stats", "top-tokens", "diag-sweep", "ablate", "importance", "prune",
-                                          "word-weights", "keywords", "training"}));
+                                          "head-types", "patch", "retrieval-heads", "word-weights", "keywords",
+                                          "training"}));
 }
 
 }  // namespace

@@ -15,6 +15,8 @@ namespace aw::test {
 
 constexpr int kTimeoutMs = 60000;
 inline const QString kSampleData = AW_SOURCE_DIR "/sample_data";
+// The models the sample session opens: vanilla_lm, bet_sf, lama_amazon and induction_lm.
+constexpr int kSampleModels = 4;
 
 inline QByteArray read_all(const QString& path) {
   QFile file(path);

@@ -38,6 +38,7 @@ namespace {
 
 using aw::test::kTimeoutMs;
 using aw::test::kSampleData;
+using aw::test::kSampleModels;
 using aw::test::read_all;
 using aw::test::sample_shape;
 using aw::test::train_demo_model;
@@ -57,7 +58,7 @@ class MainWindowTests : public QObject {
     window.openSampleData(kSampleData);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
-    QCOMPARE(window.modelCount(), 3);
+    QCOMPARE(window.modelCount(), kSampleModels);
     auto* view = window.attentionView();
     QVERIFY(view->compareModel() >= 0);                     // the bundled session compares two models
     QVERIFY(view->heatmap()->matrix().rows > 0);             // …and has already run its sentence
@@ -130,8 +131,10 @@ class MainWindowTests : public QObject {
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     QVERIFY2(table1->messageText().isEmpty(), qPrintable(table1->messageText()));
-    QCOMPARE(table1->table().row_count(), sample_shape("vanilla_lm").layers + sample_shape("bet_sf").layers);  // a row a layer
-    // The null baseline: one dashed line (same windows for both models) at the uniform Ratio.
+    // A row a layer of every causal language model loaded.
+    QCOMPARE(table1->table().row_count(), sample_shape("vanilla_lm").layers + sample_shape("bet_sf").layers +
+                                              sample_shape("induction_lm").layers);
+    // The null baseline: one dashed line (the same windows for every model) at the uniform Ratio.
     auto* bars_plot = table1->plot()->plot();
     QCOMPARE(bars_plot->itemCount(), 1);
     auto* uniform_line = qobject_cast<QCPItemStraightLine*>(bars_plot->item(0));
@@ -144,8 +147,9 @@ class MainWindowTests : public QObject {
     const auto gui_csv = dir.filePath("gui.csv"), cli_csv = dir.filePath("cli.csv");
     QVERIFY(table1->exportCsv(gui_csv));
     QProcess cli;
-    cli.start(AW_CLI_PATH, {"stats", "--model", kSampleData + "/vanilla_lm", "--model", kSampleData + "/bet_sf", "--text",
-                            kSampleData + "/demo_sentences.txt", "--window", "32", "--batch", "8", "--out", cli_csv});
+    cli.start(AW_CLI_PATH, {"stats", "--model", kSampleData + "/vanilla_lm", "--model", kSampleData + "/bet_sf", "--model",
+                            kSampleData + "/induction_lm", "--text", kSampleData + "/demo_sentences.txt", "--window", "32",
+                            "--batch", "8", "--out", cli_csv});
     QVERIFY(cli.waitForFinished(kTimeoutMs));
     QCOMPARE(cli.exitCode(), 0);
     QCOMPARE(read_all(gui_csv), read_all(cli_csv));
@@ -160,7 +164,7 @@ class MainWindowTests : public QObject {
     reopened.show();
     reopened.openSession(session_path);
     QTRY_VERIFY_WITH_TIMEOUT(!reopened.isBusy(), kTimeoutMs);
-    QCOMPARE(reopened.modelCount(), 3);
+    QCOMPARE(reopened.modelCount(), kSampleModels);
     QCOMPARE(reopened.attentionView()->sentence(), QString("the cat sat on the mat"));
     QCOMPARE(reopened.headsPanel()->summaryText(), QString("1 of %1 heads off").arg(sample_shape("bet_sf").total()));
     QVERIFY(!reopened.headsPanel()->gates().isOn(1, 3));
@@ -260,7 +264,7 @@ class MainWindowTests : public QObject {
     window.openCheckpoint(kSampleData + "/no_such_model");
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     QVERIFY2(window.errorText().contains("no_such_model"), qPrintable("error text: " + window.errorText()));
-    QCOMPARE(window.modelCount(), 3);
+    QCOMPARE(window.modelCount(), kSampleModels);
     // The error line sits in the tab bar's corner: the tabs are not pushed down (they were, by ~28 px),
     // and × dismisses it.
     QTest::qWait(20);
@@ -343,7 +347,7 @@ class MainWindowTests : public QObject {
     broken.close();
     window.openSession(dir.filePath("broken.json"));
     QVERIFY2(window.errorText().contains("is not valid JSON"), qPrintable(window.errorText()));
-    QCOMPARE(window.modelCount(), 3);  // a bad session file leaves the current one alone
+    QCOMPARE(window.modelCount(), kSampleModels);  // a bad session file leaves the current one alone
     // Nested 100,000 deep: Qt's parser stops at its own depth limit (1,024) with an error, no crash.
     QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
     broken.write(QByteArray(100000, '[') + QByteArray(100000, ']'));
@@ -351,7 +355,7 @@ class MainWindowTests : public QObject {
     window.openSession(dir.filePath("broken.json"));
     QVERIFY2(window.errorText().contains("broken.json: is not valid JSON (too deeply nested document"),
              qPrintable(window.errorText()));
-    QCOMPARE(window.modelCount(), 3);
+    QCOMPARE(window.modelCount(), kSampleModels);
   }
 
   // A saved attention file (attention-cli attend --out, some layers) opens in a window of its own:

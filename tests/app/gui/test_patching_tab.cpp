@@ -1,5 +1,5 @@
 // tests/app/gui/test_patching_tab.cpp — the Patching tab (app/gui/patching_tab.h) on sample_data/ (Qt Test,
-// offscreen): a run on the demo pairs fills the effect map and colours the heads panel; the pair
+// offscreen): a run on the positive control's pairs fills the effect map and colours the heads panel; the pair
 // chooser lists the file's clean prompts; a click on a head of the map shows that head's attention on
 // the chosen pair's clean prompt in the Attention tab, with the model the result came from.
 #include "app/gui/analysis_tabs.h"
@@ -42,28 +42,29 @@ class PatchingTabTests : public QObject {
     auto* tab = qobject_cast<PatchingTab*>(window.analyses()->tab("patch"));
     QVERIFY(tab);
     auto* panel = tab->panel();
-    // The sample session names the demo pairs; the chooser lists their clean prompts.
-    QVERIFY(panel->findChild<QLineEdit*>("pairs")->text().endsWith("demo_pairs.tsv"));
-    QCOMPARE(tab->pairChooser()->count(), 24);
-    tab->modelChooser(0)->setCurrentIndex(0);  // vanilla_lm; the Attention tab shows bet_sf
+    // The sample session sets the tab up on the positive-control model and its pairs; the chooser
+    // lists their clean prompts.
+    QVERIFY(panel->findChild<QLineEdit*>("pairs")->text().endsWith("induction_pairs.tsv"));
+    QCOMPARE(tab->pairChooser()->count(), 32);
+    QCOMPARE(tab->modelChooser(0)->currentIndex(), 3);  // induction_lm; the Attention tab shows bet_sf
     tab->start();
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && panel->hasResult(), kTimeoutMs);
-    QCOMPARE(panel->table().row_count(), 32);
-    QVERIFY(panel->table().column("effect_low") >= 0);  // 24 pairs: intervals
+    QCOMPARE(panel->table().row_count(), 8);
+    QVERIFY(panel->table().column("effect_low") >= 0);  // 32 pairs: intervals
 
-    // A click on the cell of layer 1, head 7 (cells centred on 1 … 8 across, 1 … 4 down).
+    // A click on the cell of layer 2, head 1, an induction head (cells centred on 1 … 4 across, 1 … 2 down).
     window.tabs()->setCurrentWidget(panel);
     tab->pairChooser()->setCurrentIndex(2);
     auto* plot = panel->plot()->plot();
-    const QPoint cell(static_cast<int>(plot->xAxis->coordToPixel(7)), static_cast<int>(plot->yAxis->coordToPixel(1)));
+    const QPoint cell(static_cast<int>(plot->xAxis->coordToPixel(1)), static_cast<int>(plot->yAxis->coordToPixel(2)));
     QTest::mouseClick(plot, Qt::LeftButton, {}, cell);
     QCOMPARE(window.tabs()->currentIndex(), 0);
     auto* view = window.attentionView();
-    QCOMPARE(view->currentModel(), 0);
-    QVERIFY(view->sentence().startsWith("While James and George were at the school , George wrote a letter to"));
+    QCOMPARE(view->currentModel(), 3);
+    QCOMPARE(view->sentence(), QString("doze vazi vuli gone libe tubu doze vazi vuli gone libe"));
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QCOMPARE(view->layer(), 0);
-    QCOMPARE(view->head(), 6);
+    QCOMPARE(view->layer(), 1);
+    QCOMPARE(view->head(), 0);
   }
 };
 

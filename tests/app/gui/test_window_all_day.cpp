@@ -43,6 +43,7 @@ using namespace aw;
 namespace {
 
 using aw::test::kSampleData;
+using aw::test::kSampleModels;
 using aw::test::kTimeoutMs;
 
 }  // namespace
@@ -173,7 +174,7 @@ class WindowAllDayTests : public QObject {
     newer.close();
     window.openSession(dir.filePath("newer.json"));
     QCOMPARE(window.errorText(), dir.filePath("newer.json") + ": was written by a newer workbench (version 99; this one reads 2)");
-    QCOMPARE(window.modelCount(), 3);  // the open session stays
+    QCOMPARE(window.modelCount(), kSampleModels);  // the open session stays
   }
 
   // With no model the maps say how to open one (it used to be "layer 0" over a dark block), and the
@@ -239,7 +240,7 @@ class WindowAllDayTests : public QObject {
       QDateTime offered;
       QVERIFY(next.offerRecovery([&offered](const QDateTime& saved) { offered = saved; return true; }));
       QVERIFY(offered.isValid());
-      QTRY_VERIFY_WITH_TIMEOUT(!next.isBusy() && next.modelCount() == 3, kTimeoutMs);
+      QTRY_VERIFY_WITH_TIMEOUT(!next.isBusy() && next.modelCount() == kSampleModels, kTimeoutMs);
       QCOMPARE(next.attentionView()->sentence(), sentence);
       QVERIFY(next.analyses()->panel("stats")->hasResult());  // the finished analysis came back
       QCOMPARE(next.windowTitle(), QString("Attention Workbench — recovered session"));
