@@ -147,6 +147,11 @@ std::vector<HeadTypeScores> head_type_scores(const HeadTypeSources& sources, con
         scores.rows[type] = static_cast<int64_t>(rows);
         scores.score[type] = rows > 0 ? sum / rows : nan;
       }
+      if (corpus.defined() && generated.defined()) {
+        const auto sums = corpus.accessor<double, 4>();
+        const double rows = sums[1][induction][layer][head];
+        scores.corpus_induction = rows > 0 ? sums[0][induction][layer][head] / rows : nan;
+      }
       heads.push_back(scores);
     }
   return heads;
@@ -181,10 +186,13 @@ ResultTable head_types_table(const HeadTypesResult& result) {
   table.meta("generated_sequences", result.generated_sequences);
   table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
   for (const auto* name : head_type_names()) table.add_column(name, ColumnType::Number);
+  const bool on_text = result.corpus_sequences > 0;
+  if (on_text) table.add_column("induction_text", ColumnType::Number);
   for (const auto* name : head_type_names()) table.add_json_column(std::string(name) + "_rows", ColumnType::Integer);
   for (const auto& head : result.heads) {
     std::vector<Cell> row = {head.layer, head.head};
     for (const double score : head.score) row.emplace_back(score);
+    if (on_text) row.emplace_back(head.corpus_induction);
     for (const int64_t rows : head.rows) row.emplace_back(rows);
     table.add_row(std::move(row));
   }

@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct HeadTypeScores {
   int64_t layer = 0, head = 0;  // 1-based
   std::array<double, kHeadTypes> score{};
   std::array<int64_t, kHeadTypes> rows{};
+  // The induction score read on the corpus too, when there is one (NaN otherwise): on text that
+  // repeats itself (code, lists, a copy task) it says whether the head copies there as well.
+  double corpus_induction = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Which sums each score is read from: the corpus's or the generated sequences' (induction is
@@ -94,8 +98,8 @@ torch::Tensor head_type_sums(AttentionModel& model, const std::vector<ModelInput
 std::vector<HeadTypeScores> head_type_scores(const HeadTypeSources& sources, const std::vector<int64_t>& heads_per_layer);
 
 // The CSV: metadata (model, sink_epsilon, sink_rate, what each score was read on), then
-// `layer,head,previous_token,duplicate_token,induction,sink,entropy,self`; the rows behind each score
-// in the JSON only (`<score>_rows`).
+// `layer,head,previous_token,duplicate_token,induction,sink,entropy,self`, then `induction_text` when
+// the scores were read on a corpus; the rows behind each score in the JSON only (`<score>_rows`).
 ResultTable head_types_table(const HeadTypesResult& result);
 
 }  // namespace aw

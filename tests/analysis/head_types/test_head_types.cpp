@@ -238,6 +238,10 @@ TEST_F(DescriptorRun, HeadTypesTableAndPanelScores) {
   EXPECT_EQ(on_corpus.meta_text("scores_on"), "corpus.txt");
   EXPECT_EQ(on_corpus.number(0, on_corpus.column("induction")), table.number(0, table.column("induction")));
   EXPECT_NE(on_corpus.number(0, on_corpus.column("sink")), table.number(0, table.column("sink")));
+  // The induction score on the text as well, in a column of its own.
+  EXPECT_EQ(table.column("induction_text"), -1);
+  ASSERT_GE(on_corpus.column("induction_text"), 0);
+  EXPECT_NE(on_corpus.number(0, on_corpus.column("induction_text")), on_corpus.number(0, on_corpus.column("induction")));
 }
 
 TEST_F(DescriptorRun, HeadTypesRefuseBadSettingsAndModels) {
