@@ -2,6 +2,7 @@
 #include "widgets/attention_overview.h"
 
 #include "widgets/color_maps.h"
+#include "widgets/score_legend.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -156,6 +157,7 @@ void AttentionOverview::paintEvent(QPaintEvent* event) {
     painter.drawText(QRect(thumbnailRect(0, column - 1).left() - kGap / 2, 0, side + kGap, kHeaderHeight), Qt::AlignCenter,
                      label);
   }
+  const auto range = score_range(scores_);
   for (int layer = 0; layer < static_cast<int>(images_.size()); ++layer) {
     const auto first = thumbnailRect(layer, -1);
     painter.setPen(palette().color(QPalette::WindowText));
@@ -170,12 +172,25 @@ void AttentionOverview::paintEvent(QPaintEvent* event) {
         painter.setPen(QColor(0x60, 0x60, 0x60));
         painter.drawText(target, Qt::AlignCenter, "off");
       }
+      // The score strip fills most of the gap under the thumbnail: it covers none of the map.
+      if (head >= 0 && layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
+        painter.fillRect(QRect(target.left(), target.bottom() + 2, target.width(), kGap - 2),
+                         score_colour(scores_[layer][head], range));
       if (layer == current_layer_ && head == current_head_) {
         painter.setPen(QPen(QColor(0xe6, 0x55, 0x0d), 3));
         painter.drawRect(target.adjusted(-2, -2, 1, 1));
       }
     }
   }
+}
+
+void AttentionOverview::setHeadScores(std::vector<std::vector<double>> scores, const QString& label) {
+  scores_ = std::move(scores);
+  const auto range = score_range(scores_);
+  setToolTip(scores_.empty() ? QString()
+                             : QString("The strip under each head: %1, from %2 (dark blue) to %3 (yellow)")
+                                   .arg(label).arg(range.first, 0, 'g', 3).arg(range.second, 0, 'g', 3));
+  update();
 }
 
 void AttentionOverview::mousePressEvent(QMouseEvent* event) {

@@ -1,7 +1,8 @@
 // widgets/attention_overview.h — every layer and head of one capture at a glance: a grid of small
 // heatmaps (rows = layers, first column = mean of the heads, then one column per head), viridis on
 // the large view's colour scale (colour_scale.h; each thumbnail scaled on its own under auto, log and
-// per row), switched-off heads marked. Clicking one selects it for the large view.
+// per row), switched-off heads marked, and a strip of colour under each head for the scores the heads
+// panel is coloured by. Clicking one selects it for the large view.
 // It keeps the matrices it was given, so the large view shows them without computing them again.
 // A thumbnail is rendered when it is first painted (only those a scroll area shows: 16 layers × 33
 // columns of a 1B model are not all on screen), once per capture or colour scale, never on a
@@ -42,6 +43,10 @@ class AttentionOverview : public QWidget {
   // Per layer, the query heads of each key/value head: their thumbnails sit together, a wider gap
   // between groups (as the heads panel). Empty: no groups.
   void setQueryGroups(const std::vector<std::vector<int>>& groups);
+  // Head scores [layer][head] (a finished analysis's, the heads panel's colouring) as a strip under each
+  // head's thumbnail, viridis over their range; empty = none.
+  void setHeadScores(std::vector<std::vector<double>> scores, const QString& label);
+  const std::vector<std::vector<double>>& headScores() const { return scores_; }
   // Highlights a thumbnail; head −1 = the mean column.
   void setCurrent(int layer, int head);
   void clear();
@@ -75,6 +80,7 @@ class AttentionOverview : public QWidget {
   QueryGroups groups_;
   LayerLabels labels_;
   int current_layer_ = -1, current_head_ = -1;
+  std::vector<std::vector<double>> scores_;
 };
 
 }  // namespace aw

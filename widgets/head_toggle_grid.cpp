@@ -117,16 +117,7 @@ QPair<int, int> HeadCellGrid::cellAt(const QPoint& position) const {
   return {-1, -1};
 }
 
-QPair<double, double> HeadCellGrid::scoreRange() const {
-  if (scores_.empty()) return {0, 1};
-  double low = INFINITY, high = -INFINITY;
-  for (const auto& layer : scores_)
-    for (double score : layer)
-      if (std::isfinite(score)) low = std::min(low, score), high = std::max(high, score);
-  if (!std::isfinite(low)) low = 0;
-  if (!(high > low)) high = low + 1;
-  return {low, high};
-}
+QPair<double, double> HeadCellGrid::scoreRange() const { return score_range(scores_); }
 
 void HeadCellGrid::paintEvent(QPaintEvent*) {
   QPainter painter(this);

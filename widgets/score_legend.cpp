@@ -4,6 +4,10 @@
 #include "widgets/color_maps.h"
 
 #include <QPainter>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
 
 namespace aw {
 namespace {
@@ -13,6 +17,22 @@ constexpr int kBarHeight = 10;
 QString score_text(double value) { return QString::number(value, 'g', 3); }
 
 }  // namespace
+
+QPair<double, double> score_range(const std::vector<std::vector<double>>& scores) {
+  double low = INFINITY, high = -INFINITY;
+  for (const auto& layer : scores)
+    for (double score : layer)
+      if (std::isfinite(score)) low = std::min(low, score), high = std::max(high, score);
+  if (!std::isfinite(low)) low = 0;
+  if (!(high > low)) high = low + 1;
+  return {low, high};
+}
+
+QColor score_colour(double score, const QPair<double, double>& range) {
+  if (!std::isfinite(score)) return Qt::transparent;
+  static auto gradient = viridis_gradient();  // color() is not const: it fills a lookup table once
+  return QColor::fromRgb(gradient.color(score, QCPRange(range.first, range.second)));
+}
 
 ScoreLegend::ScoreLegend(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);

@@ -2,9 +2,19 @@
 // viridis bar and the highest, so that a coloured heads panel says what its colours mean.
 #pragma once
 
+#include <QColor>
+#include <QPair>
 #include <QWidget>
 
+#include <vector>
+
 namespace aw {
+
+// The range a colouring by `scores` ([layer][head]) spans: their finite lowest and highest ([0, 1]
+// when there is none; high > low always).
+QPair<double, double> score_range(const std::vector<std::vector<double>>& scores);
+// A score's viridis colour over that range (transparent for NaN).
+QColor score_colour(double score, const QPair<double, double>& range);
 
 class ScoreLegend : public QWidget {
   Q_OBJECT

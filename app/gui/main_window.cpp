@@ -4,6 +4,7 @@
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/error_line.h"
+#include "widgets/attention_overview.h"
 #include "widgets/head_toggle_grid.h"
 
 #include <QCloseEvent>
@@ -385,6 +386,9 @@ void MainWindow::updateColouring() {
   const auto found = by_label.find(label);
   if (found == by_label.end()) heads_->setScores({}, {});
   else heads_->setScores(found->second, label);
+  // The overview shows the same scores when it shows the same model.
+  const bool same = found != by_label.end() && model == view_->currentModel();
+  view_->overview()->setHeadScores(same ? found->second : std::vector<std::vector<double>>{}, label);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

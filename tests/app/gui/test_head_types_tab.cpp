@@ -8,6 +8,7 @@
 #include "app/gui/main_window.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/analysis_panel.h"
+#include "widgets/attention_overview.h"
 #include "widgets/head_toggle_grid.h"
 #include "widgets/result_plot.h"
 #include "widgets/score_legend.h"
@@ -19,6 +20,7 @@
 #include <QProcess>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -84,6 +86,17 @@ class HeadTypesTabTests : public QObject {
     QCOMPARE(colour->currentText(), QString("induction"));
     QCOMPARE(window.headsPanelModel(), 0);
     QCOMPARE(window.headsPanel()->legend()->label(), QString("induction"));
+    // The overview shows the same scores (a strip under each head) once it shows that model.
+    auto* overview = window.attentionView()->overview();
+    QVERIFY(overview->headScores().empty());  // it shows bet_sf
+    window.attentionView()->setCurrentModel(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QCOMPARE(overview->headScores().size(), size_t{4});
+    QCOMPARE(overview->headScores()[1][2], panel->table().number(10, panel->table().column("induction")));
+    window.tabs()->setCurrentIndex(0);
+    QTest::qWait(200);
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/overview_scores.png"));  // to look at
+    window.tabs()->setCurrentWidget(panel);
 
     // Another score: the map and the heads panel follow.
     tab->scoreChooser()->setCurrentText("sink");
