@@ -40,4 +40,13 @@ torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std:
   return gates;
 }
 
+std::vector<std::vector<double>> layer_head_values(const torch::Tensor& values, const std::vector<int64_t>& heads_per_layer) {
+  const auto grid = values.to(torch::kCPU, torch::kFloat64).contiguous();
+  const auto cells = grid.accessor<double, 2>();
+  std::vector<std::vector<double>> out(heads_per_layer.size());
+  for (size_t layer = 0; layer < heads_per_layer.size(); ++layer)
+    for (int64_t head = 0; head < heads_per_layer[layer]; ++head) out[layer].push_back(cells[static_cast<int64_t>(layer)][head]);
+  return out;
+}
+
 }  // namespace aw

@@ -24,6 +24,9 @@ torch::Tensor all_heads_on(const ModelConfig& config);
 // Gates [L, H_max] with `heads` off (columns past a layer's heads stay 1).
 torch::Tensor gates_from_heads(const ModelConfig& config, const std::vector<HeadRef>& heads);
 // Gates [L, H_max] from per-layer on/off flags (flags[l][h]); columns past a layer's heads stay 1.
+// The heads panel's [layer][head] values from a [L, H_max] tensor of per-head values (each layer's
+// first heads_per_layer[l] entries; the rest are no head).
+std::vector<std::vector<double>> layer_head_values(const torch::Tensor& values, const std::vector<int64_t>& heads_per_layer);
 torch::Tensor gates_from_flags(const ModelConfig& config, const std::vector<std::vector<bool>>& flags);
 
 }  // namespace aw

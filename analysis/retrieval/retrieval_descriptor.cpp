@@ -66,16 +66,17 @@ std::vector<std::vector<int64_t>> read_needles(const SettingValues& settings, co
   return needles;
 }
 
-// One row per head: `leading` cells, then layer, head and hits / copied (NaN when nothing was copied).
-void add_head_rows(ResultTable& table, const std::vector<int64_t>& heads_per_layer, const torch::Tensor& hits,
-                   double copied, const std::vector<Cell>& leading) {
-  const auto contiguous = hits.contiguous();
-  const auto cells = contiguous.accessor<double, 2>();
-  for (int64_t layer = 0; layer < static_cast<int64_t>(heads_per_layer.size()); ++layer)
-    for (int64_t head = 0; head < heads_per_layer[layer]; ++head) {
+// Each head's share of the copied tokens it retrieved: [L, H_max] (NaN when nothing was copied).
+torch::Tensor scores_of(const torch::Tensor& hits, double copied) {
+  return copied > 0 ? hits / copied : torch::full_like(hits, std::numeric_limits<double>::quiet_NaN());
+}
+
+// One row per head: `leading` cells, then layer, head and its score.
+void add_head_rows(ResultTable& table, const std::vector<std::vector<double>>& scores, const std::vector<Cell>& leading) {
+  for (size_t layer = 0; layer < scores.size(); ++layer)
+    for (size_t head = 0; head < scores[layer].size(); ++head) {
       auto row = leading;
-      const double score = copied > 0 ? cells[layer][head] / copied : std::numeric_limits<double>::quiet_NaN();
-      append_cells(row, {layer + 1, head + 1, score});
+      append_cells(row, {static_cast<int64_t>(layer + 1), static_cast<int64_t>(head + 1), scores[layer][head]});
       table.add_row(std::move(row));
     }
 }
@@ -116,7 +117,8 @@ AnalysisReport run_retrieval(const AnalysisRequest& request) {
   overall.meta("copy_rate", copied / asked);
   overall.meta("data", std::filesystem::path(text).filename().string());
   overall.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer).add_column("retrieval_score", ColumnType::Number);
-  add_head_rows(overall, result.heads_per_layer, result.hits.sum(0), copied, {});
+  const auto overall_scores = layer_head_values(scores_of(result.hits.sum(0), copied), result.heads_per_layer);
+  add_head_rows(overall, overall_scores, {});
   ResultTable groups;
   groups.meta("model", loaded.name);
   groups.add_column("length", ColumnType::Integer).add_column("depth", ColumnType::Number);
@@ -125,16 +127,11 @@ AnalysisReport run_retrieval(const AnalysisRequest& request) {
   const auto group_copied = result.copied.accessor<double, 1>(), group_asked = result.asked.accessor<double, 1>();
   for (size_t g = 0; g < result.lengths.size(); ++g) {
     const auto at = static_cast<int64_t>(g);
-    add_head_rows(groups, result.heads_per_layer, result.hits[at], group_copied[at],
+    add_head_rows(groups, layer_head_values(scores_of(result.hits[at], group_copied[at]), result.heads_per_layer),
                   {result.lengths[g], result.depths[g], static_cast<int64_t>(group_copied[at]),
                    static_cast<int64_t>(group_asked[at])});
   }
-  HeadScores scores{"retrieval", {}, 1, 0};
-  for (int row = 0; row < overall.row_count(); ++row) {
-    const auto layer = static_cast<size_t>(overall.number(row, 0));
-    if (scores.values.size() < layer) scores.values.resize(layer);
-    scores.values[layer - 1].push_back(overall.number(row, 2));
-  }
+  HeadScores scores{"retrieval", overall_scores, 1, 0};
   report.tables["csv"] = std::move(overall);
   report.tables["groups"] = std::move(groups);
   report.head_scores = std::move(scores);
