@@ -4,7 +4,8 @@
 // baseline's observer does nothing with them, head-types reduces them to its six scores. Counter
 // x_capture: head-types time over the baseline's, both summed over the iterations (the bound
 // is 1.2 at 64 sequences; AW_BENCH_SEQUENCES sets how many, default 8 on a CPU — the ratio is per
-// sequence). Also the full forward with capture and logits, for scale (x_forward).
+// sequence). Also the full forward with capture and logits, for scale (x_forward), and the reductions
+// alone on one layer (BM_Reduce).
 //   build/bench/bench_head_types [--benchmark_filter=…]      (AW_DEVICE=cuda on a GPU)
 #include "analysis/head_types/head_types.h"
 #include "models/checkpoint/checkpoint.h"
@@ -89,6 +90,25 @@ void BM_HeadTypes(benchmark::State& state) {
   state.counters["x_forward"] = measured / forward;
 }
 BENCHMARK(BM_HeadTypes)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// The reductions alone, on one layer's 8 × 12 × 512 × 512 causal probabilities: what head-types adds
+// per layer and batch to the forward (the entries each score reads are built once, then reused).
+void BM_Reduce(benchmark::State& state) {
+  aw::configure_allocator();
+  c10::InferenceMode inference;
+  torch::manual_seed(1);
+  const auto scores = torch::randn({kBatch, 12, kLength, kLength}).to(device());
+  const auto causal = torch::ones({kLength, kLength}, torch::kBool).triu(1).to(device());
+  const auto tile = torch::softmax(scores.masked_fill(causal, -INFINITY), -1);
+  const auto ids = torch::randint(1, 50257, {kBatch, kLength}, torch::kLong).to(device());
+  const auto valid = torch::ones_like(ids, torch::kBool);
+  aw::HeadTypeAccumulator sums({12}, device(), true);
+  for (auto _ : state) {
+    sums.add(0, tile, ids, valid);
+    if (device().is_cuda()) torch::cuda::synchronize();
+  }
+}
+BENCHMARK(BM_Reduce)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -24,7 +24,10 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aw {
@@ -41,11 +44,15 @@ int head_type_index(const std::string& name);
 // apart from the forward, so hand-built matrices can be checked against worked answers.
 class HeadTypeAccumulator {
  public:
-  // heads_per_layer: each layer's head count; the sums live on `device` in float64.
-  HeadTypeAccumulator(std::vector<int64_t> heads_per_layer, const torch::Device& device);
+  // heads_per_layer: each layer's head count; the sums live on `device` in float64. causal: row i
+  // holds 0 beyond key i (a decoder's), so those weights are not read.
+  HeadTypeAccumulator(std::vector<int64_t> heads_per_layer, const torch::Device& device, bool causal = false);
+  ~HeadTypeAccumulator();
   // probabilities [B, H, rows, n] of `layer` (0-based), query rows first_row … first_row + rows − 1;
   // ids [B, n] int64 and valid [B, n] bool (false = padding) of the batch, on the probabilities'
-  // device. A key a row may not see holds 0 (as a softmax leaves it); padded rows are skipped.
+  // device. A key a row may not see holds 0 (as a softmax leaves it); padded rows are skipped. What
+  // each score reads depends on the tokens only: it is kept while the same ids and valid tensors
+  // come back (the layers of one batch).
   void add(int64_t layer, const torch::Tensor& probabilities, const torch::Tensor& ids, const torch::Tensor& valid,
            int64_t first_row = 0);
   // [2, kHeadTypes, L, H_max]: the sums, then the row counts (the same for every head of a layer).
@@ -53,8 +60,15 @@ class HeadTypeAccumulator {
   void add_sums(const torch::Tensor& sums) { sums_ += sums; }
 
  private:
+  struct TileEntries;
+  TileEntries entries(const torch::Tensor& ids, const torch::Tensor& valid, int64_t first_row, int64_t rows) const;
+
   std::vector<int64_t> heads_per_layer_;
+  bool causal_ = false;
   torch::Tensor sums_;
+  torch::Tensor cached_ids_, cached_valid_;                                // the batch the cache is for
+  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<TileEntries>> cache_;  // by (first row, rows)
+  int64_t cached_bytes_ = 0;
 };
 
 // One head's scores (NaN where no row had the score's pattern) and the rows behind each.

@@ -96,6 +96,33 @@ TEST(HeadTypes, RowTilesGiveTheWholeMatrixSums) {
   EXPECT_TRUE(torch::allclose(whole.sums(), tiled.sums(), 1e-6, 1e-7));
 }
 
+// A causal accumulator reads no key past a row's own (a decoder's are 0): the same sums, whole and in
+// tiles, as one that reads every key.
+TEST(HeadTypes, CausalReadingGivesTheFullReadingsSums) {
+  const WorkedCase worked;
+  HeadTypeAccumulator full({1}, torch::kCPU), causal({1}, torch::kCPU, true), tiled({1}, torch::kCPU, true);
+  full.add(0, worked.probabilities, worked.ids, worked.valid);
+  causal.add(0, worked.probabilities, worked.ids, worked.valid);
+  tiled.add(0, worked.probabilities.narrow(2, 0, 2), worked.ids, worked.valid, 0);
+  tiled.add(0, worked.probabilities.narrow(2, 2, 2), worked.ids, worked.valid, 2);
+  EXPECT_TRUE(torch::allclose(full.sums(), causal.sums(), 0, 1e-12));
+  EXPECT_TRUE(torch::allclose(full.sums(), tiled.sums(), 0, 1e-12));
+}
+
+// What each score reads is kept for the batch in flight only: a second batch of the same shape
+// (other tokens) adds its own entries, not the first batch's.
+TEST(HeadTypes, ANewBatchReadsItsOwnTokens) {
+  const WorkedCase worked;
+  const auto other_ids = torch::tensor({{5, 5, 5, 5}, {7, 7, 5, 7}}, torch::kLong);
+  HeadTypeAccumulator both({1}, torch::kCPU), first({1}, torch::kCPU), second({1}, torch::kCPU);
+  both.add(0, worked.probabilities, worked.ids, worked.valid);
+  both.add(0, worked.probabilities, other_ids, worked.valid);
+  first.add(0, worked.probabilities, worked.ids, worked.valid);
+  second.add(0, worked.probabilities, other_ids, worked.valid);
+  EXPECT_TRUE(torch::allclose(both.sums(), first.sums() + second.sums(), 0, 1e-12));
+  EXPECT_FALSE(torch::allclose(first.sums(), second.sums()));  // the tokens do change the sums
+}
+
 // The second layer's two heads land in their own cells; the first layer's missing second head has no
 // score; a sequence whose first token is padding (left padding) reads its sink on the first token.
 TEST(HeadTypes, LayersOfDifferentWidthsAndLeftPadding) {
