@@ -42,7 +42,11 @@ std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::v
   auto config = model.config();
   if (!config.real_pruning)
     throw Error("real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models and the "
-                "llama, mistral, qwen2 and gpt_neox families, not " + config.family_name());
+                "llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3 and gpt_neox families, not " +
+                config.family_name() +
+                (config.family == ModelFamily::Olmo2
+                     ? " (its query and key norms span every head of a layer: removing one changes the others)"
+                     : ""));
   std::vector<std::set<int64_t>> removed(config.n_blocks);
   for (const auto& head : heads) {
     if (head.layer < 0 || head.layer >= config.n_blocks || head.head < 0 || head.head >= config.heads_per_block[head.layer])

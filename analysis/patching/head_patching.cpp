@@ -60,6 +60,16 @@ torch::Tensor logit_difference(AttentionModel& model, const torch::Tensor& hidde
 
 }  // namespace
 
+std::string direct_logit_refusal(const ModelConfig& config) {
+  if (config.decoder.post_norms)
+    return "no DLA: a " + config.family_name() +
+           " model normalises the attention's output (every head's write together) before the residual, so no "
+           "head's write is its own";
+  if (config.decoder.final_softcap > 0)
+    return "no DLA: a " + config.family_name() + " model soft-caps its logits, so the heads' writes do not add up to them";
+  return "";
+}
+
 PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pairs, const PatchSettings& settings,
                         const ProgressCallback& progress) {
   if (!model.supports_context_hook())
@@ -80,6 +90,7 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
   result.corrupted = torch::empty({count}, torch::kFloat64);
   result.patched = torch::full({layers, widest, count}, nan, torch::kFloat64);
   result.dla = torch::full({layers, widest, count}, nan, torch::kFloat64);
+  result.dla_refused = direct_logit_refusal(config);
   ForwardOptions plain;
   plain.head_gates = settings.gates;
   const int64_t batches = (count + settings.batch - 1) / settings.batch, total = batches * (layers + 1);
@@ -103,7 +114,7 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     result.clean.narrow(0, first, rows).copy_(logit_difference(model, clean_hidden, batch));
     // Direct logit attribution: each head's write at the last position, through the final norm.
     const auto residual = at_last(clean_hidden, batch.last).squeeze(1);                        // (B, d)
-    for (int64_t layer = 0; layer < layers; ++layer) {
+    for (int64_t layer = 0; layer < layers && result.dla_refused.empty(); ++layer) {
       auto mixed = contexts[layer];                                                           // (B, H, n, dh)
       // A head switched off writes nothing; the gates scale the contexts after the hook saw them.
       if (settings.gates.defined())

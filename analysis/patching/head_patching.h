@@ -18,6 +18,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace aw {
@@ -36,8 +37,14 @@ struct PatchResult {
   torch::Tensor clean, corrupted;  // [P] float64: m of each pair's clean and corrupted run
   torch::Tensor patched;           // [L, H_max, P] float64: m with that head patched (NaN: no such head)
   torch::Tensor dla;               // [L, H_max, P] float64: each head's direct logit attribution on the clean run
+  std::string dla_refused;         // why the model has no DLA (dla then all NaN); "" when it has one
   bool cancelled = false;
 };
+
+// Why a head's direct logit attribution is not defined for a model, or "" when it is: a head's write
+// must reach the logits through the final norm alone — not through a norm on the attention's output
+// (Gemma, OLMo 2: one norm over every head's sum), and not through soft-capped logits (Gemma 2).
+std::string direct_logit_refusal(const ModelConfig& config);
 
 // Every pair through `model` (inference mode): throws aw::Error when the model cannot patch heads
 // (supports_context_hook) or a position is outside a pair. `progress` is told (layers patched and

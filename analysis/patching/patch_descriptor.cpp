@@ -55,10 +55,14 @@ Effects effects(const PatchResult& result, const SignificanceOptions& options) {
   out.dla = dla.mean(0);
   if (!options.enabled()) return out;
   const auto k = static_cast<int64_t>(heads.size());
-  const auto resampled = resampled_sums(torch::cat({gains, restored.unsqueeze(1), dla}, 1), options.resamples, options.seed);
+  const bool with_dla = result.dla_refused.empty();
+  const auto columns = with_dla ? torch::cat({gains, restored.unsqueeze(1), dla}, 1) : torch::cat({gains, restored.unsqueeze(1)}, 1);
+  const auto resampled = resampled_sums(columns, options.resamples, options.seed);
   const auto effect = resampled.narrow(1, 0, k) / resampled.narrow(1, k, 1);
-  const auto mean_dla = resampled.narrow(1, k + 1, k) / static_cast<double>(count);
-  out.dla_significance = corrected_significance(summarize_bootstrap(out.dla, mean_dla), options);
+  if (with_dla) {
+    const auto mean_dla = resampled.narrow(1, k + 1, k) / static_cast<double>(count);
+    out.dla_significance = corrected_significance(summarize_bootstrap(out.dla, mean_dla), options);
+  }
   // The denominator first: an interval of the mean restored difference that holds 0 leaves every
   // effect undefined.
   const auto denominator = summarize_bootstrap(restored.mean().view({1}), resampled.narrow(1, k, 1) / static_cast<double>(count));
@@ -81,6 +85,7 @@ ResultTable patch_table(const PatchResult& result, const Effects& effects, const
   add_significance_meta(table, options);
   table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
   if (!effects.refused.empty()) table.meta("effect", effects.refused);
+  if (!result.dla_refused.empty()) table.meta("dla", result.dla_refused);
   const bool intervals = !effects.effect_significance.empty();
   const bool dla_intervals = !effects.dla_significance.empty();
   table.add_column("effect", ColumnType::Number);
@@ -145,6 +150,7 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
   table.meta("data", std::filesystem::path(path).filename().string());
   report.tables["csv"] = std::move(table);
   if (!measured.refused.empty()) request.tell(measured.refused);
+  if (!result.dla_refused.empty()) request.tell(result.dla_refused);
   // The heads panel: the effects, or the attributions where no effect could be given.
   const bool by_effect = measured.refused.empty();
   HeadScores scores{by_effect ? "patching effect" : "DLA", {}, 1, 0};

@@ -27,6 +27,38 @@ namespace {
 
 }  // namespace
 
+// " on 3 of 6 layers" where only some layers slide (Gemma), "" where all do.
+std::string sliding_layers_text(const ModelConfig& c) {
+  const auto& layers = c.decoder.sliding_layers;
+  if (layers.empty()) return "";
+  const auto sliding = std::count(layers.begin(), layers.end(), true);
+  return " on " + std::to_string(sliding) + " of " + std::to_string(layers.size()) + " layers";
+}
+
+// What the newer families add to a decoder (Qwen3, Gemma, OLMo 2), as one line; "" for none.
+std::string decoder_extras(const ModelConfig& c) {
+  const auto format_number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return std::string(text);
+  };
+  const auto& d = c.decoder;
+  std::vector<std::string> parts;
+  if (d.qk_norm == QkNorm::PerHead) parts.push_back("query/key norms per head");
+  if (d.qk_norm == QkNorm::Whole) parts.push_back("query/key norms over all heads");
+  if (d.post_norms) parts.push_back(d.pre_norms ? "norms before and after each sublayer" : "norms after each sublayer only");
+  if (d.attention_softcap > 0) parts.push_back("scores soft-capped at " + format_number(d.attention_softcap));
+  if (d.final_softcap > 0) parts.push_back("logits soft-capped at " + format_number(d.final_softcap));
+  if (d.embedding_scale != 1) parts.push_back("embeddings × " + format_number(d.embedding_scale));
+  if (d.query_scale > 0) parts.push_back("scores ÷ √" + format_number(d.query_scale));
+  if (d.sliding_rotary.dims > 0)
+    parts.push_back("sliding layers' rotary base " + format_number(d.sliding_rotary.theta) + ", " +
+                    to_string(d.sliding_rotary.scaling) + " scaling");
+  std::string line;
+  for (const auto& part : parts) line += (line.empty() ? "" : ", ") + part;
+  return line;
+}
+
 int run_info(int argc, char** argv) {
   const CliOptions options("info", model_command_spec({}), argc, argv, 2);
   const auto loaded = load_from_options(options);
@@ -47,6 +79,19 @@ int run_info(int argc, char** argv) {
     info["norm_kind"] = to_string(c.decoder.norm);
     info["sliding_window"] = c.decoder.sliding_window;
     info["parallel_residual"] = c.decoder.parallel_residual;
+    const auto& d = c.decoder;
+    const char* qk_norms[] = {"none", "per_head", "whole"};
+    info["qk_norm"] = qk_norms[static_cast<int>(d.qk_norm)];
+    info["pre_norms"] = d.pre_norms;
+    info["post_norms"] = d.post_norms;
+    info["attention_softcap"] = d.attention_softcap;
+    info["final_softcap"] = d.final_softcap;
+    info["embedding_scale"] = d.embedding_scale;
+    info["query_scale"] = d.query_scale > 0 ? d.query_scale : static_cast<double>(c.d_head);
+    if (!d.sliding_layers.empty()) info["sliding_layers"] = d.sliding_layers;
+    if (d.sliding_rotary.dims > 0)
+      info["sliding_rotary"] = {{"dims", d.sliding_rotary.dims}, {"theta", d.sliding_rotary.theta},
+                                {"scaling", to_string(d.sliding_rotary.scaling)}};
   }
   if (c.positions == PositionKind::Rotary)
     info["rotary"] = {{"dims", c.rotary.dims}, {"theta", c.rotary.theta}, {"scaling", to_string(c.rotary.scaling)}};
@@ -93,9 +138,11 @@ int run_info(int argc, char** argv) {
     const auto& d = c.decoder;
     std::string attention = d.grouped_query ? std::to_string(d.kv_heads) + " key/value heads (grouped-query)"
                                             : "one key/value head per query head";
-    if (d.sliding_window > 0) attention += ", sliding window " + std::to_string(d.sliding_window);
-    std::printf("decoder      %s, %s, %s%s\n", to_string(d.norm).c_str(), d.gated_mlp ? "SwiGLU MLP" : "MLP",
+    if (d.sliding_window > 0) attention += ", sliding window " + std::to_string(d.sliding_window) + sliding_layers_text(c);
+    std::printf("decoder      %s, %s, %s%s\n", to_string(d.norm).c_str(), d.gated_mlp ? (c.activation == Activation::Silu ? "SwiGLU MLP" : "GeGLU MLP") : "MLP",
                 attention.c_str(), d.parallel_residual ? ", parallel residual" : "");
+    const auto extras = decoder_extras(c);
+    if (!extras.empty()) std::printf("also         %s\n", extras.c_str());
   }
   if (c.positions == PositionKind::Rotary) {
     const auto& r = c.rotary;

@@ -33,6 +33,7 @@ bool is_float_dtype(const std::string& dtype) {
 std::vector<int64_t> source_shape(const WeightBinding& binding, std::vector<int64_t> shape) {
   if (binding.transpose) std::reverse(shape.begin(), shape.end());
   if (binding.parts > 1) (binding.groups > 0 ? shape.front() : shape.back()) *= binding.parts;
+  if (binding.rows > 0) shape.front() = binding.source_rows;
   return shape;
 }
 
@@ -195,7 +196,7 @@ LoadedWeights load_weights(AttentionModel& model, const TensorSource& file, bool
     auto value = file.tensor(source);
     used.insert(source);
     dtypes.insert(record.dtype);
-    const bool as_stored = binding.parts == 1 && !binding.transpose;
+    const bool as_stored = binding.parts == 1 && !binding.transpose && binding.rows == 0;
     if (map_in_place && as_stored && value.scalar_type() == item.value().scalar_type()) {
       item.value().set_data(value);
       mapped_bytes += value.numel() * static_cast<int64_t>(value.element_size());
@@ -208,6 +209,8 @@ LoadedWeights load_weights(AttentionModel& model, const TensorSource& file, bool
       value = value.view(grouped).select(1, binding.part).reshape(item.value().sizes());
     } else if (binding.parts > 1) {
       value = value.chunk(binding.parts, -1)[binding.part];
+    } else if (binding.rows > 0) {
+      value = value.narrow(0, binding.first_row, binding.rows);
     }
     if (binding.transpose) value = value.t();
     copies.push_back({item.value(), value});
@@ -387,7 +390,9 @@ void save_hugging_face_checkpoint(const std::string& dir, AttentionModel& model,
     std::vector<torch::Tensor> parts;
     for (const auto* binding : list) parts.push_back(parameters[binding->parameter].detach().to(torch::kCPU, storage));
     auto value = parts.front();
-    if (list.size() > 1) {
+    if (list.size() > 1 && list.front()->rows > 0) {
+      value = torch::cat(parts, 0);  // row ranges in binding order (Phi-3's q, k, v)
+    } else if (list.size() > 1) {
       TORCH_INTERNAL_ASSERT(list.front()->groups > 0, "only per-group fused tensors are written back");
       for (auto& part : parts) {
         auto grouped = part.sizes().vec();

@@ -1,6 +1,9 @@
 // models/checkpoint/weight_bindings.cpp — the tensor-name tables of the GPT-2, BERT, Marian, BART, Llama
-// (llama, mistral, qwen2) and GPT-NeoX layouts.
+// (llama, mistral, qwen2, and qwen3, gemma2, gemma3_text, phi3, olmo2) and GPT-NeoX layouts.
 #include "models/checkpoint/weight_bindings.h"
+
+#include <functional>
+#include <utility>
 
 namespace aw {
 namespace {
@@ -150,10 +153,50 @@ void bind_dense(WeightTable& table, const std::string& ours, const std::string& 
   if (with_bias) bind(table, ours + ".bias", {theirs + ".bias"});
 }
 
-// llama, mistral and qwen2 (modeling_llama.py's names; mistral and qwen2 copy them). A pruned model
-// this tool saved (prune --apply --save) uses the same names.
+// Rows of one fused file tensor, one after the other, each for one parameter (Phi-3).
+void bind_rows(WeightTable& table, const std::string& theirs, const std::vector<std::pair<std::string, int64_t>>& rows) {
+  int64_t total = 0;
+  for (const auto& [ours, count] : rows) total += count;
+  int64_t first = 0;
+  for (const auto& [ours, count] : rows) {
+    WeightBinding binding{ours, {theirs}};
+    binding.first_row = first, binding.rows = count, binding.source_rows = total;
+    table.bindings.push_back(std::move(binding));
+    first += count;
+  }
+}
+
+// The norms of one decoder layer by their Hugging Face names: before attention and the MLP (Llama:
+// input_layernorm, post_attention_layernorm), after them (OLMo 2: post_attention_layernorm,
+// post_feedforward_layernorm), or all four (Gemma: input_, post_attention_, pre_feedforward_,
+// post_feedforward_layernorm).
+void bind_layer_norms(WeightTable& table, const ModelConfig& config, const std::function<std::string(const std::string&)>& ours,
+                      const std::function<std::string(const std::string&)>& theirs) {
+  const auto& d = config.decoder;
+  if (d.pre_norms && d.post_norms) {
+    bind(table, ours("ln_1.weight"), {theirs("input_layernorm.weight")});
+    bind(table, ours("ln_attn_out.weight"), {theirs("post_attention_layernorm.weight")});
+    bind(table, ours("ln_2.weight"), {theirs("pre_feedforward_layernorm.weight")});
+    bind(table, ours("ln_mlp_out.weight"), {theirs("post_feedforward_layernorm.weight")});
+  } else if (d.post_norms) {
+    bind(table, ours("ln_attn_out.weight"), {theirs("post_attention_layernorm.weight")});
+    bind(table, ours("ln_mlp_out.weight"), {theirs("post_feedforward_layernorm.weight")});
+  } else {
+    bind(table, ours("ln_1.weight"), {theirs("input_layernorm.weight")});
+    bind(table, ours("ln_2.weight"), {theirs("post_attention_layernorm.weight")});
+  }
+  if (d.qk_norm != QkNorm::None) {
+    bind(table, ours("attn.q_norm.weight"), {theirs("self_attn.q_norm.weight")});
+    bind(table, ours("attn.k_norm.weight"), {theirs("self_attn.k_norm.weight")});
+  }
+}
+
+// llama, mistral and qwen2 (modeling_llama.py's names; mistral and qwen2 copy them), and qwen3,
+// gemma2, gemma3_text, phi3 and olmo2, which add norms or fuse projections. A pruned model this tool
+// saved (prune --apply --save) uses the same names.
 WeightTable llama_table(const ModelConfig& config) {
   const auto& d = config.decoder;
+  const bool phi3 = config.family == ModelFamily::Phi3;
   WeightTable table;
   table.name_prefixes = {"model.", ""};
   table.ignored = {"rotary_emb.inv_freq"};  // old checkpoints store the frequencies, computed here
@@ -162,14 +205,21 @@ WeightTable llama_table(const ModelConfig& config) {
   for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
     auto ours = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
     auto theirs = [&](const std::string& rest) { return layer_name("layers.", layer, rest); };
-    bind(table, ours("ln_1.weight"), {theirs("input_layernorm.weight")});
-    bind(table, ours("ln_2.weight"), {theirs("post_attention_layernorm.weight")});
-    bind_dense(table, ours("attn.q"), theirs("self_attn.q_proj"), d.qkv_bias);
-    bind_dense(table, ours("attn.k"), theirs("self_attn.k_proj"), d.qkv_bias);
-    bind_dense(table, ours("attn.v"), theirs("self_attn.v_proj"), d.qkv_bias);
+    bind_layer_norms(table, config, ours, theirs);
+    if (phi3) {  // q, k, v in one matrix; gate and up in another (no biases)
+      bind_rows(table, theirs("self_attn.qkv_proj.weight"),
+                {{ours("attn.q.weight"), config.attention_width(layer)},
+                 {ours("attn.k.weight"), config.kv_width(layer)},
+                 {ours("attn.v.weight"), config.kv_width(layer)}});
+      bind_rows(table, theirs("mlp.gate_up_proj.weight"), {{ours("mlp.gate.weight"), config.d_ff}, {ours("mlp.fc1.weight"), config.d_ff}});
+    } else {
+      bind_dense(table, ours("attn.q"), theirs("self_attn.q_proj"), d.qkv_bias);
+      bind_dense(table, ours("attn.k"), theirs("self_attn.k_proj"), d.qkv_bias);
+      bind_dense(table, ours("attn.v"), theirs("self_attn.v_proj"), d.qkv_bias);
+      bind_dense(table, ours("mlp.gate"), theirs("mlp.gate_proj"), d.mlp_bias);
+      bind_dense(table, ours("mlp.fc1"), theirs("mlp.up_proj"), d.mlp_bias);
+    }
     bind_dense(table, ours("attn.o"), theirs("self_attn.o_proj"), d.out_bias);
-    bind_dense(table, ours("mlp.gate"), theirs("mlp.gate_proj"), d.mlp_bias);
-    bind_dense(table, ours("mlp.fc1"), theirs("mlp.up_proj"), d.mlp_bias);
     bind_dense(table, ours("mlp.fc2"), theirs("mlp.down_proj"), d.mlp_bias);
   }
   bind(table, "ln_f.weight", {"norm.weight"});
@@ -212,7 +262,12 @@ std::optional<WeightTable> foreign_weight_table(const ModelConfig& config) {
     case ModelFamily::Bart: return hf_translation_table(config);
     case ModelFamily::Llama:
     case ModelFamily::Mistral:
-    case ModelFamily::Qwen2: return llama_table(config);
+    case ModelFamily::Qwen2:
+    case ModelFamily::Qwen3:
+    case ModelFamily::Gemma2:
+    case ModelFamily::Gemma3Text:
+    case ModelFamily::Phi3:
+    case ModelFamily::Olmo2: return llama_table(config);
     case ModelFamily::GptNeox: return gpt_neox_table(config);
     case ModelFamily::TransformerLm:
     case ModelFamily::BetSf:

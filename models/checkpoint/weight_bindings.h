@@ -1,5 +1,5 @@
 // models/checkpoint/weight_bindings.h — one table per foreign layout (Hugging Face GPT-2, BERT, Marian,
-// BART, Llama, GPT-NeoX): which tensor of the checkpoint file fills which parameter of the
+// BART, the Llama family and its kin, GPT-NeoX): which tensor of the checkpoint file fills which parameter of the
 // transformer, and how (GPT-2 stores Conv1D weights as (in, out) and fuses Q, K, V into one c_attn
 // matrix; GPT-NeoX fuses them head by head). Native files need no table:
 // they hold the module's named_parameters() under their own names (save_native_checkpoint).
@@ -22,6 +22,9 @@ struct WeightBinding {
   // With groups > 0 the slices lie along the file's first dim instead, `parts` of them inside each
   // of `groups` blocks (GPT-NeoX's query_key_value: per head, its query, key and value rows).
   int64_t groups = 0;
+  // With rows > 0, rows first_row … first_row + rows − 1 of a file tensor of source_rows rows
+  // (Phi-3's qkv_proj and gate_up_proj: q, k and v, or gate and up, one after the other).
+  int64_t first_row = 0, rows = 0, source_rows = 0;
 };
 
 struct WeightTable {

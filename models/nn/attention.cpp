@@ -111,7 +111,12 @@ torch::Tensor residual_rows(const torch::Tensor& residual, const torch::Tensor& 
 // ---------------------------------------------------------------------------------------------
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads,
                                                const std::vector<int64_t>& query_groups)
-    : heads_(heads), d_head_(config.d_head), dropout_(config.dropout) {
+    : heads_(heads),
+      d_head_(config.d_head),
+      dropout_(config.dropout),
+      divisor_(std::sqrt(config.decoder.query_scale > 0 ? config.decoder.query_scale : static_cast<double>(config.d_head))),
+      softcap_(config.decoder.attention_softcap),
+      qk_norm_(config.decoder.qk_norm) {
   const int64_t width = heads * config.d_head;
   const int64_t kv_width = (query_groups.empty() ? heads : static_cast<int64_t>(query_groups.size())) * config.d_head;
   const auto& d = config.decoder;
@@ -119,6 +124,11 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_
   k = register_module("k", Dense(config.d_model, kv_width, d.qkv_bias));
   v = register_module("v", Dense(config.d_model, kv_width, d.qkv_bias));
   o = register_module("o", Dense(width, config.d_model, d.out_bias));
+  if (qk_norm_ != QkNorm::None) {
+    const bool whole = qk_norm_ == QkNorm::Whole;
+    q_norm = register_module("q_norm", Norm(whole ? width : config.d_head, config.layer_norm_eps, d.norm));
+    k_norm = register_module("k_norm", Norm(whole ? kv_width : config.d_head, config.layer_norm_eps, d.norm));
+  }
   if (kv_width != width) {
     std::vector<int64_t> owner;
     for (int64_t group = 0; group < static_cast<int64_t>(query_groups.size()); ++group)
@@ -141,8 +151,14 @@ MultiHeadAttentionImpl::Projected MultiHeadAttentionImpl::project(const torch::T
   };
   Projected projected;
   auto& [query, key, value, reweight] = projected;
-  query = split_heads(q(x));
-  key = split_kv_heads(k(source));
+  if (qk_norm_ == QkNorm::Whole) {  // OLMo 2: over every head's query (key) at once, then split
+    query = split_heads(q_norm(q(x)));
+    key = split_kv_heads(k_norm(k(source)));
+  } else {
+    query = split_heads(q(x));
+    key = split_kv_heads(k(source));
+    if (qk_norm_ == QkNorm::PerHead) query = q_norm(query), key = k_norm(key);
+  }
   if (context.rotary_cos.defined()) {
     query = apply_rotary(query, context.rotary_cos, context.rotary_sin);
     key = apply_rotary(key, context.rotary_cos, context.rotary_sin);
@@ -183,19 +199,19 @@ torch::Tensor MultiHeadAttentionImpl::tile_scores(const Projected& projected, co
   const auto& key = projected.key;
   const int64_t batch = query.size(0), keys = key.size(2);
   if (masks.blocked_bias.defined() && !masks.diagonal_scale.defined() && !masks.diagonal_blocked.defined() &&
-      !bird_eye.defined()) {
+      !bird_eye.defined() && softcap_ == 0) {
     // Plain masked attention: the scale and the masks ride on the product, bias + scale · QKᵀ in one
     // GEMM (baddbmm), instead of two more passes over the scores after it.
     auto scores = masks.blocked_bias.expand({batch, heads_, rows, keys}).contiguous();
     scores.view({batch * heads_, rows, keys})
         .baddbmm_(query.reshape({batch * heads_, rows, d_head_}),
-                  key.transpose(-2, -1).reshape({batch * heads_, d_head_, keys}), 1.0,
-                  1.0 / std::sqrt(static_cast<double>(d_head_)));
+                  key.transpose(-2, -1).reshape({batch * heads_, d_head_, keys}), 1.0, 1.0 / divisor_);
     return scores;
   }
   // M_dp: scaled dot products (B, H, rows, keys), then the diagonal intervention, R_j, and the masks.
   // The product with R_j comes before masking: −∞ · R_j would give a NaN gradient for R_j.
-  auto scores = torch::matmul(query, key.transpose(-2, -1)) / std::sqrt(static_cast<double>(d_head_));
+  auto scores = torch::matmul(query, key.transpose(-2, -1)) / divisor_;
+  if (softcap_ > 0) scores = torch::tanh(scores / softcap_) * softcap_;  // Gemma 2, before any mask
   if (masks.diagonal_scale.defined()) scores = scores * masks.diagonal_scale;
   if (reweighted) scores = scores * projected.reweight;
   if (masks.blocked.defined()) scores = scores.masked_fill(masks.blocked, -INFINITY);
@@ -227,8 +243,10 @@ torch::Tensor MultiHeadAttentionImpl::run_tiles(const Projected& projected, cons
 }
 
 bool MultiHeadAttentionImpl::fusable(const AttentionContext& context) const {
+  // The kernel scales by d_head^(−1/2) and knows no soft-capping.
+  const bool plain_scores = softcap_ == 0 && divisor_ == std::sqrt(static_cast<double>(d_head_));
   return fused_attention_available() && fused_attention_allowed() && context.fused && !bird_eye.defined() &&
-         context.diagonal.kind == DiagonalIntervention::Kind::None;
+         context.diagonal.kind == DiagonalIntervention::Kind::None && plain_scores;
 }
 
 torch::Tensor MultiHeadAttentionImpl::fused_context(const Projected& projected, const AttentionContext& context) {

@@ -118,6 +118,7 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   torch::Tensor head_writes(const torch::Tensor& contexts) const;
 
   Dense q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
+  Norm q_norm{nullptr}, k_norm{nullptr};  // DecoderPart::qk_norm only
   torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)
   torch::Tensor kv_index;  // [H] long: the key/value head of each query head (a buffer; grouped-query only)
 
@@ -146,6 +147,9 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   int64_t heads_;
   int64_t d_head_;
   double dropout_;
+  double divisor_;  // of the dot products: √d_head, or √query_scale (DecoderPart)
+  double softcap_;  // DecoderPart::attention_softcap
+  QkNorm qk_norm_;
 };
 TORCH_MODULE(MultiHeadAttention);
 

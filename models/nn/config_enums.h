@@ -19,8 +19,11 @@ enum class ModelFamily {
   BiGruMax,       // LAMA's BiGRU baseline as the paper pools it: max over the words (bigru_mean: mean)
   // Hugging Face decoder LMs of today (docs/checkpoint-format.md "Llama-family models"): rotary
   // positions, grouped-query attention, RMSNorm and SwiGLU (llama, mistral, qwen2); GPT-NeoX/Pythia
-  // with its fused per-head q|k|v, partial rotary and parallel residual.
-  Llama, Mistral, Qwen2, GptNeox,
+  // with its fused per-head q|k|v, partial rotary and parallel residual. Qwen3 (per-head query and
+  // key norms), Gemma 2 and 3 (text; norms around each sublayer, soft-capping, sliding and global
+  // layers), Phi-3 (fused q|k|v and gate|up) and OLMo 2 (norms after each sublayer, whole-width query
+  // and key norms): docs/families.md.
+  Llama, Mistral, Qwen2, GptNeox, Qwen3, Gemma2, Gemma3Text, Phi3, Olmo2,
 };
 // How a transformer classifier pools its final states: the first token through the pooler (BERT) or
 // the mean of the unpadded states straight into the classifier (encoder_classifier).
@@ -44,10 +47,12 @@ template <typename Enum>
 struct EnumNames;
 template <>
 struct EnumNames<ModelFamily> {
-  static constexpr std::array<const char*, 16> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
+  static constexpr std::array<const char*, 21> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
                                                          "lama",           "bigru_mean", "gpt2", "bert",
                                                          "transformer_mt", "marian", "bart", "bigru_max",
-                                                         "llama",          "mistral",  "qwen2", "gpt_neox"};
+                                                         "llama",          "mistral",  "qwen2", "gpt_neox",
+                                                         "qwen3",          "gemma2",   "gemma3_text", "phi3",
+                                                         "olmo2"};
 };
 template <>
 struct EnumNames<Pooling> {

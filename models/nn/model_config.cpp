@@ -62,7 +62,14 @@ std::string to_string(PositionKind positions) {
   }
   return "learned";
 }
-std::string to_string(NormKind norm) { return norm == NormKind::RmsNorm ? "rms_norm" : "layer_norm"; }
+std::string to_string(NormKind norm) {
+  switch (norm) {
+    case NormKind::LayerNorm: return "layer_norm";
+    case NormKind::RmsNorm: return "rms_norm";
+    case NormKind::RmsNormPlusOne: return "rms_norm_plus_one";
+  }
+  return "layer_norm";
+}
 std::string to_string(Activation activation) {
   switch (activation) {
     case Activation::Relu: return "relu";

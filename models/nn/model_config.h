@@ -20,7 +20,12 @@ namespace aw {
 
 enum class NormPlacement { Pre, Post };          // LayerNorm before (GPT-2) or after (BERT) each sublayer
 enum class PositionKind { Learned, Sinusoidal, Rotary };  // Rotary: RoPE on queries and keys, no table added
-enum class NormKind { LayerNorm, RmsNorm };     // RmsNorm: x / √(mean(x²) + ε) · w, no centring, no bias
+// RmsNorm: x / √(mean(x²) + ε) · w, no centring, no bias; RmsNormPlusOne: the same times (1 + w), in
+// float32 before the cast back (Gemma's).
+enum class NormKind { LayerNorm, RmsNorm, RmsNormPlusOne };
+// Norms on each head's query and key (Qwen3, Gemma 3: over the head's width), or on the whole query
+// and key projections before they are split into heads (OLMo 2).
+enum class QkNorm { None, PerHead, Whole };
 enum class Activation { Relu, Gelu, GeluTanh, Silu };  // GeluTanh = GPT-2's "gelu_new"; Silu = "swish" (Marian)
 
 // The network create_model builds: the shared transformer (a decoder language model or an encoder,
@@ -125,6 +130,24 @@ struct DecoderPart {
   // Per layer, the query heads of each key/value head, in order (query heads are numbered group by
   // group): n_heads / kv_heads each before pruning. Empty without grouped-query attention.
   std::vector<std::vector<int64_t>> query_groups;
+  QkNorm qk_norm = QkNorm::None;
+  bool pre_norms = true;            // a norm before each sublayer (OLMo 2: none)
+  bool post_norms = false;          // Gemma 2/3, OLMo 2: a norm on each sublayer's output before the residual
+  double attention_softcap = 0;     // Gemma 2: scores → c · tanh(scores / c) before the masks; 0 = none
+  double final_softcap = 0;         // Gemma 2: the logits likewise
+  double embedding_scale = 1;       // Gemma: the embeddings × √d (in the model's dtype)
+  double query_scale = 0;           // Gemma: scores × query_pre_attn_scalar^(−1/2); 0 = d_head^(−1/2)
+  // Per layer, whether sliding_window applies to it (Gemma 2/3 alternate sliding and global layers);
+  // empty = every layer, as in Mistral.
+  std::vector<bool> sliding_layers;
+  // Gemma 3: the sliding layers' own rotary positions (another base, no scaling); dims 0 = the same
+  // as every other layer's.
+  RotaryPart sliding_rotary;
+
+  // Whether `layer` is a sliding layer (its window sliding_window, its positions sliding_rotary when set).
+  bool sliding_layer(int64_t layer) const {
+    return sliding_layers.empty() ? sliding_window > 0 : static_cast<bool>(sliding_layers.at(static_cast<size_t>(layer)));
+  }
 };
 
 // One attention block of a model: its kind and its layer within that kind (0-based).

@@ -8,42 +8,36 @@
 
 namespace aw {
 namespace config_parsing {
-namespace {
 
-// Rotary settings, as transformers v4 writes them (rope_theta, rope_scaling; GPT-NeoX's rotary_pct and
-// rotary_emb_base) or v5 (one rope_parameters object). Scalings other than linear and llama3 change
-// the angles in ways not implemented here, so they are refused rather than approximated.
-void parse_rotary(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config,
-                  double rotated_fraction) {
-  auto& rotary = config.rotary;
-  const bool neox = config.family == ModelFamily::GptNeox;
-  rotary.theta = neox ? reader.number("rotary_emb_base", reader.number("rope_theta", 10000.0))
-                      : reader.number("rope_theta", 10000.0);
-  const char* scaling_key = reader.has("rope_parameters") ? "rope_parameters" : "rope_scaling";
-  if (reader.has(scaling_key)) {
-    const auto& scaling = root.at(scaling_key);
-    if (!scaling.is_object()) reader.fail(std::string("key '") + scaling_key + "' must be an object, got " + json_excerpt(scaling));
-    const ConfigReader sub(scaling, path + " (" + scaling_key + ")");
-    const auto type_key = sub.has("rope_type") ? "rope_type" : "type";
-    const auto type = sub.choice(type_key, {"default", "linear", "llama3", "dynamic", "yarn", "longrope", "su", "proportional"},
-                                 "default");
-    if (type != "default" && type != "linear" && type != "llama3")
-      sub.fail("rope scaling '" + type + "' is not supported (supported: default, linear, llama3)");
-    rotary.scaling = *parse_enum<RopeScaling>(type);
-    rotary.theta = sub.number("rope_theta", rotary.theta);
-    rotated_fraction = sub.number("partial_rotary_factor", rotated_fraction);
-    if (rotary.scaling != RopeScaling::Default) {
-      rotary.factor = sub.number("factor", 1.0);
-      if (!(rotary.factor >= 1.0)) sub.fail("key 'factor' must be ≥ 1, got " + json_excerpt(scaling.at("factor")));
-    }
-    if (rotary.scaling == RopeScaling::Llama3) {
-      rotary.low_freq_factor = sub.number("low_freq_factor", 1.0);
-      rotary.high_freq_factor = sub.number("high_freq_factor", 4.0);
-      rotary.original_max_positions = sub.positive_int("original_max_position_embeddings", 8192);
-      if (!(rotary.high_freq_factor > rotary.low_freq_factor) || !(rotary.low_freq_factor > 0))
-        sub.fail("llama3 scaling needs 0 < low_freq_factor < high_freq_factor");
-    }
+// One rope object (rope_parameters, rope_scaling, or one layer type's entry of Gemma 3's
+// rope_parameters) into `rotary`: its type, base and scaling, and its rotated fraction of a head.
+// Scalings other than linear and llama3 change the angles in ways not implemented here, so they are
+// refused rather than approximated.
+void read_rope_object(const json& object, const std::string& what, RotaryPart& rotary, double& rotated_fraction) {
+  if (!object.is_object()) fail_in_file(what, "must be an object, got " + json_excerpt(object));
+  const ConfigReader sub(object, what);
+  const auto type_key = sub.has("rope_type") ? "rope_type" : "type";
+  const auto type = sub.choice(type_key, {"default", "linear", "llama3", "dynamic", "yarn", "longrope", "su", "proportional"},
+                               "default");
+  if (type != "default" && type != "linear" && type != "llama3")
+    sub.fail("rope scaling '" + type + "' is not supported (supported: default, linear, llama3)");
+  rotary.scaling = *parse_enum<RopeScaling>(type);
+  rotary.theta = sub.number("rope_theta", rotary.theta);
+  rotated_fraction = sub.number("partial_rotary_factor", rotated_fraction);
+  if (rotary.scaling != RopeScaling::Default) {
+    rotary.factor = sub.number("factor", 1.0);
+    if (!(rotary.factor >= 1.0)) sub.fail("key 'factor' must be ≥ 1, got " + json_excerpt(object.at("factor")));
   }
+  if (rotary.scaling == RopeScaling::Llama3) {
+    rotary.low_freq_factor = sub.number("low_freq_factor", 1.0);
+    rotary.high_freq_factor = sub.number("high_freq_factor", 4.0);
+    rotary.original_max_positions = sub.positive_int("original_max_position_embeddings", 8192);
+    if (!(rotary.high_freq_factor > rotary.low_freq_factor) || !(rotary.low_freq_factor > 0))
+      sub.fail("llama3 scaling needs 0 < low_freq_factor < high_freq_factor");
+  }
+}
+
+void check_rotary(const ConfigReader& reader, const ModelConfig& config, RotaryPart& rotary, double rotated_fraction) {
   if (!(rotary.theta > 1.0)) reader.fail("the rotary base (rope_theta) must be > 1, got " + std::to_string(rotary.theta));
   if (!(rotated_fraction > 0.0 && rotated_fraction <= 1.0))
     reader.fail("the rotated fraction of a head (rotary_pct) must be in (0, 1], got " + std::to_string(rotated_fraction));
@@ -52,6 +46,21 @@ void parse_rotary(const json& root, const ConfigReader& reader, const std::strin
   if (rotary.dims % 2 != 0 || rotary.dims == 0)
     reader.fail("rotary width " + std::to_string(rotary.dims) + " (head width " + std::to_string(config.d_head) +
                 " × " + std::to_string(rotated_fraction) + ") must be even and positive");
+}
+
+namespace {
+
+// Rotary settings, as transformers v4 writes them (rope_theta, rope_scaling; GPT-NeoX's rotary_pct and
+// rotary_emb_base) or v5 (one rope_parameters object).
+void parse_rotary(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config,
+                  double rotated_fraction) {
+  auto& rotary = config.rotary;
+  const bool neox = config.family == ModelFamily::GptNeox;
+  rotary.theta = neox ? reader.number("rotary_emb_base", reader.number("rope_theta", 10000.0))
+                      : reader.number("rope_theta", 10000.0);
+  const char* scaling_key = reader.has("rope_parameters") ? "rope_parameters" : "rope_scaling";
+  if (reader.has(scaling_key)) read_rope_object(root.at(scaling_key), path + " (" + scaling_key + ")", rotary, rotated_fraction);
+  check_rotary(reader, config, rotary, rotated_fraction);
 }
 
 }  // namespace
@@ -107,7 +116,8 @@ void parse_bert(const json& root, const ConfigReader& reader, ModelConfig& confi
 }
 
 // llama, mistral, qwen2 (modeling_llama.py and its copies) and gpt_neox (modeling_gpt_neox.py), as
-// their config.json files are downloaded: pre-norm decoders with rotary positions.
+// their config.json files are downloaded: pre-norm decoders with rotary positions; and what qwen3,
+// gemma2, gemma3_text, phi3 and olmo2 share with llama (parse_decoder_family adds the rest).
 void parse_rotary_decoder(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config) {
   const bool neox = config.family == ModelFamily::GptNeox;
   auto& decoder = config.decoder;
@@ -154,7 +164,10 @@ void parse_rotary_decoder(const json& root, const ConfigReader& reader, const st
     decoder.mlp_bias = reader.boolean("mlp_bias", false);
   }
   if (config.family == ModelFamily::Mistral) decoder.sliding_window = reader.non_negative_int("sliding_window", 0);
-  parse_rotary(root, reader, path, config, 1.0);
+  // Phi-3.5 and Phi-4-mini state their rotated fraction beside the rope settings (transformers v4).
+  parse_rotary(root, reader, path, config,
+               config.family == ModelFamily::Phi3 ? reader.number("partial_rotary_factor", 1.0) : 1.0);
+  parse_decoder_family(root, reader, path, config);
 }
 
 // The key/value groups of a grouped-query model: stated per layer (a pruned model, "query_groups")

@@ -65,7 +65,13 @@ FamilyTraits family_traits(ModelFamily family) {
     case ModelFamily::Llama:
     case ModelFamily::Mistral:
     case ModelFamily::Qwen2:
-    case ModelFamily::GptNeox: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, true};
+    case ModelFamily::GptNeox:
+    case ModelFamily::Qwen3:
+    case ModelFamily::Gemma2:
+    case ModelFamily::Gemma3Text:
+    case ModelFamily::Phi3: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, true};
+    // OLMo 2 normalises every head's query (key) together: without a head, the others' norms change.
+    case ModelFamily::Olmo2: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, false};
   }
   return {};
 }
@@ -106,7 +112,12 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
     case ModelFamily::Llama:
     case ModelFamily::Mistral:
     case ModelFamily::Qwen2:
-    case ModelFamily::GptNeox: parse_rotary_decoder(json, reader, path, config); break;
+    case ModelFamily::GptNeox:
+    case ModelFamily::Qwen3:
+    case ModelFamily::Gemma2:
+    case ModelFamily::Gemma3Text:
+    case ModelFamily::Phi3:
+    case ModelFamily::Olmo2: parse_rotary_decoder(json, reader, path, config); break;
   }
 
   // Width of one head, where the family's parser left it unset (it sets the width of each side of a

@@ -162,11 +162,20 @@ void parse_native(const ConfigReader& reader, ModelConfig& config);
 void parse_encoder_classifier(const ConfigReader& reader, ModelConfig& config);
 void parse_recurrent(const ConfigReader& reader, ModelConfig& config);
 
-// model_config_hugging_face.cpp: gpt2, bert, and the rotary decoders (llama, mistral, qwen2, gpt_neox)
-// with their key/value groups.
+// model_config_hugging_face.cpp: gpt2, bert, and the rotary decoders (llama, mistral, qwen2, gpt_neox,
+// and the common part of the families below) with their key/value groups.
 void parse_gpt2(const ConfigReader& reader, ModelConfig& config);
 void parse_bert(const json& root, const ConfigReader& reader, ModelConfig& config);
 void parse_rotary_decoder(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config);
+// One rope object (rope_parameters, rope_scaling, or one layer type's entry of Gemma 3's
+// rope_parameters; `what` names it in errors) into `rotary` and the rotated fraction of a head.
+void read_rope_object(const json& object, const std::string& what, RotaryPart& rotary, double& rotated_fraction);
+// Checks the base and fraction and sets rotary.dims from config.d_head.
+void check_rotary(const ConfigReader& reader, const ModelConfig& config, RotaryPart& rotary, double rotated_fraction);
+
+// model_config_decoders.cpp: what qwen3, gemma2, gemma3_text, phi3 and olmo2 add to the rotary
+// decoder parse_rotary_decoder reads (after it, on the same config).
+void parse_decoder_family(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config);
 void set_query_groups(const json& root, const std::string& path, ModelConfig& config);
 
 // model_config_translation.cpp: transformer_mt, marian and bart.

@@ -38,6 +38,8 @@ torch::Tensor NormImpl::forward(const torch::Tensor& x) {
   if (kind_ == NormKind::LayerNorm) return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps_);
   const auto wide = x.to(widened(x.scalar_type()));  // float32 for BF16/F16, float64 stays float64
   const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps_);
+  // Llama rounds to the model's dtype before the weight, Gemma after it (as Hugging Face does).
+  if (kind_ == NormKind::RmsNormPlusOne) return (normed * (1 + weight.to(normed.scalar_type()))).to(x.scalar_type());
   return weight * normed.to(x.scalar_type());
 }
 
@@ -48,7 +50,8 @@ torch::Tensor NormImpl::linearised(const torch::Tensor& at, const torch::Tensor&
     const auto variance = wide_at.var(-1, /*unbiased=*/false, /*keepdim=*/true);
     return (wide_x - wide_x.mean(-1, true)) * torch::rsqrt(variance + eps_) * weight.to(wide_x.scalar_type());
   }
-  return wide_x * torch::rsqrt(wide_at.pow(2).mean(-1, true) + eps_) * weight.to(wide_x.scalar_type());
+  const auto scale = kind_ == NormKind::RmsNormPlusOne ? 1 + weight.to(wide_x.scalar_type()) : weight.to(wide_x.scalar_type());
+  return wide_x * torch::rsqrt(wide_at.pow(2).mean(-1, true) + eps_) * scale;
 }
 
 std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, int64_t length,

@@ -37,8 +37,9 @@ class LookupImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Lookup);
 
-// LayerNorm or RMSNorm over the last dimension (DecoderPart::norm), parameters "weight" and (LayerNorm
-// only) "bias". RMSNorm works in float32 in a BF16 or F16 model, as Hugging Face's does.
+// LayerNorm or RMSNorm (with w or Gemma's 1 + w) over the last dimension (DecoderPart::norm),
+// parameters "weight" and (LayerNorm only) "bias". RMSNorm works in float32 in a BF16 or F16 model,
+// as Hugging Face's does.
 class NormImpl : public torch::nn::Module {
  public:
   NormImpl(int64_t width, double eps, NormKind kind);

@@ -106,11 +106,13 @@ torch::Tensor FeedForwardImpl::feed(const torch::Tensor& x) {
 TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t layer)
     : norm_(config.norm), parallel_residual_(config.decoder.parallel_residual), dropout_(config.dropout) {
   const auto& groups = config.decoder.query_groups;
-  ln_1 = register_module("ln_1", make_norm(config));
+  if (config.decoder.pre_norms) ln_1 = register_module("ln_1", make_norm(config));
   attn = register_module("attn", MultiHeadAttention(config, config.heads_per_block[layer],
                                                     groups.empty() ? std::vector<int64_t>{} : groups[layer]));
-  ln_2 = register_module("ln_2", make_norm(config));
+  if (config.decoder.post_norms) ln_attn_out = register_module("ln_attn_out", make_norm(config));
+  if (config.decoder.pre_norms) ln_2 = register_module("ln_2", make_norm(config));
   mlp = register_module("mlp", FeedForward(config));
+  if (config.decoder.post_norms) ln_mlp_out = register_module("ln_mlp_out", make_norm(config));
 }
 
 BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
@@ -123,9 +125,12 @@ BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const Attentio
     return {h + residual_rows(fed, attended.output)};
   }
   if (norm_ == NormPlacement::Pre) {
-    auto attended = attn(ln_1(x), context, gates, tiles);
-    auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
-    return {h + torch::dropout(mlp(ln_2(h), context.memory_budget), dropout_, training)};
+    // Norms before each sublayer (GPT-2, Llama), after it (OLMo 2), or both (Gemma 2/3).
+    auto normed = [](Norm& norm, const torch::Tensor& t) { return norm ? norm(t) : t; };
+    auto attended = attn(normed(ln_1, x), context, gates, tiles);
+    auto h = residual_rows(x, attended.output) + torch::dropout(normed(ln_attn_out, attended.output), dropout_, training);
+    auto fed = mlp(normed(ln_2, h), context.memory_budget);
+    return {h + torch::dropout(normed(ln_mlp_out, fed), dropout_, training)};
   }
   auto attended = attn(x, context, gates, tiles);
   auto h = ln_1(residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training));
@@ -134,7 +139,7 @@ BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const Attentio
 
 void TransformerBlockImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,
                                          const TileConsumer& tiles) {
-  attn->probabilities(norm_ == NormPlacement::Pre ? ln_1(x) : x, context, tiles);
+  attn->probabilities(norm_ == NormPlacement::Pre && ln_1 ? ln_1(x) : x, context, tiles);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,6 +174,9 @@ torch::Tensor TransformerImpl::embed(const ModelInput& input) {
                 std::to_string(config_.max_positions) + " positions");
   auto ids = input.input_ids.to(device);
   auto hidden = tok_emb(ids);                                                              // (B, n, d)
+  // Gemma: × √d as a scalar of the model's dtype (in BF16 √2304 = 48 becomes 48, √3072 55.5).
+  if (config_.decoder.embedding_scale != 1)
+    hidden = hidden * torch::scalar_tensor(config_.decoder.embedding_scale, hidden.options());
   if (pos_emb) hidden = hidden + pos_emb(torch::arange(length, torch::dtype(torch::kLong).device(device))).unsqueeze(0);
   else if (sinusoid_.defined()) hidden = hidden + sinusoid_.narrow(0, 0, length).unsqueeze(0);
   if (type_emb) {
@@ -201,14 +209,22 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
                   std::to_string(batch) + ", " + std::to_string(config_.n_blocks) + ", " +
                   std::to_string(config_.max_heads()) + "]");
   }
-  auto context = layers_context(length, input, options);
+  // One context for every layer, or (Gemma 2/3) one for the sliding layers and one for the others.
+  const auto& decoder = config_.decoder;
+  std::vector<AttentionContext> contexts = {
+      layers_context(length, input, options, decoder.sliding_layers.empty() && decoder.sliding_window > 0)};
+  if (!decoder.sliding_layers.empty()) contexts.push_back(layers_context(length, input, options, true));
+  auto context_of = [&](int64_t layer) -> AttentionContext& {
+    return contexts.size() > 1 && decoder.sliding_layer(layer) ? contexts.back() : contexts.front();
+  };
   // A budget too small for one row fails here, before any layer has run: rows split by k gate
   // settings (k·B) are the widest a layer sees.
-  check_memory_budget(context.memory_budget, gates.defined() && gates.dim() == 3 ? gates.size(0) : batch,
+  check_memory_budget(contexts.front().memory_budget, gates.defined() && gates.dim() == 3 ? gates.size(0) : batch,
                       config_.max_heads(), length, hidden.scalar_type());
   AttentionSink sink(options);
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const int64_t rows = hidden.size(0);
+    auto& context = context_of(layer);
     if (options.context_hook)
       context.context_hook = [&options, layer](const torch::Tensor& contexts, const torch::Tensor& values) {
         return options.context_hook(layer, contexts, values);
@@ -217,14 +233,15 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
                                                                 sink.tiles(layer));
     hidden = std::move(block.hidden);
     // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
-    if (hidden.size(0) != rows) context.follow_rows(hidden.size(0));
+    if (hidden.size(0) != rows)
+      for (auto& each : contexts) each.follow_rows(hidden.size(0));
     sink.end_layer(layer);
   }
   return {std::move(hidden), sink.release()};
 }
 
-AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInput& input,
-                                                const ForwardOptions& options) const {
+AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInput& input, const ForwardOptions& options,
+                                                bool sliding) const {
   auto diagonal = options.diagonal;
   if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
   const auto float_options = tok_emb->weight.options();
@@ -233,10 +250,11 @@ AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInpu
   const bool scaled = options.diagonal.kind == DiagonalIntervention::Kind::Scale && options.diagonal.factor != 1.0;
   auto context = attention_context(length, length, config_.causal, input.attention_mask, diagonal,
                                    config_.bird_eye && config_.diag_free_mask && !scaled, float_options,
-                                   config_.decoder.sliding_window, resolved_memory_budget(options));
+                                   sliding ? config_.decoder.sliding_window : 0, resolved_memory_budget(options));
   context.fused = !options.explicit_attention;
+  const auto& rotary = sliding && config_.decoder.sliding_rotary.dims > 0 ? config_.decoder.sliding_rotary : config_.rotary;
   if (config_.positions == PositionKind::Rotary)
-    std::tie(context.rotary_cos, context.rotary_sin) = rotary_tables(config_.rotary, length, float_options);
+    std::tie(context.rotary_cos, context.rotary_sin) = rotary_tables(rotary, length, float_options);
   return context;
 }
 
@@ -244,7 +262,7 @@ void TransformerImpl::layer_attention_tiles(const torch::Tensor& hidden, const M
                                             const ForwardOptions& options, const TileConsumer& tiles,
                                             int64_t first_row, int64_t end_row) {
   TORCH_CHECK(layer >= 0 && layer < config_.n_blocks, "layer ", layer, " of ", config_.n_blocks);
-  auto context = layers_context(hidden.size(1), input, options);
+  auto context = layers_context(hidden.size(1), input, options, config_.decoder.sliding_layer(layer));
   if (first_row < 0 || end_row > context.queries || (end_row >= 0 && end_row <= first_row))
     throw Error("rows " + std::to_string(first_row + 1) + "-" + std::to_string(end_row) + " are outside the " +
                 std::to_string(context.queries) + " tokens");
@@ -274,7 +292,9 @@ torch::Tensor TransformerImpl::reduced_output(const torch::Tensor& hidden, const
     return classifier(torch::dropout(pooled, config_.dropout, is_training()));            // (B, C)
   }
   if (!config_.is_language_model()) return {};
-  return lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, tok_emb->weight);  // (B, n, V)
+  auto logits = lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, tok_emb->weight);  // (B, n, V)
+  const double cap = config_.decoder.final_softcap;
+  return cap > 0 ? torch::tanh(logits / cap) * cap : logits;  // Gemma 2
 }
 
 torch::Tensor TransformerImpl::head_writes(int64_t layer, const torch::Tensor& contexts) {
@@ -286,6 +306,9 @@ torch::Tensor TransformerImpl::direct_logits(const torch::Tensor& residual, cons
   if (!ln_f || !config_.is_language_model())
     throw Error("direct logit attribution needs a pre-norm language model (a final norm before the unembedding); "
                 "this is " + std::string(config_.is_language_model() ? "a post-norm one" : "not a language model"));
+  if (config_.decoder.post_norms || config_.decoder.final_softcap > 0)
+    throw Error("direct logit attribution needs each head's write to reach the logits through the final norm "
+                "alone; a " + config_.family_name() + " model normalises the attention's output or soft-caps its logits");
   const auto normed = ln_f->linearised(residual.unsqueeze(1), writes);                        // (B, K, d)
   const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
   const auto rows = unembedding.index_select(0, tokens.reshape({-1})).view({tokens.size(0), tokens.size(1), -1});

@@ -42,7 +42,8 @@ class TransformerBlockImpl : public torch::nn::Module {
   // of the block (the context's rows only).
   void probabilities(const torch::Tensor& x, const AttentionContext& context, const TileConsumer& tiles);
 
-  Norm ln_1{nullptr}, ln_2{nullptr};
+  Norm ln_1{nullptr}, ln_2{nullptr};  // before attention and the MLP (none: DecoderPart::pre_norms false)
+  Norm ln_attn_out{nullptr}, ln_mlp_out{nullptr};  // on their outputs (DecoderPart::post_norms)
   MultiHeadAttention attn{nullptr};
   FeedForward mlp{nullptr};
 
@@ -84,8 +85,10 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
   // output() in the model's own dtype.
   torch::Tensor reduced_output(const torch::Tensor& hidden, const ModelInput& input);
-  // The masks and the diagonal intervention every layer of a forward over `length` tokens applies.
-  AttentionContext layers_context(int64_t length, const ModelInput& input, const ForwardOptions& options) const;
+  // The masks, positions and diagonal intervention the layers of a forward over `length` tokens
+  // apply: the sliding layers' (DecoderPart::sliding_layer) or the others'.
+  AttentionContext layers_context(int64_t length, const ModelInput& input, const ForwardOptions& options,
+                                  bool sliding) const;
 
   ModelConfig config_;
   torch::Tensor sinusoid_;  // [max_positions, d] when positions are sinusoidal (a buffer, not saved)

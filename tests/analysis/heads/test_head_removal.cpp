@@ -154,5 +154,36 @@ TEST(HfFamilies, APrunedGptNeoxIsWrittenBackWithItsFusedQkv) {
   EXPECT_TRUE(torch::allclose(after, gated, 1e-5, 1e-5)) << max_difference(after, gated);
 }
 
+// The newer families: pruned, each computes what its gated model computes, and written back under
+// its own names (Phi-3's fused q|k|v and gate|up rows included) it reads back as the same model.
+class NewerFamiliesPruning : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NewerFamiliesPruning, RemovedHeadsComputeWhatTheGatedModelComputesAndSaveBack) {
+  const auto loaded = load_checkpoint(kFixtures + GetParam());
+  const std::vector<HeadRef> removed = {{0, 1}, {1, 0}, {1, 3}};
+  const auto gated = logits_without(loaded, GetParam(), removed);
+  const auto pruned = remove_heads(*loaded.model, removed);
+  EXPECT_EQ(pruned->config().heads_per_block, (std::vector<int64_t>{3, 2}));
+  const auto after = plain_logits(*pruned, GetParam());
+  // Logits up to 70 (Gemma's √d embeddings): float32 rounding of other shapes reaches 2e-5.
+  EXPECT_TRUE(torch::allclose(after, gated, 1e-4, 1e-4)) << max_difference(after, gated);
+  TempDir dir;
+  save_hugging_face_checkpoint(dir.path(), *pruned, loaded.dir, torch::kFloat32);
+  const auto reloaded = load_checkpoint(dir.path());
+  EXPECT_EQ(reloaded.config.heads_per_block, (std::vector<int64_t>{3, 2}));
+  EXPECT_TRUE(torch::equal(plain_logits(*reloaded.model, GetParam()), after));
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, NewerFamiliesPruning,
+                         ::testing::Values("qwen3", "gemma2", "gemma3", "phi3", "phi3_grouped"));
+
+TEST(HfFamilies, Olmo2IsNotPrunedBecauseItsNormsSpanEveryHead) {
+  const auto loaded = load_checkpoint(kFixtures + "olmo2");
+  EXPECT_EQ(test::error_of([&] { remove_heads(*loaded.model, {{0, 1}}); }),
+            "real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models and "
+            "the llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3 and gpt_neox families, not olmo2 "
+            "(its query and key norms span every head of a layer: removing one changes the others)");
+}
+
 }  // namespace
 }  // namespace aw

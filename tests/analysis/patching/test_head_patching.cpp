@@ -193,5 +193,20 @@ TEST_F(DescriptorRun, PatchRefusesBadPairsAndSettings) {
             dir_.file("lama") + ": patch needs a language model; this checkpoint is a lama classifier");
 }
 
+// A tokenizer that puts <s> before every text (Llama 2's): the answer and foil are read without it,
+// and the prompts keep it, as the model was trained to see them.
+TEST(PatchPairs, AnswersAreReadWithoutTheTokensAddedToEveryText) {
+  TempDir dir;
+  const auto lm = load_checkpoint(AW_SOURCE_DIR "/tests/fixtures/hf_models/llama_bias");
+  const auto bos = lm.tokenizer->token_id("<s>");
+  ASSERT_EQ(lm.tokenizer->encode("in").ids.front(), bos);
+  write_file(dir.file("pairs.tsv"), "the in the it\tthe it the it\tin\tit\n");
+  const auto pairs = read_patch_pairs(dir.file("pairs.tsv"), *lm.tokenizer, 64);
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].answer, lm.tokenizer->token_id("▁in"));
+  EXPECT_EQ(pairs[0].foil, lm.tokenizer->token_id("▁it"));
+  EXPECT_EQ(pairs[0].clean.front(), bos);
+}
+
 }  // namespace
 }  // namespace aw

@@ -65,7 +65,8 @@ TEST_P(RetrievalHuggingFace, CasesAndCountsEqualTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, RetrievalHuggingFace,
-                         ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox", "gpt_neox_sequential"));
+                         ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox", "gpt_neox_sequential",
+                                           "qwen3", "gemma2", "gemma3", "phi3_grouped", "olmo2"));
 
 }  // namespace
 }  // namespace aw

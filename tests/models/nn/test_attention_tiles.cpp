@@ -136,7 +136,8 @@ TEST_P(HuggingFaceFamilies, TiledEqualsWhole) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HuggingFaceFamilies,
-                         ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox"));
+                         ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox", "qwen3", "gemma2",
+                                           "gemma3_capped", "phi3_grouped", "olmo2"));
 
 TEST(AttentionTiles, TranslationModelsEncoderDecoderAndCrossBlocksTile) {
   const nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", 20}, {"encoder_layers", 2},

@@ -1,4 +1,5 @@
-// tests/models/nn/test_transformer_hf_families.cpp — the transformer on llama, mistral, qwen2 and gpt_neox
+// tests/models/nn/test_transformer_hf_families.cpp — the transformer on llama, mistral, qwen2, gpt_neox,
+// qwen3, gemma2, gemma3_text, phi3 and olmo2
 // against Hugging Face's own classes (tests/support/hf_model_fixtures.h): the ids, logits, every attention
 // and a gated head must match to 1e-4; BF16 follows F32, and a float64 model stays float64.
 #include "models/checkpoint/checkpoint.h"
@@ -95,7 +96,9 @@ TEST_P(HfFamilies, EachLayerMadeAgainIsTheCapturedOne) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfFamilies,
-                         ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox", "gpt_neox_sequential"));
+                         ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox", "gpt_neox_sequential",
+                                           "qwen3", "qwen3_bias", "gemma2", "gemma2_global_first", "gemma3",
+                                           "gemma3_capped", "phi3", "phi3_grouped", "olmo2", "olmo2_bias"));
 
 class ReducedPrecision : public ::testing::TestWithParam<std::string> {};
 
@@ -122,7 +125,11 @@ TEST_P(ReducedPrecision, Bf16FollowsF32AndKeepsLogitsAndAttentionInF32) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ReducedPrecision, ::testing::Values("llama", "mistral", "gpt_neox"));
+// Not gemma2 and phi3: on their fixtures Hugging Face's own BF16 logits are as far from its F32 ones
+// as the bound allows ours (0.48 of 3.0, 0.31 of 7.4: scripts/fixtures/bf16_spread.py), which says
+// nothing of ours.
+INSTANTIATE_TEST_SUITE_P(Fixtures, ReducedPrecision,
+                         ::testing::Values("llama", "mistral", "gpt_neox", "qwen3", "gemma3", "olmo2"));
 
 TEST(ReducedPrecision, AFloat64ModelStaysFloat64ThroughRmsNormAndSoftmax) {
   // The gradient checks (finite differences) run models in float64: nothing may round them to float32.
