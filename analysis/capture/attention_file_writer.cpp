@@ -186,6 +186,9 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
   const bool npy = ends_with(settings.path, ".npy");
   if (!npy && !ends_with(settings.path, ".safetensors"))
     fail_in_file(settings.path, "an attention export is a .safetensors file (every layer) or a .npy file (one layer)");
+  if (settings.logits && (npy || !config.is_language_model()))
+    fail_in_file(settings.path, npy ? "logits go into a .safetensors file, beside the attention (a .npy file holds one layer)"
+                                    : "a " + config.family_name() + " model has no next-token logits to write");
   if (npy && settings.layers.size() != 1)
     fail_in_file(settings.path, "a .npy file holds one layer: choose it (--layers N)");
   std::vector<int64_t> layers = settings.layers;
@@ -236,6 +239,7 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
       declared.push_back({"thumbnail." + std::to_string(layer + 1), torch::kFloat32,
                           {layer_heads(layer), std::min(stored_rows, kThumbnailSide), std::min(stored_cols, kThumbnailSide)}});
     }
+    if (settings.logits) declared.push_back({"logits", torch::kFloat32, {length, config.vocab_size}});
     std::map<std::string, std::string> metadata = {
         {"format", "attention-workbench-attention"},
         {"model", model_name},
@@ -307,9 +311,11 @@ void export_attention(AttentionModel& model, const std::string& model_name, cons
       }
     });
   };
-  // The layers up to the last one written; the output head is not needed.
-  model.run_layers(model.embed(input), input, 0, layers.back() + 1, options);
+  // The layers up to the last one written; the output head only when the logits are asked for.
+  const int64_t end_layer = settings.logits ? config.n_blocks : layers.back() + 1;
+  const auto hidden = model.run_layers(model.embed(input), input, 0, end_layer, options).hidden;
   writes.finish();
+  if (writer && settings.logits) writer->write(model.output(hidden, input).select(0, 0).to(torch::kCPU, torch::kFloat32).contiguous());
   if (writer) writer->finish();
   if (npy_writer) npy_writer->finish();
 }

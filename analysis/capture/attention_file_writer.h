@@ -29,6 +29,9 @@ struct AttentionExportSettings {
   // smaller where pool does not divide), each the mean or the maximum of its weights; "pool": "8 mean".
   int64_t pool = 0;
   PoolKind pool_kind = PoolKind::Mean;
+  // A .safetensors file also holds "logits" [n, V] (F32): the next-token logits of every position
+  // (a language model's; every layer is then run, and the output head).
+  bool logits = false;
 };
 
 // A translation's captured attention (translate_and_capture) as a safetensors file: each block of the

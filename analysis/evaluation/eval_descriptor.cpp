@@ -69,6 +69,29 @@ nlohmann::json evaluation_json(const LoadedModel& loaded, const std::string& pat
   return json;
 }
 
+// `--per-example`: each window's (language model), pair's (translation, teacher-forced) or example's
+// (classifier) part of the metric, in the order they were read.
+ResultTable per_example_table(const LoadedModel& loaded, const std::string& path, const EvaluationResult& result) {
+  ResultTable table;
+  table.meta("model", loaded.name);
+  table.meta("data", path);
+  const bool classifier = loaded.config.is_classifier();
+  table.meta("unit", classifier ? "examples" : loaded.config.is_translation() ? "pairs" : "windows");
+  table.add_column("example", ColumnType::Integer);
+  if (classifier) table.add_column("correct", ColumnType::Integer);
+  else table.add_column("tokens", ColumnType::Integer).add_column("loss", ColumnType::Number).add_column("mean_loss", ColumnType::Number);
+  if (!result.example_sums.defined() || !result.example_counts.defined()) return table;  // nothing kept
+  const auto sums = result.example_sums.contiguous(), counts = result.example_counts.contiguous();
+  const auto sum = sums.accessor<double, 1>(), count = counts.accessor<double, 1>();
+  for (int64_t example = 0; example < sums.size(0); ++example) {
+    std::vector<Cell> row = {example + 1};
+    if (classifier) row.emplace_back(static_cast<int64_t>(sum[example]));
+    else row.insert(row.end(), {static_cast<int64_t>(count[example]), sum[example], count[example] > 0 ? sum[example] / count[example] : 0.0});
+    table.add_row(std::move(row));
+  }
+  return table;
+}
+
 // A translation model's corpus BLEU and chrF on the --text pairs (their sources translated under
 // the request's gates), added to the report's text, JSON and the `translations` output.
 void add_translation_scores(const AnalysisRequest& request, const CorpusSettings& corpus, const DecodingSettings& decoding,
@@ -111,7 +134,9 @@ AnalysisDescriptor eval_descriptor() {
   descriptor.distributable = true;
   descriptor.fields = corpus_fields();
   descriptor.fields.push_back(beam_field("translation models: beam size of the translations BLEU scores (1 = greedy)"));
-  descriptor.outputs = {{"translations", "translations", "translation models: the translations, one per line"}};
+  descriptor.outputs = {{"translations", "translations", "translation models: the translations, one per line"},
+                        {"per-example", "per_example",
+                         "each window's (LM) or pair's (translation) loss and tokens, or each example's correctness"}};
   descriptor.stdout_part = "";
   descriptor.fields.push_back(heads_off_field());
   descriptor.tab.shown = false;  // the attention view shows predictions; this is a report to read
@@ -125,10 +150,11 @@ AnalysisDescriptor eval_descriptor() {
     const auto data = corpus_data(corpus, loaded, "eval", request.note);
     ForwardOptions forward;
     forward.head_gates = request_gates(request, 0);
-    auto result = data_evaluator(*loaded.model, data)(forward, request.phase("batches"));
+    auto result = data_evaluator(*loaded.model, data, /*keep_examples=*/true)(forward, request.phase("batches"));
     AnalysisReport report;
     if (result.cancelled) return report.cancelled = true, report;
     report.text = evaluation_text(loaded, result);
+    report.tables["per_example"] = per_example_table(loaded, corpus.path, result);
     report.record = evaluation_json(loaded, corpus.path, result);
     // The windows decide which tokens are predicted from how much context: part of what was measured
     // (compare checks it before it takes a saved result as a run of a variant).

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -26,6 +27,8 @@ commands:
           [--out-dtype f32|f16]           binary, written tile by tile (.npy: one layer)
           [--rows A-B] [--cols C-D]        a region of each layer (1-based tokens)
           [--pool K [--pool-max]]          each layer as K × K block means (or maxima)
+          [--logits top-K|full]            the K best next tokens per position (text, JSON), or
+                                           a "logits" [n, V] tensor in the .safetensors file
   attend  --from FILE.safetensors [--layers 2] [--top K]   the same summary from a saved file
   translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
@@ -63,7 +66,7 @@ commands:
 
 analyses (docs/analyses.md):
 )";
-constexpr const char* kUsageTail = R"(  help [COMMAND]                           this text, or one command's options
+constexpr const char* kUsageTail = R"(  help [COMMAND]                           this text, or one command's options (also COMMAND --help)
 
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
 every model command: --memory-budget 512M   bytes one tile of attention rows may take (default:
@@ -78,15 +81,53 @@ std::string usage() {
   return text + kUsageTail;
 }
 
-// `help` and `help COMMAND`; false when COMMAND is not an analysis (the general text is printed).
+// The lines of kUsageHead that describe `command` (train has several blocks), or "" when none do:
+// a block is a line "  <command> …" and the deeper-indented lines after it.
+std::string command_lines(const std::string& command) {
+  std::istringstream head(kUsageHead);
+  std::string line, lines;
+  bool inside = false;
+  while (std::getline(head, line)) {
+    const bool starts_block = line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ';
+    if (starts_block) inside = line.compare(2, command.size() + 1, command + " ") == 0;
+    else if (line.empty() || line[0] != ' ') inside = false;
+    if (inside) lines += line + "\n";
+  }
+  return lines;
+}
+
+// `help COMMAND` or `COMMAND --help`: an analysis's page from its descriptor, another command's lines
+// of the general text with the options every command takes; 2 and one line for an unknown command.
+int print_command_help(const std::string& command) {
+  if (command == "help") {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  if (const auto* descriptor = aw::find_analysis(command)) {
+    std::fputs(aw::analysis_help_page(*descriptor).c_str(), stdout);
+    return 0;
+  }
+  const auto lines = command_lines(command);
+  if (lines.empty()) {
+    std::fprintf(stderr, "attention-cli help: unknown command '%s' (see attention-cli help)\n", command.c_str());
+    return 2;
+  }
+  std::printf("usage: attention-cli %s [options]\n\n%s%s", command.c_str(), lines.c_str(), kUsageTail);
+  return 0;
+}
+
+// `help` and `help COMMAND`.
 int print_help(int argc, char** argv) {
-  if (argc >= 3)
-    if (const auto* descriptor = aw::find_analysis(argv[2])) {
-      std::fputs(aw::analysis_help_page(*descriptor).c_str(), stdout);
-      return 0;
-    }
+  if (argc >= 3) return print_command_help(argv[2]);
   std::fputs(usage().c_str(), stdout);
   return 0;
+}
+
+// Whether the command line asks for its command's help (--help or -h anywhere after the command).
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+  return false;
 }
 
 }  // namespace
@@ -98,6 +139,7 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0) return print_help(argc, argv);
   const std::string command = argv[1];
+  if (asks_for_help(argc, argv)) return print_command_help(command);
   aw::configure_allocator();
   try {
     if (command == "info") return aw::run_info(argc, argv);

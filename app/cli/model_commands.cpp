@@ -6,6 +6,7 @@
 #include "analysis/core/numbered_list.h"
 #include "models/text/corpus.h"
 #include "models/training/evaluation.h"
+#include "app/cli/attend_logits.h"
 #include "app/cli/commands.h"
 #include "app/cli/model_loading.h"
 #include "app/cli/options.h"
@@ -220,12 +221,14 @@ std::pair<int64_t, int64_t> parse_span(const std::string& text, const std::strin
   return {first - 1, last};
 }
 
+bool ends_with_npy(const std::string& path) { return path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0; }
+
 }  // namespace
 
 int run_attend(int argc, char** argv) {
   const CliOptions options("attend",
                            model_command_spec({"text", "out", "top", "layers", "heads", "out-dtype", "from", "rows",
-                                               "cols", "pool"},
+                                               "cols", "pool", "logits"},
                                               {"truncate", "pool-max"}),
                            argc, argv, 2);
   if (options.has("from")) return summarise_attention_file(options);
@@ -247,6 +250,9 @@ int run_attend(int argc, char** argv) {
     throw Error("attention-cli attend: " + loaded.name + " is a " + loaded.config.family_name() +
                 " translation model; use attention-cli translate --model " + loaded.dir + " --text \"…\"");
 
+  const auto logits = options.has("logits") ? parse_logits_request(options.get("logits", ""), loaded) : LogitsRequest{};
+  if (logits.kind == LogitsRequest::Kind::Full && (!binary || ends_with_npy(out)))
+    throw Error("attention-cli attend: --logits full goes with --out FILE.safetensors (the logits beside the attention)");
   auto encoding = loaded.tokenizer->encode(text);
   if (encoding.ids.empty()) throw Error("attention-cli attend: --text gives no tokens (empty text)");
   const auto max_positions = loaded.config.max_positions;
@@ -293,14 +299,21 @@ int run_attend(int argc, char** argv) {
       if (options.has("cols")) std::tie(settings.col_begin, settings.col_end) = parse_span(options.get("cols", ""), "--cols");
       settings.pool = pool;
       settings.pool_kind = options.flag("pool-max") ? PoolKind::Max : PoolKind::Mean;
+      settings.logits = logits.kind == LogitsRequest::Kind::Full;
       export_attention(*loaded.model, loaded.name, encoding, settings, summarise);
     } catch (const Error& error) {
       throw Error(std::string("attention-cli attend: ") + error.what());
     }
-    if (options.flag("json")) {
-      std::cout << nlohmann::json{{"out", out}, {"tokens", encoding.tokens}}.dump() << "\n";
-      return 0;
-    }
+  }
+  // The K best next tokens per position, from one more forward without capture.
+  const auto top_logits = logits.kind == LogitsRequest::Kind::Top
+                              ? top_logits_json(loaded, encoding, logits.k)
+                              : nlohmann::json();
+  if (binary && options.flag("json")) {
+    nlohmann::json json = {{"out", out}, {"tokens", encoding.tokens}};
+    if (!top_logits.is_null()) json["logits_top"] = top_logits;
+    std::cout << json.dump() << "\n";
+    return 0;
   }
   // JSON holds every layer whole (small texts); the summary alone needs one row of each layer, taken
   // from the tiles as they pass (a text of any length).
@@ -319,7 +332,8 @@ int run_attend(int argc, char** argv) {
     rows.emplace_back(static_cast<int64_t>(layer),
                       summary_row(result.attention[layer], std::min(last, result.attention[layer].size(2) - 1)));
 
-  const auto json = binary ? nlohmann::json() : attention_json(encoding, result.attention);
+  auto json = binary ? nlohmann::json() : attention_json(encoding, result.attention);
+  if (!binary && !top_logits.is_null()) json["logits_top"] = top_logits;
   if (options.has("out") && !binary) write_text_file(out, json.dump() + "\n");
   if (options.flag("json")) {
     if (!options.has("out")) std::cout << json.dump() << "\n";
@@ -342,8 +356,10 @@ int run_attend(int argc, char** argv) {
                   static_cast<long long>(attended.position), attended.weight);
     std::printf("\n");
   }
+  if (!top_logits.is_null()) print_top_logits(top_logits);
   if (options.has("out"))
-    std::printf("attention of %zu layer%s written to %s\n", rows.size(), rows.size() == 1 ? "" : "s", out.c_str());
+    std::printf("attention of %zu layer%s written to %s%s\n", rows.size(), rows.size() == 1 ? "" : "s", out.c_str(),
+                logits.kind == LogitsRequest::Kind::Full ? ", with the logits" : "");
   return 0;
 }
 

@@ -245,9 +245,10 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
   std::string vocab_file;
   switch (config.tokenizer) {
     case TokenizerKind::Gpt2Bpe:
-      // GPT-2's own files when the folder has them; a folder with only tokenizer.json reads that
-      // (and then, as Hugging Face does, matches its added tokens in the text).
-      if (!fs::exists(fs::path(dir) / "vocab.json") && fs::exists(fs::path(dir) / "tokenizer.json")) {
+      // A GPT-2 folder's tokenizer.json wins over its vocab.json and merges.txt, as in transformers 5
+      // (and matches its added tokens in the text). BART reads its own files: the translation codec
+      // adds <s> and </s>, where its tokenizer.json's RobertaProcessing would.
+      if (config.family == ModelFamily::Gpt2 && fs::exists(fs::path(dir) / "tokenizer.json")) {
         vocab_file = (fs::path(dir) / "tokenizer.json").string();
         tokenizer = load_hf_tokenizer(vocab_file);
         break;
@@ -260,7 +261,17 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& dir, const Mo
       tokenizer = load_hf_tokenizer(vocab_file);
       break;
     case TokenizerKind::WordPiece:
-      vocab_file = require_file(dir, "vocab.txt");
+      // tokenizer.json wins over vocab.txt, as in transformers 5 (all-MiniLM-L6-v2 ships no vocab.txt).
+      if (fs::exists(fs::path(dir) / "tokenizer.json")) {
+        vocab_file = (fs::path(dir) / "tokenizer.json").string();
+        tokenizer = load_hf_tokenizer(vocab_file);
+        if (tokenizer->kind() != "wordpiece")
+          fail_in_file(vocab_file, "is a " + tokenizer->kind() + " tokenizer; a bert model reads WordPiece");
+        break;
+      }
+      if (!fs::exists(fs::path(dir) / "vocab.txt"))
+        fail_in_file(dir, "no tokenizer.json or vocab.txt in this folder");
+      vocab_file = (fs::path(dir) / "vocab.txt").string();
       tokenizer = load_wordpiece_tokenizer(vocab_file, read_lowercase_flag(dir));
       break;
     case TokenizerKind::Word:

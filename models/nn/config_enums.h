@@ -22,7 +22,7 @@ enum class ModelFamily {
   // with its fused per-head q|k|v, partial rotary and parallel residual. Qwen3 (per-head query and
   // key norms), Gemma 2 and 3 (text; norms around each sublayer, soft-capping, sliding and global
   // layers), Phi-3 (fused q|k|v and gate|up) and OLMo 2 (norms after each sublayer, whole-width query
-  // and key norms): docs/families.md.
+  // and key norms): docs/checkpoint-format.md.
   Llama, Mistral, Qwen2, GptNeox, Qwen3, Gemma2, Gemma3Text, Phi3, Olmo2,
 };
 // How a transformer classifier pools its final states: the first token through the pooler (BERT) or

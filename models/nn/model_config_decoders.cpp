@@ -1,6 +1,6 @@
 // models/nn/model_config_decoders.cpp — what qwen3, gemma2, gemma3_text, phi3 and olmo2 add to the
 // llama-style decoder parse_rotary_decoder has read, as their config.json files are downloaded
-// (transformers v4 or v5 keys; docs/families.md).
+// (transformers v4 or v5 keys; docs/checkpoint-format.md).
 #include "models/nn/model_config_parsers.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // models/text/hf_tokenizer.h — a Hugging Face tokenizer.json (the `tokenizers` library's format),
 // for the BPE tokenizers of GPT-NeoX/Pythia, Qwen2, Llama 3 and SmolLM (byte-level) and of Llama 2
-// and TinyLlama (SentencePiece-style, with byte fallback).
+// and TinyLlama (SentencePiece-style, with byte fallback), and BERT's WordPiece.
 #pragma once
 
 #include "models/text/tokenizer.h"
@@ -20,9 +20,10 @@ namespace aw {
 // - post_processor: none, ByteLevel, TemplateProcessing (its single template's special tokens
 //   around the text), or a Sequence of them; decoder: ByteLevel, or Replace/ByteFallback/Fuse/Strip
 //   for byte_fallback models.
-// Anything else — a Unigram, WordPiece or WordLevel model, a subword prefix, another normalizer,
-// pre-tokenizer, post-processor or decoder — is refused with one aw::Error naming the file and the
-// feature, rather than tokenised wrongly.
+// A WordPiece model is read by load_wordpiece_json (models/text/wordpiece_spec.h: BERT-family folders).
+// Anything else — a Unigram or WordLevel model, a subword prefix, another normalizer, pre-tokenizer,
+// post-processor or decoder — is refused with one aw::Error naming the file and the feature, rather
+// than tokenised wrongly.
 std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string& tokenizer_json_path);
 
 }  // namespace aw

@@ -1,12 +1,14 @@
 // models/text/tokenizer_gpt2.cpp — GPT-2's tokenizer files: vocab.json + merges.txt read into a
 // ByteLevelBpeSpec (the tokenizer itself is byte_level_bpe.cpp), with GPT-2's pre-tokenisation
-// pattern. From these files no special tokens are added, and "<|endoftext|>" inside the text is
-// ordinary text (Hugging Face's GPT2Tokenizer matches it as a special token).
+// pattern. From these files no special tokens are added around a text, and "<|endoftext|>" written in
+// it is one token, as Hugging Face's GPT2Tokenizer reads it (its bos, eos and unk token); so are BART's
+// <s>, </s>, <unk>, <pad> and <mask> (a WikiText "<unk>" stays one token).
 #include "models/text/tokenizer.h"
 
 #include "models/errors.h"
 #include "models/text/byte_level_bpe.h"
 
+#include <algorithm>
 #include <fstream>
 
 namespace aw {
@@ -68,6 +70,17 @@ std::unique_ptr<Tokenizer> load_gpt2_tokenizer(const std::string& vocab_json_pat
   spec.merges_source = merges_path;
   spec.merges = read_merges_txt(merges_path);
   spec.steps = {tokenizer_detail::ByteLevelBpeSpec::Step::split_by(tokenizer_detail::kGpt2PiecePattern, false)};
+  // The special tokens GPT2Tokenizer (<|endoftext|>) and BartTokenizer (the others) match in a text,
+  // where the vocabulary has them.
+  for (const char* content : {"<|endoftext|>", "<s>", "</s>", "<unk>", "<pad>", "<mask>"}) {
+    const auto found = std::find(spec.spellings.begin(), spec.spellings.end(), content);
+    if (found == spec.spellings.end()) continue;
+    tokenizer_detail::ByteLevelBpeSpec::AddedToken special;
+    special.content = content;
+    special.id = found - spec.spellings.begin();
+    special.special = true;
+    spec.added.push_back(special);
+  }
   return tokenizer_detail::make_byte_level_bpe(std::move(spec));
 }
 

@@ -1,5 +1,6 @@
 // models/text/tokenizer_hf_json.cpp — tokenizer.json → ByteLevelBpeSpec (see hf_tokenizer.h).
 #include "models/text/hf_tokenizer.h"
+#include "models/text/wordpiece_spec.h"
 
 #include "models/errors.h"
 #include "models/json_input.h"
@@ -272,6 +273,11 @@ class TokenizerJsonReader {
 }  // namespace
 
 std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string& tokenizer_json_path) {
+  // A WordPiece model (BERT-family folders) has a reader of its own.
+  const auto json = read_untrusted_json(tokenizer_json_path);
+  if (json.is_object() && json.contains("model") && json.at("model").is_object() &&
+      json.at("model").value("type", std::string()) == "WordPiece")
+    return load_wordpiece_json(tokenizer_json_path);
   auto spec = TokenizerJsonReader(tokenizer_json_path).read();
   return tokenizer_detail::make_byte_level_bpe(std::move(spec));
 }

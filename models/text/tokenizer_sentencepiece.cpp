@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -154,9 +155,30 @@ class SentencePieceTokenizer final : public tokenizer_detail::TableTokenizer {
     if (marian_) {
       const std::string code = leading_language_code(text);
       if (!code.empty()) add(lookup(code));
+      // MarianTokenizer's special tokens written in the text are one token each; the text between
+      // them is encoded piece by piece, each with its own word start (a WikiText "<unk>" stays one).
+      const std::string rest = text.substr(code.size());
+      size_t from = 0;
       std::vector<std::string> pieces;
-      check(processor_->encode_pieces(text.substr(code.size()), &pieces));
-      for (const auto& piece : pieces) add(lookup(piece));
+      auto encode_span = [&](size_t end) {
+        pieces.clear();
+        check(processor_->encode_pieces(rest.substr(from, end - from), &pieces));
+        for (const auto& piece : pieces) add(lookup(piece));
+      };
+      for (size_t at = 0; at < rest.size();) {
+        const char* special = nullptr;
+        for (const char* candidate : {kEosPiece, kUnkPiece, kPadPiece})
+          if (rest.compare(at, std::strlen(candidate), candidate) == 0 && token_id(candidate) >= 0) special = candidate;
+        if (special == nullptr) {
+          ++at;
+          continue;
+        }
+        encode_span(at);
+        add(token_id(special));
+        at += std::strlen(special);
+        from = at;
+      }
+      encode_span(rest.size());
     } else {
       std::vector<int> ids;
       check(processor_->encode_ids(text, &ids));

@@ -1,14 +1,18 @@
-// models/text/tokenizer_wordpiece.cpp — BERT WordPiece, giving the ids Hugging Face's BertTokenizer
-// gives (BasicTokenizer, then WordpieceTokenizer) for the same vocab.txt and text.
+// models/text/tokenizer_wordpiece.cpp — BERT WordPiece, giving the ids transformers 5's BertTokenizer
+// gives (the `tokenizers` library's BertNormalizer, BertPreTokenizer and WordPiece model) for the same
+// vocab.txt or tokenizer.json and text.
 //
-// Basic step: drop NUL, U+FFFD and control/format characters (category C*; tab, newline and
-// carriage return count as space); turn spaces into ' '; put spaces around CJK ideographs; NFC;
-// split on white space; if lowercasing, lower-case, NFD and drop non-spacing marks (accents); split
-// off every punctuation character. WordPiece step: greedy longest match first, "##" before every
-// piece but the first; a word longer than 100 characters or with no full match is one [UNK].
-// Special-token spellings inside the text ("[SEP]") are ordinary text here; Hugging Face keeps
-// them whole as special tokens.
+// Special tokens written in the text ("[SEP]", or a tokenizer.json's added tokens) are cut out first
+// and are one token each. Then the normaliser: drop NUL, U+FFFD and control/format characters
+// (category C*; tab, newline and carriage return count as space); turn spaces into ' '; put spaces
+// around CJK ideographs; if stripping accents (by default when lowercasing), NFD and drop non-spacing
+// marks; if lowercasing, lower-case. No NFC: a decomposed accent stays two code points, as the library
+// leaves it (on a cased vocabulary "cafe\u0301" is then [UNK], where the legacy Python tokenizer
+// composed it). Pre-tokenizer: split on white space and around every punctuation character. WordPiece:
+// greedy longest match first, the continuation prefix ("##") before every piece but the first; a word
+// longer than its limit (100 characters) or with no full match is one [UNK].
 #include "models/text/tokenizer.h"
+#include "models/text/wordpiece_spec.h"
 
 #include "models/errors.h"
 
@@ -17,12 +21,12 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include <algorithm>
 #include <unordered_map>
+#include <utility>
 
 namespace aw {
 namespace {
-
-constexpr size_t kMaxWordCharacters = 100;  // BERT's max_input_chars_per_word
 
 bool is_cjk_ideograph(char32_t c) {
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
@@ -83,17 +87,21 @@ std::u32string normalize(const std::u32string& text, const icu::Normalizer2& for
 
 class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
  public:
-  WordPieceTokenizer(const std::string& vocab_path, bool lowercase)
-      : lowercase_(lowercase), nfc_(normalizer(true)), nfd_(normalizer(false)) {
-    set_tokens(tokenizer_detail::read_token_lines(vocab_path));
+  explicit WordPieceTokenizer(WordPieceSpec spec) : spec_(std::move(spec)), nfd_(normalizer(false)) {
+    set_tokens(spec_.tokens);
     const auto required = [&](const std::string& token) {
       const int64_t id = token_id(token);
-      if (id < 0) fail_in_file(vocab_path, "has no '" + token + "' token (BERT needs [CLS], [SEP] and [UNK])");
+      if (id < 0) fail_in_file(spec_.source, "has no '" + token + "' token (BERT needs " + spec_.cls + ", " + spec_.sep +
+                                                " and " + spec_.unk + ")");
       return id;
     };
-    cls_id_ = required("[CLS]");
-    sep_id_ = required("[SEP]");
-    unk_id_ = required("[UNK]");
+    cls_id_ = required(spec_.cls);
+    sep_id_ = required(spec_.sep);
+    unk_id_ = required(spec_.unk);
+    for (const auto& special : spec_.specials)
+      if (const int64_t id = token_id(special); id >= 0) specials_.emplace_back(special, id);
+    // Longest first, so "[MASK]" is not read as a shorter special token that starts it.
+    std::sort(specials_.begin(), specials_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   }
 
   Encoding encode(const std::string& text) const override {
@@ -122,10 +130,24 @@ class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
     }
   }
 
-  // The ids of `text` without [CLS] / [SEP].
+  // The ids of `text` without [CLS] / [SEP]: special tokens written in it as themselves, the text
+  // between them through the normaliser and WordPiece.
   std::vector<int64_t> word_piece_ids(const std::string& text) const {
     std::vector<int64_t> ids;
-    for (const auto& word : basic_words(text)) word_pieces(word, ids);
+    size_t from = 0;
+    for (size_t at = 0; at < text.size();) {
+      const auto special = std::find_if(specials_.begin(), specials_.end(),
+                                        [&](const auto& s) { return text.compare(at, s.first.size(), s.first) == 0; });
+      if (special == specials_.end()) {
+        ++at;
+        continue;
+      }
+      for (const auto& word : basic_words(text.substr(from, at - from))) word_pieces(word, ids);
+      ids.push_back(special->second);
+      at += special->first.size();
+      from = at;
+    }
+    for (const auto& word : basic_words(text.substr(from))) word_pieces(word, ids);
     return ids;
   }
 
@@ -136,7 +158,7 @@ class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
       if (is_dropped(c)) continue;
       if (is_space_to_keep(c)) {
         cleaned += U' ';
-      } else if (is_cjk_ideograph(c)) {
+      } else if (spec_.handle_chinese_chars && is_cjk_ideograph(c)) {
         cleaned += U' ';
         cleaned += c;
         cleaned += U' ';
@@ -144,17 +166,16 @@ class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
         cleaned += c;
       }
     }
-    const std::u32string composed = normalize(cleaned, nfc_);
-
     std::vector<std::u32string> words;
     size_t pos = 0;
-    while (pos < composed.size()) {
-      while (pos < composed.size() && is_split_space(composed[pos])) ++pos;
+    while (pos < cleaned.size()) {
+      while (pos < cleaned.size() && is_split_space(cleaned[pos])) ++pos;
       const size_t start = pos;
-      while (pos < composed.size() && !is_split_space(composed[pos])) ++pos;
+      while (pos < cleaned.size() && !is_split_space(cleaned[pos])) ++pos;
       if (pos == start) break;
-      std::u32string word = composed.substr(start, pos - start);
-      if (lowercase_) word = strip_accents(lower_case(word));
+      std::u32string word = cleaned.substr(start, pos - start);
+      if (spec_.strip_accents) word = strip_accents(word);
+      if (spec_.lowercase) word = lower_case(word);
       split_punctuation(word, words);
     }
     return words;
@@ -190,7 +211,7 @@ class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
 
   // WordPiece: greedy longest match first; a word that cannot be covered is a single [UNK].
   void word_pieces(const std::u32string& word, std::vector<int64_t>& ids) const {
-    if (word.size() > kMaxWordCharacters) {
+    if (static_cast<int64_t>(word.size()) > spec_.max_word_characters) {
       ids.push_back(unk_id_);
       return;
     }
@@ -208,7 +229,7 @@ class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
       int64_t piece = -1;
       size_t end = word.size();
       for (; end > start; --end) {
-        candidate = start > 0 ? "##" : "";
+        candidate = start > 0 ? spec_.continuation : "";
         candidate.append(utf8, offsets[start], offsets[end] - offsets[start]);
         piece = token_id(candidate);
         if (piece >= 0) break;
@@ -223,16 +244,25 @@ class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
     ids.insert(ids.end(), pieces.begin(), pieces.end());
   }
 
-  bool lowercase_;
-  const icu::Normalizer2& nfc_;
+  WordPieceSpec spec_;
   const icu::Normalizer2& nfd_;
   int64_t cls_id_ = 0, sep_id_ = 0, unk_id_ = 0;
+  std::vector<std::pair<std::string, int64_t>> specials_;  // spelled in the text → id, longest first
 };
 
 }  // namespace
 
+std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(WordPieceSpec spec) {
+  return std::make_unique<WordPieceTokenizer>(std::move(spec));
+}
+
 std::unique_ptr<Tokenizer> load_wordpiece_tokenizer(const std::string& vocab_path, bool lowercase) {
-  return std::make_unique<WordPieceTokenizer>(vocab_path, lowercase);
+  WordPieceSpec spec;
+  spec.source = vocab_path;
+  spec.tokens = tokenizer_detail::read_token_lines(vocab_path);
+  spec.lowercase = spec.strip_accents = lowercase;
+  spec.specials = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};  // BertTokenizer's, where the vocabulary has them
+  return make_wordpiece_tokenizer(std::move(spec));
 }
 
 }  // namespace aw

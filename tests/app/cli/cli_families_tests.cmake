@@ -1,4 +1,5 @@
-# tests/app/cli/cli_families_tests.cmake — qwen3, gemma2, gemma3_text, phi3 and olmo2 from the command line
+# tests/app/cli/cli_families_tests.cmake — qwen3, gemma2, gemma3_text, phi3 and olmo2 from the command line,
+# attend --logits and eval --per-example
 # (tests/fixtures/hf_models, written with Hugging Face's own classes): what `info` says of each, analyses
 # running on them, pruning, and the patch table without DLA where a head's write has no path of its own
 # (their numbers: tests/models/nn/test_transformer_hf_families.cpp and tests/analysis/).
@@ -26,3 +27,25 @@ file(WRITE ${family_pairs}/pairs.tsv "the in the it\tthe it the it\tin\tit\n")
 aw_cli_test(patch_gemma2_no_dla EXIT 0
             REGEX "dla=no DLA: a gemma2 model normalises the attention's output \\(every head's write together\\) before the residual, so no head's write is its own"
             ARGS patch --model ${hf_models}/gemma2 --pairs ${family_pairs}/pairs.tsv)
+
+# attend --logits (the numbers: tests/analysis/capture/test_next_tokens.cpp).
+aw_cli_test(attend_logits_top EXIT 0 REGEX "top-2 next tokens after each position \\(logits\\):\n +0 \\[.*\\] →  .* -?[0-9.]+  .* -?[0-9.]+\n"
+            ARGS attend --model ${hf_models}/gemma2 --text "the in the it" --logits top-2)
+aw_cli_test(attend_logits_top_json EXIT 0 REGEX "\"logits_top\":.\\{\"next\":.\\{\"id\":[0-9]+,\"logit\":"
+            ARGS attend --model ${hf_models}/llama --text "the in the it" --logits top-1 --json)
+aw_cli_test(attend_logits_full EXIT 0 REGEX "attention of 2 layers written to .*logits.safetensors, with the logits\n"
+            ARGS attend --model ${hf_models}/qwen3 --text "the in the it" --logits full --out ${fixtures}/logits.safetensors)
+aw_cli_test(error_attend_logits_full_json EXIT 1 STDERR_LINES 1
+            REGEX "attention-cli attend: --logits full goes with --out FILE.safetensors \\(the logits beside the attention\\)\n"
+            ARGS attend --model ${hf_models}/qwen3 --text "the in" --logits full)
+aw_cli_test(error_attend_logits_value EXIT 1 STDERR_LINES 1
+            REGEX "attention-cli attend: --logits top-0: expected top-K \\(K ≥ 1, e.g. top-5\\) or full\n"
+            ARGS attend --model ${hf_models}/qwen3 --text "the in" --logits top-0)
+aw_cli_test(error_attend_logits_classifier EXIT 1 STDERR_LINES 1
+            REGEX "attention-cli attend: --logits needs a language model \\(next-token logits\\); tiny_bert_classifier is a bert classifier\n"
+            ARGS attend --model ${fixtures}/tiny_bert_classifier --text "w2 w3" --logits top-2)
+
+# eval --per-example (the numbers: tests/analysis/evaluation/test_eval_per_example.cpp).
+aw_cli_test(eval_per_example EXIT 0 REGEX "perplexity [0-9.]+" OUT_FILE ${fixtures}/per_example.csv
+            OUT_FILE_REGEX "# model=tiny_lm, data=.*corpus.txt, unit=windows\nexample,tokens,loss,mean_loss\n1,7,[0-9.]+,[0-9.]+\n2,7,"
+            ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --per-example ${fixtures}/per_example.csv)

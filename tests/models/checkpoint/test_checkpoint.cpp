@@ -186,7 +186,8 @@ TEST(CheckpointErrors, UnknownModelType) {
   write_file(dir.file("config.json"), R"({"model_type": "gemma"})");
   EXPECT_EQ(load_error(dir.path()), dir.file("config.json") +
                                         ": unknown model_type 'gemma' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, "
-                                        "bigru_mean, gpt2, bert, transformer_mt, marian, bart, bigru_max, llama, mistral, qwen2, gpt_neox)");
+                                        "bigru_mean, gpt2, bert, transformer_mt, marian, bart, bigru_max, llama, mistral, qwen2, gpt_neox, qwen3, "
+                                        "gemma2, gemma3_text, phi3, olmo2)");
 }
 
 TEST(CheckpointErrors, MissingAndMistypedConfigKeys) {

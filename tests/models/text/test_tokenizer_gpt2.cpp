@@ -250,6 +250,14 @@ TEST_F(Gpt2Decode, RoundTripsTextWithMultiByteCharacters) {
   EXPECT_EQ(tokenizer_->encode(" the").ids, (Ids{258}));
 }
 
+// "<|endoftext|>" written in the text is one token, as GPT2Tokenizer reads it; the text on either side
+// is encoded on its own ("end<|endoftext|>start" in the issue: end, <|endoftext|>, start).
+TEST_F(Gpt2Decode, EndOfTextWrittenInTheTextIsOneToken) {
+  EXPECT_EQ(tokenizer_->encode("<|endoftext|>").ids, (Ids{259}));
+  EXPECT_EQ(tokenizer_->encode(" the<|endoftext|> the").ids, (Ids{258, 259, 258}));
+  EXPECT_EQ(tokenizer_->encode("<|endoftext|>").tokens.front(), "<|endoftext|>");
+}
+
 TEST_F(Gpt2Decode, SkipsTokensNoMergeMakes) {
   const Ids ids = {260, 258, 259, byte_id('!'), 259};  // <s> " the" <|endoftext|> "!" <|endoftext|>
   EXPECT_EQ(tokenizer_->decode(ids), " the!");

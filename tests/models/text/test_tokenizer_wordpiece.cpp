@@ -1,5 +1,6 @@
 // tests/models/text/test_tokenizer_wordpiece.cpp — BERT WordPiece (models/text/tokenizer_wordpiece.cpp):
-// ids worked out by hand on hard strings (accents, CJK, emoji, long words), no decode, and the exact error
+// ids worked out by hand on hard strings (accents, CJK, emoji, long words, special tokens in the text;
+// checked against transformers 5's BertTokenizer on the same vocabulary), no decode, and the exact error
 // for each kind of bad vocab.txt.
 #include "models/errors.h"
 #include "models/text/tokenizer.h"
@@ -77,9 +78,20 @@ TEST_F(WordPieceTest, LowercasingStripsAccentsCasedKeepsThem) {
   EXPECT_EQ(uncased("CAFÉ"), (Ids{2, 16, 3}));
   EXPECT_EQ(uncased("Cafe\xCC\x81"), (Ids{2, 16, 3}));  // e + combining acute (NFD input)
   EXPECT_EQ(cased("café"), (Ids{2, 25, 3}));
-  EXPECT_EQ(cased("cafe\xCC\x81"), (Ids{2, 25, 3}));  // composed to é before lookup
+  // Not composed (transformers 5's BertTokenizer, checked with 5.24.0): e + combining acute is no
+  // piece of a cased vocabulary, so the word is unknown; uncased, the accent is stripped.
+  EXPECT_EQ(cased("cafe\xCC\x81"), (Ids{2, 1, 3}));
   EXPECT_EQ(cased("Hello"), (Ids{2, 26, 3}));
   EXPECT_EQ(cased("CAFÉ"), (Ids{2, 1, 3}));
+}
+
+// Special tokens written in the text are one token each, inside words too (as transformers 5 reads
+// them: "the [SEP] cat" → [CLS] the [SEP] cat [SEP]).
+TEST_F(WordPieceTest, SpecialTokensInTheTextAreOneTokenEach) {
+  EXPECT_EQ(uncased("the [SEP] cat"), (Ids{2, 5, 3, 6, 3}));
+  EXPECT_EQ(uncased("the[MASK]cat"), (Ids{2, 5, 4, 6, 3}));
+  EXPECT_EQ(cased("[CLS]Hello[PAD]"), (Ids{2, 2, 26, 0, 3}));
+  EXPECT_EQ(uncased("[sep]"), (Ids{2, 1, 1, 1, 3}));  // another spelling is text: "[", "sep", "]", none in the vocabulary
 }
 
 TEST_F(WordPieceTest, CjkIdeographsAreSingleWords) {

@@ -1,0 +1,31 @@
+# tests/support/help_pages_check.cmake — every command `attention-cli help` lists has a page of its own:
+# `help COMMAND` and `COMMAND --help` print it (exit 0, "usage: attention-cli COMMAND"), the same text.
+# -DCLI=path/to/attention-cli
+execute_process(COMMAND "${CLI}" help OUTPUT_VARIABLE general RESULT_VARIABLE code)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "attention-cli help exited ${code}")
+endif()
+# A command's line: two spaces, its name (lowercase, hyphens), a space.
+string(REGEX MATCHALL "\n  [a-z][a-z-]+ " starts "${general}")
+set(commands "")
+foreach(start IN LISTS starts)
+  string(STRIP "${start}" command)
+  list(APPEND commands "${command}")
+endforeach()
+list(REMOVE_DUPLICATES commands)
+list(REMOVE_ITEM commands help)  # `help help` is the general text
+list(LENGTH commands count)
+if(count LESS 15)
+  message(FATAL_ERROR "only ${count} commands found in `attention-cli help`: ${commands}")
+endif()
+foreach(command IN LISTS commands)
+  execute_process(COMMAND "${CLI}" help ${command} OUTPUT_VARIABLE page RESULT_VARIABLE code)
+  if(NOT code EQUAL 0 OR NOT page MATCHES "^usage: attention-cli ${command} ")
+    message(FATAL_ERROR "`attention-cli help ${command}` exited ${code} without its usage line:\n${page}")
+  endif()
+  execute_process(COMMAND "${CLI}" ${command} --help OUTPUT_VARIABLE same RESULT_VARIABLE code)
+  if(NOT code EQUAL 0 OR NOT same STREQUAL page)
+    message(FATAL_ERROR "`attention-cli ${command} --help` (exit ${code}) differs from `help ${command}`")
+  endif()
+endforeach()
+message(STATUS "${count} commands, each with its page: ${commands}")
