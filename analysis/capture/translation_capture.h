@@ -26,6 +26,9 @@ struct TranslationCapture {
   std::vector<std::string> decoder_tokens;
   std::vector<torch::Tensor> attention;     // per block [H, rows, cols] (float, CPU)
   torch::Tensor logits;                     // [m, V] (float, CPU): row t scores the token after decoder token t
+  // A given target read teacher-forced (capture_translation_of): `translation` is that target, the
+  // hypothesis its ids, its score the target's log-probability (EOS included).
+  bool teacher_forced = false;
 };
 
 // Throws aw::Error for an empty source or one longer than the model's positions.
@@ -33,9 +36,17 @@ TranslationCapture translate_and_capture(SequenceToSequenceModel& model, const T
                                          const std::string& source, const SearchSettings& settings,
                                          const torch::Tensor& head_gates = {});
 
-// {"source", "translation", "score", "source_tokens", "target_tokens", "blocks": [{"kind", "layer",
-// "attention": [H][rows][cols]}]}; rows are target tokens for dec and cross, cols source tokens for
-// enc and cross.
+// The same for a given target instead of a search (teacher forcing, as training reads a reference):
+// the decoder reads start + the target's tokens, so every attention block shows where the model looks
+// while it produces that target. Throws aw::Error for an empty source or target, or one longer than
+// the model's positions.
+TranslationCapture capture_translation_of(SequenceToSequenceModel& model, const TranslationCodec& codec,
+                                          const std::string& source, const std::string& target,
+                                          const torch::Tensor& head_gates = {});
+
+// {"source", "translation", "score", "finished", "teacher_forced", "source_tokens", "target_tokens",
+// "blocks": [{"kind", "layer", "attention": [H][rows][cols]}]}; rows are target tokens for dec and
+// cross, cols source tokens for enc and cross.
 nlohmann::json translation_json(const TranslationCapture& capture, const ModelConfig& config);
 
 }  // namespace aw

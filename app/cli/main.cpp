@@ -34,6 +34,8 @@ commands:
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
           [--max-length N] [--out FILE.json] token; --out: every enc/dec/cross attention block
           [--out FILE.safetensors [--kinds enc,dec,cross] [--out-dtype f16]]   binary, blocks <kind>.<l>
+          [--target "..."]                 a given translation instead of a search, read teacher-
+                                           forced: the attention behind that target, its log-probability
   train   --arch transformer_lm|bet_sf|bet_sg --train FILE --valid FILE --out DIR
           [--layers 2 --heads 4 --d-model 128 --d-ff 512 --window 64] [--epochs 10 --batch 16]
           [--lr 1e-3 --warmup 200 --schedule inverse_sqrt|cosine --dropout 0.1 --clip 1.0]
@@ -66,19 +68,21 @@ commands:
 
 analyses (docs/analyses.md):
 )";
-constexpr const char* kUsageTail = R"(  help [COMMAND]                           this text, or one command's options (also COMMAND --help)
-
+constexpr const char* kHelpLine = "  help [COMMAND]                           this text, or one command's options (also COMMAND --help)\n";
+constexpr const char* kCommonOptions = R"(
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
 every model command: --memory-budget 512M   bytes one tile of attention rows may take (default:
                                            1/32 of the machine's memory, 64M–1G; docs/long-context.md)
                     --explicit-attention   scores → softmax → mix even where LibTorch 2.x's fused
                                            attention could serve (a reference; slower)
+                    --special-tokens-as-text   "[SEP]", "<|endoftext|>", "<unk>" written in a text
+                                           read as text, not as the special token (the default)
 )";
 
 std::string usage() {
   std::string text = kUsageHead;
   for (const auto& descriptor : aw::analysis_registry()) text += aw::analysis_usage_lines(descriptor);
-  return text + kUsageTail;
+  return text + kHelpLine + kCommonOptions;
 }
 
 // The lines of kUsageHead that describe `command` (train has several blocks), or "" when none do:
@@ -112,7 +116,7 @@ int print_command_help(const std::string& command) {
     std::fprintf(stderr, "attention-cli help: unknown command '%s' (see attention-cli help)\n", command.c_str());
     return 2;
   }
-  std::printf("usage: attention-cli %s [options]\n\n%s%s", command.c_str(), lines.c_str(), kUsageTail);
+  std::printf("usage: attention-cli %s [options]\n\n%s%s", command.c_str(), lines.c_str(), kCommonOptions);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "models/errors.h"
 #include "models/memory_budget.h"
 #include "models/runtime.h"
+#include "models/text/special_tokens.h"
 
 #include <torch/torch.h>
 
@@ -17,7 +18,7 @@ namespace aw {
 
 OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches) {
   with_value.insert({"model", "device", "threads", "dtype", "memory-budget"});
-  switches.insert({"json", "explicit-attention"});
+  switches.insert({"json", "explicit-attention", "special-tokens-as-text"});
   return {std::move(with_value), std::move(switches)};
 }
 
@@ -29,10 +30,12 @@ std::string device_option(const CliOptions& options) {
 ComputeDtype dtype_option(const CliOptions& options) { return parse_compute_dtype(options.get("dtype", "auto")); }
 
 // --memory-budget: the bytes one tile of attention may take (models/memory_budget.h);
-// --explicit-attention: no fused kernel, even where this LibTorch has one (models/attention_path.h).
+// --explicit-attention: no fused kernel, even where this LibTorch has one (models/attention_path.h);
+// --special-tokens-as-text: "[SEP]" or "<unk>" in a text read as text (models/text/special_tokens.h).
 void apply_attention_options(const CliOptions& options) {
   if (options.has("memory-budget")) set_attention_memory_budget(parse_memory_size(options.get("memory-budget", "")));
-  set_fused_attention_allowed(!options.has("explicit-attention"));
+  set_fused_attention_allowed(!options.flag("explicit-attention"));  // a switch: flag(), not has()
+  set_special_tokens_in_text(!options.flag("special-tokens-as-text"));
 }
 
 LoadedModel load_from_options(const CliOptions& options) {

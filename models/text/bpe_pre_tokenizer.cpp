@@ -1,6 +1,7 @@
 // models/text/bpe_pre_tokenizer.cpp — added tokens, normalizers and pre-tokenisation of a BPE
 // tokenizer (see bpe_pre_tokenizer.h).
 #include "models/text/bpe_pre_tokenizer.h"
+#include "models/text/special_tokens.h"
 
 #include "models/errors.h"
 #include "models/text/tokenizer.h"
@@ -137,9 +138,10 @@ std::vector<TextPiece> BpePreTokenizer::split_added(const std::string& text, boo
       continue;
     }
     const ByteLevelBpeSpec::AddedToken* best = nullptr;
+    const bool specials = special_tokens_in_text();  // --special-tokens-as-text reads them as text
     for (const auto& token : added_)
-      if (token.normalized == normalized && !token.content.empty() && text.compare(pos, token.content.size(), token.content) == 0 &&
-          (!best || token.content.size() > best->content.size()))
+      if (token.normalized == normalized && !token.content.empty() && (specials || !token.special) &&
+          text.compare(pos, token.content.size(), token.content) == 0 && (!best || token.content.size() > best->content.size()))
         best = &token;
     if (!best) {
       ++pos;

@@ -11,6 +11,7 @@
 
 #include "models/errors.h"
 #include "models/text/sentencepiece_module.h"
+#include "models/text/special_tokens.h"
 
 #include <dlfcn.h>
 #include <nlohmann/json.hpp>
@@ -165,7 +166,8 @@ class SentencePieceTokenizer final : public tokenizer_detail::TableTokenizer {
         check(processor_->encode_pieces(rest.substr(from, end - from), &pieces));
         for (const auto& piece : pieces) add(lookup(piece));
       };
-      for (size_t at = 0; at < rest.size();) {
+      const bool specials = special_tokens_in_text();
+      for (size_t at = 0; specials && at < rest.size();) {
         const char* special = nullptr;
         for (const char* candidate : {kEosPiece, kUnkPiece, kPadPiece})
           if (rest.compare(at, std::strlen(candidate), candidate) == 0 && token_id(candidate) >= 0) special = candidate;

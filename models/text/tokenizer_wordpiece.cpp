@@ -12,6 +12,7 @@
 // greedy longest match first, the continuation prefix ("##") before every piece but the first; a word
 // longer than its limit (100 characters) or with no full match is one [UNK].
 #include "models/text/tokenizer.h"
+#include "models/text/special_tokens.h"
 #include "models/text/wordpiece_spec.h"
 
 #include "models/errors.h"
@@ -135,7 +136,8 @@ class WordPieceTokenizer final : public tokenizer_detail::TableTokenizer {
   std::vector<int64_t> word_piece_ids(const std::string& text) const {
     std::vector<int64_t> ids;
     size_t from = 0;
-    for (size_t at = 0; at < text.size();) {
+    const bool specials = special_tokens_in_text();
+    for (size_t at = 0; specials && at < text.size();) {
       const auto special = std::find_if(specials_.begin(), specials_.end(),
                                         [&](const auto& s) { return text.compare(at, s.first.size(), s.first) == 0; });
       if (special == specials_.end()) {

@@ -49,3 +49,12 @@ aw_cli_test(error_attend_logits_classifier EXIT 1 STDERR_LINES 1
 aw_cli_test(eval_per_example EXIT 0 REGEX "perplexity [0-9.]+" OUT_FILE ${fixtures}/per_example.csv
             OUT_FILE_REGEX "# model=tiny_lm, data=.*corpus.txt, unit=windows\nexample,tokens,loss,mean_loss\n1,7,[0-9.]+,[0-9.]+\n2,7,"
             ARGS eval --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --per-example ${fixtures}/per_example.csv)
+
+# translate --target (its numbers: tests/analysis/capture/test_translation_target.cpp).
+set(hf_translation ${PROJECT_SOURCE_DIR}/tests/fixtures/hf)
+aw_cli_test(translate_target EXIT 0
+            REGEX "J'ai faim.\nlog-probability -[0-9.]+ of the given target \\(teacher-forced, [0-9]+ tokens with EOS\\)\nsource tokens:.*given target tokens \\(→ most attended source token"
+            ARGS translate --model ${hf_translation}/marian_tiny --text "I am hungry." --target "J'ai faim.")
+aw_cli_test(error_translate_target_beam EXIT 1 STDERR_LINES 1
+            REGEX "attention-cli translate: --beam, --max-length and --length-penalty shape a search; --target is read as given \\(teacher-forced\\)\n"
+            ARGS translate --model ${hf_translation}/marian_tiny --text "I am hungry." --target "J'ai faim." --beam 2)

@@ -4,6 +4,7 @@
 // (</s>, <unk>, <pad>). The expected ids are what AutoTokenizer gave for these fixtures with
 // add_special_tokens=False (transformers 5.24.0, tokenizers 0.23.3, sentencepiece 0.2.3).
 #include "models/checkpoint/checkpoint.h"
+#include "models/text/special_tokens.h"
 #include "tests/support/hf_translation_fixtures.h"
 
 #include <gtest/gtest.h>
@@ -33,6 +34,10 @@ TEST(SpecialTokensInText, MarianReadsEachAsOneTokenAndTheTextBetweenOnItsOwn) {
   EXPECT_EQ(tokenizer.encode("word <unk>").ids, (Ids{24, 54, 10, 1}));
   EXPECT_EQ(tokenizer.encode("<unk> start").ids, (Ids{1, 59, 62, 3}));
   EXPECT_EQ(tokenizer.encode("x <pad> y").ids, (Ids{2, 89, 181, 2, 19}));
+  set_special_tokens_in_text(false);  // --special-tokens-as-text: "<unk>" is pieces of text again
+  const auto as_text = tokenizer.encode("word <unk>").ids;
+  set_special_tokens_in_text(true);
+  EXPECT_GT(as_text.size(), 4u);  // "<", "unk", ">" pieces (or unknown ones) after "word"
 }
 
 }  // namespace

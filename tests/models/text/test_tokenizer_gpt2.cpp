@@ -7,6 +7,7 @@
 // (space) = 220, "Ċ" (newline) = 198 — the same ids as the real GPT-2 vocabulary).
 #include "models/errors.h"
 #include "models/text/corpus.h"
+#include "models/text/special_tokens.h"
 #include "models/text/tokenizer.h"
 #include "tests/support/test_support.h"
 
@@ -256,6 +257,10 @@ TEST_F(Gpt2Decode, EndOfTextWrittenInTheTextIsOneToken) {
   EXPECT_EQ(tokenizer_->encode("<|endoftext|>").ids, (Ids{259}));
   EXPECT_EQ(tokenizer_->encode(" the<|endoftext|> the").ids, (Ids{258, 259, 258}));
   EXPECT_EQ(tokenizer_->encode("<|endoftext|>").tokens.front(), "<|endoftext|>");
+  set_special_tokens_in_text(false);  // --special-tokens-as-text: its bytes, one token each here
+  const auto as_text = tokenizer_->encode("<|endoftext|>").ids;
+  set_special_tokens_in_text(true);
+  EXPECT_EQ(as_text.size(), 13u);
 }
 
 TEST_F(Gpt2Decode, SkipsTokensNoMergeMakes) {

@@ -3,6 +3,7 @@
 // checked against transformers 5's BertTokenizer on the same vocabulary), no decode, and the exact error
 // for each kind of bad vocab.txt.
 #include "models/errors.h"
+#include "models/text/special_tokens.h"
 #include "models/text/tokenizer.h"
 #include "tests/support/test_support.h"
 
@@ -92,6 +93,14 @@ TEST_F(WordPieceTest, SpecialTokensInTheTextAreOneTokenEach) {
   EXPECT_EQ(uncased("the[MASK]cat"), (Ids{2, 5, 4, 6, 3}));
   EXPECT_EQ(cased("[CLS]Hello[PAD]"), (Ids{2, 2, 26, 0, 3}));
   EXPECT_EQ(uncased("[sep]"), (Ids{2, 1, 1, 1, 3}));  // another spelling is text: "[", "sep", "]", none in the vocabulary
+}
+
+// --special-tokens-as-text: the spelling is text again ("[", "sep", "]", none in this vocabulary).
+TEST_F(WordPieceTest, SpecialTokensAsTextAreReadAsText) {
+  set_special_tokens_in_text(false);
+  const auto ids = uncased("the [SEP] cat");
+  set_special_tokens_in_text(true);
+  EXPECT_EQ(ids, (Ids{2, 5, 1, 1, 1, 6, 3}));
 }
 
 TEST_F(WordPieceTest, CjkIdeographsAreSingleWords) {
