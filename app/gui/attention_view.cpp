@@ -1,6 +1,8 @@
 // app/gui/attention_view.cpp — see attention_view.h.
 #include "app/gui/attention_view.h"
 
+#include "app/gui/sentence_bar.h"
+
 #include "app/gui/block_spin_box.h"
 #include "app/gui/pooled_zoom.h"
 
@@ -18,7 +20,6 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -27,7 +28,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <limits>
 
 namespace aw {
 
@@ -73,16 +73,8 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   choosers->addStretch(1);
   layout->addLayout(choosers);
 
-  sentence_row_ = new QWidget;
-  auto* sentence_row = new QHBoxLayout(sentence_row_);
-  sentence_row->setContentsMargins(0, 0, 0, 0);
-  sentence_edit_ = new QLineEdit;
-  sentence_edit_->setPlaceholderText("Type a sentence and press Enter");
-  sentence_edit_->setMaxLength(std::numeric_limits<int>::max());  // QLineEdit's 32,767 cut 8k-token texts short
-  run_button_ = new QPushButton("Run");
-  sentence_row->addWidget(sentence_edit_, 1);
-  sentence_row->addWidget(run_button_);
-  layout->addWidget(sentence_row_);
+  sentence_bar_ = new SentenceBar;
+  layout->addWidget(sentence_bar_);
   translation_label_ = new QLabel;
   translation_label_->setTextFormat(Qt::RichText);
   translation_label_->setWordWrap(true);
@@ -164,9 +156,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   splitter->setSizes({800, 380});  // the heatmaps need the width; the overview scrolls
   layout->addWidget(splitter, 1);
 
-  auto run = [this] { Q_EMIT runRequested(sentence_edit_->text()); };
-  connect(sentence_edit_, &QLineEdit::returnPressed, this, run);
-  connect(run_button_, &QPushButton::clicked, this, run);
+  connect(sentence_bar_, &SentenceBar::runRequested, this, &AttentionView::runRequested);
   connect(model_box_, &QComboBox::currentIndexChanged, this, [this] {
     syncCompareChoices();
     refreshHeads();
@@ -219,7 +209,10 @@ void AttentionView::setModels(const std::vector<ModelSummary>& models) {
 
 void AttentionView::syncCompareChoices() {
   // The model shown cannot be compared with itself: greyed in the list, and moved off when chosen.
+  // (Also what follows the chosen model.)
   const int current = currentModel(), count = compare_box_->count();
+  // A translation model takes an optional target to read teacher-forced.
+  sentence_bar_->setTargetShown(current >= 0 && current < static_cast<int>(models_.size()) && models_[current].translation);
   if (auto* items = qobject_cast<QStandardItemModel*>(compare_box_->model()))
     for (int i = 0; i < count; ++i) items->item(i)->setEnabled(i != current);
   if (count > 1 && compare_box_->currentIndex() == current) compare_box_->setCurrentIndex((current + 1) % count);
@@ -240,8 +233,11 @@ void AttentionView::setCompare(bool enabled, int model) {
   compare_check_->setChecked(enabled);
 }
 
-QString AttentionView::sentence() const { return sentence_edit_->text(); }
-void AttentionView::setSentence(const QString& sentence) { sentence_edit_->setText(sentence); }
+QString AttentionView::sentence() const { return sentence_bar_->sentence(); }
+void AttentionView::setSentence(const QString& sentence) { sentence_bar_->setSentence(sentence); }
+QString AttentionView::target() const { return sentence_bar_->target(); }
+QLineEdit* AttentionView::sentenceEdit() const { return sentence_bar_->sentenceEdit(); }
+QLineEdit* AttentionView::targetEdit() const { return sentence_bar_->targetEdit(); }
 int AttentionView::layer() const { return layer_box_->value() - 1; }
 int AttentionView::head() const { return head_box_->currentIndex() - 1; }
 
@@ -259,7 +255,7 @@ void AttentionView::stepHead(int delta) {
 int AttentionView::position() const { return position_box_->currentIndex(); }
 
 void AttentionView::setBrowseOnly(bool browse_only) {
-  sentence_row_->setVisible(!browse_only);
+  sentence_bar_->setVisible(!browse_only);
   compare_check_->setVisible(!browse_only);
   compare_box_->setVisible(!browse_only);
   predictions_box_->setVisible(!browse_only);
@@ -310,7 +306,10 @@ void AttentionView::dropCapture(int model) {
 
 bool AttentionView::hasCapture(int model, const QString& sentence, const HeadGates& gates) const {
   const auto found = captures_.find(model);
-  return found != captures_.end() && found->second.capture.text == sentence && found->second.gates == gates;
+  // A translation model's capture is of the target given with it (none: its own translation).
+  const auto target = found != captures_.end() && found->second.capture.isTranslation() ? this->target() : QString();
+  return found != captures_.end() && found->second.capture.text == sentence && found->second.gates == gates &&
+         found->second.capture.forced_target == target;
 }
 
 const AttentionCapture* AttentionView::capture(int model) const {
@@ -406,7 +405,10 @@ void AttentionView::refreshTranslation() {
     return;
   }
   const auto& shown = found->second;
-  QString html = QString("<b>Translation</b> (beam %1): ").arg(shown.capture.beam);
+  QString html = shown.capture.forced_target.isEmpty()
+                     ? QString("<b>Translation</b> (beam %1): ").arg(shown.capture.beam)
+                     : QString("<b>Given target</b> (teacher-forced, log-probability %1): ")
+                           .arg(shown.capture.target_log_probability, 0, 'f', 2);
   const auto& before = shown.previous_translation;
   if (before.isNull() || before == shown.capture.translation) {
     html += shown.capture.translation.toHtmlEscaped();

@@ -27,6 +27,7 @@ namespace aw {
 
 class AttentionHeatmap;
 class AttentionOverview;
+class SentenceBar;
 class HeatmapFindBar;
 class PooledZoom;
 
@@ -45,6 +46,8 @@ class AttentionView : public QWidget {
 
   QString sentence() const;
   void setSentence(const QString& sentence);
+  // The target translation given for the current translation model ("" = it translates).
+  QString target() const;
   int layer() const;  // 0-based
   int head() const;   // 0-based; −1 = mean of heads
   void setLayerHead(int layer, int head);
@@ -79,7 +82,8 @@ class AttentionView : public QWidget {
   QTableWidget* predictions() const { return predictions_; }
   // A translation model's translation, with what the last head change altered in bold.
   QLabel* translationLabel() const { return translation_label_; }
-  QLineEdit* sentenceEdit() const { return sentence_edit_; }
+  QLineEdit* sentenceEdit() const;
+  QLineEdit* targetEdit() const;  // a translation model's optional target (shown for one only)
   HeatmapFindBar* findBar() const { return find_bar_; }  // Find token, over both maps
   // Each map's zoom into a long text's tokens at full resolution (pooled_zoom.h).
   PooledZoom* pooledZoom() const { return zoom_; }
@@ -132,9 +136,7 @@ class AttentionView : public QWidget {
   QComboBox* scale_box_;  // the heatmaps' colour scale (widgets/attention_heatmap.h)
   HeatmapFindBar* find_bar_;
   bool following_ = false;  // one map is moving the other to its region
-  QWidget* sentence_row_;
-  QLineEdit* sentence_edit_;
-  QPushButton* run_button_;
+  SentenceBar* sentence_bar_;
   AttentionHeatmap* heatmap_;
   AttentionHeatmap* compare_heatmap_;
   PooledZoom* zoom_;

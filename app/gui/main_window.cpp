@@ -328,10 +328,11 @@ void MainWindow::queueRun(int model) {
   view_->setRunPending(model, true);  // cleared when the run's result (or error) is applied
   enqueue({"Running " + models_[model].name, [this, session, model]() -> Job {
              const auto sentence = view_->sentence();
+             const auto target = models_[model].translation ? view_->target() : QString();  // "": translate
              const auto gates = gates_[model];
              const int layer = view_->layer();  // the one layer whose floats the capture holds
-             return [this, session, model, sentence, gates, layer]() -> JobResult {
-               auto capture = session->attend(model, sentence, gates, layer);
+             return [this, session, model, sentence, target, gates, layer]() -> JobResult {
+               auto capture = session->attend(model, sentence, gates, layer, target);
                return {{}, [this, model, gates, capture = std::move(capture)] {
                          // The new capture first: shown while still pending, the old one would start
                          // making a layer that the new one replaces.

@@ -174,7 +174,8 @@ struct ModelSession::Impl {
   // `shown_layer` −1 holds every layer's block.
   AttentionCapture capture(const ModelRef& loaded, KeptRun& kept, const Encoding& encoding, const QString& text,
                            const HeadGates& gates, int shown_layer) const;
-  AttentionCapture translate(const LoadedModel& loaded, const QString& text, const HeadGates& gates) const;
+  AttentionCapture translate(const LoadedModel& loaded, const QString& text, const HeadGates& gates,
+                             const QString& target) const;
 };
 
 ModelSession::ModelSession() : impl_(std::make_unique<Impl>()) {
@@ -214,10 +215,11 @@ int ModelSession::count() const {
 ModelSummary ModelSession::summary(int index) const { return summarise(*impl_->model(index)); }
 QString ModelSession::deviceDescription() const { return QString::fromStdString(describe_device(impl_->device)); }
 
-AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates, int shown_layer) const {
+AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates, int shown_layer,
+                                      const QString& target) const {
   const auto loaded = impl_->model(index);
   use_threads_for(loaded->dtype);  // on this worker: BF16 every core, F32 one (OpenBLAS threads its products)
-  if (loaded->config.is_translation()) return impl_->translate(*loaded, text, gates);
+  if (loaded->config.is_translation()) return impl_->translate(*loaded, text, gates, target);
   const auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the sentence gives no tokens");
   if (static_cast<int64_t>(encoding.ids.size()) > loaded->config.max_positions)
@@ -237,16 +239,18 @@ AttentionCapture ModelSession::attendDocument(int index, const QString& text, co
   return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates, /*shown_layer=*/-1);
 }
 
-AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const QString& text,
-                                               const HeadGates& gates) const {
+AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const QString& text, const HeadGates& gates,
+                                               const QString& target) const {
   return guarded([&] {
     const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
     SearchSettings search;
     search.beam = kTranslationBeam;
     torch::Tensor head_gates;
     if (!gates.on.empty()) head_gates = gates_from_flags(loaded.config, gates.on).to(loaded.device);
-    const auto result = translate_and_capture(*loaded.model->sequence_to_sequence(), codec,
-                                              text.toStdString(), search, head_gates);
+    auto& model = *loaded.model->sequence_to_sequence();
+    const auto result = target.isEmpty()
+                            ? translate_and_capture(model, codec, text.toStdString(), search, head_gates)
+                            : capture_translation_of(model, codec, text.toStdString(), target.toStdString(), head_gates);
     c10::InferenceMode inference;
     AttentionCapture capture;
     capture.text = text;
@@ -254,6 +258,7 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
     for (const auto& token : result.decoder_tokens) capture.target_tokens << QString::fromStdString(token);
     capture.translation = QString::fromStdString(result.translation);
     capture.beam = kTranslationBeam;
+    if (result.teacher_forced) capture.forced_target = target, capture.target_log_probability = result.hypothesis.score;
     for (size_t block = 0; block < result.attention.size(); ++block) {
       capture.layer_kinds.push_back(loaded.config.attention_block(block).kind);
       append_block(capture, result.attention[block]);

@@ -81,6 +81,10 @@ struct AttentionCapture {
   std::vector<AttentionKind> layer_kinds;  // translation models: each block's kind
   QString translation;                // translation models: the translation's text
   int beam = 0;                       // its beam size
+  // A target given to read teacher-forced instead of translating ("" = the model's own translation),
+  // and its log-probability under the model (EOS included).
+  QString forced_target;
+  double target_log_probability = 0.0;
   // The model's layer number (1-based) of each block, when they are not simply 1, 2, …: a saved
   // attention file may hold some layers only (attend --layers 2,5).
   std::vector<int> layer_numbers;
@@ -197,7 +201,9 @@ class ModelSession {
   // kTranslationBeam) and captures the forward over its translation.
   // The capture holds `shown_layer`'s floats (clamped to the model's layers); the others are made
   // again when asked (AttentionCapture::layer).
-  AttentionCapture attend(int index, const QString& text, const HeadGates& gates = {}, int shown_layer = 0) const;
+  // A translation model given a non-empty `target` reads it teacher-forced instead of translating.
+  AttentionCapture attend(int index, const QString& text, const HeadGates& gates = {}, int shown_layer = 0,
+                          const QString& target = {}) const;
   // The same for a classifier's document, holding every layer: a text longer than the model's
   // positions is cut as the analyses cut it (first words, final token kept), so the view shows what
   // they measured.

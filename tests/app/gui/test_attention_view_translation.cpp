@@ -163,6 +163,37 @@ class TranslationViewTests : public QObject {
     QTest::qWait(200);
     QVERIFY(window.grab().save(AW_BUILD_DIR "/translation_ablation.png"));
   }
+
+  // A target typed beside the source is read teacher-forced: its tokens are the decoder's rows (as
+  // translate --target and Hugging Face's shift_tokens_right lay them out), the label says so, and a
+  // run without it translates again.
+  void aGivenTargetIsReadTeacherForced() {
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.openCheckpoint(kMarian);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* view = window.attentionView();
+    QVERIFY(view->targetEdit()->isVisible());  // a translation model: the field is offered
+    view->sentenceEdit()->setText("I am hungry.");
+    view->targetEdit()->setText("J'ai faim.");
+    QTest::keyClick(view->targetEdit(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->capture(0), kTimeoutMs);
+    QVERIFY2(window.errorText().isEmpty(), qPrintable(window.errorText()));
+    const auto& forced = *view->capture(0);
+    QCOMPARE(forced.forced_target, QString("J'ai faim."));
+    QCOMPARE(forced.translation, QString("J'ai faim."));
+    QVERIFY(forced.target_log_probability < 0);
+    QCOMPARE(forced.target_tokens.size(), 10);  // start + 9 tokens: the fixture's decoder_input_ids
+    QVERIFY2(view->translationLabel()->text().startsWith("<b>Given target</b> (teacher-forced, log-probability -"),
+             qPrintable(view->translationLabel()->text()));
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/translation_target.png"));
+
+    view->targetEdit()->clear();
+    QTest::keyClick(view->sentenceEdit(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->capture(0) && view->capture(0)->forced_target.isEmpty(), kTimeoutMs);
+    QVERIFY(view->translationLabel()->text().startsWith("<b>Translation</b> (beam 4): "));
+  }
 };
 
 QTEST_MAIN(TranslationViewTests)
