@@ -116,7 +116,7 @@ class ByteLevelBpeTokenizer final : public TableTokenizer {
       require_id(id);
       const auto index = static_cast<size_t>(id);
       if (skipped_[index]) continue;
-      if (fallback_byte_[index] >= 0) bytes += static_cast<char>(fallback_byte_[index]);
+      if (fallback_byte_[index] >= 0 && spec_.decode_fallback_bytes) bytes += static_cast<char>(fallback_byte_[index]);
       else bytes += spellings_[index];
     }
     std::string text;
@@ -173,9 +173,16 @@ class ByteLevelBpeTokenizer final : public TableTokenizer {
       const int64_t result = token_id(merge.left + merge.right);
       if (result >= 0) produced[static_cast<size_t>(result)] = true;
     }
-    // Without added tokens (GPT-2's files) the specials are the entries BPE never produces.
+    // Without added tokens (GPT-2's files) the specials are the entries BPE never produces; a Unigram
+    // model may produce any of its tokens.
+    const bool unigram = !spec_.unigram_scores.empty();
     skipped_.assign(size, false);
-    for (size_t id = 0; id < size; ++id) skipped_[id] = spec_.added.empty() && !produced[id];
+    for (size_t id = 0; id < size; ++id) skipped_[id] = spec_.added.empty() && !produced[id] && !unigram;
+    if (unigram) {
+      unknown_score_ = *std::min_element(spec_.unigram_scores.begin(), spec_.unigram_scores.end()) - 10.0;
+      for (const auto& spelling : spellings_)
+        longest_token_ = std::max(longest_token_, decode_utf8(spelling).size());
+    }
     for (const auto& token : spec_.added) skipped_[static_cast<size_t>(token.id)] = token.special;
   }
 
@@ -211,7 +218,8 @@ class ByteLevelBpeTokenizer final : public TableTokenizer {
       if (cached != cache_.end()) return cached->second;
     }
     auto ids = whole_token(piece);
-    if (ids.empty()) ids = merges_.merge(spec_.character_symbols ? character_ids(piece) : byte_symbol_ids(piece));
+    if (!spec_.unigram_scores.empty()) ids = unigram_ids(piece);
+    else if (ids.empty()) ids = merges_.merge(spec_.character_symbols ? character_ids(piece) : byte_symbol_ids(piece));
     for (const int64_t id : ids)
       if (id < 0) {
         const auto byte = static_cast<unsigned char>(-1 - id);
@@ -276,6 +284,54 @@ class ByteLevelBpeTokenizer final : public TableTokenizer {
     return symbols;
   }
 
+  // Unigram: the segmentation of `piece` into vocabulary tokens with the largest sum of scores
+  // (Viterbi over character boundaries; on a tie the token that starts earliest, as the library's
+  // lattice keeps the first). A character no token starts with alone is the unknown token at the
+  // lowest score − 10, then its bytes (byte_fallback) or the unknown token, runs of which are fused.
+  std::vector<int64_t> unigram_ids(const std::string& piece) const {
+    std::vector<size_t> bounds = {0};  // character boundaries, in bytes
+    for (size_t pos = 0; pos < piece.size();) bounds.push_back(pos += std::max<size_t>(1, utf8_sequence_length(piece, pos)));
+    const size_t characters = bounds.size() - 1;
+    constexpr int64_t kUnknown = -2;
+    std::vector<double> best(characters + 1, -std::numeric_limits<double>::infinity());
+    std::vector<std::pair<int64_t, size_t>> back(characters + 1, {kUnknown, 0});  // token (or unknown), start
+    best[0] = 0;
+    for (size_t start = 0; start < characters; ++start) {
+      if (best[start] == -std::numeric_limits<double>::infinity()) continue;
+      bool single = false;
+      for (size_t end = start + 1; end <= std::min(characters, start + longest_token_); ++end) {
+        const int64_t id = token_id(piece.substr(bounds[start], bounds[end] - bounds[start]));
+        if (id < 0 || added_text_[static_cast<size_t>(id)]) continue;
+        single = single || end == start + 1;
+        const double score = best[start] + spec_.unigram_scores[static_cast<size_t>(id)];
+        if (score > best[end]) best[end] = score, back[end] = {id, start};
+      }
+      if (!single && best[start] + unknown_score_ > best[start + 1])
+        best[start + 1] = best[start] + unknown_score_, back[start + 1] = {kUnknown, start};
+    }
+    std::vector<std::pair<int64_t, size_t>> path;  // (token or unknown, start), last first
+    for (size_t end = characters; end > 0; end = back[end].second) path.push_back(back[end]);
+    std::vector<int64_t> ids;
+    for (auto step = path.rbegin(); step != path.rend(); ++step) {
+      if (step->first != kUnknown) {
+        ids.push_back(step->first);
+        continue;
+      }
+      const auto character = piece.substr(bounds[step->second], bounds[step->second + 1] - bounds[step->second]);
+      std::vector<int64_t> bytes;
+      for (const char c : character) bytes.push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
+      if (spec_.byte_fallback && std::find(bytes.begin(), bytes.end(), -1) == bytes.end()) {
+        ids.insert(ids.end(), bytes.begin(), bytes.end());
+      } else if (spec_.unk_id >= 0) {
+        if (!(spec_.fuse_unk && !ids.empty() && ids.back() == spec_.unk_id)) ids.push_back(spec_.unk_id);
+      } else {
+        fail_in_file(spec_.vocab_source, "has no token for the character " + quoted_excerpt(character) +
+                                             " and no unknown token, and the text needs it");
+      }
+    }
+    return ids;
+  }
+
   ByteLevelBpeSpec spec_;                    // its spellings and merges moved into the tables below
   BpePreTokenizer pre_tokenizer_;            // added tokens, normalizers, pre-tokenisation
   std::vector<std::string> spellings_;       // index = id, as the file spells tokens ("Ġthe")
@@ -285,6 +341,8 @@ class ByteLevelBpeTokenizer final : public TableTokenizer {
   std::array<int64_t, 256> byte_fallback_ids_{};  // byte → id of its <0xNN> token, -1 if absent
   std::vector<int> fallback_byte_;           // index = id: the byte of a <0xNN> token, else -1
   BpeMergeTable merges_;
+  size_t longest_token_ = 0;                 // Unigram: the longest token, in characters
+  double unknown_score_ = 0;                 // Unigram: the unknown token's score (lowest − 10)
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;  // piece bytes → ids
 };

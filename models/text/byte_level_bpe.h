@@ -1,4 +1,5 @@
-// models/text/byte_level_bpe.h — what a byte-level BPE tokenizer is made of, whichever files it
+// models/text/byte_level_bpe.h — what a byte-level BPE tokenizer (or a SentencePiece-style BPE or
+// Unigram one, over characters) is made of, whichever files it
 // comes from: GPT-2's vocab.json + merges.txt (tokenizer_gpt2.cpp) or a Hugging Face tokenizer.json
 // (tokenizer_hf_json.cpp); byte_level_bpe.cpp builds the tokenizer from it. Internal to models/text;
 // the loaders are declared in tokenizer.h and hf_tokenizer.h.
@@ -40,6 +41,10 @@ struct ByteLevelBpeSpec {
   bool byte_fallback = false;
   int64_t unk_id = -1;
   bool fuse_unk = false;
+  // A Unigram model (T5, XLM-R, mBART style; character symbols): each token's log-probability, index =
+  // id; a piece is the segmentation with the largest sum (Viterbi), a character no token covers the
+  // unknown token at the lowest score − 10 (or its bytes with byte_fallback). Empty for BPE.
+  std::vector<double> unigram_scores;
 
   // The normalizer, in order: NFC, Prepend (`text` before a non-empty text), Replace (each `text`
   // by `by`, literally).
@@ -76,6 +81,7 @@ struct ByteLevelBpeSpec {
   // the start (the Replace and Strip decoders, or Metaspace's).
   std::string space_symbol;
   int strip_leading = 0;
+  bool decode_fallback_bytes = false;  // <0xNN> tokens decode to their bytes (a ByteFallback decoder)
 
   // Tokens matched in the text before anything else, as Hugging Face's added tokens: the leftmost
   // match, the longest there. `normalized` ones are matched in the normalized text, the others in

@@ -20,10 +20,12 @@ namespace aw {
 // - post_processor: none, ByteLevel, TemplateProcessing (its single template's special tokens
 //   around the text), or a Sequence of them; decoder: ByteLevel, or Replace/ByteFallback/Fuse/Strip
 //   for byte_fallback models.
+// - model Unigram (T5, XLM-R, mBART style): [piece, score] vocabulary, Viterbi segmentation, unk_id,
+//   byte_fallback; a Metaspace decoder.
 // A WordPiece model is read by load_wordpiece_json (models/text/wordpiece_spec.h: BERT-family folders).
-// Anything else — a Unigram or WordLevel model, a subword prefix, another normalizer, pre-tokenizer,
-// post-processor or decoder — is refused with one aw::Error naming the file and the feature, rather
-// than tokenised wrongly.
+// Anything else — a WordLevel model, a subword prefix, SentencePiece's Precompiled normalizer, another
+// normalizer, pre-tokenizer, post-processor or decoder — is refused with one aw::Error naming the file
+// and the feature, rather than tokenised wrongly.
 std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string& tokenizer_json_path);
 
 }  // namespace aw

@@ -41,8 +41,8 @@ class TokenizerJsonReader {
  private:
   [[noreturn]] void fail(const std::string& problem) const { fail_in_file(path_, problem); }
   [[noreturn]] void unsupported(const std::string& what) const {
-    fail(what + " is not supported (BPE tokenizers only: byte-level as GPT-NeoX/Pythia, Qwen2, Llama 3 and SmolLM "
-                "ship, or with byte fallback as Llama 2 and TinyLlama)");
+    fail(what + " is not supported (BPE tokenizers as GPT-NeoX/Pythia, Qwen2, Llama 3, SmolLM, Llama 2 and TinyLlama "
+                "ship, WordPiece as BERT's, Unigram as T5's without a precompiled normaliser)");
   }
 
   const nlohmann::json& member(const nlohmann::json& object, const std::string& key, const std::string& of) const {
@@ -72,8 +72,33 @@ class TokenizerJsonReader {
     return value.get<std::string>();
   }
 
+  // Unigram: vocab as [[piece, score], …] (ids in order), unk_id, byte_fallback; over characters,
+  // runs of unknown characters fused into one unknown token, as the library's Unigram does.
+  void read_unigram(const nlohmann::json& model) {
+    const auto& vocab = member(model, "vocab", "the model");
+    if (!vocab.is_array() || vocab.empty()) fail("model.vocab is " + json_excerpt(vocab) + ", not a list of [piece, score]");
+    for (size_t id = 0; id < vocab.size(); ++id) {
+      const auto& entry = vocab[id];
+      if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number())
+        fail("model.vocab[" + std::to_string(id) + "] is " + json_excerpt(entry) + ", not [piece, score]");
+      spec_.spellings.push_back(entry[0].get<std::string>());
+      spec_.unigram_scores.push_back(entry[1].get<double>());
+    }
+    spec_.kind = "hf_unigram";
+    spec_.character_symbols = true;
+    spec_.byte_fallback = flag(model, "byte_fallback", false);
+    spec_.fuse_unk = true;
+    if (model.contains("unk_id") && !model.at("unk_id").is_null()) {
+      const auto& unk = model.at("unk_id");
+      if (!unk.is_number_integer() || unk.get<int64_t>() < 0 || unk.get<size_t>() >= vocab.size())
+        fail("model.unk_id is " + json_excerpt(unk) + ", not an id of the vocabulary");
+      spec_.unk_id = unk.get<int64_t>();
+    }
+  }
+
   void read_model(const nlohmann::json& model) {
     const auto type = type_of(model, "the model");
+    if (type == "Unigram") return read_unigram(model);
     if (type != "BPE") unsupported("a " + type + " model");
     // byte_fallback marks SentencePiece-style BPE (Llama 2, TinyLlama): characters, not byte symbols.
     spec_.character_symbols = spec_.byte_fallback = flag(model, "byte_fallback", false);
@@ -123,6 +148,8 @@ class TokenizerJsonReader {
                                    text_of(member(normalizer, "content", "Replace"), "Replace's content")});
     else if (type == "Sequence")
       for (const auto& part : member(normalizer, "normalizers", "the Sequence normalizer")) read_normalizer(part);
+    else if (type == "Precompiled")  // SentencePiece's charsmap (T5, XLM-R, mBART): not implemented here
+      unsupported("the Precompiled normalizer (SentencePiece's precompiled_charsmap)");
     else unsupported("the normalizer " + type);
   }
 
@@ -252,8 +279,13 @@ class TokenizerJsonReader {
       if (text_of(member(decoder, "content", "Replace"), "Replace's content") != " ")
         unsupported("a Replace decoder to anything but a space");
       spec_.space_symbol = from;
-    } else if ((type == "ByteFallback" || type == "Fuse") && spec_.character_symbols) {
-      return;  // <0xNN> tokens as bytes, joined: what decode does for character symbols
+    } else if (type == "ByteFallback" && spec_.character_symbols) {
+      spec_.decode_fallback_bytes = true;  // <0xNN> tokens as their bytes (without it, as spelled)
+    } else if (type == "Fuse" && spec_.character_symbols) {
+      return;  // the tokens joined: what decode does for character symbols
+    } else if (type == "Metaspace" && spec_.character_symbols) {  // T5 / XLM-R: "▁" back to " ", the first one dropped
+      spec_.space_symbol = text_of(member(decoder, "replacement", "Metaspace"), "Metaspace's replacement");
+      spec_.strip_leading = decoder.value("prepend_scheme", std::string("always")) == "never" ? 0 : 1;
     } else if (type == "Strip" && spec_.character_symbols) {
       const int start = count(decoder, "start"), stop = count(decoder, "stop");
       if (text_of(member(decoder, "content", "Strip"), "Strip's content") != " " || stop != 0)

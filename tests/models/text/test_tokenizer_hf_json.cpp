@@ -28,8 +28,8 @@ using test::TempDir;
 
 const std::string kFixtures = AW_SOURCE_DIR "/tests/fixtures/hf_tokenizers/";
 const std::string kSupported =
-    "BPE tokenizers only: byte-level as GPT-NeoX/Pythia, Qwen2, Llama 3 and SmolLM ship, or with byte fallback as "
-    "Llama 2 and TinyLlama";
+    "BPE tokenizers as GPT-NeoX/Pythia, Qwen2, Llama 3, SmolLM, Llama 2 and TinyLlama ship, WordPiece as BERT's, "
+    "Unigram as T5's without a precompiled normaliser";
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -40,7 +40,7 @@ class HfTokenizerKinds : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HfTokenizerKinds, IdsAndDecodedTextAreTheLibrarys) {
   const auto tokenizer = load_hf_tokenizer(kFixtures + GetParam() + ".tokenizer.json");
-  EXPECT_EQ(tokenizer->kind(), "hf_bpe");
+  EXPECT_EQ(tokenizer->kind(), GetParam().rfind("unigram", 0) == 0 ? "hf_unigram" : "hf_bpe");
   const auto expected = read_json(kFixtures + GetParam() + ".expected.json");
   ASSERT_GE(expected.at("cases").size(), 10u);
   for (const auto& item : expected.at("cases")) {
@@ -53,7 +53,7 @@ TEST_P(HfTokenizerKinds, IdsAndDecodedTextAreTheLibrarys) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, HfTokenizerKinds, ::testing::Values("neox", "qwen2", "llama3", "llama2", "metaspace",
-                                                                   "metaspace_split"));
+                                                                   "metaspace_split", "unigram", "unigram_bytes"));
 
 TEST(HfTokenizer, AddedTokensAreMatchedWholeAndExtendTheVocabulary) {
   const auto neox = load_hf_tokenizer(kFixtures + "neox.tokenizer.json");
@@ -70,9 +70,20 @@ TEST(HfTokenizer, AddedTokensAreMatchedWholeAndExtendTheVocabulary) {
 }
 
 TEST(HfTokenizer, UnsupportedKindsAreRefusedWithOneLine) {
-  const auto unigram = kFixtures + "unigram.tokenizer.json";
-  EXPECT_EQ(test::error_of([&] { load_hf_tokenizer(unigram); }),
-            unigram + ": a Unigram model is not supported (" + kSupported + ")");
+  // A real T5 / XLM-R file normalises with SentencePiece's precompiled charsmap first: refused by name.
+  test::TempDir dir;
+  auto json = read_json(kFixtures + "unigram.tokenizer.json");
+  json["normalizer"] = {{"type", "Sequence"},
+                        {"normalizers", {{{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}}}}};
+  test::write_file(dir.file("tokenizer.json"), json.dump());
+  EXPECT_EQ(test::error_of([&] { load_hf_tokenizer(dir.file("tokenizer.json")); }),
+            dir.file("tokenizer.json") + ": the Precompiled normalizer (SentencePiece's precompiled_charsmap) is not "
+                                         "supported (" + kSupported + ")");
+  json = read_json(kFixtures + "unigram.tokenizer.json");
+  json["model"] = {{"type", "WordLevel"}, {"vocab", {{"a", 0}}}, {"unk_token", "a"}};
+  test::write_file(dir.file("tokenizer.json"), json.dump());
+  EXPECT_EQ(test::error_of([&] { load_hf_tokenizer(dir.file("tokenizer.json")); }),
+            dir.file("tokenizer.json") + ": a WordLevel model is not supported (" + kSupported + ")");
 }
 
 TEST(HfTokenizer, BadFilesGiveOneLineNamingTheFile) {
