@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,10 @@ ModelConfig four_layer_config(const std::string& model_type) {
 
 ModelConfig config_of(const std::string& family) {
   if (family == "lama" || family == "bigru_mean") return test::tiny_lama_config(family);
+  // The Hugging Face families: a fixture folder's config (sliding and global layers, norms around
+  // each sublayer, fused weights), with fresh random weights.
+  const std::string folder = AW_SOURCE_DIR "/tests/fixtures/hf_models/" + family;
+  if (std::filesystem::exists(folder + "/config.json")) return read_model_config(folder);
   return four_layer_config(family);
 }
 
@@ -124,7 +129,8 @@ TEST_P(StagedFamilies, StatesKeptInAFileGiveTheSameRuns) { expect_re_runs_equal_
 
 INSTANTIATE_TEST_SUITE_P(Families, StagedFamilies,
                          ::testing::Values("transformer_lm", "bet_sf", "bet_sg", "encoder_classifier", "lama",
-                                           "bigru_mean"));
+                                           "bigru_mean", "llama", "qwen3", "gemma2", "gemma3_capped", "phi3_grouped",
+                                           "olmo2"));
 
 // With an observer each layer run is handed over as it is made and none is kept in the result.
 TEST(StagedCapture, AnObserverSeesEachLayerRunAndNothingIsKept) {
