@@ -58,3 +58,6 @@ aw_cli_test(translate_target EXIT 0
 aw_cli_test(error_translate_target_beam EXIT 1 STDERR_LINES 1
             REGEX "attention-cli translate: --beam, --max-length and --length-penalty shape a search; --target is read as given \\(teacher-forced\\)\n"
             ARGS translate --model ${hf_translation}/marian_tiny --text "I am hungry." --target "J'ai faim." --beam 2)
+aw_cli_test(eval_per_example_pairs EXIT 0 REGEX "perplexity [0-9.]+" OUT_FILE ${fixtures}/per_pair.csv
+            OUT_FILE_REGEX "# model=marian_tiny, data=.*pairs_en_fr.tsv, unit=pairs\nexample,tokens,loss,mean_loss\n1,[0-9]+,[0-9.]+,[0-9.]+\n"
+            ARGS eval --model ${hf_translation}/marian_tiny --text ${PROJECT_SOURCE_DIR}/tests/fixtures/pairs_en_fr.tsv --per-example ${fixtures}/per_pair.csv)
