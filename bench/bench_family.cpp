@@ -23,6 +23,7 @@ void BM_FamilyForward512(benchmark::State& state) {
     state.SkipWithError("AW_BENCH_MODEL names no folder (bench/pytorch_family_reference.py writes one)");
     return;
   }
+  aw::configure_allocator();  // as attention-cli does: large blocks from the heap, not fresh mmaps
   const bool capture = state.range(0) == 1;
   static std::unique_ptr<aw::LoadedModel> loaded;  // loaded once, outside the timing
   if (!loaded) loaded = std::make_unique<aw::LoadedModel>(aw::load_checkpoint(folder, torch::kCPU, torch::kFloat32));
