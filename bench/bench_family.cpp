@@ -2,7 +2,6 @@
 // bench/pytorch_family_reference.py writes at Gemma-3-1B's sizes, AW_BENCH_MODEL names it): one forward
 // over 512 tokens in F32, plain and with every layer's attention kept, beside Hugging Face eager on the
 // same folder and machine (docs/performance.md). Skipped without AW_BENCH_MODEL.
-#include "bench/bench_support.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 

@@ -2,41 +2,20 @@
 #include "analysis/patching/patch_pairs.h"
 
 #include "models/errors.h"
+#include "models/text/inner_text.h"
 #include "models/text/split_fields.h"
 #include "models/text/tokenizer.h"
 
-#include <algorithm>
-#include <cstddef>
 #include <fstream>
 
 namespace aw {
 namespace {
 
-// `encoding` without the special tokens the tokenizer adds around any text (Llama 2's <s>, BERT's
-// [CLS] … [SEP]): those an empty text encodes to, found at its start and end.
-Encoding without_added_tokens(const Tokenizer& tokenizer, Encoding encoding) {
-  const auto added = tokenizer.encode("").ids;
-  size_t before = 0;
-  while (before < added.size() && before < encoding.ids.size() && encoding.ids[before] == added[before]) ++before;
-  const size_t after = added.size() - before;
-  if (before + after > encoding.ids.size() ||
-      !std::equal(added.begin() + static_cast<std::ptrdiff_t>(before), added.end(),
-                  encoding.ids.end() - static_cast<std::ptrdiff_t>(after)))
-    return encoding;
-  auto cut = [&](auto& items) {
-    items.erase(items.end() - static_cast<std::ptrdiff_t>(after), items.end());
-    items.erase(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(before));
-  };
-  if (encoding.tokens.size() == encoding.ids.size()) cut(encoding.tokens);
-  cut(encoding.ids);
-  return encoding;
-}
-
 // The one token `text` reads as (besides what the tokenizer adds to every text), or an error naming
 // the pieces it became.
 int64_t one_token(const Tokenizer& tokenizer, const std::string& text, const std::string& what,
                   const std::string& where) {
-  const auto encoding = without_added_tokens(tokenizer, tokenizer.encode(text));
+  const auto encoding = encode_inner(tokenizer, text);
   if (encoding.ids.size() == 1) return encoding.ids.front();
   std::string pieces;
   for (size_t i = 0; i < encoding.tokens.size(); ++i) pieces += (i ? ", " : "") + quoted_excerpt(encoding.tokens[i]);

@@ -10,6 +10,7 @@
 #include "models/errors.h"
 #include "models/parse_number.h"
 #include "models/text/corpus.h"
+#include "models/text/inner_text.h"
 
 #include <torch/torch.h>
 
@@ -52,7 +53,7 @@ std::vector<double> parse_depths(const SettingValues& settings) {
 // One needle per non-empty line of the file, or the default needle.
 std::vector<std::vector<int64_t>> read_needles(const SettingValues& settings, const Tokenizer& tokenizer) {
   std::vector<std::vector<int64_t>> needles;
-  if (!settings.given("needles")) return {tokenizer.encode(kDefaultNeedle).ids};
+  if (!settings.given("needles")) return {encode_inner(tokenizer, kDefaultNeedle).ids};
   const auto path = settings.text("needles");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_in_file(path, "cannot be read (" + system_error() + ")");
@@ -60,7 +61,7 @@ std::vector<std::vector<int64_t>> read_needles(const SettingValues& settings, co
   for (size_t number = 1; std::getline(in, line); ++number) {
     require_line_length(path, number, line);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    needles.push_back(tokenizer.encode(line).ids);
+    needles.push_back(encode_inner(tokenizer, line).ids);  // inside the haystack: no <s> of its own
   }
   if (needles.empty()) fail_in_file(path, "holds no needle (one sentence a line)");
   return needles;
@@ -89,7 +90,7 @@ AnalysisReport run_retrieval(const AnalysisRequest& request) {
   needle.lengths = parse_lengths(settings, loaded.config.max_positions);
   needle.depths = parse_depths(settings);
   needle.cue = settings.integer("cue");
-  if (!settings.text("prompt").empty()) needle.prompt = loaded.tokenizer->encode(settings.text("prompt")).ids;
+  if (!settings.text("prompt").empty()) needle.prompt = encode_inner(*loaded.tokenizer, settings.text("prompt")).ids;
   const auto text = settings.required_text("text");
   const auto haystack = read_token_corpus(text, *loaded.tokenizer);
   const auto needles = read_needles(settings, *loaded.tokenizer);

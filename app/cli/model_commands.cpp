@@ -5,6 +5,7 @@
 #include "analysis/capture/attention_file_writer.h"
 #include "analysis/core/numbered_list.h"
 #include "models/text/corpus.h"
+#include "table/result_table.h"
 #include "models/training/evaluation.h"
 #include "app/cli/attend_logits.h"
 #include "app/cli/commands.h"
@@ -38,11 +39,7 @@ std::string sliding_layers_text(const ModelConfig& c) {
 
 // What the newer families add to a decoder (Qwen3, Gemma, OLMo 2), as one line; "" for none.
 std::string decoder_extras(const ModelConfig& c) {
-  const auto format_number = [](double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
-    return std::string(text);
-  };
+  const auto format_number = [](double value) { return cell_text(Cell(value)); };  // 6 significant digits
   const auto& d = c.decoder;
   std::vector<std::string> parts;
   if (d.qk_norm == QkNorm::PerHead) parts.push_back("query/key norms per head");

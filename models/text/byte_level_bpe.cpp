@@ -270,18 +270,24 @@ class ByteLevelBpeTokenizer final : public TableTokenizer {
         symbols.push_back(id);
         continue;
       }
-      std::vector<int64_t> bytes;
-      for (const char c : character) bytes.push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
-      if (spec_.byte_fallback && std::find(bytes.begin(), bytes.end(), -1) == bytes.end()) {
-        symbols.insert(symbols.end(), bytes.begin(), bytes.end());
-      } else if (spec_.unk_id >= 0) {
-        if (!(spec_.fuse_unk && !symbols.empty() && symbols.back() == spec_.unk_id)) symbols.push_back(spec_.unk_id);
-      } else {
-        fail_in_file(spec_.vocab_source, "has no token for the character " + quoted_excerpt(character) +
-                                             " and no unknown token, and the text needs it");
-      }
+      append_unknown(character, symbols);
     }
     return symbols;
+  }
+
+  // A character the vocabulary lacks: its bytes' <0xNN> tokens (byte_fallback), else the unknown
+  // token (a run of them one, with fuse_unk), appended to `ids`.
+  void append_unknown(const std::string& character, std::vector<int64_t>& ids) const {
+    std::vector<int64_t> bytes;
+    for (const char c : character) bytes.push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
+    if (spec_.byte_fallback && std::find(bytes.begin(), bytes.end(), -1) == bytes.end()) {
+      ids.insert(ids.end(), bytes.begin(), bytes.end());
+    } else if (spec_.unk_id >= 0) {
+      if (!(spec_.fuse_unk && !ids.empty() && ids.back() == spec_.unk_id)) ids.push_back(spec_.unk_id);
+    } else {
+      fail_in_file(spec_.vocab_source, "has no token for the character " + quoted_excerpt(character) +
+                                           " and no unknown token, and the text needs it");
+    }
   }
 
   // Unigram: the segmentation of `piece` into vocabulary tokens with the largest sum of scores
@@ -317,17 +323,7 @@ class ByteLevelBpeTokenizer final : public TableTokenizer {
         ids.push_back(step->first);
         continue;
       }
-      const auto character = piece.substr(bounds[step->second], bounds[step->second + 1] - bounds[step->second]);
-      std::vector<int64_t> bytes;
-      for (const char c : character) bytes.push_back(byte_fallback_ids_[static_cast<unsigned char>(c)]);
-      if (spec_.byte_fallback && std::find(bytes.begin(), bytes.end(), -1) == bytes.end()) {
-        ids.insert(ids.end(), bytes.begin(), bytes.end());
-      } else if (spec_.unk_id >= 0) {
-        if (!(spec_.fuse_unk && !ids.empty() && ids.back() == spec_.unk_id)) ids.push_back(spec_.unk_id);
-      } else {
-        fail_in_file(spec_.vocab_source, "has no token for the character " + quoted_excerpt(character) +
-                                             " and no unknown token, and the text needs it");
-      }
+      append_unknown(piece.substr(bounds[step->second], bounds[step->second + 1] - bounds[step->second]), ids);
     }
     return ids;
   }

@@ -19,7 +19,7 @@ using tokenizer_detail::ByteLevelBpeSpec;
 // The parts of one tokenizer.json, each read with the file named in every message.
 class TokenizerJsonReader {
  public:
-  explicit TokenizerJsonReader(std::string path) : path_(std::move(path)), json_(read_untrusted_json(path_)) {
+  TokenizerJsonReader(std::string path, nlohmann::json json) : path_(std::move(path)), json_(std::move(json)) {
     if (!json_.is_object()) fail("is not a JSON object (a tokenizer.json is one)");
     spec_.kind = "hf_bpe";
     spec_.vocab_source = spec_.merges_source = path_;
@@ -306,11 +306,11 @@ class TokenizerJsonReader {
 
 std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string& tokenizer_json_path) {
   // A WordPiece model (BERT-family folders) has a reader of its own.
-  const auto json = read_untrusted_json(tokenizer_json_path);
+  auto json = read_untrusted_json(tokenizer_json_path);
   if (json.is_object() && json.contains("model") && json.at("model").is_object() &&
       json.at("model").value("type", std::string()) == "WordPiece")
-    return load_wordpiece_json(tokenizer_json_path);
-  auto spec = TokenizerJsonReader(tokenizer_json_path).read();
+    return load_wordpiece_json(tokenizer_json_path, json);
+  auto spec = TokenizerJsonReader(tokenizer_json_path, std::move(json)).read();
   return tokenizer_detail::make_byte_level_bpe(std::move(spec));
 }
 

@@ -1,7 +1,7 @@
 // models/text/tokenizer_wordpiece_json.cpp — a tokenizer.json whose model is WordPiece, read into a
 // WordPieceSpec (models/text/wordpiece_spec.h) the way the `tokenizers` library reads it.
 #include "models/errors.h"
-#include "models/json_input.h"
+#include "models/json_input.h"  // json_excerpt
 #include "models/text/wordpiece_spec.h"
 
 #include <nlohmann/json.hpp>
@@ -11,7 +11,7 @@ namespace {
 
 class WordPieceJsonReader {
  public:
-  explicit WordPieceJsonReader(std::string path) : path_(std::move(path)), json_(read_untrusted_json(path_)) {
+  WordPieceJsonReader(std::string path, const nlohmann::json& json) : path_(std::move(path)), json_(json) {
     if (!json_.is_object()) fail("is not a JSON object (a tokenizer.json is one)");
     spec_.source = path_;
   }
@@ -135,8 +135,8 @@ class WordPieceJsonReader {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> load_wordpiece_json(const std::string& path) {
-  return make_wordpiece_tokenizer(WordPieceJsonReader(path).read());
+std::unique_ptr<Tokenizer> load_wordpiece_json(const std::string& path, const nlohmann::json& json) {
+  return make_wordpiece_tokenizer(WordPieceJsonReader(path, json).read());
 }
 
 }  // namespace aw

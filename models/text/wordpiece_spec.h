@@ -5,6 +5,8 @@
 
 #include "models/text/tokenizer.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,7 +32,7 @@ std::unique_ptr<Tokenizer> make_wordpiece_tokenizer(WordPieceSpec spec);
 // vocab.txt), read as the `tokenizers` library reads it: normalizer BertNormalizer (or none), pre-tokenizer
 // BertPreTokenizer, post-processor TemplateProcessing or BertProcessing with a [CLS]-and-[SEP] form,
 // added tokens matched in the raw text. Anything else is refused in one aw::Error naming the file and
-// the feature.
-std::unique_ptr<Tokenizer> load_wordpiece_json(const std::string& path);
+// the feature. `json` is the file `path` already read (models/json_input.h).
+std::unique_ptr<Tokenizer> load_wordpiece_json(const std::string& path, const nlohmann::json& json);
 
 }  // namespace aw
