@@ -17,6 +17,12 @@ def num(value, digits=2):
     return text.replace("-", "−")
 
 
+def signed(value, digits=2):
+    """A difference with its sign always shown: +1.75, −0.28."""
+    text = num(value, digits)
+    return text if text.startswith("−") or text == "—" else "+" + text
+
+
 def pvalue(value):
     try:
         x = float(value)

@@ -3,7 +3,7 @@ Each section is a function of the report in its own module; write() runs them in
 """
 import os
 
-from . import bird_eye, bird_eye_seeds, heads, lama, michel, overview, translation
+from . import bird_eye, bird_eye_seeds, heads, lama, michel, overview, translation, verdicts
 from .cells import figure
 from .inputs import read_json
 
@@ -19,6 +19,7 @@ class Report:
         self.rel = os.path.relpath(results, os.path.dirname(os.path.abspath(out)) or ".")
         self.parts = []
         self.contaminated = []  # models whose epoch was chosen on lines of the test split
+        self.verdicts = []  # the papers side by side: rows the sections add (verdicts.add)
 
     def path(self, name):
         return os.path.join(self.results, name)
@@ -46,6 +47,7 @@ class Report:
     def write(self):
         overview.header(self)
         overview.models(self)
+        side_by_side = len(self.parts)  # the summary goes here once every section has added its rows
         overview.recorded_runs(self)
         bird_eye.table1(self)
         bird_eye_seeds.table2(self)
@@ -57,5 +59,7 @@ class Report:
         translation.translation(self)
         heads.head_types(self)
         overview.reproduce(self)
+        verdicts.artefacts(self)
+        self.parts[side_by_side:side_by_side] = verdicts.summary(self)
         with open(self.out, "w", encoding="utf-8") as f:
             f.write("\n".join(self.parts))

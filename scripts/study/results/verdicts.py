@@ -1,0 +1,105 @@
+"""The papers side by side: one row per artefact the papers list (../shared/papers/README.md) — the paper's
+number, ours with its interval, and a verdict with its reason. Sections add their rows as they read their
+results; summary() writes the table the page opens with, and artefacts() adds the rows no step measures.
+
+A verdict is one of four words, decided by effect() where both sides have a tested difference:
+  reproduced      ours shows the paper's effect in the same direction, significantly (or, where the paper
+                  finds no significant effect, neither do we);
+  not reproduced  ours does not show it (no significant difference, or one the paper does not find);
+  refuted         ours is significant in the opposite direction;
+  not comparable  the two measure different things (another model, task or protocol), or ours is not run.
+"""
+import math
+
+from .cells import table
+
+PAPERS = ("Bird-Eye", "Michel", "LAMA")
+
+VERDICTS = ("reproduced", "not reproduced", "refuted", "not comparable")
+
+
+def add(report, paper, artefact, theirs, ours, verdict, why):
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict '{verdict}' is not one of {VERDICTS}")
+    report.verdicts.append((paper, artefact, theirs, ours, verdict, why))
+
+
+def effect(paper_sign, paper_significant, ours_sign, ours_significant):
+    """The verdict on one difference: each side's sign (−1, 0, +1) and whether its test called it
+    significant. A paper effect without a test (paper_significant None) counts as claimed."""
+    claimed = paper_significant is None or paper_significant
+    if not claimed:
+        return "reproduced" if not ours_significant else "not reproduced"
+    if ours_significant and ours_sign == paper_sign:
+        return "reproduced"
+    if ours_significant and ours_sign == -paper_sign:
+        return "refuted"
+    return "not reproduced"
+
+
+def relative(value, reference):
+    """A change in percent of the reference, '+2.9 %'; '—' without a reference."""
+    try:
+        change = (float(value) / float(reference) - 1) * 100
+    except (TypeError, ValueError, ZeroDivisionError):
+        return "—"
+    digits = 2 if abs(change) < 0.1 else 1
+    return f"{change:+.{digits}f} %".replace("-", "−")
+
+
+def harmonic(n):
+    """H_n for a real n (the asymptotic series; n here is tens of tokens, where it is exact to 1e-9)."""
+    return math.log(n) + 0.5772156649 + 1 / (2 * n) - 1 / (12 * n * n)
+
+
+def uniform_ratio(n):
+    """CA / HA(μ) of uniform causal attention over windows of n tokens: each row i spreads 1/(i+1) over
+    its keys, so CA = H_n / n and HA(μ) = 2 (1 − CA) / (n − 1) (the n(n−1)/2 history weights share the
+    rest)."""
+    ca = harmonic(n) / n
+    return ca / (2 * (1 - ca) / (n - 1))
+
+
+def implied_window(ca, ha):
+    """The window length n a Table 1 row implies: causal rows sum to 1, so HA(μ) = 2 (1 − CA) / (n − 1)."""
+    return 1 + 2 * (1 - ca) / ha
+
+
+def summary(report):
+    """The table the page opens with: every row the sections added, in the order of the page."""
+    if not report.verdicts:
+        return []
+    counts = {v: sum(1 for r in report.verdicts if r[4] == v) for v in VERDICTS}
+    parts = ["## The papers side by side\n",
+             "One row per artefact the three papers report (`../shared/papers/README.md` lists them): the "
+             "paper's number, ours (with its 95 % interval where the step gives one), and a verdict — "
+             "**reproduced** (the same effect, significantly, or no effect where the paper finds none), **not "
+             "reproduced** (ours does not show it), **refuted** (ours is significant the other way) or **not "
+             "comparable** (a different model, task or protocol, or not run) — with the reason. The sections "
+             "below give every number in full. Relative effects are differences divided by the reference "
+             "model's value.\n",
+             table(["paper", "artefact", "the paper", "ours", "verdict", "why"],
+                   [[p, a, t, o, f"**{v}**", w] for p, a, t, o, v, w in
+                    sorted(report.verdicts, key=lambda r: PAPERS.index(r[0]))]),
+             "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".\n"]
+    return parts
+
+
+def artefacts(report):
+    """Rows for what the papers report and no step here measures, with the reason."""
+    add(report, "Bird-Eye", "Table 2: De-En, En-De BLEU; WikiText-103, enwik8; five external baselines",
+        "e.g. De-En 35.26 → 35.85 (BET(SF))", "not run", "not comparable",
+        "the data are not in ../shared/data; the translation pair here is Tatoeba en–fr (section below)")
+    add(report, "Michel", "Table 3: BERT on MNLI, one head kept per layer",
+        "none of 12 layers significant (Δ −0.96 to +0.10 %)", "not run", "not comparable",
+        "no BERT fine-tuned on MNLI and no MNLI data here")
+    add(report, "Michel", "Figure 2: head effects correlated across datasets (> 0.5)", "r > 0.5 (p < 0.01)",
+        "not run", "not comparable", "one language model and one test domain; a second domain's ablation is not run")
+    add(report, "Michel", "Tables 5–6: best head chosen on held-out data", "like Tables 2–3", "not run",
+        "not comparable", "`ablate --mode all-but-one` picks the best head on the text it scores")
+    add(report, "Michel", "Figure 6: pruning on GLUE tasks", "up to 50–60 % prunable", "not run",
+        "not comparable", "no GLUE data here")
+    add(report, "LAMA", "Table 6: top keywords (Yelp, Reuters)", "word lists", "Amazon lists (section below)",
+        "not comparable", "other data; the paper's lists are not in the text we have")
+    add(report, "LAMA", "Figure 5: accuracy against the number of heads m", "peak at m = 15", "not run",
+        "not comparable", "no sweep over m is run")
