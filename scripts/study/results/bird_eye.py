@@ -22,8 +22,9 @@ def paper_table1(report, kind, ours, model, data):
         rows.append([layer, num(ca, 4), num(ha, 4), num(ratio), num(n, 1), num(verdicts.uniform_ratio(n)),
                      num(over), num(ours[layer - 1]) if layer <= len(ours) else "—"])
     report.add(f"The paper's Table 1, {kind} rows ({data}; its converged 6-layer models). Its rows sum to 1, so its "
-               "own CA and HA(μ) give the window length each layer was measured over (n = 1 + 2 (1 − CA) / HA(μ)) "
-               "and so the uniform Ratio there; the last column is ours from the table above:\n")
+               "own CA and HA(μ) give the window length each layer was measured over (n = 1 + 2 (1 − CA) / HA(μ); an "
+               "effective length where rows come from sentences of several lengths) and so the uniform Ratio there; "
+               "the last column is ours from the table above:\n")
     report.add(paper_rows_table(rows, model))
     if not ours:
         return
