@@ -63,10 +63,10 @@ torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, i
 }
 
 // Whether a batch has a token to predict: a classifier's always does, a language model's windows of
-// one token do not.
+// one token do not. The predicted ids are a translation model's targets, whose length is not its sources'.
 bool predicts_anything(const EvaluationData& data, const ModelInput& input) {
   if (data.is_classification()) return true;
-  const int64_t length = input.input_ids.size(1);
+  const int64_t length = input.predicted_ids().size(1);
   if (length < 2) return false;
   const auto& mask = input.predicted_mask();
   return !mask.defined() || mask.narrow(1, 1, length - 1).any().item<bool>();

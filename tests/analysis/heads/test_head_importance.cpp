@@ -213,5 +213,21 @@ TEST(TranslationImportance, EqualsCentralDifferencesOfTheLossInEveryKindsGates) 
   EXPECT_EQ(csv.substr(csv.find('\n') + 1), expected_rows.str());
 }
 
+// A batch whose sources are longer than its targets: the importance reads the targets' length (it read the
+// sources', and a longer source made it narrow the target mask past its end).
+TEST(TranslationImportance, ReadsABatchWhoseSourcesAreLongerThanItsTargets) {
+  TinyTranslation tiny;
+  auto loaded = tiny.checkpoint("m");
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  std::vector<TranslationPair> pairs = read_translation_pairs(test::pairs_path());
+  for (auto& pair : pairs) pair.source = pair.source + " " + pair.source;
+  const auto encoded = encode_pairs(pairs, codec, loaded.config.max_positions, 0);
+  const auto data = language_model_data(pair_batches(encoded, 4));
+  ASSERT_GT(data.inputs.front().input_ids.size(1), data.inputs.front().predicted_ids().size(1));
+  const auto result = head_importance(*loaded.model, "m", data, /*normalize=*/false);
+  EXPECT_EQ(result.examples, static_cast<int64_t>(encoded.size()));
+  EXPECT_GT(result.scores[3][0] + result.scores[3][1], 0.0);
+}
+
 }  // namespace
 }  // namespace aw
