@@ -11,6 +11,7 @@
 #                                    # lane that took it. AW_ONLY=REGEX takes only the variants
 #                                    # it matches (AW_ONLY='^ud_': the short UD EWT runs first).
 #   scripts/study/train-models.sh status   # each run: recorded, done, running (with its last progress line), waiting
+#   scripts/study/train-models.sh queued   # the runs not recorded yet, "variant seed" a line (the report lists them)
 #   scripts/study/train-models.sh record   # records every finished run's test result (the queue does it too)
 #   scripts/study/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
 #
@@ -52,6 +53,11 @@ classifier_budget=(--epochs 6 --batch 32 --lr 2e-3 --warmup 100 --window 256 --m
 lama_options="--arch lama --context mean --heads 10 --embedding-dim 128 --hidden 64 --mlp-hidden 512 --dropout 0.4 --regularizer penal --lambda 1"
 bigru_options="--arch bigru_max --embedding-dim 128 --hidden 64 --mlp-hidden 512 --dropout 0.4"
 encoder_options="--arch encoder_classifier --layers 1 --heads 4 --d-model 128 --d-ff 512 --dropout 0.1"
+# The translation pair (sample_data/README.md): 2 + 2 layers × 4 heads on Tatoeba en–fr split by source.
+mt_options="--arch transformer_mt --vocab-size 4000 --d-model 128 --d-ff 512 --layers 2 --heads 4 --window 48 --batch 64 --lr 1e-3 --warmup 800 --label-smoothing 0.1 --epochs 2"
+tatoeba=$shared/tatoeba-eng-fra/eng-fra.tsv
+# Converged WikiText-2 models: the paper's 6 layers, early stopping on valid (options after the budget win).
+converged="--layers 6 --epochs 60 --patience 5"
 
 # Every run, most useful first: "variant seed options…". The models the application opens first
 # (the WikiText-2 pair, LAMA on Amazon, the λ_p sweep that picks BET(SG)), then the classifiers'
@@ -87,6 +93,26 @@ runs() {
     echo "magnified_diag $s --arch transformer_lm --diag-mode magnified"
     echo "bet_sf_no_mask $s --arch bet_sf --no-diag-free-mask"
     echo "diag_free_mask $s --arch transformer_lm --diag-mode mask"
+  done
+  # The papers' protocols (issue 42). Michel §6: a run that keeps every epoch's checkpoint, its pruning
+  # series recorded beside its test result (UD EWT: minutes an epoch; the translation model's after).
+  echo "series_ud_vanilla 1 --arch transformer_lm --keep-epochs"
+  # The translation pair with 3 seeds each, as sample_data/README.md trained mt_vanilla and mt_bet_sf.
+  for s in 1 2 3; do
+    echo "mt_vanilla $s $mt_options"
+    echo "mt_bet_sf $s $mt_options --bird-eye-decoder"
+  done
+  echo "series_mt_vanilla 1 $mt_options --epochs 10 --keep-epochs"
+  # Bird-Eye Table 2 at the paper's 6 layers, trained until valid stops improving (5 epochs' patience, 60
+  # at most) rather than for a fixed 2 epochs: about 37 minutes an epoch on one core, so a lent GPU
+  # (scripts/gpu/gpu-train.sh) or days of CPU lanes.
+  for s in 1 2 3; do
+    echo "wiki6_vanilla $s --arch transformer_lm $converged"
+    echo "wiki6_bet_sf $s --arch bet_sf $converged"
+    echo "wiki6_bet_sf_no_mask $s --arch bet_sf --no-diag-free-mask $converged"
+    echo "wiki6_diag_free_mask $s --arch transformer_lm --diag-mode mask $converged"
+    echo "wiki6_reduced_diag $s --arch transformer_lm --diag-mode reduced $converged"
+    echo "wiki6_magnified_diag $s --arch transformer_lm --diag-mode magnified $converged"
   done
 }
 
@@ -126,7 +152,8 @@ take() {
 # only after training, and never to choose anything).
 test_data() {
   case $1 in
-    ud_*) echo "--text $ud/en_ewt-ud-test.conllu --window 128" ;;
+    ud_*|series_ud_*) echo "--text $ud/en_ewt-ud-test.conllu --window 128" ;;
+    mt_*|series_mt_*) echo "--text $models/data/mt/test1000.tsv" ;;
     amazon_*) echo "--text $models/data/amazon/test.tsv" ;;
     sst5_*) echo "--text $sst/test.tsv" ;;
     *) echo "--text $wiki/test.txt --window 128" ;;
@@ -143,6 +170,14 @@ record_run() {
     echo "train-models: eval of $out/best failed; see $out/train.log" >&2
     return 1
   }
+  if [[ $variant == series_* ]]; then  # Michel §6: the share prunable at each kept epoch, kept with the record
+    # shellcheck disable=SC2046
+    "$cli" prune --model "$out" --series $(test_data "$variant") --threads 1 --out "$(dirname "$record")/series.csv" \
+      --curves "$(dirname "$record")/series_curves.csv" < /dev/null >> "$out/train.log" 2>&1 || {
+      echo "train-models: prune --series on $out failed; see $out/train.log" >&2
+      return 1
+    }
+  fi
   python3 scripts/study/record_run.py "$out/test.json" "$out/training.json" "$variant" "$record" || return 1
   echo "train-models: $variant seed $seed recorded in $record" >&2
 }
@@ -152,7 +187,10 @@ train_run() {
   local variant=$1 seed=$2; shift 2
   local out=$models/$variant/seed-$seed data budget model_sizes=("${sizes[@]}")
   case $variant in
-    ud_*) data=("${ud_data[@]}") budget=("${ud_budget[@]}") ;;
+    ud_*|series_ud_*) data=("${ud_data[@]}") budget=("${ud_budget[@]}") ;;
+    mt_*|series_mt_*)
+      data=(--train "$models/data/mt/train.tsv" --valid "$models/data/mt/valid.tsv")
+      budget=() model_sizes=() ;;
     amazon_*|sst5_*)
       local set=${variant%%_*}
       data=(--train "$models/data/$set/train.tsv" --valid "$models/data/$set/valid.tsv")
@@ -184,6 +222,11 @@ queue() {
   done
   if [ ! -f "$models/data/amazon/test.tsv" ]; then
     "$built_cli" split --data "$amazon" --out "$models/data/amazon" --seed 1 >&2
+  fi
+  if [ ! -f "$models/data/mt/test1000.tsv" ]; then  # the translation split of sample_data/README.md
+    [ -f "$tatoeba" ] || { echo "train-models: $tatoeba not found" >&2; exit 1; }
+    "$built_cli" split --data "$tatoeba" --out "$models/data/mt" --group-by source --percent 90,5,5 --seed 1 >&2
+    head -n 1000 "$models/data/mt/test.tsv" > "$models/data/mt/test1000.tsv"
   fi
   mkdir -p "$models/data/sst5"
   cp "$sst/train.tsv" "$models/data/sst5/train.tsv"
@@ -247,6 +290,13 @@ ship() {
   done
 }
 
+# queued: every run not recorded yet, "variant seed" a line, in the queue's order (the report lists them).
+queued() {
+  while read -r variant seed _; do
+    [ -f "$(record_of "$variant" "$seed")" ] || echo "$variant $seed"
+  done < <(runs)
+}
+
 status() {
   while read -r variant seed _; do
     local out=$models/$variant/seed-$seed state=waiting record
@@ -268,10 +318,11 @@ status() {
 case "$what" in
   queue) queue ;;
   status) status ;;
+  queued) queued ;;
   chosen-lambda) chosen_lambda ;;
   record) record_all ;;
   ship) ship ;;  # BET(SG)'s λ_p, once its sweep is done (scripts/study/reproduce.sh)
-  *) echo "train-models: unknown step '$what' (queue, status, record, ship or chosen-lambda)" >&2; exit 2 ;;
+  *) echo "train-models: unknown step '$what' (queue, status, queued, record, ship or chosen-lambda)" >&2; exit 2 ;;
 esac
 exit
 }
