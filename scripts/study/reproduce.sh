@@ -191,6 +191,10 @@ fi
 michel=(--model "$samples/vanilla_lm" --text "$work/michel.txt" --window "$window")
 step "ablate single (Michel Table 1)" "$cli" ablate "${michel[@]}" --mode single --bootstrap "$bootstrap" --correction holm --out "$results/michel_single.csv"
 step "figure: single-head ablation" figure ablation michel_single.csv michel_single.png
+# Michel Figure 2: the same single-head ablation on another domain (UD English EWT's web text, read as
+# its word forms), whose per-head effects the report correlates with WikiText-2's.
+step "ablate single on UD EWT (Michel Figure 2)" "$cli" ablate --model "$samples/vanilla_lm" --text "$work/ud_test.conllu" \
+  --window "$window" --mode single --bootstrap "$bootstrap" --correction holm --out "$results/michel_single_ud.csv"
 step "ablate all-but-one (Michel Table 2)" "$cli" ablate "${michel[@]}" --mode all-but-one --bootstrap "$bootstrap" --correction holm --out "$results/michel_alone.csv"
 step "importance (Michel §4.1, Eq. 2: per example)" "$cli" importance "${michel[@]}" --per-example --out "$results/importance.csv"
 step "figure: importance" figure importance importance.csv importance.png
@@ -199,30 +203,34 @@ step "prune (Michel Figure 3, ranked on valid, I_h per example)" "$cli" prune "$
 step "figure: pruning curves" figure pruning pruning.csv pruning.png
 step "prune --apply 50 (real pruning)" "$cli" prune --model "$samples/vanilla_lm" --text "$work/rank.txt" --window "$window" --apply 50 \
   --save "$work/pruned"
-# eval of the full and the pruned model on the Michel slice of the test split (six evals of the whole
-# split would take longer than the rest of Michel's steps), alternated 3 times (so a load that comes and
-# goes on the machine hits both alike), each model's fastest and slowest wall time (loading included).
+# Michel Table 4: examples (windows) per second of the full and the really pruned model at batch sizes 1,
+# 4, 16 and 64, the forward passes alone as eval's JSON times them (loading and reading excluded), on the
+# first lines of the Michel slice; the two models alternated 3 times (a load that comes and goes on the
+# machine hits both alike), each one's fastest and slowest repeat.
+head -n "$([ $quick = 1 ] && echo 10 || echo 300)" "$work/michel.txt" > "$work/speed.txt"
 timed_evals() {
-  python3 - "$cli" "$work/michel.txt" "$window" "$samples/vanilla_lm" "$work/pruned" > "$results/pruning_speed.csv" <<'EOF'
-import json, subprocess, sys, time
+  python3 - "$cli" "$work/speed.txt" "$window" "$samples/vanilla_lm" "$work/pruned" > "$results/pruning_speed.csv" <<'EOF'
+import json, subprocess, sys
 cli, text, window = sys.argv[1:4]
 models = {"full": sys.argv[4], "pruned_50": sys.argv[5]}
-times, result = {}, {}
-for _ in range(3):
-    for name, model in models.items():
-        start = time.perf_counter()
-        out = subprocess.run([cli, "eval", "--model", model, "--text", text, "--window", window, "--json"],
-                             check=True, capture_output=True, text=True).stdout
-        times.setdefault(name, []).append(time.perf_counter() - start)
-        result[name] = json.loads(out)
-print("model,heads,parameters,perplexity,seconds,seconds_max")
-for name, model in models.items():
-    info = json.loads(subprocess.run([cli, "info", "--model", model, "--json"], check=True, capture_output=True,
-                                     text=True).stdout)
-    print(f"{name},{sum(info['heads_per_layer'])},{info['parameters']},{result[name]['perplexity']:.6g},{min(times[name]):.3f},{max(times[name]):.3f}")
+info = {name: json.loads(subprocess.run([cli, "info", "--model", model, "--json"], check=True, capture_output=True,
+                                        text=True).stdout) for name, model in models.items()}
+print("model,heads,parameters,batch,examples,seconds,seconds_max")
+for batch in (1, 4, 16, 64):
+    times, examples = {}, {}
+    for _ in range(3):
+        for name, model in models.items():
+            out = json.loads(subprocess.run([cli, "eval", "--model", model, "--text", text, "--window", window,
+                                             "--batch", str(batch), "--json"], check=True, capture_output=True,
+                                            text=True).stdout)
+            times.setdefault(name, []).append(out["seconds"])
+            examples[name] = out["examples"]
+    for name in models:
+        print(f"{name},{sum(info[name]['heads_per_layer'])},{info[name]['parameters']},{batch},{examples[name]},"
+              f"{min(times[name]):.4f},{max(times[name]):.4f}")
 EOF
 }
-step "eval timing: full and 50 % pruned, alternated" timed_evals
+step "eval timing: full and 50 % pruned, batch 1 to 64 (Michel Table 4)" timed_evals
 
 # ---- LAMA: Figure 4 (word weights per rating), Table 6 (keywords), test accuracy
 words=amazing,happy,recommended,great,poor,terrible,worst,disappointed
@@ -306,7 +314,39 @@ if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.j
   step "eval: BLEU of the translation models" sh -c "for m in mt_vanilla mt_bet_sf; do '$cli' eval --model '$samples/'\$m --text '$work/mt_test.tsv' --json > '$results/eval_'\$m.json; done"
   step "ablate all-but-one by BLEU (Michel Table 2, MT)" "$cli" ablate --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" \
     --mode all-but-one --metric bleu --bootstrap "$bootstrap" --out "$results/michel_alone_mt.csv"
+  # Michel Figure 4: BLEU as the heads of one attention kind are pruned by I_h (ranked per example on
+  # validation pairs), one curve per kind; the three CSVs go into one whose order column names the kind.
+  head -n "$pairs" "$work/mt/valid.tsv" > "$work/mt_valid.tsv"
+  for kind in enc dec cross; do
+    step "prune $kind heads by BLEU (Michel Figure 4)" "$cli" prune --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" \
+      --rank-text "$work/mt_valid.tsv" --attention "$kind" --metric bleu --order importance --per-example --step 10 \
+      --bootstrap "$bootstrap" --out "$work/figure4_$kind.csv"
+  done
+  python3 - "$work" "$results/michel_figure4.csv" <<'PY'
+import sys
+work, out = sys.argv[1:]
+names = {"enc": "Enc-Enc", "dec": "Dec-Dec", "cross": "Enc-Dec"}
+with open(out, "w") as f:
+    for i, kind in enumerate(["enc", "dec", "cross"]):
+        lines = open(f"{work}/figure4_{kind}.csv").read().splitlines()
+        comment = [l for l in lines if l.startswith("#")]
+        rows = [l for l in lines if not l.startswith("#")]
+        if i == 0:
+            f.write("\n".join(comment + rows[:1]) + "\n")
+        f.write("".join(names[kind] + l[len("importance"):] + "\n" for l in rows[1:] if l.startswith("importance,")))
+PY
+  step "figure: Michel Figure 4" figure pruning michel_figure4.csv michel_figure4.png --title "BLEU as one attention kind's heads are pruned (Michel Figure 4)"
 fi
+
+# ---- Michel §6 (Figure 5): the share of heads prunable at each epoch of the runs train-models.sh kept
+# every epoch of (series_* in docs/results/runs, recorded with the run: their weights are not kept)
+rm -f "$results"/michel_series_*.csv
+for series in "$records"/series_*/series.csv; do
+  [ -f "$series" ] || continue
+  name=$(basename "$(dirname "$series")")
+  cp "$series" "$results/michel_${name}.csv"
+  step "figure: Michel §6, $name" figure pruning "michel_${name}.csv" "michel_${name}.png"
+done
 
 # ---- Beyond the papers: head types, patching and retrieval heads (docs/head-types.md, patching.md,
 # retrieval-heads.md), on the study-size models and the positive control induction_lm
@@ -319,6 +359,11 @@ if [ -f "$samples/induction_lm/config.json" ]; then
     --bootstrap "$bootstrap" --out "$results/patch_induction_lm.csv"
   step "retrieval-heads induction_lm" "$cli" retrieval-heads --model "$samples/induction_lm" \
     --text "$samples/induction_haystack.txt" --needles "$samples/induction_needles.txt" --out "$results/retrieval_induction_lm.csv"
+fi
+
+# The runs the report's comparisons still wait for (converged models, seeds), as train-models.sh queues them.
+if [ $quick = 0 ]; then
+  AW_RECORDS_DIR=$records scripts/study/train-models.sh queued > "$results/queued.txt"
 fi
 
 # The outputs name the slices by their temporary folder, which is gone when this script ends: name them

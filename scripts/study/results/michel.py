@@ -2,7 +2,7 @@
 (Table 1), only the best head of a layer kept (Table 2), head importance I_h, pruning heads in order
 (Figure 3) and real pruning's speed, each against the paper's numbers where we could read them.
 """
-from . import verdicts
+from . import michel_more, verdicts
 from .cells import interval, num, pvalue, significance_cell, span, table
 from .inputs import read_csv, resampled
 from .papers import MICHEL_PRUNABLE, MICHEL_TABLE1, MICHEL_TABLE2_WMT, MICHEL_TABLE4, SOURCES
@@ -123,7 +123,10 @@ def michel(report):
                    " **The paper:** about 20 % of WMT's heads and 40 % of BERT's can be pruned before the metric "
                    "drops noticeably, and the I_h order beats the ablation order (Figure 3).\n")
         pruning_verdicts(report, comments, orders)
+    michel_more.figure2(report)
     real_pruning_speed(report)
+    michel_more.figure4(report)
+    michel_more.series(report)
     report.add(f"_The paper's numbers are read from {SOURCES}._\n")
 
 
