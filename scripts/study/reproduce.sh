@@ -41,7 +41,7 @@ for tool in "$cli" "$plot"; do
   [ -x "$tool" ] || { echo "reproduce: $tool not found: build first (scripts/build.sh; attention-plot needs the GUI build)" >&2; exit 1; }
 done
 command -v python3 > /dev/null || { echo "reproduce: python3 not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
-for f in "$wiki/test.txt" "$wiki/valid.txt" "$ud/en_ewt-ud-test.conllu" "$amazon" "$tatoeba"; do
+for f in "$wiki/test.txt" "$wiki/valid.txt" "$ud/en_ewt-ud-test.conllu" "$ud/en_ewt-ud-train.conllu" "$amazon" "$tatoeba"; do
   [ -f "$f" ] || { echo "reproduce: $f not found (the data live in ../shared/data)" >&2; exit 1; }
 done
 for m in vanilla_lm bet_sf bet_sg lama_amazon; do
@@ -117,6 +117,7 @@ step "eval: BET(SG) on UD EWT test" sh -c "'$cli' eval --model '$samples/bet_sg'
 # ---- Bird-Eye Table 1 (CA, HA, Ratio against uniform attention), Table 3, Figure 3
 step "stats (Bird-Eye Table 1)" "$cli" stats "${lm[@]}" --text "$work/test.txt" --window "$window" --out "$results/table1.csv"
 step "stats, BET(SG) on UD EWT" "$cli" stats --model "$samples/bet_sg" --text "$work/ud_test.conllu" --out "$results/table1_bet_sg.csv"
+step "BET(SG)'s hints on the diagonal (UD EWT train)" sh -c "python3 scripts/study/bet_sg_hints.py '$ud/en_ewt-ud-train.conllu' --json > '$results/bet_sg_hints.json'"
 step "figure: Table 1 Ratio" figure table1 table1.csv table1.png
 step "top-tokens (Bird-Eye Table 3)" "$cli" top-tokens "${lm[@]}" --sentences "$samples/demo_sentences.txt" --k 3 --out "$results/table3.csv"
 step "top-tokens on the paper's Table 3 sentences" "$cli" top-tokens "${lm[@]}" --sentences scripts/study/bird_eye_table3.tsv --k 3 \

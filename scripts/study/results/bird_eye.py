@@ -6,7 +6,7 @@ import os
 
 from . import verdicts
 from .cells import interval, num, pvalue, table
-from .inputs import read_csv, resampled
+from .inputs import read_csv, read_json, resampled
 from .papers import BIRD_EYE_TABLE1
 
 
@@ -89,6 +89,19 @@ def table1(report):
         report.add(table(["model", "layer", "CA", "HA(μ)", "Ratio", "uniform Ratio", "Ratio ÷ uniform"],
                          [[r["model"], r["layer"], num(r["CA"], 3), num(r["HA_mean"], 3), num(r["Ratio"]),
                            num(r["uniform_Ratio"]), num(r["Ratio_over_uniform"])] for r in sg]))
+    hints = read_json(report.path("bet_sg_hints.json"))
+    if hints:
+        c, total = hints["counts"], hints["positions"]
+        share = lambda key: f"{100 * c[key] / total:.1f} %"  # noqa: E731
+        report.add(f"**Why BET(SG) attends to itself.** On the UD EWT training split, the hint of "
+                   f"{100 * hints['self_share']:.1f} % of {total:,} positions is the current token "
+                   f"(`scripts/study/bet_sg_hints.py`): {share('ancestor_at_t')} because the next word's nearest "
+                   f"earlier ancestor is the current word, {share('no_left_ancestor')} because it has none (the "
+                   f"paper's fall-back to the token itself), {share('sentence_end')} at sentence ends. The pointer "
+                   "loss therefore pulls nearly half of the rows onto the diagonal, which is the CA above. A "
+                   "diagonal-free mask would make those targets unreachable (−log 0), so our BET(SG) keeps the "
+                   "diagonal and does not take the mask; the paper does not say how its BET(SG) meets the same "
+                   "conflict (docs/training.md).\n")
 
 
 def table3(report):
