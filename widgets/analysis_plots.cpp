@@ -228,7 +228,9 @@ void plot_pruning(ResultPlot& plot, const PlotInput& input) {
   }
   QVector<PlotSeries> series;
   for (const auto& [order, rows] : group_rows(table, table.column("order"))) {
-    PlotSeries curve{order + " order", {}, {}};
+    // An order's name (importance, oracle) or, for curves of one attention kind each, the kind.
+    const QString name = order == "importance" || order == "oracle" ? order + " order" : order;
+    PlotSeries curve{name, {}, {}};
     // With a bootstrap, the band is the unpruned metric plus the paired 95 % interval of each delta.
     const int delta_col = table.column("delta"), low_col = table.column("delta_low"), high_col = table.column("delta_high");
     const bool banded = delta_col >= 0 && low_col >= 0 && high_col >= 0;
@@ -244,7 +246,8 @@ void plot_pruning(ResultPlot& plot, const PlotInput& input) {
     if (banded) curve.band_name = order + ": 95 % interval";
     series << curve;
   }
-  plot.showCurves("Pruning heads (Michel Figure 3)", series, "% of heads pruned", metric_label(table));
+  plot.showCurves(input.title.isEmpty() ? QString("Pruning heads (Michel Figure 3)") : input.title, series,
+                  "% of heads pruned", metric_label(table));
 }
 
 void plot_training(ResultPlot& plot, const PlotInput& input) {

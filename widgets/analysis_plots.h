@@ -25,7 +25,7 @@ struct PlotInput {
   const ResultTable& table;
   const ResultTables* parts = nullptr;
   QString x_label;  // word weights: the weights' scale ("attention weight" when empty)
-  QString title;    // word weights: the figure's title (the default when empty)
+  QString title;    // word weights, pruning: the figure's title (the default when empty)
   // head types: the score mapped (empty: the table's `shown`), or, with both set, a scatter of
   // scatter_y against scatter_x over every head
   std::string score, scatter_x, scatter_y;

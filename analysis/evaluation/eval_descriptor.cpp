@@ -1,6 +1,7 @@
 // analysis/evaluation/eval_descriptor.cpp — the model's metric on a data file as a descriptor: perplexity over
 // windows (language model), accuracy, per-class F1 and the confusion matrix (classifier), or the
-// teacher-forced perplexity of the references with corpus BLEU and chrF (translation model).
+// teacher-forced perplexity of the references with corpus BLEU and chrF (translation model); with the
+// number of examples and the seconds their forward passes took.
 #include "analysis/core/corpus_data.h"
 #include "analysis/core/gate_settings.h"
 #include "analysis/core/head_gates.h"
@@ -11,6 +12,7 @@
 #include "models/errors.h"
 #include "models/training/evaluation.h"
 
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 
@@ -150,12 +152,18 @@ AnalysisDescriptor eval_descriptor() {
     const auto data = corpus_data(corpus, loaded, "eval", request.note);
     ForwardOptions forward;
     forward.head_gates = request_gates(request, 0);
+    // The forward passes alone are timed (Michel Table 4's examples per second): loading the model and
+    // reading the data are done by now.
+    const auto started = std::chrono::steady_clock::now();
     auto result = data_evaluator(*loaded.model, data, /*keep_examples=*/true)(forward, request.phase("batches"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     AnalysisReport report;
     if (result.cancelled) return report.cancelled = true, report;
     report.text = evaluation_text(loaded, result);
     report.tables["per_example"] = per_example_table(loaded, corpus.path, result);
     report.record = evaluation_json(loaded, corpus.path, result);
+    report.record["seconds"] = seconds;
+    if (result.example_sums.defined()) report.record["examples"] = result.example_sums.size(0);
     // The windows decide which tokens are predicted from how much context: part of what was measured
     // (compare checks it before it takes a saved result as a run of a variant).
     if (loaded.config.is_language_model()) report.record["window"] = corpus_window(corpus, loaded);

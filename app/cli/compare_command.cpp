@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,44 @@ double evaluate(const LoadedModel& loaded, const CliOptions& options, const std:
   return eval(request).record.at(metric).get<double>();
 }
 
+// The kind of device a run trained on ("cpu", "cuda"), from its record's training summary or its folder's
+// training.json; "" where neither says.
+std::string trained_device(const std::string& run) {
+  nlohmann::json training;
+  if (is_recorded(run)) {
+    const auto record = read_untrusted_json(run);
+    if (record.is_object() && record.contains("training")) training = record.at("training");
+  } else {
+    for (const auto& file : {std::filesystem::path(run) / "training.json", std::filesystem::path(run).parent_path() / "training.json"})
+      if (std::filesystem::exists(file)) {
+        training = read_untrusted_json(file.string());
+        break;
+      }
+  }
+  if (!training.is_object() || !training.contains("device") || !training.at("device").is_string()) return "";
+  const auto device = training.at("device").get<std::string>();
+  return device.substr(0, device.find(':'));
+}
+
+// The same seed gives other weights on another device, so runs of one comparison trained on several
+// kinds add a device difference to the seed-to-seed spread: a warning naming the runs of each kind.
+void warn_mixed_devices(const std::vector<VariantScores>& variants) {
+  std::map<std::string, std::vector<std::string>> runs_by_device;
+  for (const auto& variant : variants)
+    for (const auto& run : variant.models) {
+      const auto device = trained_device(run);
+      if (!device.empty()) runs_by_device[device].push_back(run);
+    }
+  if (runs_by_device.size() < 2) return;
+  std::string listing;
+  for (const auto& [device, runs] : runs_by_device) {
+    listing += (listing.empty() ? "" : "; ") + device + ": ";
+    for (size_t i = 0; i < runs.size(); ++i) listing += (i ? ", " : "") + runs[i];
+  }
+  std::fprintf(stderr, "compare: warning: these runs trained on different devices, which adds to the seed-to-seed spread (%s)\n",
+               listing.c_str());
+}
+
 }  // namespace
 
 int run_compare(int argc, char** argv) {
@@ -116,6 +155,7 @@ int run_compare(int argc, char** argv) {
                     metric + "; compare models of one kind");
       metric = model_metric;
     }
+  warn_mixed_devices(variants);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device = resolve_device(device_option(options));
   // Recorded runs first: a mismatched record is refused before any model is evaluated.

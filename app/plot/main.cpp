@@ -3,6 +3,7 @@
 // (scripts/study/reproduce.sh) and how a researcher gets them for a paper, without opening the window.
 //   attention-plot KIND FILE.csv --png OUT.png [--size 900x540]
 //   attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png
+//   attention-plot pruning FILE.csv [--title T] --png OUT.png
 // It needs no display: without QT_QPA_PLATFORM it renders offscreen. No LibTorch here (widgets/ only).
 #include "widgets/analysis_plots.h"
 #include "table/csv_format.h"
@@ -32,6 +33,7 @@ std::string usage() {
   std::string text =
       "usage: attention-plot KIND FILE.csv --png OUT.png [--pdf OUT.pdf] [--size 900x540]\n"
       "       attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png\n"
+      "       attention-plot pruning FILE.csv [--title T] --png OUT.png   (T replaces the title)\n"
       "KIND, and the attention-cli command whose --out CSV it draws:\n";
   for (const auto& kind : aw::plot_kinds()) {
     char line[256];
@@ -100,8 +102,8 @@ Arguments parse_arguments(const QStringList& words) {
     throw UsageError("word-weights needs --density (word-weights --density FILE)");
   if (arguments.kind != "word-weights" && !arguments.density.isEmpty())
     throw UsageError("--density goes with word-weights only");
-  if (arguments.kind != "word-weights" && !arguments.title.isEmpty())
-    throw UsageError("--title goes with word-weights only");
+  if (arguments.kind != "word-weights" && arguments.kind != "pruning" && !arguments.title.isEmpty())
+    throw UsageError("--title goes with word-weights and pruning only");
   if (arguments.scale != "none" && arguments.scale != "length")
     throw UsageError("--scale must be none or length, got '" + arguments.scale.toStdString() + "'");
   return arguments;
@@ -114,10 +116,8 @@ void draw(aw::ResultPlot& plot, const Arguments& arguments) {
   for (const auto& part : kind.parts)  // word-weights: its --density table
     parts[part.name] = read_table(arguments.density, part.name, part.option, part.columns);
   aw::PlotInput input{table, &parts, {}, {}};
-  if (kind.name == "word-weights") {
-    input.x_label = arguments.scale == "length" ? "weight × length" : "attention weight";
-    input.title = arguments.title;
-  }
+  input.title = arguments.title;
+  if (kind.name == "word-weights") input.x_label = arguments.scale == "length" ? "weight × length" : "attention weight";
   kind.draw(plot, input);
   if (plot.isEmpty())
     throw std::runtime_error(arguments.csv.toStdString() + ": nothing to draw" +

@@ -1,6 +1,7 @@
 # tests/support/compare_records_check.cmake — compare with runs recorded by `eval --json` instead of model
-# folders gives the same summary and tests as evaluating the folders, and a record that was measured
-# differently (another file, other windows, no metric) is refused with one line naming it.
+# folders gives the same summary and tests as evaluating the folders, a record that was measured
+# differently (another file, other windows, no metric) is refused with one line naming it, and runs
+# trained on different kinds of device get a warning naming them.
 # -DCLI=attention-cli -DFIXTURES=cli_fixtures -DWORK=scratch folder
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -54,4 +55,26 @@ file(WRITE ${WORK}/broken.json "{\"perplexity\": ")
 run_cli(1 out compare ${seeded} --variant others=${WORK}/broken.json,${WORK}/tiny_bet_sf.json --text ${corpus} --window 8)
 if(NOT out_err MATCHES "broken.json: is not valid JSON")
   message(FATAL_ERROR "a broken record is not named:\n${out_err}")
+endif()
+
+# Records whose training summaries name different devices: the comparison runs, with one warning line
+# naming each device's runs; runs on one device get none.
+file(READ ${WORK}/tiny_lm.json lm_record)
+file(READ ${WORK}/tiny_bet_sf.json bet_record)
+string(REGEX REPLACE "^{" "{\"training\": {\"device\": \"cuda:0\"}," gpu_record "${lm_record}")
+string(REGEX REPLACE "^{" "{\"training\": {\"device\": \"cpu\"}," cpu_record "${bet_record}")
+file(WRITE ${WORK}/gpu_run.json "${gpu_record}")
+file(WRITE ${WORK}/cpu_run.json "${cpu_record}")
+run_cli(0 mixed compare ${seeded} --variant others=${WORK}/gpu_run.json,${WORK}/cpu_run.json --text ${corpus} --window 8)
+if(NOT mixed_err MATCHES "compare: warning: these runs trained on different devices, which adds to the seed-to-seed spread \\(cpu: [^\n]*cpu_run.json; cuda: ${WORK}/gpu_run.json\\)")
+  message(FATAL_ERROR "no warning naming the runs of each device:\n${mixed_err}")
+endif()
+if(NOT mixed STREQUAL from_records)
+  message(FATAL_ERROR "the device warning changed the comparison:\n${mixed}")
+endif()
+string(REGEX REPLACE "^{" "{\"training\": {\"device\": \"cpu\"}," cpu_lm_record "${lm_record}")
+file(WRITE ${WORK}/cpu_run2.json "${cpu_lm_record}")
+run_cli(0 same compare ${seeded} --variant others=${WORK}/cpu_run2.json,${WORK}/cpu_run.json --text ${corpus} --window 8)
+if(same_err MATCHES "warning")
+  message(FATAL_ERROR "runs on one device got a warning:\n${same_err}")
 endif()

@@ -1,5 +1,6 @@
 // tests/widgets/test_analysis_plots.cpp — the plotters of result tables (widgets/analysis_plots.h): LAMA
-// Figure 4 drawn from word-weights' tables with its default title or the one given; training losses of
+// Figure 4 drawn from word-weights' tables with its default title or the one given; pruning curves named
+// by order or attention kind, with a title given or Figure 3's; training losses of
 // language models and classifiers on two axes, the legend under the curves.
 #include "table/csv_format.h"
 #include "table/result_table.h"
@@ -29,6 +30,21 @@ class AnalysisPlotsTests : public QObject {
     draw(plot, PlotInput{summary, &parts, "weight × length", "head 2 of LAMA"});
     QCOMPARE(title(), QString("head 2 of LAMA"));
     QCOMPARE(plot.plot()->graphCount(), 1);
+  }
+
+  // Pruning curves: named by their order (importance, oracle) or, one attention kind each (Michel
+  // Figure 4), by the kind; the title is Figure 3's unless one is given.
+  void pruningPlotNamesItsCurvesAndTakesItsTitle() {
+    ResultPlot plot;
+    plot.resize(700, 500);
+    const auto title = [&plot] { return qobject_cast<QCPTextElement*>(plot.plot()->plotLayout()->element(0, 0))->text(); };
+    const auto& draw = find_plot_kind("pruning")->draw;
+    draw(plot, PlotInput{read_csv("order,percent_pruned,metric\nimportance,0,10\nimportance,50,12\n")});
+    QCOMPARE(title(), QString("Pruning heads (Michel Figure 3)"));
+    QCOMPARE(plot.plot()->graph(0)->name(), QString("importance order"));
+    draw(plot, PlotInput{read_csv("order,percent_pruned,metric\nEnc-Dec,0,30\nEnc-Dec,50,20\n"), nullptr, {}, "by kind"});
+    QCOMPARE(title(), QString("by kind"));
+    QCOMPARE(plot.plot()->graph(0)->name(), QString("Enc-Dec"));
   }
 
   // Training losses: a classifier's (LAMA's objective carries an auxiliary term) go on the right-hand

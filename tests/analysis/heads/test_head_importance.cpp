@@ -225,7 +225,7 @@ TEST(TranslationImportance, ReadsABatchWhoseSourcesAreLongerThanItsTargets) {
   const auto data = language_model_data(pair_batches(encoded, 4));
   ASSERT_GT(data.inputs.front().input_ids.size(1), data.inputs.front().predicted_ids().size(1));
   const auto result = head_importance(*loaded.model, "m", data, /*normalize=*/false);
-  EXPECT_EQ(result.examples, static_cast<int64_t>(encoded.size()));
+  EXPECT_EQ(result.examples, static_cast<int64_t>(encoded.kept.size()));
   EXPECT_GT(result.scores[3][0] + result.scores[3][1], 0.0);
 }
 

@@ -39,6 +39,8 @@ aw_plot_test(word_weights EXIT 0 REGEX "^$" PNG ${plots}/words.png
              ARGS word-weights ${plots}/summary.csv --density ${plots}/density.csv --scale length --png ${plots}/words.png)
 aw_plot_test(word_weights_title EXIT 0 REGEX "^$" PNG ${plots}/words_head.png
              ARGS word-weights ${plots}/summary.csv --density ${plots}/density.csv --title "head 2 of LAMA" --png ${plots}/words_head.png)
+aw_plot_test(pruning_title EXIT 0 REGEX "^$" PNG ${plots}/pruning_title.png
+             ARGS pruning ${plots}/pruning.csv --title "BLEU by attention kind" --png ${plots}/pruning_title.png)
 aw_plot_test(help EXIT 0 REGEX "usage: attention-plot KIND.*word-weights" ARGS --help)
 
 # Bad input: one line, a non-zero exit, and no figure.
@@ -57,7 +59,7 @@ aw_plot_test(error_size EXIT 2 STDERR_LINES 1 REGEX "--size must be WIDTHxHEIGHT
              ARGS table1 ${plots}/stats.csv --png ${plots}/never.png --size 10x10)
 aw_plot_test(error_density EXIT 2 STDERR_LINES 1 REGEX "word-weights needs --density"
              ARGS word-weights ${plots}/summary.csv --png ${plots}/never.png)
-aw_plot_test(error_title EXIT 2 STDERR_LINES 1 REGEX "--title goes with word-weights only"
+aw_plot_test(error_title EXIT 2 STDERR_LINES 1 REGEX "--title goes with word-weights and pruning only"
              ARGS table1 ${plots}/stats.csv --png ${plots}/never.png --title x)
 aw_plot_test(error_unwritable EXIT 1 STDERR_LINES 1 REGEX "/no/such/dir/x.png: cannot be written"
              ARGS table1 ${plots}/stats.csv --png /no/such/dir/x.png)
