@@ -190,12 +190,11 @@ fi
 
 # ---- Michel et al.: ablation tables, importance, pruning curves (ranked on held-out text), real pruning
 michel=(--model "$samples/vanilla_lm" --text "$work/michel.txt" --window "$window")
-step "ablate single (Michel Table 1)" "$cli" ablate "${michel[@]}" --mode single --bootstrap "$bootstrap" --correction holm --out "$results/michel_single.csv"
+# With --compare-text the same ablation also runs on UD English EWT's web text (read as its word forms):
+# Michel Figure 2, each head's effect on two data sets and their correlation.
+step "ablate single (Michel Table 1; Figure 2 against UD EWT)" "$cli" ablate "${michel[@]}" --mode single --bootstrap "$bootstrap" \
+  --correction holm --compare-text "$work/ud_test.conllu" --out "$results/michel_single.csv"
 step "figure: single-head ablation" figure ablation michel_single.csv michel_single.png
-# Michel Figure 2: the same single-head ablation on another domain (UD English EWT's web text, read as
-# its word forms), whose per-head effects the report correlates with WikiText-2's.
-step "ablate single on UD EWT (Michel Figure 2)" "$cli" ablate --model "$samples/vanilla_lm" --text "$work/ud_test.conllu" \
-  --window "$window" --mode single --bootstrap "$bootstrap" --correction holm --out "$results/michel_single_ud.csv"
 step "ablate all-but-one (Michel Table 2)" "$cli" ablate "${michel[@]}" --mode all-but-one --bootstrap "$bootstrap" --correction holm --out "$results/michel_alone.csv"
 step "importance (Michel §4.1, Eq. 2: per example)" "$cli" importance "${michel[@]}" --per-example --out "$results/importance.csv"
 step "figure: importance" figure importance importance.csv importance.png

@@ -12,15 +12,6 @@ from .inputs import read_csv
 KINDS = ["Enc-Enc", "Dec-Dec", "Enc-Dec"]
 
 
-def pearson(xs, ys):
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
-
-
 def fisher_interval(r, n):
     """The 95 % interval of a Pearson correlation over n pairs (Fisher's z), or None for n < 4."""
     if n < 4 or not -1 < r < 1:
@@ -30,33 +21,26 @@ def fisher_interval(r, n):
 
 
 def figure2(report):
-    """Each head's effect on WikiText-2 against its effect on UD EWT's web text."""
-    comments, wiki = read_csv(report.path("michel_single.csv"))
-    other_comments, ud = read_csv(report.path("michel_single_ud.csv"))
-    if not wiki or not ud:
+    """Each head's effect on WikiText-2 against its effect on UD EWT's web text (ablate --compare-text)."""
+    comments, rows = read_csv(report.path("michel_single.csv"))
+    if not rows or "pearson_r" not in comments:
         return
-    ud_delta = {(r["layer"], r["head"]): float(r["delta"]) / float(other_comments["baseline"]) for r in ud}
-    pairs = [(float(r["delta"]) / float(comments["baseline"]), ud_delta[(r["layer"], r["head"])]) for r in wiki
-             if (r["layer"], r["head"]) in ud_delta]
-    if len(pairs) < 4:
-        return
-    r = pearson([a for a, _ in pairs], [b for _, b in pairs])
-    span = fisher_interval(r, len(pairs))
-    significant = sum(1 for row in ud if row.get("significant") == "1")
-    report.add("### Figure 2: the same heads on another domain\n")
-    report.add(f"The single-head ablation of Table 1 again on the UD English EWT test split (web text, read as its "
-               f"word forms; baseline perplexity {num(other_comments.get('baseline'))}): {significant} of {len(ud)} "
-               "heads change its perplexity significantly. Each head's relative change (Δ ÷ baseline) on the two "
-               f"texts correlates with r = {num(r)}" +
-               (f", 95 % interval [{num(span[0])}, {num(span[1])}] (Fisher's z over {len(pairs)} heads)" if span else "")
-               + ". **The paper** (Figure 2): r > 0.5 (p < 0.01) between two datasets, for both of its models.\n")
+    r, rho, n = float(comments["pearson_r"]), float(comments["spearman_rho"]), len(rows)
+    span = fisher_interval(r, n)
+    report.add("### Figure 2: the same heads on another data set\n")
+    report.add(f"The single-head ablation of Table 1 also ran on `{comments.get('compare_text')}` (UD English EWT's web "
+               f"text, read as its word forms; baseline perplexity {num(comments.get('compare_baseline'))}; "
+               "`ablate --compare-text`). The heads' changes in perplexity on the two texts correlate with Pearson's "
+               f"r = {num(r)}" + (f" (95 % interval [{num(span[0])}, {num(span[1])}], Fisher's z over {n} heads)"
+                                   if span else "") + f" and Spearman's ρ = {num(rho)}. **The paper** (Figure 2): "
+               "r > 0.5 (p < 0.01) between two data sets, for both of its models.\n")
     if span:
         verdict = "reproduced" if span[0] > 0.5 else "refuted" if span[1] < 0.5 else "not reproduced"
         verdicts.add(report, "Michel", "Figure 2: head effects correlated across datasets", "r > 0.5 (p < 0.01)",
-                     f"r = {num(r)} [{num(span[0])}, {num(span[1])}], WikiText-2 against UD EWT, {len(pairs)} heads",
-                     verdict, {"reproduced": "the whole interval lies above 0.5",
-                               "refuted": "the whole interval lies below 0.5",
-                               "not reproduced": "the interval holds 0.5"}[verdict])
+                     f"r = {num(r)} [{num(span[0])}, {num(span[1])}], ρ = {num(rho)}; WikiText-2 against UD EWT, "
+                     f"{n} heads", verdict, {"reproduced": "the whole interval lies above 0.5",
+                                              "refuted": "the whole interval lies below 0.5",
+                                              "not reproduced": "the interval holds 0.5"}[verdict])
 
 
 def figure4(report):
