@@ -12,6 +12,12 @@ from .inputs import read_csv
 KINDS = ["Enc-Enc", "Dec-Dec", "Enc-Dec"]
 
 
+def change(row):
+    """'Δ −3.21 [−4.0, −2.5]', or 'Δ −3.21' where no bootstrap ran."""
+    span = interval(row)
+    return f"Δ {num(row['delta'])}" + ("" if span == "—" else f" {span}")
+
+
 def fisher_interval(r, n):
     """The 95 % interval of a Pearson correlation over n pairs (Fisher's z), or None for n < 4."""
     if n < 4 or not -1 < r < 1:
@@ -70,13 +76,13 @@ def figure4(report):
     base = float(curves[kinds[0]][0]["metric"])
     worst = min(losses, key=lambda k: float(losses[k]["metric"]))
     report.add(f"**What we see.** With {num(step, 0)} % of a kind's heads pruned: " + "; ".join(
-        f"{k} {num(losses[k]['metric'], 1)} BLEU (Δ {num(losses[k]['delta'])} {interval(losses[k])})" for k in losses) +
+        f"{k} {num(losses[k]['metric'], 1)} BLEU ({change(losses[k])})" for k in losses) +
         f", of {num(base, 1)} unpruned. **The paper** (WMT): BLEU collapses once more than 60 % of the Enc-Dec heads "
         "are pruned, while with 20 % of their heads left the encoder's and the decoder's self-attention still give "
         "about 30 BLEU (of 36).\n")
     verdicts.add(report, "Michel", "Figure 4: pruning per attention kind",
                  "Enc-Dec collapses past 60 % pruned; the self-attentions keep about 30 of 36 BLEU with 20 % of heads",
-                 "; ".join(f"{k} Δ {num(losses[k]['delta'])} {interval(losses[k])}" for k in losses) +
+                 "; ".join(f"{k} {change(losses[k])}" for k in losses) +
                  f" at {num(step, 0)} % pruned", "reproduced" if worst == "Enc-Dec" else "not reproduced",
                  "cross-attention loses the most BLEU" if worst == "Enc-Dec" else f"{worst} loses the most, not Enc-Dec")
 
