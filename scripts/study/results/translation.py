@@ -2,8 +2,9 @@
 (only the best head of each encoder, decoder and cross-attention block kept).
 """
 from . import verdicts
-from .cells import interval, num, significance_cell, table
-from .inputs import read_csv, read_json
+from .cells import interval, num, pvalue, signed, significance_cell, span, table
+from .comparisons import against
+from .inputs import read_csv, read_json, read_records
 from .papers import BIRD_EYE_TABLE1, BIRD_EYE_TABLE2_DE_EN, MICHEL_TABLE2_WMT
 
 
@@ -28,7 +29,9 @@ def translation(report):
         paper_table1(report, "MT", decoder, "mt_vanilla", "the decoder's self-attention, IWSLT De-En")
         paper_mt_consistency(report)
     scores = {m: read_json(report.path(f"eval_{m}.json")) for m in ["mt_vanilla", "mt_bet_sf"]}
-    if all(scores.values()):
+    if seeds_compared(report):
+        pass
+    elif all(scores.values()):
         theirs, ours = BIRD_EYE_TABLE2_DE_EN, (scores["mt_vanilla"]["bleu"], scores["mt_bet_sf"]["bleu"])
         verdicts.add(report, "Bird-Eye", "Table 2 (translation): BET(SF) against the Transformer, BLEU",
                      f"{theirs[0]} → {theirs[1]}* ({verdicts.relative(theirs[1], theirs[0])}, IWSLT De-En)",
@@ -82,3 +85,34 @@ def paper_mt_consistency(report):
                f"{num(min(windows[1:]), 1)}–{num(max(windows[1:]), 1)}: they cannot all come from the same rows. "
                "The paper reads its MT Ratios (1.14–1.64 after layer 1) as self-attending; against uniform "
                "attention they are not.\n")
+
+
+def seeds_compared(report):
+    """The translation pair over seeds (train-models.sh's mt_vanilla and mt_bet_sf runs): BLEU per seed from
+    the records, and compare's Welch test on the teacher-forced perplexity; False while fewer than two
+    seeds of each are recorded."""
+    _, summary = read_csv(report.path("mt_seeds_summary.csv"))
+    _, tests = read_csv(report.path("mt_seeds_tests.csv"))
+    if not summary or not tests:
+        return False
+    records = read_records(report.records)
+    bleu = {v: [float(r["bleu"]) for _, r in records.get(v, []) if "bleu" in r] for v in ("mt_vanilla", "mt_bet_sf")}
+    report.add("The translation pair over seeds (`scripts/study/train-models.sh`: 2 epochs each, the first 1,000 "
+               "test pairs), teacher-forced test perplexity with Welch's t-test (`compare`), and BLEU (beam 4) per "
+               "seed:\n")
+    report.add(table(["model", "runs", "test perplexity, mean ± sd", "BLEU per seed"],
+                     [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}",
+                       ", ".join(num(x) for x in bleu.get(r["variant"], [])) or "—"] for r in summary]))
+    for other, diff, (low, high), p, _, _ in against(tests, "mt_vanilla"):
+        report.add(f"`{other}` − `mt_vanilla`: {signed(-diff)} perplexity, 95 % interval {span(-high, -low)}, "
+                   f"p = {pvalue(p)}.\n")
+        means = {v: sum(x) / len(x) for v, x in bleu.items() if x}
+        theirs = BIRD_EYE_TABLE2_DE_EN
+        verdict = "reproduced" if p < 0.05 and diff > 0 else "refuted" if p < 0.05 else "not reproduced"
+        verdicts.add(report, "Bird-Eye", "Table 2 (translation): BET(SF) against the Transformer",
+                     f"BLEU {theirs[0]} → {theirs[1]}* ({verdicts.relative(theirs[1], theirs[0])}, IWSLT De-En)",
+                     f"perplexity {signed(-diff)} {span(-high, -low)}, p {pvalue(p)}"
+                     + (f"; mean BLEU {num(means['mt_vanilla'])} → {num(means['mt_bet_sf'])}" if len(means) == 2 else "")
+                     + " (Tatoeba en–fr, seeds)", verdict,
+                     "tested on teacher-forced perplexity over seeds; the paper's BLEU is a single number per model")
+    return True
