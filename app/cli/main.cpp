@@ -38,12 +38,14 @@ commands:
                                            forced: the attention behind that target, its log-probability
   train   --arch transformer_lm|bet_sf|bet_sg --train FILE --valid FILE --out DIR
           [--layers 2 --heads 4 --d-model 128 --d-ff 512 --window 64] [--epochs 10 --batch 16]
-          [--lr 1e-3 --warmup 200 --schedule inverse_sqrt|cosine --dropout 0.1 --clip 1.0]
+          [--lr 1e-3 --warmup 200 --schedule inverse_sqrt|cosine|constant --dropout 0.1 --clip 1.0]
           [--seed 1 --min-count 1 --log-every 50 --diag-mode normal|reduced|magnified|mask]
           [--no-diag-free-mask] [--norm pre|post] [--positions learned|sinusoidal] [--untied]
           [--f16] [--resume DIR]            Ctrl-C saves and stops; --resume continues
           [--save-every N]                 also save (resumably) every N steps, at a report
           [--keep-epochs]                  also keep every epoch's checkpoint in DIR/epoch-N
+          [--optimizer adam|sgd --momentum 0.9 --weight-decay 0]   (any --arch; sgd: LAMA's §3.5)
+          [--patience N]                   stop after N epochs without a better validation metric
           [--lambda-p 1.0]                 bet_sg: pointer-loss weight; --train must be .conllu
                                            (a .conllu FILE is read as its word forms everywhere)
   train   --arch lama|bigru_max|bigru_mean|encoder_classifier --train FILE.tsv --valid FILE.tsv --out DIR

@@ -111,7 +111,9 @@ void print_summary(const CliOptions& options, const TrainSettings& settings, con
   else
     std::snprintf(best, sizeof best, "not validated yet (stopped before the first epoch ended)");
   std::printf("%s: %lld steps, %lld epochs in %s (%.0f %s/s), %lld parameters; %s; saved to %s\n",
-              summary.stopped ? "stopped (saved, continue with --resume)" : "done",
+              summary.stopped         ? "stopped (saved, continue with --resume)"
+              : summary.stopped_early ? "done (stopped early: validation did not improve for --patience epochs)"
+                                      : "done",
               static_cast<long long>(summary.steps), static_cast<long long>(summary.epochs_done),
               format_duration(summary.seconds).c_str(), summary.tokens_per_second, unit,
               static_cast<long long>(summary.parameters), best, settings.out_dir.c_str());
@@ -137,6 +139,10 @@ TrainSettings resumed_defaults(const std::string& resume_dir, TrainSettings defa
     defaults.label_smoothing = json.value("label_smoothing", defaults.label_smoothing);
     if (json.value("storage", std::string("F32")) == "F16") defaults.storage = torch::kFloat16;
     defaults.keep_epochs = json.value("keep_epochs", defaults.keep_epochs);
+    defaults.optimizer = json.value("optimizer", defaults.optimizer);
+    defaults.momentum = json.value("momentum", defaults.momentum);
+    defaults.weight_decay = json.value("weight_decay", defaults.weight_decay);
+    defaults.patience = json.value("patience", defaults.patience);
   } catch (const nlohmann::json::exception&) {
     throw Error(path.string() + ": not a training.json this tool wrote (a setting has the wrong type)");
   }
@@ -175,6 +181,13 @@ TrainSettings common_settings(const CliOptions& options, int64_t default_batch, 
   settings.device = resolve_device(device_option(options));
   settings.storage = options.flag("f16") ? torch::kFloat16 : fallback.storage;
   settings.keep_epochs = options.flag("keep-epochs") || fallback.keep_epochs;
+  settings.optimizer = options.get("optimizer", fallback.optimizer);
+  settings.momentum = get_number(options, "momentum", fallback.momentum);
+  if (options.has("momentum") && settings.optimizer != "sgd")
+    throw Error("attention-cli train: --momentum applies to --optimizer sgd (this run uses " + settings.optimizer + ")");
+  settings.weight_decay = get_number(options, "weight-decay", fallback.weight_decay);
+  settings.patience = options.get_int("patience", fallback.patience, 0);
+  check_train_settings(settings);  // before anything is read or built: a bad setting is the only line
   return settings;
 }
 
@@ -217,7 +230,7 @@ ModelConfig classifier_config(const CliOptions& options, ModelFamily family, int
 
 int run_train_classifier(int argc, char** argv, ModelFamily family) {
   const OptionSpec spec{{"arch", "train", "valid", "out", "resume", "epochs", "batch", "lr", "warmup", "schedule",
-                         "clip", "seed", "min-count", "log-every", "save-every", "device", "threads", "window", "dropout",
+                         "clip", "seed", "min-count", "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "device", "threads", "window", "dropout",
                          "heads", "context", "regularizer", "lambda", "embedding-dim", "hidden", "mlp-hidden",
                          "layers", "d-model", "d-ff", "d-head", "activation", "norm", "positions"},
                         {"f16", "json", "dry-run", "raw-words", "keep-epochs"}};
@@ -293,7 +306,7 @@ std::string train_translation_tokenizer(const CliOptions& options, const TrainSe
 int run_train_translation(int argc, char** argv) {
   const OptionSpec spec{{"arch", "layers", "decoder-layers", "heads", "d-model", "d-ff", "window", "train", "valid",
                          "epochs", "batch", "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume",
-                         "log-every", "save-every", "diag-mode", "norm", "positions", "activation", "device", "threads",
+                         "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "diag-mode", "norm", "positions", "activation", "device", "threads",
                          "label-smoothing", "vocab-size", "spm-type"},
                         {"bird-eye-decoder", "no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
@@ -395,7 +408,7 @@ int run_train(int argc, char** argv) {
   if (trained_as == TrainedAs::Translation) return run_train_translation(argc, argv);
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
-                         "log-every", "save-every", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
+                         "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
                         {"no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));

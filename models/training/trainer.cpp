@@ -57,10 +57,25 @@ StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimiz
   return apply_step(model, optimizer, settings, std::move(losses));
 }
 
+void check_train_settings(const TrainSettings& settings) {
+  if (settings.schedule != "inverse_sqrt" && settings.schedule != "cosine" && settings.schedule != "constant")
+    throw Error("--schedule must be inverse_sqrt, cosine or constant, got " + settings.schedule);
+  if (settings.optimizer != "adam" && settings.optimizer != "sgd")
+    throw Error("--optimizer must be adam or sgd, got " + settings.optimizer);
+  if (settings.momentum < 0 || settings.momentum >= 1)
+    throw Error("--momentum must be in [0, 1), got " + std::to_string(settings.momentum));
+  if (settings.weight_decay < 0) throw Error("--weight-decay must be 0 or more, got " + std::to_string(settings.weight_decay));
+  if (settings.patience < 0) throw Error("--patience must be 0 (never stop early) or more");
+  if (settings.epochs < 1 || settings.batch < 1) throw Error("--epochs and --batch must be at least 1");
+  if (settings.label_smoothing < 0 || settings.label_smoothing >= 1)
+    throw Error("--label-smoothing must be in [0, 1), got " + std::to_string(settings.label_smoothing));
+}
+
 double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps) {
   const double warmup = static_cast<double>(std::max<int64_t>(settings.warmup_steps, 1));
   const double s = static_cast<double>(std::max<int64_t>(step, 1));
   if (s <= warmup) return settings.lr * s / warmup;
+  if (settings.schedule == "constant") return settings.lr;
   if (settings.schedule == "cosine") {
     const double progress = std::min(1.0, (s - warmup) / std::max(1.0, static_cast<double>(total_steps) - warmup));
     return settings.lr * 0.5 * (1.0 + std::cos(M_PI * progress));
@@ -70,13 +85,6 @@ double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t tot
 
 namespace {
 
-void check_settings(const TrainSettings& settings) {
-  if (settings.schedule != "inverse_sqrt" && settings.schedule != "cosine")
-    throw Error("--schedule must be inverse_sqrt or cosine, got " + settings.schedule);
-  if (settings.epochs < 1 || settings.batch < 1) throw Error("--epochs and --batch must be at least 1");
-  if (settings.label_smoothing < 0 || settings.label_smoothing >= 1)
-    throw Error("--label-smoothing must be in [0, 1), got " + std::to_string(settings.label_smoothing));
-}
 
 void create_output_folder(const TrainSettings& settings) {
   std::error_code error;
@@ -96,7 +104,7 @@ std::vector<std::string> read_vocabulary_file(const std::string& path) {
 // from there.
 RunSetup prepare_run(const ModelConfig& fresh_config, const std::vector<std::string>& fresh_vocabulary,
                      const TrainSettings& settings) {
-  check_settings(settings);
+  check_train_settings(settings);
   const bool resuming = !settings.resume_dir.empty();
   RunSetup setup;
   setup.config = resuming ? read_model_config(settings.resume_dir) : fresh_config;
@@ -120,7 +128,7 @@ RunSetup prepare_run(const ModelConfig& fresh_config, const std::vector<std::str
 // saved folder gets a copy of; its pieces are the vocabulary.
 RunSetup prepare_translation_run(const ModelConfig& fresh_config, const std::string& fresh_sentencepiece,
                                  const TrainSettings& settings) {
-  check_settings(settings);
+  check_train_settings(settings);
   const bool resuming = !settings.resume_dir.empty();
   RunSetup setup;
   setup.config = resuming ? read_model_config(settings.resume_dir) : fresh_config;

@@ -2,8 +2,9 @@
 // corpus (plain text, or CoNLL-U whose dependency trees give BET(SG) its syntax hints), a
 // classifier (lama, bigru_mean, encoder_classifier) on label<TAB>text documents, or a translation
 // model (transformer_mt) on source<TAB>target pairs. One loop for both:
-// windows or documents shuffled per epoch with the seed, Adam (β = 0.9, 0.98), linear warm-up then
-// inverse-square-root or cosine decay, dropout, gradient clipping. Each epoch writes a loadable
+// windows or documents shuffled per epoch with the seed, Adam (β = 0.9, 0.98) or SGD with momentum,
+// linear warm-up then inverse-square-root or cosine decay or a constant rate, dropout, gradient
+// clipping, and early stopping after `patience` epochs without a better validation metric. Each epoch writes a loadable
 // checkpoint folder (plus the optimiser state for --resume) and keeps the best one by validation
 // perplexity (lowest) or accuracy (highest) in <out>/best; with keep_epochs, every epoch's in
 // <out>/epoch-N as well. training.json holds the loss history (training_history.h).
@@ -32,7 +33,11 @@ struct TrainSettings {
   int64_t batch = 16;
   double lr = 1e-3;                // peak learning rate, reached after the warm-up
   int64_t warmup_steps = 200;
-  std::string schedule = "inverse_sqrt";  // or "cosine" (to 0 at the last step)
+  std::string schedule = "inverse_sqrt";  // or "cosine" (to 0 at the last step), or "constant" (lr after the warm-up)
+  std::string optimizer = "adam";  // Adam (β = 0.9, 0.98) or "sgd" with momentum (LAMA's §3.5)
+  double momentum = 0.9;           // SGD's momentum
+  double weight_decay = 0.0;       // L2 weight decay of either optimiser
+  int64_t patience = 0;            // stop after this many epochs without a better validation metric (0: never)
   double clip = 1.0;               // max gradient ℓ2 norm; 0 = no clipping
   uint64_t seed = 1;
   double pointer_weight = 0.0;     // --lambda-p: BET(SG)'s pointer loss weight; > 0 needs a CoNLL-U train file
@@ -77,6 +82,7 @@ struct TrainSummary {
   double seconds = 0.0;
   int64_t parameters = 0;
   bool stopped = false;            // interrupted (and saved) before the last epoch
+  bool stopped_early = false;      // validation did not improve for `patience` epochs: training ended there
   TrainingHistory history;         // as written to training.json (a resumed run's includes the earlier part)
 };
 
@@ -115,6 +121,10 @@ StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimiz
 // (classification_regularizer), backward, clipping, optimizer.step().
 StepLosses classification_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
                                const torch::Tensor& labels, const TrainSettings& settings);
+
+// Throws aw::Error with one line for a setting no run can use (an unknown schedule or optimiser, a
+// momentum outside [0, 1), a negative weight decay or patience, no epoch or batch).
+void check_train_settings(const TrainSettings& settings);
 
 // The learning rate at `step` (1-based) for the settings' schedule.
 double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t total_steps);

@@ -10,12 +10,24 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <numeric>
 #include <random>
 
 namespace aw::training_detail {
 namespace fs = std::filesystem;
 namespace {
+
+// The optimiser the settings name: Adam (β = 0.9, 0.98, ε = 1e-9) or SGD with momentum, each with the
+// settings' weight decay; the learning rate is set before every step.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<torch::Tensor>& parameters,
+                                                        const TrainSettings& settings) {
+  if (settings.optimizer == "sgd")
+    return std::make_unique<torch::optim::SGD>(
+        parameters, torch::optim::SGDOptions(settings.lr).momentum(settings.momentum).weight_decay(settings.weight_decay));
+  return std::make_unique<torch::optim::Adam>(
+      parameters, torch::optim::AdamOptions(settings.lr).betas({0.9, 0.98}).eps(1e-9).weight_decay(settings.weight_decay));
+}
 
 // The order in which an epoch visits the windows: a shuffle seeded by (seed, epoch) alone, so a
 // resumed run replays the same order.
@@ -41,14 +53,14 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
   auto model = create_model(setup.config);
   auto& module = model->module();
   module.to(settings.device);
-  torch::optim::Adam optimizer(module.parameters(),
-                               torch::optim::AdamOptions(settings.lr).betas({0.9, 0.98}).eps(1e-9));
+  const auto optimizer_owner = make_optimizer(module.parameters(), settings);
+  auto& optimizer = *optimizer_owner;
   RunPosition position;
   position.best_metric = task.worst();
   TrainSummary summary;
   auto& history = summary.history;
   if (!settings.resume_dir.empty()) {
-    position = load_training_state(settings.resume_dir, *model, optimizer);
+    position = load_training_state(settings.resume_dir, *model, optimizer, settings);
     history = history_to_resume(settings.resume_dir);
     // Only what the saved state had reached: records past it would be replayed.
     history.steps.erase(std::remove_if(history.steps.begin(), history.steps.end(),
@@ -72,7 +84,7 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
 
   auto save_all = [&](double valid_metric) {
     save_native_checkpoint(settings.out_dir, *model, setup.vocabulary, settings.storage, setup.sentencepiece_model);
-    save_training_state(settings.out_dir, *model, optimizer, position);
+    save_training_state(settings.out_dir, *model, optimizer, position, settings);
     write_training_json(settings.out_dir, settings, task.metric_name, position, valid_metric, history);
   };
   // A checkpoint folder other than the run's own: best/ and, with keep_epochs, epoch-N/.
@@ -99,7 +111,7 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
       const auto rows = torch::tensor(std::vector<int64_t>(order.begin() + first, order.begin() + first + count),
                                       torch::kLong);
       const double rate = learning_rate_at(settings, position.step + 1, total_steps);
-      for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
+      for (auto& group : optimizer.param_groups()) group.options().set_lr(rate);
       const auto losses = task.step(*model, optimizer, rows);
       ++position.step;
       ++position.batch_in_epoch;
@@ -148,6 +160,7 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
     ++summary.epochs_done;
     const bool best = task.improves(valid, position.best_metric);
     if (best) position.best_metric = valid;
+    position.epochs_since_best = best ? 0 : position.epochs_since_best + 1;
     history.epochs.push_back({position.epoch + 1, position.step,
                               position.epoch_loss_sum / static_cast<double>(std::max<int64_t>(position.batch_in_epoch, 1)),
                               validation.loss, valid});
@@ -164,6 +177,12 @@ TrainSummary run_training(const RunSetup& setup, const TrainSettings& settings, 
     progress.valid_loss = validation.loss;
     if (task.metric_name == "perplexity") progress.valid_perplexity = valid;
     summary.stopped = !report(progress) && position.epoch < settings.epochs;
+    // Early stopping: `patience` epochs in a row without a better validation metric end the run here
+    // (best/ holds the best epoch; the state saved above would resume after it).
+    if (stops_early(settings, position) && position.epoch < settings.epochs) {
+      summary.stopped_early = true;
+      break;
+    }
   }
   // Interrupted inside an epoch: save where we are so --resume continues from this step.
   if (summary.stopped && position.batch_in_epoch > 0) save_all(summary.last_valid_metric);

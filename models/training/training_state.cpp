@@ -23,10 +23,12 @@ constexpr const char* kStateFile = "training_state.pt";
 
 // Weights in float32 and the optimiser moments, so a resumed run continues exactly where it stopped
 // even when the checkpoint itself is stored in F16.
-void save_training_state(const std::string& dir, AttentionModel& model, torch::optim::Adam& optimizer,
-                         const RunPosition& position) {
+void save_training_state(const std::string& dir, AttentionModel& model, torch::optim::Optimizer& optimizer,
+                         const RunPosition& position, const TrainSettings& settings) {
   torch::serialize::OutputArchive archive;
   optimizer.save(archive);
+  archive.write("optimizer_sgd", torch::tensor(settings.optimizer == "sgd" ? 1 : 0, torch::kLong));
+  archive.write("epochs_since_best", torch::tensor(position.epochs_since_best, torch::kLong));
   for (const auto& item : model.module().named_parameters())
     archive.write("parameter." + item.key(), item.value().detach().to(torch::kCPU));
   archive.write("position", torch::tensor({position.step, position.epoch, position.batch_in_epoch}, torch::kLong));
@@ -42,11 +44,17 @@ void save_training_state(const std::string& dir, AttentionModel& model, torch::o
   fs::rename(path + ".tmp", path);
 }
 
-RunPosition load_training_state(const std::string& dir, AttentionModel& model, torch::optim::Adam& optimizer) {
+RunPosition load_training_state(const std::string& dir, AttentionModel& model, torch::optim::Optimizer& optimizer,
+                                const TrainSettings& settings) {
   const auto path = (fs::path(dir) / kStateFile).string();
   if (!fs::exists(path)) fail_in_file(dir, std::string("no ") + kStateFile + " to resume from");
   torch::serialize::InputArchive archive;
   archive.load_from(path);
+  // The moments of one optimiser mean nothing to another: states from before SGD was offered are Adam's.
+  torch::Tensor sgd;
+  const std::string saved = archive.try_read("optimizer_sgd", sgd) && sgd.item<int64_t>() == 1 ? "sgd" : "adam";
+  if (saved != settings.optimizer)
+    fail_in_file(dir, "was trained with --optimizer " + saved + "; it cannot resume with --optimizer " + settings.optimizer);
   optimizer.load(archive);
   torch::NoGradGuard no_grad;
   for (auto& item : model.module().named_parameters()) {
@@ -70,6 +78,8 @@ RunPosition load_training_state(const std::string& dir, AttentionModel& model, t
   position.best_metric = best.item<double>();
   // States written before the history: the epoch's mean then covers the resumed steps only.
   if (archive.try_read("epoch_loss_sum", epoch_loss_sum)) position.epoch_loss_sum = epoch_loss_sum.item<double>();
+  torch::Tensor since_best;
+  if (archive.try_read("epochs_since_best", since_best)) position.epochs_since_best = since_best.item<int64_t>();
   return position;
 }
 
@@ -87,6 +97,9 @@ void write_training_json(const std::string& dir, const TrainSettings& settings, 
                          {"epoch", position.epoch},      {"valid_" + metric_name, valid_metric},
                          {"best_valid_" + metric_name, position.best_metric},
                          {"keep_epochs", settings.keep_epochs},
+                         {"optimizer", settings.optimizer},      {"momentum", settings.momentum},
+                         {"weight_decay", settings.weight_decay}, {"patience", settings.patience},
+                         {"stopped_early", stops_early(settings, position) && position.epoch < settings.epochs},
                          {"history", history_json(history)}};
   std::ofstream out(fs::path(dir) / "training.json");
   out << json.dump(2) << "\n";

@@ -10,6 +10,18 @@ set(tiny_train --train ${labelled} --valid ${labelled} --epochs 1 --batch 2 --wi
 aw_cli_test(train_lama EXIT 0 REGEX "done: 3 steps, 1 epochs .*parameters; best valid accuracy [0-9.]+; saved to"
             ARGS train --arch lama ${tiny_train} --embedding-dim 8 --hidden 4 --heads 2 --mlp-hidden 8
                  --regularizer penal --out ${fixtures}/trained_lama)
+# LAMA+ctx as its paper's §3.5 trains it: SGD with momentum and weight decay at a fixed rate, early stopping.
+aw_cli_test(train_lama_paper_recipe EXIT 0 REGEX "done[^\n]*: [0-9]+ steps, [0-9] epochs .*best valid accuracy [0-9.]+; saved to"
+            ARGS train --arch lama ${tiny_train} --embedding-dim 8 --hidden 4 --heads 2 --mlp-hidden 8 --context mean
+                 --regularizer none --optimizer sgd --lr 0.05 --momentum 0.9 --weight-decay 1e-4 --schedule constant
+                 --warmup 0 --patience 5 --out ${fixtures}/trained_lama_paper)
+aw_cli_test(error_train_optimizer EXIT 1 STDERR_LINES 1 REGEX "--optimizer must be adam or sgd, got rmsprop"
+            ARGS train --arch lama ${tiny_train} --optimizer rmsprop --out ${fixtures}/never_trained)
+aw_cli_test(error_train_momentum_adam EXIT 1 STDERR_LINES 1
+            REGEX "--momentum applies to --optimizer sgd \\(this run uses adam\\)"
+            ARGS train --arch lama ${tiny_train} --momentum 0.5 --out ${fixtures}/never_trained)
+aw_cli_test(error_train_patience EXIT 1 STDERR_LINES 1 REGEX "--patience"
+            ARGS train --arch lama ${tiny_train} --patience -1 --out ${fixtures}/never_trained)
 aw_cli_test(train_bigru_mean EXIT 0 REGEX "done: 3 steps, 1 epochs .*best valid accuracy"
             ARGS train --arch bigru_mean ${tiny_train} --embedding-dim 8 --hidden 4 --mlp-hidden 8 --out ${fixtures}/trained_bigru)
 aw_cli_test(train_bigru_max EXIT 0 REGEX "done: 3 steps, 1 epochs .*best valid accuracy"

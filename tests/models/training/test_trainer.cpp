@@ -1,6 +1,7 @@
 // tests/models/training/test_trainer.cpp — training a language model (models/training/trainer.h): loss goes
 // down, same seed → bit-identical weights, resume and interrupt continue exactly, the loss history, BET(SG)
-// learning to point at its hints, and the learning-rate schedule.
+// learning to point at its hints, the learning-rate schedule, SGD's update rule with momentum and weight
+// decay, its resume, and early stopping.
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/nn/model_config.h"
@@ -302,6 +303,97 @@ TEST(LearningRate, WarmUpThenDecay) {
   settings.schedule = "cosine";
   EXPECT_NEAR(learning_rate_at(settings, 550, 1000), 5e-4, 1e-12);  // half-way through the decay
   EXPECT_NEAR(learning_rate_at(settings, 1000, 1000), 0.0, 1e-12);
+  settings.schedule = "constant";
+  EXPECT_DOUBLE_EQ(learning_rate_at(settings, 50, 1000), 5e-4);  // the warm-up, then the rate itself
+  EXPECT_DOUBLE_EQ(learning_rate_at(settings, 900, 1000), 1e-3);
+}
+
+// A run's saved float32 weights, flattened into one vector.
+torch::Tensor saved_weights(const std::string& dir) {
+  const auto loaded = load_checkpoint(dir, torch::kCPU);
+  std::vector<torch::Tensor> parts;
+  for (const auto& parameter : loaded.model->module().parameters()) parts.push_back(parameter.detach().flatten());
+  return torch::cat(parts).to(torch::kFloat64);
+}
+
+// SGD (LAMA's §3.5) with one batch an epoch, checked against its update rule written out: the first step
+// is w1 = w0 − η (g0 + λ w0), and with momentum μ the second moves by μ (w1 − w0) more than without.
+TEST_F(Training, SgdStepsFollowTheUpdateRuleWithMomentumAndWeightDecay) {
+  TinyRun run("transformer_lm");
+  run.settings.optimizer = "sgd";
+  run.settings.schedule = "constant";
+  run.settings.warmup_steps = 0;
+  run.settings.clip = 0.0;
+  run.settings.batch = 10000;  // every window in one batch: one step an epoch
+  run.settings.lr = 0.0;
+  run.settings.epochs = 1;
+  run.train("initial");
+  const auto w0 = saved_weights(run.dir.file("initial"));
+  const double eta = 0.05, lambda = 0.01, mu = 0.9;
+  run.settings.lr = eta;
+  run.settings.momentum = 0.0;
+  run.settings.keep_epochs = true;
+  run.settings.epochs = 2;
+  run.train("plain");
+  const auto w1 = saved_weights(run.dir.file("plain/epoch-1")), w2 = saved_weights(run.dir.file("plain"));
+  ASSERT_GT((w1 - w0).abs().max().item<double>(), 1e-4) << "the step moved nothing: the test would prove nothing";
+  run.settings.momentum = mu;
+  run.train("momentum");
+  const auto w2_momentum = saved_weights(run.dir.file("momentum"));
+  EXPECT_TRUE(torch::allclose(saved_weights(run.dir.file("momentum/epoch-1")), w1, 1e-6, 1e-7));
+  EXPECT_TRUE(torch::allclose(w2_momentum - w2, mu * (w1 - w0), 1e-4, 1e-6))
+      << (w2_momentum - w2 - mu * (w1 - w0)).abs().max().item<double>();
+  run.settings.momentum = 0.0;
+  run.settings.weight_decay = lambda;
+  run.settings.epochs = 1;
+  run.train("decay");
+  EXPECT_TRUE(torch::allclose(saved_weights(run.dir.file("decay")), w1 - eta * lambda * w0, 1e-5, 1e-7));
+}
+
+TEST_F(Training, SgdRunsResumeExactlyAndRefuseAnotherOptimiser) {
+  TinyRun run("transformer_lm", /*dropout=*/0.1);
+  run.settings.optimizer = "sgd";
+  run.settings.lr = 0.05;
+  run.settings.weight_decay = 1e-4;
+  run.train("straight");
+  run.settings.epochs = 1;
+  run.train("part");
+  run.settings.epochs = 3;
+  run.settings.resume_dir = run.dir.file("part");
+  run.train("part");
+  EXPECT_TRUE(file_bytes(run.dir.file("straight/model.safetensors")) == file_bytes(run.dir.file("part/model.safetensors")));
+  const auto json = nlohmann::json::parse(file_bytes(run.dir.file("part/training.json")));
+  EXPECT_EQ(json.at("optimizer"), "sgd");
+  EXPECT_DOUBLE_EQ(json.at("weight_decay").get<double>(), 1e-4);
+  run.settings.optimizer = "adam";
+  try {
+    run.train("part");
+    FAIL() << "an SGD run resumed with Adam";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              run.dir.file("part") + ": was trained with --optimizer sgd; it cannot resume with --optimizer adam");
+  }
+}
+
+// Early stopping: with a rate of 0 validation never improves after epoch 1, so patience 2 ends the run
+// after epoch 3 of at most 6, says so in training.json, and keeps epoch 1 as the best.
+TEST_F(Training, PatienceStopsAfterThatManyEpochsWithoutABetterValidation) {
+  TinyRun run("transformer_lm");
+  run.settings.optimizer = "sgd";
+  run.settings.schedule = "constant";
+  run.settings.lr = 0.0;
+  run.settings.epochs = 6;
+  run.settings.patience = 2;
+  const auto summary = run.train("out");
+  EXPECT_EQ(summary.epochs_done, 3);
+  EXPECT_TRUE(summary.stopped_early);
+  EXPECT_FALSE(summary.stopped);
+  const auto json = nlohmann::json::parse(file_bytes(run.dir.file("out/training.json")));
+  EXPECT_EQ(json.at("epoch"), 3);
+  EXPECT_EQ(json.at("patience"), 2);
+  EXPECT_EQ(json.at("stopped_early"), true);
+  run.settings.patience = 0;  // never: all 6 epochs
+  EXPECT_EQ(run.train("all").epochs_done, 6);
 }
 
 }  // namespace
