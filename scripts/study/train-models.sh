@@ -51,6 +51,11 @@ sst=$shared/sst-5
 # dropout 0.4; LAMA with the penalisation λ·‖AAᵀ − I‖²_F, λ = 1. Best epoch by validation accuracy.
 classifier_budget=(--epochs 6 --batch 32 --lr 2e-3 --warmup 100 --window 256 --min-count 3)
 lama_options="--arch lama --context mean --heads 10 --embedding-dim 128 --hidden 64 --mlp-hidden 512 --dropout 0.4 --regularizer penal --lambda 1"
+# LAMA+ctx as its paper's §3.5 trains it (issue 42): embeddings of 100 (trained here, not word2vec), a GRU of
+# 50, words seen fewer than 5 times dropped, dropout 0.4, batch 32, SGD at 0.05 with momentum 0.9 and weight
+# decay 1e-4, early stopping with patience 5, and no regulariser (the paper's LAMA+ctx). The context is the
+# mean of the review's word embeddings (E = 2h, no projection), trained with them.
+lama_paper_options="--arch lama --context mean --heads 10 --embedding-dim 100 --hidden 50 --mlp-hidden 512 --dropout 0.4 --regularizer none --optimizer sgd --lr 0.05 --momentum 0.9 --weight-decay 1e-4 --schedule constant --warmup 0 --batch 32 --min-count 5 --epochs 50 --patience 5"
 bigru_options="--arch bigru_max --embedding-dim 128 --hidden 64 --mlp-hidden 512 --dropout 0.4"
 encoder_options="--arch encoder_classifier --layers 1 --heads 4 --d-model 128 --d-ff 512 --dropout 0.1"
 # The translation pair (sample_data/README.md): 2 + 2 layers × 4 heads on Tatoeba en–fr split by source.
@@ -94,7 +99,12 @@ runs() {
     echo "bet_sf_no_mask $s --arch bet_sf --no-diag-free-mask"
     echo "diag_free_mask $s --arch transformer_lm --diag-mode mask"
   done
-  # The papers' protocols (issue 42). Michel §6: a run that keeps every epoch's checkpoint, its pruning
+  # The papers' protocols (issue 42). LAMA as its §3.5 trains it, 3 seeds on each data set:
+  for s in 1 2 3; do
+    echo "amazon_lama_paper $s $lama_paper_options"
+    echo "sst5_lama_paper $s $lama_paper_options"
+  done
+  # Michel §6: a run that keeps every epoch's checkpoint, its pruning
   # series recorded beside its test result (UD EWT: minutes an epoch; the translation model's after).
   echo "series_ud_vanilla 1 --arch transformer_lm --keep-epochs"
   # The translation pair with 3 seeds each, as sample_data/README.md trained mt_vanilla and mt_bet_sf.

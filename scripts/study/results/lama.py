@@ -2,10 +2,9 @@
 its baselines over seeds (Welch's t-test, Holm-adjusted) on Amazon Fine Food and SST-5.
 """
 from . import verdicts
-from .cells import num, pvalue, signed, span, table
-from .comparisons import against
+from .cells import num, table
 from .inputs import read_csv, read_json
-from .papers import LAMA_FIGURE4_WORDS, LAMA_OVER_BIGRU
+from .papers import LAMA_FIGURE4_WORDS
 
 
 def trend(rows):
@@ -129,50 +128,5 @@ def lama_heads(report):
 
 
 def lama_baselines(report):
-    found = [(name, read_csv(report.path(f"lama_{name}_summary.csv"))[1], read_csv(report.path(f"lama_{name}_tests.csv"))[1])
-             for name in ["amazon", "sst5"]]
-    found = [(name, summary, tests) for name, summary, tests in found if summary]
-    report.add("### LAMA against its baselines\n")
-    if not found:
-        report.add("Not yet measured: `scripts/study/train-models.sh queue` trains LAMA+ctx (with the penalisation), the "
-                   "max-pooled BiGRU and the 1-layer encoder, 3 seeds each, on Amazon Fine Food and SST-5; the next "
-                   "`scripts/study/reproduce.sh` compares them here. The single runs of the first small models are in "
-                   "[results-history.md](results-history.md).\n")
-        return
-    for name, summary, tests in found:
-        title = {"amazon": "Amazon Fine Food (seeded 80/10/10 split)", "sst5": "SST-5 (its own split)"}[name]
-        report.add(f"{title}: test accuracy over seeds (`compare`), mean ± sd, and Welch's t-test against LAMA, "
-                   "Holm-adjusted over the two baselines.\n")
-        report.add(table(["model", "runs", "test accuracy, mean ± sd"],
-                         [[r["variant"], r["runs"], f"{num(r['mean'], 3)} ± {num(r['sd'], 3)}"] for r in summary]))
-        rows, sentences = [], []
-        for other, lama_minus_other, (low, high), p, holm, _ in against(tests, "lama"):
-            rows.append([other, num(lama_minus_other, 3), span(low, high, 3), pvalue(p), pvalue(holm),
-                         "yes" if holm < 0.05 else "no"])
-            if holm < 0.05:
-                sentences.append(f"LAMA is {'above' if lama_minus_other > 0 else 'below'} `{other}` by "
-                                 f"{num(abs(lama_minus_other), 3)} (Holm p = {pvalue(holm)})")
-            else:
-                sentences.append(f"LAMA and `{other}` differ by {num(lama_minus_other, 3)}, not significantly "
-                                 f"(p = {pvalue(p)}, Holm p = {pvalue(holm)})")
-        if rows:
-            report.add(table(["baseline", "LAMA − baseline (accuracy)", "95 % interval (Welch, unadjusted)", "p", "Holm p",
-                              "significant at 0.05 (Holm)"], rows))
-            runs = min(int(r["runs"]) for r in summary)
-            report.add("**What we see.** " + "; ".join(sentences) + f". With {runs} seeds a model, a difference "
-                       "that is not significant is no evidence that the models are equal. **The paper** (§5) gives "
-                       "LAMA+ctx's gain over the max-pooled BiGRU as " +
-                       ", ".join(f"{v} % ({k})" for k, v in LAMA_OVER_BIGRU.items()) +
-                       ", and LAMA above the one-layer Transformer encoder on every dataset.\n")
-            means = {r["variant"]: float(r["mean"]) for r in summary}
-            for other, lama_minus_other, (low, high), p, holm, _ in against(tests, "lama"):
-                name = {"bigru_max": "the max-pooled BiGRU", "encoder": "a 1-layer Transformer encoder"}.get(other, other)
-                theirs = (f"+{min(LAMA_OVER_BIGRU.values())} to +{max(LAMA_OVER_BIGRU.values())} % (five datasets)"
-                          if other == "bigru_max" else "LAMA above it on every dataset")
-                verdicts.add(report, "LAMA", f"§5 / Table 4: LAMA against {name} ({title.split(' (')[0]})", theirs,
-                             f"{signed(lama_minus_other, 3)} ({verdicts.relative(means['lama'], means[other])}), "
-                             f"{span(low, high, 3)}, Holm p {pvalue(holm)}",
-                             verdicts.effect(1, None, 1 if lama_minus_other > 0 else -1, holm < 0.05),
-                             ("ours is not significant with 3 seeds" if holm >= 0.05 else "significant (Holm)") +
-                             "; other datasets; ours is LAMA+ctx with the penalisation (the paper's LAMA+ctx+dp), "
-                             "trained with Adam")
+    from .lama_baselines import baselines
+    baselines(report)
