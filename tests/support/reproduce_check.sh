@@ -11,7 +11,7 @@ AW_CLI=$3 AW_PLOT=$4 bash "$source_dir/scripts/study/reproduce.sh" --quick --out
 report=$out/results.md
 for heading in "## The models" "## The recorded runs" '| `transformer_lm` | 2 | perplexity ' "## Bird-Eye Table 1" "## Bird-Eye Table 2" "## Bird-Eye Table 3" \
                "## Bird-Eye Figure 3" "## Michel et al." "### Table 1: each head switched off alone" \
-               "### Table 2: only the best head" "### Figure 3: pruning heads in order" "### Real pruning" \
+               "### Table 2: only the best head" "### Figure 3: pruning heads in order" "### Table 4: real pruning" "### Figure 2: the same heads" "### Figure 4: pruning one attention kind" "## The papers side by side" \
                "## LAMA" "### Each head on its own" "## Translation models" "Quick mode"; do
   grep -q -F "$heading" "$report" || { echo "reproduce_check: '$heading' missing from $report" >&2; exit 1; }
 done
