@@ -230,7 +230,8 @@ ModelConfig classifier_config(const CliOptions& options, ModelFamily family, int
 
 int run_train_classifier(int argc, char** argv, ModelFamily family) {
   const OptionSpec spec{{"arch", "train", "valid", "out", "resume", "epochs", "batch", "lr", "warmup", "schedule",
-                         "clip", "seed", "min-count", "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "device", "threads", "window", "dropout",
+                         "clip", "seed", "min-count", "log-every", "save-every", "optimizer", "momentum", "weight-decay",
+                         "patience", "device", "threads", "window", "dropout",
                          "heads", "context", "regularizer", "lambda", "embedding-dim", "hidden", "mlp-hidden",
                          "layers", "d-model", "d-ff", "d-head", "activation", "norm", "positions"},
                         {"f16", "json", "dry-run", "raw-words", "keep-epochs"}};
@@ -306,7 +307,8 @@ std::string train_translation_tokenizer(const CliOptions& options, const TrainSe
 int run_train_translation(int argc, char** argv) {
   const OptionSpec spec{{"arch", "layers", "decoder-layers", "heads", "d-model", "d-ff", "window", "train", "valid",
                          "epochs", "batch", "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume",
-                         "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "diag-mode", "norm", "positions", "activation", "device", "threads",
+                         "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "diag-mode", "norm",
+                         "positions", "activation", "device", "threads",
                          "label-smoothing", "vocab-size", "spm-type"},
                         {"bird-eye-decoder", "no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
@@ -408,7 +410,8 @@ int run_train(int argc, char** argv) {
   if (trained_as == TrainedAs::Translation) return run_train_translation(argc, argv);
   const OptionSpec spec{{"arch", "layers", "heads", "d-model", "d-ff", "window", "train", "valid", "epochs", "batch",
                          "lr", "warmup", "schedule", "dropout", "clip", "seed", "out", "resume", "min-count",
-                         "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "diag-mode", "lambda-p", "norm", "positions", "activation", "device", "threads"},
+                         "log-every", "save-every", "optimizer", "momentum", "weight-decay", "patience", "diag-mode", "lambda-p",
+                         "norm", "positions", "activation", "device", "threads"},
                         {"no-diag-free-mask", "untied", "f16", "json", "keep-epochs"}};
   const CliOptions options("train", spec, argc, argv, 2);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));

@@ -85,7 +85,6 @@ double learning_rate_at(const TrainSettings& settings, int64_t step, int64_t tot
 
 namespace {
 
-
 void create_output_folder(const TrainSettings& settings) {
   std::error_code error;
   fs::create_directories(settings.out_dir, error);

@@ -4,8 +4,8 @@
 // model (transformer_mt) on source<TAB>target pairs. One loop for both:
 // windows or documents shuffled per epoch with the seed, Adam (β = 0.9, 0.98) or SGD with momentum,
 // linear warm-up then inverse-square-root or cosine decay or a constant rate, dropout, gradient
-// clipping, and early stopping after `patience` epochs without a better validation metric. Each epoch writes a loadable
-// checkpoint folder (plus the optimiser state for --resume) and keeps the best one by validation
+// clipping, and early stopping after `patience` epochs without a better validation metric. Each
+// epoch writes a loadable checkpoint folder (plus the optimiser state for --resume) and keeps the best one by validation
 // perplexity (lowest) or accuracy (highest) in <out>/best; with keep_epochs, every epoch's in
 // <out>/epoch-N as well. training.json holds the loss history (training_history.h).
 #pragma once

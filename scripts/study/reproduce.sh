@@ -341,6 +341,17 @@ with open(out, "w") as f:
             f.write("\n".join(comment + rows[:1]) + "\n")
         f.write("".join(names[kind] + l[len("importance"):] + "\n" for l in rows[1:] if l.startswith("importance,")))
 PY
+  # The translation pair over seeds (train-models.sh's mt_vanilla and mt_bet_sf runs), on the test pairs
+  # they were recorded on: compare's Welch test of the teacher-forced perplexity.
+  rm -f "$results/mt_seeds_summary.csv" "$results/mt_seeds_tests.csv"
+  mt_args=()
+  for v in mt_vanilla mt_bet_sf; do
+    if arg=$(variant "$v" "$v"); then mt_args+=(--variant "$arg"); fi
+  done
+  if [ $quick = 0 ] && [ ${#mt_args[@]} -ge 4 ] && [ -f "$runs/data/mt/test1000.tsv" ]; then
+    step "compare: the translation pair over seeds" "$cli" compare "${mt_args[@]}" --reference mt_vanilla \
+      --text "$runs/data/mt/test1000.tsv" --out "$results/mt_seeds_summary.csv" --tests "$results/mt_seeds_tests.csv"
+  fi
   step "figure: Michel Figure 4" figure pruning michel_figure4.csv michel_figure4.png --title "BLEU as one attention kind's heads are pruned (Michel Figure 4)"
 fi
 

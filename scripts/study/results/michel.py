@@ -3,7 +3,7 @@
 (Figure 3) and real pruning's speed, each against the paper's numbers where we could read them.
 """
 from . import michel_more, verdicts
-from .cells import interval, num, pvalue, significance_cell, span, table
+from .cells import interval, num, pvalue, significance_cell, table
 from .inputs import read_csv, resampled
 from .papers import MICHEL_PRUNABLE, MICHEL_TABLE1, MICHEL_TABLE2_WMT, MICHEL_TABLE4, SOURCES
 

@@ -29,9 +29,7 @@ def translation(report):
         paper_table1(report, "MT", decoder, "mt_vanilla", "the decoder's self-attention, IWSLT De-En")
         paper_mt_consistency(report)
     scores = {m: read_json(report.path(f"eval_{m}.json")) for m in ["mt_vanilla", "mt_bet_sf"]}
-    if seeds_compared(report):
-        pass
-    elif all(scores.values()):
+    if not seeds_compared(report) and all(scores.values()):
         theirs, ours = BIRD_EYE_TABLE2_DE_EN, (scores["mt_vanilla"]["bleu"], scores["mt_bet_sf"]["bleu"])
         verdicts.add(report, "Bird-Eye", "Table 2 (translation): BET(SF) against the Transformer, BLEU",
                      f"{theirs[0]} → {theirs[1]}* ({verdicts.relative(theirs[1], theirs[0])}, IWSLT De-En)",
