@@ -208,7 +208,17 @@ train_run() {
     *) data=("${wiki_data[@]}") budget=("${wiki_budget[@]}") ;;
   esac
   local start=(--out "$out")
-  [ -f "$out/training_state.pt" ] && start=(--resume "$out")
+  if [ -f "$out/training_state.pt" ]; then
+    start=(--resume "$out")
+    # The translation tokenizer's options describe a fresh run (its spm.model is in the folder), and
+    # train refuses them with --resume.
+    local kept=() skip=0 option
+    for option in "$@"; do
+      if [ "$skip" = 1 ]; then skip=0; continue; fi
+      case $option in --vocab-size|--spm-type) skip=1 ;; *) kept+=("$option") ;; esac
+    done
+    set -- "${kept[@]}"
+  fi
   mkdir -p "$out"
   echo "== $out ($(date -u +%H:%M))" >&2
   if [ -f "$out/queue-done" ] || "$cli" train "${model_sizes[@]}" "${budget[@]}" "${data[@]}" --seed "$seed" --threads 1 --log-every 100 --save-every 200 --f16 \
