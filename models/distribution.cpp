@@ -33,11 +33,15 @@ torch::Tensor BatchSums::total(const Distribution& distribution) {
 }
 
 torch::Tensor collect_batch_rows(const std::vector<torch::Tensor>& batches, const std::vector<int64_t>& rows_per_batch,
-                                 const torch::TensorOptions& options, const Distribution& distribution) {
+                                 const torch::TensorOptions& options, const Distribution& distribution,
+                                 const std::vector<int64_t>& row_shape) {
   TORCH_CHECK(batches.size() == rows_per_batch.size(), "collect_batch_rows: one row count per batch");
   std::vector<torch::Tensor> parts;
-  for (size_t i = 0; i < batches.size(); ++i)
-    parts.push_back(batches[i].defined() ? batches[i].to(options) : torch::zeros({rows_per_batch[i]}, options));
+  for (size_t i = 0; i < batches.size(); ++i) {
+    auto shape = row_shape;
+    shape.insert(shape.begin(), rows_per_batch[i]);
+    parts.push_back(batches[i].defined() ? batches[i].to(options) : torch::zeros(shape, options));
+  }
   auto rows = torch::cat(parts);
   distribution.sum_over_processes(rows);
   return rows;

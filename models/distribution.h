@@ -53,9 +53,10 @@ class BatchSums {
   torch::Tensor rows_;  // [batches, shape…]
 };
 
-// Every batch's per-example values ([rows_per_batch[i]] each), in batch order: the batches this
-// process computed (undefined elsewhere) filled in from the other processes.
+// Every batch's per-example values ([rows_per_batch[i], row_shape…] each), in batch order: the
+// batches this process computed (undefined elsewhere) filled in from the other processes.
 torch::Tensor collect_batch_rows(const std::vector<torch::Tensor>& batches, const std::vector<int64_t>& rows_per_batch,
-                                 const torch::TensorOptions& options, const Distribution& distribution);
+                                 const torch::TensorOptions& options, const Distribution& distribution,
+                                 const std::vector<int64_t>& row_shape = {});
 
 }  // namespace aw

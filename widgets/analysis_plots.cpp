@@ -98,6 +98,7 @@ void plot_table_one(ResultPlot& plot, const PlotInput& input) {
   const auto& table = input.table;
   const int model_col = table.column("model"), layer_col = table.column("layer"), head_col = table.column("head"),
             ratio_col = table.column("Ratio");
+  const int low_col = table.column("Ratio_low"), high_col = table.column("Ratio_high");
   QStringList categories;
   QVector<PlotSeries> series;
   for (const auto& [model, rows] : group_rows(table, model_col)) {
@@ -105,13 +106,16 @@ void plot_table_one(ResultPlot& plot, const PlotInput& input) {
     QStringList model_categories;
     for (int row : rows) {
       bars.y << table.number(row, ratio_col);
+      if (low_col >= 0 && high_col >= 0) bars.low << table.number(row, low_col), bars.high << table.number(row, high_col);
       model_categories << (head_col >= 0 ? QString("L%1 H%2").arg(text_at(table, row, layer_col), text_at(table, row, head_col))
                                          : layer_label(table, row));
     }
     if (model_categories.size() > categories.size()) categories = model_categories;
     series << bars;
   }
-  plot.showBars("Ratio = CA / HA(μ) per layer", categories, series, "Ratio", uniform_ratio_lines(table));
+  QString title = "Ratio = CA / HA(μ) per layer";
+  if (low_col >= 0) title += QString("; whiskers: 95 % interval over %1").arg(meta(table, "unit"));
+  plot.showBars(title, categories, series, "Ratio", uniform_ratio_lines(table));
 }
 
 // Where a bootstrap ran, the heads whose `significant` is 1 starred, and the title saying what a star means.

@@ -107,12 +107,31 @@ void ResultPlot::showBars(const QString& title, const QStringList& categories, c
     bars->setData(keys, series[s].y);
     for (double value : series[s].y)
       if (std::isfinite(value)) high = std::max(high, value), low = std::min(low, value);
+    if (series[s].low.size() != series[s].y.size() || series[s].high.size() != series[s].y.size()) continue;
+    // An interval per bar: whiskers from low to high, centred on the bar wherever the group puts it.
+    auto* whiskers = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+    whiskers->removeFromLegend();
+    whiskers->setDataPlottable(bars);
+    QVector<double> below, above;
+    for (int c = 0; c < series[s].y.size(); ++c) {
+      below << series[s].y[c] - series[s].low[c];
+      above << series[s].high[c] - series[s].y[c];
+      if (std::isfinite(series[s].high[c])) high = std::max(high, series[s].high[c]);
+    }
+    whiskers->setData(below, above);
+    whiskers->setPen(QPen(Qt::black, 1.2));
   }
   for (const auto& reference : references) high = std::max(high, reference.y), low = std::min(low, reference.y);
   addReferenceLines(references, series.size());
   plot_->xAxis->setRange(0.4, categories.size() + 0.6);
   plot_->yAxis->setRange(low * 1.1, high * 1.1 + (high == low ? 1 : 0));
   plot_->legend->setVisible(series.size() + references.size() > 1);
+  // Many bars (one per head): labels turned upright so they do not run into each other, and the
+  // legend under the plot, where it hides no bar.
+  if (categories.size() > 12) {
+    plot_->xAxis->setTickLabelRotation(90);
+    legendBelow(3);
+  }
   plot_->replot();
 }
 

@@ -24,7 +24,7 @@ struct PlotSeries {
   QColor colour = {};  // invalid: the next colour of the qualitative palette
   bool dashed = false; // showCurves: a dashed line (e.g. validation next to training in the same colour)
   // Optional, one per point: an interval drawn as a translucent band around the curve (showCurves),
-  // named band_name in the legend.
+  // named band_name in the legend, or as whiskers on each bar (showBars).
   QVector<double> low;
   QVector<double> high;
   QString band_name = {};

@@ -1,6 +1,7 @@
 // analysis/attention_stats/attention_stats.cpp — see attention_stats.h.
 #include "analysis/attention_stats/attention_stats.h"
 
+#include "analysis/attention_stats/stats_intervals.h"
 #include "models/distribution.h"
 
 #include <torch/torch.h>
@@ -112,14 +113,27 @@ void DiagonalStatsAccumulator::add(int64_t layer, const torch::Tensor& probabili
   const auto keys_seen = (causal ? valid_keys.cumsum(1).narrow(1, first_row, rows).unsqueeze(1)
                                  : valid_keys.sum(1, true).unsqueeze(1)) * valid_rows;         // (B, 1, rows)
   const auto lower_entries = (keys_seen - 1).clamp_min(0) * valid_rows;
-  const std::vector<int64_t> batch_and_rows = {0, 2};
-  const auto per_head = torch::stack({diagonal_rows.sum(batch_and_rows), diagonal_kept.sum().expand({heads}),
-                                      lower_rows.sum(batch_and_rows), lower_square_rows.sum(batch_and_rows),
-                                      lower_entries.sum().expand({heads}),
-                                      (diagonal_rows * keys_seen).sum(batch_and_rows),
-                                      (lower_rows * keys_seen).sum(batch_and_rows),
-                                      (lower_square_rows * keys_seen * keys_seen).sum(batch_and_rows)});  // (8, H)
-  sums_.select(1, layer).narrow(1, 0, heads).add_(per_head);
+  // Each batch row's sums (8, B, H): added up for the totals, kept as they are for intervals over units.
+  const int64_t batch = probabilities.size(0);
+  const auto per_example = torch::stack({diagonal_rows.sum(2), diagonal_kept.sum(2).expand({batch, heads}),
+                                         lower_rows.sum(2), lower_square_rows.sum(2),
+                                         lower_entries.sum(2).expand({batch, heads}),
+                                         (diagonal_rows * keys_seen).sum(2), (lower_rows * keys_seen).sum(2),
+                                         (lower_square_rows * keys_seen * keys_seen).sum(2)});
+  sums_.select(1, layer).narrow(1, 0, heads).add_(per_example.sum(1));
+  if (!keep_examples_) return;
+  if (!example_sums_.defined()) {
+    auto shape = sums_.sizes().vec();
+    shape.insert(shape.begin(), batch);
+    example_sums_ = torch::zeros(shape, sums_.options());
+  }
+  example_sums_.select(2, layer).narrow(2, 0, heads).add_(per_example.transpose(0, 1));
+}
+
+torch::Tensor DiagonalStatsAccumulator::take_example_sums() {
+  auto taken = example_sums_;
+  example_sums_ = torch::Tensor();
+  return taken;
 }
 
 torch::Tensor DiagonalStatsAccumulator::take_sums() {
@@ -195,6 +209,14 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
   const auto sums_shape = sums.take_sums().sizes().vec(), uniform_shape = uniform.take_sums().sizes().vec();
   BatchSums batch_sums(total, sums_shape, torch::dtype(torch::kFloat64).device(device));
   BatchSums batch_uniform(total, uniform_shape, torch::dtype(torch::kFloat64).device(device));
+  // With intervals: every window's own sums, on the host, for the bootstrap over units.
+  const bool intervals = settings.significance.enabled();
+  sums.keep_examples(intervals);
+  uniform.keep_examples(intervals);
+  result.significance = settings.significance;
+  std::vector<torch::Tensor> window_sums(total), window_uniform(total);
+  std::vector<int64_t> rows_per_batch;
+  for (const auto& batch : batches) rows_per_batch.push_back(batch.predicted_ids().size(0));
   for (int64_t index = 0; index < total; ++index) {
     if (!distribution.owns(index)) {
       if (!report_progress(progress, index + 1, total)) return result.cancelled = true, result;
@@ -214,6 +236,10 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
     if (any_encoder) add_uniform(uniform, 1, source_valid.to(device), /*causal=*/false);
     batch_sums.row(index).copy_(sums.take_sums());
     batch_uniform.row(index).copy_(uniform.take_sums());
+    if (intervals) {
+      window_sums[index] = sums.take_example_sums().cpu();
+      window_uniform[index] = uniform.take_example_sums().cpu();
+    }
     result.windows += count;
     if (!report_progress(progress, index + 1, total)) {
       result.cancelled = true;
@@ -239,6 +265,13 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
       row.uniform_ha_std = null.ha_std;
       row.uniform_ratio = null.ratio;
     }
+  if (intervals && !result.cancelled) {
+    const auto host = torch::dtype(torch::kFloat64);
+    const auto every_window_sums = collect_batch_rows(window_sums, rows_per_batch, host, distribution, sums_shape);
+    const auto every_window_uniform =
+        collect_batch_rows(window_uniform, rows_per_batch, host, distribution, uniform_shape);
+    add_stats_intervals(result, every_window_sums, every_window_uniform, encoder_block, settings.significance);
+  }
   // Only the measured blocks' rows (the others were never fed).
   auto keep = [&](std::vector<DiagonalStats>& rows) {
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const DiagonalStats& row) { return !measured[row.layer - 1]; }),
@@ -260,6 +293,18 @@ ResultTable attention_stats_table(const std::vector<AttentionStatsResult>& resul
   for (const char* name : {"CA", "HA_mean", "HA_std", "Ratio", "uniform_CA", "uniform_HA_mean", "uniform_HA_std",
                            "uniform_Ratio", "Ratio_over_uniform", "CA_x_keys", "HA_x_keys_mean", "HA_x_keys_std"})
     table.add_column(name, ColumnType::Number);
+  // Intervals: their columns when any result has them, and the bootstrap's settings (or why it was
+  // refused) from the first result that asked for one.
+  const auto asked = std::find_if(results.begin(), results.end(), [](const auto& r) {
+    return r.significance.enabled() || !r.significance.refused.empty();
+  });
+  const bool intervals =
+      std::any_of(results.begin(), results.end(), [](const auto& r) { return r.significance.enabled(); });
+  if (asked != results.end()) add_interval_meta(table, asked->significance);
+  if (intervals)
+    for (const char* name : {"CA_low", "CA_high", "HA_mean_low", "HA_mean_high", "Ratio_low", "Ratio_high",
+                             "Ratio_over_uniform_low", "Ratio_over_uniform_high"})
+      table.add_column(name, ColumnType::Number);
   table.add_json_column("diagonal_entries", ColumnType::Integer).add_json_column("lower_entries", ColumnType::Integer);
   for (const auto& result : results) {
     for (const auto& stats : per_head ? result.heads : result.layers) {
@@ -270,7 +315,12 @@ ResultTable attention_stats_table(const std::vector<AttentionStatsResult>& resul
       if (per_head) append_cells(row, {stats.head});
       append_cells(row, {stats.ca, stats.ha_mean, stats.ha_std, stats.ratio, stats.uniform_ca, stats.uniform_ha_mean,
                          stats.uniform_ha_std, stats.uniform_ratio, stats.ratio / stats.uniform_ratio, stats.scaled_ca,
-                         stats.scaled_ha_mean, stats.scaled_ha_std, stats.diagonal_entries, stats.lower_entries});
+                         stats.scaled_ha_mean, stats.scaled_ha_std});
+      if (intervals)
+        for (const auto* interval : {&stats.ca_interval, &stats.ha_mean_interval, &stats.ratio_interval,
+                                     &stats.over_uniform_interval})
+          append_cells(row, {interval->low, interval->high});
+      append_cells(row, {stats.diagonal_entries, stats.lower_entries});
       table.add_row(std::move(row));
     }
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "analysis/core/attention_blocks.h"
+#include "analysis/statistics/delta_significance.h"
 #include "models/nn/model.h"
 #include "models/progress.h"
 
@@ -32,6 +33,15 @@ struct AttentionStatsSettings {
   // the decoder's (rows: the target tokens, decoder_attention_mask) or the encoder's (rows: the
   // source tokens, attention_mask); cross-attention has no diagonal.
   std::vector<int64_t> blocks;
+  // Intervals over independent units (stats_intervals.h): resamples, seed and which windows form one
+  // unit (`blocks`: windows cut from one paragraph); none when !significance.enabled().
+  SignificanceOptions significance;
+};
+
+// A 95 % bootstrap interval; NaN where none was computed.
+struct StatsInterval {
+  double low = std::numeric_limits<double>::quiet_NaN();
+  double high = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct DiagonalStats {
@@ -47,6 +57,9 @@ struct DiagonalStats {
   // (i + 1 in a causal window), so uniform attention is 1 everywhere whatever the row's length, and a
   // standard deviation pooled over rows of different lengths measures spread, not length.
   double scaled_ca = kNoValue, scaled_ha_mean = kNoValue, scaled_ha_std = kNoValue;
+  // Percentile intervals of CA, HA(μ), Ratio and Ratio over the uniform Ratio under resampling the
+  // corpus's independent units (each interval holds its estimate).
+  StatsInterval ca_interval, ha_mean_interval, ratio_interval, over_uniform_interval;
 
   static constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 };
@@ -58,6 +71,7 @@ struct AttentionStatsResult {
   std::vector<DiagonalStats> heads;   // one per (layer, head), layer-major
   BlockNames names;                   // how rows name their block (kind column for translation models)
   int64_t windows = 0;
+  SignificanceOptions significance;  // the settings' (the rows' intervals are set when it is enabled)
   bool cancelled = false;
 };
 
@@ -76,6 +90,11 @@ class DiagonalStatsAccumulator {
            int64_t first_row = 0);
   // Per-layer and per-head statistics of everything added so far (one transfer to the host).
   void finish(AttentionStatsResult& result) const;
+  // Also keep each batch row's own sums, for intervals over units (take_example_sums).
+  void keep_examples(bool keep) { keep_examples_ = keep; }
+  // Each batch row's sums since the last take ([B, 8, L, H_max] on `device`), and a fresh start;
+  // undefined when nothing was added or keep_examples is off.
+  torch::Tensor take_example_sums();
   // The sums so far ([8, L, H_max]), and a fresh start: attention_stats keeps each batch's part
   // apart (models/distribution.h) and hands back their total before finish().
   torch::Tensor take_sums();
@@ -87,6 +106,8 @@ class DiagonalStatsAccumulator {
   // [8, L, H_max]: diagonal sum, diagonal count, lower sum, lower square sum, lower count, and the
   // diagonal, lower and lower square sums of the weights scaled by their row's key count
   torch::Tensor sums_;
+  bool keep_examples_ = false;
+  torch::Tensor example_sums_;  // [B, 8, L, H_max], made by the first add after a take
 };
 
 // Runs every batch through `model` (in inference mode) and accumulates the statistics.
@@ -98,9 +119,11 @@ AttentionStatsResult attention_stats(AttentionModel& model, const std::string& m
 // Bird-Eye Table 1: metadata include_first_row, then `model,layer,CA,HA_mean,HA_std,Ratio` (or with
 // `head` after `layer` when per_head) followed by the uniform baseline's `uniform_CA,uniform_HA_mean,
 // uniform_HA_std,uniform_Ratio`, `Ratio_over_uniform` and the row-length-normalised
-// `CA_x_keys,HA_x_keys_mean,HA_x_keys_std`, one block of rows per result; `model,kind,layer,…` when
-// a translation model is among them (a language model's rows are then of kind dec). The entry counts
-// go to JSON only.
+// `CA_x_keys,HA_x_keys_mean,HA_x_keys_std`, then, when intervals were computed, `CA_low,CA_high,
+// HA_mean_low,HA_mean_high,Ratio_low,Ratio_high,Ratio_over_uniform_low,Ratio_over_uniform_high` with
+// the bootstrap's settings and unit in the metadata (or why there are none); one block of rows per
+// result; `model,kind,layer,…` when a translation model is among them (a language model's rows are
+// then of kind dec). The entry counts go to JSON only.
 ResultTable attention_stats_table(const std::vector<AttentionStatsResult>& results, bool per_head);
 
 }  // namespace aw

@@ -20,6 +20,11 @@ AnalysisReport run_stats(const AnalysisRequest& request) {
   const auto attention = request.settings.choice("attention");
   AttentionStatsSettings settings;
   settings.include_first_row = !request.settings.flag("no-first-row");
+  SignificanceOptions significance;
+  significance.resamples = request.settings.integer("bootstrap");
+  significance.seed = static_cast<uint64_t>(request.settings.integer("bootstrap-seed"));
+  significance.min_units = request.settings.integer("min-units");
+  std::string refused;  // said once, not once per model
   std::vector<AttentionStatsResult> results;
   for (size_t index = 0; index < request.models.size(); ++index) {
     const auto& loaded = *request.models[index];
@@ -29,11 +34,14 @@ AnalysisReport run_stats(const AnalysisRequest& request) {
     settings.blocks.clear();
     for (const auto block : selected_blocks(loaded.config, attention, loaded.name))
       if (loaded.config.attention_block(block).kind != AttentionKind::Cross) settings.blocks.push_back(block);
-    const auto windows = loaded.config.is_translation() ? corpus_data(corpus, loaded, "stats", request.note).inputs
-                                                        : corpus_windows(corpus, loaded, "stats");
+    // Windows numbered by paragraph (a language model's text) or sentence pairs: the units resampled.
+    const auto data = corpus_data(corpus, loaded, "stats", request.note);
+    settings.significance = significance_for(significance, data, {});
+    if (!settings.significance.refused.empty() && settings.significance.refused != refused && request.note)
+      request.note(refused = settings.significance.refused);
     settings.forward.head_gates = request_gates(request, index);
     results.push_back(
-        attention_stats(*loaded.model, loaded.name, windows, settings, request.phase(loaded.name + ": batches")));
+        attention_stats(*loaded.model, loaded.name, data.inputs, settings, request.phase(loaded.name + ": batches")));
     if (results.back().cancelled) return report.cancelled = true, report;
   }
   report.tables["csv"] = attention_stats_table(results, per_head);
@@ -55,6 +63,14 @@ AnalysisDescriptor stats_descriptor() {
                    "model's encoder (HA over every off-diagonal entry); all: both (cross-attention has no diagonal)";
   descriptor.fields.push_back(attention);
   descriptor.fields.push_back(heads_off_field());
+  // The bootstrap's settings, without a correction: the intervals test nothing.
+  for (auto& field : significance_fields()) {
+    if (field.name == "correction") continue;
+    if (field.name == "bootstrap")
+      field.help = "bootstrap resamples of the independent units (paragraphs, sentence pairs) for the intervals (0 = none)";
+    if (field.name == "min-units") field.help = "the fewest independent units an interval is given for";
+    descriptor.fields.push_back(std::move(field));
+  }
   descriptor.plot = "table1";
   descriptor.tab.order = 10;
   descriptor.tab.legacy_id = "table1";
@@ -63,8 +79,9 @@ AnalysisDescriptor stats_descriptor() {
       "<b>Bird-Eye Table 1.</b> Per layer, over every head, row and window: CA = mean attention on the diagonal, "
       "HA(μ), HA(σ) = mean and standard deviation of the strictly lower-triangular weights (a translation encoder's "
       "rows are not causal: every off-diagonal weight), Ratio = CA / HA(μ). The dashed line and the uniform_ columns: "
-      "the same for uniform attention over the same rows. Runs every loaded causal language model or translation "
-      "model with its current head gates.";
+      "the same for uniform attention over the same rows. The _low/_high columns: 95 % intervals under resampling "
+      "paragraphs of the text (sentence pairs of a translation file). Runs every loaded causal language model or "
+      "translation model with its current head gates.";
   descriptor.run = run_stats;
   return descriptor;
 }

@@ -46,19 +46,10 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
   if (!scores.sums.defined() || scores.sums.size(0) == 0) throw Error("significance: no examples to resample");
   const bool bleu = scores.metric_name == "bleu";
   // The resampling runs on the host; the sums may come from a GPU evaluation (diag-sweep keeps them there).
-  auto sums = scores.sums.to(torch::kCPU, torch::kFloat64);
-  auto counts = scores.counts.defined() ? scores.counts.to(torch::kCPU, torch::kFloat64) : scores.counts;
-  if (!options.blocks.empty()) {
-    // Examples resampled together are one unit: their sums (and counts) add up, as the corpus
-    // metric adds them anyway.
-    const auto blocks = torch::tensor(options.blocks, torch::kLong);
-    TORCH_CHECK(blocks.size(0) == sums.size(0), "one block per example");
-    const auto units = blocks.max().item<int64_t>() + 1;
-    auto shape = sums.sizes().vec();
-    shape[0] = units;
-    sums = torch::zeros(shape, sums.options()).index_add_(0, blocks, sums);
-    if (counts.defined()) counts = torch::zeros({units}, counts.options()).index_add_(0, blocks, counts);
-  }
+  // Examples resampled together are one unit: their sums (and counts) add up, as the corpus metric
+  // adds them anyway.
+  const auto sums = sums_per_unit(scores.sums, options.blocks);
+  const auto counts = scores.counts.defined() ? sums_per_unit(scores.counts, options.blocks) : scores.counts;
   const auto examples = sums.size(0);
   const auto settings = sums.size(1);
   // One resampling for every column: the settings' sums, then (ratios) the examples' counts.

@@ -106,6 +106,16 @@ torch::Tensor resampled_sums(const torch::Tensor& values, int64_t resamples, uin
   return torch::cat(chunks);
 }
 
+torch::Tensor sums_per_unit(const torch::Tensor& values, const std::vector<int64_t>& blocks) {
+  const auto host = values.to(torch::kCPU, torch::kFloat64);
+  if (blocks.empty()) return host;
+  TORCH_CHECK(static_cast<int64_t>(blocks.size()) == host.size(0), "sums_per_unit: one block per example");
+  const auto units = torch::tensor(blocks, torch::kLong);
+  auto shape = host.sizes().vec();
+  shape[0] = units.max().item<int64_t>() + 1;
+  return torch::zeros(shape, host.options()).index_add_(0, units, host);
+}
+
 std::vector<PairedDifference> summarize_bootstrap(const torch::Tensor& observed, const torch::Tensor& resampled) {
   TORCH_CHECK(observed.dim() == 1 && resampled.dim() == 2 && resampled.size(1) == observed.size(0) &&
                   resampled.size(0) > 0,

@@ -22,6 +22,10 @@ namespace aw {
 // counts) of each resample. Throws aw::Error for N = 0, B < 1 or a non-2-D input.
 torch::Tensor resampled_sums(const torch::Tensor& values, int64_t resamples, uint64_t seed);
 
+// The rows of `values` [N, …] added up per unit: example i belongs to unit blocks[i] (0, 1, …), and
+// the result is [units, …] float64 on the host. Empty `blocks`: every example is its own unit.
+torch::Tensor sums_per_unit(const torch::Tensor& values, const std::vector<int64_t>& blocks);
+
 // One setting's paired comparison with the baseline over the same examples.
 struct PairedDifference {
   double mean = 0;       // mean over examples of (setting − baseline)

@@ -225,11 +225,11 @@ aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be
 
 # Analyses.
 aw_cli_test(stats_two_models EXIT 0
-            REGEX "# include_first_row=false.model,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std.tiny_lm,1,[0-9.e-]+(,[0-9.e-]+)+.tiny_lm,2,.*tiny_bet_sf,2,0,[0-9.e-]+,[0-9.e-]+,0"
+            REGEX "# include_first_row=false, significance=no intervals or p-values: 2 paragraphs are fewer than the 20 independent units the bootstrap needs \\(--min-units\\).model,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std.tiny_lm,1,[0-9.e-]+(,[0-9.e-]+)+.tiny_lm,2,.*tiny_bet_sf,2,0,[0-9.e-]+,[0-9.e-]+,0"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8 --no-first-row)
 aw_cli_test(stats_per_head_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/stats.csv
             OUT_FILE_REGEX "^# include_first_row=true.model,layer,head,CA,HA_mean,HA_std,Ratio,uniform_CA,"
-            ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --per-head --out ${fixtures}/stats.csv)
+            ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --per-head --bootstrap 0 --out ${fixtures}/stats.csv)
 aw_cli_test(error_stats_window EXIT 1 STDERR_LINES 1 REGEX "attention-cli stats: --window 99 exceeds the model's 16 positions"
             ARGS stats --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 99)
 aw_cli_test(diag_sweep EXIT 0 REGEX "# model=tiny_lm, metric=perplexity, baseline=([0-9.]+), bootstrap=1000, seed=1, correction=holm, unit=paragraphs, units=[0-9]+, min_units=2\nfactor,metric,delta,delta_low,delta_high,p_value,p_adjusted,significant\n0,[0-9.]+,[-0-9.e]+,[^\n]+\n1,[0-9.]+,0,0,0,1,1,0\nmask,[0-9.]+,"
@@ -250,7 +250,7 @@ aw_cli_test(ablate_heads_off EXIT 0 REGEX "^# model=tiny_lm, metric=perplexity, 
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --bootstrap 0 --heads-off 1.2,2.3)
 aw_cli_test(stats_heads_off_per_model EXIT 0 REGEX "^# include_first_row=true, heads_off=none.2.1\nmodel,layer,"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8
-                 --heads-off none --heads-off 2.1)
+                 --heads-off none --heads-off 2.1 --bootstrap 0)
 aw_cli_test(error_heads_off_layer EXIT 1 STDERR_LINES 1 REGEX "attention-cli ablate: --heads-off 3.1: tiny_lm has 2 layers\n"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --heads-off 3.1)
 aw_cli_test(error_heads_off_head EXIT 1 STDERR_LINES 1 REGEX "attention-cli importance: --heads-off 2.4: layer 2 of tiny_lm has 3 heads\n"
@@ -299,7 +299,7 @@ math(EXPR vanilla_cells_lines "${vanilla_lm_cells} + 2")
 math(EXPR bet_sf_cells_lines "${bet_sf_cells} + 2")
 math(EXPR bet_sg_layers_lines "${bet_sg_layers} + 2")
 math(EXPR bet_sf_half "${bet_sf_cells} / 2")
-aw_cli_test(samples_stats EXIT 0 STDOUT_LINES ${stats_lines} REGEX "^# include_first_row=true\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nvanilla_lm,1,"
+aw_cli_test(samples_stats EXIT 0 STDOUT_LINES ${stats_lines} REGEX "^# include_first_row=true, significance=no intervals or p-values: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nvanilla_lm,1,"
             ARGS stats --model ${samples}/vanilla_lm --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES ${top_tokens_lines} REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
             ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})
@@ -457,9 +457,9 @@ aw_cli_test(prune_translation_dec EXIT 0 REGEX "# model=marian_tiny, metric=perp
 aw_cli_test(train_translation EXIT 0 REGEX "done: 5 steps, 1 epochs .*best valid perplexity [0-9.]+; saved to.*training a 60-piece SentencePiece bpe model on 40 sentences"
             ARGS train --arch transformer_mt --train ${pairs} --valid ${pairs} --vocab-size 60 --spm-type bpe --layers 1
                  --heads 2 --d-model 8 --d-ff 16 --epochs 1 --batch 4 --out ${fixtures}/trained_mt)
-aw_cli_test(stats_translation EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nmarian_tiny,enc,1,.*\nmarian_tiny,enc,2,.*\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
+aw_cli_test(stats_translation EXIT 0 REGEX "# include_first_row=true, bootstrap=1000, seed=1, unit=sentence pairs, units=20, min_units=20\nmodel,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std,CA_low,CA_high,HA_mean_low,HA_mean_high,Ratio_low,Ratio_high,Ratio_over_uniform_low,Ratio_over_uniform_high\nmarian_tiny,enc,1,.*\nmarian_tiny,enc,2,.*\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs})
-aw_cli_test(stats_translation_decoder EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
+aw_cli_test(stats_translation_decoder EXIT 0 REGEX "model,kind,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std,CA_low,CA_high,HA_mean_low,HA_mean_high,Ratio_low,Ratio_high,Ratio_over_uniform_low,Ratio_over_uniform_high\nmarian_tiny,dec,1,.*\nmarian_tiny,dec,2,"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention dec)
 aw_cli_test(error_stats_translation_cross EXIT 1 STDERR_LINES 1 REGEX "--attention cross: CA and HA are measured on self-attention"
             ARGS stats --model ${hf_fixtures}/marian_tiny --text ${pairs} --attention cross)

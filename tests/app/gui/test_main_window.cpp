@@ -130,7 +130,10 @@ class MainWindowTests : public QObject {
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
-    QVERIFY2(table1->messageText().isEmpty(), qPrintable(table1->messageText()));
+    // Four paragraphs: the window says in one line why there are no intervals.
+    QCOMPARE(table1->messageText(), QString("no intervals or p-values: 4 paragraphs are fewer than the 20 independent "
+                                            "units the bootstrap needs (--min-units)"));
+    QCOMPARE(table1->table().column("CA_low"), -1);
     // A row a layer of every causal language model loaded.
     QCOMPARE(table1->table().row_count(), sample_shape("vanilla_lm").layers + sample_shape("bet_sf").layers +
                                               sample_shape("induction_lm").layers);
