@@ -115,8 +115,8 @@ step "eval: WikiText-2 test perplexity" sh -c "for m in vanilla_lm bet_sf; do '$
 step "eval: BET(SG) on UD EWT test" sh -c "'$cli' eval --model '$samples/bet_sg' --text '$work/ud_test.conllu' --json > '$results/eval_bet_sg.json'"
 
 # ---- Bird-Eye Table 1 (CA, HA, Ratio against uniform attention), Table 3, Figure 3
-step "stats (Bird-Eye Table 1)" "$cli" stats "${lm[@]}" --text "$work/test.txt" --window "$window" --out "$results/table1.csv"
-step "stats, BET(SG) on UD EWT" "$cli" stats --model "$samples/bet_sg" --text "$work/ud_test.conllu" --out "$results/table1_bet_sg.csv"
+step "stats (Bird-Eye Table 1)" "$cli" stats "${lm[@]}" --text "$work/test.txt" --window "$window" --bootstrap "$bootstrap" --out "$results/table1.csv"
+step "stats, BET(SG) on UD EWT" "$cli" stats --model "$samples/bet_sg" --text "$work/ud_test.conllu" --bootstrap "$bootstrap" --out "$results/table1_bet_sg.csv"
 step "BET(SG)'s hints on the diagonal (UD EWT train)" sh -c "python3 scripts/study/bet_sg_hints.py '$ud/en_ewt-ud-train.conllu' --json > '$results/bet_sg_hints.json'"
 step "figure: Table 1 Ratio" figure table1 table1.csv table1.png
 step "top-tokens (Bird-Eye Table 3)" "$cli" top-tokens "${lm[@]}" --sentences "$samples/demo_sentences.txt" --k 3 --out "$results/table3.csv"
@@ -316,7 +316,7 @@ if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.j
   step "split: Tatoeba by source" "$cli" split --data "$tatoeba" --out "$work/mt" --group-by source --percent 90,5,5 --seed 1
   head -n "$pairs" "$work/mt/test.tsv" > "$work/mt_test.tsv"
   step "stats: translation models (Table 1, MT rows)" "$cli" stats --model "$samples/mt_vanilla" --model "$samples/mt_bet_sf" \
-    --text "$work/mt_test.tsv" --out "$results/table1_mt.csv"
+    --text "$work/mt_test.tsv" --bootstrap "$bootstrap" --out "$results/table1_mt.csv"
   step "eval: BLEU of the translation models" sh -c "for m in mt_vanilla mt_bet_sf; do '$cli' eval --model '$samples/'\$m --text '$work/mt_test.tsv' --json > '$results/eval_'\$m.json; done"
   step "ablate all-but-one by BLEU (Michel Table 2, MT)" "$cli" ablate --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" \
     --mode all-but-one --metric bleu --bootstrap "$bootstrap" --out "$results/michel_alone_mt.csv"

@@ -5,22 +5,39 @@ Table 2, which compares trained variants over seeds, is in bird_eye_seeds.
 import os
 
 from . import verdicts
-from .cells import interval, num, pvalue, table
+from .cells import interval, num, pvalue, span, table
 from .inputs import read_csv, read_json, resampled
 from .papers import BIRD_EYE_TABLE1
+
+
+def over_uniform(row):
+    """A stats row's Ratio ÷ uniform and its 95 % interval over paragraphs (None, None without one)."""
+    low, high = row.get("Ratio_over_uniform_low"), row.get("Ratio_over_uniform_high")
+    return (float(row["Ratio_over_uniform"]), float(low) if low else None, float(high) if high else None)
+
+
+def side_of_uniform(value, low, high):
+    """above / below where the interval (the value, without one) lies on one side of 1; else 'either'."""
+    low, high = (value, value) if low is None else (low, high)
+    return "above" if low > 1 else "below" if high < 1 else "either"
+
+
+def over_uniform_cell(value, low, high):
+    return num(value) + ("" if low is None else " " + span(low, high))
 
 
 def paper_table1(report, kind, ours, model, data):
     """The paper's Table 1 rows of one kind (LM or MT) beside ours: its Ratio, the window its own CA and
     HA(μ) imply, the uniform Ratio at that window, and so its Ratio ÷ uniform, which is what compares
-    across window lengths; then the verdict row."""
+    across window lengths; then the verdict row. `ours`: (Ratio ÷ uniform, low, high) per layer, the
+    interval over paragraphs (sentence pairs) where `stats` gave one."""
     rows, paper_over = [], []
     for layer, (ca, ha, _, ratio) in enumerate(BIRD_EYE_TABLE1[kind], start=1):
         n = verdicts.implied_window(ca, ha)
         over = ratio / verdicts.uniform_ratio(n)
         paper_over.append(over)
         rows.append([layer, num(ca, 4), num(ha, 4), num(ratio), num(n, 1), num(verdicts.uniform_ratio(n)),
-                     num(over), num(ours[layer - 1]) if layer <= len(ours) else "—"])
+                     num(over), over_uniform_cell(*ours[layer - 1]) if layer <= len(ours) else "—"])
     report.add(f"The paper's Table 1, {kind} rows ({data}; its converged 6-layer models). Its rows sum to 1, so its "
                "own CA and HA(μ) give the window length each layer was measured over (n = 1 + 2 (1 − CA) / HA(μ); an "
                "effective length where rows come from sentences of several lengths) and so the uniform Ratio there; "
@@ -29,18 +46,24 @@ def paper_table1(report, kind, ours, model, data):
     if not ours:
         return
     above = sum(1 for x in paper_over if x > 1)
-    ours_above = sum(1 for x in ours if x > 1)
     # Layer by layer, above or below an even spread: the pattern that compares across models of other depths
-    # and windows (our models have fewer layers: the paper's first layers are set beside ours).
+    # and windows (our models have fewer layers: the paper's first layers are set beside ours). A layer of
+    # ours counts where its whole interval lies on the paper's side of 1.
     pattern = ["above" if x > 1 else "below" for x in paper_over]
-    same = all((o > 1) == (p > 1) for o, p in zip(ours, paper_over))
+    sides = [side_of_uniform(*o) for o in ours]
+    same = all(o == p for o, p in zip(sides, pattern))
+    with_intervals = all(o[1] is not None for o in ours)
+    unit = "; 95 % intervals over the test split's paragraphs" if kind == "LM" else "; 95 % intervals over test pairs"
     verdicts.add(report, "Bird-Eye", f"Table 1 ({kind}): Ratio ÷ uniform per layer",
                  ", ".join(num(x) for x in paper_over) + f" ({above} of {len(paper_over)} above 1)",
-                 f"`{model}`: " + ", ".join(num(x) for x in ours) + f" ({ours_above} of {len(ours)} above 1; one "
-                 "model, no interval: `stats` gives whole-split means)", "reproduced" if same else "not reproduced",
+                 f"`{model}`: " + ", ".join(over_uniform_cell(*o) for o in ours) +
+                 f" ({sides.count('above')} of {len(ours)} above 1" + (unit if with_intervals else
+                                                                      "; no interval") + "; seed 1)",
+                 "reproduced" if same else "not reproduced",
                  ("each of our layers is on the paper's side of uniform (" if same else
                   "not every layer is on the paper's side of uniform (") +
-                 ", ".join(pattern[:len(ours)]) + f" in its first {len(ours)}); ours has {len(ours)} layers, not 6")
+                 ", ".join(pattern[:len(ours)]) + f" in its first {len(ours)}" +
+                 (", interval and all" if with_intervals else "") + f"); ours has {len(ours)} layers, not 6")
 
 
 def paper_rows_table(rows, model):
@@ -58,13 +81,20 @@ def table1(report):
                "CA / HA(μ). Uniform causal attention already has a Ratio well above 1 (early rows have few keys: "
                "docs/analyses.md), so \"uniform Ratio\" is that of an even spread over exactly the rows measured, "
                "and Ratio ÷ uniform > 1 means the current token gets more than an even spread would give it.\n")
+    comments, _ = read_csv(report.path("table1.csv"))
+    if comments.get("units"):
+        report.add(f"Brackets: 95 % intervals under resampling the split's {comments['units']} "
+                   f"{comments.get('unit', 'paragraphs')} ({comments.get('bootstrap')} resamples): how much each "
+                   "number depends on which paragraphs were read, not on the training run.\n")
     report.add(table(["model", "layer", "CA", "HA(μ)", "HA(σ)", "Ratio", "uniform Ratio", "Ratio ÷ uniform"],
                      [[r["model"], r["layer"], num(r["CA"], 3), num(r["HA_mean"], 3), num(r["HA_std"], 3),
-                       num(r["Ratio"]), num(r["uniform_Ratio"]), num(r["Ratio_over_uniform"])] for r in rows]))
+                       num(r["Ratio"]) + (" " + span(r["Ratio_low"], r["Ratio_high"]) if r.get("Ratio_low") else ""),
+                       num(r["uniform_Ratio"]), over_uniform_cell(*over_uniform(r))] for r in rows]))
     report.fig("table1.png", "Ratio per layer against the uniform reference")
-    by_model = {}
+    by_model, intervals = {}, {}
     for r in rows:
         by_model.setdefault(r["model"], []).append(float(r["Ratio_over_uniform"]))
+        intervals.setdefault(r["model"], []).append(over_uniform(r))
     sentences = []
     for model, ratios in by_model.items():
         above = sum(1 for x in ratios if x > 1.0)
@@ -82,13 +112,13 @@ def table1(report):
     report.add("**What we see.** " + "; ".join(sentences) + ". " + reading + " BET(SF)'s diagonal-free mask "
                "zeroes the current token's weight on every row but the first, so its CA comes from row 0 "
                "only.\n")
-    paper_table1(report, "LM", vanilla, "vanilla_lm", "WikiText-2")
+    paper_table1(report, "LM", intervals.get("vanilla_lm", []), "vanilla_lm", "WikiText-2")
     _, sg = read_csv(report.path("table1_bet_sg.csv"))
     if sg:
         report.add("BET(SG) on the UD English EWT test split (its own data; it was trained on EWT):\n")
         report.add(table(["model", "layer", "CA", "HA(μ)", "Ratio", "uniform Ratio", "Ratio ÷ uniform"],
                          [[r["model"], r["layer"], num(r["CA"], 3), num(r["HA_mean"], 3), num(r["Ratio"]),
-                           num(r["uniform_Ratio"]), num(r["Ratio_over_uniform"])] for r in sg]))
+                           num(r["uniform_Ratio"]), over_uniform_cell(*over_uniform(r))] for r in sg]))
     hints = read_json(report.path("bet_sg_hints.json"))
     if hints:
         c, total = hints["counts"], hints["positions"]

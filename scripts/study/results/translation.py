@@ -2,6 +2,7 @@
 (only the best head of each encoder, decoder and cross-attention block kept).
 """
 from . import verdicts
+from .bird_eye import over_uniform, over_uniform_cell, paper_table1
 from .cells import interval, num, pvalue, signed, significance_cell, span, table
 from .comparisons import against
 from .inputs import read_csv, read_json, read_records
@@ -20,12 +21,11 @@ def translation(report):
             bleu.append(f"`{m}` BLEU {num(e['bleu'])}, chrF {num(e['chrf'])} on {e['sentences']} Tatoeba test pairs")
     if bleu:
         report.add("; ".join(bleu) + " (beam 4).\n")
-    report.add(table(["model", "attention", "layer", "CA", "HA(μ)", "Ratio", "Ratio ÷ uniform"],
+    report.add(table(["model", "attention", "layer", "CA", "HA(μ)", "Ratio", "Ratio ÷ uniform [95 % over pairs]"],
                      [[r["model"], r["kind"], r["layer"], num(r["CA"], 3), num(r["HA_mean"], 3), num(r["Ratio"]),
-                       num(r["Ratio_over_uniform"])] for r in rows]))
-    decoder = [float(r["Ratio_over_uniform"]) for r in rows if r["model"] == "mt_vanilla" and r["kind"] == "dec"]
+                       over_uniform_cell(*over_uniform(r))] for r in rows]))
+    decoder = [over_uniform(r) for r in rows if r["model"] == "mt_vanilla" and r["kind"] == "dec"]
     if decoder:
-        from .bird_eye import paper_table1
         paper_table1(report, "MT", decoder, "mt_vanilla", "the decoder's self-attention, IWSLT De-En")
         paper_mt_consistency(report)
     scores = {m: read_json(report.path(f"eval_{m}.json")) for m in ["mt_vanilla", "mt_bet_sf"]}
