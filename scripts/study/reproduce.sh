@@ -309,6 +309,17 @@ if [ $quick = 0 ]; then
         --out "$results/${out}_summary.csv" --tests "$results/${out}_tests.csv"
     done
   done
+  # LAMA §5.5 (Figure 5): SST-5 test accuracy against the number of heads m, each m against m = 1.
+  args=()
+  for m in 1 5 10 15 20; do
+    folder=sst5_lama_paper_m$m; [ $m = 10 ] && folder=sst5_lama_paper
+    if arg=$(variant "m$m" "$folder"); then args+=(--variant "$arg"); fi
+  done
+  rm -f "$results/lama_heads_summary.csv" "$results/lama_heads_tests.csv"
+  if [ ${#args[@]} -ge 4 ] && [ "${args[1]%%=*}" = m1 ]; then
+    step "compare: LAMA's number of heads on SST-5" "$cli" compare "${args[@]}" --reference m1 --text "$shared/sst-5/test.tsv" \
+      --out "$results/lama_heads_summary.csv" --tests "$results/lama_heads_tests.csv"
+  fi
 fi
 
 # ---- Translation models (when bundled): Table 1's MT rows, Michel Table 2 by BLEU

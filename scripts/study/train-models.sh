@@ -113,6 +113,11 @@ runs() {
     echo "mt_bet_sf $s $mt_options --bird-eye-decoder"
   done
   echo "series_mt_vanilla 1 $mt_options --epochs 10 --keep-epochs"
+  # LAMA §5.5 (Figure 5): the number of heads m = 1, 5, 15, 20 by the §3.5 recipe on SST-5, 3 seeds each
+  # (m = 10 is sst5_lama_paper); minutes a run on one core.
+  for s in 1 2 3; do
+    for m in 1 5 15 20; do echo "sst5_lama_paper_m$m $s ${lama_paper_options/--heads 10/--heads $m}"; done
+  done
   # Bird-Eye Table 2 at the paper's 6 layers, trained until valid stops improving (5 epochs' patience, 60
   # at most) rather than for a fixed 2 epochs: about 37 minutes an epoch on one core, so a lent GPU
   # (scripts/gpu/gpu-train.sh) or days of CPU lanes.

@@ -129,4 +129,6 @@ def lama_heads(report):
 
 def lama_baselines(report):
     from .lama_baselines import baselines
+    from .lama_head_count import head_count
     baselines(report)
+    head_count(report)
