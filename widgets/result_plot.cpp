@@ -126,12 +126,10 @@ void ResultPlot::showBars(const QString& title, const QStringList& categories, c
   plot_->xAxis->setRange(0.4, categories.size() + 0.6);
   plot_->yAxis->setRange(low * 1.1, high * 1.1 + (high == low ? 1 : 0));
   plot_->legend->setVisible(series.size() + references.size() > 1);
-  // Many bars (one per head): labels turned upright so they do not run into each other, and the
-  // legend under the plot, where it hides no bar.
-  if (categories.size() > 12) {
-    plot_->xAxis->setTickLabelRotation(90);
-    legendBelow(3);
-  }
+  // The legend under the plot, where it hides no bar; many bars (one per head) with their labels
+  // turned upright so they do not run into each other.
+  if (plot_->legend->visible()) legendBelow(3);
+  if (categories.size() > 12) plot_->xAxis->setTickLabelRotation(90);
   plot_->replot();
 }
 

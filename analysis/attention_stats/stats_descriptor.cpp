@@ -10,8 +10,35 @@
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace aw {
 namespace {
+
+// One line for every model whose data had too few units: significance_for's own line when they share
+// one count, else "… fewer than the 20 independent units the bootstrap needs (--min-units): 1 paragraph
+// for a and b; 2 paragraphs for c" (no comma: the line is also a CSV metadata value).
+std::string too_few_units(const std::vector<AttentionStatsResult>& results) {
+  std::map<int64_t, std::vector<std::string>> models_by_units;
+  const SignificanceOptions* first = nullptr;
+  for (const auto& result : results) {
+    if (result.significance.refused.empty()) continue;
+    if (!first) first = &result.significance;
+    models_by_units[result.significance.units].push_back(result.model);
+  }
+  if (!first || models_by_units.size() == 1) return first ? first->refused : "";
+  std::string line = "no intervals or p-values: fewer than the " + std::to_string(first->min_units) +
+                     " independent units the bootstrap needs (--min-units):";
+  const auto& unit = first->unit;
+  for (const auto& [units, models] : models_by_units) {
+    line += (&models == &models_by_units.begin()->second ? " " : "; ") + std::to_string(units) + " " +
+            (units == 1 ? unit.substr(0, unit.size() - 1) : unit) + " for ";
+    for (size_t i = 0; i < models.size(); ++i) line += (i == 0 ? "" : " and ") + models[i];
+  }
+  return line;
+}
 
 AnalysisReport run_stats(const AnalysisRequest& request) {
   AnalysisReport report;
@@ -24,7 +51,6 @@ AnalysisReport run_stats(const AnalysisRequest& request) {
   significance.resamples = request.settings.integer("bootstrap");
   significance.seed = static_cast<uint64_t>(request.settings.integer("bootstrap-seed"));
   significance.min_units = request.settings.integer("min-units");
-  std::string refused;  // said once, not once per model
   std::vector<AttentionStatsResult> results;
   for (size_t index = 0; index < request.models.size(); ++index) {
     const auto& loaded = *request.models[index];
@@ -36,13 +62,16 @@ AnalysisReport run_stats(const AnalysisRequest& request) {
       if (loaded.config.attention_block(block).kind != AttentionKind::Cross) settings.blocks.push_back(block);
     // Windows numbered by paragraph (a language model's text) or sentence pairs: the units resampled.
     const auto data = corpus_data(corpus, loaded, "stats", request.note);
-    settings.significance = significance_for(significance, data, {});
-    if (!settings.significance.refused.empty() && settings.significance.refused != refused && request.note)
-      request.note(refused = settings.significance.refused);
+    settings.significance = significance_for(significance, data, {});  // said once for every model, below
     settings.forward.head_gates = request_gates(request, index);
     results.push_back(
         attention_stats(*loaded.model, loaded.name, data.inputs, settings, request.phase(loaded.name + ": batches")));
     if (results.back().cancelled) return report.cancelled = true, report;
+  }
+  if (const auto line = too_few_units(results); !line.empty()) {
+    for (auto& result : results)
+      if (!result.significance.refused.empty()) result.significance.refused = line;
+    if (request.note) request.note(line);
   }
   report.tables["csv"] = attention_stats_table(results, per_head);
   return report;
