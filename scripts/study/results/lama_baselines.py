@@ -39,6 +39,7 @@ def one_comparison(report, name, reference, summary, tests):
                "the max-pooled BiGRU as " + ", ".join(f"{v} % ({k})" for k, v in LAMA_OVER_BIGRU.items()) +
                ", and LAMA above the one-layer Transformer encoder on every dataset.\n")
     means = {r["variant"]: float(r["mean"]) for r in summary}
+    runs_of = {r["variant"]: r["runs"] for r in summary}
     for other, difference, (low, high), p, holm, _ in against(tests, reference):
         if other not in ("bigru_max", "encoder"):
             continue
@@ -50,7 +51,8 @@ def one_comparison(report, name, reference, summary, tests):
                      f"{signed(difference, 3)} ({verdicts.relative(means[reference], means[other])}), "
                      f"{span(low, high, 3)}, Holm p {pvalue(holm)}",
                      verdicts.effect(1, None, 1 if difference > 0 else -1, holm < 0.05),
-                     ("not significant with 3 seeds" if holm >= 0.05 else "significant (Holm)") +
+                     (f"not significant with {runs_of[reference]} and {runs_of[other]} seeds" if holm >= 0.05
+                      else "significant (Holm)") +
                      f"; other datasets; {caveat}")
 
 
