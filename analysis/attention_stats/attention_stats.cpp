@@ -300,7 +300,7 @@ ResultTable attention_stats_table(const std::vector<AttentionStatsResult>& resul
   });
   const bool intervals =
       std::any_of(results.begin(), results.end(), [](const auto& r) { return r.significance.enabled(); });
-  if (asked != results.end()) add_interval_meta(table, asked->significance);
+  if (asked != results.end()) add_significance_meta(table, asked->significance);
   if (intervals)
     for (const char* name : {"CA_low", "CA_high", "HA_mean_low", "HA_mean_high", "Ratio_low", "Ratio_high",
                              "Ratio_over_uniform_low", "Ratio_over_uniform_high"})

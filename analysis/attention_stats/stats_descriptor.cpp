@@ -29,7 +29,7 @@ std::string too_few_units(const std::vector<AttentionStatsResult>& results) {
     models_by_units[result.significance.units].push_back(result.model);
   }
   if (!first || models_by_units.size() == 1) return first ? first->refused : "";
-  std::string line = "no intervals or p-values: fewer than the " + std::to_string(first->min_units) +
+  std::string line = first->withheld() + ": fewer than the " + std::to_string(first->min_units) +
                      " independent units the bootstrap needs (--min-units):";
   const auto& unit = first->unit;
   for (const auto& [units, models] : models_by_units) {
@@ -47,10 +47,7 @@ AnalysisReport run_stats(const AnalysisRequest& request) {
   const auto attention = request.settings.choice("attention");
   AttentionStatsSettings settings;
   settings.include_first_row = !request.settings.flag("no-first-row");
-  SignificanceOptions significance;
-  significance.resamples = request.settings.integer("bootstrap");
-  significance.seed = static_cast<uint64_t>(request.settings.integer("bootstrap-seed"));
-  significance.min_units = request.settings.integer("min-units");
+  const auto significance = significance_options(request.settings);
   std::vector<AttentionStatsResult> results;
   for (size_t index = 0; index < request.models.size(); ++index) {
     const auto& loaded = *request.models[index];

@@ -74,12 +74,4 @@ void add_stats_intervals(AttentionStatsResult& result, const torch::Tensor& wind
     }
 }
 
-void add_interval_meta(ResultTable& table, const SignificanceOptions& options) {
-  if (!options.refused.empty()) table.meta("significance", options.refused);
-  if (!options.enabled()) return;
-  table.meta("bootstrap", options.resamples).meta("seed", static_cast<int64_t>(options.seed));
-  if (!options.unit.empty())
-    table.meta("unit", options.unit).meta("units", options.units).meta("min_units", options.min_units);
-}
-
 }  // namespace aw

@@ -21,8 +21,4 @@ void add_stats_intervals(AttentionStatsResult& result, const torch::Tensor& wind
                          const torch::Tensor& window_uniform, const std::vector<bool>& encoder_block,
                          const SignificanceOptions& options);
 
-// The metadata of Table 1's intervals: "bootstrap=1000, seed=1, unit=paragraphs, units=84,
-// min_units=20", or "significance=<why there are none>".
-void add_interval_meta(ResultTable& table, const SignificanceOptions& options);
-
 }  // namespace aw

@@ -69,7 +69,9 @@ SignificanceOptions significance_options(const SettingValues& settings) {
   SignificanceOptions options;
   options.resamples = settings.integer("bootstrap");
   options.seed = static_cast<uint64_t>(settings.integer("bootstrap-seed"));
-  options.correction = correction_from_name(settings.choice("correction"));
+  // An analysis without --correction (stats) gives intervals and tests nothing.
+  options.tests = settings.has_field("correction");
+  if (options.tests) options.correction = correction_from_name(settings.choice("correction"));
   options.min_units = settings.integer("min-units");
   return options;
 }
@@ -88,7 +90,7 @@ SignificanceOptions significance_for_units(SignificanceOptions options, const st
   // "1 window": the unit's singular is its plural less the "s".
   const auto named = std::to_string(options.units) + " " + (options.units == 1 ? unit.substr(0, unit.size() - 1) : unit);
   // No comma: the text is also a CSV metadata value, and the metadata line is split at commas.
-  options.refused = "no intervals or p-values: " + named + (options.units == 1 ? " is" : " are") + " fewer than the " +
+  options.refused = options.withheld() + ": " + named + (options.units == 1 ? " is" : " are") + " fewer than the " +
                     std::to_string(options.min_units) + " independent units the bootstrap needs (--min-units)";
   options.resamples = 0;
   if (note) note(options.refused);

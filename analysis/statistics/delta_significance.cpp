@@ -93,9 +93,8 @@ DeltaSignificance DeltaSignificance::holding(double estimate) const {
 void add_significance_meta(ResultTable& table, const SignificanceOptions& options) {
   if (!options.refused.empty()) table.meta("significance", options.refused);
   if (!options.enabled()) return;
-  table.meta("bootstrap", options.resamples)
-      .meta("seed", static_cast<int64_t>(options.seed))
-      .meta("correction", correction_name(options.correction));
+  table.meta("bootstrap", options.resamples).meta("seed", static_cast<int64_t>(options.seed));
+  if (options.tests) table.meta("correction", correction_name(options.correction));
   if (!options.unit.empty())
     table.meta("unit", options.unit).meta("units", options.units).meta("min_units", options.min_units);
 }

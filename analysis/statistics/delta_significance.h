@@ -27,6 +27,9 @@ struct SignificanceOptions {
   int64_t resamples = 0;  // bootstrap resamples; 0 = no significance (the CLI's default is 1000)
   uint64_t seed = 1;
   Correction correction = Correction::Holm;
+  // false: intervals only, nothing is tested (stats): no correction, no p-values, and the metadata and
+  // the refusal line say so.
+  bool tests = true;
   double alpha = 0.05;    // significant: adjusted p ≤ alpha
   // Fewer independent units than this: no interval, p-value or star (significance_for,
   // analysis/core/shared_settings.h). One unit resampled gives the same value every time: an interval
@@ -39,6 +42,8 @@ struct SignificanceOptions {
   std::vector<int64_t> blocks;
   std::string refused;     // why no bootstrap ran although one was asked for; "" otherwise
   bool enabled() const { return resamples > 0; }
+  // What too few units withhold, as the refusal line opens.
+  std::string withheld() const { return tests ? "no intervals or p-values" : "no intervals"; }
 };
 
 struct DeltaSignificance {

@@ -225,7 +225,7 @@ aw_cli_test(error_train_unknown_arch EXIT 1 STDERR_LINES 1 REGEX "--arch must be
 
 # Analyses.
 aw_cli_test(stats_two_models EXIT 0
-            REGEX "# include_first_row=false, significance=no intervals or p-values: 2 paragraphs are fewer than the 20 independent units the bootstrap needs \\(--min-units\\).model,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std.tiny_lm,1,[0-9.e-]+(,[0-9.e-]+)+.tiny_lm,2,.*tiny_bet_sf,2,0,[0-9.e-]+,[0-9.e-]+,0"
+            REGEX "# include_first_row=false, significance=no intervals: 2 paragraphs are fewer than the 20 independent units the bootstrap needs \\(--min-units\\).model,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std.tiny_lm,1,[0-9.e-]+(,[0-9.e-]+)+.tiny_lm,2,.*tiny_bet_sf,2,0,[0-9.e-]+,[0-9.e-]+,0"
             ARGS stats --model ${fixtures}/tiny_lm --model ${fixtures}/tiny_bet_sf --text ${fixtures}/corpus.txt --window 8 --no-first-row)
 aw_cli_test(stats_per_head_out EXIT 0 REGEX "written to" OUT_FILE ${fixtures}/stats.csv
             OUT_FILE_REGEX "^# include_first_row=true.model,layer,head,CA,HA_mean,HA_std,Ratio,uniform_CA,"
@@ -299,7 +299,7 @@ math(EXPR vanilla_cells_lines "${vanilla_lm_cells} + 2")
 math(EXPR bet_sf_cells_lines "${bet_sf_cells} + 2")
 math(EXPR bet_sg_layers_lines "${bet_sg_layers} + 2")
 math(EXPR bet_sf_half "${bet_sf_cells} / 2")
-aw_cli_test(samples_stats EXIT 0 STDOUT_LINES ${stats_lines} REGEX "^# include_first_row=true, significance=no intervals or p-values: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nvanilla_lm,1,"
+aw_cli_test(samples_stats EXIT 0 STDOUT_LINES ${stats_lines} REGEX "^# include_first_row=true, significance=no intervals: [0-9]+ paragraphs? (is|are) fewer than the 20 independent units the bootstrap needs \\(--min-units\\)\nmodel,layer,CA,HA_mean,HA_std,Ratio,uniform_CA,uniform_HA_mean,uniform_HA_std,uniform_Ratio,Ratio_over_uniform,CA_x_keys,HA_x_keys_mean,HA_x_keys_std\nvanilla_lm,1,"
             ARGS stats --model ${samples}/vanilla_lm --model ${samples}/bet_sf --text ${demo} --window 64)
 aw_cli_test(samples_top_tokens EXIT 0 STDOUT_LINES ${top_tokens_lines} REGEX "^layer,sentence,target,method,top1,top2,top3\n1,1,\\.@18,vanilla_lm,"
             ARGS top-tokens --model ${samples}/vanilla_lm --model ${samples}/bet_sf --sentences ${demo})

@@ -131,7 +131,7 @@ class MainWindowTests : public QObject {
     window.analyses()->run("stats");
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
     // Four paragraphs: the window says in one line why there are no intervals.
-    QCOMPARE(table1->messageText(), QString("no intervals or p-values: 4 paragraphs are fewer than the 20 independent "
+    QCOMPARE(table1->messageText(), QString("no intervals: 4 paragraphs are fewer than the 20 independent "
                                             "units the bootstrap needs (--min-units)"));
     QCOMPARE(table1->table().column("CA_low"), -1);
     // A row a layer of every causal language model loaded.
