@@ -163,7 +163,8 @@ else
   note "records new or changed: none (of $recorded)"
 fi
 if [ "$recorded" -gt 0 ]; then
-  (cd "$records" && find . -name '*.json' -type f | sed 's,^\./,,' | sort) >"$work/records.list"
+  # The records and what is kept beside them (each run's Table 1, a series' prunable shares).
+  (cd "$records" && find . \( -name '*.json' -o -name '*.csv' \) -type f | sed 's,^\./,,' | sort) >"$work/records.list"
   tar -C "$records" --transform 's,^,docs/results/runs/,' -cf "$out/records.tar" -T "$work/records.list" &&
     note "records.tar: docs/results/runs/ ($recorded records; at the repo root: tar -xf records.tar --skip-old-files, which adds the new ones and keeps every record already there)"
 fi

@@ -133,7 +133,7 @@ table2_variants=(vanilla bet_sf bet_sf_no_mask diag_free_mask reduced_diag magni
 compare_args=()
 if [ $quick = 1 ]; then
   # Two seeds of two tiny variants trained on the slice and recorded as train-models.sh records its
-  # runs: the train → record → compare path, not a result.
+  # runs (Table 1 beside each record): the train → record → compare path, not a result.
   records=$work/records
   compare_text=$work/test.txt compare_window=16
   for arch in transformer_lm bet_sf; do
@@ -143,7 +143,8 @@ if [ $quick = 1 ]; then
     for seed in 1 2; do
       run=$work/t2_$arch/seed-$seed
       step "record (quick) $arch seed $seed" sh -c "'$cli' eval --model '$run/best' --text '$compare_text' --window $compare_window \
-        --json > '$run/test.json' && python3 scripts/study/record_run.py '$run/test.json' '$run/training.json' $arch '$records/$arch/seed-$seed.json'"
+        --json > '$run/test.json' && python3 scripts/study/record_run.py '$run/test.json' '$run/training.json' $arch '$records/$arch/seed-$seed.json' \
+        && '$cli' stats --model '$run/best' --text '$compare_text' --window $compare_window --bootstrap 0 --out '$records/$arch/seed-$seed.table1.csv'"
     done
     compare_args+=(--variant "$(variant "$arch" "$arch")")
   done

@@ -12,11 +12,13 @@
 #                                    # it matches (AW_ONLY='^ud_': the short UD EWT runs first).
 #   scripts/study/train-models.sh status   # each run: recorded, done, running (with its last progress line), waiting
 #   scripts/study/train-models.sh queued   # the runs not recorded yet, "variant seed" a line (the report lists them)
-#   scripts/study/train-models.sh record   # records every finished run's test result (the queue does it too)
+#   scripts/study/train-models.sh record   # records every finished run's test result (the queue does it too),
+#                                    # and Table 1 of recorded runs whose weights are here and have none
 #   scripts/study/train-models.sh ship     # seed 1 of vanilla, BET(SF), the chosen BET(SG) and LAMA → sample_data/
 #
 # Each finished run is recorded at once in docs/results/runs/<variant>/seed-<S>.json (committed): its
-# test metric as `attention-cli eval --json` gives it, with its training summary. The weights stay in
+# test metric as `attention-cli eval --json` gives it, with its training summary, and for language and
+# translation models Table 1 on the test split (seed-<S>.table1.csv, `stats`). The weights stay in
 # build-models/ only (seed 1 of the bundled models excepted), so a later session — on another machine,
 # where build-models/ is gone — skips recorded runs, and `compare` reads the records as the runs.
 #
@@ -175,6 +177,22 @@ test_data() {
   esac
 }
 
+# record_table1 <variant> <seed>: Bird-Eye Table 1 of a finished language or translation model on its
+# test split, beside its record (seed-<S>.table1.csv; its weights are not kept, so the report reads
+# Table 1's spread over training runs from these). Classifiers and series runs have none.
+record_table1() {
+  local variant=$1 seed=$2 out=$models/$1/seed-$2 record
+  case $variant in amazon_*|sst5_*|series_*) return 0 ;; esac
+  record=$(record_of "$variant" "$seed")
+  mkdir -p "$(dirname "$record")"
+  # shellcheck disable=SC2046  # the test data's options are words
+  "$cli" stats --model "$out/best" $(test_data "$variant") --threads 1 --bootstrap 0 --out "${record%.json}.table1.csv" \
+    < /dev/null >> "$out/train.log" 2>&1 || {
+    echo "train-models: stats on $out/best failed; see $out/train.log" >&2
+    return 1
+  }
+}
+
 # record_run <variant> <seed>: the finished run's test result and training summary, as one JSON file.
 record_run() {
   local variant=$1 seed=$2 out=$models/$1/seed-$2 record
@@ -193,6 +211,7 @@ record_run() {
       return 1
     }
   fi
+  record_table1 "$variant" "$seed" || return 1
   python3 scripts/study/record_run.py "$out/test.json" "$out/training.json" "$variant" "$record" || return 1
   echo "train-models: $variant seed $seed recorded in $record" >&2
 }
@@ -289,13 +308,20 @@ queue() {
   done
 }
 
-# record_all: records every finished run that has no record yet (one finished by an older lane).
+# record_all: records every finished run that has no record yet (one finished by an older lane), and
+# adds Table 1 to recorded runs whose weights are still here and that have none (recorded before it was).
 record_all() {
   [ -x "$built_cli" ] || { echo "train-models: $built_cli not found: build first (scripts/build.sh)" >&2; exit 1; }
   cli=$built_cli
   while read -r variant seed _; do
-    if [ -f "$models/$variant/seed-$seed/queue-done" ] && [ ! -f "$(record_of "$variant" "$seed")" ]; then
+    local record
+    record=$(record_of "$variant" "$seed")
+    [ -f "$models/$variant/seed-$seed/queue-done" ] || continue
+    if [ ! -f "$record" ]; then
       record_run "$variant" "$seed" || exit 1
+    elif [ ! -f "${record%.json}.table1.csv" ]; then
+      record_table1 "$variant" "$seed" || exit 1
+      [ ! -f "${record%.json}.table1.csv" ] || echo "train-models: $variant seed $seed: Table 1 added to its record" >&2
     fi
   done < <(runs)
 }

@@ -7,6 +7,7 @@ from .cells import interval, num, pvalue, signed, significance_cell, span, table
 from .comparisons import against
 from .inputs import read_csv, read_json, read_records
 from .papers import BIRD_EYE_TABLE1, BIRD_EYE_TABLE2_DE_EN, MICHEL_TABLE2_WMT
+from .table1_seeds import over_seeds, per_seed
 
 
 def translation(report):
@@ -26,7 +27,10 @@ def translation(report):
                        over_uniform_cell(*over_uniform(r))] for r in rows]))
     decoder = [over_uniform(r) for r in rows if r["model"] == "mt_vanilla" and r["kind"] == "dec"]
     if decoder:
-        paper_table1(report, "MT", decoder, "mt_vanilla", "the decoder's self-attention, IWSLT De-En")
+        paper_table1(report, "MT", decoder, "mt_vanilla", "the decoder's self-attention, IWSLT De-En",
+                     per_seed(report, "mt_vanilla", kind="dec"))
+        over_seeds(report, ["mt_vanilla", "mt_bet_sf"], "the decoder's self-attention, the first 1,000 Tatoeba test "
+                   "pairs", kind="dec")
         paper_mt_consistency(report)
     scores = {m: read_json(report.path(f"eval_{m}.json")) for m in ["mt_vanilla", "mt_bet_sf"]}
     if not seeds_compared(report) and all(scores.values()):
