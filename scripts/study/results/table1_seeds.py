@@ -45,9 +45,3 @@ def over_seeds(report, variants, data, kind=None):
     report.add(table(["variant", "layer", "Ratio ÷ uniform, mean ± sd", "per seed", "seeds above 1"], rows))
     return seeds
 
-
-def seeds_on_side(seeds, pattern):
-    """How many seeds have every layer on the side of 1 `pattern` ('above'/'below' per layer) names."""
-    def side(x):
-        return "above" if x > 1 else "below" if x < 1 else "either"
-    return sum(1 for layers in seeds if all(side(x) == p for x, p in zip(layers, pattern)))
