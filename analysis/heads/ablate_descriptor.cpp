@@ -19,6 +19,7 @@ struct AblateSettings {
   bool every_head = false;
   std::string attention;
   std::string compare_text;  // "" = no second file
+  std::string choose_on;     // "" = each layer's best head chosen on --text itself
 };
 
 AblateSettings ablate_settings(const SettingValues& settings) {
@@ -29,7 +30,40 @@ AblateSettings ablate_settings(const SettingValues& settings) {
   if (settings.given("compare-text")) ablate.compare_text = settings.text("compare-text");
   if (!ablate.compare_text.empty() && !ablate.single)
     throw SettingError("compare-text", "compares single-head effects; it needs --mode single");
+  if (settings.given("choose-on")) ablate.choose_on = settings.text("choose-on");
+  if (!ablate.choose_on.empty() && ablate.single)
+    throw SettingError("choose-on", "chooses the head each layer keeps; it needs --mode all-but-one");
+  if (!ablate.choose_on.empty() && ablate.every_head)
+    throw SettingError("choose-on", "keeps one chosen head per layer; it cannot give every head's row (--all)");
   return ablate;
+}
+
+// Michel Tables 5–6: each layer's best lone head chosen on the held-out file (read exactly as --text is),
+// then only those heads kept, one per layer, on --text.
+AblationResult keep_heads_chosen_on(const AnalysisRequest& request, const std::string& choose_on,
+                                    const CorpusSettings& corpus, const MetricSettings& metric,
+                                    const EvaluationData& data, const torch::Tensor& gates,
+                                    const std::vector<int64_t>& blocks, const ProgressCallback& progress,
+                                    const SignificanceOptions& significance) {
+  const auto& loaded = *request.models.front();
+  auto held_out_corpus = corpus;
+  held_out_corpus.path = choose_on;
+  const auto held_out_data = metric_data(held_out_corpus, metric, loaded, "ablate", request.note);
+  const auto held_out =
+      ablate_heads(*loaded.model, loaded.name, held_out_data, AblationMode::AllButOne, gates, progress, blocks);
+  if (held_out.cancelled) return held_out;
+  std::string line = "heads chosen on " + choose_on + ":";
+  const auto& names = held_out.names;
+  for (const auto& head : held_out.best_per_layer) {
+    const auto block = head.layer - 1;
+    line += (names.with_kind ? " " + names.kind[block] + " layer " + std::to_string(names.layer[block])
+                             : " layer " + std::to_string(head.layer)) +
+            " head " + std::to_string(head.head) + ",";
+  }
+  line.pop_back();
+  request.tell(line);
+  return keep_chosen_heads(*loaded.model, loaded.name, data, held_out.best_per_layer, choose_on, gates, progress,
+                           significance);
 }
 
 AnalysisReport run_ablation(const AnalysisRequest& request) {
@@ -43,9 +77,15 @@ AnalysisReport run_ablation(const AnalysisRequest& request) {
   const bool compare = !ablate.compare_text.empty();
   const auto data = metric_data(corpus, metric, loaded, "ablate", request.note);
   const auto significance = significance_for(significance_options(request.settings), data, request.note);
-  const auto progress = request.phase(compare ? "batches (--text, then --compare-text)" : "batches");
-  auto result = ablate_heads(*loaded.model, loaded.name, data, ablate.single ? AblationMode::Single : AblationMode::AllButOne,
-                             gates, progress, blocks, significance);
+  const bool held_out = !ablate.choose_on.empty();
+  const auto progress = request.phase(compare    ? "batches (--text, then --compare-text)"
+                                      : held_out ? "batches (--choose-on, then --text)"
+                                                 : "batches");
+  auto result = held_out ? keep_heads_chosen_on(request, ablate.choose_on, corpus, metric, data, gates, blocks,
+                                                progress, significance)
+                         : ablate_heads(*loaded.model, loaded.name, data,
+                                        ablate.single ? AblationMode::Single : AblationMode::AllButOne, gates, progress,
+                                        blocks, significance);
   if (result.cancelled) return report.cancelled = true, report;
   if (compare) {
     // The second file read exactly as --text is (window, batch, metric), the same gates and heads.
@@ -90,6 +130,9 @@ AnalysisDescriptor ablate_descriptor() {
   descriptor.fields.push_back(path_field("compare-text", "Compare with", false,
                                          "single: the same ablation on this second file, each head's delta beside its "
                                          "first one, with Pearson and Spearman r (Michel Figure 2)"));
+  descriptor.fields.push_back(path_field("choose-on", "Choose heads on", false,
+                                         "all-but-one: choose each layer's best lone head on this held-out file, "
+                                         "then keep only it on --text (Michel Tables 5–6)"));
   descriptor.fields.push_back(heads_off_field());
   descriptor.plot = "ablation";
   descriptor.tab.order = 20;
@@ -97,7 +140,8 @@ AnalysisDescriptor ablate_descriptor() {
   descriptor.tab.score_label = "ablation damage";
   descriptor.tab.description =
       "<b>Michel Tables 1–3.</b> <i>single</i>: the metric with each head switched off in turn (Δ against the "
-      "current gates). <i>all-but-one</i>: per layer, each head kept alone; the best head per layer.";
+      "current gates). <i>all-but-one</i>: per layer, each head kept alone; the best head per layer, chosen on "
+      "the scored text or, with a held-out file, on that file (Tables 5–6).";
   descriptor.run = run_ablation;
   return descriptor;
 }

@@ -1,6 +1,7 @@
 // analysis/heads/head_ablation.h — Michel et al. Tables 1–3: the metric with heads gated off.
 //   single       each head gated to 0 alone (every other head as in the base gates)
 //   all-but-one  per layer, each head kept alone: the layer's other heads gated to 0
+//   chosen       per layer, the head chosen on another (held-out) data set kept alone (Tables 5–6)
 // delta = metric − baseline, the baseline being the model under the base gates. Each layer's
 // settings run as one batched forward over the upper layers, reusing the layers below it.
 #pragma once
@@ -48,6 +49,7 @@ struct AblationResult {
   BlockNames names;                        // how rows name their block (kind column for translation models)
   SignificanceOptions significance;        // resamples 0: no bootstrap was run
   AblationComparison comparison;           // compared_text empty: no second data set
+  std::string chosen_on;                   // keep_chosen_heads: the data file the heads were chosen on
   bool cancelled = false;
 };
 
@@ -59,12 +61,22 @@ AblationResult ablate_heads(AttentionModel& model, const std::string& model_name
                             const ProgressCallback& progress = {}, const std::vector<int64_t>& blocks = {},
                             const SignificanceOptions& significance = {});
 
+// Michel Tables 5–6: each layer reduced to the head `chosen` for it elsewhere (the best_per_layer of an
+// all-but-one ablation on held-out data, `chosen_on`), scored on `data`. Only those settings run, and with
+// `significance` the correction spans them alone: one test per layer, none spent on heads not chosen.
+// The result reads as an all-but-one ablation whose heads and best_per_layer are the chosen heads.
+AblationResult keep_chosen_heads(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
+                                 const std::vector<HeadEffect>& chosen, const std::string& chosen_on,
+                                 const torch::Tensor& base_gates = {}, const ProgressCallback& progress = {},
+                                 const SignificanceOptions& significance = {});
+
 // Single: `layer,head,metric,delta`; all-but-one: `layer,best_head,metric,delta`, or with
 // every_head the `layer,head,metric,delta` rows of all heads. A "# model=…, metric=…, baseline=…"
 // line comes first. Translation models' rows start with their kind: `kind,layer,head,…`. With a
 // bootstrap, `delta_low,delta_high,p_value,p_adjusted,significant` follow delta (the first line adds
 // "bootstrap=B, seed=S, correction=holm"). With a comparison, `metric_compared,delta_compared` come
 // last and the first line adds "text=A, compare_text=B, compare_baseline=…, pearson_r=…, spearman_rho=…".
+// Chosen heads add "chosen_on=FILE" to the first line.
 ResultTable ablation_table(const AblationResult& result, bool every_head = false);
 
 // Adds `other` (the same single-head ablation of the same model on a second data set, `other_text`)

@@ -197,6 +197,8 @@ step "ablate single (Michel Table 1; Figure 2 against UD EWT)" "$cli" ablate "${
   --correction holm --compare-text "$work/ud_test.conllu" --out "$results/michel_single.csv"
 step "figure: single-head ablation" figure ablation michel_single.csv michel_single.png
 step "ablate all-but-one (Michel Table 2)" "$cli" ablate "${michel[@]}" --mode all-but-one --bootstrap "$bootstrap" --correction holm --out "$results/michel_alone.csv"
+step "ablate all-but-one, heads chosen on valid (Michel Tables 5–6)" "$cli" ablate "${michel[@]}" --mode all-but-one \
+  --choose-on "$work/rank.txt" --bootstrap "$bootstrap" --correction holm --out "$results/michel_held_out.csv"
 step "importance (Michel §4.1, Eq. 2: per example)" "$cli" importance "${michel[@]}" --per-example --out "$results/importance.csv"
 step "figure: importance" figure importance importance.csv importance.png
 step "prune (Michel Figure 3, ranked on valid, I_h per example)" "$cli" prune "${michel[@]}" --order both --per-example --rank-text "$work/rank.txt" --step 10 \
@@ -332,9 +334,12 @@ if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.j
   step "eval: BLEU of the translation models" sh -c "for m in mt_vanilla mt_bet_sf; do '$cli' eval --model '$samples/'\$m --text '$work/mt_test.tsv' --json > '$results/eval_'\$m.json; done"
   step "ablate all-but-one by BLEU (Michel Table 2, MT)" "$cli" ablate --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" \
     --mode all-but-one --metric bleu --bootstrap "$bootstrap" --out "$results/michel_alone_mt.csv"
+  head -n "$pairs" "$work/mt/valid.tsv" > "$work/mt_valid.tsv"
+  step "ablate all-but-one by BLEU, heads chosen on valid pairs (Michel Table 5, MT)" "$cli" ablate \
+    --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" --choose-on "$work/mt_valid.tsv" --mode all-but-one \
+    --metric bleu --bootstrap "$bootstrap" --out "$results/michel_held_out_mt.csv"
   # Michel Figure 4: BLEU as the heads of one attention kind are pruned by I_h (ranked per example on
   # validation pairs), one curve per kind; the three CSVs go into one whose order column names the kind.
-  head -n "$pairs" "$work/mt/valid.tsv" > "$work/mt_valid.tsv"
   for kind in enc dec cross; do
     step "prune $kind heads by BLEU (Michel Figure 4)" "$cli" prune --model "$samples/mt_vanilla" --text "$work/mt_test.tsv" \
       --rank-text "$work/mt_valid.tsv" --attention "$kind" --metric bleu --order importance --per-example --step 10 \

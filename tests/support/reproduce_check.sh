@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/support/reproduce_check.sh — ctest reproduce.quick: scripts/study/reproduce.sh --quick end to end into a
-# scratch folder, then the report it wrote: every section there, Table 1 over the recorded seeds, every figure it links a PNG that
+# scratch folder, then the report it wrote: every section there (Michel's held-out head choice among them), Table 1 over the recorded seeds, every figure it links a PNG that
 # exists, no number left unformatted ("nan", "inf"), no temporary path in the outputs; the quick runs
 # listed as recorded runs.
 #   reproduce_check.sh <source dir> <out dir> <attention-cli> <attention-plot>
@@ -11,7 +11,7 @@ AW_CLI=$3 AW_PLOT=$4 bash "$source_dir/scripts/study/reproduce.sh" --quick --out
 report=$out/results.md
 for heading in "## The models" "## The recorded runs" '| `transformer_lm` | 2 | perplexity ' "## Bird-Eye Table 1" "Over training runs: Ratio ÷ uniform of each recorded seed" "## Bird-Eye Table 2" "## Bird-Eye Table 3" \
                "## Bird-Eye Figure 3" "## Michel et al." "### Table 1: each head switched off alone" \
-               "### Table 2: only the best head" "### Figure 3: pruning heads in order" "### Table 4: real pruning" "### Figure 2: the same heads" "### Figure 4: pruning one attention kind" "## The papers side by side" \
+               "### Table 2: only the best head" "### Tables 5–6: the head chosen on held-out text" "head chosen on the first validation pairs" "### Figure 3: pruning heads in order" "### Table 4: real pruning" "### Figure 2: the same heads" "### Figure 4: pruning one attention kind" "## The papers side by side" \
                "## LAMA" "### Each head on its own" "## Translation models" "Quick mode"; do
   grep -q -F "$heading" "$report" || { echo "reproduce_check: '$heading' missing from $report" >&2; exit 1; }
 done

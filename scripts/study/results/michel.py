@@ -2,7 +2,7 @@
 (Table 1), only the best head of a layer kept (Table 2), head importance I_h, pruning heads in order
 (Figure 3) and real pruning's speed, each against the paper's numbers where we could read them.
 """
-from . import michel_more, verdicts
+from . import michel_held_out, michel_more, verdicts
 from .cells import interval, num, pvalue, significance_cell, table
 from .inputs import read_csv, resampled
 from .papers import MICHEL_PRUNABLE, MICHEL_TABLE1, MICHEL_TABLE2_WMT, MICHEL_TABLE4, SOURCES
@@ -72,6 +72,7 @@ def michel(report):
                          "reproduced" if reduced >= len(alone) / 2 else "not reproduced",
                          "most layers need more than one head here" if reduced < len(alone) / 2 else
                          "most layers keep their metric with one head here too")
+    michel_held_out.language_model(report)
     importance_comments, importance = read_csv(report.path("importance.csv"))
     if importance:
         report.add("### Head importance I_h (§4.1)\n")

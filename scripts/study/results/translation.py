@@ -1,7 +1,7 @@
 """The translation models: Bird-Eye Table 1's MT rows, their BLEU and chrF, and Michel Table 2 by BLEU
 (only the best head of each encoder, decoder and cross-attention block kept).
 """
-from . import verdicts
+from . import michel_held_out, verdicts
 from .bird_eye import over_uniform, over_uniform_cell, paper_table1
 from .cells import interval, num, pvalue, signed, significance_cell, span, table
 from .comparisons import against
@@ -72,6 +72,7 @@ def translation(report):
         else:
             report.add("No block loses BLEU with one head left; the paper's largest loss is the last Enc-Dec layer "
                        "(−13.56 BLEU).\n")
+        michel_held_out.translation(report)
 
 
 def paper_mt_consistency(report):

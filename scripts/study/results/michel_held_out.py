@@ -1,0 +1,96 @@
+"""Michel et al., appendix A (Tables 5–6): each layer reduced to the head that does best alone on *other*
+data (`ablate --mode all-but-one --choose-on`), so the choice never sees the text it is scored on; set
+beside Table 2's choice on the scored text itself, for the language model and the translation model.
+"""
+from . import verdicts
+from .cells import interval, num, significance_cell, table
+from .inputs import read_csv
+from .papers import MICHEL_TABLE5_WMT, MICHEL_TABLE6_BERT
+
+
+def block(row):
+    """A row's block as the page names it: 'layer 2' or 'cross layer 2'."""
+    return (f"{row['kind']} " if row.get("kind") else "") + f"layer {row['layer']}"
+
+
+def own_best(path):
+    """Table 2's rows (the best head chosen on the scored text), by block."""
+    _, rows = read_csv(path)
+    return {block(r): r for r in rows or []}
+
+
+def rows_beside_own(held_out, own, metric):
+    """One row per block: the held-out choice, its Δ and interval here, and the scored text's own best."""
+    rows = []
+    for r in held_out:
+        mine = own.get(block(r))
+        rows.append([block(r), r["best_head"], mine["best_head"] if mine else "—", num(r["metric"]), num(r["delta"]),
+                     interval(r), significance_cell(r), num(float(r["delta"]) - float(mine["delta"])) if mine else "—"])
+    return table(["block", "head chosen on valid", "best head on test", metric, "Δ", "95 % interval", "significant",
+                  "Δ − test's own best Δ"], rows)
+
+
+def agreement(held_out, own):
+    same = sum(1 for r in held_out if own.get(block(r), {}).get("best_head") == r["best_head"])
+    return f"the head chosen on valid is the test text's own best in {same} of {len(held_out)} blocks"
+
+
+def language_model(report):
+    """`michel_held_out.csv`: vanilla_lm, heads chosen on the WikiText-2 validation slice, scored on test."""
+    comments, rows = read_csv(report.path("michel_held_out.csv"))
+    if not rows:
+        return
+    report.add("### Tables 5–6: the head chosen on held-out text\n")
+    report.add("The same reduction as Table 2, but each layer keeps the head that does best alone on the WikiText-2 "
+               "*validation* slice (`ablate --choose-on`), scored on the test slice; the Holm correction spans the "
+               "chosen heads only, one per layer.\n")
+    report.add(rows_beside_own(rows, own_best(report.path("michel_alone.csv")), "perplexity"))
+    report.add("The paper's Table 6 (BERT, Δ accuracy in % on MNLI-matched validation, the head chosen on 5,000 "
+               "training examples; none significant at p < 0.01): " +
+               ", ".join(f"{x:+.2f}".replace("-", "−") for x in MICHEL_TABLE6_BERT) + ".\n")
+    if "significance" in comments:  # too few units: nothing tested
+        report.add(f"**What we see.** {comments['significance']}; {agreement(rows, own_best(report.path('michel_alone.csv')))}.\n")
+        return
+    kept = sum(1 for r in rows if r["significant"] != "1")
+    smallest = min(rows, key=lambda r: float(r["delta"]))
+    changed = ("every layer changes significantly" if kept == 0 else
+               f"{kept} of {len(rows)} layers show no significant change")
+    report.add(f"**What we see.** With the head chosen on held-out text, {changed}; {agreement(rows, own_best(report.path('michel_alone.csv')))}. **The paper** "
+               "(§3.3, appendix A): no significant change for half of WMT's layers and all of BERT's, as with the "
+               "choice on the test set.\n")
+    verdicts.add(report, "Michel", "Tables 5–6: best head chosen on held-out data",
+                 "no significant change in half of WMT's 18 layers (chosen on newstest2013) and 12 of 12 BERT layers",
+                 f"no significant change in {kept} of {len(rows)} layers (chosen on valid, scored on test); smallest Δ "
+                 f"{num(smallest['delta'])} {interval(smallest)}",
+                 "reproduced" if kept >= len(rows) / 2 else "not reproduced",
+                 "most layers keep their metric with one held-out head here too" if kept >= len(rows) / 2 else
+                 "most layers need more than one head here, however the head is chosen")
+
+
+def translation(report):
+    """`michel_held_out_mt.csv`: mt_vanilla by BLEU, heads chosen on validation pairs, scored on test pairs."""
+    comments, rows = read_csv(report.path("michel_held_out_mt.csv"))
+    if not rows:
+        return
+    report.add(f"The same with each block's head chosen on the first validation pairs (Michel Table 5's protocol; "
+               f"BLEU, baseline {num(comments.get('baseline'))}):\n")
+    report.add(rows_beside_own(rows, own_best(report.path("michel_alone_mt.csv")), "BLEU"))
+    report.add("The paper's Table 5 (WMT, ΔBLEU on newstest2014, the head chosen on newstest2013):\n")
+    report.add(table(["layer", "Enc-Enc", "Enc-Dec", "Dec-Dec"], MICHEL_TABLE5_WMT))
+    worst = min(rows, key=lambda r: float(r["delta"]))
+    if "significance" in comments:
+        report.add(f"**What we see.** {comments['significance']}; the largest loss is {block(worst)}.\n")
+        return
+    per_kind = {}
+    for r in rows:
+        per_kind.setdefault(r["kind"], []).append(r["significant"] == "1")
+    ours = ", ".join(f"{k} {sum(v)} of {len(v)}" for k, v in per_kind.items())
+    cross_worst = worst["kind"] == "cross" and worst["significant"] == "1" and float(worst["delta"]) < 0
+    report.add(f"**What we see.** Significant with the held-out head: {ours}; the largest loss is {block(worst)} "
+               f"({num(worst['delta'])} BLEU). The paper's largest is the last Enc-Dec layer (−18.89).\n")
+    verdicts.add(report, "Michel", "Table 5 (translation): the held-out head, which attention loses most",
+                 "the last Enc-Dec layer, −18.89 BLEU; the self-attentions −1.96 to +0.03",
+                 f"significant: {ours}; largest loss {block(worst)} ({num(worst['delta'])} {interval(worst)})",
+                 "reproduced" if cross_worst else "not reproduced",
+                 "cross-attention loses the most with one head, in both" if cross_worst else
+                 "the block that loses the most differs")
