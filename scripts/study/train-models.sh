@@ -177,6 +177,16 @@ test_data() {
   esac
 }
 
+# series_data <variant>: what prune --series scores each epoch on. The translation model as Michel §6
+# does, by BLEU (beam 4) and on the first 500 test pairs, as reproduce.sh's BLEU steps (a pruning curve
+# translates the pairs once per step); the language model by its test perplexity.
+series_data() {
+  case $1 in
+    series_mt_*) echo "--text $models/data/mt/test500.tsv --metric bleu" ;;
+    *) test_data "$1" ;;
+  esac
+}
+
 # record_table1 <variant> <seed>: Bird-Eye Table 1 of a finished language or translation model on its
 # test split, beside its record (seed-<S>.table1.csv; its weights are not kept, so the report reads
 # Table 1's spread over training runs from these). Classifiers and series runs have none.
@@ -205,7 +215,7 @@ record_run() {
   }
   if [[ $variant == series_* ]]; then  # Michel §6: the share prunable at each kept epoch, kept with the record
     # shellcheck disable=SC2046
-    "$cli" prune --model "$out" --series $(test_data "$variant") --threads 1 --out "$(dirname "$record")/series.csv" \
+    "$cli" prune --model "$out" --series $(series_data "$variant") --threads 1 --out "$(dirname "$record")/series.csv" \
       --curves "$(dirname "$record")/series_curves.csv" < /dev/null >> "$out/train.log" 2>&1 || {
       echo "train-models: prune --series on $out failed; see $out/train.log" >&2
       return 1
@@ -272,6 +282,7 @@ queue() {
     "$built_cli" split --data "$tatoeba" --out "$models/data/mt" --group-by source --percent 90,5,5 --seed 1 >&2
     head -n 1000 "$models/data/mt/test.tsv" > "$models/data/mt/test1000.tsv"
   fi
+  [ -f "$models/data/mt/test500.tsv" ] || head -n 500 "$models/data/mt/test.tsv" > "$models/data/mt/test500.tsv"
   mkdir -p "$models/data/sst5"
   cp "$sst/train.tsv" "$models/data/sst5/train.tsv"
   cp "$sst/dev.tsv" "$models/data/sst5/valid.tsv"
