@@ -4,7 +4,7 @@ Table 2, which compares trained variants over seeds, is in bird_eye_seeds.
 """
 import os
 
-from . import verdicts
+from . import diagonal_rates, verdicts
 from .cells import interval, num, pvalue, span, table
 from .inputs import read_csv, read_json, resampled
 from .papers import BIRD_EYE_TABLE1, TABLE2_VARIANTS
@@ -253,4 +253,6 @@ def figure3(report):
                      "; ".join(f"`{m}` at 0.2 × after training: Δ {num(r['delta'])} {interval(r)}" for m, r in best.items()),
                      "not comparable",
                      "ours scales a trained model's diagonal at evaluation, where every factor but 1 costs "
-                     "perplexity; the trained 0.2 ×, 2 × and masked diagonals are Table 2's rows")
+                     "perplexity" + ("; the next row applies the rates in training" if diagonal_rates.ready(report)
+                                     else "; the runs trained at rates 0.2, 1 and 2 lack two seeds each"))
+    diagonal_rates.trained(report)
