@@ -341,7 +341,12 @@ record_all() {
 ship() {
   local lambda
   lambda=$(chosen_lambda)
-  local pairs=("vanilla_lm=$models/vanilla/seed-1" "bet_sf=$models/bet_sf/seed-1" "lama_amazon=$models/amazon_lama/seed-1")
+  # The language models from the converged 6-layer runs once they are finished (Table 2 then compares
+  # those, reproduce.sh), else from the 2-epoch 4-layer ones.
+  local vanilla=$models/vanilla/seed-1 bet_sf=$models/bet_sf/seed-1
+  [ -f "$models/wiki6_vanilla/seed-1/queue-done" ] && vanilla=$models/wiki6_vanilla/seed-1
+  [ -f "$models/wiki6_bet_sf/seed-1/queue-done" ] && bet_sf=$models/wiki6_bet_sf/seed-1
+  local pairs=("vanilla_lm=$vanilla" "bet_sf=$bet_sf" "lama_amazon=$models/amazon_lama/seed-1")
   [ -n "$lambda" ] && pairs+=("bet_sg=$models/ud_bet_sg_lambda_$lambda/seed-1")
   for pair in "${pairs[@]}"; do
     local name=${pair%%=*} run=${pair#*=}

@@ -6,6 +6,7 @@ import os
 
 from . import diagonal_rates, verdicts
 from .cells import interval, num, pvalue, span, table
+from .comparisons import table2_prefix
 from .inputs import read_csv, read_json, resampled
 from .papers import BIRD_EYE_TABLE1, TABLE2_VARIANTS
 from .table1_seeds import over_seeds, per_seed
@@ -122,8 +123,10 @@ def table1(report):
     report.add("**What we see.** " + "; ".join(sentences) + ". " + reading + " BET(SF)'s diagonal-free mask "
                "zeroes the current token's weight on every row but the first, so its CA comes from row 0 "
                "only.\n")
-    # The bundled vanilla_lm is seed 1 of `vanilla` (train-models.sh ship).
-    paper_table1(report, "LM", intervals.get("vanilla_lm", []), "vanilla_lm", "WikiText-2", per_seed(report, "vanilla"))
+    # The bundled vanilla_lm is seed 1 of `vanilla`, or of `wiki6_vanilla` once Table 2 compares those
+    # (train-models.sh ship takes the converged run when it is finished).
+    paper_table1(report, "LM", intervals.get("vanilla_lm", []), "vanilla_lm", "WikiText-2",
+                 per_seed(report, table2_prefix(report) + "vanilla"))
     over_seeds(report, TABLE2_VARIANTS + ["wiki6_" + v for v in TABLE2_VARIANTS], "the WikiText-2 test split")
     _, sg = read_csv(report.path("table1_bet_sg.csv"))
     if sg:
@@ -253,6 +256,6 @@ def figure3(report):
                      "; ".join(f"`{m}` at 0.2 × after training: Δ {num(r['delta'])} {interval(r)}" for m, r in best.items()),
                      "not comparable",
                      "ours scales a trained model's diagonal at evaluation, where every factor but 1 costs "
-                     "perplexity" + ("; the next row applies the rates in training" if diagonal_rates.ready(report)
+                     "perplexity" + ("; the next row applies the rates in training" if diagonal_rates.ready(report, table2_prefix(report))
                                      else "; the runs trained at rates 0.2, 1 and 2 lack two seeds each"))
-    diagonal_rates.trained(report)
+    diagonal_rates.trained(report, table2_prefix(report))

@@ -3,7 +3,7 @@ and, for BET(SG), on UD EWT with its λ_p sweep. With too few recorded seeds it 
 """
 from . import verdicts
 from .cells import num, pvalue, signed, span, table
-from .comparisons import against, runs_by_device, trained_on
+from .comparisons import TABLE2_MODELS, against, runs_by_device, table2_prefix, trained_on
 from .inputs import read_csv, read_records
 from .papers import BIRD_EYE_TABLE2_SG, BIRD_EYE_TABLE2_WIKI, TABLE2_VARIANTS
 
@@ -13,8 +13,9 @@ def table2(report):
     _, summary = read_csv(report.path("table2_summary.csv"))
     _, tests = read_csv(report.path("table2_tests.csv"))
     records = read_records(report.records)
-    recorded = [(v, [float(r["perplexity"]) for _, r in records[v] if "perplexity" in r])
-                for v in TABLE2_VARIANTS if v in records]
+    prefix = table2_prefix(report)
+    recorded = [(prefix + v, [float(r["perplexity"]) for _, r in records[prefix + v] if "perplexity" in r])
+                for v in TABLE2_VARIANTS if prefix + v in records]
     recorded = [(v, ppl) for v, ppl in recorded if ppl]
     if not summary:
         if recorded:
@@ -39,8 +40,9 @@ def table2(report):
         return
     report.add("`attention-cli compare`: each variant's runs (seeds) evaluated on the WikiText-2 test split; "
                "mean ± sd over runs, and Welch's t-test (unequal variances) of each variant against the first, "
-               "Holm-adjusted over those tests.\n")
-    devices = {v: trained_on(runs) for v, runs in records.items()}
+               f"Holm-adjusted over those tests. The runs are the {TABLE2_MODELS[prefix]}" +
+               (" (`wiki6_*` in the records)" if prefix else "") + ".\n")
+    devices = {v[len(prefix):]: trained_on(runs) for v, runs in records.items() if v.startswith(prefix)}
     report.add(table(["variant", "runs", "test perplexity, mean ± sd", "trained on"],
                      [[r["variant"], r["runs"], f"{num(r['mean'])} ± {num(r['sd'])}", devices.get(r["variant"], "—")]
                       for r in summary]))
@@ -48,7 +50,7 @@ def table2(report):
         report.add("The variants' seeds did not all train on one device (the CPU here, or a lent GPU): the same "
                    "seed does not give the same weights on another device (docs/training.md measured 0.2–0.8 % "
                    "apart in perplexity), so a device difference adds to the seed-to-seed spread; each run's "
-                   "device is in the recorded runs' table below." + runs_by_device(records, [r["variant"] for r in summary]) +
+                   "device is in the recorded runs' table below." + runs_by_device(records, [prefix + r["variant"] for r in summary]) +
                    "\n")
     if tests:
         reference = summary[0]["variant"]
@@ -75,10 +77,10 @@ def table2(report):
         report.add("Variants with fewer than two recorded seeds are not compared; their runs, WikiText-2 test "
                    "perplexity: " + "; ".join(f"`{v}` {', '.join(num(x) for x in ppl)}" for v, ppl in single) +
                    ". One run cannot place a variant against the others' spread.\n")
-    paper_table2(report, summary, tests)
+    paper_table2(report, summary, tests, prefix)
 
 
-def paper_table2(report, summary, tests):
+def paper_table2(report, summary, tests, prefix):
     """The paper's WikiText-2 column beside ours, each variant's change against the Transformer in both
     (absolute and relative), and a verdict per variant."""
     ours = {r["variant"]: float(r["mean"]) for r in summary}
@@ -109,8 +111,9 @@ def paper_table2(report, summary, tests):
     report.add(table(["variant", "the paper", "paper − Transformer", "ours", "ours − vanilla, 95 % interval"], rows))
     report.add(f"The paper's BET(SG) row is {num(BIRD_EYE_TABLE2_SG)} on WikiText-2 "
                f"({verdicts.relative(BIRD_EYE_TABLE2_SG, paper_ref)}); ours trains on UD EWT, whose trees give the "
-               "hints (below). Our perplexities are about three times the paper's: our models have 4 layers "
-               "and 2 epochs where its are converged 6-layer models, so the relative columns are what compare.\n")
+               f"hints (below). Our Transformer's perplexity is {num(ours[reference] / paper_ref, 1)} times the "
+               f"paper's; ours are {TABLE2_MODELS[prefix]} where its are converged 6-layer models (and its "
+               "vocabulary and text preparation may differ), so the relative columns are what compare.\n")
     for variant in TABLE2_VARIANTS[1:]:
         if variant not in tested or variant not in BIRD_EYE_TABLE2_WIKI:
             continue
@@ -131,7 +134,7 @@ def paper_table2(report, summary, tests):
         verdicts.add(report, "Bird-Eye", f"Table 2 (WikiText-2): `{variant}` against the Transformer",
                      f"{signed(theirs - paper_ref)} ({verdicts.relative(theirs, paper_ref)})" + ("*" if starred else ""),
                      f"{signed(-diff)} ({verdicts.relative(ours[variant], ours[reference])}), {span(-high, -low)}, "
-                     f"Holm p {pvalue(holm)}", verdict, why + "; 2-epoch 4-layer models")
+                     f"Holm p {pvalue(holm)}", verdict, why + "; " + TABLE2_MODELS[prefix])
 
 
 def table2_ud(report):

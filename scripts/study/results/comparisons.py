@@ -1,7 +1,18 @@
 """Reading comparisons between runs: the Welch tests attention-cli compare wrote, turned round to one
-reference variant, and the devices the recorded runs trained on (a device difference adds to the spread).
+reference variant, the devices the recorded runs trained on (a device difference adds to the spread), and
+which runs Table 2 compared.
 """
 from .cells import num
+from .inputs import read_json
+
+# What Table 2's runs are, by the prefix of their variants' names in the records.
+TABLE2_MODELS = {"": "2-epoch 4-layer models", "wiki6_": "6-layer models trained to early stopping"}
+
+
+def table2_prefix(report):
+    """The records Table 2 compared: "wiki6_" once reproduce.sh switched to the converged 6-layer runs
+    (table2_runs.json), else "" (the 2-epoch 4-layer runs)."""
+    return (read_json(report.path("table2_runs.json")) or {}).get("prefix", "")
 
 
 def against(tests, reference):

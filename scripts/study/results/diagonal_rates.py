@@ -7,7 +7,7 @@ import itertools
 
 from . import verdicts
 from .cells import num, pvalue, signed, table
-from .comparisons import device_kind, trained_on
+from .comparisons import TABLE2_MODELS, device_kind, trained_on
 from .inputs import read_records
 
 # The factor each variant's training multiplies the diagonal's dot-product scores by (models/nn/transformer.cpp).
@@ -84,4 +84,4 @@ def trained(report, prefix=""):
                  {"reproduced": "perplexity rises with the trained rate, significantly",
                   "refuted": "perplexity falls with the trained rate, significantly",
                   "not reproduced": "the slope is not significant over these runs"}[verdict] +
-                 ("" if prefix else "; 2-epoch 4-layer models"))
+                 "; " + TABLE2_MODELS[prefix])

@@ -6,6 +6,7 @@ import os
 import subprocess
 
 from .cells import data_name, num, table
+from .comparisons import table2_prefix
 from .inputs import read_json, read_records
 
 
@@ -112,10 +113,14 @@ def queued(report):
     report.add(f"**Still queued** ({sum(len(s) for s in seeds.values())} runs; `scripts/study/train-models.sh queue` "
                "trains them on CPU lanes, `scripts/gpu/gpu-train.sh` on a lent GPU; the report compares them once "
                "recorded): " + "; ".join(f"`{v}` seed{'s' if len(s) > 1 else ''} {', '.join(s)}"
-                                         for v, s in seeds.items()) +
-               ". The `wiki6_*` runs are Table 2's variants at the paper's 6 layers trained until validation stops "
-               "improving; until they are recorded, every WikiText-2 number on this page comes from the 2-epoch "
-               "4-layer models.\n")
+                                         for v, s in seeds.items()) + "." +
+               (("" if not any(v.startswith("wiki6_") for v in seeds) else
+                 " The `wiki6_*` runs are Table 2's variants at the paper's 6 layers trained until validation stops "
+                 "improving; Table 2 compares those recorded, and the queued seeds join them once recorded."
+                 if table2_prefix(report) else
+                 " The `wiki6_*` runs are Table 2's variants at the paper's 6 layers trained until validation stops "
+                 "improving; until they are recorded, every WikiText-2 number on this page comes from the 2-epoch "
+                 "4-layer models.")) + "\n")
 
 
 def reproduce(report):
