@@ -26,7 +26,8 @@ std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores)
 
 std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
                                         const std::vector<HeadRef>& order, double step_percent,
-                                        const ProgressCallback& progress, const SignificanceOptions& significance) {
+                                        const ProgressCallback& progress, const SignificanceOptions& significance,
+                                        ExampleScores* examples_out) {
   require_attention_heads(model.config(), "the model", "pruning");
   if (!(step_percent > 0 && step_percent <= 100))
     throw Error("--step must be a percentage in (0, 100], got " + std::to_string(step_percent));
@@ -62,6 +63,7 @@ std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationD
       point.significance = results[i].holding(point.delta);
     }
   }
+  if (examples_out && significance.enabled()) *examples_out = std::move(examples);
   return points;
 }
 

@@ -25,6 +25,17 @@ struct PruningPoint {
   DeltaSignificance significance;  // with a bootstrap: the delta's interval, p-values and verdict
 };
 
+// Two orders at one step where each prunes some heads but not all: the first order's metric minus
+// the second's, on the same examples (Michel Figure 3: which order prunes better).
+struct OrderDifference {
+  double percent = 0.0;
+  int64_t heads_pruned = 0;
+  double first_metric = 0.0;
+  double second_metric = 0.0;
+  double delta = 0.0;              // first_metric − second_metric
+  DeltaSignificance significance;  // with a bootstrap: paired over the examples, corrected across the steps
+};
+
 struct PruningResult {
   std::string model;
   std::string metric_name;
@@ -32,6 +43,8 @@ struct PruningResult {
   std::string ranked_on;  // where the order came from when not the curve's data: a text or a CSV file
   bool per_example = false;  // the importance order ranked by E_x |∂L(x)/∂ξ_h| (Michel's Eq. 2)
   std::vector<PruningPoint> points;
+  std::vector<std::string> compared_orders;  // with two orders: {first, second} of `between`
+  std::vector<OrderDifference> between;
   SignificanceOptions significance;  // resamples 0: no bootstrap was run
   bool cancelled = false;
 };
@@ -42,11 +55,12 @@ std::vector<HeadRef> order_heads(const std::vector<std::vector<double>>& scores)
 // Evaluates the model with the first round(p/100·total) heads of `order` gated off, for
 // p = 0, step, 2·step, … up to 100. All of one order's steps run as one batched pass. With
 // `significance` enabled, each point's delta from the first gets its paired-bootstrap interval and
-// p-values, corrected across the curve's points that prune at least one head.
+// p-values, corrected across the curve's points that prune at least one head; `examples` (when given,
+// with the bootstrap) receives every example's part in each point's metric, one column a point.
 std::vector<PruningPoint> pruning_curve(AttentionModel& model, const EvaluationData& data, const std::string& order_name,
                                         const std::vector<HeadRef>& order, double step_percent,
                                         const ProgressCallback& progress = {},
-                                        const SignificanceOptions& significance = {});
+                                        const SignificanceOptions& significance = {}, ExampleScores* examples = nullptr);
 
 // Table `order,percent_pruned,heads_pruned,metric,delta` with metadata model and metric (translation
 // models: attention=cross, the percentages being of that attention's heads; ranked_on=FILE when the

@@ -208,6 +208,7 @@ AnalysisReport run_pruning(const AnalysisRequest& request) {
   result.ranked_on = ranked_on;
   result.per_example = prune.per_example;
   report.tables["csv"] = pruning_table(result);
+  if (!result.compared_orders.empty()) report.tables["between"] = order_difference_table(result);
   return report;
 }
 
@@ -239,6 +240,9 @@ AnalysisDescriptor prune_descriptor() {
   descriptor.fields.push_back(integer_field("max-drop", "Max drop %", 10, 1, 99,
                                             "with --series: how much worse (%) the metric may get", "P"));
   descriptor.outputs.push_back({"curves", "curves", "with --series: every epoch's pruning curve (CSV)"});
+  descriptor.outputs.push_back({"between", "between",
+                                "with --order both: at each step, importance − oracle, paired bootstrap over the "
+                                "same examples (CSV)"});
   auto apply = integer_field("apply", "Apply", 0, 0, 100, "remove P % of the heads for real (with --save)", "P");
   apply.default_text.clear();
   apply.in_form = false;

@@ -5,6 +5,8 @@
 #include "analysis/heads/head_importance.h"
 #include "models/errors.h"
 
+#include <torch/torch.h>
+
 #include <algorithm>
 
 namespace aw {
@@ -43,12 +45,62 @@ PruningResult pruning_curves(AttentionModel& model, const std::string& model_nam
   result.model = model_name;
   result.metric_name = data.metric_name();
   result.significance = significance;
-  for (const auto& order : orders) {
-    const auto points = pruning_curve(model, data, order.name, order.heads, step_percent, progress, significance);
-    if (points.empty()) return result.cancelled = true, result;
-    result.points.insert(result.points.end(), points.begin(), points.end());
+  std::vector<ExampleScores> examples(orders.size());
+  std::vector<std::vector<PruningPoint>> curves;
+  for (size_t i = 0; i < orders.size(); ++i) {
+    curves.push_back(pruning_curve(model, data, orders[i].name, orders[i].heads, step_percent, progress, significance,
+                                   &examples[i]));
+    if (curves.back().empty()) return result.cancelled = true, result;
+    result.points.insert(result.points.end(), curves.back().begin(), curves.back().end());
   }
+  if (orders.size() == 2) compare_orders(result, orders, curves, examples);
   return result;
+}
+
+void compare_orders(PruningResult& result, const std::vector<RankedOrder>& orders,
+                    const std::vector<std::vector<PruningPoint>>& curves, const std::vector<ExampleScores>& examples) {
+  const auto& first = curves[0];
+  const auto& second = curves[1];
+  if (first.size() != second.size() || orders[0].heads.size() != orders[1].heads.size())
+    throw Error("comparing pruning orders needs both to rank the same heads");
+  const auto total = static_cast<int64_t>(orders[0].heads.size());
+  result.compared_orders = {orders[0].name, orders[1].name};
+  std::vector<std::pair<int64_t, int64_t>> columns;  // (first's point, second's point) in the joined examples
+  for (size_t s = 0; s < first.size(); ++s) {
+    if (first[s].heads_pruned == 0 || first[s].heads_pruned == total) continue;  // the same heads in both
+    result.between.push_back({first[s].percent, first[s].heads_pruned, first[s].metric, second[s].metric,
+                              first[s].metric - second[s].metric, {}});
+    columns.emplace_back(static_cast<int64_t>(s), static_cast<int64_t>(first.size() + s));
+  }
+  if (!result.significance.enabled() || columns.empty()) return;
+  ExampleScores joined = examples[0];  // both orders' points as columns of the same examples
+  joined.sums = torch::cat({examples[0].sums, examples[1].sums}, 1);
+  const auto tested = paired_settings_significance(joined, columns, result.significance);
+  for (size_t i = 0; i < tested.size(); ++i)
+    result.between[i].significance = tested[i].holding(result.between[i].delta);
+}
+
+ResultTable order_difference_table(const PruningResult& result) {
+  if (result.compared_orders.size() != 2) throw Error("no two pruning orders to compare (--order both)");
+  const auto& names = result.compared_orders;
+  ResultTable table;
+  table.meta("model", result.model).meta("metric", result.metric_name).meta("difference", names[0] + " - " + names[1]);
+  if (!result.attention.empty()) table.meta("attention", result.attention);
+  if (!result.ranked_on.empty()) table.meta("ranked_on", result.ranked_on);
+  const bool tested = result.significance.enabled();
+  add_significance_meta(table, result.significance);
+  table.add_column("percent_pruned", ColumnType::Number)
+      .add_column("heads_pruned", ColumnType::Integer)
+      .add_column("metric_" + names[0], ColumnType::Number)
+      .add_column("metric_" + names[1], ColumnType::Number)
+      .add_column("delta", ColumnType::Number);
+  if (tested) add_significance_columns(table);
+  for (const auto& step : result.between) {
+    std::vector<Cell> row{step.percent, step.heads_pruned, step.first_metric, step.second_metric, step.delta};
+    if (tested) append_cells(row, significance_cells(step.significance));
+    table.add_row(std::move(row));
+  }
+  return table;
 }
 
 }  // namespace aw

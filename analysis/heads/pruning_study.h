@@ -25,9 +25,21 @@ struct RankedOrder {
 };
 
 // Each order's curve on `data`, `step_percent` more heads off per point (pruning_curve, with
-// `significance`); `cancelled` set when `progress` cancels.
+// `significance`); `cancelled` set when `progress` cancels. With two orders, `between` compares them
+// at every step where each prunes some heads but not all (compare_orders).
 PruningResult pruning_curves(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                              const std::vector<RankedOrder>& orders, double step_percent,
                              const ProgressCallback& progress = {}, const SignificanceOptions& significance = {});
+
+// Fills result.between from the two orders' curves and their example scores (the scores undefined
+// without a bootstrap): first − second at each step, the bootstrap paired over the same examples and
+// corrected across the steps. Throws aw::Error unless both orders rank the same heads.
+void compare_orders(PruningResult& result, const std::vector<RankedOrder>& orders,
+                    const std::vector<std::vector<PruningPoint>>& curves, const std::vector<ExampleScores>& examples);
+
+// Table `percent_pruned,heads_pruned,metric_<first>,metric_<second>,delta` (delta = first − second) with
+// metadata model, metric, difference="importance - oracle"; the significance columns follow delta with a
+// bootstrap. Throws aw::Error when the result does not compare two orders.
+ResultTable order_difference_table(const PruningResult& result);
 
 }  // namespace aw

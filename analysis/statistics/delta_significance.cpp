@@ -42,6 +42,14 @@ torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Ten
 std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
                                                   const std::vector<int64_t>& compared,
                                                   const SignificanceOptions& options) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (const auto setting : compared) pairs.emplace_back(setting, baseline);
+  return paired_settings_significance(scores, pairs, options);
+}
+
+std::vector<DeltaSignificance> paired_settings_significance(const ExampleScores& scores,
+                                                            const std::vector<std::pair<int64_t, int64_t>>& pairs,
+                                                            const SignificanceOptions& options) {
   TORCH_CHECK(options.enabled(), "delta_significance needs resamples > 0");
   if (!scores.sums.defined() || scores.sums.size(0) == 0) throw Error("significance: no examples to resample");
   const bool bleu = scores.metric_name == "bleu";
@@ -64,9 +72,11 @@ std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, i
         metrics_from_sums(scores.metric_name, resampled.narrow(1, 0, settings), resampled.select(1, settings));
     observed_metrics = metrics_from_sums(scores.metric_name, sums.sum(0, true), counts.sum(0, true))[0];
   }
-  const auto columns = torch::tensor(compared, torch::kLong);
-  const auto deltas = resampled_metrics.index_select(1, columns) - resampled_metrics.select(1, baseline).unsqueeze(1);
-  const auto observed = observed_metrics.index_select(0, columns) - observed_metrics[baseline];
+  std::vector<int64_t> firsts, seconds;
+  for (const auto& [first, second] : pairs) firsts.push_back(first), seconds.push_back(second);
+  const auto first = torch::tensor(firsts, torch::kLong), second = torch::tensor(seconds, torch::kLong);
+  const auto deltas = resampled_metrics.index_select(1, first) - resampled_metrics.index_select(1, second);
+  const auto observed = observed_metrics.index_select(0, first) - observed_metrics.index_select(0, second);
   return corrected_significance(summarize_bootstrap(observed, deltas), options);
 }
 

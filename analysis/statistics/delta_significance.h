@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aw {
@@ -69,6 +70,13 @@ torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Ten
 std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
                                                   const std::vector<int64_t>& compared,
                                                   const SignificanceOptions& options);
+
+// The bootstrap of metric(pairs[i].first) − metric(pairs[i].second) for every pair of columns of
+// `scores` (two pruning orders at the same step), from one resampling, corrected across the pairs.
+// Requires options.enabled(); throws aw::Error when `scores` holds no examples.
+std::vector<DeltaSignificance> paired_settings_significance(const ExampleScores& scores,
+                                                            const std::vector<std::pair<int64_t, int64_t>>& pairs,
+                                                            const SignificanceOptions& options);
 
 // Intervals and p-values of settings compared together (summarize_bootstrap's), the p-values
 // corrected across them by options.correction and starred at options.alpha.

@@ -211,7 +211,7 @@ step "ablate all-but-one, heads chosen on valid (Michel Tables 5–6)" "$cli" ab
 step "importance (Michel §4.1, Eq. 2: per example)" "$cli" importance "${michel[@]}" --per-example --out "$results/importance.csv"
 step "figure: importance" figure importance importance.csv importance.png
 step "prune (Michel Figure 3, ranked on valid, I_h per example)" "$cli" prune "${michel[@]}" --order both --per-example --rank-text "$work/rank.txt" --step 10 \
-  --bootstrap "$bootstrap" --out "$results/pruning.csv"
+  --bootstrap "$bootstrap" --out "$results/pruning.csv" --between "$results/pruning_between.csv"
 step "figure: pruning curves" figure pruning pruning.csv pruning.png
 step "prune --apply 50 (real pruning)" "$cli" prune --model "$samples/vanilla_lm" --text "$work/rank.txt" --window "$window" --apply 50 \
   --save "$work/pruned"

@@ -2,6 +2,8 @@
 (Table 1), only the best head of a layer kept (Table 2), head importance I_h, pruning heads in order
 (Figure 3) and real pruning's speed, each against the paper's numbers where we could read them.
 """
+import os
+
 from . import michel_held_out, michel_more, verdicts
 from .cells import interval, num, pvalue, significance_cell, table
 from .inputs import read_csv, resampled
@@ -119,7 +121,9 @@ def michel(report):
                      if 0 < float(a["percent_pruned"]) < 100]
             better = sum(1 for a, b in pairs if float(a["metric"]) < float(b["metric"]))
             verdict = (f" The importance order gives the lower perplexity at {better} of the {len(pairs)} steps "
-                       "between 0 and 100 % (single runs of each order; no test between the orders).")
+                       "between 0 and 100 % (single runs of each order" +
+                       ("; the test between them follows)." if os.path.exists(report.path("pruning_between.csv"))
+                        else "; no test between the orders)."))
         report.add("**What we see.** " + "; ".join(sentences)[0].upper() + "; ".join(sentences)[1:] + "." + verdict +
                    " **The paper:** about 20 % of WMT's heads and 40 % of BERT's can be pruned before the metric "
                    "drops noticeably, and the I_h order beats the ablation order (Figure 3).\n")
@@ -157,12 +161,39 @@ def pruning_verdicts(report, comments, orders):
                  "the paper's \"noticeable\" is read by eye; ours is the first significant step, a stricter "
                  "reading" if share < MICHEL_PRUNABLE["WMT"] else "as many heads go without a significant loss")
     if "oracle" in orders:
-        pairs = [(a, b) for a, b in zip(rows, orders["oracle"]) if 0 < float(a["percent_pruned"]) < 100]
+        order_test(report, rows, orders["oracle"])
+
+
+def order_test(report, importance, oracle):
+    """The I_h order against the oracle order: each step's difference with its paired bootstrap
+    (pruning_between.csv, `prune --between`) where it ran, else the count of steps where I_h is lower."""
+    comments, between = read_csv(report.path("pruning_between.csv"))
+    if not between or "significance" in comments or "delta_low" not in between[0]:
+        pairs = [(a, b) for a, b in zip(importance, oracle) if 0 < float(a["percent_pruned"]) < 100]
         better = sum(1 for a, b in pairs if float(a["metric"]) < float(b["metric"]))
         verdicts.add(report, "Michel", "Figure 3: the I_h order against the ablation (oracle) order",
                      "I_h prunes better", f"I_h lower at {better} of {len(pairs)} steps (one run of each order)",
                      "reproduced" if better > len(pairs) / 2 else "not reproduced",
-                     "no test between the orders in either; ours ranks on valid and scores on test")
+                     "no test between the orders; ours ranks on valid and scores on test")
+        return
+    better = [r for r in between if r["significant"] == "1" and float(r["delta"]) < 0]
+    worse = [r for r in between if r["significant"] == "1" and float(r["delta"]) > 0]
+    steps = lambda rs: ", ".join(f"{num(r['percent_pruned'], 0)} %" for r in rs) or "none"
+    report.add(f"**The two orders tested** (`prune --between`: I_h − oracle at each step, paired bootstrap {resampled(comments)}, "
+               f"Holm over the {len(between)} steps): I_h is significantly better at {steps(better)}, "
+               f"significantly worse at {steps(worse)}.\n")
+    report.add(table(["% pruned", "I_h", "oracle", "I_h − oracle", "95 % interval", "adjusted p"],
+                     [[num(r["percent_pruned"], 0), num(r["metric_importance"], 1), num(r["metric_oracle"], 1),
+                       num(r["delta"]), interval(r), pvalue(r["p_adjusted"])] for r in between]))
+    verdict = ("reproduced" if better and not worse else "refuted" if worse and not better else "not reproduced")
+    verdicts.add(report, "Michel", "Figure 3: the I_h order against the ablation (oracle) order",
+                 "I_h prunes better (read off the curves, no test)",
+                 f"I_h significantly better at {len(better)}, worse at {len(worse)} of {len(between)} steps "
+                 "(paired bootstrap, Holm)", verdict,
+                 {"reproduced": "I_h is better wherever the orders differ significantly",
+                  "refuted": "the oracle order is better wherever the orders differ significantly",
+                  "not reproduced": "no step differs significantly" if not better else
+                  "each order is better at some steps"}[verdict] + "; ours ranks on valid and scores on test")
 
 
 def real_pruning_speed(report):

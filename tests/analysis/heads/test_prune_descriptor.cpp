@@ -134,6 +134,50 @@ TEST_F(DescriptorRun, PruneRanksOnOneFileAndDrawsTheCurveOnAnother) {
   EXPECT_EQ(setting_error_of([&] { analysis("prune")(request); }), "--rank-text and --order-from both choose the order; give one");
 }
 
+// Michel Figure 3's question tested: both orders' metrics at each step that prunes some heads but not
+// all, their difference, and its bootstrap paired over the same windows, Holm over those steps.
+TEST_F(DescriptorRun, PruneComparesTheTwoOrdersStepByStep) {
+  const auto lm = load_checkpoint(dir_.file("lm"));
+  AnalysisRequest request;
+  request.models = {&lm};
+  request.settings = analysis("prune").settings();
+  request.settings.set("text", dir_.file("corpus.txt"));
+  request.settings.set("window", "8");
+  request.settings.set("step", "20");
+  request.settings.set("bootstrap", "200");
+  request.settings.set("min-units", "2");
+  const auto report = analysis("prune")(request);
+  const auto& curves = report.tables.at("csv");
+  const auto& between = report.tables.at("between");
+  EXPECT_EQ(between.meta_text("difference"), "importance - oracle");
+  auto metric_at = [&](const std::string& order, double percent) {
+    for (int64_t row = 0; row < curves.row_count(); ++row)
+      if (curves.text(row, curves.column("order")) == order && curves.number(row, curves.column("percent_pruned")) == percent)
+        return curves.number(row, curves.column("metric"));
+    ADD_FAILURE() << "no " << order << " point at " << percent;
+    return 0.0;
+  };
+  // 6 heads, 20 % a step: 1, 2, 4, 5 heads at 20–80 % (0 and 6 are the same heads in both orders).
+  ASSERT_EQ(between.row_count(), 4);
+  std::vector<double> p_values;
+  for (int64_t row = 0; row < between.row_count(); ++row) {
+    const double percent = between.number(row, between.column("percent_pruned"));
+    EXPECT_DOUBLE_EQ(between.number(row, between.column("metric_importance")), metric_at("importance", percent));
+    EXPECT_DOUBLE_EQ(between.number(row, between.column("metric_oracle")), metric_at("oracle", percent));
+    const double delta = between.number(row, between.column("delta"));
+    EXPECT_NEAR(delta, metric_at("importance", percent) - metric_at("oracle", percent), 1e-9);
+    EXPECT_LE(between.number(row, between.column("delta_low")), delta);
+    EXPECT_GE(between.number(row, between.column("delta_high")), delta);
+    p_values.push_back(between.number(row, between.column("p_value")));
+  }
+  // Holm over the 4 steps: the smallest p times 4.
+  const auto smallest = std::min_element(p_values.begin(), p_values.end()) - p_values.begin();
+  EXPECT_DOUBLE_EQ(between.number(smallest, between.column("p_adjusted")), std::min(1.0, 4 * p_values[smallest]));
+
+  request.settings.set("order", "oracle");
+  EXPECT_EQ(analysis("prune")(request).tables.count("between"), 0u);
+}
+
 // --per-example ranks by Michel's Eq. 2: the order of the per-example importance CSV, the same curve,
 // and the form named in the CSV; it is refused where it would change nothing.
 TEST_F(DescriptorRun, PruneRanksByPerExampleImportanceOnRequest) {

@@ -33,6 +33,19 @@ std::vector<std::vector<int64_t>> draws_of(int64_t examples, int64_t resamples, 
   return rows;
 }
 
+// exp(Σ loss / Σ tokens) of setting `setting` over the chosen examples (with repeats), in float64.
+double perplexity_of(const ExampleScores& scores, const std::vector<int64_t>& chosen, int64_t setting) {
+  double loss = 0, tokens = 0;
+  for (auto i : chosen) loss += scores.sums[i][setting].item<double>(), tokens += scores.counts[i].item<double>();
+  return std::exp(loss / tokens);
+}
+
+std::vector<int64_t> every_example(int64_t examples) {
+  std::vector<int64_t> all(examples);
+  for (int64_t i = 0; i < examples; ++i) all[i] = i;
+  return all;
+}
+
 // The reference verdict from resampled deltas: percentile interval and the shifted-bootstrap p.
 struct Expected {
   double low, high, p;
@@ -67,12 +80,9 @@ TEST(DeltaSignificance, PerplexityDeltasEqualLoopsOverTheSameDraws) {
 
   const auto draws = draws_of(examples, resamples, seed);
   auto perplexity = [&](const std::vector<int64_t>& chosen, int64_t setting) {
-    double loss = 0, tokens = 0;
-    for (auto i : chosen) loss += scores.sums[i][setting].item<double>(), tokens += scores.counts[i].item<double>();
-    return std::exp(loss / tokens);
+    return perplexity_of(scores, chosen, setting);
   };
-  std::vector<int64_t> everything(examples);
-  for (int64_t i = 0; i < examples; ++i) everything[i] = i;
+  const auto everything = every_example(examples);
   std::vector<double> raw;
   for (int64_t s = 1; s <= 2; ++s) {
     std::vector<double> deltas;
@@ -104,6 +114,43 @@ TEST(DeltaSignificance, PerplexityDeltasEqualLoopsOverTheSameDraws) {
   EXPECT_EQ(bh[1].low, results[1].low);
   options.seed = seed + 1;
   EXPECT_NE(delta_significance(scores, 0, {1, 2}, options)[1].low, results[1].low);
+}
+
+// Pairs of settings, neither the baseline (two pruning orders at one step): each pair's delta from the
+// same draws, as loops over them compute it.
+TEST(DeltaSignificance, PairsOfSettingsEqualLoopsOverTheSameDraws) {
+  const int64_t examples = 24, resamples = 200;
+  const uint64_t seed = 5;
+  ExampleScores scores;
+  scores.metric_name = "perplexity";
+  scores.sums = torch::empty({examples, 3}, torch::kFloat64);
+  scores.counts = torch::empty({examples}, torch::kFloat64);
+  for (int64_t i = 0; i < examples; ++i) {
+    const double tokens = 8 + i % 3;
+    scores.counts[i] = tokens;
+    for (int64_t s = 0; s < 3; ++s)
+      scores.sums[i][s] = tokens * (2.0 + 0.2 * s + 0.3 * std::sin(static_cast<double>(i + s)));
+  }
+  SignificanceOptions options;
+  options.resamples = resamples;
+  options.seed = seed;
+  const std::vector<std::pair<int64_t, int64_t>> pairs{{1, 2}, {2, 0}};
+  const auto results = paired_settings_significance(scores, pairs, options);
+  ASSERT_EQ(results.size(), 2u);
+  const auto draws = draws_of(examples, resamples, seed);
+  auto perplexity = [&](const std::vector<int64_t>& chosen, int64_t setting) {
+    return perplexity_of(scores, chosen, setting);
+  };
+  const auto everything = every_example(examples);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const auto [a, b] = pairs[k];
+    std::vector<double> deltas;
+    for (const auto& chosen : draws) deltas.push_back(perplexity(chosen, a) - perplexity(chosen, b));
+    const auto expected = summarize(deltas, perplexity(everything, a) - perplexity(everything, b));
+    EXPECT_NEAR(results[k].low, expected.low, 1e-9) << k;
+    EXPECT_NEAR(results[k].high, expected.high, 1e-9) << k;
+    EXPECT_DOUBLE_EQ(results[k].p_value, expected.p) << k;
+  }
 }
 
 // Windows of one paragraph resampled together: each draw picks paragraphs, and a drawn paragraph

@@ -175,6 +175,17 @@ aw_cli_test(error_prune_series_without_epochs EXIT 1 STDERR_LINES 1
 aw_cli_test(error_prune_series_order_from EXIT 1 STDERR_LINES 1
             REGEX "--series ranks each epoch's model on its own; leave --order-from out\n"
             ARGS prune --model ${fixtures}/tiny_lm --series --text ${fixtures}/corpus.txt --order-from ${fixtures}/stats.csv)
+# Michel Figure 3's two orders against each other at each step (--between), on the same windows.
+aw_cli_test(prune_between_orders EXIT 0
+            REGEX "written to [^\n]*prune_between.csv"
+            OUT_FILE ${fixtures}/prune_between.csv
+            OUT_FILE_REGEX "^# model=tiny_lm, metric=perplexity, difference=importance - oracle, bootstrap=50, [^\n]*\npercent_pruned,heads_pruned,metric_importance,metric_oracle,delta,delta_low,delta_high,p_value,p_adjusted,significant\n25,[^\n]+\n50,[^\n]+\n75,[^\n]+\n$"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --step 25 --order both
+                 --bootstrap 50 --min-units 2 --out ${fixtures}/prune_both.csv --between ${fixtures}/prune_between.csv)
+aw_cli_test(error_prune_between_one_order EXIT 1 STDERR_LINES 1
+            REGEX "prune: --between has nothing to write for tiny_lm \\(with --order both: at each step, importance − oracle"
+            ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --order importance
+                 --bootstrap 0 --between ${fixtures}/never.csv)
 aw_cli_test(error_prune_max_drop_without_series EXIT 1 STDERR_LINES 1 REGEX "--max-drop applies with --series only\n"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --max-drop 5)
 # Several seeds of one variant (train --seeds), then mean ± sd per variant and Welch's t-test (compare).
