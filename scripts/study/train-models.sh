@@ -178,11 +178,12 @@ test_data() {
 }
 
 # series_data <variant>: what prune --series scores each epoch on. The translation model as Michel §6
-# does, by BLEU (beam 4) and on the first 500 test pairs, as reproduce.sh's BLEU steps (a pruning curve
-# translates the pairs once per step); the language model by its test perplexity.
+# does, by BLEU (beam 4) on the first 500 test pairs (as reproduce.sh's BLEU steps: a pruning curve
+# translates the pairs once per step) and in the order of I_h alone (the oracle order would translate
+# them once per head as well); the language model by its test perplexity, both orders.
 series_data() {
   case $1 in
-    series_mt_*) echo "--text $models/data/mt/test500.tsv --metric bleu" ;;
+    series_mt_*) echo "--text $models/data/mt/test500.tsv --metric bleu --order importance" ;;
     *) test_data "$1" ;;
   esac
 }
