@@ -19,6 +19,8 @@ endfunction()
 
 aw_distributed_test(ablate ablate --model ${sample}/vanilla_lm --text ${text} ${window} --bootstrap 200)
 aw_distributed_test(ablate_all_but_one ablate --model ${sample}/bet_sf --text ${text} ${window} --mode all-but-one --all)
+aw_distributed_test(ablate_choose_on ablate --model ${sample}/vanilla_lm --text ${text} ${window} --mode all-but-one
+                    --choose-on ${sample}/README.md --bootstrap 100 --min-units 2)
 aw_distributed_test(ablate_classifier ablate --model ${sample}/lama_amazon --text ${sample}/demo_reviews.tsv --batch 2)
 aw_distributed_test(importance importance --model ${sample}/vanilla_lm --text ${text} ${window})
 aw_distributed_test(importance_per_example importance --model ${sample}/bet_sf --text ${text} ${window} --per-example)
