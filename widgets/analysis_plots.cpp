@@ -70,6 +70,7 @@ QString layer_label(const ResultTable& table, int row) {
 
 QString metric_label(const ResultTable& table) {
   const auto metric = meta(table, "metric");
+  if (metric == "bleu") return "BLEU";  // an acronym; perplexity and accuracy read as they are written
   return metric.isEmpty() ? QString("metric") : metric;
 }
 

@@ -103,7 +103,8 @@ def series(report):
             continue
         name = os.path.basename(path)[len("michel_"):-len(".csv")]
         order = [r for r in rows if r.get("order", "importance") == "importance"] or rows
-        report.add(f"`{name}` ({comments.get('metric', 'its metric')} on its test split, at most "
+        metric = {"bleu": "BLEU"}.get(comments.get("metric"), comments.get("metric", "its metric"))
+        report.add(f"`{name}` ({metric} on its test split, at most "
                    f"{comments.get('max_drop', '?')} % worse):\n")
         report.add(table(["epoch", "unpruned", "% of heads prunable"],
                          [[r["epoch"], num(r["base_metric"]), num(r["prunable_percent"], 0)]
