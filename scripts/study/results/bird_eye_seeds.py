@@ -72,7 +72,7 @@ def table2(report):
                    f". With {runs} runs a variant, only differences several times the seed-to-seed spread reach "
                    "significance; a \"not significant\" here is no evidence that the variants are equal.\n")
     compared = {r["variant"] for r in summary}
-    single = [(v, ppl) for v, ppl in recorded if v not in compared]
+    single = [(v, ppl) for v, ppl in recorded if v[len(prefix):] not in compared]
     if single:
         report.add("Variants with fewer than two recorded seeds are not compared; their runs, WikiText-2 test "
                    "perplexity: " + "; ".join(f"`{v}` {', '.join(num(x) for x in ppl)}" for v, ppl in single) +
