@@ -52,16 +52,10 @@ AblationResult keep_heads_chosen_on(const AnalysisRequest& request, const std::s
   const auto held_out =
       ablate_heads(*loaded.model, loaded.name, held_out_data, AblationMode::AllButOne, gates, progress, blocks);
   if (held_out.cancelled) return held_out;
-  std::string line = "heads chosen on " + choose_on + ":";
-  const auto& names = held_out.names;
-  for (const auto& head : held_out.best_per_layer) {
-    const auto block = head.layer - 1;
-    line += (names.with_kind ? " " + names.kind[block] + " layer " + std::to_string(names.layer[block])
-                             : " layer " + std::to_string(head.layer)) +
-            " head " + std::to_string(head.head) + ",";
-  }
-  line.pop_back();
-  request.tell(line);
+  // Named as --heads-off names heads (2.3, cross1.4), so the choice can be pasted into a later run.
+  std::vector<HeadRef> chosen;
+  for (const auto& head : held_out.best_per_layer) chosen.push_back({head.layer - 1, head.head - 1});
+  request.tell("heads chosen on " + choose_on + ": " + heads_off_group_text(heads_off_group(chosen, loaded.config)));
   return keep_chosen_heads(*loaded.model, loaded.name, data, held_out.best_per_layer, choose_on, gates, progress,
                            significance);
 }

@@ -116,14 +116,14 @@ TEST_F(DescriptorRun, ChooseOnPicksHeadsOnTheHeldOutFileAndScoresThemOnTheText) 
   const auto held_out = ablate_heads(*lm.model, lm.name, windows("other.txt"), AblationMode::AllButOne);
   const auto scored = ablate_heads(*lm.model, lm.name, windows("corpus.txt"), AblationMode::AllButOne);
   ASSERT_EQ(table.row_count(), 2);
-  std::string chosen_line = "heads chosen on " + dir_.file("other.txt") + ":";
+  std::string chosen_line = "heads chosen on " + dir_.file("other.txt") + ": ";
   for (int row = 0; row < 2; ++row) {
     const auto head = held_out.best_per_layer[row].head;
     EXPECT_EQ(table.number(row, table.column("best_head")), head);
     const auto& here = scored.heads[row * 3 + (head - 1)];
     EXPECT_DOUBLE_EQ(table.number(row, table.column("metric")), here.metric);
     EXPECT_DOUBLE_EQ(table.number(row, table.column("delta")), here.delta);
-    chosen_line += " layer " + std::to_string(row + 1) + " head " + std::to_string(head) + (row ? "" : ",");
+    chosen_line += std::to_string(row + 1) + "." + std::to_string(head) + (row ? "" : ",");  // as --heads-off
   }
   EXPECT_EQ(table.meta_text("chosen_on"), dir_.file("other.txt"));
   EXPECT_EQ(notes, std::vector<std::string>{chosen_line});
