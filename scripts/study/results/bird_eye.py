@@ -244,7 +244,7 @@ def figure3(report):
                        f"worse: {', '.join(worse) or 'no factor'}.\n")
     report.add("Scaling the diagonal of a model *after* training tests how much it relies on its current-token "
                "weight; the paper's Reduced/Magnified Diag rows train with the scaled diagonal (Table 2 above).\n")
-    best = {}
+    best, prefix = {}, table2_prefix(report)
     for m in models:
         comments, rows = read_csv(report.path(f"figure3_{m}.csv"))
         low = next((r for r in rows if r["factor"] == "0.2"), None)
@@ -256,6 +256,6 @@ def figure3(report):
                      "; ".join(f"`{m}` at 0.2 × after training: Δ {num(r['delta'])} {interval(r)}" for m, r in best.items()),
                      "not comparable",
                      "ours scales a trained model's diagonal at evaluation, where every factor but 1 costs "
-                     "perplexity" + ("; the next row applies the rates in training" if diagonal_rates.ready(report, table2_prefix(report))
+                     "perplexity" + ("; the next row applies the rates in training" if diagonal_rates.ready(report, prefix)
                                      else "; the runs trained at rates 0.2, 1 and 2 lack two seeds each"))
-    diagonal_rates.trained(report, table2_prefix(report))
+    diagonal_rates.trained(report, prefix)

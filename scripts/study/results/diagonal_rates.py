@@ -40,18 +40,21 @@ def runs(records, prefix):
     return found
 
 
-def ready(report, prefix=""):
+def enough(by_rate):
     """Whether every rate has two recorded seeds, as the slope's test needs."""
-    by_rate = runs(read_records(report.records), prefix)
     return len(by_rate) == len(RATES) and min(len(v) for v in by_rate.values()) >= 2
+
+
+def ready(report, prefix=""):
+    return enough(runs(read_records(report.records), prefix))
 
 
 def trained(report, prefix=""):
     """The subsection and its verdict; nothing until every rate has two recorded seeds."""
-    if not ready(report, prefix):
-        return
     records = read_records(report.records)
     by_rate = runs(records, prefix)
+    if not enough(by_rate):
+        return
     xs = [rate for rate, values in sorted(by_rate.items()) for _ in values]
     ys = [y for _, values in sorted(by_rate.items()) for y in values]
     b, p = slope(xs, ys), permutation_p(xs, ys)

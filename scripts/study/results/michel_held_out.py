@@ -44,18 +44,19 @@ def language_model(report):
     report.add("The same reduction as Table 2, but each layer keeps the head that does best alone on the WikiText-2 "
                "*validation* slice (`ablate --choose-on`), scored on the test slice; the Holm correction spans the "
                "chosen heads only, one per layer.\n")
-    report.add(rows_beside_own(rows, own_best(report.path("michel_alone.csv")), "perplexity"))
+    own = own_best(report.path("michel_alone.csv"))
+    report.add(rows_beside_own(rows, own, "perplexity"))
     report.add("The paper's Table 6 (BERT, Δ accuracy in % on MNLI-matched validation, the head chosen on 5,000 "
                "training examples; none significant at p < 0.01): " +
                ", ".join(f"{x:+.2f}".replace("-", "−") for x in MICHEL_TABLE6_BERT) + ".\n")
     if "significance" in comments:  # too few units: nothing tested
-        report.add(f"**What we see.** {comments['significance']}; {agreement(rows, own_best(report.path('michel_alone.csv')))}.\n")
+        report.add(f"**What we see.** {comments['significance']}; {agreement(rows, own)}.\n")
         return
     kept = sum(1 for r in rows if r["significant"] != "1")
     smallest = min(rows, key=lambda r: float(r["delta"]))
     changed = ("every layer changes significantly" if kept == 0 else
                f"{kept} of {len(rows)} layers show no significant change")
-    report.add(f"**What we see.** With the head chosen on held-out text, {changed}; {agreement(rows, own_best(report.path('michel_alone.csv')))}. **The paper** "
+    report.add(f"**What we see.** With the head chosen on held-out text, {changed}; {agreement(rows, own)}. **The paper** "
                "(§3.3, appendix A): no significant change for half of WMT's layers and all of BERT's, as with the "
                "choice on the test set.\n")
     verdicts.add(report, "Michel", "Tables 5–6: best head chosen on held-out data",
