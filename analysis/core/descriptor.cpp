@@ -7,6 +7,7 @@
 #include "models/errors.h"
 #include "models/parse_number.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace aw {
@@ -99,6 +100,24 @@ void SettingValues::validate() const {
     if (described.kind == FieldKind::Integer) integer(described.name);
     if (described.kind == FieldKind::Choice) choice(described.name);
   }
+  const auto value_of = [this](const std::string& other) { return condition_text(other); };
+  for (const auto& described : *fields_)
+    if (given(described.name))
+      if (const auto* unmet = unmet_condition(described, value_of)) throw SettingError(described.name, unmet->refusal);
+}
+
+std::string SettingValues::condition_text(const std::string& name) const {
+  if (field(name).kind == FieldKind::Flag) return flag(name) ? "1" : "";
+  return text(name);
+}
+
+const FieldCondition* unmet_condition(const SettingField& field,
+                                      const std::function<std::string(const std::string&)>& value_of) {
+  for (const auto& condition : field.applies_when) {
+    const auto value = value_of(condition.field);
+    if (std::find(condition.values.begin(), condition.values.end(), value) == condition.values.end()) return &condition;
+  }
+  return nullptr;
 }
 
 std::string describe_model_kind(const ModelConfig& config) {

@@ -41,6 +41,15 @@ enum class FieldKind {
 // chosen models cannot use (a beam for a plain language model) and leaves it out of their run.
 enum ModelKindBit : unsigned { kLanguageModels = 1, kClassifiers = 2, kTranslationModels = 4, kAnyModel = 7 };
 
+// A setting that means something only while another one reads one of `values` ("choose-on" while
+// the mode is all-but-one). The CLI refuses it otherwise with `refusal`; the window greys it and leaves
+// it out of the run. A flag reads "1" when on and "" when off; any other setting its text, or its default.
+struct FieldCondition {
+  std::string field;
+  std::vector<std::string> values;
+  std::string refusal;  // the problem, as SettingError words it ("applies with --series only")
+};
+
 struct SettingField {
   std::string name;           // CLI option (--name), session key, GUI field: one identity
   FieldKind kind = FieldKind::Text;
@@ -54,7 +63,13 @@ struct SettingField {
   bool required = false;
   bool in_form = true;        // false: a CLI-only action (prune --apply/--save, output files)
   unsigned applies_to = kAnyModel;  // ModelKindBit: the models it means something for
+  std::vector<FieldCondition> applies_when;  // every one must hold
 };
+
+// The first of `field`'s conditions that the other settings, read through `value_of`, do not meet;
+// nullptr when they all hold.
+const FieldCondition* unmet_condition(const SettingField& field,
+                                      const std::function<std::string(const std::string&)>& value_of);
 
 // "a,b,,c" → {a, b, c}: how a List setting (and any comma list the front ends take) is read.
 std::vector<std::string> split_list(const std::string& text);
@@ -98,9 +113,12 @@ class SettingValues {
   std::string choice(const std::string& name) const;    // validated against choices
   std::vector<std::string> list(const std::string& name) const;  // "a,b,,c" → {a, b, c}
 
-  // Throws SettingError for an unknown name, a required field missing, a malformed integer or a
-  // value outside its range or choices: every check a field's description allows.
+  // Throws SettingError for an unknown name, a required field missing, a malformed integer, a
+  // value outside its range or choices, or a setting given where its conditions do not hold: every
+  // check a field's description allows.
   void validate() const;
+  // What a condition on `name` reads: a flag "1" or "", any other setting its text or default.
+  std::string condition_text(const std::string& name) const;
 
  private:
   const SettingField& field(const std::string& name) const;

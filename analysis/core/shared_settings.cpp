@@ -42,7 +42,10 @@ std::vector<SettingField> translation_metric_fields() {
                              "translation models: perplexity of the reference translations (loss) or corpus BLEU of "
                              "the model's own translations (bleu)");
   metric.applies_to = kTranslationModels;
-  return {metric, beam_field("translation models with --metric bleu: beam size (1 = greedy)")};
+  auto beam = beam_field("translation models with --metric bleu: beam size (1 = greedy)");
+  // metric_data says the same to callers that build their settings without a descriptor.
+  beam.applies_when = {{"metric", {"bleu"}, "applies with --metric bleu (translations to score)"}};
+  return {metric, beam};
 }
 
 MetricSettings metric_settings(const SettingValues& settings) {

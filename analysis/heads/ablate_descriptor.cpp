@@ -27,14 +27,9 @@ AblateSettings ablate_settings(const SettingValues& settings) {
   ablate.single = settings.choice("mode") == "single";
   ablate.every_head = settings.flag("all");
   ablate.attention = settings.choice("attention");
+  // Which mode each of these needs is declared on its field (applies_when) and checked before the run.
   if (settings.given("compare-text")) ablate.compare_text = settings.text("compare-text");
-  if (!ablate.compare_text.empty() && !ablate.single)
-    throw SettingError("compare-text", "compares single-head effects; it needs --mode single");
   if (settings.given("choose-on")) ablate.choose_on = settings.text("choose-on");
-  if (!ablate.choose_on.empty() && ablate.single)
-    throw SettingError("choose-on", "chooses the head each layer keeps; it needs --mode all-but-one");
-  if (!ablate.choose_on.empty() && ablate.every_head)
-    throw SettingError("choose-on", "keeps one chosen head per layer; it cannot give every head's row (--all)");
   return ablate;
 }
 
@@ -118,15 +113,22 @@ AnalysisDescriptor ablate_descriptor() {
   append_fields(descriptor.fields, corpus_fields());
   descriptor.fields.push_back(attention_field());
   append_fields(descriptor.fields, translation_metric_fields());
-  descriptor.fields.push_back(
-      flag_field("all", "Every head", "all-but-one: every head's row, not only the best per layer"));
+  auto every_head = flag_field("all", "Every head", "all-but-one: every head's row, not only the best per layer");
+  every_head.applies_when = {{"mode", {"all-but-one"}, "gives every lone head's row; it needs --mode all-but-one"}};
+  descriptor.fields.push_back(every_head);
   append_fields(descriptor.fields, significance_fields());
-  descriptor.fields.push_back(path_field("compare-text", "Compare with", false,
-                                         "single: the same ablation on this second file, each head's delta beside its "
-                                         "first one, with Pearson and Spearman r (Michel Figure 2)"));
-  descriptor.fields.push_back(path_field("choose-on", "Choose heads on", false,
-                                         "all-but-one: choose each layer's best lone head on this held-out file, "
-                                         "then keep only it on --text (Michel Tables 5–6)"));
+  auto compare_text = path_field("compare-text", "Compare with", false,
+                                 "single: the same ablation on this second file, each head's delta beside its first "
+                                 "one, with Pearson and Spearman r (Michel Figure 2)");
+  compare_text.applies_when = {{"mode", {"single"}, "compares single-head effects; it needs --mode single"}};
+  descriptor.fields.push_back(compare_text);
+  auto choose_on = path_field("choose-on", "Choose heads on", false,
+                              "all-but-one: choose each layer's best lone head on this held-out file, then keep only "
+                              "it on --text (Michel Tables 5–6)");
+  choose_on.applies_when = {
+      {"mode", {"all-but-one"}, "chooses the head each layer keeps; it needs --mode all-but-one"},
+      {"all", {""}, "keeps one chosen head per layer; it cannot give every head's row (--all)"}};
+  descriptor.fields.push_back(choose_on);
   descriptor.fields.push_back(heads_off_field());
   descriptor.plot = "ablation";
   descriptor.tab.order = 20;

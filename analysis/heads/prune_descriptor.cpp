@@ -62,15 +62,10 @@ PruneSettings prune_settings(const SettingValues& settings) {
   prune.order = settings.given("order") ? settings.choice("order") : prune.apply ? "importance" : "both";
   if (prune.apply && prune.order == "both" && !from_file)
     throw SettingError("", "--apply needs one --order, importance or oracle");
-  if (prune.per_example && from_file)
-    throw SettingError("per-example", "ranks by importance here; --order-from's file already holds the order");
-  if (prune.per_example && prune.order == "oracle")
-    throw SettingError("per-example", "applies to the importance order; --order oracle ranks by ablation damage");
+  // --per-example's and --max-drop's conditions are declared on their fields (applies_when).
   if (prune.series) {
     if (prune.apply) throw SettingError("series", "prunes no checkpoint for real; leave --apply and --save out");
     if (from_file) throw SettingError("series", "ranks each epoch's model on its own; leave --order-from out");
-  } else if (settings.given("max-drop")) {
-    throw SettingError("max-drop", "applies with --series only");
   }
   return prune;
 }
@@ -228,17 +223,22 @@ AnalysisDescriptor prune_descriptor() {
   descriptor.fields.push_back(path_field("order-from", "Order from", false,
                                          "prune in the order of an importance or single-head ablate CSV made elsewhere",
                                          "CSV"));
-  descriptor.fields.push_back(flag_field("per-example", "Per example",
-                                         "the importance order by E_x |∂L(x)/∂ξ_h| (Michel's Eq. 2), one gate row per "
-                                         "example, not |∂L/∂ξ_h| per batch"));
+  auto per_example = flag_field("per-example", "Per example",
+                                "the importance order by E_x |∂L(x)/∂ξ_h| (Michel's Eq. 2), one gate row per example, "
+                                "not |∂L/∂ξ_h| per batch");
+  per_example.applies_when = {
+      {"order-from", {""}, "ranks by importance here; --order-from's file already holds the order"},
+      {"order", {"", "importance", "both"}, "applies to the importance order; --order oracle ranks by ablation damage"}};
+  descriptor.fields.push_back(per_example);
   descriptor.fields.push_back(attention_field());
   append_fields(descriptor.fields, translation_metric_fields());
   append_fields(descriptor.fields, significance_fields());
   descriptor.fields.push_back(flag_field("series", "Epoch series",
                                          "run on each epoch-N checkpoint the model's folder kept (train --keep-epochs): "
                                          "per epoch, the share of heads prunable within --max-drop"));
-  descriptor.fields.push_back(integer_field("max-drop", "Max drop %", 10, 1, 99,
-                                            "with --series: how much worse (%) the metric may get", "P"));
+  auto max_drop = integer_field("max-drop", "Max drop %", 10, 1, 99, "with --series: how much worse (%) the metric may get", "P");
+  max_drop.applies_when = {{"series", {"1"}, "applies with --series only"}};
+  descriptor.fields.push_back(max_drop);
   descriptor.outputs.push_back({"curves", "curves", "with --series: every epoch's pruning curve (CSV)"});
   descriptor.outputs.push_back({"between", "between",
                                 "with --order both: at each step, importance − oracle, paired bootstrap over the "

@@ -122,9 +122,7 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
   const auto pairs = read_patch_pairs(path, *loaded.tokenizer, loaded.config.max_positions);
   PatchSettings patch;
   patch.kind = patch_kind(settings.choice("kind"));
-  if (settings.given("position")) {
-    if (patch.kind == PatchKind::Pattern)
-      throw SettingError("position", "applies to output patching (--kind output): a pattern is patched whole");
+  if (settings.given("position")) {  // output patching only: the field's condition (applies_when)
     patch.position = settings.integer("position");
     for (const auto& pair : pairs)
       if (patch.position >= static_cast<int64_t>(pair.clean.size()))
@@ -179,6 +177,8 @@ AnalysisDescriptor patch_descriptor() {
                     "output patching at this token position only (from 0; default every position)", "P"),
       integer_field("batch", "Batch", 8, 1, 1 << 20, "pairs per forward", "B")};
   descriptor.fields[2].default_text.clear();  // every position
+  descriptor.fields[2].applies_when = {
+      {"kind", {"output"}, "applies to output patching (--kind output): a pattern is patched whole"}};
   append_fields(descriptor.fields, significance_fields());
   descriptor.fields.push_back(heads_off_field());
   descriptor.plot = "patching";

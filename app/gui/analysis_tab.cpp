@@ -153,22 +153,7 @@ unsigned AnalysisTab::runKinds() const {
   return kinds;
 }
 
-void AnalysisTab::updateApplicableFields() {
-  // A setting none of the models to run can use is greyed, and says which models it is for.
-  const unsigned kinds = runKinds();
-  for (const auto& field : descriptor_->fields) {
-    auto* input = form_->input(QString::fromStdString(field.name));
-    if (!input || field.applies_to == kAnyModel) continue;
-    const bool applies = kinds == 0 || (field.applies_to & kinds) != 0;
-    input->setEnabled(applies);
-    QStringList for_kinds;
-    if (field.applies_to & kLanguageModels) for_kinds << "language models";
-    if (field.applies_to & kClassifiers) for_kinds << "classifiers";
-    if (field.applies_to & kTranslationModels) for_kinds << "translation models";
-    input->setToolTip(QString::fromStdString(field.help) +
-                      (applies ? QString() : "\n(not used: for " + for_kinds.join(" and ") + " only)"));
-  }
-}
+void AnalysisTab::updateApplicableFields() { form_->setModelKinds(runKinds()); }
 
 bool AnalysisTab::prepare(Run& run, QString* refusal) const {
   run.models = runModels();

@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStringList>
 
 #include <algorithm>
 #include <climits>
@@ -101,6 +102,51 @@ SettingsForm::SettingsForm(const AnalysisDescriptor& descriptor, QWidget* owner)
       connect(check, &QCheckBox::toggled, this, [this, name] { Q_EMIT edited(name); });
     entries_.push_back({&field, input, placed});
   }
+  connect(this, &SettingsForm::edited, this, [this] { updateEnabled(); });
+  updateEnabled();
+}
+
+void SettingsForm::setModelKinds(unsigned kinds) {
+  model_kinds_ = kinds;
+  updateEnabled();
+}
+
+QString SettingsForm::notUsedBecause(const Entry& shown) const {
+  const auto& field = *shown.field;
+  if (model_kinds_ != 0 && (field.applies_to & model_kinds_) == 0) {
+    QStringList for_kinds;
+    if (field.applies_to & kLanguageModels) for_kinds << "language models";
+    if (field.applies_to & kClassifiers) for_kinds << "classifiers";
+    if (field.applies_to & kTranslationModels) for_kinds << "translation models";
+    return "for " + for_kinds.join(" and ") + " only";
+  }
+  // A condition reads the other setting as the CLI would: a flag "1" or "", the rest its text.
+  const auto value_of = [this](const std::string& name) {
+    const auto* other = entry(QString::fromStdString(name));
+    if (!other) return std::string();
+    bool given = false;
+    const auto value = text(*other, &given);
+    return given ? value.toStdString() : other->field->kind == FieldKind::Flag ? std::string() : other->field->default_text;
+  };
+  const auto* unmet = unmet_condition(field, value_of);
+  if (!unmet) return QString();
+  const auto* other = entry(QString::fromStdString(unmet->field));
+  if (!other) return QString();
+  const auto label = label_of(*other->field);
+  QString state;
+  if (auto* check = qobject_cast<QCheckBox*>(other->input)) state = check->isChecked() ? "on" : "off";
+  else if (auto* box = qobject_cast<QComboBox*>(other->input)) state = box->currentText();
+  else state = value_of(unmet->field).empty() ? "empty" : "set";
+  return "while " + label + " is " + state;
+}
+
+void SettingsForm::updateEnabled() {
+  for (const auto& entry : entries_) {
+    const auto why = notUsedBecause(entry);
+    entry.placed->setEnabled(why.isEmpty());
+    entry.input->setEnabled(why.isEmpty());
+    entry.input->setToolTip(QString::fromStdString(entry.field->help) + (why.isEmpty() ? QString() : "\n(not used: " + why + ")"));
+  }
 }
 
 void SettingsForm::addRowsTo(QFormLayout* form) const {
@@ -158,10 +204,10 @@ void SettingsForm::replaceWithChoices(const QString& name, QComboBox* box) {
   auto* found = const_cast<Entry*>(entry(name));
   if (!found) return;
   box->setObjectName(name);
-  box->setToolTip(found->input->toolTip());
   delete found->placed;
   found->input = found->placed = box;
   connect(box, &QComboBox::currentIndexChanged, this, [this, name] { Q_EMIT edited(name); });
+  updateEnabled();
 }
 
 QString SettingsForm::text(const Entry& entry, bool* given) const {
@@ -184,6 +230,7 @@ QString SettingsForm::text(const Entry& entry, bool* given) const {
 AnalysisSettings SettingsForm::values() const {
   AnalysisSettings settings;
   for (const auto& entry : entries_) {
+    if (!notUsedBecause(entry).isEmpty()) continue;
     bool given = false;
     const auto value = text(entry, &given);
     // A value left at its default is not "given": the analysis treats it as unset, as the CLI does
@@ -208,6 +255,7 @@ void SettingsForm::setValue(const QString& name, const QString& value) {
   } else if (auto* edit = qobject_cast<QLineEdit*>(found->input)) {
     edit->setText(value);
   }
+  updateEnabled();  // a line edit's setText says nothing, and a condition may read it
 }
 
 QJsonObject SettingsForm::save(const QDir& base) const {

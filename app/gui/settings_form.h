@@ -39,7 +39,13 @@ class SettingsForm : public QObject {
   // Shows `box` for a field instead of the generated editor; its items carry the values as item data.
   void replaceWithChoices(const QString& name, QComboBox* box);
 
-  // What is given: flags that are on, values that are not "auto", empty or the field's default.
+  // Greys what does not apply, its tooltip saying why: a setting none of `kinds` (ModelKindBit; 0 = no
+  // model chosen) can use, or one whose condition on another setting fails (applies_when: "Choose
+  // heads on" while the mode is single). The conditions are checked again after every edit.
+  void setModelKinds(unsigned kinds);
+
+  // What is given: flags that are on, values that are not "auto", empty or the field's default; a
+  // greyed setting is left out, as the CLI would refuse it.
   AnalysisSettings values() const;
   void setValue(const QString& name, const QString& value);
   // By field name: flags as booleans, the rest as text ("" = not given); paths relative to `base`.
@@ -57,9 +63,13 @@ class SettingsForm : public QObject {
   };
   const Entry* entry(const QString& name) const;
   QString text(const Entry& entry, bool* given) const;
+  // Why `shown` does not apply now ("" = it does), in the window's words.
+  QString notUsedBecause(const Entry& shown) const;
+  void updateEnabled();
 
   std::vector<Entry> entries_;
   QWidget* owner_;
+  unsigned model_kinds_ = 0;
 };
 
 }  // namespace aw

@@ -1,11 +1,14 @@
 // tests/analysis/core/test_descriptor.cpp — setting values checked with the messages both front ends show,
 // the model check and a run's progress (analysis/core/descriptor)
 #include "analysis/core/descriptor.h"
+#include "analysis/core/registry.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "tests/support/descriptor_run.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <string>
 #include <vector>
@@ -54,6 +57,52 @@ TEST(SettingValues, UnknownAndMissingSettingsAreRefused) {
   EXPECT_EQ(setting_error_of([&] { settings.validate(); }), "--windwo is not a setting of this analysis");
   settings.erase("windwo");
   EXPECT_EQ(setting_error_of([&] { settings.validate(); }), "--text is required");
+}
+
+// A setting given where another one does not allow it is refused before anything runs, with the
+// refusal its field declares (applies_when), whichever front end gave it.
+TEST(SettingValues, ASettingItsConditionsRuleOutIsRefused) {
+  auto settings = analysis("ablate").settings();
+  settings.set("text", "corpus.txt");
+  settings.set_flag("all", true);
+  EXPECT_EQ(setting_error_of([&] { settings.validate(); }),
+            "--all gives every lone head's row; it needs --mode all-but-one");
+  settings.set("mode", "all-but-one");
+  settings.validate();
+  settings.set("choose-on", "valid.txt");
+  EXPECT_EQ(setting_error_of([&] { settings.validate(); }),
+            "--choose-on keeps one chosen head per layer; it cannot give every head's row (--all)");
+  settings.set_flag("all", false);
+  settings.validate();
+  auto prune = analysis("prune").settings();
+  prune.set("text", "corpus.txt");
+  prune.set("max-drop", "5");
+  EXPECT_EQ(setting_error_of([&] { prune.validate(); }), "--max-drop applies with --series only");
+  prune.set_flag("series", true);
+  prune.validate();
+  prune.set("beam", "2");
+  EXPECT_EQ(setting_error_of([&] { prune.validate(); }), "--beam applies with --metric bleu (translations to score)");
+  prune.set("metric", "bleu");
+  prune.validate();
+}
+
+// Every condition names a setting of its own analysis and values that setting can take, so no
+// condition is one nothing can meet.
+TEST(SettingValues, EveryConditionCanBeMet) {
+  for (const auto& descriptor : analysis_registry())
+    for (const auto& field : descriptor.fields)
+      for (const auto& condition : field.applies_when) {
+        const auto where = descriptor.name + " --" + field.name + " on --" + condition.field;
+        const auto* other = descriptor.field(condition.field);
+        ASSERT_NE(other, nullptr) << where;
+        EXPECT_FALSE(condition.refusal.empty()) << where;
+        for (const auto& value : condition.values) {
+          if (other->kind == FieldKind::Flag) EXPECT_TRUE(value.empty() || value == "1") << where << ": " << value;
+          if (other->kind == FieldKind::Choice && !value.empty())
+            EXPECT_NE(std::find(other->choices.begin(), other->choices.end(), value), other->choices.end())
+                << where << ": " << value;
+        }
+      }
 }
 
 TEST(SettingValues, ListsSkipEmptyItems) {

@@ -186,6 +186,9 @@ aw_cli_test(error_prune_heads_off EXIT 1 STDERR_LINES 1 REGEX "attention-cli pru
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --heads-off 1.1)
 aw_cli_test(error_ablate_mode EXIT 1 STDERR_LINES 1 REGEX "--mode must be single or all-but-one, got 'double'"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --mode double)
+aw_cli_test(error_ablate_all_in_single_mode EXIT 1 STDERR_LINES 1
+            REGEX "attention-cli ablate: --all gives every lone head's row; it needs --mode all-but-one\n"
+            ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --all)
 aw_cli_test(error_ablate_correction EXIT 1 STDERR_LINES 1 REGEX "--correction must be holm or bh, got 'bonferroni'"
             ARGS ablate --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --correction bonferroni)
 aw_cli_test(error_prune_bootstrap_negative EXIT 1 STDERR_LINES 1 REGEX "--bootstrap must be at least 0, got -5"

@@ -17,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
@@ -81,6 +82,43 @@ class AnalysisTabsTests : public QObject {
     tab->modelChooser(0)->setCurrentIndex(2);  // lama_amazon, a classifier
     QVERIFY(!enabled("window") && !enabled("beam"));
     QVERIFY(enabled("text"));
+  }
+
+  // A setting another one rules out is greyed while it does, says so, and stays out of the run:
+  // ablate's "Compare with" is for single mode, "Choose heads on" for all-but-one without "Every head".
+  void settingsTheOtherSettingsRuleOutAreGreyed() {
+    MainWindow window;
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tab = window.analyses()->tab("ablate");
+    auto* form = tab->panel();
+    const auto enabled = [form](const char* name) { return form->findChild<QWidget*>(name)->isEnabled(); };
+    tab->modelChooser(0)->setCurrentIndex(0);  // vanilla_lm
+    form->findChild<QLineEdit*>("choose-on")->setText("held_out.txt");
+    form->findChild<QLineEdit*>("compare-text")->setText("other.txt");
+    QVERIFY(enabled("compare-text") && !enabled("choose-on") && !enabled("all"));
+    QVERIFY(form->findChild<QWidget*>("choose-on")->toolTip().endsWith("(not used: while Mode is single)"));
+    QVERIFY(!tab->form()->values().contains("choose-on") && tab->form()->values().contains("compare-text"));
+    auto* mode = form->findChild<QComboBox*>("mode");
+    mode->setCurrentIndex(mode->findData("all-but-one"));
+    QVERIFY(!enabled("compare-text") && enabled("choose-on") && enabled("all"));
+    QVERIFY(tab->form()->values().contains("choose-on") && !tab->form()->values().contains("compare-text"));
+    form->findChild<QCheckBox*>("all")->setChecked(true);
+    QVERIFY(!enabled("choose-on"));
+    QVERIFY(form->findChild<QWidget*>("choose-on")->toolTip().endsWith("(not used: while Every head is on)"));
+    QVERIFY(!tab->form()->values().contains("choose-on"));
+    // Prune's --max-drop follows "Epoch series"; the beam, a translation model's BLEU.
+    auto* prune = window.analyses()->tab("prune");
+    prune->modelChooser(0)->setCurrentIndex(prune->modelChooser(0)->findText("mt_vanilla"));
+    auto* prune_form = prune->panel();
+    QVERIFY(!prune_form->findChild<QWidget*>("max-drop")->isEnabled());
+    prune_form->findChild<QCheckBox*>("series")->setChecked(true);
+    QVERIFY(prune_form->findChild<QWidget*>("max-drop")->isEnabled());
+    auto* metric = prune_form->findChild<QComboBox*>("metric");
+    QVERIFY(metric->isEnabled() && !prune_form->findChild<QWidget*>("beam")->isEnabled());
+    QVERIFY(prune_form->findChild<QWidget*>("beam")->toolTip().endsWith("(not used: while Metric is loss)"));
+    metric->setCurrentIndex(metric->findData("bleu"));
+    QVERIFY(prune_form->findChild<QWidget*>("beam")->isEnabled());
   }
 
   void ablationStarsSignificantHeadsAndPruningDrawsIntervalBands() {
