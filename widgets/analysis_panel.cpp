@@ -5,6 +5,7 @@
 #include "table/csv_format.h"
 #include "widgets/selection_copy.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -17,6 +18,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -89,6 +91,13 @@ AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
   layout->addWidget(splitter, 1);
 
   auto* exports = new QHBoxLayout;
+  table_chooser_ = new QComboBox;
+  table_chooser_->setObjectName("shown_table");
+  table_chooser_->setToolTip("Which of the result's tables the table shows (and Export CSV writes)");
+  table_chooser_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  table_chooser_->hide();
+  connect(table_chooser_, &QComboBox::currentIndexChanged, this, [this] { showChosenTable(); });
+  exports->addWidget(table_chooser_);
   exports->addStretch(1);
   auto add_export = [&](const QString& text, const QString& filter, const QString& suffix,
                         bool (AnalysisPanel::*write)(const QString&)) {
@@ -194,14 +203,23 @@ void AnalysisPanel::setProgress(qint64 done, qint64 total, const QString& unit) 
 }
 
 void AnalysisPanel::redrawPlot() {
-  if (has_result_ && plotter_) plotter_(*plot_, PlotInput{table_model_->table(), &parts_});
+  if (has_result_ && plotter_) plotter_(*plot_, PlotInput{main_table_, &parts_});
 }
 
 void AnalysisPanel::setResult(const ResultTable& table, const ResultTables& parts) {
   has_result_ = true;
   parts_ = parts;
+  main_table_ = table;
+  {
+    const QSignalBlocker quiet(table_chooser_);
+    table_chooser_->clear();
+    table_chooser_->addItem("Table: result", QString());
+    for (const auto& [name, title] : other_tables_)
+      if (parts.count(name.toStdString())) table_chooser_->addItem("Table: " + title, name);
+  }
+  table_chooser_->setVisible(table_chooser_->count() > 1);
   table_model_->setTable(table);
-  if (plotter_) plotter_(*plot_, PlotInput{table_model_->table(), &parts_});
+  if (plotter_) plotter_(*plot_, PlotInput{main_table_, &parts_});
   for (auto* button : export_buttons_) button->setEnabled(true);
   // The line says what a person wants to know; the table's key=value metadata (the CSV's first line)
   // is its tooltip, one pair per line.
@@ -212,9 +230,18 @@ void AnalysisPanel::setResult(const ResultTable& table, const ResultTables& part
   Q_EMIT resultShown();
 }
 
+void AnalysisPanel::showChosenTable() {
+  const auto part = table_chooser_->currentData().toString().toStdString();
+  const auto found = parts_.find(part);
+  table_model_->setTable(part.empty() || found == parts_.end() ? main_table_ : found->second);
+}
+
 void AnalysisPanel::clearResult() {
   has_result_ = false;
   parts_.clear();
+  main_table_ = {};
+  table_chooser_->clear();
+  table_chooser_->hide();
   table_model_->setTable({});
   for (auto* button : export_buttons_) button->setEnabled(false);
   progress_label_->clear();
@@ -231,7 +258,7 @@ void AnalysisPanel::showMessage(const QString& message, bool is_error) {
   message_label_->setVisible(!message.isEmpty());
 }
 
-const ResultTable& AnalysisPanel::table() const { return table_model_->table(); }
+const ResultTable& AnalysisPanel::table() const { return main_table_; }
 QString AnalysisPanel::messageText() const { return message_label_->isHidden() ? QString() : message_label_->text(); }
 
 bool AnalysisPanel::exportCsv(const QString& path) { return has_result_ && write_text_file(path, csv()); }
@@ -280,12 +307,21 @@ void AnalysisPanel::exportWithDialog(const QString& suffix) {
   else chooseAndExport("PDF files (*.pdf)", "pdf", &AnalysisPanel::exportPdf);
 }
 
+QString AnalysisPanel::shownExportName() const {
+  // A CSV of another part than the main table says which ("prune_vanilla_lm_between").
+  const auto part = table_chooser_->currentData().toString();
+  if (part.isEmpty()) return export_name_;
+  return (export_name_.isEmpty() ? QString("result") : export_name_) + "_" + part;
+}
+
 QString AnalysisPanel::exportTitle(const QString& suffix) const {
-  return QString("Export %1 as %2").arg(export_name_.isEmpty() ? QString("the result") : export_name_, suffix.toUpper());
+  const auto name = suffix == "csv" ? shownExportName() : export_name_;
+  return QString("Export %1 as %2").arg(name.isEmpty() ? QString("the result") : name, suffix.toUpper());
 }
 
 QString AnalysisPanel::suggestedExportPath(const QString& suffix) const {
-  auto name = export_name_.isEmpty() ? QString("result") : export_name_;
+  const auto shown = suffix == "csv" ? shownExportName() : export_name_;
+  auto name = shown.isEmpty() ? QString("result") : shown;
   name.replace(QRegularExpression("[^A-Za-z0-9._-]+"), "_");
   return QDir(export_dir_.isEmpty() ? QDir::currentPath() : export_dir_).filePath(name + "." + suffix);
 }

@@ -8,10 +8,13 @@
 #include "widgets/result_table_model.h"
 
 #include <QElapsedTimer>
+#include <QList>
+#include <QPair>
 #include <QWidget>
 
 #include <functional>
 
+class QComboBox;
 class QFormLayout;
 class QLabel;
 class QProgressBar;
@@ -55,15 +58,19 @@ class AnalysisPanel : public QWidget {
   // Shows a finished result as table and plot; `parts` are the report's other tables (the plot of
   // LAMA's words reads "density").
   void setResult(const ResultTable& table, const ResultTables& parts = {});
+  // The parts (name, title) a chooser beside the exports can put in the table's place, when a result
+  // has them; Export CSV then writes the table shown, named after its part (prune_vanilla_lm_between.csv).
+  void setOtherTables(const QList<QPair<QString, QString>>& titled_parts) { other_tables_ = titled_parts; }
+  QComboBox* tableChooser() const { return table_chooser_; }
   // Draws the shown result's plot again (the plotter reads settings of its own that changed).
   void redrawPlot();
   // No result: an empty table, the plot cleared.
   void clearResult();
   bool hasResult() const { return has_result_; }
   void showMessage(const QString& message, bool is_error);
-  // The result as the CSV the CLI writes ("" without a result).
+  // The table shown as the CSV the CLI writes ("" without a result).
   QString csv() const;
-  const ResultTable& table() const;
+  const ResultTable& table() const;  // the main table, whichever the chooser shows
   QString messageText() const;
 
   // What the export dialogs name the file after ("ablate_vanilla_lm"): the dialog is titled
@@ -92,6 +99,8 @@ class AnalysisPanel : public QWidget {
   void chooseAndExport(const QString& filter, const QString& suffix, bool (AnalysisPanel::*write)(const QString&));
   bool renderTable(const QString& path, bool pdf);
   QPixmap tableImage() const;
+  void showChosenTable();
+  QString shownExportName() const;
 
   QLabel* about_;
   QString description_;
@@ -108,6 +117,9 @@ class AnalysisPanel : public QWidget {
   QList<QPushButton*> export_buttons_;
   Plotter plotter_;
   ResultTables parts_;
+  ResultTable main_table_;
+  QComboBox* table_chooser_;  // the main table or one of other_tables_ (hidden without any)
+  QList<QPair<QString, QString>> other_tables_;
   QString export_name_;
   QString export_dir_;  // the folder of the last export
   bool has_result_ = false;

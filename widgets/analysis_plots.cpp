@@ -236,7 +236,11 @@ void plot_pruning(ResultPlot& plot, const PlotInput& input) {
     // An order's name (importance, oracle) or, for curves of one attention kind each, the kind.
     const QString name = order == "importance" || order == "oracle" ? order + " order" : order;
     PlotSeries curve{name, {}, {}};
-    // With a bootstrap, the band is the unpruned metric plus the paired 95 % interval of each delta.
+    // With a bootstrap, the band is the unpruned metric plus the paired 95 % interval of each delta,
+    // cut at the metric's own range: BLEU near 0 with a wide interval would draw a negative BLEU.
+    const auto metric_name = meta(table, "metric");
+    const double lowest = metric_name == "perplexity" ? 1.0 : 0.0;
+    const double highest = metric_name == "bleu" ? 100.0 : metric_name == "accuracy" ? 1.0 : INFINITY;
     const int delta_col = table.column("delta"), low_col = table.column("delta_low"), high_col = table.column("delta_high");
     const bool banded = delta_col >= 0 && low_col >= 0 && high_col >= 0;
     for (int row : rows) {
@@ -245,8 +249,8 @@ void plot_pruning(ResultPlot& plot, const PlotInput& input) {
       curve.y << metric;
       if (!banded) continue;
       const double unpruned = metric - table.number(row, delta_col);
-      curve.low << unpruned + table.number(row, low_col);
-      curve.high << unpruned + table.number(row, high_col);
+      curve.low << std::clamp(unpruned + table.number(row, low_col), lowest, highest);
+      curve.high << std::clamp(unpruned + table.number(row, high_col), lowest, highest);
     }
     if (banded) curve.band_name = order + ": 95 % interval";
     series << curve;

@@ -223,6 +223,9 @@ struct DesktopTab {
   std::string score_label;                 // the heads panel's colouring from its head scores ("" = none)
   bool prefers_able = false;               // the chooser starts on the first model able to run it (LAMA)
   std::string legacy_id;                   // its id in sessions saved before descriptors ("ablation")
+  // The report's other tables a person can switch the table to (part name → a short title):
+  // prune's importance − oracle per step, its epoch series' curves.
+  std::vector<std::pair<std::string, std::string>> other_tables;
 };
 
 struct AnalysisDescriptor {

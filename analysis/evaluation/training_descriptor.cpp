@@ -18,6 +18,7 @@ AnalysisDescriptor training_descriptor() {
                         {"steps", "steps", "model,step,epoch,train_loss,auxiliary_loss,learning_rate of every report"}};
   descriptor.plot = "training";
   descriptor.tab.order = 70;
+  descriptor.tab.other_tables = {{"steps", "losses per logged step"}};
   descriptor.tab.models = TabModels::EveryAble;
   descriptor.tab.description =
       "<b>Bird-Eye Figures 4–5.</b> Training and validation loss per epoch of every loaded model's run, read from "

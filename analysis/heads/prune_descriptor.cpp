@@ -251,6 +251,7 @@ AnalysisDescriptor prune_descriptor() {
   save.in_form = false;
   descriptor.fields.push_back(save);
   descriptor.plot = "pruning";
+  descriptor.tab.other_tables = {{"between", "importance − oracle per step"}, {"curves", "every epoch's curve"}};
   descriptor.tab.order = 40;
   descriptor.tab.legacy_id = "pruning";
   descriptor.tab.description =

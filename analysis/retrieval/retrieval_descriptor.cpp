@@ -163,6 +163,7 @@ AnalysisDescriptor retrieval_heads_descriptor() {
   descriptor.outputs.push_back({"groups", "groups", "each head's score per length and depth (CSV)"});
   descriptor.plot = "head-scores";
   descriptor.tab.order = 58;
+  descriptor.tab.other_tables = {{"groups", "per length and depth"}};
   descriptor.tab.score_label = "retrieval";
   descriptor.tab.description =
       "<b>Retrieval heads.</b> The retrieval score of Wu et al. (2024): a needle sentence is put at each depth of haystacks cut from the text; "

@@ -60,6 +60,10 @@ AnalysisTab::AnalysisTab(const AnalysisDescriptor& descriptor, TabContext contex
   if (auto* heads_off = qobject_cast<QLineEdit*>(form_->input("heads-off")))
     heads_off->setPlaceholderText("every head on — the heads panel fills this");
   if (lay_out_form) form_->addRowsTo(panel_->settingsForm());
+  QList<QPair<QString, QString>> other_tables;
+  for (const auto& [part, title] : descriptor.tab.other_tables)
+    other_tables.append({QString::fromStdString(part), QString::fromStdString(title)});
+  panel_->setOtherTables(other_tables);
   if (const auto* kind = find_plot_kind(descriptor.plot)) panel_->setPlotter(kind->draw);
   else panel_->setPlotVisible(false);
   connect(panel_, &AnalysisPanel::runRequested, this, &AnalysisTab::start);

@@ -1,12 +1,14 @@
 // tests/widgets/test_analysis_panel.cpp — an analysis's panel (widgets/analysis_panel.h) under
 // QT_QPA_PLATFORM=offscreen: it exports the CSV it was given verbatim, a PNG of the table and a PDF; its
-// Run and Cancel buttons follow the running state; Ctrl+C copies the selected cells.
+// Run and Cancel buttons follow the running state; Ctrl+C copies the selected cells; a chooser shows and
+// exports the result's other tables.
 #include "table/csv_format.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/selection_copy.h"
 
 #include <QAction>
 #include <QClipboard>
+#include <QComboBox>
 #include <QGuiApplication>
 
 #include <QFile>
@@ -50,6 +52,39 @@ class AnalysisPanelTests : public QObject {
                             .arg(panel.tableView()->width()).arg(panel.tableView()->height())));
     QVERIFY(panel.exportPdf(dir.filePath("out.pdf")));
     QVERIFY(QFileInfo(dir.filePath("out.pdf")).size() > 0);
+  }
+
+  // A result with one of the other tables its tab offers: a chooser puts it in the table's place, Export
+  // CSV writes the table shown (named after its part), and the plot and table() keep the main table.
+  void theChooserShowsAndExportsAnotherTable() {
+    AnalysisPanel panel("test");
+    panel.setOtherTables({{"between", "importance − oracle per step"}, {"curves", "every epoch's curve"}});
+    panel.setExportName("prune_tiny");
+    const std::string main_csv = "# metric=perplexity\norder,percent_pruned,metric\nimportance,0,10\nimportance,50,12\n";
+    const std::string between_csv = "# difference=importance - oracle\npercent_pruned,delta\n50,0.5\n";
+    auto* chooser = panel.tableChooser();
+    panel.setResult(read_csv(main_csv));
+    QVERIFY(chooser->isHidden());  // no other table in this result
+    panel.setResult(read_csv(main_csv), {{"csv", read_csv(main_csv)}, {"between", read_csv(between_csv)}});
+    QVERIFY(!chooser->isHidden());
+    QCOMPARE(chooser->count(), 2);  // the result and "between"; no "curves" here
+    QCOMPARE(chooser->itemText(1), QString("Table: importance − oracle per step"));
+    QVERIFY(panel.suggestedExportPath("csv").endsWith("/prune_tiny.csv"));
+    chooser->setCurrentIndex(1);
+    QCOMPARE(panel.tableView()->model()->rowCount(), 1);
+    QCOMPARE(panel.csv().toStdString(), between_csv);
+    QVERIFY(panel.suggestedExportPath("csv").endsWith("/prune_tiny_between.csv"));
+    QVERIFY(panel.suggestedExportPath("png").endsWith("/prune_tiny.png"));  // the plot is the main table's
+    QCOMPARE(panel.table().row_count(), 2);
+    chooser->setCurrentIndex(0);
+    QCOMPARE(panel.csv().toStdString(), main_csv);
+    // A new result starts on its main table.
+    chooser->setCurrentIndex(1);
+    panel.setResult(read_csv(main_csv), {{"between", read_csv(between_csv)}});
+    QCOMPARE(chooser->currentIndex(), 0);
+    QCOMPARE(panel.tableView()->model()->rowCount(), 2);
+    panel.clearResult();
+    QVERIFY(chooser->isHidden());
   }
 
   // Ctrl+C copies every selected cell as tab-separated lines (the view's own copy took one cell).

@@ -1,6 +1,6 @@
 // tests/widgets/test_analysis_plots.cpp — the plotters of result tables (widgets/analysis_plots.h): LAMA
 // Figure 4 drawn from word-weights' tables with its default title or the one given; pruning curves named
-// by order or attention kind, with a title given or Figure 3's; training losses of
+// by order or attention kind, with a title given or Figure 3's, their bands inside the metric's range; training losses of
 // language models and classifiers on two axes, the legend under the curves.
 #include "table/csv_format.h"
 #include "table/result_table.h"
@@ -45,6 +45,25 @@ class AnalysisPlotsTests : public QObject {
     draw(plot, PlotInput{read_csv("order,percent_pruned,metric\nEnc-Dec,0,30\nEnc-Dec,50,20\n"), nullptr, {}, "by kind"});
     QCOMPARE(title(), QString("by kind"));
     QCOMPARE(plot.plot()->graph(0)->name(), QString("Enc-Dec"));
+  }
+
+  // A band is the unpruned metric plus each delta's interval, cut at the metric's range: BLEU's at 0
+  // and 100, accuracy's at 0 and 1; the curve itself is drawn as given.
+  void pruningBandsStayInsideTheMetricsRange() {
+    ResultPlot plot;
+    plot.resize(700, 500);
+    const auto& draw = find_plot_kind("pruning")->draw;
+    draw(plot, PlotInput{read_csv("# metric=bleu\norder,percent_pruned,metric,delta,delta_low,delta_high\n"
+                                  "Enc-Dec,0,28,0,0,0\nEnc-Dec,90,0.7,-27.3,-30.8,-23.6\n")});
+    auto* qcp = plot.plot();
+    QCOMPARE(qcp->graphCount(), 3);  // the band's lower edge, the band (its upper edge), the curve
+    QCOMPARE(qcp->graph(0)->data()->at(1)->value, 0.0);  // 28 − 30.8 would be −2.8
+    QCOMPARE(qcp->graph(1)->data()->at(1)->value, 28 - 23.6);
+    QCOMPARE(qcp->graph(2)->data()->at(1)->value, 0.7);
+    draw(plot, PlotInput{read_csv("# metric=accuracy\norder,percent_pruned,metric,delta,delta_low,delta_high\n"
+                                  "importance,0,0.98,0,0,0\nimportance,50,0.97,-0.01,-0.03,0.04\n")});
+    QCOMPARE(qcp->graph(1)->data()->at(1)->value, 1.0);  // 0.98 + 0.04 would be 1.02
+    QCOMPARE(qcp->graph(0)->data()->at(1)->value, 0.98 - 0.03);
   }
 
   // Training losses: a classifier's (LAMA's objective carries an auxiliary term) go on the right-hand

@@ -192,6 +192,12 @@ class AnalysisTabsTests : public QObject {
     QCOMPARE(curves->graphCount(), 6);  // two orders × (band edge, band, curve)
     QCOMPARE(curves->graph(1)->channelFillGraph(), curves->graph(0));
     QCOMPARE(curves->graph(1)->name(), QString("importance: 95 % interval"));
+    // Both orders ran: the table can show importance − oracle per step (prune --between's CSV).
+    auto* shown_table = pruning->tableChooser();
+    QCOMPARE(shown_table->count(), 2);
+    shown_table->setCurrentIndex(1);
+    QVERIFY2(pruning->csv().startsWith("# model=vanilla_lm, metric=perplexity, difference=importance - oracle"),
+             qPrintable(pruning->csv().left(120)));
     window.tabs()->setCurrentIndex(std::max(0, window.tabs()->indexOf(pruning)));
     QTest::qWait(100);
     QVERIFY(window.grab().save(AW_BUILD_DIR "/pruning_bands.png"));
