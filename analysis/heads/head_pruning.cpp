@@ -112,10 +112,7 @@ std::vector<PrunableShare> prunable_shares(const std::vector<PruningPoint>& poin
   return shares;
 }
 
-namespace {
-
-// The series' metadata: "model=…, metric=…, max_drop=10, series=DIR[, ranked_on=FILE]".
-ResultTable series_metadata(const PruningSeriesResult& result) {
+ResultTable pruning_series_metadata(const PruningSeriesResult& result) {
   ResultTable table;
   table.meta("model", result.model)
       .meta("metric", result.metric_name)
@@ -125,10 +122,8 @@ ResultTable series_metadata(const PruningSeriesResult& result) {
   return table;
 }
 
-}  // namespace
-
 ResultTable pruning_series_table(const PruningSeriesResult& result) {
-  auto table = series_metadata(result);
+  auto table = pruning_series_metadata(result);
   table.add_column("epoch", ColumnType::Integer)
       .add_column("step", ColumnType::Integer)
       .add_column("order", ColumnType::Text)
@@ -146,7 +141,7 @@ ResultTable pruning_series_table(const PruningSeriesResult& result) {
 ResultTable pruning_series_curves_table(const PruningSeriesResult& result) {
   std::vector<ResultTable> curves;
   for (const auto& curve : result.curves) curves.push_back(pruning_table(curve));
-  auto joined = series_metadata(result);
+  auto joined = pruning_series_metadata(result);
   if (!result.curves.empty()) add_significance_meta(joined, result.curves.front().significance);
   return series_table(std::move(joined), result.checkpoints, curves);
 }

@@ -101,6 +101,8 @@ struct PruningSeriesResult {
 // metadata model, metric, max_drop and series=DIR; pruning_series_curves_table: every epoch's curve
 // (pruning_table's columns with epoch and step in front).
 ResultTable pruning_series_table(const PruningSeriesResult& result);
+// The series' metadata alone: "model=…, metric=…, max_drop=10, series=DIR[, ranked_on=FILE]".
+ResultTable pruning_series_metadata(const PruningSeriesResult& result);
 ResultTable pruning_series_curves_table(const PruningSeriesResult& result);
 
 }  // namespace aw

@@ -9,6 +9,7 @@
 #include "analysis/heads/head_ablation.h"
 #include "analysis/heads/head_order_file.h"
 #include "analysis/heads/head_removal.h"
+#include "analysis/heads/prunable_share_change.h"
 #include "analysis/heads/pruning_study.h"
 #include "models/checkpoint/checkpoint.h"
 
@@ -159,6 +160,8 @@ AnalysisReport prune_series(const AnalysisRequest& request, const PruneSettings&
   series.max_drop_percent = prune.max_drop_percent;
   series.checkpoints = checkpoint_series(run.dir);
   AnalysisReport report;
+  // The first and the last checkpoint's example scores: the share's change is tested over them.
+  std::vector<ExampleScores> first_examples, examples;
   for (const auto& checkpoint : series.checkpoints) {
     const auto loaded = load_checkpoint(checkpoint.dir, run.device);
     const auto pruned_blocks = pruned_blocks_of(prune, loaded);
@@ -170,8 +173,10 @@ AnalysisReport prune_series(const AnalysisRequest& request, const PruneSettings&
     if (orders.empty()) return report.cancelled = true, report;
     // The same text at every checkpoint: a refused bootstrap is said once.
     const auto significance = significance_for(prune.significance, data, series.curves.empty() ? request.note : NoteCallback{});
-    auto curves = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, significance);
+    auto curves =
+        pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, significance, &examples);
     if (curves.cancelled) return report.cancelled = true, report;
+    if (series.curves.empty()) first_examples = std::move(examples);
     if (loaded.config.is_translation()) curves.attention = prune.attention;
     series.metric_name = curves.metric_name;
     series.shares.push_back(prunable_shares(curves.points, curves.metric_name, series.max_drop_percent));
@@ -179,6 +184,8 @@ AnalysisReport prune_series(const AnalysisRequest& request, const PruneSettings&
   }
   report.tables["csv"] = pruning_series_table(series);
   report.tables["curves"] = pruning_series_curves_table(series);
+  if (series.curves.size() >= 2)
+    report.tables["change"] = share_change_table(series, prunable_share_changes(series, first_examples, examples));
   return report;
 }
 
@@ -240,6 +247,9 @@ AnalysisDescriptor prune_descriptor() {
   max_drop.applies_when = {{"series", {"1"}, "applies with --series only"}};
   descriptor.fields.push_back(max_drop);
   descriptor.outputs.push_back({"curves", "curves", "with --series: every epoch's pruning curve (CSV)"});
+  descriptor.outputs.push_back({"share-change", "change",
+                                "with --series: each order's prunable share at the last epoch minus the first, "
+                                "paired bootstrap over the same examples (CSV)"});
   descriptor.outputs.push_back({"between", "between",
                                 "with --order both: at each step, importance − oracle, paired bootstrap over the "
                                 "same examples (CSV)"});
@@ -251,7 +261,9 @@ AnalysisDescriptor prune_descriptor() {
   save.in_form = false;
   descriptor.fields.push_back(save);
   descriptor.plot = "pruning";
-  descriptor.tab.other_tables = {{"between", "importance − oracle per step"}, {"curves", "every epoch's curve"}};
+  descriptor.tab.other_tables = {{"between", "importance − oracle per step"},
+                                 {"change", "share, last epoch − first"},
+                                 {"curves", "every epoch's curve"}};
   descriptor.tab.order = 40;
   descriptor.tab.legacy_id = "pruning";
   descriptor.tab.description =

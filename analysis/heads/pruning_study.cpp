@@ -40,12 +40,15 @@ std::vector<HeadRef> rank_heads(AttentionModel& model, const std::string& model_
 
 PruningResult pruning_curves(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                              const std::vector<RankedOrder>& orders, double step_percent,
-                             const ProgressCallback& progress, const SignificanceOptions& significance) {
+                             const ProgressCallback& progress, const SignificanceOptions& significance,
+                             std::vector<ExampleScores>* examples_out) {
   PruningResult result;
   result.model = model_name;
   result.metric_name = data.metric_name();
   result.significance = significance;
-  std::vector<ExampleScores> examples(orders.size());
+  std::vector<ExampleScores> local;
+  auto& examples = examples_out ? *examples_out : local;
+  examples.assign(orders.size(), ExampleScores{});
   std::vector<std::vector<PruningPoint>> curves;
   for (size_t i = 0; i < orders.size(); ++i) {
     curves.push_back(pruning_curve(model, data, orders[i].name, orders[i].heads, step_percent, progress, significance,

@@ -26,10 +26,12 @@ struct RankedOrder {
 
 // Each order's curve on `data`, `step_percent` more heads off per point (pruning_curve, with
 // `significance`); `cancelled` set when `progress` cancels. With two orders, `between` compares them
-// at every step where each prunes some heads but not all (compare_orders).
+// at every step where each prunes some heads but not all (compare_orders). `examples` (when given, with
+// the bootstrap) receives each order's example scores, one column a point (pruning_curve's).
 PruningResult pruning_curves(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                              const std::vector<RankedOrder>& orders, double step_percent,
-                             const ProgressCallback& progress = {}, const SignificanceOptions& significance = {});
+                             const ProgressCallback& progress = {}, const SignificanceOptions& significance = {},
+                             std::vector<ExampleScores>* examples = nullptr);
 
 // Fills result.between from the two orders' curves and their example scores (the scores undefined
 // without a bootstrap): first − second at each step, the bootstrap paired over the same examples and

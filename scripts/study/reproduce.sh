@@ -383,11 +383,13 @@ fi
 
 # ---- Michel §6 (Figure 5): the share of heads prunable at each epoch of the runs train-models.sh kept
 # every epoch of (series_* in docs/results/runs, recorded with the run: their weights are not kept)
-rm -f "$results"/michel_series_*.csv
+rm -f "$results"/michel_series_*.csv "$results"/michel_change_series_*.csv
 for series in "$records"/series_*/series.csv; do
   [ -f "$series" ] || continue
   name=$(basename "$(dirname "$series")")
   cp "$series" "$results/michel_${name}.csv"
+  # The share's change from the first epoch to the last, with its bootstrap (prune --share-change)
+  [ -f "$(dirname "$series")/series_change.csv" ] && cp "$(dirname "$series")/series_change.csv" "$results/michel_change_${name}.csv"
   step "figure: Michel §6, $name" figure pruning "michel_${name}.csv" "michel_${name}.png"
 done
 

@@ -217,7 +217,8 @@ record_run() {
   if [[ $variant == series_* ]]; then  # Michel §6: the share prunable at each kept epoch, kept with the record
     # shellcheck disable=SC2046
     "$cli" prune --model "$out" --series $(series_data "$variant") --threads 1 --out "$(dirname "$record")/series.csv" \
-      --curves "$(dirname "$record")/series_curves.csv" < /dev/null >> "$out/train.log" 2>&1 || {
+      --curves "$(dirname "$record")/series_curves.csv" --share-change "$(dirname "$record")/series_change.csv" \
+      < /dev/null >> "$out/train.log" 2>&1 || {
       echo "train-models: prune --series on $out failed; see $out/train.log" >&2
       return 1
     }

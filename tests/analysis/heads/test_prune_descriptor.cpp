@@ -83,6 +83,14 @@ TEST_F(DescriptorRun, PruneSeriesIsEachEpochsOwnCurve) {
   EXPECT_EQ(write_csv(report.tables.at("csv")).substr(0, write_csv(report.tables.at("csv")).find('\n')),
             "# model=run, metric=perplexity, max_drop=5, series=" + dir_.file("run"));
   EXPECT_NE(write_csv(report.tables.at("curves")).find("\n2,10,oracle,50,3,"), std::string::npos) << write_csv(report.tables.at("curves"));
+  // The share's change from the first epoch to the last (no bootstrap here: the change alone).
+  const auto& change = report.tables.at("change");
+  ASSERT_EQ(change.row_count(), 1);
+  EXPECT_EQ(change.text(0, change.column("order")), "oracle");
+  EXPECT_EQ(change.number(0, change.column("delta")),
+            shares_table.number(1, shares_table.column("prunable_percent")) -
+                shares_table.number(0, shares_table.column("prunable_percent")));
+  EXPECT_EQ(change.column("delta_low"), -1);
 }
 
 // The held-out protocol: heads ranked on one file, the curve drawn on another.

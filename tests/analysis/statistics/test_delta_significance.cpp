@@ -5,10 +5,9 @@
 #include "analysis/statistics/significance.h"
 #include "models/errors.h"
 #include "models/text/bleu.h"
-#include "tests/support/numpy_quantile.h"
+#include "tests/support/bootstrap_reference.h"
 #include "tests/support/test_support.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -21,17 +20,8 @@ namespace aw {
 namespace {
 
 using test::error_of;
-using test::quantile;
-
-// The draws resampled_sums takes for a small N (one chunk): B rows of N example indices.
-std::vector<std::vector<int64_t>> draws_of(int64_t examples, int64_t resamples, uint64_t seed) {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
-  const auto draws = torch::randint(examples, {resamples, examples}, generator, torch::kLong);
-  std::vector<std::vector<int64_t>> rows(static_cast<size_t>(resamples));
-  for (int64_t b = 0; b < resamples; ++b)
-    for (int64_t i = 0; i < examples; ++i) rows[b].push_back(draws[b][i].item<int64_t>());
-  return rows;
-}
+using test::draws_of;
+using test::summarize;
 
 // exp(Σ loss / Σ tokens) of setting `setting` over the chosen examples (with repeats), in float64.
 double perplexity_of(const ExampleScores& scores, const std::vector<int64_t>& chosen, int64_t setting) {
@@ -46,17 +36,6 @@ std::vector<int64_t> every_example(int64_t examples) {
   return all;
 }
 
-// The reference verdict from resampled deltas: percentile interval and the shifted-bootstrap p.
-struct Expected {
-  double low, high, p;
-};
-Expected summarize(const std::vector<double>& deltas, double observed) {
-  int64_t as_far = 0;
-  for (double d : deltas) as_far += std::fabs(d - observed) >= std::fabs(observed) ? 1 : 0;
-  // The interval widened to hold the observed delta (significance.h).
-  return {std::min(quantile(deltas, 0.025), observed), std::max(quantile(deltas, 0.975), observed),
-          (1.0 + static_cast<double>(as_far)) / static_cast<double>(deltas.size() + 1)};
-}
 
 TEST(DeltaSignificance, PerplexityDeltasEqualLoopsOverTheSameDraws) {
   const int64_t examples = 30, settings = 3, resamples = 250;

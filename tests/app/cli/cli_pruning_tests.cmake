@@ -22,6 +22,12 @@ aw_cli_test(prune_series EXIT 0 STDOUT_LINES 5
             OUT_FILE_REGEX "^# model=epochs_lm, [^\n]*bootstrap=50[^\n]*\nepoch,step,order,percent_pruned,heads_pruned,metric,delta,delta_low,[^\n]*\n1,2,importance,0,0,"
             ARGS prune --model ${fixtures}/epochs_lm --series --max-drop 20 --order importance --step 50 --bootstrap 50
                  --text ${fixtures}/corpus.txt --window 8 --curves ${fixtures}/series_curves.csv --min-units 2)
+aw_cli_test(prune_series_share_change EXIT 0
+            REGEX "^# model=epochs_lm, metric=perplexity, max_drop=20, series="
+            OUT_FILE ${fixtures}/series_change.csv
+            OUT_FILE_REGEX "^# model=epochs_lm, [^\n]*bootstrap=50[^\n]*correction=holm[^\n]*\norder,first_epoch,last_epoch,first_percent,last_percent,delta,delta_low,delta_high,p_value,p_adjusted,significant\nimportance,1,3,(0|50|100),(0|50|100),-?[0-9]+,"
+            ARGS prune --model ${fixtures}/epochs_lm --series --max-drop 20 --order importance --step 50 --bootstrap 50
+                 --text ${fixtures}/corpus.txt --window 8 --share-change ${fixtures}/series_change.csv --min-units 2)
 aw_cli_test(importance_series EXIT 0 STDOUT_LINES 8
             REGEX "^# model=epochs_lm, normalized=true, series=[^\n]*/epochs_lm\nepoch,step,layer,head,importance\n1,2,1,1,[0-9.e-]+\n1,2,1,2,[^\n]+\n2,4,1,1,[^\n]+\n2,4,1,2,[^\n]+\n3,6,1,1,"
             ARGS importance --model ${fixtures}/epochs_lm --series --text ${fixtures}/corpus.txt --window 8)
