@@ -35,6 +35,10 @@ fail() {
   echo "gui-walk: step $step FAILED: $*"
   echo "--- the window's log (last lines) ---"
   tail -n 20 "$out/app.log" || true
+  # A display that went away mid-walk ("Can't open display") is the X server's doing: say whether it
+  # still runs, and what it logged.
+  kill -0 "$xvfb" 2>/dev/null && echo "--- Xvfb on $DISPLAY still runs ---" || echo "--- Xvfb on $DISPLAY has exited ---"
+  tail -n 10 "$out/xvfb.log" || true
   exit 1
 }
 # wait_for SECONDS COMMAND…: polls every 0.3 s until COMMAND succeeds.
