@@ -145,11 +145,12 @@ void SettingsForm::updateEnabled() {
     const auto why = notUsedBecause(entry);
     entry.placed->setEnabled(why.isEmpty());
     entry.input->setEnabled(why.isEmpty());
+    if (entry.label) entry.label->setEnabled(why.isEmpty());
     entry.input->setToolTip(QString::fromStdString(entry.field->help) + (why.isEmpty() ? QString() : "\n(not used: " + why + ")"));
   }
 }
 
-void SettingsForm::addRowsTo(QFormLayout* form) const {
+void SettingsForm::addRowsTo(QFormLayout* form) {
   // Narrow fields follow each other along a row until it would pass kRowWidth pixels, so that a form
   // with many settings wraps instead of widening the window past a laptop's 1,366 pixels.
   constexpr int kRowWidth = 880;
@@ -159,7 +160,7 @@ void SettingsForm::addRowsTo(QFormLayout* form) const {
   const auto close_row = [&] {
     if (row && !row_stretches) row->addStretch(1);
   };
-  for (const auto& entry : entries_) {
+  for (auto& entry : entries_) {
     const bool wide = is_wide(entry.field->kind);
     const bool flag = entry.field->kind == FieldKind::Flag;
     auto* label = flag ? nullptr : new QLabel(label_of(*entry.field));
@@ -171,17 +172,21 @@ void SettingsForm::addRowsTo(QFormLayout* form) const {
       row->setContentsMargins(0, 0, 0, 0);
       row_stretches = wide;
       row_width = width;
-      delete label;  // the form's own label column names the row's first field
-      form->addRow(flag ? QString() : label_of(*entry.field), holder);
+      // The form's own label column names the row's first field.
+      if (label) form->addRow(label, holder);
+      else form->addRow(QString(), holder);  // a check box names itself
+      entry.label = label;
       row->addWidget(entry.placed, wide ? 1 : 0);
       continue;
     }
     row_width += width;
     row->addSpacing(10);
     if (label) row->addWidget(label);
+    entry.label = label;
     row->addWidget(entry.placed);
   }
   close_row();
+  updateEnabled();
 }
 
 const SettingsForm::Entry* SettingsForm::entry(const QString& name) const {

@@ -31,7 +31,7 @@ class SettingsForm : public QObject {
 
   // Lays the editors out: each path or text field starts a row under its label; the spin boxes,
   // choices and check boxes that follow join that row (each with its label), so a form stays short.
-  void addRowsTo(QFormLayout* form) const;
+  void addRowsTo(QFormLayout* form);
   // The editor itself (QSpinBox, QCheckBox, QComboBox or QLineEdit), and what to place in a layout
   // (for a path, the line edit with its Browse… button).
   QWidget* input(const QString& name) const;
@@ -60,6 +60,7 @@ class SettingsForm : public QObject {
     const SettingField* field;
     QWidget* input;
     QWidget* placed;
+    QWidget* label = nullptr;  // its label once laid out (greyed with it)
   };
   const Entry* entry(const QString& name) const;
   QString text(const Entry& entry, bool* given) const;

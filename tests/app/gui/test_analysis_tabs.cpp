@@ -18,6 +18,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
@@ -98,10 +99,19 @@ class AnalysisTabsTests : public QObject {
     form->findChild<QLineEdit*>("compare-text")->setText("other.txt");
     QVERIFY(enabled("compare-text") && !enabled("choose-on") && !enabled("all"));
     QVERIFY(form->findChild<QWidget*>("choose-on")->toolTip().endsWith("(not used: while Mode is single)"));
+    // Its label greys with it, in the form's label column or inside a row.
+    const auto label = [form](const QString& text) {
+      for (auto* shown : form->findChildren<QLabel*>())
+        if (shown->text() == text) return shown;
+      return static_cast<QLabel*>(nullptr);
+    };
+    QVERIFY(label("Choose heads on") && !label("Choose heads on")->isEnabled());
+    QVERIFY(label("Compare with")->isEnabled() && !label("Beam")->isEnabled());
     QVERIFY(!tab->form()->values().contains("choose-on") && tab->form()->values().contains("compare-text"));
     auto* mode = form->findChild<QComboBox*>("mode");
     mode->setCurrentIndex(mode->findData("all-but-one"));
     QVERIFY(!enabled("compare-text") && enabled("choose-on") && enabled("all"));
+    QVERIFY(label("Choose heads on")->isEnabled() && !label("Compare with")->isEnabled());
     QVERIFY(tab->form()->values().contains("choose-on") && !tab->form()->values().contains("compare-text"));
     form->findChild<QCheckBox*>("all")->setChecked(true);
     QVERIFY(!enabled("choose-on"));
