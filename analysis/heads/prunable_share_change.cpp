@@ -67,8 +67,8 @@ std::vector<ShareChange> prunable_share_changes(const PruningSeriesResult& serie
                                                  resampled.select(1, curve_columns)))
                            .contiguous();  // [B, C]
   const auto draws = metrics.size(0);
-  auto resampled_changes = torch::empty({draws, static_cast<int64_t>(changes.size())}, torch::kFloat64);
-  auto observed = torch::empty({static_cast<int64_t>(changes.size())}, torch::kFloat64);
+  const auto orders = static_cast<int64_t>(changes.size());
+  std::vector<double> resampled_changes(static_cast<size_t>(draws * orders)), observed;
   const auto* all = metrics.data_ptr<double>();
   int64_t offset = 0;
   for (size_t o = 0; o < changes.size(); ++o) {
@@ -79,14 +79,17 @@ std::vector<ShareChange> prunable_share_changes(const PruningSeriesResult& serie
       throw Error("the example scores do not match the curves of order " + changes[o].order);
     for (int64_t b = 0; b < draws; ++b) {
       const double* row = all + b * curve_columns + offset;
-      resampled_changes[b][static_cast<int64_t>(o)] =
+      resampled_changes[static_cast<size_t>(b * orders) + o] =
           share_with(last_curve, row + points, series.metric_name, series.max_drop_percent) -
           share_with(first_curve, row, series.metric_name, series.max_drop_percent);
     }
-    observed[static_cast<int64_t>(o)] = changes[o].delta;
+    observed.push_back(changes[o].delta);
     offset += 2 * points;
   }
-  const auto tested = corrected_significance(summarize_bootstrap(observed, resampled_changes), options);
+  const auto tested = corrected_significance(
+      summarize_bootstrap(torch::tensor(observed, torch::kFloat64),
+                          torch::tensor(resampled_changes, torch::kFloat64).view({draws, orders})),
+      options);
   for (size_t o = 0; o < changes.size(); ++o) changes[o].significance = tested[o].holding(changes[o].delta);
   return changes;
 }

@@ -166,11 +166,10 @@ bool AnalysisTab::prepare(Run& run, QString* refusal) const {
                                       "; none is loaded");
     return false;
   }
+  // What the models cannot use stays out of their run (a classifier's window would be refused): the
+  // form leaves out what it greys, for these models.
+  form_->setModelKinds(runKinds());
   run.settings = form_->values();
-  // What the models cannot use stays out of their run (a classifier's window would be refused).
-  const unsigned kinds = runKinds();
-  for (const auto& field : descriptor_->fields)
-    if (kinds != 0 && (field.applies_to & kinds) == 0) run.settings.remove(QString::fromStdString(field.name));
   return true;
 }
 
