@@ -204,8 +204,12 @@ AnalysisReport run_pruning(const AnalysisRequest& request) {
   // --apply prunes once by one order and draws no curve.
   if (prune.apply) return apply_pruning(loaded, data, orders.back().name, orders.back().heads, *prune.apply, prune.save);
   const auto significance = significance_for(prune.significance, data, request.note);
-  auto result = pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, significance);
+  std::vector<ExampleScores> examples;
+  auto result =
+      pruning_curves(*loaded.model, loaded.name, data, orders, prune.step_percent, progress, significance, &examples);
   if (result.cancelled) return report.cancelled = true, report;
+  // Two orders are compared step by step (--between); an epoch series has no use for it.
+  if (orders.size() == 2) compare_orders(result, orders, examples);
   if (loaded.config.is_translation()) result.attention = prune.attention;
   result.ranked_on = ranked_on;
   result.per_example = prune.per_example;

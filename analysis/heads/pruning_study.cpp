@@ -49,21 +49,19 @@ PruningResult pruning_curves(AttentionModel& model, const std::string& model_nam
   std::vector<ExampleScores> local;
   auto& examples = examples_out ? *examples_out : local;
   examples.assign(orders.size(), ExampleScores{});
-  std::vector<std::vector<PruningPoint>> curves;
   for (size_t i = 0; i < orders.size(); ++i) {
-    curves.push_back(pruning_curve(model, data, orders[i].name, orders[i].heads, step_percent, progress, significance,
-                                   &examples[i]));
-    if (curves.back().empty()) return result.cancelled = true, result;
-    result.points.insert(result.points.end(), curves.back().begin(), curves.back().end());
+    const auto curve = pruning_curve(model, data, orders[i].name, orders[i].heads, step_percent, progress,
+                                     significance, &examples[i]);
+    if (curve.empty()) return result.cancelled = true, result;
+    result.points.insert(result.points.end(), curve.begin(), curve.end());
   }
-  if (orders.size() == 2) compare_orders(result, orders, curves, examples);
   return result;
 }
 
 void compare_orders(PruningResult& result, const std::vector<RankedOrder>& orders,
-                    const std::vector<std::vector<PruningPoint>>& curves, const std::vector<ExampleScores>& examples) {
-  const auto& first = curves[0];
-  const auto& second = curves[1];
+                    const std::vector<ExampleScores>& examples) {
+  std::vector<PruningPoint> first, second;  // each order's curve, in the order pruning_curves joined them
+  for (const auto& point : result.points) (point.order == orders[0].name ? first : second).push_back(point);
   if (first.size() != second.size() || orders[0].heads.size() != orders[1].heads.size())
     throw Error("comparing pruning orders needs both to rank the same heads");
   const auto total = static_cast<int64_t>(orders[0].heads.size());

@@ -25,19 +25,19 @@ struct RankedOrder {
 };
 
 // Each order's curve on `data`, `step_percent` more heads off per point (pruning_curve, with
-// `significance`); `cancelled` set when `progress` cancels. With two orders, `between` compares them
-// at every step where each prunes some heads but not all (compare_orders). `examples` (when given, with
-// the bootstrap) receives each order's example scores, one column a point (pruning_curve's).
+// `significance`); `cancelled` set when `progress` cancels. `examples` (when given, with the bootstrap)
+// receives each order's example scores, one column a point (pruning_curve's), for compare_orders and the
+// share's change over a series.
 PruningResult pruning_curves(AttentionModel& model, const std::string& model_name, const EvaluationData& data,
                              const std::vector<RankedOrder>& orders, double step_percent,
                              const ProgressCallback& progress = {}, const SignificanceOptions& significance = {},
                              std::vector<ExampleScores>* examples = nullptr);
 
-// Fills result.between from the two orders' curves and their example scores (the scores undefined
-// without a bootstrap): first − second at each step, the bootstrap paired over the same examples and
-// corrected across the steps. Throws aw::Error unless both orders rank the same heads.
+// Fills result.between from the two orders' curves in result.points (pruning_curves') and their example
+// scores (undefined without a bootstrap): first − second at each step, the bootstrap paired over the same
+// examples and corrected across the steps. Throws aw::Error unless both orders rank the same heads.
 void compare_orders(PruningResult& result, const std::vector<RankedOrder>& orders,
-                    const std::vector<std::vector<PruningPoint>>& curves, const std::vector<ExampleScores>& examples);
+                    const std::vector<ExampleScores>& examples);
 
 // Table `percent_pruned,heads_pruned,metric_<first>,metric_<second>,delta` (delta = first − second) with
 // metadata model, metric, difference="importance - oracle"; the significance columns follow delta with a

@@ -7,6 +7,7 @@ import os
 from . import michel_held_out, michel_more, verdicts
 from .cells import interval, num, pvalue, significance_cell, table
 from .inputs import read_csv, resampled
+from .paired_timing import MIN_UNITS, speedups
 from .papers import MICHEL_PRUNABLE, MICHEL_TABLE1, MICHEL_TABLE2_WMT, MICHEL_TABLE4, SOURCES
 
 
@@ -198,51 +199,59 @@ def order_test(report, importance, oracle):
 
 def real_pruning_speed(report):
     """Michel Table 4: examples per second of the full and the really pruned model per batch size
-    (pruning_speed.csv: model, batch, examples, seconds of the fastest repeat, its slowest)."""
+    (pruning_speed.csv: one row per model, batch size and timing round), the speed-up tested over the
+    paired rounds (paired_timing.py)."""
     _, speed = read_csv(report.path("pruning_speed.csv"))
-    if not speed or "batch" not in speed[0]:
+    if not speed or "round" not in speed[0]:
         return
     report.add("### Table 4: real pruning's speed\n")
+    by_batch = speedups(speed)
+    rounds = max((e["rounds"] for e in by_batch.values()), default=0)
     report.add("`prune --apply 50 --save` removes half of the heads from the checkpoint (not gated); `eval` then "
                "times the forward passes alone (`seconds` in its JSON: loading and reading the text excluded) of "
-               "both models over the same windows, at each batch size, the two models alternated 3 times "
-               "(the fastest repeat is shown, the slowest beside it).\n")
-    by_batch = {}
-    for r in speed:
-        by_batch.setdefault(int(r["batch"]), {})[r["model"]] = r
-    rows, gains = [], {}
-    for batch, models in sorted(by_batch.items()):
-        if "full" not in models or "pruned_50" not in models:
-            continue
-        full, pruned = models["full"], models["pruned_50"]
-        rate = {k: float(m["examples"]) / float(m["seconds"]) for k, m in models.items()}
-        slow = {k: float(m["examples"]) / float(m["seconds_max"]) for k, m in models.items()}
-        gain = rate["pruned_50"] / rate["full"] - 1
-        # A gain inside either model's own spread between repeats is not a measured speed-up.
-        spread = max(rate[k] / slow[k] - 1 for k in rate)
-        gains[batch] = (gain, abs(gain) > spread)
+               f"both models over the same windows, at each batch size, in {rounds} rounds; within a round the two "
+               "run back to back, the first of them alternating (`scripts/study/time_pruning.py`). The speed-up is "
+               "the Hodges–Lehmann estimate of the pruned model's rate over the full one's across the rounds, "
+               "with its exact 95 % interval and Wilcoxon's signed-rank p, Holm-adjusted over the batch sizes: "
+               "rank statistics, so a round slowed by other work on the machine does not carry the result. The "
+               "rates are the medians over the rounds.\n")
+    rows = []
+    for batch, e in by_batch.items():
         paper = MICHEL_TABLE4.get(batch)
-        rows.append([batch, f"{num(rate['full'], 1)} ({num(slow['full'], 1)})",
-                     f"{num(rate['pruned_50'], 1)} ({num(slow['pruned_50'], 1)})",
-                     f"{gain * 100:+.1f} %".replace("-", "−") + ("" if abs(gain) > spread else " (within the spread)"),
+        rows.append([batch, num(e["full"], 1), num(e["pruned"], 1), percent(e["gain"]),
+                     "—" if e["low"] is None else f"[{percent(e['low'])}, {percent(e['high'])}]",
+                     pvalue(e["p_holm"]) if e["p_holm"] is not None else "—",
                      f"{paper[0]} → {paper[1]} ({(paper[1] / paper[0] - 1) * 100:+.1f} %)" if paper else "—"])
-    report.add(table(["batch", "full, examples/s (slowest)", "50 % pruned, examples/s (slowest)", "speed-up",
-                      "the paper (BERT, GPU)"], rows))
+    report.add(table(["batch", "full, examples/s", "50 % pruned, examples/s", "speed-up", "95 % interval",
+                      "Holm p", "the paper (BERT, GPU)"], rows))
+    for refusal in sorted({e["refusal"] for e in by_batch.values() if e["refusal"]}):
+        report.add(f"{refusal}, no p-value; the speed-up is the estimate alone.\n")
     info = {r["model"]: r for r in speed}
     report.add(f"The full model has {info['full']['heads']} heads and {int(info['full']['parameters']):,} "
                f"parameters, the pruned one {info['pruned_50']['heads']} and "
                f"{int(info['pruned_50']['parameters']):,}. An example is one window of the language model's "
                "text; removing heads shrinks only the attention projections and products, while the feed-forward "
                "layers and the output layer over the vocabulary stay and bound the speed-up.\n")
-    if gains:
-        largest = max(gains)
-        gain, measured = gains[largest]
-        paper = MICHEL_TABLE4[64]
-        verdicts.add(report, "Michel", "Table 4: examples per second, 50 % of heads removed",
-                     f"+{(MICHEL_TABLE4[1][1] / MICHEL_TABLE4[1][0] - 1) * 100:.1f} % (batch 1) to "
-                     f"+{(paper[1] / paper[0] - 1) * 100:.1f} % (batch 64), BERT on a GPU",
-                     ", ".join(f"{(g * 100):+.1f} % (batch {b})".replace("-", "−") for b, (g, _) in sorted(gains.items()))
-                     + ", CPU", "not comparable",
-                     "another model (an LM whose vocabulary layer dominates) and device; the speed-up grows "
-                     "with the batch in both" if gains[max(gains)][0] > gains[min(gains)][0] else
-                     "another model (an LM whose vocabulary layer dominates) and device")
+    if not by_batch:
+        return
+    faster = [b for b, e in by_batch.items() if e["p_holm"] is not None and e["p_holm"] < 0.05 and e["gain"] > 0]
+    slower = [b for b, e in by_batch.items() if e["p_holm"] is not None and e["p_holm"] < 0.05 and e["gain"] < 0]
+    ours = "; ".join(f"{percent(e['gain'])}" + (f" [{percent(e['low'])}, {percent(e['high'])}]" if e["low"] is not None
+                                                else "") + f" (batch {b})" for b, e in by_batch.items())
+    tested = any(e["p_holm"] is not None for e in by_batch.values())
+    found = (f"faster at batch {', '.join(map(str, faster))}" if faster else "") + \
+        ("; " if faster and slower else "") + (f"slower at batch {', '.join(map(str, slower))}" if slower else "")
+    paper = MICHEL_TABLE4
+    verdicts.add(report, "Michel", "Table 4: examples per second, 50 % of heads removed",
+                 f"+{(paper[1][1] / paper[1][0] - 1) * 100:.1f} % (batch 1) to "
+                 f"+{(paper[64][1] / paper[64][0] - 1) * 100:.1f} % (batch 64), BERT on a GPU",
+                 ours + ", CPU", "not comparable",
+                 "another model (an LM whose vocabulary layer dominates) and device; " +
+                 (f"the pruned model is significantly {found} (Holm)" if found else
+                  "no batch size differs significantly (Holm)" if tested else
+                  f"too few timing rounds for a test (fewer than {MIN_UNITS})"))
+
+
+def percent(fraction):
+    """A relative change as a signed percentage with a real minus sign: +8.7 %, −0.6 %."""
+    return f"{fraction * 100:+.1f} %".replace("-", "−")
