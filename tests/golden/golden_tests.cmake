@@ -11,12 +11,17 @@ foreach(line IN LISTS golden_cases)
   list(GET fields 0 name)
   list(GET fields 1 outputs)
   list(GET fields 2 arguments)
+  set(tolerance "")  # an optional fourth field: golden_compare's TOLERANCE for this case
+  list(LENGTH fields field_count)
+  if(field_count GREATER 3)
+    list(GET fields 3 tolerance)
+  endif()
   string(REPLACE " " "^^" arguments "${arguments}")
   add_test(NAME golden.${name}
            COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:attention-cli> -DCOMPARE=$<TARGET_FILE:golden_compare>
                    -DSAMPLES=${PROJECT_SOURCE_DIR}/sample_data -DOUT_DIR=${CMAKE_CURRENT_BINARY_DIR}/golden_out/${name}
                    -DGOLDEN_DIR=${CMAKE_CURRENT_SOURCE_DIR}/golden -DNAME=${name} "-DARGS=${arguments}"
-                   "-DOUTPUTS=${outputs}" -P ${aw_test_support_dir}/run_golden.cmake)
+                   "-DOUTPUTS=${outputs}" "-DTOLERANCE=${tolerance}" -P ${aw_test_support_dir}/run_golden.cmake)
   set_tests_properties(golden.${name} PROPERTIES LABELS golden)
 endforeach()
 

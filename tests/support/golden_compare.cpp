@@ -8,9 +8,14 @@
 // tolerance between the Intel and AMD machines these files have met). A delta* column is a
 // difference of the row's metric (metric − baseline) and carries that metric's rounding too, so it
 // may also move by 1e-6 of the row's metric: PyTorch 2.11's BLAS (not OpenBLAS) moved Δs of 0.1–0.24
-// beside perplexities of 60 by 2.6e-5 (2× the column rule). New columns and new comment keys may appear. A .tsv file is
-// compared byte for byte. Prints the first difference and exits 1.
-// Usage: golden_compare GOLDEN NEW
+// beside perplexities of 60 by 2.6e-5 (2× the column rule). A bootstrap's p-value counts resamples, so
+// where that rounding moves a resample across the line it steps by 1/(B + 1): with "bootstrap=B" in the
+// golden file's comment, p_value may move by 3 resamples and p_adjusted by 3 for each row (Holm
+// multiplies a p by up to the number of tests) — an AMD EPYC (Zen 5) moved p-values by 1 and 2. New
+// columns and new comment keys may appear. A .tsv file is compared byte for byte. Prints the first
+// difference and exits 1.
+// Usage: golden_compare GOLDEN NEW [TOLERANCE]   (TOLERANCE replaces 1e-4, for a case whose numbers
+// are ratios to a small difference: tests/golden/cases.txt says which and why)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -59,19 +64,20 @@ bool parse_number(const std::string& text, double& value) {
   return end == text.c_str() + text.size();
 }
 
-constexpr double kRelativeTolerance = 1e-4;
+double relative_tolerance = 1e-4;
 
 // `column_largest`: the largest finite |value| of the golden column (0 for a comment's value);
-// `difference_of`: for a delta* column, |the row's metric| (0 otherwise).
+// `difference_of`: for a delta* column, |the row's metric| (0 otherwise); `step`: how far a counted
+// value (a bootstrap p) may move in whole counts (0 otherwise).
 bool same_value(const std::string& golden, const std::string& fresh, double column_largest = 0.0,
-                double difference_of = 0.0) {
+                double difference_of = 0.0, double step = 0.0) {
   if (golden == fresh) return true;
   double a = 0, b = 0;
   if (!parse_number(golden, a) || !parse_number(fresh, b)) return false;
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (std::isinf(a) || std::isinf(b)) return a == b;
   const double scale = std::max({std::abs(a), std::abs(b), 0.1 * column_largest, 0.01 * difference_of});
-  return std::abs(a - b) <= kRelativeTolerance * scale + 1e-9;
+  return std::abs(a - b) <= std::max(relative_tolerance * scale + 1e-9, step);
 }
 
 // Per column of the golden file's table, its largest finite |value|.
@@ -106,6 +112,27 @@ std::map<std::string, std::string> comment_values(const std::string& line) {
   return values;
 }
 
+// 1 / (B + 1) when a comment of the golden file says bootstrap=B (B > 0): one resample's step of a
+// bootstrap p-value; 0 otherwise.
+double resample_step(const std::vector<std::string>& golden) {
+  for (const auto& line : golden) {
+    if (line.empty() || line[0] != '#') continue;
+    const auto values = comment_values(line);
+    const auto found = values.find("bootstrap");
+    double resamples = 0;
+    if (found != values.end() && parse_number(found->second, resamples) && resamples > 0) return 1.0 / (resamples + 1);
+  }
+  return 0.0;
+}
+
+// The table's rows below its header (comments left out).
+double data_rows(const std::vector<std::string>& golden) {
+  double rows = -1;  // the header
+  for (const auto& line : golden)
+    if (line.empty() || line[0] != '#') ++rows;
+  return std::max(rows, 0.0);
+}
+
 [[noreturn]] void differ(const std::string& path, size_t line, const std::string& what) {
   std::fprintf(stderr, "%s: line %zu: %s\n", path.c_str(), line + 1, what.c_str());
   std::exit(1);
@@ -114,12 +141,17 @@ std::map<std::string, std::string> comment_values(const std::string& line) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: golden_compare GOLDEN NEW\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: golden_compare GOLDEN NEW [TOLERANCE]\n");
     return 2;
   }
   const std::string golden_path = argv[1], fresh_path = argv[2];
+  if (argc == 4 && (!parse_number(argv[3], relative_tolerance) || !(relative_tolerance > 0))) {
+    std::fprintf(stderr, "golden_compare: TOLERANCE must be a positive number, got '%s'\n", argv[3]);
+    return 2;
+  }
   const auto golden = read_lines(golden_path), fresh = read_lines(fresh_path);
+  const double resample = resample_step(golden);
   const bool exact = golden_path.size() > 4 && golden_path.substr(golden_path.size() - 4) == ".tsv";
   if (golden.size() != fresh.size())
     differ(fresh_path, std::min(golden.size(), fresh.size()),
@@ -127,6 +159,7 @@ int main(int argc, char** argv) {
 
   std::vector<int> column_of;  // golden column → fresh column
   std::vector<bool> is_delta;  // golden column named delta…
+  std::vector<double> p_steps;  // per golden column: how far a bootstrap p may step (0: not a p)
   int metric_column = -1;      // golden column named metric
   const auto largest = exact ? std::vector<double>{} : column_largest_values(golden);
   for (size_t i = 0; i < golden.size(); ++i) {
@@ -153,6 +186,7 @@ int main(int argc, char** argv) {
         if (found < 0) differ(fresh_path, i, "no column '" + name + "'");
         column_of.push_back(found);
         is_delta.push_back(name.rfind("delta", 0) == 0);
+        p_steps.push_back(name == "p_value" ? 3 * resample : name == "p_adjusted" ? 3 * resample * data_rows(golden) : 0.0);
         if (name == "metric") metric_column = static_cast<int>(column_of.size()) - 1;
       }
       continue;
@@ -163,7 +197,8 @@ int main(int argc, char** argv) {
     for (size_t c = 0; c < want.size(); ++c) {
       const auto column = static_cast<size_t>(column_of[c]);
       const auto value = column < have.size() ? have[column] : std::string("(missing)");
-      if (!same_value(want[c], value, c < largest.size() ? largest[c] : 0.0, is_delta[c] ? std::abs(metric) : 0.0))
+      if (!same_value(want[c], value, c < largest.size() ? largest[c] : 0.0, is_delta[c] ? std::abs(metric) : 0.0,
+                      p_steps[c]))
         differ(fresh_path, i, "column " + std::to_string(c + 1) + ": " + value + ", golden " + want[c]);
     }
   }

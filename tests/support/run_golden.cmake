@@ -1,6 +1,7 @@
 # tests/support/run_golden.cmake — one golden case: runs attention-cli with ARGS (joined by "^^"; "^" inside
 # an argument is a space) and compares each of OUTPUTS with its golden copy through golden_compare.
 # -DCLI -DCOMPARE -DSAMPLES -DOUT_DIR -DGOLDEN_DIR -DNAME -DARGS -DOUTPUTS (comma-separated)
+# -DTOLERANCE (optional: golden_compare's relative tolerance for this case)
 file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")
 string(REPLACE "@S@" "${SAMPLES}" ARGS "${ARGS}")
@@ -14,7 +15,7 @@ endif()
 string(REPLACE "," ";" OUTPUTS "${OUTPUTS}")
 foreach(output IN LISTS OUTPUTS)
   string(REPLACE "/" "_" golden_name "${output}")
-  execute_process(COMMAND "${COMPARE}" "${GOLDEN_DIR}/${NAME}.${golden_name}" "${OUT_DIR}/${output}"
+  execute_process(COMMAND "${COMPARE}" "${GOLDEN_DIR}/${NAME}.${golden_name}" "${OUT_DIR}/${output}" ${TOLERANCE}
                   RESULT_VARIABLE compare_code ERROR_VARIABLE compare_err)
   if(NOT compare_code STREQUAL "0")
     message(FATAL_ERROR "${output} differs from its golden copy: ${compare_err}")

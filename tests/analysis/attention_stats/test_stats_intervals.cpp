@@ -69,9 +69,12 @@ StatsInterval percentile_interval(std::vector<double> values, double estimate) {
   return {std::min(at(0.025), estimate), std::max(at(0.975), estimate)};
 }
 
+// The worked units' statistics come from forward passes over their own windows, a batch of another shape
+// than the whole text's: float32 attention, which some CPUs' BLAS kernels round differently per shape
+// (3e-9 relative seen on an AMD EPYC, where the machine that wrote this test agreed to 1e-9).
 void expect_interval(const StatsInterval& got, const StatsInterval& worked, const std::string& what) {
-  EXPECT_NEAR(got.low, worked.low, 1e-9 * std::abs(worked.low) + 1e-12) << what;
-  EXPECT_NEAR(got.high, worked.high, 1e-9 * std::abs(worked.high) + 1e-12) << what;
+  EXPECT_NEAR(got.low, worked.low, 1e-6 * std::abs(worked.low) + 1e-12) << what;
+  EXPECT_NEAR(got.high, worked.high, 1e-6 * std::abs(worked.high) + 1e-12) << what;
   EXPECT_LE(got.low, got.high) << what;
 }
 

@@ -23,8 +23,11 @@ namespace {
 const std::string kModels = AW_SOURCE_DIR "/tests/fixtures/hf_models/";
 const std::string kReferences = AW_SOURCE_DIR "/tests/fixtures/head_analyses/";
 
+// Both sides run in float32, the reference on whatever CPU wrote the fixtures: the metrics are differences
+// of logit differences, so the logits' rounding shows at the 1e-5 level and moves with the BLAS kernels
+// the CPU gets (up to 2.2e-5 for a patched pattern on an AMD EPYC, under 1e-5 on the machine that wrote them).
 void expect_close(double computed, double expected, const std::string& what) {
-  EXPECT_NEAR(computed, expected, 1e-5 * std::max(1.0, std::abs(expected))) << what;
+  EXPECT_NEAR(computed, expected, 5e-5 * std::max(1.0, std::abs(expected))) << what;
 }
 
 class PatchingHuggingFace : public ::testing::TestWithParam<std::string> {};

@@ -31,7 +31,10 @@ aw_cli_test(prune_series_share_change EXIT 0
 aw_cli_test(importance_series EXIT 0 STDOUT_LINES 8
             REGEX "^# model=epochs_lm, normalized=true, series=[^\n]*/epochs_lm\nepoch,step,layer,head,importance\n1,2,1,1,[0-9.e-]+\n1,2,1,2,[^\n]+\n2,4,1,1,[^\n]+\n2,4,1,2,[^\n]+\n3,6,1,1,"
             ARGS importance --model ${fixtures}/epochs_lm --series --text ${fixtures}/corpus.txt --window 8)
-set_tests_properties(cli.training_curves cli.prune_series cli.importance_series PROPERTIES DEPENDS cli.train_keep_epochs)
+# They read the run cli.train_keep_epochs trains: a fixture, so ctest runs it first (and with -R alone).
+set_tests_properties(cli.train_keep_epochs PROPERTIES FIXTURES_SETUP epochs_model)
+set_tests_properties(cli.training_curves cli.prune_series cli.prune_series_share_change cli.importance_series
+                     PROPERTIES FIXTURES_REQUIRED "cli_models;epochs_model")
 aw_cli_test(error_prune_series_without_epochs EXIT 1 STDERR_LINES 1
             REGEX "tiny_lm: has no epoch-N checkpoint folders \\(train with --keep-epochs to keep one per epoch\\)\n"
             ARGS prune --model ${fixtures}/tiny_lm --series --text ${fixtures}/corpus.txt)

@@ -247,6 +247,9 @@ aw_cli_test(samples_prune_rank_text EXIT 0 REGEX "^# model=vanilla_lm, metric=pe
                  --rank-text ${demo} --order oracle --window 16 --step 50 --bootstrap 0)
 aw_cli_test(error_prune_order_from_stats EXIT 1 STDERR_LINES 1 REGEX "/stats.csv: has neither an importance nor a delta column \\(expected a CSV from importance or ablate --mode single\\)\n"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order-from ${fixtures}/stats.csv)
+# It reads the stats CSV cli.stats_per_head_out writes (run first: ctest's order is not the file's order).
+set_tests_properties(cli.stats_per_head_out PROPERTIES FIXTURES_SETUP stats_file)
+set_tests_properties(cli.error_prune_order_from_stats PROPERTIES FIXTURES_REQUIRED "cli_models;stats_file")
 aw_cli_test(error_prune_order_from_with_order EXIT 1 STDERR_LINES 1 REGEX "--order comes from --order-from's file \\(importance or ablation\\); leave --order out"
             ARGS prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --order-from ${fixtures}/stats.csv --order oracle)
 aw_cli_test(prune_apply EXIT 0 REGEX "pruned 3 of 6 heads \\(importance order\\): [0-9]+ → [0-9]+ parameters. perplexity [0-9.]+ \\(gated model [0-9.]+\\). saved to"
