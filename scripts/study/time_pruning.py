@@ -18,13 +18,20 @@ BATCHES = (1, 4, 16, 64)
 
 
 def run_json(args):
-    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    """The JSON a CLI command prints; a failed command ends the script with its own last error line."""
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        sys.exit(f"time_pruning: {' '.join(args[1:4])}: {lines[-1] if lines else f'exit {done.returncode}'}")
+    return json.loads(done.stdout)
 
 
 def main():
     if len(sys.argv) != 7:
         sys.exit("usage: time_pruning.py CLI TEXT WINDOW FULL PRUNED ROUNDS")
     cli, text, window, full, pruned, rounds = sys.argv[1:]
+    if not rounds.isdigit() or int(rounds) < 1:
+        sys.exit(f"time_pruning: ROUNDS must be a positive whole number, got '{rounds}'")
     models = {"full": full, "pruned_50": pruned}
     info = {name: run_json([cli, "info", "--model", folder, "--json"]) for name, folder in models.items()}
     print("model,heads,parameters,batch,round,examples,seconds")
