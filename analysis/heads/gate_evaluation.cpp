@@ -2,7 +2,7 @@
 #include "analysis/heads/gate_evaluation.h"
 
 #include "analysis/core/parallel_workers.h"
-#include "analysis/core/token_loss.h"
+#include "models/training/token_loss.h"
 #include "analysis/evaluation/translation_scores.h"
 #include "models/distribution.h"
 #include "models/errors.h"
@@ -196,7 +196,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
         job_count = torch::full({size}, static_cast<double>(rows), sums_options);
         if (examples) job_examples = example_correct.t().to(torch::kFloat64);                // (B, size)
       } else {
-        // Output layer and loss in cache-sized chunks of positions (analysis/core/token_loss.h).
+        // Output layer and loss in cache-sized chunks of positions (models/training/token_loss.h).
         const auto losses = next_token_losses(model, hidden, repeated).reshape({-1});        // (size·B·(n−1))
         const int64_t length = hidden.size(1);
         const auto& mask = repeated.predicted_mask();

@@ -2,7 +2,7 @@
 #include "analysis/heads/head_importance.h"
 
 #include "analysis/heads/head_ablation.h"
-#include "analysis/core/token_loss.h"
+#include "models/training/token_loss.h"
 #include "models/distribution.h"
 
 #include <torch/torch.h>
@@ -36,7 +36,7 @@ class FrozenParameters {
 
 // ∂L/∂ξ for one batch. With gates [L, H], L is the batch's mean loss; with gates [B, L, H] (one row
 // per example) it is the sum of each example's own mean loss, so row x of the result is ∂L(x)/∂ξ.
-// For a language model the output layer and loss run in chunks (analysis/core/token_loss.h) and their
+// For a language model the output layer and loss run in chunks (models/training/token_loss.h) and their
 // gradient enters the layers' backward as ∂L/∂hidden.
 torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, int64_t index, const ModelInput& input,
                             const torch::Tensor& gates) {

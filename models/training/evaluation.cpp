@@ -3,11 +3,10 @@
 
 #include "models/distribution.h"
 #include "models/errors.h"
-#include "models/memory_budget.h"
+#include "models/training/token_loss.h"
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <cmath>
 
 namespace aw {
@@ -36,45 +35,16 @@ LossSum summed_losses(const torch::Tensor& losses, const ModelInput& input, int6
   return sums;
 }
 
-// One batch's loss sums without its [B, n, V] logits when they exceed the memory budget: the last
-// layer's hidden states go through the output layer a block of rows (of positions, when one row is too
-// long) at a time, the block's logits and their log-softmax within the budget, and only each token's
-// loss is kept. A batch whose logits fit takes the whole forward, so its losses are the untiled ones bit
-// for bit.
+// One batch's loss sums from its last hidden states, the output layer and loss run over cache-sized
+// chunks of positions (token_loss.h), so no batch's [B, n, V] logits are ever held at once.
 LossSum batch_loss(AttentionModel& model, const ModelInput& input, const ForwardOptions& options) {
   const auto& ids = input.predicted_ids();
   const int64_t rows = ids.size(0), length = ids.size(1);
-  const int64_t tile_tokens = loss_block_tokens(model.config(), options.memory_budget);
-  if (rows * length <= tile_tokens || length < 2)
-    return language_model_loss(model.forward(input, options).logits, input);
   const auto hidden = model.run_layers(model.embed(input), input, 0, model.config().n_blocks, options).hidden;
-  const auto targets = ids.narrow(1, 1, length - 1).to(hidden.device());                     // (B, n-1)
-  auto losses = torch::empty({rows, length - 1}, hidden.options().dtype(torch::kFloat32));
-  const int64_t block_rows = std::clamp<int64_t>(tile_tokens / (length - 1), 1, rows);
-  const int64_t block_positions = block_rows > 1 ? length - 1 : std::min(tile_tokens, length - 1);
-  for (int64_t row = 0; row < rows; row += block_rows) {
-    const int64_t take_rows = std::min(block_rows, rows - row);
-    const auto row_input = input.map([&](const torch::Tensor& t) { return t.narrow(0, row, take_rows); });
-    for (int64_t at = 0; at < length - 1; at += block_positions) {
-      const int64_t take = std::min(block_positions, length - 1 - at);
-      const auto logits = model.output(hidden.narrow(0, row, take_rows).narrow(1, at, take), row_input);
-      losses.narrow(0, row, take_rows).narrow(1, at, take)
-          .copy_(token_losses(logits, targets.narrow(0, row, take_rows).narrow(1, at, take), 0.0).view({take_rows, take}));
-    }
-  }
-  return summed_losses(losses.reshape({-1}), input, rows, length);
+  return summed_losses(next_token_losses(model, hidden, input).reshape({-1}), input, rows, length);
 }
 
 }  // namespace
-
-int64_t loss_block_tokens(const ModelConfig& config, int64_t budget) {
-  const int64_t vocabulary =
-      std::max<int64_t>(config.is_translation() && config.translation.target_vocab_size > 0 ? config.translation.target_vocab_size
-                                                                                : config.vocab_size, 1);
-  if (budget <= 0) budget = attention_memory_budget();
-  // A token's logits in the model's dtype, widened to float32, and their log-softmax.
-  return std::max<int64_t>(budget / (3 * vocabulary * static_cast<int64_t>(sizeof(float))), 1);
-}
 
 LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input, double label_smoothing) {
   const int64_t rows = logits.size(0), length = logits.size(1);

@@ -50,13 +50,6 @@ struct LossSum {
 };
 LossSum language_model_loss(const torch::Tensor& logits, const ModelInput& input, double label_smoothing = 0.0);
 
-// How many predicted tokens one block of the output layer holds in evaluate_perplexity: their logits (in
-// the model's dtype, widened to float32) and log-softmax within `budget` bytes (0: the process's budget,
-// models/memory_budget.h). A batch with more tokens goes through the output layer a block of rows (of
-// positions, when one row has more) at a time, so its [B, n, V] logits are never held at once; one with
-// fewer takes the whole forward.
-int64_t loss_block_tokens(const ModelConfig& config, int64_t budget = 0);
-
 EvaluationResult evaluate_perplexity(AttentionModel& model, const std::vector<ModelInput>& batches,
                                      const ForwardOptions& options = {}, const ProgressCallback& progress = {},
                                      bool keep_examples = false);

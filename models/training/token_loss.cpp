@@ -1,5 +1,5 @@
-// analysis/core/token_loss.cpp — see token_loss.h.
-#include "analysis/core/token_loss.h"
+// models/training/token_loss.cpp — see token_loss.h.
+#include "models/training/token_loss.h"
 
 #include <torch/torch.h>
 
@@ -26,7 +26,11 @@ torch::Tensor next_tokens(const ModelInput& input, const torch::Device& device) 
 }
 
 int64_t chunk_size(AttentionModel& model, const torch::Device& device, int64_t requested) {
-  return requested > 0 ? requested : default_positions_per_chunk(model.config().vocab_size, device);
+  const auto& config = model.config();
+  const int64_t vocabulary = config.is_translation() && config.translation.target_vocab_size > 0
+                                 ? config.translation.target_vocab_size
+                                 : config.vocab_size;
+  return requested > 0 ? requested : default_positions_per_chunk(vocabulary, device);
 }
 
 // Logits of one chunk of predicting positions as (size, V), in float unless the model is float64.

@@ -1,6 +1,6 @@
-// tests/analysis/core/test_token_loss.cpp — chunked next-token losses and their gradient against the whole
-// output's cross entropy and autograd (analysis/core/token_loss)
-#include "analysis/core/token_loss.h"
+// tests/models/training/test_token_loss.cpp — chunked next-token losses and their gradient against the whole
+// output's cross entropy and autograd (models/training/token_loss)
+#include "models/training/token_loss.h"
 #include "models/checkpoint/checkpoint.h"
 #include "tests/support/test_support.h"
 #include "tests/support/tiny_windows.h"
