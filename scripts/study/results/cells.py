@@ -13,6 +13,8 @@ def num(value, digits=2):
         return "—"
     if math.isnan(x):
         return "—"
+    if round(x, digits) == 0:
+        x = 0.0  # a rounding residue (−0.000003) reads 0.00, not −0.00
     text = f"{x:,.{digits}f}"
     return text.replace("-", "−")
 
