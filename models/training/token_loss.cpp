@@ -27,9 +27,7 @@ torch::Tensor next_tokens(const ModelInput& input, const torch::Device& device) 
 
 int64_t chunk_size(AttentionModel& model, const torch::Device& device, int64_t requested) {
   const auto& config = model.config();
-  const int64_t vocabulary = config.is_translation() && config.translation.target_vocab_size > 0
-                                 ? config.translation.target_vocab_size
-                                 : config.vocab_size;
+  const int64_t vocabulary = config.is_translation() ? config.translation.target_vocab_size : config.vocab_size;
   return requested > 0 ? requested : default_positions_per_chunk(vocabulary, device);
 }
 

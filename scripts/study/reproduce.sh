@@ -358,11 +358,11 @@ PY
     if arg=$(variant "$v" "$v"); then mt_args+=(--variant "$arg"); fi
   done
   if [ $quick = 0 ] && [ ${#mt_args[@]} -ge 4 ]; then
-    # The test pairs the runs were recorded on, made again, identically, where this machine lacks them
+    # The test pairs the runs were recorded on, where this machine lacks them: train-models.sh's split is
+    # the one made above (the same seed and parts), its first 1,000 test pairs.
     if [ ! -f "$runs/data/mt/test1000.tsv" ]; then
-      step "split: Tatoeba as train-models.sh does" "$cli" split --data "$tatoeba" --out "$runs/data/mt" --group-by source \
-        --percent 90,5,5 --seed 1
-      head -n 1000 "$runs/data/mt/test.tsv" > "$runs/data/mt/test1000.tsv"
+      mkdir -p "$runs/data/mt"
+      head -n 1000 "$work/mt/test.tsv" > "$runs/data/mt/test1000.tsv"
     fi
     step "compare: the translation pair over seeds" "$cli" compare "${mt_args[@]}" --reference mt_vanilla \
       --text "$runs/data/mt/test1000.tsv" --out "$results/mt_seeds_summary.csv" --tests "$results/mt_seeds_tests.csv"

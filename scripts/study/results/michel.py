@@ -221,7 +221,7 @@ def real_pruning_speed(report):
         rows.append([batch, num(e["full"], 1), num(e["pruned"], 1), percent(e["gain"]),
                      "—" if e["low"] is None else f"[{percent(e['low'])}, {percent(e['high'])}]",
                      pvalue(e["p_holm"]) if e["p_holm"] is not None else "—",
-                     f"{paper[0]} → {paper[1]} ({(paper[1] / paper[0] - 1) * 100:+.1f} %)" if paper else "—"])
+                     f"{paper[0]} → {paper[1]} ({percent(paper[1] / paper[0] - 1)})" if paper else "—"])
     report.add(table(["batch", "full, examples/s", "50 % pruned, examples/s", "speed-up", "95 % interval",
                       "Holm p", "the paper (BERT, GPU)"], rows))
     for refusal in sorted({e["refusal"] for e in by_batch.values() if e["refusal"]}):
@@ -243,8 +243,8 @@ def real_pruning_speed(report):
         ("; " if faster and slower else "") + (f"slower at batch {', '.join(map(str, slower))}" if slower else "")
     paper = MICHEL_TABLE4
     verdicts.add(report, "Michel", "Table 4: examples per second, 50 % of heads removed",
-                 f"+{(paper[1][1] / paper[1][0] - 1) * 100:.1f} % (batch 1) to "
-                 f"+{(paper[64][1] / paper[64][0] - 1) * 100:.1f} % (batch 64), BERT on a GPU",
+                 f"{percent(paper[1][1] / paper[1][0] - 1)} (batch 1) to "
+                 f"{percent(paper[64][1] / paper[64][0] - 1)} (batch 64), BERT on a GPU",
                  ours + ", CPU", "not comparable",
                  "another model (an LM whose vocabulary layer dominates) and device; " +
                  (f"the pruned model is significantly {found} (Holm)" if found else

@@ -5,6 +5,7 @@ adjustment across batch sizes. Rank tests, because a timing round hit by a load 
 an outlier a mean would follow. Fewer rounds than MIN_UNITS give the estimate alone, as the analyses do.
 """
 import math
+from statistics import median
 
 # The analyses' --min-units default: fewer independent units than this give no interval and no p-value.
 MIN_UNITS = 20
@@ -53,8 +54,7 @@ def hodges_lehmann(diffs, confidence=0.95):
     interval between their k-th smallest and k-th largest; low and high None when n is too small for one."""
     n = len(diffs)
     walsh = sorted((diffs[i] + diffs[j]) / 2 for i in range(n) for j in range(i, n))
-    middle = len(walsh) // 2
-    estimate = walsh[middle] if len(walsh) % 2 else (walsh[middle - 1] + walsh[middle]) / 2
+    estimate = median(walsh)
     k = interval_rank(n, confidence)
     if k == 0:
         return estimate, None, None
@@ -69,12 +69,6 @@ def holm(pvalues):
         running = max(running, min(1.0, (len(pvalues) - step) * pvalues[i]))
         adjusted[i] = running
     return adjusted
-
-
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def speedups(rows, min_units=MIN_UNITS):
