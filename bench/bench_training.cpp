@@ -1,8 +1,11 @@
 // bench/bench_training.cpp — one training step (forward, loss, backward, clipping, Adam) at the
 // sample models' size: transformer_lm is the baseline; bet_sf adds the bird-eye reweighting, bet_sg
-// the pointer loss over every layer's attention. Batch 16 × window 64, vocabulary 7000.
+// the pointer loss over every layer's attention. Batch 16 × window 64, vocabulary 7000. Then the study
+// LM's step (6 layers, d 256, window 128, WikiText-2's 33,278 words) at batches 16 and 64 against the
+// step it replaced, which held the batch's whole [B, n, V] logits and their gradient.
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
+#include "models/training/evaluation.h"
 #include "models/training/trainer.h"
 
 #include <benchmark/benchmark.h>
@@ -41,6 +44,44 @@ void BM_TrainingStep(benchmark::State& state, const std::string& arch) {
   state.counters["tokens/s"] = benchmark::Counter(kBatch * (kWindow - 1), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The training step before the output layer ran in chunks: the whole forward's logits, their cross-entropy,
+// one backward. The baseline of BM_StudyStep.
+aw::StepLosses whole_logits_step(aw::AttentionModel& model, torch::optim::Optimizer& optimizer,
+                                 const aw::ModelInput& input) {
+  optimizer.zero_grad();
+  const auto sums = aw::language_model_loss(model.forward(input).logits, input);
+  aw::StepLosses losses{sums.total / sums.count, torch::Tensor(), sums.count};
+  losses.loss.backward();
+  torch::nn::utils::clip_grad_norm_(model.module().parameters(), 1.0);
+  optimizer.step();
+  return losses;
+}
+
+// One thread, as a CPU lane of scripts/study/train-models.sh runs. Args: batch, whole logits (1) or chunks (0).
+void BM_StudyStep(benchmark::State& state) {
+  aw::configure_allocator();
+  torch::set_num_threads(1);
+  aw::set_blas_threads(1);
+  const int64_t batch = state.range(0), window = 128, vocabulary = 33278;
+  nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", vocabulary}, {"n_layers", 6}, {"n_heads", 8},
+                         {"d_model", 256}, {"d_ff", 1024}, {"max_positions", window}, {"dropout", 0.1}};
+  torch::manual_seed(1);
+  auto model = aw::create_model(aw::parse_model_config(json, "bench config"));
+  model->module().train();
+  torch::optim::Adam optimizer(model->module().parameters(), torch::optim::AdamOptions(1e-3).betas({0.9, 0.98}));
+  aw::ModelInput input;
+  input.input_ids = torch::randint(0, vocabulary, {batch, window}, torch::kLong);
+  input.attention_mask = torch::ones({batch, window}, torch::kLong);
+  const aw::TrainSettings settings;
+  auto step = [&] {
+    return state.range(1) ? whole_logits_step(*model, optimizer, input)
+                          : aw::training_step(*model, optimizer, input, torch::Tensor(), settings);
+  };
+  step();  // warm-up
+  for (auto _ : state) benchmark::DoNotOptimize(step().loss);
+  state.counters["tokens/s"] = benchmark::Counter(batch * (window - 1), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // Thread pairs: (LibTorch, OpenBLAS), 0 = OpenBLAS's default.
 void ThreadPairs(benchmark::internal::Benchmark* bench) {
   bench->ArgNames({"torch", "blas"})->Unit(benchmark::kMillisecond);
@@ -49,6 +90,8 @@ void ThreadPairs(benchmark::internal::Benchmark* bench) {
 
 BENCHMARK_CAPTURE(BM_TrainingStep, transformer_lm, std::string("transformer_lm"))->Apply(ThreadPairs);
 BENCHMARK_CAPTURE(BM_TrainingStep, bet_sf, std::string("bet_sf"))->Apply(ThreadPairs);
+BENCHMARK(BM_StudyStep)->ArgNames({"batch", "whole"})->Args({16, 1})->Args({16, 0})->Args({64, 1})->Args({64, 0})
+    ->Iterations(4)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_TrainingStep, bet_sg, std::string("bet_sg"))->Args({1, 0})->ArgNames({"torch", "blas"})->Unit(benchmark::kMillisecond);
 
 }  // namespace

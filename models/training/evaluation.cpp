@@ -23,9 +23,7 @@ torch::Tensor token_losses(const torch::Tensor& logits, const torch::Tensor& tar
 
 // The sums of a batch's token losses [B · (n−1)] over the tokens its mask predicts.
 LossSum summed_losses(const torch::Tensor& losses, const ModelInput& input, int64_t rows, int64_t length) {
-  const auto& mask = input.predicted_mask();
-  const auto keep = mask.defined() ? mask.narrow(1, 1, length - 1).to(losses.device()).to(losses.dtype())
-                                   : torch::ones({rows, length - 1}, losses.options());  // (B, n-1)
+  const auto keep = predicted_token_mask(input, losses.device(), losses.scalar_type());  // (B, n-1)
   const auto kept = losses * keep.reshape({-1});
   LossSum sums;
   sums.total = kept.sum();  // over the flat tokens, as ever: the same float32 summation order

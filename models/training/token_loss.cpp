@@ -44,6 +44,14 @@ int64_t default_positions_per_chunk(int64_t vocabulary, const torch::Device& dev
   return std::max(kMinPositionsPerChunk, logits / std::max<int64_t>(1, vocabulary));
 }
 
+torch::Tensor predicted_token_mask(const ModelInput& input, const torch::Device& device, torch::ScalarType dtype) {
+  const auto& mask = input.predicted_mask();
+  const auto& ids = input.predicted_ids();
+  const int64_t rows = ids.size(0), length = ids.size(1);
+  return mask.defined() ? mask.narrow(1, 1, length - 1).to(device, dtype)
+                        : torch::ones({rows, length - 1}, torch::dtype(dtype).device(device));
+}
+
 torch::Tensor next_token_losses(AttentionModel& model, const torch::Tensor& hidden, const ModelInput& input,
                                 int64_t positions_per_chunk) {
   const auto positions = predicting_positions(hidden);                                      // (1, P, d)
@@ -63,9 +71,16 @@ torch::Tensor next_token_losses(AttentionModel& model, const torch::Tensor& hidd
   return losses.view({hidden.size(0), hidden.size(1) - 1});
 }
 
-WeightedLoss next_token_loss_and_gradient(AttentionModel& model, const torch::Tensor& hidden,
-                                          const torch::Tensor& weights, const ModelInput& input,
-                                          int64_t positions_per_chunk) {
+namespace {
+
+// Σ w·loss over the predicting positions and ∂/∂hidden, chunk by chunk. With label smoothing ε the loss of
+// a position is (1 − ε)·(−log p_target) + ε/V · Σ_j (−log p_j) = lse − (1 − ε)·z_target − ε/V · Σ_j z_j, as
+// torch's cross_entropy defines it, and its gradient over the logits is w·(softmax − (1 − ε)·one-hot − ε/V).
+// `into_parameters` also accumulates the output layer's parameter gradients (training); otherwise only
+// the gradient with respect to the positions is taken and no .grad is touched (head importance).
+WeightedLoss chunked_loss_and_gradient(AttentionModel& model, const torch::Tensor& hidden, const torch::Tensor& weights,
+                                       const ModelInput& input, double label_smoothing, bool into_parameters,
+                                       int64_t positions_per_chunk) {
   const auto positions = predicting_positions(hidden.detach());                             // (1, P, d)
   const auto targets = next_tokens(input, hidden.device());                                 // (P, 1)
   const auto flat_weights = weights.reshape({-1, 1});                                       // (P, 1)
@@ -84,16 +99,40 @@ WeightedLoss next_token_loss_and_gradient(AttentionModel& model, const torch::Te
     const auto maximum = std::get<0>(values.max(-1, true));                                 // (size, 1)
     auto exponentials = (values - maximum).exp_();                                          // (size, V)
     const auto total_exp = exponentials.sum(-1, true);                                      // (size, 1)
-    const auto chunk_losses = maximum + total_exp.log() - values.gather(-1, target);        // (size, 1)
+    const auto picked = values.gather(-1, target);                                          // (size, 1)
+    const double vocabulary = static_cast<double>(values.size(-1));
+    auto chunk_losses = maximum + total_exp.log() - picked;                                 // (size, 1)
+    if (label_smoothing > 0) chunk_losses = chunk_losses + label_smoothing * (picked - values.sum(-1, true) / vocabulary);
     loss += (chunk_losses * weight).sum().to(torch::kFloat64);
-    // ∂loss/∂z = (softmax(z) − one-hot(target)) · w, written over the exponentials.
-    auto logits_gradient = exponentials.mul_(weight / total_exp).scatter_add_(-1, target, -weight);
-    const auto leaf_gradient = torch::autograd::grad({logits}, {leaf}, {logits_gradient}).front();
+    // ∂loss/∂z = (softmax(z) − (1 − ε)·one-hot(target) − ε/V) · w, written over the exponentials.
+    auto logits_gradient = exponentials.mul_(weight / total_exp);
+    if (label_smoothing > 0) logits_gradient.sub_(weight * (label_smoothing / vocabulary));
+    logits_gradient.scatter_add_(-1, target, -(1.0 - label_smoothing) * weight);
+    torch::Tensor leaf_gradient;
+    if (into_parameters) {
+      torch::autograd::backward({logits}, {logits_gradient});
+      leaf_gradient = leaf.grad();
+    } else {
+      leaf_gradient = torch::autograd::grad({logits}, {leaf}, {logits_gradient}).front();
+    }
     gradient.narrow(1, start, size).copy_(leaf_gradient);
   }
   auto hidden_gradient = torch::zeros_like(hidden);                                          // (R, n, d)
   hidden_gradient.narrow(1, 0, hidden.size(1) - 1).copy_(gradient.view({hidden.size(0), hidden.size(1) - 1, width}));
   return {loss, hidden_gradient};
+}
+
+}  // namespace
+
+WeightedLoss next_token_loss_and_gradient(AttentionModel& model, const torch::Tensor& hidden,
+                                          const torch::Tensor& weights, const ModelInput& input,
+                                          int64_t positions_per_chunk) {
+  return chunked_loss_and_gradient(model, hidden, weights, input, 0.0, false, positions_per_chunk);
+}
+
+WeightedLoss backward_next_token_loss(AttentionModel& model, const torch::Tensor& hidden, const torch::Tensor& weights,
+                                      const ModelInput& input, double label_smoothing, int64_t positions_per_chunk) {
+  return chunked_loss_and_gradient(model, hidden, weights, input, label_smoothing, true, positions_per_chunk);
 }
 
 }  // namespace aw

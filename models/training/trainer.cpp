@@ -10,6 +10,7 @@
 #include "models/text/corpus.h"
 #include "models/text/syntax_hints.h"
 #include "models/training/evaluation.h"
+#include "models/training/token_loss.h"
 #include "models/training/training_loop.h"
 #include "models/translation/translation_data.h"
 
@@ -27,12 +28,17 @@ using training_detail::RunSetup;
 using training_detail::TrainingTask;
 namespace {
 
+// Clips the gradients the step's backward left and steps the optimizer.
+void clip_and_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const TrainSettings& settings) {
+  if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(model.module().parameters(), settings.clip);
+  optimizer.step();
+}
+
 // Back-propagates the step's loss, clips, steps the optimizer, and keeps the losses as plain values.
 StepLosses apply_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const TrainSettings& settings,
                       StepLosses losses) {
   losses.loss.backward();
-  if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(model.module().parameters(), settings.clip);
-  optimizer.step();
+  clip_and_step(model, optimizer, settings);
   losses.loss = losses.loss.detach();
   if (losses.pointer.defined()) losses.pointer = losses.pointer.detach();
   return losses;
@@ -40,21 +46,39 @@ StepLosses apply_step(AttentionModel& model, torch::optim::Optimizer& optimizer,
 
 }  // namespace
 
+StepLosses backward_training_losses(AttentionModel& model, const ModelInput& input, const torch::Tensor& hints,
+                                    const TrainSettings& settings, int64_t positions_per_chunk) {
+  ForwardOptions options;
+  if (hints.defined()) options.capture = CaptureMode::Full;  // the pointer loss needs every layer's attention
+  const auto layers = model.run_layers(model.embed(input), input, 0, model.config().n_blocks, options);
+  const auto device = layers.hidden.device();
+  // Each predicted token weighs 1/count, so the chunks' weighted sum is the batch's mean token loss (in
+  // float64 for a float64 model, whose loss the weights' rounding would otherwise bound at float's).
+  const auto dtype = layers.hidden.scalar_type() == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32;
+  const auto keep = predicted_token_mask(input, device, dtype);                            // (B, n−1)
+  StepLosses losses;
+  losses.tokens = keep.sum();
+  const auto token_loss = backward_next_token_loss(model, layers.hidden, keep / losses.tokens, input,
+                                                   settings.label_smoothing, positions_per_chunk);
+  losses.loss = token_loss.loss;
+  if (!hints.defined()) {
+    layers.hidden.backward(token_loss.hidden_gradient);
+    return losses;
+  }
+  losses.pointer = pointer_loss(layers.attention, hints.to(device));
+  const auto weighted_pointer = settings.pointer_weight * losses.pointer;
+  torch::autograd::backward({layers.hidden, weighted_pointer}, {token_loss.hidden_gradient, torch::ones_like(weighted_pointer)});
+  losses.loss = losses.loss + weighted_pointer.detach().to(losses.loss.dtype());
+  losses.pointer = losses.pointer.detach();
+  return losses;
+}
+
 StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
                          const torch::Tensor& hints, const TrainSettings& settings) {
   optimizer.zero_grad();
-  ForwardOptions options;
-  if (hints.defined()) options.capture = CaptureMode::Full;  // the pointer loss needs every layer's attention
-  const auto result = model.forward(input, options);
-  const auto sums = language_model_loss(result.logits, input, settings.label_smoothing);
-  StepLosses losses;
-  losses.tokens = sums.count;
-  losses.loss = sums.total / sums.count;
-  if (hints.defined()) {
-    losses.pointer = pointer_loss(result.attention, hints.to(result.logits.device()));
-    losses.loss = losses.loss + settings.pointer_weight * losses.pointer;
-  }
-  return apply_step(model, optimizer, settings, std::move(losses));
+  auto losses = backward_training_losses(model, input, hints, settings);
+  clip_and_step(model, optimizer, settings);
+  return losses;
 }
 
 void check_train_settings(const TrainSettings& settings) {

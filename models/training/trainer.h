@@ -111,9 +111,16 @@ struct StepLosses {
 TrainSummary train_translation_model(const ModelConfig& config, const std::string& sentencepiece_model,
                                      const TrainSettings& settings, const TrainObserver& observer = {});
 
-// One optimiser step on a batch: forward (capturing attention when `hints` [B, n] is defined),
-// mean token cross-entropy (smoothed by settings.label_smoothing) plus settings.pointer_weight × pointer loss, backward, gradient clipping
-// to settings.clip, optimizer.step(). The caller sets the learning rate and the training mode.
+// A language or translation model's training losses on a batch, back-propagated into the parameters'
+// .grad (added to what is there): forward (capturing attention when `hints` [B, n] is defined), mean token
+// cross-entropy smoothed by settings.label_smoothing plus settings.pointer_weight × pointer loss. The
+// output layer and loss run over chunks of `positions_per_chunk` positions (0: token_loss.h's default),
+// so the batch's [B, n, V] logits are never held. The losses come back detached.
+StepLosses backward_training_losses(AttentionModel& model, const ModelInput& input, const torch::Tensor& hints,
+                                    const TrainSettings& settings, int64_t positions_per_chunk = 0);
+
+// One optimiser step on a batch: zero the gradients, backward_training_losses, gradient clipping to
+// settings.clip, optimizer.step(). The caller sets the learning rate and the training mode.
 StepLosses training_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const ModelInput& input,
                          const torch::Tensor& hints, const TrainSettings& settings);
 

@@ -121,7 +121,7 @@ runs() {
     for m in 1 5 15 20; do echo "sst5_lama_paper_m$m $s ${lama_paper_options/--heads 10/--heads $m}"; done
   done
   # Bird-Eye Table 2 at the paper's 6 layers, trained until valid stops improving (5 epochs' patience, 60
-  # at most) rather than for a fixed 2 epochs: about 37 minutes an epoch on one core, so a lent GPU
+  # at most) rather than for a fixed 2 epochs: about 30 minutes an epoch on one core, so a lent GPU
   # (scripts/gpu/gpu-train.sh) or days of CPU lanes.
   for s in 1 2 3; do
     echo "wiki6_vanilla $s --arch transformer_lm $converged"
