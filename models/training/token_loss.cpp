@@ -73,9 +73,10 @@ torch::Tensor next_token_losses(AttentionModel& model, const torch::Tensor& hidd
 
 namespace {
 
-// Σ w·loss over the predicting positions and ∂/∂hidden, chunk by chunk. With label smoothing ε the loss of
-// a position is (1 − ε)·(−log p_target) + ε/V · Σ_j (−log p_j) = lse − (1 − ε)·z_target − ε/V · Σ_j z_j, as
-// torch's cross_entropy defines it, and its gradient over the logits is w·(softmax − (1 − ε)·one-hot − ε/V).
+// Σ w·loss over the predicting positions and ∂/∂hidden, chunk by chunk. With label smoothing ε the loss
+// of a position is (1 − ε)·(−log p_target) + ε/V · Σ_j (−log p_j) = lse − (1 − ε)·z_target − ε/V · Σ_j z_j,
+// as torch's cross_entropy defines it, and its gradient over the logits is
+// w·(softmax − (1 − ε)·one-hot − ε/V).
 // `into_parameters` also accumulates the output layer's parameter gradients (training); otherwise only
 // the gradient with respect to the positions is taken and no .grad is touched (head importance).
 WeightedLoss chunked_loss_and_gradient(AttentionModel& model, const torch::Tensor& hidden, const torch::Tensor& weights,
@@ -102,7 +103,8 @@ WeightedLoss chunked_loss_and_gradient(AttentionModel& model, const torch::Tenso
     const auto picked = values.gather(-1, target);                                          // (size, 1)
     const double vocabulary = static_cast<double>(values.size(-1));
     auto chunk_losses = maximum + total_exp.log() - picked;                                 // (size, 1)
-    if (label_smoothing > 0) chunk_losses = chunk_losses + label_smoothing * (picked - values.sum(-1, true) / vocabulary);
+    if (label_smoothing > 0)
+      chunk_losses = chunk_losses + label_smoothing * (picked - values.sum(-1, true) / vocabulary);
     loss += (chunk_losses * weight).sum().to(torch::kFloat64);
     // ∂loss/∂z = (softmax(z) − (1 − ε)·one-hot(target) − ε/V) · w, written over the exponentials.
     auto logits_gradient = exponentials.mul_(weight / total_exp);

@@ -1,7 +1,8 @@
 // models/training/token_loss.h — the next-token cross-entropy of a language model computed from its last
-// hidden states, for perplexity (evaluation.h), the training step (trainer.h) and the analyses that need the loss of every token (gate
-// sweeps) or its gradient (head importance); a translation model's from its decoder's. Dimension letters: R rows (windows × settings), n positions, d width, V
-// vocabulary, P predicting positions (R·(n−1)).
+// hidden states, for perplexity (evaluation.h), the training step (trainer.h) and the analyses that need
+// the loss of every token (gate sweeps) or its gradient (head importance); a translation model's from its
+// decoder's. Dimension letters: R rows (windows × settings), n positions, d width, V vocabulary, P
+// predicting positions (R·(n−1)).
 //
 // The output layer runs over chunks of positions, never over all of them at once: a chunk's
 // [chunk, V] logits are still in cache when the log-sum-exp (and, for the gradient, the softmax)

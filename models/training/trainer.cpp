@@ -67,7 +67,8 @@ StepLosses backward_training_losses(AttentionModel& model, const ModelInput& inp
   }
   losses.pointer = pointer_loss(layers.attention, hints.to(device));
   const auto weighted_pointer = settings.pointer_weight * losses.pointer;
-  torch::autograd::backward({layers.hidden, weighted_pointer}, {token_loss.hidden_gradient, torch::ones_like(weighted_pointer)});
+  torch::autograd::backward({layers.hidden, weighted_pointer},
+                            {token_loss.hidden_gradient, torch::ones_like(weighted_pointer)});
   losses.loss = losses.loss + weighted_pointer.detach().to(losses.loss.dtype());
   losses.pointer = losses.pointer.detach();
   return losses;

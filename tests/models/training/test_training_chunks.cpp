@@ -40,9 +40,10 @@ double whole_forward_backward(AttentionModel& model, const ModelInput& input, co
   const auto& ids = input.predicted_ids();
   const int64_t length = ids.size(1);
   const auto logits = result.logits.narrow(1, 0, length - 1);
-  const auto per_token = torch::nn::functional::cross_entropy(
+  namespace F = torch::nn::functional;
+  const auto per_token = F::cross_entropy(
       logits.reshape({-1, logits.size(-1)}), ids.narrow(1, 1, length - 1).reshape({-1}),
-      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone).label_smoothing(settings.label_smoothing));
+      F::CrossEntropyFuncOptions().reduction(torch::kNone).label_smoothing(settings.label_smoothing));
   const auto keep = input.predicted_mask().narrow(1, 1, length - 1).reshape({-1}).to(per_token.dtype());
   auto loss = (per_token * keep).sum() / keep.sum();
   if (hints.defined()) loss = loss + settings.pointer_weight * pointer_loss(result.attention, hints);
@@ -98,7 +99,8 @@ TEST(TrainingChunks, ALanguageModelsSmoothedLossAndGradientsEqualTheWholeForward
   settings.label_smoothing = 0.0;
   const double plain = backward_training_losses(*model, input, torch::Tensor(), settings).loss.item<double>();
   settings.label_smoothing = 0.1;
-  EXPECT_GT(std::abs(backward_training_losses(*model, input, torch::Tensor(), settings).loss.item<double>() - plain), 1e-4);
+  const double smoothed = backward_training_losses(*model, input, torch::Tensor(), settings).loss.item<double>();
+  EXPECT_GT(std::abs(smoothed - plain), 1e-4);
 }
 
 TEST(TrainingChunks, BetSgsPointerLossIsBackPropagatedWithTheTokenLoss) {
@@ -106,7 +108,8 @@ TEST(TrainingChunks, BetSgsPointerLossIsBackPropagatedWithTheTokenLoss) {
   auto model = float64_model(config, 4);
   const auto input = padded_windows(config);
   // A hint per position at or before it; −1 (no hint) on the padding.
-  auto hints = (torch::rand({3, 16}, torch::kFloat64) * (torch::arange(16, torch::kFloat64) + 1)).floor().to(torch::kLong);
+  const auto positions = torch::arange(16, torch::kFloat64);
+  auto hints = (torch::rand({3, 16}, torch::kFloat64) * (positions + 1)).floor().to(torch::kLong);
   hints.narrow(0, 2, 1).narrow(1, 9, 7).fill_(-1);
   TrainSettings settings;
   settings.pointer_weight = 0.3;
