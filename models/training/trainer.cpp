@@ -10,6 +10,7 @@
 #include "models/text/corpus.h"
 #include "models/text/syntax_hints.h"
 #include "models/training/evaluation.h"
+#include "models/training/multi_tensor_optim.h"
 #include "models/training/token_loss.h"
 #include "models/training/training_loop.h"
 #include "models/translation/translation_data.h"
@@ -28,9 +29,10 @@ using training_detail::RunSetup;
 using training_detail::TrainingTask;
 namespace {
 
-// Clips the gradients the step's backward left and steps the optimizer.
+// Clips the gradients the step's backward left (as clip_grad_norm_ does, without waiting for the device)
+// and steps the optimizer.
 void clip_and_step(AttentionModel& model, torch::optim::Optimizer& optimizer, const TrainSettings& settings) {
-  if (settings.clip > 0) torch::nn::utils::clip_grad_norm_(model.module().parameters(), settings.clip);
+  if (settings.clip > 0) clip_gradient_norm(model.module().parameters(), settings.clip);
   optimizer.step();
 }
 

@@ -2,6 +2,7 @@
 #include "models/training/training_loop.h"
 
 #include "models/checkpoint/checkpoint.h"
+#include "models/training/multi_tensor_optim.h"
 #include "models/training/training_history.h"
 #include "models/training/training_state.h"
 
@@ -18,14 +19,15 @@ namespace aw::training_detail {
 namespace fs = std::filesystem;
 namespace {
 
-// The optimiser the settings name: Adam (β = 0.9, 0.98, ε = 1e-9) or SGD with momentum, each with the
-// settings' weight decay; the learning rate is set before every step.
+// The optimiser the settings name: Adam (β = 0.9, 0.98, ε = 1e-9; LibTorch's, stepped with multi-tensor
+// kernels) or SGD with momentum, each with the settings' weight decay; the learning rate is set before
+// every step.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<torch::Tensor>& parameters,
                                                         const TrainSettings& settings) {
   if (settings.optimizer == "sgd")
     return std::make_unique<torch::optim::SGD>(
         parameters, torch::optim::SGDOptions(settings.lr).momentum(settings.momentum).weight_decay(settings.weight_decay));
-  return std::make_unique<torch::optim::Adam>(
+  return std::make_unique<MultiTensorAdam>(
       parameters, torch::optim::AdamOptions(settings.lr).betas({0.9, 0.98}).eps(1e-9).weight_decay(settings.weight_decay));
 }
 
