@@ -95,17 +95,26 @@ aw::StepLosses whole_logits_step(aw::AttentionModel& model, torch::optim::Optimi
   return losses;
 }
 
+constexpr int64_t kStudyWindow = 128, kStudyVocabulary = 33278;
+
+// The study LM of scripts/study/train-models.sh's wiki6_* runs: 6 layers × 8 heads, d 256, WikiText-2's
+// words, randomly initialised (seeded).
+std::shared_ptr<aw::AttentionModel> study_model() {
+  nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", kStudyVocabulary}, {"n_layers", 6},
+                         {"n_heads", 8}, {"d_model", 256}, {"d_ff", 1024}, {"max_positions", kStudyWindow},
+                         {"dropout", 0.1}};
+  torch::manual_seed(1);
+  return aw::create_model(aw::parse_model_config(json, "bench config"));
+}
+
 // One thread, as a CPU lane of scripts/study/train-models.sh runs. Args: batch, and positions per chunk of the
 // output layer: −1 the whole logits (the old step), 0 the default (token_loss.h), or that many.
 void BM_StudyStep(benchmark::State& state) {
   aw::configure_allocator();
   torch::set_num_threads(1);
   aw::set_blas_threads(1);
-  const int64_t batch = state.range(0), window = 128, vocabulary = 33278;
-  nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", vocabulary}, {"n_layers", 6}, {"n_heads", 8},
-                         {"d_model", 256}, {"d_ff", 1024}, {"max_positions", window}, {"dropout", 0.1}};
-  torch::manual_seed(1);
-  auto model = aw::create_model(aw::parse_model_config(json, "bench config"));
+  const int64_t batch = state.range(0), window = kStudyWindow, vocabulary = kStudyVocabulary;
+  auto model = study_model();
   model->module().train();
   const auto adam = torch::optim::AdamOptions(1e-3).betas({0.9, 0.98});
   std::unique_ptr<torch::optim::Optimizer> optimizer;
@@ -132,12 +141,10 @@ void BM_StudyStep(benchmark::State& state) {
 
 // Clipping and Adam over the study LM's parameters with fixed gradients. Arg: LibTorch's (0) or multi-tensor (1).
 void BM_OptimizerStep(benchmark::State& state) {
+  aw::configure_allocator();
   torch::set_num_threads(1);
   aw::set_blas_threads(1);
-  nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", 33278}, {"n_layers", 6}, {"n_heads", 8},
-                         {"d_model", 256}, {"d_ff", 1024}, {"max_positions", 128}, {"dropout", 0.1}};
-  torch::manual_seed(1);
-  auto model = aw::create_model(aw::parse_model_config(json, "bench config"));
+  auto model = study_model();
   auto parameters = model->module().parameters();
   for (auto& parameter : parameters) parameter.mutable_grad() = torch::randn_like(parameter) * 1e-3;
   const auto options = torch::optim::AdamOptions(1e-3).betas({0.9, 0.98}).eps(1e-9);

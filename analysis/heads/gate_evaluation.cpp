@@ -198,11 +198,7 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
       } else {
         // Output layer and loss in cache-sized chunks of positions (models/training/token_loss.h).
         const auto losses = next_token_losses(model, hidden, repeated).reshape({-1});        // (size·B·(n−1))
-        const int64_t length = hidden.size(1);
-        const auto& mask = repeated.predicted_mask();
-        auto keep = mask.defined()
-                        ? mask.narrow(1, 1, length - 1).reshape({-1}).to(losses.dtype())
-                        : torch::ones_like(losses);
+        const auto keep = predicted_token_mask(repeated, losses.device(), losses.scalar_type()).reshape({-1});
         const auto kept = losses * keep;
         job_loss = kept.view({size, -1}).sum(1);
         job_count = keep.view({size, -1}).sum(1);
@@ -217,12 +213,9 @@ std::vector<GateMetric> evaluate_gate_settings(AttentionModel& model, const Eval
     };
     if (examples) {
       // Predicted tokens per row (1 per classified example), the same under every setting.
-      const auto& mask = input.predicted_mask();
-      const int64_t length = input.predicted_ids().size(1);
       example_counts.narrow(0, first_row[index], rows)
           .copy_(data.is_classification() ? torch::ones({rows}, sums_options)
-                 : mask.defined()         ? mask.narrow(1, 1, length - 1).sum(1).to(torch::kFloat64)
-                                          : torch::full({rows}, static_cast<double>(length - 1), sums_options));
+                                          : predicted_token_mask(input, sums_options.device(), torch::kFloat64).sum(1));
     }
     run_on_workers(static_cast<int64_t>(jobs.size()), workers, run_job);
     if (!report_progress(progress, index + 1, batches)) return {};

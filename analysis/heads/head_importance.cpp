@@ -52,10 +52,7 @@ torch::Tensor gate_gradient(AttentionModel& model, const EvaluationData& data, i
     const auto loss = per_example ? losses.sum() : losses.mean();
     return torch::autograd::grad({loss}, {gates}).front();
   }
-  const int64_t length = hidden.size(1);
-  const auto& mask = input.predicted_mask();
-  auto keep = mask.defined() ? mask.narrow(1, 1, length - 1).to(hidden.dtype())
-                                             : torch::ones({hidden.size(0), length - 1}, hidden.options());
+  const auto keep = predicted_token_mask(input, hidden.device(), hidden.scalar_type());  // (B, n−1)
   // Per example each row's tokens share its own weight 1/n_x (a row without a predicted token adds 0).
   const auto weights = per_example ? keep / keep.sum(1, true).clamp_min(1) : keep / keep.sum().clamp_min(1);  // (B, n−1)
   const auto loss = next_token_loss_and_gradient(model, hidden, weights, input);
