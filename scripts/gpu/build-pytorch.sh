@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Configures and builds build-torch/ against PyTorch's own LibTorch — the one of whichever python3 has
-# torch (a GPU machine's; PYTHON=... picks another) — GUI off, core tests and benches on, Release,
-# with ninja when present and every core. Extra arguments go to cmake.
+# For a lent GPU machine only (a workstation with a GPU needs just the README's two commands): configures
+# and builds build-torch/ against the LibTorch of whichever python3 has torch there (the machine's own;
+# PYTHON=... picks another) instead of the project's .venv/, GUI off, core tests and benches on,
+# Release, with ninja when present and every core. Extra arguments go to cmake.
 # With .deps/root (scripts/gpu/fetch-gpu-deps.sh; unpacked here from .deps/root.tar.xz when only that
 # travelled) the other dependencies come from there and not from the system: the programs carry an
 # RPATH into it (DT_RPATH, which also serves their libraries' own dependencies), so they and the
@@ -31,7 +32,7 @@ if [ -d .deps/root/usr ]; then
          -DCMAKE_SHARED_LINKER_FLAGS="$rpath" -DCMAKE_MODULE_LINKER_FLAGS="$rpath")
   echo "build-pytorch: dependencies from $deps"
 fi
-args+=(-DCMAKE_PREFIX_PATH="$prefixes")
+args+=(-DCMAKE_PREFIX_PATH="$prefixes" -DTorch_DIR="$torch_root/share/cmake/Torch")
 
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
