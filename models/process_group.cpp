@@ -6,15 +6,10 @@
 
 #include <c10/util/Exception.h>
 
-#ifdef AW_WITH_C10D
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#ifdef AW_C10D_GLOO
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#endif
 #ifdef AW_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
-#endif
 #endif
 
 #include <fcntl.h>
@@ -55,21 +50,6 @@ ProcessGroupAddress process_group_address_from_environment() {
   address.master_port = static_cast<int>(integer_variable("MASTER_PORT", 1, 65535, "rank 0's port, e.g. 29500"));
   return address;
 }
-
-#ifndef AW_WITH_C10D
-
-bool process_groups_available() { return false; }
-
-std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress&, const torch::Device&,
-                                                 std::chrono::seconds, const std::string&) {
-  throw Error("--distributed: this build has no c10d process groups (install libgloo-dev and rebuild)");
-}
-
-void wait_for_all_ranks(const Distribution&) {}
-
-#else
-
-bool process_groups_available() { return true; }
 
 namespace {
 
@@ -117,43 +97,110 @@ void put(c10d::Store& store, const std::string& key, const std::string& value) {
   store.set(key, std::vector<uint8_t>(value.begin(), value.end()));
 }
 
-// The group's two collectives. LibTorch 1.13's backends are ProcessGroups, 2.x's are Backends with the
-// same calls: holding the calls rather than a base class builds against both.
-struct Collectives {
-  std::function<c10::intrusive_ptr<c10d::Work>(std::vector<at::Tensor>&)> allreduce;
-  std::function<c10::intrusive_ptr<c10d::Work>()> barrier;
-  torch::Device device{torch::kCPU};  // where the backend reduces: the CPU (Gloo) or a GPU (NCCL)
+// The group's two collectives, each with a deadline: the sum of a tensor over the ranks (in place) and
+// a barrier.
+class Collectives {
+ public:
+  virtual ~Collectives() = default;
+  virtual void sum(at::Tensor& values, std::chrono::seconds timeout) = 0;
+  virtual void barrier(std::chrono::seconds timeout) = 0;
 };
 
-template <typename Group>
-Collectives collectives_of(const c10::intrusive_ptr<Group>& group, const torch::Device& device) {
-  return {[group](std::vector<at::Tensor>& tensors) { return group->allreduce(tensors); },
-          [group] { return group->barrier(); }, device};
-}
+// The CPU's collectives through the rendezvous store itself: every rank posts its tensor's bytes and
+// adds up all ranks' in rank order, so each rank gets the same bits, whatever the arrival order.
+// PyTorch's LibTorch ships no Gloo headers; the sums here are an analysis's results (a few MB at
+// most), which the store carries well.
+class StoreCollectives : public Collectives {
+ public:
+  StoreCollectives(c10::intrusive_ptr<c10d::Store> store, int rank, int world_size)
+      : store_(c10::make_intrusive<c10d::PrefixStore>("aw/sum", std::move(store))), rank_(rank), world_size_(world_size) {}
+
+  void sum(at::Tensor& values, std::chrono::seconds timeout) override {
+    const std::string round = std::to_string(rounds_++);
+    const auto host = values.to(torch::kCPU).contiguous();
+    const auto* bytes = static_cast<const uint8_t*>(host.data_ptr());
+    store_->set(round + "/" + std::to_string(rank_), std::vector<uint8_t>(bytes, bytes + host.nbytes()));
+    std::vector<std::string> keys;
+    for (int rank = 0; rank < world_size_; ++rank) keys.push_back(round + "/" + std::to_string(rank));
+    store_->wait(keys, timeout);
+    auto total = torch::zeros_like(host);
+    for (const auto& key : keys) {
+      auto posted = store_->get(key);
+      if (posted.size() != host.nbytes())
+        throw Error("rank " + key.substr(key.find('/') + 1) + " posted " + std::to_string(posted.size()) +
+                    " bytes where this rank has " + std::to_string(host.nbytes()));
+      total += torch::from_blob(posted.data(), host.sizes(), host.options());
+    }
+    values.copy_(total);
+    // The last rank to have read this round's values removes them from rank 0's store.
+    if (store_->add(round + "/read", 1) == world_size_) {
+      for (const auto& key : keys) store_->deleteKey(key);
+      store_->deleteKey(round + "/read");
+    }
+  }
+
+  void barrier(std::chrono::seconds timeout) override {
+    const std::string round = "barrier/" + std::to_string(rounds_++);
+    if (store_->add(round, 1) == world_size_) store_->set(round + "/done", std::vector<uint8_t>{1});
+    store_->wait({round + "/done"}, timeout);
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::Store> store_;
+  int rank_, world_size_;
+  int64_t rounds_ = 0;  // every rank calls the collectives in the same order
+};
+
+#ifdef AW_C10D_NCCL
+// GPUs reduce with NCCL, on the device.
+class NcclCollectives : public Collectives {
+ public:
+  NcclCollectives(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world_size, torch::Device device,
+                  std::chrono::seconds timeout)
+      : device_(device) {
+    auto options = c10d::ProcessGroupNCCL::Options::create();
+    options->timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
+    group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(c10::make_intrusive<c10d::PrefixStore>("nccl", store), rank,
+                                                         world_size, options);
+  }
+
+  void sum(at::Tensor& values, std::chrono::seconds timeout) override {
+    auto sent = values.to(device_).contiguous();  // a tensor elsewhere travels there and back
+    std::vector<at::Tensor> tensors{sent};
+    group_->allreduce(tensors)->wait(timeout);
+    if (!sent.is_same(values)) values.copy_(tensors.front());
+  }
+
+  void barrier(std::chrono::seconds timeout) override { group_->barrier()->wait(timeout); }
+
+ private:
+  torch::Device device_;
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> group_;
+};
+#endif
 
 class C10dDistribution : public Distribution {
  public:
-  C10dDistribution(int rank, int world_size, c10::intrusive_ptr<c10d::Store> store, Collectives group,
-                   std::chrono::seconds timeout)
+  C10dDistribution(int rank, int world_size, c10::intrusive_ptr<c10d::Store> store,
+                   std::unique_ptr<Collectives> group, std::chrono::seconds timeout)
       : rank_(rank), world_size_(world_size), store_(std::move(store)), group_(std::move(group)), timeout_(timeout) {}
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
 
   void sum_over_processes(torch::Tensor& values) const override {
-    // Gloo reduces host memory, NCCL the GPU's: a tensor elsewhere travels there and back.
-    auto sent = values.to(group_.device).contiguous();
-    std::vector<at::Tensor> tensors{sent};
-    wait(group_.allreduce(tensors), "adding up the batches' results");
-    if (!sent.is_same(values)) values.copy_(tensors.front());
+    guarded("adding up the batches' results", [&] { group_->sum(values, timeout_); });
   }
 
-  void barrier() const { wait(group_.barrier(), "the last rank to finish"); }
+  void barrier() const {
+    guarded("the last rank to finish", [&] { group_->barrier(timeout_); });
+  }
 
  private:
-  void wait(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what) const {
+  template <typename Call>
+  void guarded(const std::string& what, Call call) const {
     try {
-      work->wait(timeout_);
+      call();
     } catch (const std::exception& error) {
       throw Error("--distributed: rank " + std::to_string(rank_) + " stopped waiting for " + what +
                   " (another rank failed or did not answer within " + seconds_text(timeout_) + "): " +
@@ -163,7 +210,7 @@ class C10dDistribution : public Distribution {
 
   int rank_, world_size_;
   c10::intrusive_ptr<c10d::Store> store_;  // the group's rendezvous; rank 0 serves it
-  Collectives group_;
+  std::unique_ptr<Collectives> group_;
   std::chrono::seconds timeout_;
 };
 
@@ -225,20 +272,6 @@ void join(c10d::Store& store, const ProcessGroupAddress& address, std::chrono::s
   }
 }
 
-#ifdef AW_C10D_GLOO
-Collectives gloo_group(const c10::intrusive_ptr<c10d::Store>& store,
-                                                   const ProcessGroupAddress& address, std::chrono::seconds timeout) {
-  auto options = c10d::ProcessGroupGloo::Options::create(std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
-  // GLOO_SOCKET_IFNAME picks the network interface across machines, as it does for PyTorch.
-  const char* interface = std::getenv("GLOO_SOCKET_IFNAME");
-  options->devices.push_back(interface && *interface ? c10d::ProcessGroupGloo::createDeviceForInterface(interface)
-                                                     : c10d::ProcessGroupGloo::createDefaultDevice());
-  return collectives_of(c10::make_intrusive<c10d::ProcessGroupGloo>(
-                            c10::make_intrusive<c10d::PrefixStore>("gloo", store), address.rank, address.world_size, options),
-                        torch::Device(torch::kCPU));
-}
-#endif
-
 }  // namespace
 
 std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress& address, const torch::Device& device,
@@ -253,34 +286,16 @@ std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress& addr
                 address.master_addr + ":" + std::to_string(address.master_port) + " while joining (" +
                 one_line(error.what(), 120) + ")");
   }
-  (void)device;  // without NCCL every device reduces through Gloo
-  Collectives group;
-  bool nccl = false;
-#ifdef AW_C10D_NCCL
-  nccl = device.is_cuda();
-#endif
+  std::unique_ptr<Collectives> group;
+  const bool nccl = device.is_cuda();
   try {
 #ifdef AW_C10D_NCCL
-    if (nccl) {
-      auto options = c10d::ProcessGroupNCCL::Options::create();
-      options->timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-      group = collectives_of(c10::make_intrusive<c10d::ProcessGroupNCCL>(
-                                 c10::make_intrusive<c10d::PrefixStore>("nccl", store), address.rank,
-                                 address.world_size, options),
-                             device);
-    }
+    if (nccl) group = std::make_unique<NcclCollectives>(store, address.rank, address.world_size, device, timeout);
 #endif
-#ifdef AW_C10D_GLOO
-    if (!nccl) group = gloo_group(store, address, timeout);
-#else
-    // PyTorch's own LibTorch ships no Gloo headers: such a build shares work over NCCL only.
-    if (!nccl) throw Error("this build has NCCL but no Gloo (no gloo/ headers when it was built): use --device cuda");
-#endif
-  } catch (const Error& error) {
-    throw Error("--distributed: " + std::string(error.what()));
+    if (!group) group = std::make_unique<StoreCollectives>(store, address.rank, address.world_size);
   } catch (const std::exception& error) {
     throw Error("--distributed: rank " + std::to_string(address.rank) + " could not set up its " +
-                (nccl ? "NCCL" : "Gloo") + " group: " + one_line(error.what(), 200));
+                (nccl ? "NCCL" : "store") + " group: " + one_line(error.what(), 200));
   }
   return std::make_unique<C10dDistribution>(address.rank, address.world_size, store, std::move(group), timeout);
 }
@@ -288,7 +303,5 @@ std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress& addr
 void wait_for_all_ranks(const Distribution& distribution) {
   if (const auto* group = dynamic_cast<const C10dDistribution*>(&distribution)) group->barrier();
 }
-
-#endif
 
 }  // namespace aw

@@ -1,5 +1,5 @@
-// models/process_group.h — joining a LibTorch c10d process group (Gloo on the CPU, NCCL on CUDA when
-// the LibTorch has it) from the environment torchrun and Slurm scripts set: RANK, WORLD_SIZE,
+// models/process_group.h — joining a LibTorch c10d process group (sums through its TCPStore on the CPU,
+// NCCL on CUDA) from the environment torchrun and Slurm scripts set: RANK, WORLD_SIZE,
 // MASTER_ADDR, MASTER_PORT, LOCAL_RANK. The only file that includes c10d's headers.
 #pragma once
 
@@ -25,15 +25,11 @@ struct ProcessGroupAddress {
 // ("--distributed: MASTER_PORT is not set (rank 0's port, e.g. 29500)"), or a RANK ≥ WORLD_SIZE.
 ProcessGroupAddress process_group_address_from_environment();
 
-// Whether this build has c10d process groups: Gloo (Debian's libgloo-dev headers were found) and/or
-// NCCL (a CUDA LibTorch).
-bool process_groups_available();
-
 // Joins the group: rank 0 listens on MASTER_ADDR:MASTER_PORT, the others connect to it. Every
 // rank checks that it agrees with rank 0 on WORLD_SIZE and on `job` (the command line without the
 // environment), and that no other process took its RANK. Anything that does not arrive within
 // `timeout` throws aw::Error saying what was waited for; so does every later collective.
-// `device` picks the backend: NCCL for CUDA (when built with it), Gloo otherwise.
+// `device` picks the backend: NCCL for CUDA, the store's own sums otherwise.
 std::unique_ptr<Distribution> join_process_group(const ProcessGroupAddress& address, const torch::Device& device,
                                                  std::chrono::seconds timeout, const std::string& job);
 

@@ -75,8 +75,6 @@ std::optional<DistributedStart> distributed_start(const std::string& command, co
       throw command_error(command, "--distributed-timeout goes with --distributed");
     return std::nullopt;
   }
-  if (!process_groups_available())
-    throw command_error(command, "--distributed: this build has no c10d process groups (install libgloo-dev, rebuild)");
   if (settings.given("apply"))
     throw command_error(command, "--apply saves one pruned checkpoint: run it without --distributed");
   DistributedStart start;

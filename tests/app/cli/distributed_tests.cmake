@@ -1,5 +1,5 @@
 # tests/app/cli/distributed_tests.cmake — --distributed end to end: each analysis run by two attention-cli
-# ranks over c10d (Gloo, 127.0.0.1) against the same run in one process (distributed_check.sh), and
+# ranks over c10d (the TCPStore's sums on 127.0.0.1) against the same run in one process (distributed_check.sh), and
 # the bad environments with their one line. Each test has its own port, so ctest -j can run them.
 set(sample ${PROJECT_SOURCE_DIR}/sample_data)
 set(text ${sample}/demo_sentences.txt)
@@ -65,12 +65,3 @@ aw_distributed_error(not_distributable EXIT 1 REGEX "unknown option --distribute
 add_test(NAME distributed.mismatch
          COMMAND bash ${aw_test_support_dir}/distributed_mismatch.sh $<TARGET_FILE:attention-cli> 29792 ${ablate_args})
 set_tests_properties(distributed.mismatch PROPERTIES LABELS "cli;distributed" TIMEOUT 60 PASS_REGULAR_EXPRESSION "^mismatches reported")
-
-# Without Gloo headers (PyTorch's pip LibTorch ships none) CPU ranks cannot form a group: the CLI says
-# so in its one line, and such a test counts as skipped, not failed. With NCCL they run on a GPU.
-if(NOT GLOO_INCLUDE_DIR)
-  get_property(aw_directory_tests DIRECTORY PROPERTY TESTS)
-  list(FILTER aw_directory_tests INCLUDE REGEX "^distributed\\.")
-  set_tests_properties(${aw_directory_tests} PROPERTIES SKIP_REGULAR_EXPRESSION
-                       "this build has NCCL but no Gloo;^skipped: two NCCL ranks need two GPUs")
-endif()
