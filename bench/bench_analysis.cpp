@@ -58,7 +58,7 @@ const std::vector<aw::ModelInput>& bench_windows() {
 
 void set_up() {
   aw::configure_allocator();
-  // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+  // LibTorch's threads, which also run its BLAS: what these figures measured
   torch::set_num_threads(1);
 }
 

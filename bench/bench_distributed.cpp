@@ -70,10 +70,10 @@ void finish(pid_t pid, benchmark::State& state) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) state.SkipWithError("attention-cli ablate failed");
 }
 
-// ranks: 1 = a plain process; 2 = two ranks. blas_threads: OpenBLAS threads (and analysis workers) each.
+// ranks: 1 = a plain process; 2 = two ranks. threads: each process's LibTorch threads (and analysis workers).
 void BM_AblateSweep(benchmark::State& state) {
   const int ranks = static_cast<int>(state.range(0));
-  const std::string threads = "OPENBLAS_NUM_THREADS=" + std::to_string(state.range(1));
+  const std::string threads = "AW_THREADS=" + std::to_string(state.range(1));
   static int port = 29850;
   for (auto _ : state) {
     const auto begin = std::chrono::steady_clock::now();
@@ -94,7 +94,7 @@ void BM_AblateSweep(benchmark::State& state) {
   state.SetLabel(ranks == 1 ? "one process" : std::to_string(ranks) + " ranks");
 }
 BENCHMARK(BM_AblateSweep)
-    ->ArgNames({"ranks", "blas_threads"})
+    ->ArgNames({"ranks", "threads"})
     ->Args({1, 2})
     ->Args({1, 1})
     ->Args({2, 1})

@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 void BM_Matmul1024(benchmark::State& state) {
-  // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+  // LibTorch's threads, which also run its BLAS: what these figures measured
   torch::set_num_threads(static_cast<int>(state.range(0)));
   c10::InferenceMode inference;
   auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});

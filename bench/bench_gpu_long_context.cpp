@@ -103,7 +103,7 @@ aw::LoadedModel& loaded(const aw::bench::LlamaLayout& layout) {
                                                      std::to_string(layout.layers), layout);
     const auto dtype = aw::parse_compute_dtype(environment_or("AW_BENCH_DTYPE", "bf16"));
     found = models.emplace(layout.d, aw::load_checkpoint(dir, device, dtype)).first;
-    if (device.is_cpu()) aw::configure_threads(0, found->second.dtype);  // BF16 on oneDNN: every core
+    if (device.is_cpu()) aw::configure_threads(0);  // every core
   }
   return found->second;
 }
@@ -140,7 +140,7 @@ void BM_StatsAtLength(benchmark::State& state) {
   state.counters["forward_peak_GB_over_weights"] = forward.peak_over_start_gb;
   state.counters["stats_peak_GB_over_weights"] = stats.peak_over_start_gb;
   state.counters["budget_MB"] = static_cast<double>(aw::attention_memory_budget()) / (1 << 20);
-  state.SetLabel(std::string(aw::fused_attention_available() ? "forward: fused" : "forward: explicit (no fused kernel)") +
+  state.SetLabel(std::string("forward: fused") +
                  " on " + aw::describe_device(model.device));
 }
 BENCHMARK(BM_StatsAtLength)->Unit(benchmark::kSecond)->Iterations(1);
@@ -165,7 +165,7 @@ void BM_AblateSweep(benchmark::State& state) {
   state.counters["settings"] = static_cast<double>(layout.layers * layout.heads);
   state.counters["tokens"] = static_cast<double>(tokens);
   state.counters["baseline_ppl"] = baseline;
-  state.SetLabel(fused && aw::fused_attention_available() ? "fused attention" : "explicit attention");
+  state.SetLabel(fused ? "fused attention" : "explicit attention");
 }
 BENCHMARK(BM_AblateSweep)->ArgName("fused")->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
 
@@ -175,7 +175,6 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("aw_device", aw::describe_device(bench_device()));
-  benchmark::AddCustomContext("aw_fused_attention", aw::fused_attention_available() ? "available" : "not in this LibTorch");
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
 }

@@ -60,12 +60,11 @@ void BM_Open(benchmark::State& state) {
 BENCHMARK(BM_Open)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(2);
 
 // One forward over 512 tokens: range(0) 0 = F32, 1 = BF16; range(1) 1 = every attention kept;
-// range(2) LibTorch's intra-op threads (F32 products run on OpenBLAS's own 2 threads either way;
-// BF16 ones on oneDNN, which uses LibTorch's).
+// range(2) LibTorch's intra-op threads (its BLAS's and oneDNN's products use them too).
 void BM_Forward512(benchmark::State& state) {
   const auto dtype = dtype_of(state.range(0));
   const bool capture = state.range(1) == 1;
-  // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+  // LibTorch's threads, which also run its BLAS: what these figures measured
   torch::set_num_threads(static_cast<int>(state.range(2)));
   static std::map<int, aw::LoadedModel> models;  // loaded once per dtype, outside the timing
   auto& loaded = models.try_emplace(static_cast<int>(state.range(0)), aw::load_checkpoint(llama_1b_dir(), torch::kCPU, dtype)).first->second;

@@ -63,9 +63,8 @@ aw::LoadedModel& loaded(const std::string& name, const aw::bench::LlamaLayout& l
   static std::map<std::string, aw::LoadedModel> models;
   auto found = models.find(name);
   if (found == models.end()) {
-    // LibTorch's threads on every core (the figures in docs/long-context.md were measured so); the
-    // products are F32 on OpenBLAS's own threads.
-    aw::configure_threads(0, torch::kBFloat16);
+    // LibTorch's threads on every core (the figures in docs/long-context.md were measured so).
+    aw::configure_threads(0);
     found = models.emplace(name, aw::load_checkpoint(aw::bench::llama_layout_dir(name, layout))).first;  // F32 copy
   }
   return found->second;

@@ -25,11 +25,8 @@ constexpr int64_t kBatch = 16, kWindow = 64, kVocabulary = 7000;
 
 void BM_TrainingStep(benchmark::State& state, const std::string& arch) {
   aw::configure_allocator();
-  // LibTorch's threads, then OpenBLAS's own pool: 0 keeps its default (every core), as the first figures
-  // measured; 1 stops its workers competing with LibTorch's for the same cores.
-  static const int blas_default = aw::blas_threads();
+  // LibTorch's threads, which also run its BLAS's products.
   torch::set_num_threads(static_cast<int>(state.range(0)));
-  aw::set_blas_threads(state.range(1) > 0 ? static_cast<int>(state.range(1)) : blas_default);
   nlohmann::json json = {{"model_type", arch}, {"vocab_size", kVocabulary}, {"n_layers", 2}, {"n_heads", 4},
                          {"d_model", 128},     {"d_ff", 512},               {"max_positions", kWindow},
                          {"dropout", 0.1}};
@@ -112,7 +109,6 @@ std::shared_ptr<aw::AttentionModel> study_model() {
 void BM_StudyStep(benchmark::State& state) {
   aw::configure_allocator();
   torch::set_num_threads(1);
-  aw::set_blas_threads(1);
   const int64_t batch = state.range(0), window = kStudyWindow, vocabulary = kStudyVocabulary;
   auto model = study_model();
   model->module().train();
@@ -143,7 +139,6 @@ void BM_StudyStep(benchmark::State& state) {
 void BM_OptimizerStep(benchmark::State& state) {
   aw::configure_allocator();
   torch::set_num_threads(1);
-  aw::set_blas_threads(1);
   auto model = study_model();
   auto parameters = model->module().parameters();
   for (auto& parameter : parameters) parameter.mutable_grad() = torch::randn_like(parameter) * 1e-3;
@@ -162,18 +157,17 @@ void BM_OptimizerStep(benchmark::State& state) {
   state.counters["tensors"] = static_cast<double>(parameters.size());
 }
 
-// Thread pairs: (LibTorch, OpenBLAS), 0 = OpenBLAS's default.
-void ThreadPairs(benchmark::internal::Benchmark* bench) {
-  bench->ArgNames({"torch", "blas"})->Unit(benchmark::kMillisecond);
-  for (const auto& pair : {std::pair<int, int>{1, 0}, {2, 0}, {1, 1}, {2, 1}}) bench->Args({pair.first, pair.second});
+// LibTorch's threads: one (a study lane) and two (the machine).
+void ThreadCounts(benchmark::internal::Benchmark* bench) {
+  bench->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 }
 
-BENCHMARK_CAPTURE(BM_TrainingStep, transformer_lm, std::string("transformer_lm"))->Apply(ThreadPairs);
-BENCHMARK_CAPTURE(BM_TrainingStep, bet_sf, std::string("bet_sf"))->Apply(ThreadPairs);
+BENCHMARK_CAPTURE(BM_TrainingStep, transformer_lm, std::string("transformer_lm"))->Apply(ThreadCounts);
+BENCHMARK_CAPTURE(BM_TrainingStep, bet_sf, std::string("bet_sf"))->Apply(ThreadCounts);
 BENCHMARK(BM_StudyStep)->ArgNames({"batch", "chunk"})->Args({16, -1})->Args({16, 0})->Args({16, 512})
     ->Args({16, 2032})->Args({64, -1})->Args({64, 0})->Iterations(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OptimizerStep)->ArgName("multi")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_TrainingStep, bet_sg, std::string("bet_sg"))->Args({1, 0})->ArgNames({"torch", "blas"})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TrainingStep, bet_sg, std::string("bet_sg"))->ArgName("threads")->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -47,7 +47,7 @@ const Bench* bench() {
   static const std::unique_ptr<Bench> shared = []() -> std::unique_ptr<Bench> {
     if (!std::filesystem::exists(kModel) || !std::filesystem::exists(kPairs)) return nullptr;
     aw::configure_allocator();
-    // LibTorch's threads only (not aw::configure_threads, which caps OpenBLAS too): what these figures measured
+    // LibTorch's threads, which also run its BLAS: what these figures measured
     torch::set_num_threads(1);
     auto made = std::make_unique<Bench>();
     made->loaded = aw::load_checkpoint(kModel, torch::kCPU);

@@ -12,8 +12,6 @@
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -47,7 +45,7 @@ torch::Device resolve_device(const std::string& name) {
 std::string describe_device(const torch::Device& device) {
   if (device.is_cuda())
     return "CUDA device " + std::to_string(device.index()) + " of " + std::to_string(torch::cuda::device_count());
-  const int threads = std::max(torch::get_num_threads(), blas_threads());
+  const int threads = torch::get_num_threads();
   return "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
 }
 
@@ -62,63 +60,26 @@ int asked_threads(int requested) {
 
 std::atomic<int> last_asked{0};  // what the last configure_threads was asked for (0: unset)
 
-int libtorch_threads(int asked, torch::ScalarType dtype) {
-  const bool products_on_libtorch = dtype == torch::kBFloat16;
-  return products_on_libtorch && asked > 0 ? asked : default_threads_for(dtype);
-}
+int threads_for(int asked) { return asked > 0 ? asked : default_threads(); }
 
 }  // namespace
 
-int configure_threads(int requested, torch::ScalarType dtype) {
-  static const int blas_default = blas_threads();  // OpenBLAS's own choice (every core), kept for later calls
+int configure_threads(int requested) {
   const int asked = asked_threads(requested);
   last_asked = asked;
-  // OpenBLAS's pool and LibTorch's are separate, and each spin-waits while the other works: a count
-  // asked for goes to OpenBLAS alone for F32 (two `train --threads 1` lanes with OpenBLAS left at every
-  // core ran at half speed; `--threads 2` as LibTorch 2 + OpenBLAS 2 evaluated 1.45× and trained 2.5–3×
-  // slower than LibTorch 1 + OpenBLAS 2).
-  if (asked > 0) {
-    set_blas_threads(asked);
-  } else if (blas_default > 0) {
-    set_blas_threads(blas_default);
-  }
-  torch::set_num_threads(libtorch_threads(asked, dtype));
+  torch::set_num_threads(threads_for(asked));
   return torch::get_num_threads();
 }
 
-int use_threads_for(torch::ScalarType dtype) {
+int use_configured_threads() {
   const int asked = last_asked.load();
-  const int wanted = libtorch_threads(asked > 0 ? asked : asked_threads(0), dtype);
+  const int wanted = threads_for(asked > 0 ? asked : asked_threads(0));
   // Set only when it differs: setting drops oneDNN's cached kernels.
   if (torch::get_num_threads() != wanted) torch::set_num_threads(wanted);
   return torch::get_num_threads();
 }
 
-int default_threads_for(torch::ScalarType dtype) {
-  if (dtype != torch::kBFloat16) return kDefaultThreads;
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
-
-namespace {
-
-template <typename Function>
-Function openblas_function(const char* name) {
-  return reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, name));
-}
-
-}  // namespace
-
-int blas_threads() {
-  static const auto get = openblas_function<int (*)()>("openblas_get_num_threads");
-  return get ? get() : -1;
-}
-
-bool set_blas_threads(int threads) {
-  static const auto set = openblas_function<void (*)(int)>("openblas_set_num_threads");
-  if (!set || threads < 1) return false;
-  set(threads);
-  return true;
-}
+int default_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 void configure_allocator() {
 #ifdef __GLIBC__

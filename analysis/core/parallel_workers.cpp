@@ -1,8 +1,6 @@
 // analysis/core/parallel_workers.cpp — see parallel_workers.h.
 #include "analysis/core/parallel_workers.h"
 
-#include "models/runtime.h"
-
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -16,13 +14,15 @@
 namespace aw {
 namespace {
 
-// While alive, OpenBLAS runs each product on the calling thread only.
-class SingleThreadedBlas {
+// While alive, LibTorch (and its BLAS) computes on the calling thread alone; LibTorch's count for
+// threads that start computing meanwhile is 1 too (it is read from the last count set). The count
+// this thread had comes back afterwards.
+class SingleThreadedLibTorch {
  public:
-  SingleThreadedBlas() : previous_(blas_threads()) { set_blas_threads(1); }
-  ~SingleThreadedBlas() { set_blas_threads(previous_); }
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+  SingleThreadedLibTorch() : previous_(torch::get_num_threads()) { torch::set_num_threads(1); }
+  ~SingleThreadedLibTorch() { torch::set_num_threads(previous_); }
+  SingleThreadedLibTorch(const SingleThreadedLibTorch&) = delete;
+  SingleThreadedLibTorch& operator=(const SingleThreadedLibTorch&) = delete;
 
  private:
   int previous_;
@@ -32,7 +32,7 @@ class SingleThreadedBlas {
 
 int cpu_workers(const torch::Device& device) {
   if (!device.is_cpu() || std::getenv("AW_ONE_WORKER")) return 1;
-  return std::max(1, blas_threads());
+  return std::max(1, torch::get_num_threads());
 }
 
 void run_on_workers(int64_t count, int workers, const std::function<void(int64_t)>& task) {
@@ -42,12 +42,13 @@ void run_on_workers(int64_t count, int workers, const std::function<void(int64_t
     for (int64_t index = 0; index < count; ++index) task(index);
     return;
   }
-  const SingleThreadedBlas one_thread_each;
+  const SingleThreadedLibTorch one_thread_here;
   std::atomic<int64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto work = [&] {
     c10::InferenceMode inference;
+    if (torch::get_num_threads() != 1) torch::set_num_threads(1);  // a helper thread: one thread each
     try {
       for (int64_t index = next++; index < count; index = next++) task(index);
     } catch (...) {

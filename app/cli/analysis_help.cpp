@@ -72,7 +72,7 @@ std::string analysis_help_page(const AnalysisDescriptor& descriptor) {
     line("--distributed-timeout S", "seconds to wait for the other ranks (default 300)");
   }
   line("--device auto|cpu|cuda[:N]", "where the model runs (default auto: CUDA when present)");
-  line("--threads N", "compute threads (LibTorch's and OpenBLAS's)");
+  line("--threads N", "compute threads (LibTorch's, which run its BLAS too; default every core)");
   line("--json", "the result as JSON on stdout");
   return page;
 }

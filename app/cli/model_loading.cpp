@@ -40,12 +40,9 @@ void apply_attention_options(const CliOptions& options) {
 
 LoadedModel load_from_options(const CliOptions& options) {
   apply_attention_options(options);
-  const auto threads = static_cast<int>(options.get_int("threads", 0, 1));
-  configure_threads(threads);
+  configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device = resolve_device(device_option(options));
-  auto loaded = load_checkpoint(options.require("model"), device, dtype_option(options));
-  if (device.is_cpu() && loaded.dtype == torch::kBFloat16) configure_threads(threads, loaded.dtype);  // LibTorch's threads
-  return loaded;
+  return load_checkpoint(options.require("model"), device, dtype_option(options));
 }
 
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
@@ -65,9 +62,6 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cu
   std::vector<LoadedModel> models;
   const auto dtype = dtype_option(options);
   for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device, dtype));
-  const auto computes_in_bf16 = [](const LoadedModel& loaded) { return loaded.dtype == torch::kBFloat16; };
-  if (device.is_cpu() && std::any_of(models.begin(), models.end(), computes_in_bf16))  // BF16: every core
-    configure_threads(static_cast<int>(options.get_int("threads", 0, 1)), torch::kBFloat16);
   return models;
 }
 

@@ -218,7 +218,7 @@ QString ModelSession::deviceDescription() const { return QString::fromStdString(
 AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates, int shown_layer,
                                       const QString& target) const {
   const auto loaded = impl_->model(index);
-  use_threads_for(loaded->dtype);  // on this worker: BF16 every core, F32 one (OpenBLAS threads its products)
+  use_configured_threads();  // on this worker: OpenMP holds the count per thread
   if (loaded->config.is_translation()) return impl_->translate(*loaded, text, gates, target);
   const auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the sentence gives no tokens");
@@ -232,7 +232,7 @@ AttentionCapture ModelSession::attend(int index, const QString& text, const Head
 
 AttentionCapture ModelSession::attendDocument(int index, const QString& text, const HeadGates& gates) const {
   const auto loaded = impl_->model(index);
-  use_threads_for(loaded->dtype);
+  use_configured_threads();
   auto encoding = loaded->tokenizer->encode(text.toStdString());
   if (encoding.ids.empty()) throw Error("the document gives no tokens");
   truncate_to_positions(encoding, loaded->config.max_positions);
@@ -327,7 +327,7 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     if (shown_layer >= 0) {
       capture.replay_layer = [loaded, replay = run.replay, made_again](int layer) {  // `loaded` keeps the model alive
         return guarded([&] {
-          use_threads_for(loaded->dtype);
+          use_configured_threads();
           c10::InferenceMode inference;
           return made_again(replay, layer);
         });
@@ -344,7 +344,7 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
             throw Error("rows [" + std::to_string(first_row) + ", " + std::to_string(end_row) + ") × keys [" +
                         std::to_string(first_col) + ", " + std::to_string(end_col) + ") are not inside the text's " +
                         std::to_string(length) + " tokens");
-          use_threads_for(loaded->dtype);
+          use_configured_threads();
           c10::InferenceMode inference;
           std::vector<torch::Tensor> rows;  // only the region's rows are computed, tile by tile
           replay.tiles(layer, [&](int64_t, const torch::Tensor& tile) {
@@ -446,7 +446,7 @@ AnalysisOutput ModelSession::run(const QString& analysis, const QList<int>& mode
   // The job keeps its own references: a session cleared meanwhile does not pull the models away.
   std::vector<ModelRef> loaded;
   for (int index : models) loaded.push_back(impl_->model(index));
-  if (!loaded.empty()) use_threads_for(loaded.front()->dtype);  // a comparison computes in the first model's threads
+  use_configured_threads();
   AnalysisRequest request;
   for (const auto& model : loaded) request.models.push_back(model.get());
   request.settings = descriptor->settings();

@@ -57,10 +57,9 @@ GPU and fails clearly where there is none), `--dtype f32|bf16|f16|auto` (what th
 auto = BF16 on CUDA, F32 on the CPU; F16 needs CUDA, recurrent and translation models compute in F32
 only; attention probabilities and logits are always float32, as Hugging Face's eager attention gives
 them; on the CPU a weight stored in the compute dtype is used in place from the mapped file, not
-copied — `info` says how many bytes), `--threads N` (the cores the CPU computes on: OpenBLAS's
-threads for an F32 model, whose products it runs, with LibTorch keeping one thread; LibTorch's
-threads for a model computing in BF16; default: OpenBLAS over every core, and every core for BF16 —
-see [performance.md](performance.md#what-the-numbers-decided); or `AW_THREADS`) and `--json`
+copied — `info` says how many bytes), `--threads N` (the cores the CPU computes on: LibTorch's
+threads, which also run its BLAS's products; default every core — see
+[performance.md](performance.md#what-the-numbers-decided); or `AW_THREADS`) and `--json`
 (machine-readable output on stdout).
 
 Bad input gives one line on stderr naming the file and what is wrong, and exit code 1 (2 for a usage

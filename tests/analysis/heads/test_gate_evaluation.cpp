@@ -3,6 +3,7 @@
 #include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
 #include "analysis/core/head_gates.h"
+#include "analysis/core/parallel_workers.h"
 #include "analysis/heads/head_importance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/nn/lama.h"
@@ -17,6 +18,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,23 +98,23 @@ TEST(GateEvaluation, SettingsWithTheirOwnFirstLayersScoreAsEachAlone) {
   EXPECT_NE(grouped[1].metric, grouped[0].metric);
 }
 
-// On the CPU the chunks of settings run on one worker per OpenBLAS thread, each with a single-threaded
-// BLAS: the numbers are bit for bit those of one worker, and OpenBLAS gets its threads back.
+// On the CPU the chunks of settings run on one worker per LibTorch thread, each computing
+// single-threaded: the numbers are bit for bit those of one worker, and LibTorch gets its threads back.
 TEST(GateEvaluation, SettingsOnSeveralWorkersGiveTheNumbersOfOne) {
-  if (blas_threads() < 0) GTEST_SKIP() << "the BLAS is not OpenBLAS: one worker only";
   TempDir dir;
   test::write_tiny_checkpoint(dir.path(), test::tiny_config("transformer_lm"));
   auto loaded = load_checkpoint(dir.path(), torch::kCPU);
   const auto data = language_model_data(tiny_batches());
   auto settings = all_heads_on(loaded.config).unsqueeze(0).repeat({7, 1, 1});
   for (int64_t s = 1; s < 7; ++s) settings[s][s % 2][(s - 1) % 3] = 0.0;
-  const int before = blas_threads();
-  ASSERT_TRUE(set_blas_threads(3));
+  const int before = torch::get_num_threads();
+  torch::set_num_threads(3);
+  ASSERT_EQ(cpu_workers(torch::kCPU), std::getenv("AW_ONE_WORKER") ? 1 : 3);
   const auto three_workers = evaluate_gate_settings(*loaded.model, data, settings, 0, {}, 1);
-  EXPECT_EQ(blas_threads(), 3);
-  ASSERT_TRUE(set_blas_threads(1));
+  EXPECT_EQ(torch::get_num_threads(), 3);
+  torch::set_num_threads(1);
   const auto one_worker = evaluate_gate_settings(*loaded.model, data, settings, 0, {}, 1);
-  set_blas_threads(before);
+  torch::set_num_threads(before);
   ASSERT_EQ(three_workers.size(), 7u);
   for (size_t s = 0; s < 7; ++s) {
     EXPECT_EQ(three_workers[s].loss, one_worker[s].loss) << "setting " << s;
