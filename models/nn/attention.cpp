@@ -6,15 +6,9 @@
 #include "models/memory_budget.h"
 
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include <algorithm>
 #include <cmath>
-
-// LibTorch 2.x has at::scaled_dot_product_attention; 1.13 (Debian 12) has only a private variant.
-#if TORCH_VERSION_MAJOR >= 2
-#define AW_FUSED_ATTENTION 1
-#endif
 
 namespace aw {
 
@@ -245,12 +239,11 @@ torch::Tensor MultiHeadAttentionImpl::run_tiles(const Projected& projected, cons
 bool MultiHeadAttentionImpl::fusable(const AttentionContext& context) const {
   // The kernel scales by d_head^(−1/2) and knows no soft-capping.
   const bool plain_scores = softcap_ == 0 && divisor_ == std::sqrt(static_cast<double>(d_head_));
-  return fused_attention_available() && fused_attention_allowed() && context.fused && !bird_eye.defined() &&
+  return fused_attention_allowed() && context.fused && !bird_eye.defined() &&
          context.diagonal.kind == DiagonalIntervention::Kind::None && plain_scores;
 }
 
 torch::Tensor MultiHeadAttentionImpl::fused_context(const Projected& projected, const AttentionContext& context) {
-#ifdef AW_FUSED_ATTENTION
   const auto& [query, key, value, reweight] = projected;
   const double dropout = is_training() ? dropout_ : 0.0;
   // Plain causal attention is the kernel's own mask: one call, no mask tensor at any length.
@@ -268,11 +261,6 @@ torch::Tensor MultiHeadAttentionImpl::fused_context(const Projected& projected, 
     mixed.push_back(at::scaled_dot_product_attention(query.narrow(2, first, rows), key, value, allowed, dropout));
   }
   return mixed.size() == 1 ? std::move(mixed.front()) : torch::cat(mixed, 2);
-#else
-  (void)projected;
-  (void)context;
-  TORCH_CHECK(false, "this LibTorch has no fused attention");
-#endif
 }
 
 void MultiHeadAttentionImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,

@@ -6,7 +6,7 @@
 // memory budget; when the whole matrix fits it is one tile, computed exactly as before tiling.
 #pragma once
 
-#include "models/attention_path.h"  // fused_attention_available()
+#include "models/attention_path.h"  // fused_attention_allowed()
 #include "models/nn/model.h"
 #include "models/nn/modules.h"
 

@@ -3,7 +3,6 @@
 
 #include <ATen/ATen.h>
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include <cmath>
 #include <memory>
@@ -99,11 +98,7 @@ void clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max
   const auto norms = at::_foreach_norm(gradients, 2);
   const auto total = norms.size() == 1 ? norms.front() : torch::stack(norms).norm(2);
   const auto coefficient = torch::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0);
-#if TORCH_VERSION_MAJOR >= 2
   at::_foreach_mul_(gradients, coefficient);
-#else
-  for (auto& gradient : gradients) gradient.mul_(coefficient);  // LibTorch 1.x has no multi-tensor × tensor
-#endif
 }
 
 }  // namespace aw

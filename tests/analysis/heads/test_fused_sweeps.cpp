@@ -41,7 +41,6 @@ std::vector<double> sweep_numbers(AttentionModel& model, const EvaluationData& d
 class FusedSweeps : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FusedSweeps, EqualTheExplicitPath) {
-  if (!fused_attention_available()) GTEST_SKIP() << "this LibTorch has no fused attention (Debian's 1.13)";
   test::TempDir dir;
   std::string path = AW_SOURCE_DIR "/tests/fixtures/hf_models/" + GetParam();
   if (GetParam() == "transformer_lm") {
