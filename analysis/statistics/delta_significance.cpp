@@ -76,8 +76,12 @@ std::vector<DeltaSignificance> paired_settings_significance(const ExampleScores&
   for (const auto& [first, second] : pairs) firsts.push_back(first), seconds.push_back(second);
   const auto first = torch::tensor(firsts, torch::kLong), second = torch::tensor(seconds, torch::kLong);
   const auto deltas = resampled_metrics.index_select(1, first) - resampled_metrics.index_select(1, second);
-  const auto observed = observed_metrics.index_select(0, first) - observed_metrics.index_select(0, second);
-  return corrected_significance(summarize_bootstrap(observed, deltas), options);
+  const auto first_metric = observed_metrics.index_select(0, first), second_metric = observed_metrics.index_select(0, second);
+  const auto observed = first_metric - second_metric;
+  // The per-example sums are float32 sums whose last bits move with the CPU's kernels (about 1e-7 of
+  // their size, 1e-6 after a layer stack): differences closer than 1e-6 of the metrics are ties.
+  const auto resolution = kMetricResolution * torch::maximum(first_metric.abs(), second_metric.abs());
+  return corrected_significance(summarize_bootstrap(observed, deltas, resolution), options);
 }
 
 std::vector<DeltaSignificance> corrected_significance(const std::vector<PairedDifference>& summaries,

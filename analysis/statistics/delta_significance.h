@@ -64,8 +64,13 @@ struct DeltaSignificance {
 // counts [..] → [.., S] float64.
 torch::Tensor metrics_from_sums(const std::string& metric_name, const torch::Tensor& sums, const torch::Tensor& counts);
 
+// How finely two corpus metrics computed from float32 example sums can be told apart, relative to
+// their size: another CPU's kernels move the sums' last bits. Differences within it are ties.
+constexpr double kMetricResolution = 1e-6;
+
 // The bootstrap of metric(compared[i]) − metric(baseline) for every i, columns of `scores`; one
-// resampling of examples (of options.blocks, when given) serves all of them. Requires
+// resampling of examples (of options.blocks, when given) serves all of them. A resampled difference
+// within kMetricResolution of the metrics from "as far as 0" is a tie (summarize_bootstrap). Requires
 // options.enabled(); throws aw::Error when `scores` holds no examples.
 std::vector<DeltaSignificance> delta_significance(const ExampleScores& scores, int64_t baseline,
                                                   const std::vector<int64_t>& compared,

@@ -116,7 +116,8 @@ torch::Tensor sums_per_unit(const torch::Tensor& values, const std::vector<int64
   return torch::zeros(shape, host.options()).index_add_(0, units, host);
 }
 
-std::vector<PairedDifference> summarize_bootstrap(const torch::Tensor& observed, const torch::Tensor& resampled) {
+std::vector<PairedDifference> summarize_bootstrap(const torch::Tensor& observed, const torch::Tensor& resampled,
+                                                  const torch::Tensor& resolution) {
   TORCH_CHECK(observed.dim() == 1 && resampled.dim() == 2 && resampled.size(1) == observed.size(0) &&
                   resampled.size(0) > 0,
               "bootstrap summary: observed [S] and resampled [B, S]");
@@ -128,9 +129,11 @@ std::vector<PairedDifference> summarize_bootstrap(const torch::Tensor& observed,
   // beside its own estimate reads as a finding.
   const auto low = torch::minimum(quantile_of_sorted(sorted, 0.025), centre).contiguous();
   const auto high = torch::maximum(quantile_of_sorted(sorted, 0.975), centre).contiguous();
-  // A resample exactly as far as 0 counts: discrete metrics (accuracy, BLEU on few sentences) tie
-  // often, and rounding must not decide the tie (one part in 10⁹ of slack, towards the larger p).
-  const auto as_far = ((values - centre).abs() >= centre.abs() * (1 - 1e-9)).sum(0).to(torch::kFloat64);  // (S)
+  // A resample as far as 0 counts, ties included: discrete metrics (accuracy, BLEU on few sentences)
+  // tie exactly, and with few units one resampled multiset stands for many resamples, so rounding
+  // must not decide a tie (towards the larger p). A tie is within `resolution` when it is given.
+  const auto slack = resolution.defined() ? resolution.to(torch::kFloat64).reshape({-1}) : centre.abs() * 1e-9;
+  const auto as_far = ((values - centre).abs() >= centre.abs() - slack).sum(0).to(torch::kFloat64);  // (S)
   const auto p = ((as_far + 1) / static_cast<double>(values.size(0) + 1)).contiguous();
 
   std::vector<PairedDifference> results(static_cast<size_t>(observed.size(0)));

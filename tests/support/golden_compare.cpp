@@ -9,9 +9,10 @@
 // difference of the row's metric (metric − baseline) and carries that metric's rounding too, so it
 // may also move by 1e-6 of the row's metric: PyTorch 2.11's BLAS (not OpenBLAS) moved Δs of 0.1–0.24
 // beside perplexities of 60 by 2.6e-5 (2× the column rule). A bootstrap's p-value counts resamples, so
-// where that rounding moves a resample across the line it steps by 1/(B + 1): with "bootstrap=B" in the
-// golden file's comment, p_value may move by 3 resamples and p_adjusted by 3 for each row (Holm
-// multiplies a p by up to the number of tests) — an AMD EPYC (Zen 5) moved p-values by 1 and 2. New
+// where that rounding moves a resample across the line it steps by 1/(B + 1), and with few units by
+// the many resamples that drew the same units (resample_step): with "bootstrap=B" in the golden file's
+// comment, p_value may move by that step and p_adjusted by it for each row (Holm multiplies a p by up
+// to the number of tests). New
 // columns and new comment keys may appear. A .tsv file is compared byte for byte. Prints the first
 // difference and exits 1.
 // Usage: golden_compare GOLDEN NEW [TOLERANCE]   (TOLERANCE replaces 1e-4, for a case whose numbers
@@ -112,17 +113,28 @@ std::map<std::string, std::string> comment_values(const std::string& line) {
   return values;
 }
 
-// 1 / (B + 1) when a comment of the golden file says bootstrap=B (B > 0): one resample's step of a
-// bootstrap p-value; 0 otherwise.
+// How far a bootstrap p-value of the golden file may step when the last bits of the values resampled
+// move: 0 unless a comment says bootstrap=B (B > 0). A resample that crosses the line moves p by
+// 1 / (B + 1), but with U units (units=U) every resample drawing the same multiset of units crosses
+// with it: the likeliest multiset, U distinct units, stands for B·U!/Uᵁ resamples on average (15 of
+// 1,000 for 6 units; an AMD EPYC moved golden.ablate_single's p by 4). So p may move by that
+// multiplicity, three standard deviations above its mean, and never by less than 3 resamples.
 double resample_step(const std::vector<std::string>& golden) {
+  double resamples = 0, units = 0;
   for (const auto& line : golden) {
     if (line.empty() || line[0] != '#') continue;
     const auto values = comment_values(line);
-    const auto found = values.find("bootstrap");
-    double resamples = 0;
-    if (found != values.end() && parse_number(found->second, resamples) && resamples > 0) return 1.0 / (resamples + 1);
+    if (const auto found = values.find("bootstrap"); found != values.end()) parse_number(found->second, resamples);
+    if (const auto found = values.find("units"); found != values.end()) parse_number(found->second, units);
   }
-  return 0.0;
+  if (!(resamples > 0)) return 0.0;
+  double resamples_per_multiset = 0.0;
+  if (units >= 1 && units <= 170) {
+    const double share = std::exp(std::lgamma(units + 1) - units * std::log(units));  // U! / U^U
+    const double mean = resamples * share;
+    resamples_per_multiset = mean + 3 * std::sqrt(mean);
+  }
+  return std::ceil(std::max(3.0, resamples_per_multiset)) / (resamples + 1);
 }
 
 // The table's rows below its header (comments left out).
@@ -186,7 +198,7 @@ int main(int argc, char** argv) {
         if (found < 0) differ(fresh_path, i, "no column '" + name + "'");
         column_of.push_back(found);
         is_delta.push_back(name.rfind("delta", 0) == 0);
-        p_steps.push_back(name == "p_value" ? 3 * resample : name == "p_adjusted" ? 3 * resample * data_rows(golden) : 0.0);
+        p_steps.push_back(name == "p_value" ? resample : name == "p_adjusted" ? resample * data_rows(golden) : 0.0);
         if (name == "metric") metric_column = static_cast<int>(column_of.size()) - 1;
       }
       continue;
