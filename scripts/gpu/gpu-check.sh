@@ -43,6 +43,12 @@ if [ -n "$skip_regex" ]; then
   skip=(-E "$skip_regex")
   note "skipped: $skipped_count tests that read sample models whose weights did not travel (sample_data/{${missing_samples// /,}}/model.safetensors: scripts/gpu/device-tree.sh slim); they run where the weights are"
 fi
+# The published all-MiniLM-L6-v2 (90 MB) is unpacked by scripts/install-engine.sh, which a lent machine
+# does not run: its one test runs where the README's commands installed the engine.
+if [ ! -f .venv/all-MiniLM-L6-v2/model.safetensors ] && [ -z "${AW_MINILM_DIR:-}" ]; then
+  skip=(-E "${skip_regex:+$skip_regex|}MiniLm")
+  note "skipped: MiniLm (no .venv/all-MiniLM-L6-v2 here; scripts/install-engine.sh unpacks it)"
+fi
 
 step "ctest -L cli" 120 "$out/ctest-cli.log" \
   "${ctest_env[@]}" ctest --test-dir build-torch -L cli -LE distributed ${skip[@]+"${skip[@]}"} -j "$jobs" --timeout 100 --output-on-failure

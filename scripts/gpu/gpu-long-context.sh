@@ -41,6 +41,9 @@ grep -E '^BM_' "$out/bench.log" | tee -a "$summary"
 skip=()
 { read -r missing_samples; read -r skipped_count; read -r skip_regex; } < <(python3 scripts/gpu/sample-tests.py build-torch sample_data || printf '\n0\n\n')
 [ -n "$skip_regex" ] && skip=(-E "$skip_regex") && note "skipped: $skipped_count tests of sample models without weights ($missing_samples)"
+if [ ! -f .venv/all-MiniLM-L6-v2/model.safetensors ] && [ -z "${AW_MINILM_DIR:-}" ]; then
+  skip=(-E "${skip_regex:+$skip_regex|}MiniLm") && note "skipped: MiniLm (no .venv/all-MiniLM-L6-v2 here)"
+fi
 step "ctest -L cli" 90 "$out/ctest.log" env OMP_NUM_THREADS=1 \
   ctest --test-dir build-torch -L cli -LE distributed ${skip[@]+"${skip[@]}"} -j "$jobs" --timeout 80 --output-on-failure
 note "    $(ctest_result "$out/ctest.log")"
