@@ -67,7 +67,10 @@ TEST_P(NextTokens, TheLogitsWrittenBesideTheAttentionAreTheForwardsOnes) {
   const auto file = SafetensorsFile::open(settings.path);
   const auto written = file->tensor("logits");
   EXPECT_EQ(written.scalar_type(), torch::kFloat32);
-  EXPECT_TRUE(torch::equal(written, next_token_logits(*loaded.model, text)));
+  // The captured layer forms its probabilities explicitly, the plain forward uses the fused kernel:
+  // the same numbers to float32 rounding, not the same bits.
+  const auto plain = next_token_logits(*loaded.model, text);
+  EXPECT_TRUE(torch::allclose(written, plain, 1e-5, 1e-5)) << max_difference(written, plain);
   EXPECT_TRUE(file->contains("layer.1"));
 }
 
