@@ -143,6 +143,10 @@ class StoreCollectives : public Collectives {
     const std::string round = "barrier/" + std::to_string(rounds_++);
     if (store_->add(round, 1) == world_size_) store_->set(round + "/done", std::vector<uint8_t>{1});
     store_->wait({round + "/done"}, timeout);
+    // Rank 0 serves the store: it leaves only once every rank has had its answer, or a rank still
+    // waiting for "done" loses the connection when rank 0 exits.
+    if (store_->add(round + "/left", 1) == world_size_) store_->set(round + "/all-left", std::vector<uint8_t>{1});
+    if (rank_ == 0) store_->wait({round + "/all-left"}, timeout);
   }
 
  private:
