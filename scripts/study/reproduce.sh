@@ -173,6 +173,13 @@ else
   rm -f "$results/table2_summary.csv" "$results/table2_tests.csv"
   echo "reproduce: Table 2 — fewer than two variants with two recorded seeds in $records; no compare (the report lists the recorded seeds)" >&2
 fi
+# BET(SF) against BET(SF) without its diagonal-free mask (the paper's Table 2 ablation, 52.97 against 53.50).
+rm -f "$results/table2_mask_summary.csv" "$results/table2_mask_tests.csv"
+if [ $quick = 0 ] && sf=$(variant bet_sf "${table2_prefix}bet_sf") && no_mask=$(variant bet_sf_no_mask "${table2_prefix}bet_sf_no_mask"); then
+  step "compare (BET(SF) against BET(SF) without the mask)" "$cli" compare --variant "$sf" --variant "$no_mask" \
+    --reference bet_sf --text "$compare_text" --window "$compare_window" --out "$results/table2_mask_summary.csv" \
+    --tests "$results/table2_mask_tests.csv"
+fi
 # BET(SG) on UD EWT: the λ_p sweep (seed 1 of each weight; its best dev perplexity goes on), then the
 # chosen weight's seeds against the UD vanilla model's.
 if [ $quick = 0 ]; then
@@ -316,6 +323,29 @@ if [ $quick = 0 ]; then
       --out "$results/lama_heads_summary.csv" --tests "$results/lama_heads_tests.csv"
   fi
 fi
+
+# ---- LAMA §5.1 (its Table 5): trainable parameters against the number of heads, LAMA and the 1-layer
+# Transformer encoder at the paper's sizes (BiGRU and d_model 512, a 1,024-wide classifier layer), counted
+# by `train --dry-run` on SST-5's vocabulary; and the two as train-models.sh trained them.
+lama_parameters() {
+  local h n line
+  echo "model,heads,parameters,vocabulary,embedding_dim,setting" > "$results/lama_parameters.csv"
+  count() {  # count <setting> <heads> <embedding dim> <train options…>
+    local setting=$1 heads=$2 dim=$3
+    shift 3
+    line=$("$cli" train "$@" --train "$shared/sst-5/train.tsv" --valid "$shared/sst-5/dev.tsv" --out "$work/dry" --dry-run 2>&1 |
+      grep ' parameters (vocabulary ') || return 1
+    n=$(echo "$line" | sed 's/^\([a-z_]*\): \([0-9]*\) parameters (vocabulary \([0-9]*\),.*/\1,\2,\3/')
+    echo "${n%%,*},$heads,${n#*,},$dim,$setting" >> "$results/lama_parameters.csv"
+  }
+  for h in 2 4 8 16 32 64; do
+    count paper "$h" 512 --arch lama --heads "$h" --embedding-dim 512 --hidden 256 --mlp-hidden 1024 --context mean || return 1
+    count paper "$h" 512 --arch encoder_classifier --layers 1 --heads "$h" --d-model 512 --d-ff 2048 || return 1
+  done
+  count trained 10 128 --arch lama --heads 10 --embedding-dim 128 --hidden 64 --mlp-hidden 512 --context mean || return 1
+  count trained 4 128 --arch encoder_classifier --layers 1 --heads 4 --d-model 128 --d-ff 512 || return 1
+}
+step "LAMA §5.1: parameters against heads (train --dry-run)" lama_parameters
 
 # ---- Translation models (when bundled): Table 1's MT rows, Michel Table 2 by BLEU
 if [ -f "$samples/mt_vanilla/config.json" ] && [ -f "$samples/mt_bet_sf/config.json" ]; then

@@ -57,7 +57,7 @@ class Table2Runs(unittest.TestCase):
             self.assertNotIn("not compared", text)  # the recorded wiki6_* runs are the compared ones
             self.assertIn("`wiki6_reduced_diag`", text)                        # Figure 3's trained rates
             reasons = [row[5] for row in report.verdicts]
-            self.assertTrue(reasons and all(r.endswith("6-layer models trained to early stopping") for r in reasons),
+            self.assertTrue(reasons and all("6-layer models trained to early stopping" in r for r in reasons),
                             reasons)
 
     def test_without_the_switch_the_four_layer_runs_are_read(self):
@@ -67,7 +67,7 @@ class Table2Runs(unittest.TestCase):
             self.assertIn("The runs are the 2-epoch 4-layer models.", text)
             self.assertNotIn("wiki6_", text)
             self.assertNotIn("not compared", text)
-            self.assertTrue(all(row[5].endswith("2-epoch 4-layer models") for row in report.verdicts))
+            self.assertTrue(all("2-epoch 4-layer models" in row[5] for row in report.verdicts))
 
 
 if __name__ == "__main__":

@@ -46,14 +46,24 @@ def one_comparison(report, name, reference, summary, tests):
         baseline = {"bigru_max": "the max-pooled BiGRU", "encoder": "a 1-layer Transformer encoder"}[other]
         theirs = (f"+{min(LAMA_OVER_BIGRU.values())} to +{max(LAMA_OVER_BIGRU.values())} % (five datasets)"
                   if other == "bigru_max" else "LAMA above it on every dataset")
+        # The paper's gains over the BiGRU are relative (+2.0 to +12.2 %): set on our scale, the claim is not
+        # excluded while our relative interval reaches the smallest of them. Against the encoder it prints no size.
+        relative_low, relative_high = low / means[other] * 100, high / means[other] * 100
+        size_inside = (relative_high >= min(LAMA_OVER_BIGRU.values()) and relative_low <= max(LAMA_OVER_BIGRU.values())
+                       if other == "bigru_max" else None)
+        verdict = verdicts.rule(+1, 1 if difference > 0 else -1, holm < 0.05, size_inside)
         verdicts.add(report, "LAMA", f"§5 / Table 4: LAMA ({'§3.5 recipe' if reference == 'lama_paper' else 'our recipe'}) "
                      f"against {baseline} ({title.split(' (')[0]})", theirs,
                      f"{signed(difference, 3)} ({verdicts.relative(means[reference], means[other])}), "
-                     f"{span(low, high, 3)}, Holm p {pvalue(holm)}",
-                     verdicts.effect(1, None, 1 if difference > 0 else -1, holm < 0.05),
-                     (f"not significant with {runs_of[reference]} and {runs_of[other]} seeds" if holm >= 0.05
-                      else "significant (Holm)") +
-                     f"; other datasets; {caveat}")
+                     f"{span(low, high, 3)}, Holm p {pvalue(holm)}", verdict,
+                     {"reproduced": "significant (Holm)", "inconclusive": f"not significant with {runs_of[reference]} "
+                      f"and {runs_of[other]} seeds", "not reproduced": "significantly below" if holm < 0.05 else
+                      f"the paper's smallest gain (+{min(LAMA_OVER_BIGRU.values())} %) lies above our interval "
+                      f"[{num(relative_low, 1)} %, {num(relative_high, 1)} %]"}[verdict] +
+                     f"; other datasets; {caveat}",
+                     detectable_effect=verdicts.detectable(low, high, digits=3, unit="accuracy", reference=means[other])
+                     if verdict in verdicts.NEEDS_DETECTABLE else None,
+                     claim="LAMA: above its baselines (§5 / Table 4; every row shares the baselines' seeds)")
 
 
 def baselines(report):

@@ -67,8 +67,8 @@ def models(report):
                "heads), trained on millions of sentences; Bird-Eye's language models are converged 6-layer "
                "Transformers 300 wide on WikiText-2 (its translation models 6 + 6 layers, 512 wide, on IWSLT "
                "De-En); LAMA reads 100-dimensional word2vec embeddings through a BiGRU of 50 per direction, "
-               "trained on up to 560,000 reviews. The models above are smaller and, the language models, trained "
-               "for 2 epochs, so a pattern that does not show here may still hold at the papers' scale, and one "
+               "trained on up to 560,000 reviews. The models above are smaller and, the WikiText-2 language models, "
+               "trained for 2 epochs (the UD EWT ones up to 10), so a pattern that does not show here may still hold at the papers' scale, and one "
                "that shows here says nothing about theirs until it is measured there.\n")
 
 
@@ -89,8 +89,10 @@ def recorded_runs(report):
     report.add("## The recorded runs\n")
     report.add(f"Each run `scripts/study/train-models.sh` has finished, as recorded in `{report.records}/` ({len(rows)} run{'s' if len(rows) != 1 else ''}): "
                "its metric on the test split, measured once after training, and the validation score that "
-               "chose its epoch. Only seed 1 of the bundled models keeps its weights (`sample_data/`); the "
-               "comparisons over seeds below read these records. A variant with one run so far is listed here "
+               "chose its epoch. The bundled language models are seed 1 of their variants and keep its weights "
+               "(`sample_data/`); the bundled translation models are runs of their own with the same recipe "
+               "(sample_data/README.md), not the recorded seed-1 runs. The comparisons over seeds below read these "
+               "records. A variant with one run so far is listed here "
                "and compared with nothing.\n")
     report.add(table(["variant", "seed", "test", "best valid", "epoch chosen", "trained on", "test data"], rows))
     queued(report)

@@ -28,9 +28,14 @@ BIRD_EYE_TABLE2_DE_EN = (35.26, 35.85)
 # Michel, Levy & Neubig (2019). Table 1: WMT (En-Fr, newstest2013) base BLEU 36.05; 8 of its 96 encoder
 # self-attention heads change BLEU significantly (p < 0.01) when masked alone, 4 of them for the better.
 MICHEL_TABLE1 = {"base_bleu": 36.05, "heads": 96, "significant": 8, "better": 4}
-MICHEL_TABLE2_WMT = [  # layer: (Enc-Enc, Enc-Dec, Dec-Dec) ΔBLEU with only the best head; * = p < 0.01
-    ("1", "−1.31*", "0.24*", "−0.03"), ("2", "−0.16", "0.06", "0.12"), ("3", "0.12", "0.05", "0.18"),
-    ("4", "−0.15", "−0.24", "0.17"), ("5", "0.02", "−1.55*", "−0.04"), ("6", "−0.36*", "−13.56*", "0.24")]
+MICHEL_TABLE2_WMT = [  # layer: (Enc-Enc, Enc-Dec, Dec-Dec) ΔBLEU with only the best head kept, as printed
+    ("1", "−1.31", "0.24", "−0.03"), ("2", "−0.16", "0.06", "0.12"), ("3", "0.12", "0.05", "0.18"),
+    ("4", "−0.15", "−0.24", "0.17"), ("5", "0.02", "−1.55", "−0.04"), ("6", "−0.36", "−13.56", "0.24")]
+# Its caption underlines the values significant at p < 0.01; the translation we have lost the underlining,
+# so which layers changed significantly cannot be checked here. Its §3.3 says one head suffices "for most
+# layers" and that the last Enc-Dec layer loses at least 13.5 BLEU.
+MICHEL_TABLE2_LOST = ("the translation lost Table 2's underlining (p < 0.01), so which of its layers changed "
+                      "significantly cannot be checked here")
 # Michel Table 3: BERT on MNLI, best Δ accuracy per layer with one head kept; none significant.
 MICHEL_TABLE3_BERT = [-0.01, 0.10, -0.14, -0.53, -0.29, -0.52, 0.05, -0.72, -0.96, 0.07, -0.19, -0.12]
 # Michel Tables 5–6 (appendix A): the same, the head chosen on other data. Table 5: WMT, ΔBLEU on newstest2014
@@ -43,8 +48,10 @@ MICHEL_TABLE6_BERT = [-0.01, -0.02, -0.26, -0.53, -0.29, -0.52, 0.05, -0.72, -0.
 # Michel Figure 3: the share of heads prunable (by I_h) before the metric drops noticeably.
 MICHEL_PRUNABLE = {"WMT": 20, "BERT": 40}
 # Michel Table 4: BERT on MNLI-matched validation, examples per second (± sd), GTX 1080Ti, 6 runs each:
-# batch size: (original, 50 % of heads pruned).
+# batch size: (original, 50 % of heads pruned); and the gains as it prints them (recomputing from the
+# rounded speeds gives +1.8 % and +17.6 % at batch 1 and 64).
 MICHEL_TABLE4 = {1: (17.0, 17.3), 4: (67.3, 69.1), 16: (114.0, 134.0), 64: (124.7, 146.6)}
+MICHEL_TABLE4_PRINTED = {1: "+1.9 %", 4: "+2.7 %", 16: "+17.5 %", 64: "+17.5 %"}
 
 
 # Bird-Eye Table 2's variants as scripts/study/train-models.sh names them, in the paper's order.
@@ -52,7 +59,8 @@ TABLE2_VARIANTS = ["vanilla", "bet_sf", "bet_sf_no_mask", "diag_free_mask", "red
 
 # Bird-Eye Table 3: per sentence (the order of scripts/study/bird_eye_table3.tsv), the layer the paper
 # shows it at and its top 3 attended tokens for BET(SF) and the Transformer ("[period]" = ".",
-# "[comma]" = ","; "open" is the paper's spelling for "opened"). The paper marks the predicted token in
+# "[comma]" = ","), as printed: its fifth BET(SF) list has "open" where the sentence has "opened", so that
+# token matches none of ours and is counted as not shared. The paper marks the predicted token in
 # red, which the text loses: "attack" (layer 3) and "iron" (layer 4) are named in its §4.6; elsewhere
 # the target is the token right after the last token either model attends to.
 BIRD_EYE_TABLE3 = [
@@ -60,7 +68,7 @@ BIRD_EYE_TABLE3 = [
     (2, ["by", "also", "corporations"], ["by", "also", "private"]),
     (3, ["suffered", "further", "he"], ["heart", ".", "he"]),
     (4, ["warship", "propelled", "protected"], ["by", "protected", "propelled"]),
-    (5, ["opened", "beauty", "public"], ["september", "15", "beauty"]),
+    (5, ["open", "beauty", "public"], ["september", "15", "beauty"]),
     (6, ["declaration", "congress", "held"], ["in", ",", "old"]),
 ]
 

@@ -3,7 +3,7 @@ Each section is a function of the report in its own module; write() runs them in
 """
 import os
 
-from . import bird_eye, bird_eye_seeds, heads, lama, michel, overview, translation, verdicts
+from . import bird_eye, bird_eye_seeds, heads, lama, michel, overview, protocol, translation, verdicts
 from .cells import figure
 from .inputs import read_json
 
@@ -48,6 +48,7 @@ class Report:
         overview.header(self)
         overview.models(self)
         side_by_side = len(self.parts)  # the summary goes here once every section has added its rows
+        protocol.protocol(self)
         overview.recorded_runs(self)
         bird_eye.table1(self)
         bird_eye_seeds.table2(self)

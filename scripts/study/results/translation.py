@@ -6,7 +6,7 @@ from .bird_eye import over_uniform, over_uniform_cell, paper_table1
 from .cells import interval, num, pvalue, signed, significance_cell, span, table
 from .comparisons import against
 from .inputs import read_csv, read_json, read_records
-from .papers import BIRD_EYE_TABLE1, BIRD_EYE_TABLE2_DE_EN, MICHEL_TABLE2_WMT
+from .papers import BIRD_EYE_TABLE1, BIRD_EYE_TABLE2_DE_EN, MICHEL_TABLE2_LOST
 from .table1_seeds import over_seeds, per_seed
 
 
@@ -28,7 +28,7 @@ def translation(report):
     decoder = [over_uniform(r) for r in rows if r["model"] == "mt_vanilla" and r["kind"] == "dec"]
     if decoder:
         paper_table1(report, "MT", decoder, "mt_vanilla", "the decoder's self-attention, IWSLT De-En",
-                     per_seed(report, "mt_vanilla", kind="dec"))
+                     per_seed(report, "mt_vanilla", kind="dec"), run=BUNDLED_MT)
         over_seeds(report, ["mt_vanilla", "mt_bet_sf"], "the decoder's self-attention, the first 1,000 Tatoeba test "
                    "pairs", kind="dec")
         paper_mt_consistency(report)
@@ -53,19 +53,26 @@ def translation(report):
             per_kind = {}
             for r in alone:
                 per_kind.setdefault(r["kind"], []).append(r["significant"] == "1")
-            theirs = {kind: sum(1 for row in MICHEL_TABLE2_WMT if row[col].endswith("*"))
-                      for kind, col in (("enc", 1), ("cross", 2), ("dec", 3))}
             ours_text = ", ".join(f"{k} {sum(v)} of {len(v)}" for k, v in per_kind.items())
             only_cross = per_kind.get("cross") and all(per_kind["cross"]) and not any(
                 x for k, v in per_kind.items() if k != "cross" for x in v)
+            self_blocks = [x for k, v in per_kind.items() if k != "cross" for x in v]
+            report.add(f"With the test-best head, {self_blocks.count(False)} of {len(self_blocks)} self-attention "
+                       "blocks keep their BLEU (no significant change); " +
+                       ", ".join(f"{k} {sum(v)} of {len(v)}" for k, v in per_kind.items()) + " change significantly.\n")
+            reproduced = only_cross and worst["kind"] == "cross"
             verdicts.add(report, "Michel", "Table 2 (translation): which attention needs more than one head",
-                         f"significant with one head kept: Enc-Enc {theirs['enc']}, Enc-Dec {theirs['cross']}, Dec-Dec "
-                         f"{theirs['dec']} of 6 layers; largest loss the last Enc-Dec layer (−13.56 BLEU)",
-                         f"significant: {ours_text}; largest loss {worst['kind']} layer {worst['layer']} "
+                         "the last Enc-Dec layer loses at least 13.5 BLEU with one head (−13.56 printed), the "
+                         "self-attentions −1.31 to +0.24; §5: Enc-Dec depends on several heads more than "
+                         "self-attention (" + MICHEL_TABLE2_LOST + ")",
+                         f"significant: {ours_text}; {self_blocks.count(False)} of {len(self_blocks)} self-attention "
+                         f"blocks keep their BLEU; largest loss {worst['kind']} layer {worst['layer']} "
                          f"({num(worst['delta'])} {interval(worst)})",
-                         "reproduced" if only_cross and worst["kind"] == "cross" else "not reproduced",
-                         "cross-attention depends on several heads most, in both" if only_cross and worst["kind"] == "cross"
-                         else "the blocks that need several heads differ")
+                         "reproduced" if reproduced else "not reproduced",
+                         "cross-attention depends on several heads most, significantly, in both" if reproduced
+                         else "the blocks that need several heads differ",
+                         claim="Michel: cross-attention needs several heads more than self-attention (translation, "
+                               "Tables 2 and 5 rest on our same blocks)")
         if float(worst["delta"]) < 0:
             report.add(f"The largest loss is in {worst['kind']} layer {worst['layer']} ({num(worst['delta'])} BLEU); "
                        "the paper's largest is the last Enc-Dec layer (−13.56 BLEU).\n")
@@ -73,6 +80,11 @@ def translation(report):
             report.add("No block loses BLEU with one head left; the paper's largest loss is the last Enc-Dec layer "
                        "(−13.56 BLEU).\n")
         michel_held_out.translation(report)
+
+
+# The bundled translation models are runs of their own (sample_data/README.md: trained with stops and resumes),
+# not the recorded seed-1 runs of train-models.sh, which share their recipe (BLEU 28.92 against 28.53).
+BUNDLED_MT = "the bundled model, a run of its own beside the 3 recorded seeds"
 
 
 def paper_mt_consistency(report):
@@ -111,11 +123,16 @@ def seeds_compared(report):
                    f"p = {pvalue(p)}.\n")
         means = {v: sum(x) / len(x) for v, x in bleu.items() if x}
         theirs = BIRD_EYE_TABLE2_DE_EN
-        verdict = "reproduced" if p < 0.05 and diff > 0 else "refuted" if p < 0.05 else "not reproduced"
+        # The paper's BLEU gain is on another metric and data: its size cannot be set on our perplexity.
+        verdict = verdicts.rule(-1, -1 if diff > 0 else 1, p < 0.05)
         verdicts.add(report, "Bird-Eye", "Table 2 (translation): BET(SF) against the Transformer",
                      f"BLEU {theirs[0]} → {theirs[1]}* ({verdicts.relative(theirs[1], theirs[0])}, IWSLT De-En)",
                      f"perplexity {signed(-diff)} {span(-high, -low)}, p {pvalue(p)}"
                      + (f"; mean BLEU {num(means['mt_vanilla'])} → {num(means['mt_bet_sf'])}" if len(means) == 2 else "")
                      + " (Tatoeba en–fr, seeds)", verdict,
-                     "tested on teacher-forced perplexity over seeds; the paper's BLEU is a single number per model")
+                     {"reproduced": "BET(SF) significantly better", "inconclusive": "ours is not significant",
+                      "not reproduced": "BET(SF) significantly worse"}[verdict] +
+                     "; tested on teacher-forced perplexity over seeds, the paper's BLEU is a single number per model",
+                     detectable_effect=verdicts.detectable(-high, -low, unit="perplexity")
+                     if verdict in verdicts.NEEDS_DETECTABLE else None)
     return True
