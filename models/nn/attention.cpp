@@ -88,8 +88,9 @@ AttentionContext attention_context(int64_t queries, int64_t keys, bool causal, c
     context.padding = key_padding.to(float_options.device()).eq(0).view({key_padding.size(0), 1, 1, keys});
   context.diagonal = diagonal;
   // ×1 changes nothing: left out, the scores take the unscaled path and its rounding, so a diagonal
-  // sweep's factor-1 row is the baseline bit for bit (not float noise, whose bootstrap p-value then
-  // moved the other rows' Holm-adjusted ones from one BLAS to another).
+  // sweep's factor-1 row on a model without a diagonal-free mask (the caller lifts one for any scale)
+  // is the baseline bit for bit (not float noise, whose bootstrap p-value then moved the other rows'
+  // Holm-adjusted ones from one BLAS to another).
   if (diagonal.kind == DiagonalIntervention::Kind::Scale && diagonal.factor == 1.0) context.diagonal = {};
   context.reweighted_diagonal_mask = reweighted_diagonal_mask;
   context.float_options = float_options;

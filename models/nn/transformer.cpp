@@ -245,9 +245,10 @@ AttentionContext TransformerImpl::layers_context(int64_t length, const ModelInpu
   auto diagonal = options.diagonal;
   if (diagonal.kind == DiagonalIntervention::Kind::None) diagonal = trained_diagonal(config_.diag_mode);
   const auto float_options = tok_emb->weight.options();
-  // A diagonal scaled by a sweep's factor (≠ 1) lifts BET(SF)'s own diagonal-free mask, so the factor
-  // reaches the diagonal; factor 1 (none) and "mask" keep the model as trained.
-  const bool scaled = options.diagonal.kind == DiagonalIntervention::Kind::Scale && options.diagonal.factor != 1.0;
+  // Any scaled diagonal, ×1 included, lifts BET(SF)'s own diagonal-free mask so the factor reaches the
+  // diagonal: a sweep's ×1 on a masked model is the sweep's formula at 1 (plain attention, same weights),
+  // not the model as trained, which is the sweep's baseline row. "mask" and none keep the trained mask.
+  const bool scaled = options.diagonal.kind == DiagonalIntervention::Kind::Scale;
   auto context = attention_context(length, length, config_.causal, input.attention_mask, diagonal,
                                    config_.bird_eye && config_.diag_free_mask && !scaled, float_options,
                                    sliding ? config_.decoder.sliding_window : 0, resolved_memory_budget(options));

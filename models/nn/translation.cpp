@@ -205,8 +205,9 @@ torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memor
   auto resolved = options.diagonal;
   const auto budget = resolved_memory_budget(options);
   if (resolved.kind == DiagonalIntervention::Kind::None) resolved = trained_diagonal(config_.diag_mode);
-  // As in the language model: a swept factor (≠ 1) lifts the decoder's own diagonal-free mask.
-  const bool scaled = options.diagonal.kind == DiagonalIntervention::Kind::Scale && options.diagonal.factor != 1.0;
+  // As in the language model: any swept factor, ×1 included, lifts the decoder's own diagonal-free mask
+  // (×1 is the sweep's formula at 1; the model as trained is the sweep's baseline row).
+  const bool scaled = options.diagonal.kind == DiagonalIntervention::Kind::Scale;
   auto self_context = attention_context(target_length, target_length, /*causal=*/true,
                                         rows_of(input.decoder_attention_mask), resolved,
                                         t.decoder_bird_eye && t.decoder_diag_free_mask && !scaled,

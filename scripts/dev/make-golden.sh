@@ -8,7 +8,7 @@ cli=${1:-build/app/attention-cli}
 samples=$PWD/sample_data
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-while IFS=$'\t' read -r name outputs arguments; do
+while IFS=$'\t' read -r name outputs arguments _tolerance; do  # the fourth field is golden_compare's
   case "$name" in ''|'#'*) continue ;; esac
   out=$work/$name
   mkdir -p "$out"

@@ -114,6 +114,23 @@ std::string utf8(uint32_t code_point) {
   return text;
 }
 
+void copy_weights(torch::nn::Module& from, torch::nn::Module& to) {
+  torch::NoGradGuard no_grad;
+  auto copy = [](const torch::OrderedDict<std::string, torch::Tensor>& source,
+                 torch::OrderedDict<std::string, torch::Tensor> target) {
+    if (source.size() != target.size())
+      throw Error("copy_weights: " + std::to_string(source.size()) + " tensors into " + std::to_string(target.size()));
+    for (auto& item : target) {
+      const auto* found = source.find(item.key());
+      if (!found) throw Error("copy_weights: '" + item.key() + "' is missing from the source");
+      if (found->sizes() != item.value().sizes()) throw Error("copy_weights: '" + item.key() + "' has another shape");
+      item.value().copy_(*found);
+    }
+  };
+  copy(from.named_parameters(), to.named_parameters());
+  copy(from.named_buffers(), to.named_buffers());
+}
+
 std::string max_difference(const torch::Tensor& a, const torch::Tensor& b) {
   std::ostringstream text;
   text << "max |a - b| = " << (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();

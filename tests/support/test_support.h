@@ -68,6 +68,10 @@ std::string error_of(Action&& action) {
 // One code point below U+0800 as UTF-8 (enough for GPT-2's byte symbols).
 std::string utf8(uint32_t code_point);
 
+// Copies every parameter and buffer of `from` into the one of the same name in `to` (the same model
+// under another config, say); a name missing from `from` or a shape that differs is an error.
+void copy_weights(torch::nn::Module& from, torch::nn::Module& to);
+
 // "max |a − b| = …" for failure messages.
 std::string max_difference(const torch::Tensor& a, const torch::Tensor& b);
 

@@ -1,5 +1,6 @@
 // tests/analysis/attention_stats/test_diagonal_sweep.cpp — each sweep point equals the model evaluated
-// under that diagonal intervention, with its paired bootstrap (analysis/attention_stats/diagonal_sweep)
+// under that diagonal intervention (×1 on BET(SF): its mask lifted), with its paired bootstrap
+// (analysis/attention_stats/diagonal_sweep)
 #include "analysis/attention_stats/diagonal_sweep.h"
 #include "analysis/heads/gate_evaluation.h"
 #include "analysis/core/corpus_data.h"
@@ -55,6 +56,29 @@ TEST(DiagonalSweep, EachPointIsTheModelEvaluatedWithThatIntervention) {
   EXPECT_EQ(reports.back().second, 8);
   EXPECT_EQ(write_csv(diagonal_sweep_table(result)).rfind("# model=tiny, metric=perplexity, baseline=", 0), 0u);
   EXPECT_NE(write_csv(diagonal_sweep_table(result)).find("\nfactor,metric,delta\n1,"), std::string::npos);
+}
+
+// On BET(SF), trained with its diagonal-free mask, the ×1 point is the sweep's formula at 1 — the mask
+// lifted, the same weights without it — and the baseline is the model as trained.
+TEST(DiagonalSweep, FactorOneOnAMaskedModelIsTheSameWeightsWithoutTheMask) {
+  TempDir dir;
+  test::write_tiny_checkpoint(dir.path(), test::tiny_config("bet_sf"));
+  auto loaded = load_checkpoint(dir.path(), torch::kCPU);
+  ASSERT_TRUE(loaded.config.diag_free_mask);
+  auto unmasked_config = loaded.config;
+  unmasked_config.diag_free_mask = false;
+  auto unmasked = create_model(unmasked_config);
+  test::copy_weights(loaded.model->module(), unmasked->module());
+  unmasked->module().eval();
+  const auto batches = tiny_batches();
+  const Evaluator evaluate = [&](const ForwardOptions& options, const ProgressCallback& progress) {
+    return evaluate_perplexity(*loaded.model, batches, options, progress);
+  };
+  const auto result = diagonal_sweep("tiny", parse_diagonal_factors("1"), evaluate, static_cast<int64_t>(batches.size()));
+  ASSERT_EQ(result.points.size(), 1u);
+  EXPECT_DOUBLE_EQ(result.baseline, evaluate_perplexity(*loaded.model, batches).metric);
+  EXPECT_DOUBLE_EQ(result.points[0].metric, evaluate_perplexity(*unmasked, batches).metric);
+  EXPECT_NE(result.points[0].metric, result.baseline);
 }
 
 // With a bootstrap, each point's interval and p-value are delta_significance over the per-window

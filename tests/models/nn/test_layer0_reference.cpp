@@ -47,8 +47,10 @@ TEST(BirdEye, WithoutDiagFreeMaskTheDiagonalIsUsed) {
   EXPECT_GT(result.attention[0].diagonal(0, -2, -1).narrow(-1, 1, 8).min().item<double>(), 0.0);
 }
 
-// float64 re-computation of layer 0's attention, straight from the parameters.
-torch::Tensor reference_layer0_attention(TransformerImpl& model, const torch::Tensor& ids, double diagonal_factor) {
+// float64 re-computation of layer 0's attention, straight from the parameters: as trained (`swept`
+// false, the factor 1), or with the diagonal scaled by a diag-sweep factor.
+torch::Tensor reference_layer0_attention(TransformerImpl& model, const torch::Tensor& ids, double diagonal_factor,
+                                         bool swept) {
   const auto& c = model.config();
   auto d = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64); };
   auto block = model.layers[0]->as<TransformerBlock>();
@@ -72,8 +74,8 @@ torch::Tensor reference_layer0_attention(TransformerImpl& model, const torch::Te
   auto w = d(block->attn->bird_eye);                                                  // (H, 2dh)
   auto r = torch::sigmoid((torch::cat({context, k}, -1) * w.view({1, heads, 1, 2 * dh})).sum(-1));  // (B, H, n)
   scores = scores * r.unsqueeze(-2);
-  // A factor other than 1 lifts BET(SF)'s diagonal-free mask: the scaled diagonal is attended to.
-  if (c.diag_free_mask && diagonal_factor == 1.0) scores = scores.masked_fill(torch::eye(n, torch::kBool).index_put_({0, 0}, false), -INFINITY);
+  // Every swept factor, 1 included, lifts BET(SF)'s diagonal-free mask: the scaled diagonal is attended to.
+  if (c.diag_free_mask && !swept) scores = scores.masked_fill(torch::eye(n, torch::kBool).index_put_({0, 0}, false), -INFINITY);
   return torch::softmax(scores, -1);
 }
 
@@ -90,7 +92,7 @@ TEST(Layer0Reference, VanillaAttentionMatchesFloat64) {
   torch::manual_seed(11);
   const auto input = sample_input();
   const auto result = model->forward(input, capture_all());
-  const auto expected = reference_layer0_attention(*model, input.input_ids, 1.0);
+  const auto expected = reference_layer0_attention(*model, input.input_ids, 1.0, false);
   EXPECT_TRUE(torch::allclose(result.attention[0].to(torch::kFloat64), expected, 1e-5, 1e-6))
       << max_difference(result.attention[0], expected);
 }
@@ -103,7 +105,7 @@ TEST(Layer0Reference, ScaledDiagonalMatchesFloat64) {
     auto options = capture_all();
     options.diagonal = DiagonalIntervention::scale(factor);
     const auto result = model->forward(input, options);
-    const auto expected = reference_layer0_attention(*model, input.input_ids, factor);
+    const auto expected = reference_layer0_attention(*model, input.input_ids, factor, true);
     EXPECT_TRUE(torch::allclose(result.attention[0].to(torch::kFloat64), expected, 1e-5, 1e-6))
         << "factor " << factor << ": " << max_difference(result.attention[0], expected);
   }
@@ -115,13 +117,13 @@ TEST(Layer0Reference, BirdEyeAttentionMatchesFloat64) {
   torch::manual_seed(13);
   const auto input = sample_input();
   const auto result = model->forward(input, capture_all());
-  const auto expected = reference_layer0_attention(*model, input.input_ids, 1.0);
+  const auto expected = reference_layer0_attention(*model, input.input_ids, 1.0, false);
   EXPECT_TRUE(torch::allclose(result.attention[0].to(torch::kFloat64), expected, 1e-5, 1e-6))
       << max_difference(result.attention[0], expected);
 }
 
-// diag-sweep on BET(SF): a factor other than 1 reaches the diagonal (its own mask lifted) and equals
-// the float64 recomputation; factor 1 is the model as trained, its diagonal masked.
+// diag-sweep on BET(SF): every factor, 1 included, reaches the diagonal (its own mask lifted) and
+// equals the float64 recomputation; the model as trained (no intervention) keeps its diagonal masked.
 TEST(Layer0Reference, BirdEyeScaledDiagonalReachesTheDiagonal) {
   auto model = bird_eye_model();
   torch::NoGradGuard no_grad;
@@ -132,14 +134,16 @@ TEST(Layer0Reference, BirdEyeScaledDiagonalReachesTheDiagonal) {
     auto options = capture_all();
     options.diagonal = DiagonalIntervention::scale(factor);
     const auto attention = model->forward(input, options).attention[0];
-    const auto expected = reference_layer0_attention(*model, input.input_ids, factor);
+    const auto expected = reference_layer0_attention(*model, input.input_ids, factor, true);
     EXPECT_TRUE(torch::allclose(attention.to(torch::kFloat64), expected, 1e-5, 1e-6))
         << "factor " << factor << ": " << max_difference(attention, expected);
     diagonals.push_back(attention.diagonal(0, -2, -1).narrow(-1, 1, 8));  // rows after the first
   }
   EXPECT_GT(diagonals[0].min().item<double>(), 0.0);
-  EXPECT_EQ(diagonals[1].abs().max().item<double>(), 0.0);  // as trained
+  EXPECT_GT(diagonals[1].min().item<double>(), 0.0);  // ×1 lifts the mask too
   EXPECT_GT((diagonals[2] - diagonals[0]).abs().max().item<double>(), 1e-3);
+  const auto trained = model->forward(input, capture_all()).attention[0].diagonal(0, -2, -1).narrow(-1, 1, 8);
+  EXPECT_EQ(trained.abs().max().item<double>(), 0.0);  // as trained: masked
 }
 
 }  // namespace

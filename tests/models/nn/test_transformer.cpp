@@ -79,17 +79,31 @@ TEST_P(EveryFamily, CausalModelsPutZerosAboveTheDiagonal) {
   }
 }
 
-TEST_P(EveryFamily, DiagonalInterventionWithFactorOneChangesNothing) {
-  auto model = random_model(config());
+// diag-sweep's ×1 is the sweep's formula at 1: on a model without a diagonal-free mask it changes
+// nothing, bit for bit; on BET(SF) it lifts the mask, as every factor does, so it equals the same
+// weights without the mask and differs from the model as trained (the sweep's baseline).
+TEST_P(EveryFamily, DiagonalFactorOneIsTheForwardWithoutADiagonalFreeMask) {
+  const auto c = config();
+  auto model = random_model(c);
   torch::manual_seed(3);
   const auto input = sample_input();
   const auto plain = model->forward(input, capture_all());
   auto options = capture_all();
   options.diagonal = DiagonalIntervention::scale(1.0);
   const auto scaled = model->forward(input, options);
-  EXPECT_TRUE(torch::equal(plain.hidden, scaled.hidden)) << max_difference(plain.hidden, scaled.hidden);
-  for (size_t layer = 0; layer < plain.attention.size(); ++layer)
-    EXPECT_TRUE(torch::equal(plain.attention[layer], scaled.attention[layer]));
+  auto expected = plain;
+  if (c.bird_eye && c.diag_free_mask) {
+    auto unmasked_config = c;
+    unmasked_config.diag_free_mask = false;
+    auto unmasked = random_model(unmasked_config, 4);  // other draws, then the masked model's weights
+    test::copy_weights(*model, *unmasked);
+    expected = unmasked->forward(input, capture_all());
+    EXPECT_GT((plain.hidden - scaled.hidden).abs().max().item<double>(), 1e-3);  // not the model as trained
+  }
+  EXPECT_TRUE(torch::equal(expected.hidden, scaled.hidden)) << max_difference(expected.hidden, scaled.hidden);
+  for (size_t layer = 0; layer < expected.attention.size(); ++layer)
+    EXPECT_TRUE(torch::equal(expected.attention[layer], scaled.attention[layer]))
+        << "layer " << layer << ": " << max_difference(expected.attention[layer], scaled.attention[layer]);
 }
 
 TEST_P(EveryFamily, DiagonalMaskZeroesTheDiagonalExceptRowZero) {

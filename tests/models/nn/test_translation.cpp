@@ -2,7 +2,7 @@
 // Hugging Face's own Marian and BART classes (tests/support/hf_translation_fixtures.h): logits, encoder
 // output, every attention, a padded batch and a head-masked forward to 1e-4; the staged forward at every
 // block boundary, gate rows split at any block, the source length check, and the diagonal intervention
-// reaching the decoder's self-attention only, a BET(SF) decoder's masked diagonal included.
+// reaching the decoder's self-attention only, a BET(SF) decoder's masked diagonal included (×1 lifting it).
 #include "models/attention_kind.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
@@ -200,25 +200,42 @@ TEST(TranslationDiagonal, TheInterventionActsOnTheDecodersSelfAttentionOnly) {
   EXPECT_GT((before[2] - after[2]).abs().max().item<double>(), 1e-3);  // the decoder's self-attention
 }
 
-// A BET(SF) decoder masks its own diagonal; diag-sweep's factor (≠ 1) lifts that mask and reaches it.
+// A BET(SF) decoder masks its own diagonal; every diag-sweep factor, 1 included, lifts that mask and
+// reaches it: ×1 is the same weights' forward without the mask, not the model as trained.
 TEST(TranslationDiagonal, AFactorReachesABirdEyeDecodersMaskedDiagonal) {
-  const nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", 20}, {"encoder_layers", 1},
-                               {"decoder_layers", 1}, {"n_heads", 2}, {"d_model", 8}, {"d_ff", 16},
-                               {"max_positions", 32}, {"dropout", 0.0}, {"decoder_bird_eye", true}};
+  nlohmann::json json = {{"model_type", "transformer_mt"}, {"vocab_size", 20}, {"encoder_layers", 1},
+                         {"decoder_layers", 1}, {"n_heads", 2}, {"d_model", 8}, {"d_ff", 16},
+                         {"max_positions", 32}, {"dropout", 0.0}, {"decoder_bird_eye", true}};
   torch::manual_seed(6);
   auto model = create_model(parse_model_config(json, "tiny transformer_mt"));
+  json["decoder_diag_free_mask"] = false;
+  auto unmasked = create_model(parse_model_config(json, "tiny transformer_mt without the mask"));
+  test::copy_weights(model->module(), unmasked->module());
   ModelInput input;
   input.input_ids = torch::randint(0, 20, {1, 7}, torch::kLong);
   input.decoder_input_ids = torch::randint(0, 20, {1, 6}, torch::kLong);
   torch::NoGradGuard no_grad;
-  auto diagonal_after_row_0 = [&](double factor) {
+  auto forward = [&](AttentionModel& which, DiagonalIntervention diagonal) {
     ForwardOptions options;
     options.capture = CaptureMode::Full;
-    options.diagonal = DiagonalIntervention::scale(factor);
-    return model->forward(input, options).attention[1].diagonal(0, -2, -1).narrow(-1, 1, 5);  // decoder self
+    options.diagonal = diagonal;
+    return which.forward(input, options);
   };
-  EXPECT_EQ(diagonal_after_row_0(1.0).abs().max().item<double>(), 0.0);  // as trained: masked
-  const auto halved = diagonal_after_row_0(0.5), doubled = diagonal_after_row_0(2.0);
+  // The decoder's self-attention (block 1) past row 0's diagonal entry: (B, H, 5).
+  auto after_row_0 = [](const ForwardResult& result) {
+    return result.attention[1].diagonal(0, -2, -1).narrow(-1, 1, 5);
+  };
+  const auto trained = forward(*model, DiagonalIntervention::none());
+  EXPECT_EQ(after_row_0(trained).abs().max().item<double>(), 0.0);  // as trained: masked
+  const auto once = forward(*model, DiagonalIntervention::scale(1.0));
+  const auto without_mask = forward(*unmasked, DiagonalIntervention::none());
+  EXPECT_TRUE(torch::equal(once.logits, without_mask.logits)) << test::max_difference(once.logits, without_mask.logits);
+  for (size_t block = 0; block < once.attention.size(); ++block)
+    EXPECT_TRUE(torch::equal(once.attention[block], without_mask.attention[block])) << "block " << block;
+  EXPECT_GT(after_row_0(once).min().item<double>(), 0.0);
+  EXPECT_GT((once.logits - trained.logits).abs().max().item<double>(), 1e-6);  // not the model as trained
+  const auto halved = after_row_0(forward(*model, DiagonalIntervention::scale(0.5)));
+  const auto doubled = after_row_0(forward(*model, DiagonalIntervention::scale(2.0)));
   EXPECT_GT(halved.min().item<double>(), 0.0);
   EXPECT_GT((doubled - halved).abs().max().item<double>(), 1e-4);
 }
