@@ -153,5 +153,24 @@ class WrittenPage(unittest.TestCase):
         return found[0]
 
 
+class PageFromTooFewUnits(unittest.TestCase):
+    """A sweep over fewer units than the bootstrap needs has no p-values (the quick reproduction's case):
+    the page says so and prints — in every significance column instead of failing on the empty cells."""
+
+    def test_no_pvalues_print_dashes(self):
+        out = tempfile.NamedTemporaryFile(suffix=".md", delete=False)
+        out.close()
+        Report(os.path.join(HERE, "fixtures", "results-few-units"), out.name,
+               samples=os.path.join(HERE, "no-samples"), mode="quick", seconds=1).write()
+        with open(out.name, encoding="utf-8") as f:
+            page = f.read()
+        os.unlink(out.name)
+        _, rows = tables_after(page, "### Table 1: each head switched off alone")
+        self.assertEqual(len(rows), 3)
+        for printed in rows:
+            self.assertEqual(printed[5:9], ["—", "—", "—", "—"])
+        self.assertIn("fewer than the 20 independent units the bootstrap needs", page)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -45,6 +45,14 @@ def interval(row):
     return span(row["delta_low"], row["delta_high"])
 
 
+def below_cell(value, alpha):
+    """yes / no for p < alpha; — where no bootstrap ran (too few units)."""
+    try:
+        return "yes" if float(value) < alpha else "no"
+    except (TypeError, ValueError):
+        return "—"
+
+
 def significance_cell(row):
     """yes / no from a delta's significant column; — where no bootstrap ran."""
     flag = row.get("significant", "")
