@@ -8,6 +8,25 @@ from .inputs import read_csv
 from .papers import MICHEL_TABLE5_WMT, MICHEL_TABLE6_BERT
 
 
+def kept_share(report, rows, artefact, theirs, claim):
+    """A translation model's blocks that keep their BLEU with one head (no significant change): the share
+    the paper counts over its layers, every attention kind together."""
+    kept = [r for r in rows if r["significant"] != "1"]
+    by_kind = {}
+    for r in rows:
+        by_kind.setdefault(r["kind"], [0, 0])
+        by_kind[r["kind"]][1] += 1
+        by_kind[r["kind"]][0] += r["significant"] != "1"
+    share = len(kept) / len(rows)
+    verdicts.add(report, "Michel", artefact, theirs,
+                 f"{len(kept)} of {len(rows)} blocks keep their BLEU (" +
+                 ", ".join(f"{k} {n} of {t}" for k, (n, t) in by_kind.items()) + "), `mt_vanilla`",
+                 "reproduced" if share >= 0.5 else "not reproduced",
+                 f"{num(share * 100, 0)} % of the blocks keep their BLEU with one head" +
+                 ("" if share >= 0.5 else ", fewer than half") + "; a 2 + 2-layer model, BLEU on Tatoeba test pairs",
+                 claim=claim)
+
+
 def block(row):
     """A row's block as the page names it: 'layer 2' or 'cross layer 2'."""
     return (f"{row['kind']} " if row.get("kind") else "") + f"layer {row['layer']}"
@@ -52,6 +71,7 @@ def language_model(report):
     if "significance" in comments:  # too few units: nothing tested
         report.add(f"**What we see.** {comments['significance']}; {agreement(rows, own)}.\n")
         return
+    from .michel import HELD_OUT_HALF as HELD_OUT_HALF_CLAIM
     kept = sum(1 for r in rows if r["significant"] != "1")
     smallest = min(rows, key=lambda r: float(r["delta"]))
     changed = ("every layer changes significantly" if kept == 0 else
@@ -67,7 +87,8 @@ def language_model(report):
                  "most layers keep their metric with one held-out head here too" if kept >= len(rows) / 2 else
                  "most layers need more than one head here, however the head is chosen",
                  detectable_effect=None if kept < len(rows) / 2 else
-                 verdicts.detectable(smallest["delta_low"], smallest["delta_high"], unit="perplexity"))
+                 verdicts.detectable(smallest["delta_low"], smallest["delta_high"], unit="perplexity"),
+                 claim=HELD_OUT_HALF_CLAIM)
 
 
 def translation(report):
@@ -96,6 +117,9 @@ def translation(report):
     report.add(f"With the held-out head, {len(self_kept)} of {len(self_blocks)} self-attention blocks keep their BLEU "
                f"(no significant change) — the paper's \"no significant change for 50 % of WMT's layers\" (§3.3) is "
                "this held-out result.\n")
+    from .michel import HELD_OUT_HALF
+    kept_share(report, rows, "Tables 5–6 (translation): the head chosen on held-out pairs",
+               "no significant change for 50 % of WMT's layers (§3.3)", HELD_OUT_HALF)
     verdicts.add(report, "Michel", "Table 5 (translation): the held-out head, which attention loses most",
                  "the last Enc-Dec layer, −18.89 BLEU; the self-attentions −1.96 to +0.03 (as printed; its underlining "
                  "is lost in the translation)",

@@ -60,6 +60,9 @@ def translation(report):
             report.add(f"With the test-best head, {self_blocks.count(False)} of {len(self_blocks)} self-attention "
                        "blocks keep their BLEU (no significant change); " +
                        ", ".join(f"{k} {sum(v)} of {len(v)}" for k, v in per_kind.items()) + " change significantly.\n")
+            from .michel import MOST_LAYERS
+            michel_held_out.kept_share(report, alone, "Tables 2–3 (translation): a block reduced to its best head",
+                                       "one head suffices \"for most layers\" (§3.3)", MOST_LAYERS)
             reproduced = only_cross and worst["kind"] == "cross"
             verdicts.add(report, "Michel", "Table 2 (translation): which attention needs more than one head",
                          "the last Enc-Dec layer loses at least 13.5 BLEU with one head (−13.56 printed), the "
