@@ -249,8 +249,11 @@ def figure3(report):
     report.add("## Bird-Eye Figure 3: perplexity with the attention diagonal scaled\n")
     first, _ = read_csv(report.path(f"figure3_{models[0]}.csv"))
     report.add("`attention-cli diag-sweep`: the dot-product score of each token with itself multiplied by a factor "
-               f"(1 = the model as trained; `mask` = the diagonal removed) at evaluation time, over "
-               f"{report.michel_part()}, with the paired bootstrap {resampled(first)} (Holm-corrected).\n")
+               f"(`mask` = the diagonal removed) at evaluation time, over "
+               f"{report.michel_part()}, with the paired bootstrap {resampled(first)} (Holm-corrected). Δ is against "
+               "the model as trained (the baseline). On a model without a diagonal mask ×1 is that model again; on "
+               "`bet_sf`, trained with the diagonal-free mask, every factor, ×1 included, lifts the mask and scales "
+               "the diagonal, so its ×1 row differs from the baseline.\n")
     for m in models:
         comments, rows = read_csv(report.path(f"figure3_{m}.csv"))
         report.add(f"### `{m}` (baseline perplexity {num(comments.get('baseline'))})\n")
