@@ -267,6 +267,12 @@ QString AttentionHeatmap::cellText(int row, int col) const {
   return QString("%1 → %2: %3").arg(matrix_.row_labels.value(row), matrix_.col_labels.value(col), text);
 }
 
+QString AttentionHeatmap::hoverText(const QPoint& cell) const {
+  // Escaped: tokens such as <s> would otherwise read as markup.
+  return QString("%1<br><small style=\"color: gray\">%2</small>")
+      .arg(cellText(cell.y(), cell.x()).toHtmlEscaped(), kNavigationHint);
+}
+
 QPoint AttentionHeatmap::cellAt(const QPoint& position) const {
   if (matrix_.rows == 0 || !plot_->axisRect()->rect().contains(position)) return {-1, -1};
   double key = 0, value = 0;
@@ -284,13 +290,19 @@ bool AttentionHeatmap::eventFilter(QObject* watched, QEvent* event) {
     const auto* mouse = static_cast<QMouseEvent*>(event);
     const auto cell = cellAt(mouse->position().toPoint());
     if (cell.x() >= 0) {
-      // Escaped: tokens such as <s> would otherwise read as markup.
-      const auto text = QString("%1<br><small style=\"color: gray\">%2</small>")
-                            .arg(cellText(cell.y(), cell.x()).toHtmlEscaped(), kNavigationHint);
-      QToolTip::showText(mouse->globalPosition().toPoint(), text, plot_);
+      QToolTip::showText(mouse->globalPosition().toPoint(), hoverText(cell), plot_);
       Q_EMIT cellHovered(cell.y(), cell.x(), matrix_.at(cell.y(), cell.x()));
     } else {
       QToolTip::hideText();
+    }
+  } else if (event->type() == QEvent::ToolTip) {
+    // The pointer rests: Qt asks for the widget's own tooltip (the navigation hint), which would replace
+    // the weight being read. Over a cell the readout stays; off the cells the hint shows.
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const auto cell = cellAt(help->pos());
+    if (cell.x() >= 0) {
+      QToolTip::showText(help->globalPos(), hoverText(cell), plot_);
+      return true;
     }
   }
   return QWidget::eventFilter(watched, event);

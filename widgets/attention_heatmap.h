@@ -57,6 +57,8 @@ class AttentionHeatmap : public QWidget {
   QString cellText(int row, int col) const;
   // The cell under a widget-local position, or (-1, -1).
   QPoint cellAt(const QPoint& position) const;
+  // The tooltip over a cell: its cellText (escaped) above the navigation hint.
+  QString hoverText(const QPoint& cell) const;
 
   // --- The visible region, in cells: x = key column, y = query row. ---
   static constexpr int kMinVisibleCells = 3;  // zoom in stops here: a cell is then a third of the map

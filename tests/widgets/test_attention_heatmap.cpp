@@ -1,7 +1,7 @@
 // tests/widgets/test_attention_heatmap.cpp — the attention heatmap (widgets/attention_heatmap.h) under
-// QT_QPA_PLATFORM=offscreen: its colour-map data, ticks (thinned for long texts), hover text, the four
-// colour scales, titles wrapped, padded and elided to the map's width, greyed while stale, and a single
-// LAMA row scaled to its largest weight.
+// QT_QPA_PLATFORM=offscreen: its colour-map data, ticks (thinned for long texts), hover text (kept while
+// the pointer rests), the four colour scales, titles wrapped, padded and elided to the map's width, greyed
+// while stale, and a single LAMA row scaled to its largest weight.
 #include "tests/widgets/attention_matrices.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_matrix.h"
@@ -10,7 +10,10 @@
 
 #include <qcustomplot.h>
 
+#include <QApplication>
+#include <QHelpEvent>
 #include <QSignalSpy>
+#include <QToolTip>
 #include <QLabel>
 #include <QTest>
 
@@ -204,6 +207,30 @@ class AttentionHeatmapTests : public QObject {
     const auto centre = QPoint(static_cast<int>(heatmap.plot()->xAxis->coordToPixel(1)),
                                static_cast<int>(heatmap.plot()->yAxis->coordToPixel(2)));
     QCOMPARE(heatmap.cellAt(centre), QPoint(1, 2));  // (column, row)
+  }
+
+  void restingOnACellKeepsItsValue() {
+    // Qt sends a ToolTip event when the pointer rests; the widget's own tooltip (the navigation hint)
+    // used to replace the weight being read after about a second.
+    AttentionHeatmap heatmap;
+    heatmap.resize(500, 500);
+    heatmap.show();
+    heatmap.setMatrix(three_by_three());
+    heatmap.plot()->replot();
+    QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+    const auto centre = QPoint(static_cast<int>(heatmap.plot()->xAxis->coordToPixel(1)),
+                               static_cast<int>(heatmap.plot()->yAxis->coordToPixel(2)));
+    QHelpEvent rest(QEvent::ToolTip, centre, heatmap.plot()->mapToGlobal(centre));
+    QApplication::sendEvent(heatmap.plot(), &rest);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().contains(heatmap.cellText(2, 1).toHtmlEscaped()), qPrintable(QToolTip::text()));
+    // Off the cells (the title's corner) the hint alone.
+    QToolTip::hideText();
+    QHelpEvent off(QEvent::ToolTip, QPoint(2, 2), heatmap.plot()->mapToGlobal(QPoint(2, 2)));
+    QApplication::sendEvent(heatmap.plot(), &off);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY(!QToolTip::text().contains("→"));
+    QToolTip::hideText();
   }
 
   void longTokenListsAreThinned() {
