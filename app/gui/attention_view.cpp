@@ -268,10 +268,19 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
   // A translation re-run for other gates keeps the one before, to show what the change altered.
   QString previous;
   const auto before = captures_.find(model);
-  if (before != captures_.end() && before->second.capture.text == capture.text) {
+  const bool new_text = before == captures_.end() || before->second.capture.text != capture.text;
+  if (!new_text) {
     previous = before->second.gates != gates ? before->second.capture.translation : before->second.previous_translation;
   }
   captures_[model] = {capture, gates, ++next_serial_, previous};
+  // A new text opens on its whole map (another gate setting of the same text keeps the zoom): a pooled
+  // map of as many blocks would otherwise keep the last text's zoom, and a region its tokens.
+  std::vector<AttentionHeatmap*> reopened;
+  if (new_text) {
+    if (model == currentModel()) reopened.push_back(heatmap_);
+    if (model == compareModel()) reopened.push_back(compare_heatmap_);
+    for (auto* map : reopened) (map == heatmap_ ? zoom_ : compare_zoom_)->clear();
+  }
   if (model == currentModel()) {
     // New tokens: the predictions default to the last position. A translation model predicts
     // after each of its decoder's tokens.
@@ -286,6 +295,7 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
     position_box_->setCurrentIndex(same_tokens && previous_position >= 0 ? previous_position : positions.size() - 1);
   }
   refreshHeads();
+  for (auto* map : reopened) map->resetZoom();
 }
 
 void AttentionView::clearCaptures() {

@@ -5,7 +5,7 @@
 // wheel out past the region shows the block means again. On a capture made up here (weights by a
 // formula): compared maps zoom and pan together at full resolution, a pan to the region's edge makes the
 // region around the view, the tokens last made come back at once, a newer zoom supersedes one under
-// way, and a region that cannot be made is a message over the pooled map.
+// way, a region that cannot be made is a message over the pooled map, and a new text opens on its whole map.
 #include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
 #include "app/gui/model_session.h"
@@ -350,6 +350,35 @@ class PooledZoomTests : public QObject {
     QCOMPARE(made.calls->load(), 1);
     view.heatmap()->zoomBy(0.8, QPointF(125, 215));  // a zoom in does
     QTRY_VERIFY_WITH_TIMEOUT(settled(view) && made.calls->load() == 2, kTimeoutMs);
+  }
+
+  // A new text opens on its whole map: zoomed on the blocks of a text as long (as many blocks), or on a
+  // region's tokens, a new text's capture shows every block; another gate setting of the same text keeps
+  // the zoom.
+  void aNewTextOpensOnItsWholeMap() {
+    auto made = made_up_capture(2050);
+    AttentionView view;
+    show_made_up(view, made);
+    view.heatmap()->setVisibleCells(QRect(90, 90, 400, 400));  // blocks, not tokens (too many for a region)
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view), kTimeoutMs);
+    QVERIFY(view.heatmap()->isZoomed());
+    view.setCapture(0, made.capture, HeadGates::allOn({2, 2}));  // the same text, gates set: the zoom stays
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view), kTimeoutMs);
+    QCOMPARE(view.heatmap()->visibleCells(), QRect(90, 90, 400, 400));
+    auto longer = made_up_capture(2052);  // another text of as many blocks (684)
+    view.setCapture(0, longer.capture, {});
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view), kTimeoutMs);
+    QCOMPARE(view.heatmap()->matrix().rows, 684);
+    QVERIFY(!view.heatmap()->isZoomed());
+    view.pooledZoom()->showTokens(QRect(1000, 1000, 100, 100));  // a region of tokens
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view) && view.pooledZoom()->isRegion(), kTimeoutMs);
+    auto other = made_up_capture(2050);
+    other.capture.text = "another text";
+    view.setCapture(0, other.capture, {});
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view), kTimeoutMs);
+    QVERIFY(!view.pooledZoom()->isRegion());
+    QCOMPARE(view.heatmap()->matrix().rows, 684);
+    QVERIFY(!view.heatmap()->isZoomed());
   }
 };
 
