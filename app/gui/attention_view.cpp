@@ -273,6 +273,7 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
     previous = before->second.gates != gates ? before->second.capture.translation : before->second.previous_translation;
   }
   captures_[model] = {capture, gates, ++next_serial_, previous};
+  run_errors_.erase(model);
   // A new text opens on its whole map (another gate setting of the same text keeps the zoom): a pooled
   // map of as many blocks would otherwise keep the last text's zoom, and a region its tokens.
   std::vector<AttentionHeatmap*> reopened;
@@ -301,12 +302,17 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
 void AttentionView::clearCaptures() {
   captures_.clear();
   pending_runs_.clear();
+  run_errors_.clear();
   overview_->clear();
   overview_shows_ = {-1, -1};
 }
 
-void AttentionView::dropCapture(int model) {
-  if (captures_.erase(model) == 0) return;
+void AttentionView::dropCapture(int model, const QString& error) {
+  const bool had_error = run_errors_.count(model) > 0;
+  if (error.isEmpty()) run_errors_.erase(model);
+  else run_errors_[model] = error;
+  const bool erased = captures_.erase(model) > 0;
+  if (!erased && error.isEmpty() && !had_error) return;
   if (overview_shows_.first == model) {
     overview_->clear();
     overview_shows_ = {-1, -1};
@@ -361,7 +367,13 @@ void AttentionView::refreshHeads() {
   refresh();
 }
 
+QString AttentionView::runError(int model) const {
+  const auto found = run_errors_.find(model);
+  return found == run_errors_.end() ? QString() : found->second;
+}
+
 void AttentionView::setRunPending(int model, bool pending) {
+  if (pending) run_errors_.erase(model);  // a new run: its own result or error replaces the last one's
   if (pending ? !pending_runs_.insert(model).second : pending_runs_.erase(model) == 0) return;
   refresh();
 }

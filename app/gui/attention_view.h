@@ -65,8 +65,10 @@ class AttentionView : public QWidget {
   void setCapture(int model, const AttentionCapture& capture, const HeadGates& gates);
   void clearCaptures();
   // Forgets one model's capture (its run failed): its heatmap empties rather than keep an older
-  // sentence's map up as if it were this one's.
-  void dropCapture(int model);
+  // sentence's map up as if it were this one's, and says `error` (why) where the map was, naming the
+  // model, until the model's next run starts or a capture comes.
+  void dropCapture(int model, const QString& error = {});
+  QString runError(int model) const;  // "" when the model's last run did not fail
   // A run for `model` is queued or under way (true) or over (false): its heatmap greys with a note.
   void setRunPending(int model, bool pending);
   // Whether `model` has a capture of this sentence with these gates.
@@ -119,6 +121,7 @@ class AttentionView : public QWidget {
   std::vector<ModelSummary> models_;
   std::map<int, Shown> captures_;
   std::set<int> pending_runs_;  // models with a run queued or under way
+  std::map<int, QString> run_errors_;  // why a model's last run failed, said over its empty map
   struct LayerFetch {
     bool running = false;
     std::pair<int, int> failed{-1, -1};  // (serial, layer) that could not be made, and why

@@ -22,6 +22,13 @@ void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
   if (found == captures_.end() || model >= static_cast<int>(models_.size())) {
     zoom->clear();
     heatmap->setMatrix({});
+    // Why the map is empty, where the eye is: the run's error (each compared model its own), else how
+    // to fill it.
+    const auto error = run_errors_.find(model);
+    if (model >= 0 && model < static_cast<int>(models_.size()))
+      heatmap->setPlaceholder(error != run_errors_.end()
+                                  ? QString("%1 could not run this text:\n%2").arg(models_[model].name, error->second)
+                                  : QString("Type a sentence and press Enter"));
     return;
   }
   const auto& capture = found->second.capture;

@@ -4,6 +4,7 @@
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/error_line.h"
+#include "widgets/elided_label.h"
 #include "widgets/attention_overview.h"
 #include "widgets/head_toggle_grid.h"
 
@@ -88,18 +89,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   heads_dock_->setWidget(dock_body);
   addDockWidget(Qt::LeftDockWidgetArea, heads_dock_);
 
-  status_label_ = new QLabel;
-  // No stretch: a stretched permanent label left no room for messages ("Session saved to …" was not seen).
+  status_label_ = new ElidedLabel;
+  // No stretch: a stretched permanent label left no room for messages ("Session saved to …" was not seen);
+  // elided, so that with many models it gives way to the error line.
   statusBar()->addPermanentWidget(status_label_);
   buildMenus();
 
   connect(view_, &AttentionView::runRequested, this, &MainWindow::runSentence);
   connect(view_, &AttentionView::modelsChosen, this, [this] {
-    // The failed model is no longer shown (compare off, another model chosen): its error goes too.
-    if (failed_run_.model >= 0 && failed_run_.model != view_->currentModel() &&
-        failed_run_.model != view_->compareModel()) {
-      clearError();
-      failed_run_ = {};
+    // A failed model no longer shown (compare off, another model chosen): its error goes too.
+    for (auto failed = failed_runs_.begin(); failed != failed_runs_.end();) {
+      const int model = failed->first;
+      if (model == view_->currentModel() || model == view_->compareModel()) {
+        ++failed;
+        continue;
+      }
+      if (model < static_cast<int>(models_.size())) clearErrorOf("Running " + models_[model].name);
+      failed = failed_runs_.erase(failed);
     }
     showHeadsOf(view_->currentModel());  // the panel follows the Attention tab's model
     analyses_->refreshTargets();
@@ -196,11 +202,13 @@ void MainWindow::placeErrorLine() {
   if (corner == (tabs_->cornerWidget(Qt::TopRightCorner) == error_line_)) return;
   if (corner) {
     statusBar()->removeWidget(error_line_);
+    error_line_->setMinimumWidth(0);
     error_line_->setMaximumWidth(ErrorLine::kCornerWidth);
     tabs_->setCornerWidget(error_line_, Qt::TopRightCorner);
   } else {
     tabs_->setCornerWidget(nullptr, Qt::TopRightCorner);
-    error_line_->setMaximumWidth(QWIDGETSIZE_MAX);  // the status bar's free width, left of the models
+    error_line_->setMaximumWidth(QWIDGETSIZE_MAX);  // the status bar's free width, left of the models…
+    error_line_->setMinimumWidth(ErrorLine::kLeastRoom);  // …and never less than can be read: they give way
     statusBar()->insertPermanentWidget(0, error_line_, 1);
   }
   error_line_->setVisible(!error_line_->text().isEmpty());
@@ -255,8 +263,8 @@ void MainWindow::onJobFinished() {
     showError(result.error, job_label_);
     if (job_run_model_ >= 0) view_->setRunPending(job_run_model_, false);
     if (job_run_model_ >= 0 && job_run_model_ < static_cast<int>(models_.size())) {
-      failed_run_ = {job_run_model_, view_->sentence(), gates_[job_run_model_]};
-      view_->dropCapture(job_run_model_);
+      failed_runs_[job_run_model_] = {view_->sentence(), gates_[job_run_model_]};
+      view_->dropCapture(job_run_model_, result.error);
     }
   } else if (result.apply) {
     clearErrorOf(job_label_);
@@ -316,7 +324,8 @@ void MainWindow::requestRuns() {
   for (int model : {view_->currentModel(), view_->compareModel()})
     if (model >= 0 && model < static_cast<int>(models_.size()) && !view_->sentence().trimmed().isEmpty() &&
         !view_->hasCapture(model, view_->sentence(), gates_[model]) &&
-        !(failed_run_.model == model && failed_run_.sentence == view_->sentence() && failed_run_.gates == gates_[model]))
+        !(failed_runs_.count(model) && failed_runs_.at(model).sentence == view_->sentence() &&
+          failed_runs_.at(model).gates == gates_[model]))
       queueRun(model);
 }
 
@@ -422,16 +431,21 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::updateStatus() {
   // Short on the bar (several models must fit), in full in the tooltip.
   QStringList short_parts{session_->deviceDescription()}, full_parts{session_->deviceDescription()};
+  // Up to three models with their family and size; more by name only, so that the line stays short.
+  const bool names_only = models_.size() > 3;
+  if (names_only) short_parts << QString("%1 models").arg(models_.size());
   for (const auto& s : models_) {
-    short_parts << QString("%1 (%2, %3M)").arg(s.name, s.architecture).arg(s.parameters / 1e6, 0, 'f', 2);
+    short_parts << (names_only ? s.name
+                               : QString("%1 (%2, %3M)").arg(s.name, s.architecture).arg(s.parameters / 1e6, 0, 'f', 2));
     full_parts << QString("%1: %2, %3 layers, %4M parameters (%5), %6")
                       .arg(s.name, s.architecture)
                       .arg(s.layers)
                       .arg(s.parameters / 1e6, 0, 'f', 2)
                       .arg(s.dtype, s.dir);
   }
-  status_label_->setText(short_parts.join("   |   "));
-  status_label_->setToolTip(full_parts.join("\n"));
+  status_label_->setText(names_only ? short_parts.mid(0, 2).join("   |   ") + ": " + short_parts.mid(2).join(", ")
+                                    : short_parts.join("   |   "));
+  status_label_->setDetail(full_parts.join("\n"));
 }
 
 }  // namespace aw

@@ -28,6 +28,7 @@ namespace aw {
 
 class AnalysisTabs;
 class AttentionView;
+class ElidedLabel;
 class ErrorLine;
 class HeadToggleGrid;
 
@@ -150,14 +151,14 @@ class MainWindow : public QMainWindow {
   int job_run_model_ = -1;   // the running job's model when it is a sentence run
   QString job_label_;        // the running job's label: the source of its error
   QString error_source_;     // the job whose failure the error line shows; "" for none
-  // A model whose run failed, with the sentence and gates that failed: not run again for the same
-  // input, and its error line cleared once the model is no longer shown.
+  // Each model whose run failed, with the sentence and gates that failed: not run again for the same
+  // input (one failing model must not make another run again and again), and its error line cleared
+  // once the model is no longer shown.
   struct FailedRun {
-    int model = -1;
     QString sentence;
     HeadGates gates;
   };
-  FailedRun failed_run_;
+  std::map<int, FailedRun> failed_runs_;
 
   QTabWidget* tabs_;
   AttentionView* view_;
@@ -168,7 +169,7 @@ class MainWindow : public QMainWindow {
   QComboBox* heads_model_box_;
   int heads_model_ = -1;  // the model the heads panel shows
   ErrorLine* error_line_;
-  QLabel* status_label_;
+  ElidedLabel* status_label_;  // the device and the models, elided where the bar is short
   QMenu* recent_menu_;
   QString session_path_;  // the session file opened or saved last; "" for none
   QTimer* autosave_timer_ = nullptr;

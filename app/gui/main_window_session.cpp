@@ -69,7 +69,7 @@ void MainWindow::openSession(const QString& path) {
   watcher_.waitForFinished();  // …and a load must not land in the session after it is cleared
   session_->clear();
   models_.clear();
-  failed_run_ = {};
+  failed_runs_.clear();
   gates_.clear();
   scores_.clear();
   view_->clearCaptures();
