@@ -1,5 +1,6 @@
 // widgets/analysis_panel.cpp — see analysis_panel.h.
 #include "widgets/analysis_panel.h"
+#include "widgets/run_progress_bar.h"
 
 #include "widgets/result_plot.h"
 #include "table/csv_format.h"
@@ -24,14 +25,6 @@
 #include <QVBoxLayout>
 
 namespace aw {
-namespace {
-
-QString duration_text(double seconds) {
-  if (seconds < 60) return QString("%1 s").arg(seconds, 0, 'f', seconds < 10 ? 1 : 0);
-  return QString("%1 min %2 s").arg(static_cast<int>(seconds) / 60).arg(static_cast<int>(seconds) % 60);
-}
-
-}  // namespace
 
 AnalysisPanel::AnalysisPanel(const QString& description, QWidget* parent)
     : QWidget(parent), settings_(new QFormLayout), table_model_(new ResultTableModel(this)), plot_(new ResultPlot) {

@@ -9,6 +9,7 @@
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
 #include "widgets/heatmap_find_bar.h"
+#include "widgets/run_progress_bar.h"
 #include "widgets/selection_copy.h"
 
 #include <QCheckBox>
@@ -75,6 +76,8 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 
   sentence_bar_ = new SentenceBar;
   layout->addWidget(sentence_bar_);
+  run_bar_ = new RunProgressBar;  // shown while a run lasts (main_window.cpp reports to it)
+  layout->addWidget(run_bar_);
   translation_label_ = new QLabel;
   translation_label_->setTextFormat(Qt::RichText);
   translation_label_->setWordWrap(true);
@@ -418,71 +421,6 @@ void AttentionView::refresh() {
   refreshMatrices();
   refreshTranslation();
   refreshPredictions();
-}
-
-void AttentionView::refreshTranslation() {
-  const auto found = captures_.find(currentModel());
-  if (found == captures_.end() || !found->second.capture.isTranslation()) {
-    translation_label_->hide();
-    return;
-  }
-  const auto& shown = found->second;
-  QString html = shown.capture.forced_target.isEmpty()
-                     ? QString("<b>Translation</b> (beam %1): ").arg(shown.capture.beam)
-                     : QString("<b>Given target</b> (teacher-forced, log-probability %1): ")
-                           .arg(shown.capture.target_log_probability, 0, 'f', 2);
-  const auto& before = shown.previous_translation;
-  if (before.isNull() || before == shown.capture.translation) {
-    html += shown.capture.translation.toHtmlEscaped();
-    if (!before.isNull()) html += " <span style='color:#666'>(unchanged by the last head change)</span>";
-  } else {
-    html += marked_changes(before, shown.capture.translation) +
-            "<br><span style='color:#666'>before the last head change: " + before.toHtmlEscaped() + "</span>";
-  }
-  translation_label_->setText(html);
-  translation_label_->show();
-}
-
-void AttentionView::refreshPredictions() {
-  predictions_->setRowCount(0);
-  const auto found = captures_.find(currentModel());
-  if (found == captures_.end()) {
-    // No run to show (none yet, or it failed): no tokens to choose either, not the last run's.
-    predictions_title_->clear();
-    const QSignalBlocker block(position_box_);
-    position_box_->clear();
-    position_box_->setEnabled(false);
-    return;
-  }
-  const auto& capture = found->second.capture;
-  std::vector<Prediction> shown;
-  if (capture.classifier) {
-    position_box_->setEnabled(false);
-    predictions_title_->setText("Class probabilities for the whole text");
-    shown = capture.predictionsAt(0);
-  } else {
-    position_box_->setEnabled(true);
-    const int position = std::clamp(position_box_->currentIndex(), 0, capture.predictionCount() - 1);
-    const auto& tokens = capture.isTranslation() ? capture.target_tokens : capture.tokens;
-    if (position >= 0) {
-      predictions_title_->setText(QString("Next %1token after “%2” (position %3)")
-                                      .arg(capture.isTranslation() ? "target " : "")
-                                      .arg(tokens.value(position))
-                                      .arg(position + 1));
-      try {  // a language model's are computed here, when first shown
-        shown = capture.predictionsAt(position);
-      } catch (const std::exception& error) {
-        predictions_title_->setText(QString("No predictions: %1").arg(QString::fromUtf8(error.what())));
-      }
-    }
-  }
-  predictions_->setRowCount(static_cast<int>(shown.size()));
-  for (int i = 0; i < static_cast<int>(shown.size()); ++i) {
-    predictions_->setItem(i, 0, new QTableWidgetItem(shown[i].label));
-    auto* probability = new QTableWidgetItem(QString::number(shown[i].probability, 'f', 4));
-    probability->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    predictions_->setItem(i, 1, probability);
-  }
 }
 
 void AttentionView::keyPressEvent(QKeyEvent* event) {

@@ -27,6 +27,7 @@ namespace aw {
 
 class AttentionHeatmap;
 class AttentionOverview;
+class RunProgressBar;
 class SentenceBar;
 class HeatmapFindBar;
 class PooledZoom;
@@ -64,11 +65,13 @@ class AttentionView : public QWidget {
   // A model's capture (run on sentence() with `gates`), shown when it is the current or compared model.
   void setCapture(int model, const AttentionCapture& capture, const HeadGates& gates);
   void clearCaptures();
-  // Forgets one model's capture (its run failed): its heatmap empties rather than keep an older
-  // sentence's map up as if it were this one's, and says `error` (why) where the map was, naming the
-  // model, until the model's next run starts or a capture comes.
-  void dropCapture(int model, const QString& error = {});
-  QString runError(int model) const;  // "" when the model's last run did not fail
+  // Forgets one model's capture (its run failed or was cancelled): its heatmap empties rather than keep
+  // an older sentence's map up as if it were this one's, and says `reason` where the map was (naming the
+  // model: compared maps each say their own) until the model's next run starts or a capture comes.
+  void dropCapture(int model, const QString& reason = {});
+  QString runError(int model) const;  // the reason said over the model's map; "" when none
+  // The line over the maps while a sentence run lasts: progress in layers and Cancel (run_progress_bar.h).
+  RunProgressBar* runBar() const { return run_bar_; }
   // A run for `model` is queued or under way (true) or over (false): its heatmap greys with a note.
   void setRunPending(int model, bool pending);
   // Whether `model` has a capture of this sentence with these gates.
@@ -121,7 +124,7 @@ class AttentionView : public QWidget {
   std::vector<ModelSummary> models_;
   std::map<int, Shown> captures_;
   std::set<int> pending_runs_;  // models with a run queued or under way
-  std::map<int, QString> run_errors_;  // why a model's last run failed, said over its empty map
+  std::map<int, QString> run_errors_;  // why a model has no map (its run failed or was cancelled)
   struct LayerFetch {
     bool running = false;
     std::pair<int, int> failed{-1, -1};  // (serial, layer) that could not be made, and why
@@ -140,6 +143,7 @@ class AttentionView : public QWidget {
   HeatmapFindBar* find_bar_;
   bool following_ = false;  // one map is moving the other to its region
   SentenceBar* sentence_bar_;
+  RunProgressBar* run_bar_;
   AttentionHeatmap* heatmap_;
   AttentionHeatmap* compare_heatmap_;
   PooledZoom* zoom_;

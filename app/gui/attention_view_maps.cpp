@@ -26,9 +26,7 @@ void AttentionView::showMatrix(AttentionHeatmap* heatmap, int model) {
     // to fill it.
     const auto error = run_errors_.find(model);
     if (model >= 0 && model < static_cast<int>(models_.size()))
-      heatmap->setPlaceholder(error != run_errors_.end()
-                                  ? QString("%1 could not run this text:\n%2").arg(models_[model].name, error->second)
-                                  : QString("Type a sentence and press Enter"));
+      heatmap->setPlaceholder(error != run_errors_.end() ? error->second : QString("Type a sentence and press Enter"));
     return;
   }
   const auto& capture = found->second.capture;

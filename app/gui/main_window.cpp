@@ -4,15 +4,17 @@
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/error_line.h"
-#include "widgets/elided_label.h"
 #include "widgets/attention_overview.h"
+#include "widgets/elided_label.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/run_progress_bar.h"
 
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -96,6 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   buildMenus();
 
   connect(view_, &AttentionView::runRequested, this, &MainWindow::runSentence);
+  connect(view_->runBar(), &RunProgressBar::cancelRequested, this, &MainWindow::cancelSentenceRun);
   connect(view_, &AttentionView::modelsChosen, this, [this] {
     // A failed model no longer shown (compare off, another model chosen): its error goes too.
     for (auto failed = failed_runs_.begin(); failed != failed_runs_.end();) {
@@ -256,6 +259,10 @@ void MainWindow::startNextJob() {
 void MainWindow::onJobFinished() {
   const auto result = watcher_.result();
   job_active_ = false;
+  if (job_run_model_ >= 0) {  // a sentence run is over: its progress line goes
+    view_->runBar()->finish();
+    run_cancel_.reset();
+  }
   statusBar()->clearMessage();
   if (job_generation_ != generation_) {
     // From before a session was replaced: nothing to apply.
@@ -264,7 +271,7 @@ void MainWindow::onJobFinished() {
     if (job_run_model_ >= 0) view_->setRunPending(job_run_model_, false);
     if (job_run_model_ >= 0 && job_run_model_ < static_cast<int>(models_.size())) {
       failed_runs_[job_run_model_] = {view_->sentence(), gates_[job_run_model_]};
-      view_->dropCapture(job_run_model_, result.error);
+      view_->dropCapture(job_run_model_, models_[job_run_model_].name + " could not run this text:\n" + result.error);
     }
   } else if (result.apply) {
     clearErrorOf(job_label_);
@@ -305,54 +312,6 @@ void MainWindow::onModelAdded(const ModelSummary& summary, const HeadGates& gate
   analyses_->setModels(models_);
   showHeadsOf(view_->currentModel());
   updateStatus();
-}
-
-void MainWindow::runSentence(const QString& sentence) {
-  if (view_->sentence() != sentence) view_->setSentence(sentence);
-  if (models_.empty() && !isBusy()) {
-    showError("No model loaded: File → Open checkpoint folder…");
-    return;
-  }
-  if (sentence.trimmed().isEmpty()) {  // nothing to run: say so rather than keep the old map silently
-    showError("The sentence is empty: type one and press Enter");
-    return;
-  }
-  requestRuns();
-}
-
-void MainWindow::requestRuns() {
-  for (int model : {view_->currentModel(), view_->compareModel()})
-    if (model >= 0 && model < static_cast<int>(models_.size()) && !view_->sentence().trimmed().isEmpty() &&
-        !view_->hasCapture(model, view_->sentence(), gates_[model]) &&
-        !(failed_runs_.count(model) && failed_runs_.at(model).sentence == view_->sentence() &&
-          failed_runs_.at(model).gates == gates_[model]))
-      queueRun(model);
-}
-
-void MainWindow::queueRun(int model) {
-  // A queued run reads the newest sentence and gates when it starts, so one per model is enough.
-  for (const auto& job : queued_)
-    if (job.run_model == model) return;
-  auto* session = session_.get();
-  view_->setRunPending(model, true);  // cleared when the run's result (or error) is applied
-  enqueue({"Running " + models_[model].name, [this, session, model]() -> Job {
-             const auto sentence = view_->sentence();
-             const auto target = models_[model].translation ? view_->target() : QString();  // "": translate
-             const auto gates = gates_[model];
-             const int layer = view_->layer();  // the one layer whose floats the capture holds
-             return [this, session, model, sentence, target, gates, layer]() -> JobResult {
-               auto capture = session->attend(model, sentence, gates, layer, target);
-               return {{}, [this, model, gates, capture = std::move(capture)] {
-                         // The new capture first: shown while still pending, the old one would start
-                         // making a layer that the new one replaces.
-                         view_->setCapture(model, capture, gates);
-                         view_->setRunPending(model, false);
-                         analyses_->refreshTargets();  // the top-tokens tab's model A may be this one
-                         requestRuns();  // the sentence or gates may have changed meanwhile
-                       }};
-             };
-           },
-           model});
 }
 
 void MainWindow::onGatesChanged(const HeadGates& gates) {

@@ -10,6 +10,7 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -52,6 +53,8 @@ class MainWindow : public QMainWindow {
   // File → Save session…: saves, names the file in the title and says so in the status bar.
   bool saveSessionAs(const QString& path);
   void runSentence(const QString& sentence);
+  // The Attention tab's Cancel: the running sentence run stops at its next layer, queued ones go.
+  void cancelSentenceRun();
 
   // Where the session is kept between runs (reopened on start).
   static QString lastSessionPath();
@@ -119,8 +122,10 @@ class MainWindow : public QMainWindow {
   void enqueue(QueuedJob job);
   void startNextJob();
   void onJobFinished();
-  void requestRuns();
+  void requestRuns();  // main_window_runs.cpp
   void queueRun(int model);
+  // A run stopped by Cancel: its map says so, and the same text and gates wait for Enter.
+  void showCancelled(int model, const QString& sentence, const HeadGates& gates);
   void onModelAdded(const ModelSummary& summary, const HeadGates& gates);
   void onGatesChanged(const HeadGates& gates);
   void showHeadsOf(int model);
@@ -157,8 +162,10 @@ class MainWindow : public QMainWindow {
   struct FailedRun {
     QString sentence;
     HeadGates gates;
+    bool cancelled = false;  // stopped by Cancel: Enter runs it again
   };
   std::map<int, FailedRun> failed_runs_;
+  std::shared_ptr<std::atomic<bool>> run_cancel_;  // the running sentence run's stop flag
 
   QTabWidget* tabs_;
   AttentionView* view_;

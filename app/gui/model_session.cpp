@@ -1,9 +1,9 @@
 // app/gui/model_session.cpp — see model_session.h.
 #include "app/gui/model_session.h"
+#include "app/gui/session_tensors.h"
 
 #include "analysis/core/gate_settings.h"
 #include "analysis/core/head_gates.h"
-#include "analysis/capture/attention_file_reader.h"
 #include "analysis/capture/attention_thumbnail.h"
 #include "analysis/capture/pooled_attention.h"
 #include "analysis/core/attention_blocks.h"
@@ -19,14 +19,15 @@
 
 #include <torch/torch.h>
 
-#include <QFileInfo>
-
 #include <algorithm>
 #include <map>
 #include <mutex>
 
 namespace aw {
 namespace {
+
+using session::guarded;
+using session::weight_block;
 
 // A predicted token's text. Hugging Face models often have more embedding rows than tokens (padded
 // to a multiple of 64 or 128): a row past the tokenizer gets a name, not an error.
@@ -38,19 +39,6 @@ QString prediction_label(const Tokenizer& tokenizer, int64_t id) {
 constexpr int64_t kTopPredictions = 5;
 
 using ModelRef = std::shared_ptr<const LoadedModel>;
-
-// LibTorch errors (CUDA out of memory, …) come with a C++ backtrace: keep the first line for people.
-template <typename Function>
-auto guarded(Function&& function) -> decltype(function()) {
-  try {
-    return function();
-  } catch (const Error&) {
-    throw;
-  } catch (const c10::Error& error) {
-    const std::string message = error.what_without_backtrace();
-    throw Error(message.substr(0, message.find('\n')));
-  }
-}
 
 ModelSummary summarise(const LoadedModel& loaded) {
   ModelSummary summary;
@@ -100,15 +88,6 @@ std::vector<std::vector<Prediction>> top_predictions(const torch::Tensor& probab
   return rows;
 }
 
-// A block of weights (H, rows, cols), float on the CPU, as plain floats: the tensor's own, kept
-// alive by the block (a copy cost a 48-MB allocation per layer at 1,024 tokens, page faults and all).
-WeightBlock weight_block(const torch::Tensor& block) {
-  auto values = block.contiguous();
-  const float* data = values.data_ptr<float>();
-  return {static_cast<int>(values.size(0)), static_cast<int>(values.size(1)), static_cast<int>(values.size(2)),
-          std::shared_ptr<const float>(data, [owner = std::move(values)](const float*) mutable { owner.reset(); })};
-}
-
 // The block downsampled to at most kThumbnailSide per side, each cell the mean of what it covers.
 WeightBlock thumbnail_block(const torch::Tensor& block) {  // (H, rows, cols)
   static_assert(AttentionCapture::kThumbnailSide == kThumbnailSide, "the view's thumbnails are the export's");
@@ -146,6 +125,13 @@ std::function<std::vector<Prediction>(int)> position_predictions(ModelRef loaded
 
 }  // namespace
 
+WeightBlock session::weight_block(const torch::Tensor& block) {
+  auto values = block.contiguous();
+  const float* data = values.data_ptr<float>();
+  return {static_cast<int>(values.size(0)), static_cast<int>(values.size(1)), static_cast<int>(values.size(2)),
+          std::shared_ptr<const float>(data, [owner = std::move(values)](const float*) mutable { owner.reset(); })};
+}
+
 // The last capture of one model, which its next re-run builds on (analysis/capture/staged_capture.h): per
 // layer its thumbnail and its block, whose floats are there for the layers that capture held.
 struct KeptRun {
@@ -173,7 +159,7 @@ struct ModelSession::Impl {
   }
   // `shown_layer` −1 holds every layer's block.
   AttentionCapture capture(const ModelRef& loaded, KeptRun& kept, const Encoding& encoding, const QString& text,
-                           const HeadGates& gates, int shown_layer) const;
+                           const HeadGates& gates, int shown_layer, const RunProgress& progress = {}) const;
   AttentionCapture translate(const LoadedModel& loaded, const QString& text, const HeadGates& gates,
                              const QString& target) const;
 };
@@ -216,7 +202,7 @@ ModelSummary ModelSession::summary(int index) const { return summarise(*impl_->m
 QString ModelSession::deviceDescription() const { return QString::fromStdString(describe_device(impl_->device)); }
 
 AttentionCapture ModelSession::attend(int index, const QString& text, const HeadGates& gates, int shown_layer,
-                                      const QString& target) const {
+                                      const QString& target, const RunProgress& progress) const {
   const auto loaded = impl_->model(index);
   use_configured_threads();  // on this worker: OpenMP holds the count per thread
   if (loaded->config.is_translation()) return impl_->translate(*loaded, text, gates, target);
@@ -226,8 +212,16 @@ AttentionCapture ModelSession::attend(int index, const QString& text, const Head
     throw Error("the sentence has " + std::to_string(encoding.ids.size()) + " tokens but " + loaded->name +
                 " allows " + std::to_string(loaded->config.max_positions));
   const int layers = static_cast<int>(loaded->config.n_blocks);
-  return impl_->capture(loaded, *impl_->kept_run(index), encoding, text, gates,
-                        std::clamp(shown_layer, 0, std::max(0, layers - 1)));
+  const auto kept = impl_->kept_run(index);
+  try {
+    return impl_->capture(loaded, *kept, encoding, text, gates, std::clamp(shown_layer, 0, std::max(0, layers - 1)),
+                          progress);
+  } catch (const RunCancelled&) {
+    // Stopped between two layers: the staged states are part old, part new. The next run starts afresh.
+    std::lock_guard<std::mutex> lock(kept->mutex);
+    kept->staged.reset();
+    throw;
+  }
 }
 
 AttentionCapture ModelSession::attendDocument(int index, const QString& text, const HeadGates& gates) const {
@@ -271,7 +265,8 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
 }
 
 AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& kept, const Encoding& encoding,
-                                             const QString& text, const HeadGates& gates, int shown_layer) const {
+                                             const QString& text, const HeadGates& gates, int shown_layer,
+                                             const RunProgress& progress) const {
   return guarded([&] {
     c10::InferenceMode inference;  // the conversion below reads the captured tensors
     std::lock_guard<std::mutex> lock(kept.mutex);
@@ -298,14 +293,20 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
       kept.thumbnails[static_cast<size_t>(layer)] = thumbnail;
       kept.layers[static_cast<size_t>(layer)] = held(layer) ? block : WeightBlock{block.heads, block.rows, block.cols, nullptr};
     };
+    // Layers done, a long text's by its row tiles; a false answer stops the run there.
+    const auto report = [&](int64_t layer, double part) {
+      if (progress && !progress(static_cast<double>(layer) + part, static_cast<int>(layers))) throw RunCancelled();
+    };
     const auto run = pool > 0 ? kept.staged->run(encoding, head_gates, {},
                                                  [&](int64_t layer, int64_t first_row, const torch::Tensor& tile) {
                                                    if (const auto made = pooler.add(first_row, tile))
                                                      keep(layer, weight_block(made->map), weight_block(made->thumbnail));
+                                                   report(layer, static_cast<double>(first_row + tile.size(-2)) / length);
                                                  })
                               : kept.staged->run(encoding, head_gates, [&](int64_t layer, const torch::Tensor& attention) {
                                   const auto block = attention.select(0, 0).to(torch::kCPU, torch::kFloat32);  // (H, rows, n)
                                   keep(layer, weight_block(block), thumbnail_block(block));
+                                  report(layer, 1.0);
                                 });
     // The layers below the first one run are unchanged: a block held there stays (the same floats);
     // one to hold that the last capture let go of is made again.
@@ -375,42 +376,6 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
       capture.predict_position(capture.length() - 1);
     }
     return capture;
-  });
-}
-
-SavedAttention ModelSession::openAttentionFile(const QString& path) {
-  return guarded([&] {
-    const auto contents = read_attention_file(path.toStdString());
-    SavedAttention saved;
-    saved.model = QString::fromStdString(contents.model);
-    saved.heads = QString::fromStdString(contents.heads);
-    for (const auto& token : contents.tokens) saved.capture.tokens << QString::fromStdString(token);
-    for (size_t index = 0; index < contents.layers.size(); ++index) {
-      saved.capture.layers.push_back(weight_block(contents.layers[index].to(torch::kFloat32)));  // F16: a copy
-      saved.capture.thumbnails.push_back(weight_block(contents.thumbnails[index]));
-    }
-    saved.capture.layer_numbers = contents.layer_numbers;
-    for (const auto& label : contents.row_labels) saved.capture.row_labels << QString::fromStdString(label);
-    for (const auto& label : contents.col_labels) saved.capture.column_labels << QString::fromStdString(label);
-    saved.capture.text = saved.capture.tokens.join(' ');
-    for (const auto& token : contents.target_tokens) saved.capture.target_tokens << QString::fromStdString(token);
-    saved.capture.translation = QString::fromStdString(contents.translation);
-    const bool translation = !contents.target_tokens.empty();
-    if (translation) saved.capture.layer_kinds = contents.kinds;
-    auto& summary = saved.summary;
-    summary.name = QFileInfo(path).fileName();
-    summary.dir = QFileInfo(path).absoluteFilePath();
-    summary.architecture = "saved attention";
-    summary.layers = saved.capture.layerCount();
-    for (const auto& block : saved.capture.layers) summary.heads_per_block.push_back(block.heads);
-    summary.translation = translation;
-    for (size_t index = 0; index < contents.layer_numbers.size(); ++index) {
-      auto kind = translation ? QString::fromStdString(to_string(contents.kinds[index])) : QString("layer");
-      if (translation) kind[0] = kind[0].toUpper();  // "Cross 2", as for a loaded translation model
-      summary.layer_names << QString("%1 %2").arg(kind).arg(contents.layer_numbers[index]);
-    }
-    summary.max_positions = saved.capture.length();
-    return saved;
   });
 }
 

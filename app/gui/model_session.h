@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <optional>
 #include <vector>
 
@@ -136,6 +137,14 @@ struct AttentionCapture {
   int predictionCount() const;
 };
 
+// A sentence run's progress: layers done (a fraction while a long text's layer is made in row tiles) of
+// the model's layers; returning false stops the run between two layers or tiles, which then throws
+// RunCancelled.
+using RunProgress = std::function<bool(double layers_done, int layers)>;
+struct RunCancelled : std::runtime_error {
+  RunCancelled() : std::runtime_error("cancelled") {}
+};
+
 // An analysis' progress: (done, total) of the current phase, named; returning false cancels.
 using AnalysisProgress = std::function<bool(qint64 done, qint64 total, const QString& phase)>;
 
@@ -202,8 +211,9 @@ class ModelSession {
   // The capture holds `shown_layer`'s floats (clamped to the model's layers); the others are made
   // again when asked (AttentionCapture::layer).
   // A translation model given a non-empty `target` reads it teacher-forced instead of translating.
+  // `progress` hears of each layer made (not for a translation model, whose texts are short).
   AttentionCapture attend(int index, const QString& text, const HeadGates& gates = {}, int shown_layer = 0,
-                          const QString& target = {}) const;
+                          const QString& target = {}, const RunProgress& progress = {}) const;
   // The same for a classifier's document, holding every layer: a text longer than the model's
   // positions is cut as the analyses cut it (first words, final token kept), so the view shows what
   // they measured.

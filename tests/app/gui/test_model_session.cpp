@@ -1,9 +1,10 @@
 // tests/app/gui/test_model_session.cpp — the window's models (app/gui/model_session.h): a BF16 session,
-// re-runs from a toggled head's layer equal to a fresh full run, and thumbnails of long texts as block
-// means of the weights.
+// re-runs from a toggled head's layer equal to a fresh full run, a run's progress and its cancel (the
+// runs after it equal a fresh session's), and thumbnails of long texts as block means of the weights.
 #include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
 #include "app/gui/model_session.h"
+#include "models/memory_budget.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
@@ -108,6 +109,39 @@ class ModelSessionTests : public QObject {
     for (int layer = 0; layer < document.layerCount(); ++layer) QVERIFY(document.holdsLayer(layer));
   }
 
+  // A run reports each layer made (4 for vanilla_lm, in order, the last one its total); a report answered
+  // false stops it with RunCancelled, and the runs after a stopped one equal a fresh session's.
+  void aRunReportsItsLayersAndStopsWhenCancelled() {
+    const QString sentence = "the film was good and the music was better";
+    ModelSession session;
+    session.load(kSampleData + "/vanilla_lm");
+    const auto heads = session.summary(0).heads_per_block;
+    std::vector<std::pair<double, int>> reports;
+    const auto all_on = session.attend(0, sentence, {}, 0, {}, [&](double done, int layers) {
+      reports.emplace_back(done, layers);
+      return true;
+    });
+    QVERIFY(reports == (std::vector<std::pair<double, int>>{{1, 4}, {2, 4}, {3, 4}, {4, 4}}));
+    auto first_off = HeadGates::allOn(heads);
+    first_off.on[0][1] = false;
+    int stopped_at = 0;
+    QVERIFY_THROWS_EXCEPTION(RunCancelled, session.attend(0, sentence, first_off, 0, {}, [&](double done, int) {
+      stopped_at = static_cast<int>(done);
+      return done < 2;  // layers 1 and 2 made with the new gate, 3 and 4 still the last run's
+    }));
+    QCOMPARE(stopped_at, 2);
+    auto both_off = first_off;
+    both_off.on[3][0] = false;
+    const auto after = session.attend(0, sentence, both_off);
+    ModelSession fresh;
+    fresh.load(kSampleData + "/vanilla_lm");
+    const auto expected = fresh.attend(0, sentence, both_off);
+    for (int layer = 0; layer < 4; ++layer) QCOMPARE(after.layer(layer).toVector(), expected.layer(layer).toVector());
+    QCOMPARE(after.predictionsAt(after.length() - 1)[0].probability,
+             expected.predictionsAt(expected.length() - 1)[0].probability);
+    QVERIFY(all_on.layer(0).toVector() != after.layer(0).toVector() || all_on.layer(3).toVector() != after.layer(3).toVector());
+  }
+
   // Past 64 tokens the overview draws block means: cell (r, c) of a thumbnail is the mean of the
   // weights in rows [⌊r·n/64⌋, ⌈(r+1)·n/64⌉) and the same columns, checked here in double.
   void thumbnailsAreBlockMeansOfLongTexts() {
@@ -160,7 +194,19 @@ class ModelSessionTests : public QObject {
     session.load(dir.filePath("long"));
     QStringList words;
     for (int i = 0; i < 1100; ++i) words << QStringList({"the", "film", "was", "good", "and", "music", "."})[i % 7];
-    const auto capture = session.attend(0, words.join(' '));
+    // A pooled layer is made in row tiles, reported tile by tile: a budget of a quarter of a layer's
+    // weights (2 heads × 1,100² floats) makes each layer in several.
+    set_attention_memory_budget(int64_t{2} * 1100 * 1100 * 4 / 4);
+    std::vector<double> reports;
+    const auto capture = session.attend(0, words.join(' '), {}, 0, {}, [&](double done, int layers) {
+      if (layers == 2) reports.push_back(done);
+      return true;
+    });
+    set_attention_memory_budget(0);  // the default again
+    QVERIFY2(reports.size() >= 8, qPrintable(QString::number(reports.size())));
+    QVERIFY(std::is_sorted(reports.begin(), reports.end()));
+    QVERIFY(reports.front() > 0 && reports.front() < 1);
+    QCOMPARE(reports.back(), 2.0);
     QCOMPARE(capture.length(), 1100);
     QCOMPARE(capture.pool, 2);
     QCOMPARE(capture.layers[0].rows, 550);

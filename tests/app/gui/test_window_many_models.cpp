@@ -1,17 +1,20 @@
 // tests/app/gui/test_window_many_models.cpp — the window with every sample model open (seven, native and
 // translation), offscreen at 1,366 × 768: a text two compared models cannot run says why over each
 // model's own map, the error line stays whole enough to read beside seven models in the status bar, and
-// the model list there gives way (elided, whole in its tooltip).
+// the model list there gives way (elided, whole in its tooltip); Cancel stops a text's runs until Enter,
+// and the predictions of a model running a new text are greyed as the last text's.
 #include "app/gui/attention_view.h"
 #include "app/gui/error_line.h"
 #include "app/gui/main_window.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/elided_label.h"
+#include "widgets/run_progress_bar.h"
 
 #include <QLabel>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
@@ -90,6 +93,42 @@ class WindowManyModelsTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->capture(0) && view->capture(6), kTimeoutMs);
     QVERIFY(view->runError(0).isEmpty() && view->runError(6).isEmpty());
     QVERIFY(window.errorText().isEmpty());
+  }
+
+  // Cancel stops the text's runs: the compared model's run, still queued behind the shown model's (the
+  // event loop has not run since), goes at once; its map says it was cancelled, with no error line, and
+  // it is not run again until Enter. While a model runs a new text its predictions are the last text's:
+  // greyed, and said.
+  void cancelStopsTheTextsRunsUntilEnter() {
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    for (const auto& name : {"vanilla_lm", "bet_sf"}) window.openCheckpoint(kSampleData + "/" + name);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.modelCount() == 2, kTimeoutMs);
+    auto* view = window.attentionView();
+    view->setCurrentModel(0);
+    view->setCompare(true, 1);
+    window.runSentence("the river flows through the city");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->capture(0) && view->capture(1), kTimeoutMs);
+    auto* predictions = view->findChild<QTableWidget*>();
+    QVERIFY(predictions && predictions->isEnabled() && predictions->rowCount() == 5);
+    window.runSentence("the city sleeps by the river");
+    QVERIFY(!predictions->isEnabled());  // the last text's, greyed while the new one runs
+    QCOMPARE(predictions->rowCount(), 5);
+    window.cancelSentenceRun();
+    QVERIFY(!view->capture(1));
+    QVERIFY2(view->runError(1).startsWith("bet_sf: the run was cancelled."), qPrintable(view->runError(1)));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QTest::qWait(50);
+    QVERIFY(!view->capture(1));  // not run again by the shown model's end
+    QVERIFY(window.errorText().isEmpty());
+    QVERIFY2(shown_placeholder(view->compareHeatmap()).startsWith("bet_sf: the run was cancelled."),
+             qPrintable(view->compareHeatmap()->placeholderText()));
+    QVERIFY(!view->runBar()->isVisible());
+    window.runSentence(view->sentence());  // Enter: the text runs again
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->capture(0) && view->capture(1), kTimeoutMs);
+    QCOMPARE(view->capture(1)->text, QString("the city sleeps by the river"));
+    QVERIFY(view->runError(1).isEmpty() && predictions->isEnabled());
   }
 };
 
