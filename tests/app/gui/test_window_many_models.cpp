@@ -129,6 +129,16 @@ class WindowManyModelsTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && view->capture(0) && view->capture(1), kTimeoutMs);
     QCOMPARE(view->capture(1)->text, QString("the city sleeps by the river"));
     QVERIFY(view->runError(1).isEmpty() && predictions->isEnabled());
+    // The line as a long run shows it: over the maps, whole within the tab (drawn to a PNG to look at).
+    view->runBar()->start("Running vanilla_lm");
+    QTRY_VERIFY_WITH_TIMEOUT(view->runBar()->isVisible(), kTimeoutMs);
+    view->runBar()->setProgress(5.5, 16, "layers");
+    QTest::qWait(20);
+    const QRect bar(view->runBar()->mapTo(view, QPoint(0, 0)), view->runBar()->size());
+    QVERIFY(view->rect().contains(bar));
+    QVERIFY(bar.bottom() < view->heatmap()->mapTo(view, QPoint(0, 0)).y());
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/run_progress.png"));
+    view->runBar()->finish();
   }
 };
 
