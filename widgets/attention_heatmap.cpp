@@ -91,6 +91,11 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent), plot_(new
   plot_->installEventFilter(this);
   plot_->setToolTip(kNavigationHint);  // where the pointer is off the cells (axes, title)
   rubber_band_ = new QRubberBand(QRubberBand::Rectangle, plot_);
+  click_timer_.setSingleShot(true);
+  connect(&click_timer_, &QTimer::timeout, this, [this] {
+    if (clicked_cell_.x() >= 0 && clicked_cell_.y() < matrix_.rows && clicked_cell_.x() < matrix_.cols)
+      Q_EMIT cellClicked(clicked_cell_.y(), clicked_cell_.x());
+  });
   found_outline_ = new QCPItemRect(plot_);
   found_outline_->setPen(QPen(Qt::red, 2));
   found_outline_->setBrush(Qt::NoBrush);

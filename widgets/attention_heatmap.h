@@ -14,6 +14,7 @@
 
 #include <QPointF>
 #include <QRect>
+#include <QTimer>
 #include <QWidget>
 
 class QAction;
@@ -153,6 +154,8 @@ class AttentionHeatmap : public QWidget {
   bool ticks_replotted_ = false;  // the last layout changed the labels and asked for one more
   bool dragged_ = false;     // moved past the drag distance since the press (not a click)
   QPoint press_position_;
+  QTimer click_timer_;       // a click is a cell's once the double-click interval passes without a second
+  QPoint clicked_cell_;
   double press_key_lower_ = 0, press_key_upper_ = 0, press_query_lower_ = 0, press_query_upper_ = 0;
   QString full_title_;
   int title_lines_ = 0;

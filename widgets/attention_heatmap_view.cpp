@@ -206,6 +206,7 @@ bool AttentionHeatmap::handleMouse(QEvent* event) {
   const QPoint at = mouse->position().toPoint();
   if (type == QEvent::MouseButtonDblClick) {
     if (mouse->button() != Qt::LeftButton || matrix_.rows == 0) return false;
+    click_timer_.stop();  // its first click was not a click on a cell
     resetZoom();
     return true;
   }
@@ -245,8 +246,9 @@ bool AttentionHeatmap::handleMouse(QEvent* event) {
   plot_->unsetCursor();
   rubber_band_->hide();
   if (!dragged_) {
-    const QPoint cell = cellAt(press_position_);
-    if (cell.x() >= 0) Q_EMIT cellClicked(cell.y(), cell.x());
+    // Said once no second click follows: a double-click (the whole map) must not also choose a cell.
+    clicked_cell_ = cellAt(press_position_);
+    if (clicked_cell_.x() >= 0) click_timer_.start(QApplication::doubleClickInterval());
   } else if (was == Drag::Box) {
     auto cell = [this](const QPoint& pixel) {
       return QPoint(cell_at(plot_->xAxis->pixelToCoord(pixel.x()), matrix_.cols),

@@ -187,8 +187,13 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   connect(heatmap_, &AttentionHeatmap::cellClicked, this, [this](int row, int) {
     // An encoder block's rows are source tokens, not the decoder positions the predictions follow.
     const auto* shown = capture(currentModel());
-    if (shown && shown->layerKind(layer()) == AttentionKind::Encoder) return;
-    if (row < position_box_->count()) position_box_->setCurrentIndex(row);
+    if (!shown || shown->layerKind(layer()) == AttentionKind::Encoder) return;
+    // A long text's row is a region's token (counted from its first) or a block of `pool` tokens (its last).
+    const auto& matrix = heatmap_->matrix();
+    const int token = matrix.text_length > 0 ? matrix.first_row + row
+                      : shown->pool > 1      ? std::min((row + 1) * shown->pool, shown->length()) - 1
+                                             : row;
+    if (token < position_box_->count()) position_box_->setCurrentIndex(token);
   });
   refreshHeads();  // no model yet: the maps say how to open one
 }

@@ -16,6 +16,8 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QSignalSpy>
+#include <QComboBox>
 #include <QPushButton>
 #include <QWheelEvent>
 #include <QStandardPaths>
@@ -350,6 +352,43 @@ class PooledZoomTests : public QObject {
     QCOMPARE(made.calls->load(), 1);
     view.heatmap()->zoomBy(0.8, QPointF(125, 215));  // a zoom in does
     QTRY_VERIFY_WITH_TIMEOUT(settled(view) && made.calls->load() == 2, kTimeoutMs);
+  }
+
+  // A click on a long text's map chooses the Predictions' token: a block's last token on the block
+  // means, the token itself at full resolution.
+  void aClickChoosesTheTokenUnderIt() {
+    auto made = made_up_capture(2050);  // 3-token blocks
+    AttentionView view;
+    show_made_up(view, made);
+    auto* after = view.findChild<QComboBox*>("after_token");
+    QCOMPARE(after->count(), 2050);
+    QSignalSpy clicked(view.heatmap(), &AttentionHeatmap::cellClicked);
+    auto click_cell = [&](int col, int row) {
+      const int before = clicked.count();
+      auto* plot = view.heatmap()->plot();
+      plot->replot();
+      QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier,
+                        QPoint(static_cast<int>(plot->xAxis->coordToPixel(col)), static_cast<int>(plot->yAxis->coordToPixel(row))));
+      QTRY_COMPARE(clicked.count(), before + 1);
+    };
+    view.heatmap()->setVisibleCells(QRect(500, 500, 40, 40));  // 120 tokens: made at full resolution
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view), kTimeoutMs);
+    QVERIFY(view.pooledZoom()->isRegion());  // shown as tokens: the token itself
+    const auto& matrix = view.heatmap()->matrix();
+    const QPoint middle = view.heatmap()->visibleCells().center();
+    click_cell(middle.x(), middle.y());
+    QCOMPARE(after->currentIndex(), matrix.first_row + middle.y());
+    QVERIFY(matrix.first_row + middle.y() >= 1500 && matrix.first_row + middle.y() < 1620);  // blocks 500–539
+    view.pooledZoom()->showWholeMap();
+    QTRY_VERIFY_WITH_TIMEOUT(settled(view) && view.heatmap()->matrix().rows == 684, kTimeoutMs);
+    // A block's rows are under a pixel each here: the row the map says was clicked is the one checked.
+    click_cell(300, 514);  // block 515 holds tokens 1,543–1,545: the last, position 1,545
+    int row = clicked.last().at(0).toInt();
+    QVERIFY(std::abs(row - 514) <= 1);
+    QCOMPARE(after->currentIndex(), 3 * row + 2);
+    click_cell(0, 683);  // the last block holds token 2,050 alone
+    row = clicked.last().at(0).toInt();
+    QCOMPARE(after->currentIndex(), std::min(3 * row + 2, 2049));
   }
 
   // A new text opens on its whole map: zoomed on the blocks of a text as long (as many blocks), or on a
