@@ -205,8 +205,17 @@ void AttentionHeatmap::paintCells() {
   color_scale_->setDataRange(QCPRange(scaled.low, scaled.high));
   color_scale_->axis()->setLabel(scaled.value_label);
   // On a line of its own: appended to the title, it pushed a side-by-side map's title past its edges.
-  full_title_ = matrix_.title.isEmpty() || matrix_.rows == 0 ? matrix_.title : matrix_.title + "\n" + scaled.caption;
+  scale_caption_ = scaled.caption;
+  full_title_ = matrix_.title.isEmpty() || matrix_.rows == 0 ? matrix_.title : matrix_.title + "\n" + scale_caption_;
   elideTitle();
+}
+
+void AttentionHeatmap::setTitle(const QString& title) {
+  if (title == matrix_.title) return;
+  matrix_.title = title;
+  full_title_ = title.isEmpty() || matrix_.rows == 0 ? title : title + "\n" + scale_caption_;
+  elideTitle();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void AttentionHeatmap::elideTitle() {

@@ -41,6 +41,8 @@ class AttentionHeatmap : public QWidget {
   void setColourScale(ColourScale scale);
   ColourScale colourScale() const { return scale_; }
   QString titleText() const { return full_title_; }  // the matrix's title and the scale in use (not elided)
+  // A new title for the matrix on show (what a zoom within it shows), the scale's line kept.
+  void setTitle(const QString& title);
   // Lines the title takes at the current width (a long one wraps), and a floor the title is padded
   // to, so maps side by side keep their top edges level when only one title wraps.
   int titleLines() const { return title_lines_; }
@@ -158,6 +160,7 @@ class AttentionHeatmap : public QWidget {
   QPoint clicked_cell_;
   double press_key_lower_ = 0, press_key_upper_ = 0, press_query_lower_ = 0, press_query_upper_ = 0;
   QString full_title_;
+  QString scale_caption_;  // the title's last line: the colour scale in use
   int title_lines_ = 0;
   int minimum_title_lines_ = 0;
 };

@@ -98,11 +98,16 @@ AttentionMatrix region_matrix(const AttentionCapture& capture, const WeightBlock
   matrix.first_row = tokens.y();
   matrix.first_col = tokens.x();
   matrix.text_length = capture.length();
+  matrix.title = region_title(capture, tokens, layer, head, model_name, gates);
+  return matrix;
+}
+
+QString region_title(const AttentionCapture& capture, const QRect& tokens, int layer, int head, const QString& model_name,
+                     const HeadGates& gates) {
   const auto extent = QString("tokens %1 × %2 at full resolution")
                           .arg(token_span_text(tokens.y(), tokens.y() + tokens.height()),
                                token_span_text(tokens.x(), tokens.x() + tokens.width()));
-  matrix.title = titled(capture, layer, head, model_name, gates, extent);
-  return matrix;
+  return titled(capture, layer, head, model_name, gates, extent);
 }
 
 QString token_span_text(int first, int end) {

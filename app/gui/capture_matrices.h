@@ -20,6 +20,9 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
 // those tokens, numbered as the text does, titled "… · tokens 2,049–2,560 × 1–512 at full resolution".
 AttentionMatrix region_matrix(const AttentionCapture& capture, const WeightBlock& block, const QRect& tokens, int layer,
                               int head, const QString& model_name, const HeadGates& gates = {});
+// Its title for the `tokens` on view (a zoom within the region shows fewer than it holds).
+QString region_title(const AttentionCapture& capture, const QRect& tokens, int layer, int head, const QString& model_name,
+                     const HeadGates& gates = {});
 // Tokens [first, end) of a text as people count them: "2,049–2,560".
 QString token_span_text(int first, int end);
 // A thumbnail of the overview: the same from the capture's downsampled blocks, without labels.

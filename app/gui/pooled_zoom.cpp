@@ -185,8 +185,10 @@ void PooledZoom::showWholeMap() {
 
 void PooledZoom::onVisibleCellsChanged(const QRect& cells) {
   if (applying_ || !pooled() || returning_) return;
-  if (showsRegion()) view_ = cells.translated(shown_.tokens.topLeft());
-  else if (!heatmap_->isZoomed()) {  // the whole pooled map: nothing to make
+  if (showsRegion()) {
+    view_ = cells.translated(shown_.tokens.topLeft());
+    titleView();
+  } else if (!heatmap_->isZoomed()) {  // the whole pooled map: nothing to make
     last_blocks_ = cells;
     settle_.stop();
     if (mode_ == Mode::Region) {
@@ -300,11 +302,18 @@ void PooledZoom::apply() {
   applying_ = false;
   shown_ = {source_.serial, source_.layer, source_.head, held_.tokens};
   view_ = heatmap_->visibleCells().translated(held_.tokens.topLeft());
+  titleView();
   if (greyed_) {
     heatmap_->setStale({});
     greyed_ = false;
   }
   refreshBar();
+}
+
+void PooledZoom::titleView() {
+  // The title names the tokens on view, as the axes do, not the whole region made around them.
+  heatmap_->setTitle(region_title(source_.capture, view_ & shown_.tokens, source_.layer, source_.head,
+                                  source_.model_name, source_.gates));
 }
 
 void PooledZoom::grey(const QString& note) {

@@ -93,6 +93,7 @@ class PooledZoom : public QObject {
   void request();
   void onMade(const Made& made);
   void apply();
+  void titleView();  // the region's title for the tokens on view
   void grey(const QString& note);
   void refreshBar();
 

@@ -4,7 +4,7 @@
 // map's; a layer or head change shows the same tokens of the new one; Whole map, a double-click or a
 // wheel out past the region shows the block means again. On a capture made up here (weights by a
 // formula): compared maps zoom and pan together at full resolution, a pan to the region's edge makes the
-// region around the view, the tokens last made come back at once, a newer zoom supersedes one under
+// region around the view (the title naming the tokens on view), the tokens last made come back at once, a newer zoom supersedes one under
 // way, a region that cannot be made is a message over the pooled map, and a new text opens on its whole map.
 #include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
@@ -176,7 +176,8 @@ class PooledZoomTests : public QObject {
              qPrintable(QString("largest difference %1").arg(largest_difference(shown, expected))));
     QCOMPARE(shown.row_labels, capture.tokens.mid(2, 256));
     QCOMPARE(shown.col_labels, capture.tokens.mid(0, 256));
-    QCOMPARE(shown.title, QString("long · layer 1 · mean of 2 heads · tokens 3–258 × 1–256 at full resolution"));
+    // The title names the tokens on view (the axes' 101–160 × 61–140), not all 256 made around them.
+    QCOMPARE(shown.title, QString("long · layer 1 · mean of 2 heads · tokens 101–160 × 61–140 at full resolution"));
     QCOMPARE(heatmap->visibleCells(), QRect(60, 98, 80, 60));  // the tokens the blocks showed
     QCOMPARE(heatmap->plot()->yAxis->label(), QString("query (attending token) · 101–160 of 1,100"));
     QVERIFY(zoom->statusText().contains("queries 3–258 × keys 1–256 at full resolution"));
@@ -198,7 +199,7 @@ class PooledZoomTests : public QObject {
     QVERIFY(heatmap->isStale());
     QTRY_VERIFY_WITH_TIMEOUT(settled(view) && !heatmap->isStale(), kTimeoutMs);
     QVERIFY(largest_difference(heatmap->matrix(), expected_region(capture, tokens, 1, -1, summary.name)) < 1e-6);
-    QVERIFY(heatmap->matrix().title.startsWith("long · layer 2 · mean of 2 heads · tokens 3–258"));
+    QVERIFY(heatmap->matrix().title.startsWith("long · layer 2 · mean of 2 heads · tokens 101–160 × 61–140"));
     QCOMPARE(heatmap->visibleCells(), QRect(60, 98, 80, 60));
 
     auto* whole = zoom->bar()->findChild<QPushButton*>();
@@ -285,6 +286,12 @@ class PooledZoomTests : public QObject {
     zoom->showTokens(QRect(1000, 1000, 100, 100));
     QTRY_VERIFY_WITH_TIMEOUT(settled(view) && zoom->regionTokens().isValid(), kTimeoutMs);
     QCOMPARE(zoom->regionTokens(), QRect(922, 922, 256, 256));
+    // The title names the tokens on view, as the axes do, not the 256 made around them; a pan follows.
+    QVERIFY2(heatmap->titleText().contains("tokens 1,001–1,100 × 1,001–1,100 at full resolution"),
+             qPrintable(heatmap->titleText()));
+    heatmap->setVisibleCells(QRect(88, 78, 100, 100));
+    QVERIFY2(heatmap->titleText().contains("tokens 1,001–1,100 × 1,011–1,110 at full resolution"),
+             qPrintable(heatmap->titleText()));
     heatmap->setVisibleCells(QRect(156, 50, 100, 100));  // keys 1,079–1,178: the region's right edge
     QTRY_VERIFY_WITH_TIMEOUT(settled(view) && zoom->regionTokens() == QRect(1000, 894, 256, 256), kTimeoutMs);
     QCOMPARE(heatmap->visibleCells(), QRect(78, 78, 100, 100));  // the same tokens
