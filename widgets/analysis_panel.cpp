@@ -1,5 +1,6 @@
 // widgets/analysis_panel.cpp — see analysis_panel.h.
 #include "widgets/analysis_panel.h"
+#include "widgets/export_folder.h"
 #include "widgets/run_progress_bar.h"
 
 #include "widgets/result_plot.h"
@@ -316,14 +317,14 @@ QString AnalysisPanel::suggestedExportPath(const QString& suffix) const {
   const auto shown = suffix == "csv" ? shownExportName() : export_name_;
   auto name = shown.isEmpty() ? QString("result") : shown;
   name.replace(QRegularExpression("[^A-Za-z0-9._-]+"), "_");
-  return QDir(export_dir_.isEmpty() ? QDir::currentPath() : export_dir_).filePath(name + "." + suffix);
+  return suggested_export_path(name + "." + suffix);
 }
 
 void AnalysisPanel::chooseAndExport(const QString& filter, const QString& suffix, bool (AnalysisPanel::*write)(const QString&)) {
   auto path = QFileDialog::getSaveFileName(this, exportTitle(suffix), suggestedExportPath(suffix), filter);
   if (path.isEmpty()) return;
   if (!path.endsWith("." + suffix, Qt::CaseInsensitive)) path += "." + suffix;
-  export_dir_ = QFileInfo(path).absolutePath();  // the next export starts there
+  remember_export(path);  // the next export, in any tab, starts there
   if ((this->*write)(path)) showMessage("Written to " + path, false);
   else showMessage(path + ": cannot be written", true);
 }

@@ -121,7 +121,6 @@ class AnalysisPanel : public QWidget {
   QComboBox* table_chooser_;  // the main table or one of other_tables_ (hidden without any)
   QList<QPair<QString, QString>> other_tables_;
   QString export_name_;
-  QString export_dir_;  // the folder of the last export
   bool has_result_ = false;
   bool running_ = false;
   QElapsedTimer clock_;

@@ -2,6 +2,7 @@
 // and box zoom by mouse, the visible region and its signal, finding a token, exporting the view and
 // copying its cells, and the context menu that offers them. The arithmetic is in heatmap_region.h.
 #include "widgets/attention_heatmap.h"
+#include "widgets/export_folder.h"
 
 #include "widgets/heatmap_region.h"
 
@@ -180,13 +181,14 @@ void AttentionHeatmap::showContextMenu(const QPoint& position) {
 
 void AttentionHeatmap::exportWithDialog() {
   QString filter;
-  const QString path = QFileDialog::getSaveFileName(this, "Export view", "attention.png",
+  const QString path = QFileDialog::getSaveFileName(this, "Export view", suggested_export_path("attention.png"),
                                                     "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)", &filter);
   if (path.isEmpty()) return;
   // A name typed without a suffix takes the chosen filter's.
   const QString named = QFileInfo(path).suffix().isEmpty() ? path + filter.section("*", 1, 1).chopped(1) : path;
   const QString error = exportView(named);
   if (!error.isEmpty()) QMessageBox::warning(this, "Export view", error);
+  else remember_export(named);
 }
 
 bool AttentionHeatmap::handleMouse(QEvent* event) {

@@ -4,6 +4,7 @@
 #include "app/gui/settings_form.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/analysis_plots.h"
+#include "widgets/export_folder.h"
 #include "table/csv_format.h"
 #include "widgets/result_table_model.h"
 #include "widgets/result_plot.h"
@@ -104,10 +105,12 @@ LamaTab::LamaTab(const AnalysisDescriptor& descriptor, const TabContext& context
     part_exports_[name] = button;
     button->setEnabled(false);
     connect(button, &QPushButton::clicked, this, [this, name = name] {
-      auto path = QFileDialog::getSaveFileName(panel(), "Export " + name, name + ".csv", "CSV files (*.csv)");
+      auto path = QFileDialog::getSaveFileName(panel(), "Export " + name, suggested_export_path(name + ".csv"),
+                                               "CSV files (*.csv)");
       if (path.isEmpty()) return;
       if (!path.endsWith(".csv")) path += ".csv";
       if (!exportPart(name, path)) panel()->showMessage(path + ": cannot be written", true);
+      else remember_export(path);
     });
     exports->addWidget(button);
   }
