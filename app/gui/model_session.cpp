@@ -1,6 +1,7 @@
 // app/gui/model_session.cpp — see model_session.h.
 #include "app/gui/model_session.h"
 #include "app/gui/session_tensors.h"
+#include "app/gui/token_display.h"
 
 #include "analysis/core/gate_settings.h"
 #include "analysis/core/head_gates.h"
@@ -32,7 +33,7 @@ using session::weight_block;
 // A predicted token's text. Hugging Face models often have more embedding rows than tokens (padded
 // to a multiple of 64 or 128): a row past the tokenizer gets a name, not an error.
 QString prediction_label(const Tokenizer& tokenizer, int64_t id) {
-  if (id < tokenizer.vocab_size()) return QString::fromStdString(tokenizer.token_text(id));
+  if (id < tokenizer.vocab_size()) return shown_token(tokenizer.token_text(id));
   return QString("<id %1: no token>").arg(id);
 }
 
@@ -248,8 +249,8 @@ AttentionCapture ModelSession::Impl::translate(const LoadedModel& loaded, const 
     c10::InferenceMode inference;
     AttentionCapture capture;
     capture.text = text;
-    for (const auto& token : result.source_tokens) capture.tokens << QString::fromStdString(token);
-    for (const auto& token : result.decoder_tokens) capture.target_tokens << QString::fromStdString(token);
+    for (const auto& token : result.source_tokens) capture.tokens << shown_token(token);
+    for (const auto& token : result.decoder_tokens) capture.target_tokens << shown_token(token);
     capture.translation = QString::fromStdString(result.translation);
     capture.beam = kTranslationBeam;
     if (result.teacher_forced) capture.forced_target = target, capture.target_log_probability = result.hypothesis.score;
@@ -322,7 +323,7 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
 
     AttentionCapture capture;
     capture.text = text;
-    for (const auto& token : encoding.tokens) capture.tokens << QString::fromStdString(token);
+    for (const auto& token : encoding.tokens) capture.tokens << shown_token(token);
     capture.layers = kept.layers;
     capture.thumbnails = kept.thumbnails;
     if (shown_layer >= 0) {

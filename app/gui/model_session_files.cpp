@@ -2,6 +2,7 @@
 // attention file written by `attend --out`, opened to browse (model_session.h).
 #include "app/gui/model_session.h"
 #include "app/gui/session_tensors.h"
+#include "app/gui/token_display.h"
 
 #include "analysis/capture/attention_file_reader.h"
 
@@ -18,7 +19,7 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
     SavedAttention saved;
     saved.model = QString::fromStdString(contents.model);
     saved.heads = QString::fromStdString(contents.heads);
-    for (const auto& token : contents.tokens) saved.capture.tokens << QString::fromStdString(token);
+    for (const auto& token : contents.tokens) saved.capture.tokens << shown_token(token);
     for (size_t index = 0; index < contents.layers.size(); ++index) {
       saved.capture.layers.push_back(weight_block(contents.layers[index].to(torch::kFloat32)));  // F16: a copy
       saved.capture.thumbnails.push_back(weight_block(contents.thumbnails[index]));
@@ -27,7 +28,7 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
     for (const auto& label : contents.row_labels) saved.capture.row_labels << QString::fromStdString(label);
     for (const auto& label : contents.col_labels) saved.capture.column_labels << QString::fromStdString(label);
     saved.capture.text = saved.capture.tokens.join(' ');
-    for (const auto& token : contents.target_tokens) saved.capture.target_tokens << QString::fromStdString(token);
+    for (const auto& token : contents.target_tokens) saved.capture.target_tokens << shown_token(token);
     saved.capture.translation = QString::fromStdString(contents.translation);
     const bool translation = !contents.target_tokens.empty();
     if (translation) saved.capture.layer_kinds = contents.kinds;
