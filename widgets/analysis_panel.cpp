@@ -202,6 +202,10 @@ void AnalysisPanel::redrawPlot() {
 
 void AnalysisPanel::setResult(const ResultTable& table, const ResultTables& parts) {
   has_result_ = true;
+  if (!running_) {  // a result restored from a session came from a finished run: a full bar, not "0 %"
+    progress_bar_->setRange(0, 1);
+    progress_bar_->setValue(1);
+  }
   parts_ = parts;
   main_table_ = table;
   {

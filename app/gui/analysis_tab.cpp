@@ -186,6 +186,7 @@ void AnalysisTab::start() {
     return;
   }
   result_model_ = run.models.value(0, -1);
+  result_models_ = static_cast<int>(run.models.size());
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto cancel = cancel_;
   QPointer<AnalysisPanel> target = panel_;
@@ -244,9 +245,11 @@ void AnalysisTab::finish() {
 
 void AnalysisTab::showOutput(const AnalysisOutput& output) {
   shown_ = output;
-  // Exports are named for the analysis and its model: ablate_vanilla_lm.csv.
+  // Exports are named for the analysis and its model: ablate_vanilla_lm.csv; a run over several models
+  // for the first and how many (stats_vanilla_lm_and_2_more.csv), not as if it were the first alone.
   const bool known = result_model_ >= 0 && result_model_ < static_cast<int>(models_.size());
-  panel_->setExportName(id() + (known ? "_" + models_[static_cast<size_t>(result_model_)].name : QString()));
+  panel_->setExportName(id() + (known ? "_" + models_[static_cast<size_t>(result_model_)].name : QString()) +
+                        (known && result_models_ > 1 ? QString("_and_%1_more").arg(result_models_ - 1) : QString()));
   if (output.hasResult()) panel_->setResult(output.mainTable(), output.tables);
   else panel_->clearResult();
   if (!output.notes.isEmpty()) panel_->showMessage(output.notes.join("; "), false);
@@ -275,6 +278,7 @@ QJsonObject AnalysisTab::state(const QDir& base) const {
   if (shown_.hasResult()) {
     entry["csv"] = QString::fromStdString(write_csv(shown_.mainTable()));
     entry["model"] = result_model_;
+    entry["models"] = result_models_;  // how many it ran on (read with a default of 1: older sessions)
     QJsonObject parts;
     for (const auto& [name, table] : shown_.tables)
       if (name != shown_.main) parts[QString::fromStdString(name)] = QString::fromStdString(write_csv(table));
@@ -300,6 +304,7 @@ void AnalysisTab::restore(const QJsonObject& entry, const QDir& base) {
   restoreExtra(entry, base);
   if (!entry.contains("csv")) return;
   result_model_ = entry["model"].toInt(-1);
+  result_models_ = entry["models"].toInt(1);
   // Saved as the CSVs the CLI writes (older sessions too), read back as tables.
   AnalysisOutput output;
   output.main = descriptor_->stdout_part;

@@ -116,7 +116,8 @@ class AnalysisTab : public QObject {
   std::shared_ptr<std::atomic<bool>> cancel_;
   QFutureWatcher<AnalysisJobOutcome>* watcher_ = nullptr;
   AnalysisOutput shown_;  // the result on view: its tables and head scores
-  int result_model_ = -1;  // the model the result on view was computed on
+  int result_model_ = -1;  // the model the result on view was computed on (the first of several)
+  int result_models_ = 0;  // how many models it was computed on
 };
 
 }  // namespace aw

@@ -60,10 +60,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
     return capture && capture->text == view_->sentence() ? capture->tokens : QStringList();
   };
   context.show_attention = [this](int model, const QString& text, int layer, int head) {
-    view_->setCurrentModel(model);
-    view_->setLayerHead(layer, head);
-    tabs_->setCurrentIndex(0);
-    runSentence(text);
+    openPairView(model, text, layer, head);
   };
   analyses_ = new AnalysisTabs(context, tabs_, this);
 
@@ -175,22 +172,50 @@ AttentionView* MainWindow::openAttentionFile(const QString& path) {
   }
   clearError();
   // A window of its own: the file is not a model, so it takes no sentence, gates or analyses.
+  return openViewer(QString("%1 — attention of %2, %3 tokens%4")
+                        .arg(saved.summary.name, saved.model)
+                        .arg(saved.capture.length())
+                        .arg(saved.heads == "all" ? QString() : QString(", heads %1 of the model").arg(saved.heads)),
+                    saved.summary, saved.capture, {});
+}
+
+AttentionView* MainWindow::openViewer(const QString& title, const ModelSummary& summary, const AttentionCapture& capture,
+                                      const HeadGates& gates) {
   auto* viewer = new AttentionView;
   viewer->setAttribute(Qt::WA_DeleteOnClose);
   viewer->setWindowFlag(Qt::Window);
-  viewer->setWindowTitle(QString("%1 — attention of %2, %3 tokens%4")
-                             .arg(saved.summary.name, saved.model)
-                             .arg(saved.capture.length())
-                             .arg(saved.heads == "all" ? QString() : QString(", heads %1 of the model").arg(saved.heads)));
+  viewer->setWindowTitle(title);
   viewer->setBrowseOnly(true);
-  viewer->setModels({saved.summary});
-  viewer->setSentence(saved.capture.text);
+  viewer->setModels({summary});
+  viewer->setSentence(capture.text);
   viewer->setColourScale(view_->colourScale());
-  viewer->setCapture(0, saved.capture, {});
+  viewer->setCapture(0, capture, gates);
   viewer->resize(QSize(1100, 700).boundedTo(fittedGeometry(screen()->availableGeometry()).size()));
   viewer->show();
   viewers_.push_back(viewer);
   return viewer;
+}
+
+void MainWindow::openPairView(int model, const QString& prompt, int layer, int head) {
+  // Its own window, so that the sentence, the compared model and the zoom in the Attention tab stay
+  // as the user left them (a prompt replaced the sentence, and a compared model of another
+  // vocabulary read it as <unk>).
+  if (model < 0 || model >= static_cast<int>(models_.size())) return;
+  auto* session = session_.get();
+  const auto summary = models_[model];
+  const auto gates = gates_[model];
+  enqueue({"Running " + summary.name + " on the pair's prompt", [this, session, model, prompt, layer, head, summary, gates]() -> Job {
+             return [this, session, model, prompt, layer, head, summary, gates]() -> JobResult {
+               auto capture = session->attend(model, prompt, gates, layer);
+               return {{}, [this, layer, head, summary, gates, capture = std::move(capture)] {
+                         auto* viewer = openViewer(QString("%1 — the pair's clean prompt, %2 tokens")
+                                                       .arg(summary.name).arg(capture.length()),
+                                                   summary, capture, gates);
+                         viewer->setLayerHead(layer, head);
+                         Q_EMIT pairViewOpened(viewer);
+                       }};
+             };
+           }});
 }
 
 void MainWindow::showError(const QString& message, const QString& source) {

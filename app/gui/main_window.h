@@ -48,6 +48,9 @@ class MainWindow : public QMainWindow {
   // A saved attention file (attend --out FILE.safetensors) in a window of its own, to browse its
   // layers and heads; nullptr (and the error line) when it cannot be read.
   AttentionView* openAttentionFile(const QString& path);
+  // `model` run on a patching pair's clean prompt, in a window of its own at `layer`, `head` (the
+  // Attention tab keeps its sentence); pairViewOpened says when it is shown.
+  void openPairView(int model, const QString& prompt, int layer, int head);
   void openSession(const QString& path);
   bool saveSession(const QString& path);
   // File → Save session…: saves, names the file in the title and says so in the status bar.
@@ -89,6 +92,7 @@ class MainWindow : public QMainWindow {
 
  Q_SIGNALS:
   void jobFinished();  // after each background load or sentence run has been applied
+  void pairViewOpened(AttentionView* viewer);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -97,6 +101,8 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  AttentionView* openViewer(const QString& title, const ModelSummary& summary, const AttentionCapture& capture,
+                            const HeadGates& gates);  // a browse-only Attention window of its own
   struct JobResult {
     QString error;
     std::function<void()> apply;  // runs on the UI thread when the job succeeded

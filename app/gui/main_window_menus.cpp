@@ -26,7 +26,7 @@ namespace aw {
 void MainWindow::buildMenus() {
   auto* file_menu = menuBar()->addMenu("&File");
   file_menu->addAction("&Open checkpoint folder…", QKeySequence::Open, this, [this] {
-    const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (native, GPT-2 or BERT)");
+    const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (a workbench or Hugging Face model)");
     if (!dir.isEmpty()) openCheckpoint(dir);
   });
   file_menu->addAction("Open &attention file…", this, [this] {
@@ -118,10 +118,11 @@ QString MainWindow::shortcutList() const {
     for (const auto* action : menu->actions())
       if (!action->shortcut().isEmpty())
         add(QString(action->text()).remove('&'), action->shortcut().toString(QKeySequence::NativeText));
-  // Keys of the views themselves, not of a menu.
-  add("run the sentence", "Enter (in the sentence)");
-  add("zoom / move a long text's map", "Wheel / drag (on a map)");
-  add("copy the selected cells", "Ctrl+C (in a table)");
+  // Keys of the views themselves, not of a menu (capitalised as the menus' items are).
+  add("Run the sentence", "Enter (in the sentence)");
+  add("Zoom / move a map", "Wheel / drag (on a map)");
+  add("Whole map", "Double-click (on a map)");
+  add("Copy the selected cells", "Ctrl+C (in a table)");
   return "<table>" + rows + "</table>";
 }
 

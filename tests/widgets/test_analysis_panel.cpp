@@ -124,8 +124,10 @@ class AnalysisPanelTests : public QObject {
     for (const auto* label : panel.findChildren<QLabel*>())
       if (label->text() == panel.progressText()) tooltip = label->toolTip();
     QCOMPARE(tooltip, QString("model=m\nmetric=perplexity\nbaseline=3.5"));
-    panel.setResult(read_csv("a\n1\n"));  // shown again (a restored session): not run now
-    QCOMPARE(panel.progressText(), QString("1 row"));
+    AnalysisPanel restored("test");
+    restored.setResult(read_csv("a\n1\n"));  // shown again (a restored session): not run now
+    QCOMPARE(restored.progressText(), QString("1 row"));
+    QCOMPARE(restored.progressPercent(), 100);  // a finished run's bar, not "0 %" beside its rows
 
     QCOMPARE(panel.exportTitle("csv"), QString("Export the result as CSV"));
     panel.setExportName("ablate_vanilla lm");

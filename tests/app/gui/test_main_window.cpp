@@ -166,6 +166,9 @@ class MainWindowTests : public QObject {
     QVERIFY(cli.waitForFinished(kTimeoutMs));
     QCOMPARE(cli.exitCode(), 0);
     QCOMPARE(read_all(gui_csv), read_all(cli_csv));
+    // Three models' result: its export named for the first and how many more, not the first alone.
+    QVERIFY2(table1->suggestedExportPath("csv").endsWith("/stats_vanilla_lm_and_2_more.csv"),
+             qPrintable(table1->suggestedExportPath("csv")));
 
     // Save, reopen in a new window: models, gates, sentence, colour scale and the Table 1 result come back.
     heads->toggle(1, 3);
@@ -185,6 +188,8 @@ class MainWindowTests : public QObject {
     QCOMPARE(reopened.attentionView()->heatmap()->colourScale(), ColourScale::Log);
     QCOMPARE(reopened.analyses()->panel("stats")->csv().toUtf8(), read_all(cli_csv));  // not recomputed
     QCOMPARE(reopened.analyses()->panel("stats")->findChild<QSpinBox*>("window")->value(), 32);
+    QVERIFY(reopened.analyses()->panel("stats")->suggestedExportPath("csv").endsWith("/stats_vanilla_lm_and_2_more.csv"));
+    QCOMPARE(reopened.analyses()->panel("stats")->progressPercent(), 100);  // a finished run's, not "0 %"
 
     // A screenshot of the window, to look at.
     window.tabs()->setCurrentIndex(0);

@@ -1,19 +1,22 @@
 // tests/app/gui/test_patching_tab.cpp — the Patching tab (app/gui/patching_tab.h) on sample_data/ (Qt Test,
 // offscreen): a run on the positive control's pairs fills the effect map and colours the heads panel; the pair
 // chooser lists the file's clean prompts; a click on a head of the map shows that head's attention on
-// the chosen pair's clean prompt in the Attention tab, with the model the result came from.
+// the chosen pair's clean prompt, with the model the result came from, in a window of its own (the
+// Attention tab keeps its sentence and compared model).
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/patching_tab.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/analysis_panel.h"
+#include "widgets/attention_heatmap.h"
 #include "widgets/result_plot.h"
 
 #include <qcustomplot.h>
 
 #include <QComboBox>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
@@ -57,14 +60,28 @@ class PatchingTabTests : public QObject {
     tab->pairChooser()->setCurrentIndex(2);
     auto* plot = panel->plot()->plot();
     const QPoint cell(static_cast<int>(plot->xAxis->coordToPixel(1)), static_cast<int>(plot->yAxis->coordToPixel(2)));
-    QTest::mouseClick(plot, Qt::LeftButton, {}, cell);
-    QCOMPARE(window.tabs()->currentIndex(), 0);
     auto* view = window.attentionView();
-    QCOMPARE(view->currentModel(), 3);
-    QCOMPARE(view->sentence(), QString("doze vazi vuli gone libe tubu doze vazi vuli gone libe"));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QCOMPARE(view->layer(), 1);
-    QCOMPARE(view->head(), 0);
+    const auto sentence = view->sentence();
+    const int shown_model = view->currentModel(), compared = view->compareModel();
+    QSignalSpy opened(&window, &MainWindow::pairViewOpened);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, cell);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && opened.count() == 1, kTimeoutMs);
+    // In a window of its own: the model the result came from, on the chosen pair's clean prompt, at the
+    // head clicked.
+    auto* pair = opened.first().at(0).value<AttentionView*>();
+    QVERIFY(pair && pair->isVisible() && pair != view);
+    QVERIFY(pair->windowTitle().startsWith("induction_lm — the pair's clean prompt"));
+    QCOMPARE(pair->sentence(), QString("doze vazi vuli gone libe tubu doze vazi vuli gone libe"));
+    QCOMPARE(pair->layer(), 1);
+    QCOMPARE(pair->head(), 0);
+    QVERIFY(pair->capture(0));
+    QCOMPARE(pair->heatmap()->matrix().rows, pair->capture(0)->length());
+    // The Attention tab as the user left it: its sentence, model and compared model.
+    QCOMPARE(view->sentence(), sentence);
+    QCOMPARE(view->currentModel(), shown_model);
+    QCOMPARE(view->compareModel(), compared);
+    QCOMPARE(window.tabs()->currentWidget(), panel);
+    pair->close();
   }
 };
 
