@@ -7,6 +7,8 @@
 #include "table/csv_format.h"
 #include "widgets/selection_copy.h"
 
+#include <qcustomplot.h>
+
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -20,10 +22,14 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace aw {
 
@@ -218,6 +224,7 @@ void AnalysisPanel::setResult(const ResultTable& table, const ResultTables& part
   table_chooser_->setVisible(table_chooser_->count() > 1);
   table_model_->setTable(table);
   if (plotter_) plotter_(*plot_, PlotInput{main_table_, &parts_});
+  fitTableWidth();  // after the plot: its title's width is part of the room it keeps
   for (auto* button : export_buttons_) button->setEnabled(true);
   // The line says what a person wants to know; the table's key=value metadata (the CSV's first line)
   // is its tooltip, one pair per line.
@@ -232,6 +239,32 @@ void AnalysisPanel::showChosenTable() {
   const auto part = table_chooser_->currentData().toString().toStdString();
   const auto found = parts_.find(part);
   table_model_->setTable(part.empty() || found == parts_.end() ? main_table_ : found->second);
+  fitTableWidth();
+}
+
+void AnalysisPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (has_result_) QTimer::singleShot(0, this, &AnalysisPanel::fitTableWidth);  // once laid out at its size
+}
+
+void AnalysisPanel::fitTableWidth() {
+  // The table takes the room its columns need, up to three fifths of the pane: in its narrow share its
+  // last columns (Table 1's Ratio, Patching's p_value) were cut at the edge.
+  constexpr int kPlotRoom = 560;
+  const auto sizes = splitter_->sizes();
+  if (sizes.size() < 2 || sizes[0] <= 0 || sizes[1] <= 0) return;
+  const int total = sizes[0] + sizes[1];
+  table_view_->resizeColumnsToContents();
+  const int needed = table_view_->verticalHeader()->sizeHint().width() + table_view_->horizontalHeader()->length() +
+                     2 * table_view_->frameWidth() + table_view_->verticalScrollBar()->sizeHint().width();
+  // The plot keeps at least 560 px where it has them (its axes read at that width), its title's first
+  // line whole where it can, and two fifths.
+  int room = kPlotRoom;
+  auto* layout = plot_->plot()->plotLayout();
+  if (auto* title = layout->elementCount() > 0 ? qobject_cast<QCPTextElement*>(layout->element(0, 0)) : nullptr)
+    room = std::max(room, QFontMetrics(title->font()).horizontalAdvance(title->text().section('\n', 0, 0)) + 40);
+  const int wanted = std::min({needed, total * 3 / 5, std::max(sizes[0], total - room)});
+  if (wanted > sizes[0]) splitter_->setSizes({wanted, total - wanted});
 }
 
 void AnalysisPanel::clearResult() {

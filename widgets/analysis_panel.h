@@ -110,7 +110,9 @@ class AnalysisPanel : public QWidget {
   QProgressBar* progress_bar_;
   QLabel* progress_label_;
   QLabel* message_label_;
+  void showEvent(QShowEvent* event) override;  // a result set while the tab was hidden is fitted now
   QSplitter* splitter_;  // table | plot
+  void fitTableWidth();  // the table's pane widened to its columns (at most 3/5, the plot kept ≥ 560 px)
   QTableView* table_view_;
   ResultTableModel* table_model_;
   ResultPlot* plot_;

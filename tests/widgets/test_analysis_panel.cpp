@@ -4,6 +4,7 @@
 // exports the result's other tables.
 #include "table/csv_format.h"
 #include "widgets/analysis_panel.h"
+#include "widgets/result_plot.h"
 #include "widgets/selection_copy.h"
 
 #include <QAction>
@@ -136,6 +137,32 @@ class AnalysisPanelTests : public QObject {
   }
 
   // The description shows its first sentence and "more…"; the link shows the rest, "less" hides it.
+  // A wide table takes the room its columns need (up to 3/5 of the pane): Table 1's last column,
+  // Ratio, was cut to "R" in the half it had.
+  void aWideTableShowsItsLastColumn() {
+    AnalysisPanel panel("test");
+    panel.resize(1100, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setResult(read_csv("model,layer,CA,HA_mean,HA_std,Ratio\nvanilla_lm,1,0.0472455,0.0150044,0.0227674,3.14879\n"
+                             "bet_sf,2,0.0910847,0.014314,0.0395091,6.36334\n"));
+    QTest::qWait(20);
+    auto* view = panel.tableView();
+    const int last = view->model()->columnCount() - 1;
+    QVERIFY2(view->columnViewportPosition(last) + view->columnWidth(last) <= view->viewport()->width(),
+             qPrintable(QString("Ratio ends at %1 of %2").arg(view->columnViewportPosition(last) + view->columnWidth(last))
+                            .arg(view->viewport()->width())));
+    QVERIFY(panel.plot()->width() >= 1100 * 2 / 5 - 40);  // the plot keeps its share
+    // A result set while the tab is hidden (another tab in front) is fitted when the tab shows.
+    AnalysisPanel hidden("test");
+    hidden.resize(1100, 600);
+    hidden.setResult(read_csv("model,layer,CA,HA_mean,HA_std,Ratio\nvanilla_lm,1,0.0472455,0.0150044,0.0227674,3.14879\n"));
+    hidden.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&hidden));
+    auto* later = hidden.tableView();
+    QTRY_VERIFY(later->columnViewportPosition(last) + later->columnWidth(last) <= later->viewport()->width());
+  }
+
   void descriptionOpensOnItsFirstSentence() {
     AnalysisPanel panel("<b>Michel Figure 3.</b> The metric as heads go. Runs on the full model.");
     auto* about = panel.findChild<QLabel*>("description");
