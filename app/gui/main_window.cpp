@@ -104,7 +104,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
         ++failed;
         continue;
       }
-      if (model < static_cast<int>(models_.size())) clearErrorOf("Running " + models_[model].name);
+      if (model < static_cast<int>(models_.size())) clearErrorOf(runLabel(model));
       failed = failed_runs_.erase(failed);
     }
     showHeadsOf(view_->currentModel());  // the panel follows the Attention tab's model

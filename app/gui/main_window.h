@@ -129,6 +129,8 @@ class MainWindow : public QMainWindow {
   void startNextJob();
   void onJobFinished();
   void requestRuns();  // main_window_runs.cpp
+  // "Running <model>": a sentence run's job label, its error's source and its progress line.
+  QString runLabel(int model) const;
   void queueRun(int model);
   // A run stopped by Cancel: its map says so, and the same text and gates wait for Enter.
   void showCancelled(int model, const QString& sentence, const HeadGates& gates);

@@ -35,13 +35,15 @@ void MainWindow::requestRuns() {
       queueRun(model);
 }
 
+QString MainWindow::runLabel(int model) const { return "Running " + models_[model].name; }
+
 void MainWindow::queueRun(int model) {
   // A queued run reads the newest sentence and gates when it starts, so one per model is enough.
   for (const auto& job : queued_)
     if (job.run_model == model) return;
   auto* session = session_.get();
   view_->setRunPending(model, true);  // cleared when the run's result (or error) is applied
-  enqueue({"Running " + models_[model].name, [this, session, model]() -> Job {
+  enqueue({runLabel(model), [this, session, model]() -> Job {
              const auto sentence = view_->sentence();
              const auto target = models_[model].translation ? view_->target() : QString();  // "": translate
              const auto gates = gates_[model];
@@ -50,7 +52,7 @@ void MainWindow::queueRun(int model) {
              // tile); its Cancel stops the run at the next report.
              auto cancel = std::make_shared<std::atomic<bool>>(false);
              run_cancel_ = cancel;
-             view_->runBar()->start("Running " + models_[model].name);
+             view_->runBar()->start(runLabel(model));
              auto progress = [this, cancel, last = std::make_shared<QElapsedTimer>()](double done, int layers) {
                if (!last->isValid() || last->elapsed() >= 100 || done >= layers) {
                  last->start();

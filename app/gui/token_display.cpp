@@ -20,9 +20,13 @@ QString byte_text(unsigned char byte) {
 }  // namespace
 
 QString shown_token(const std::string& token) {
+  // SentencePiece's byte piece, "<0xE0>": six characters, so that the other tokens (8,192 of a long
+  // text) skip the match.
   static const QRegularExpression byte_piece("^<0x([0-9A-Fa-f]{2})>$");
-  const auto piece = byte_piece.match(QString::fromStdString(token));
-  if (piece.hasMatch()) return "\\x" + piece.captured(1).toUpper();
+  if (token.size() == 6 && token.compare(0, 3, "<0x") == 0) {
+    const auto piece = byte_piece.match(QString::fromLatin1(token.data(), 6));
+    if (piece.hasMatch()) return "\\x" + piece.captured(1).toUpper();
+  }
   QString shown;
   for (size_t pos = 0; pos < token.size();) {
     const size_t length = tokenizer_detail::utf8_sequence_length(token, pos);
