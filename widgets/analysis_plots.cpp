@@ -74,24 +74,29 @@ QString metric_label(const ResultTable& table) {
   return metric.isEmpty() ? QString("metric") : metric;
 }
 
-// The uniform-attention Ratio of the table's rows (the null baseline), one dashed line per distinct
-// value: "uniform attention" when every row shares it, else named by model and kind.
+// The uniform-attention Ratio of the table's rows (the null baseline): "uniform attention" when every
+// row shares it, else one dashed line per model (and kind) in the model's bar colour.
 QVector<ReferenceLine> uniform_ratio_lines(const ResultTable& table) {
   const int uniform_col = table.column("uniform_Ratio"), model_col = table.column("model"),
             kind_col = table.column("kind");
   QVector<ReferenceLine> lines;
   if (uniform_col < 0) return lines;  // a table from before the baseline
-  for (int row = 0; row < table.row_count(); ++row) {
-    const double value = table.number(row, uniform_col);
-    if (!std::isfinite(value)) continue;
-    QString name = "uniform: " + text_at(table, row, model_col);
-    if (kind_col >= 0) name += " " + text_at(table, row, kind_col);
-    const bool seen = std::any_of(lines.begin(), lines.end(), [&](const ReferenceLine& line) {
-      return std::abs(line.y - value) <= 1e-9 * std::max(1.0, std::abs(value));
-    });
-    if (!seen) lines.push_back({name, value});
-  }
-  if (lines.size() == 1) lines.front().name = "uniform attention";
+  const auto models = group_rows(table, model_col);  // the bars' series, in their order
+  for (int series = 0; series < static_cast<int>(models.size()); ++series)
+    for (int row : models[static_cast<size_t>(series)].second) {
+      const double value = table.number(row, uniform_col);
+      if (!std::isfinite(value)) continue;
+      QString name = "uniform: " + text_at(table, row, model_col);
+      if (kind_col >= 0) name += " " + text_at(table, row, kind_col);
+      const bool seen = std::any_of(lines.begin(), lines.end(), [&](const ReferenceLine& line) {
+        return line.series == series && std::abs(line.y - value) <= 1e-9 * std::max(1.0, std::abs(value));
+      });
+      if (!seen) lines.push_back({name, value, series});
+    }
+  const bool one_value = std::all_of(lines.begin(), lines.end(), [&](const ReferenceLine& line) {
+    return std::abs(line.y - lines.front().y) <= 1e-9 * std::max(1.0, std::abs(line.y));
+  });
+  if (!lines.isEmpty() && one_value) return {{"uniform attention", lines.front().y}};
   return lines;
 }
 

@@ -20,6 +20,8 @@ constexpr int kGroupGap = 8;  // extra space between the query heads of two key/
 // before any scrolling (at 40 pixels an 8-head model showed H1–H6 and a horizontal scrollbar).
 constexpr int kMinSide = 22;
 constexpr int kMaxSide = 160;
+constexpr int kLeastAcross = 7;  // columns side by side at the least width; more wrap (cell_wrap.h)
+constexpr int kLayerGap = 8;     // extra space between layers whose columns wrap onto several rows
 
 // One matrix as an image under a colour scale, one pixel per cell (scaled up without smoothing when
 // painted).
@@ -57,8 +59,9 @@ void AttentionOverview::setColourScale(ColourScale scale) {
 void AttentionOverview::renderThumbnails() {
   images_.clear();
   for (const auto& layer : matrices_) images_.emplace_back(layer.size());
-  // Thumbnails never shrink below kMinSide: a scroll area around the overview takes over then.
-  setMinimumSize(sizeHint());
+  // Thumbnails never shrink below kMinSide: they wrap, and a scroll area takes over downwards.
+  setMinimumWidth(minimumSizeHint().width());
+  fitHeight();
   updateGeometry();
   update();
 }
@@ -79,11 +82,14 @@ const QImage& AttentionOverview::image(int layer, int column) const {
   return image;
 }
 
-int AttentionOverview::labelWidth() const { return labels_.width(fontMetrics(), kLabelWidth); }
+// Wide enough for the layers' names and a wrapped row's "33…" (the head it starts with).
+int AttentionOverview::labelWidth() const {
+  return std::max(labels_.width(fontMetrics(), kLabelWidth), fontMetrics().horizontalAdvance(QString("%1…").arg(columnCount())) + 6);
+}
 
 void AttentionOverview::setQueryGroups(const std::vector<std::vector<int>>& groups) {
   groups_ = QueryGroups::of(groups);
-  if (!images_.empty()) setMinimumSize(sizeHint());  // the gaps widen it: scroll rather than squeeze
+  if (!images_.empty()) setMinimumWidth(minimumSizeHint().width()), fitHeight();  // the gaps widen it
   updateGeometry();
   update();
 }
@@ -111,6 +117,7 @@ void AttentionOverview::clear() {
   images_.clear();
   // The placeholder takes the scroll area's size: the old thumbnails' minimum left scrollbars around it.
   setMinimumSize(0, 0);
+  fitHeight();
   updateGeometry();
   update();
 }
@@ -121,22 +128,58 @@ int AttentionOverview::columnCount() const {
   return static_cast<int>(columns);
 }
 
+CellWrap AttentionOverview::wrapAt(int width) const {
+  return CellWrap::fit(columnCount(), width - labelWidth() - groups_.maxBoundaries() * kGroupGap, kMinSide + kGap);
+}
+
+int AttentionOverview::layerGap() const { return wrapAt(width()).wrapped() ? kLayerGap : 0; }
+
 int AttentionOverview::thumbnailSide() const {
   if (images_.empty()) return kMinSide;
-  const int by_width = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / std::max(1, columnCount()) - kGap;
-  const int by_height = (height() - kHeaderHeight) / std::max<int>(1, images_.size()) - kGap;
+  const auto wrap = wrapAt(width());
+  const int layers = std::max<int>(1, images_.size());
+  const int by_width = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / wrap.per_band - kGap;
+  const int by_height = (height() - kHeaderHeight - layers * layerGap()) / (layers * wrap.bands) - kGap;
   return std::clamp(std::min(by_width, by_height), kMinSide, kMaxSide);
 }
 
 QRect AttentionOverview::thumbnailRect(int layer, int head) const {
   const int side = thumbnailSide();
-  return {labelWidth() + (head + 1) * (side + kGap) + groups_.boundariesBefore(layer, head) * kGroupGap,
-          kHeaderHeight + layer * (side + kGap), side, side};
+  const auto wrap = wrapAt(width());
+  const int column = head + 1, band = wrap.band(column);
+  // Group gaps count from the band's first head: a wrapped band starts at the label again.
+  const int gaps = groups_.boundariesBefore(layer, head) - groups_.boundariesBefore(layer, wrap.first(band) - 1);
+  return {labelWidth() + wrap.column(column) * (side + kGap) + gaps * kGroupGap,
+          kHeaderHeight + (layer * wrap.bands + band) * (side + kGap) + layer * layerGap(), side, side};
 }
 
 QSize AttentionOverview::sizeHint() const {
   return {labelWidth() + columnCount() * (kMinSide + kGap) + groups_.maxBoundaries() * kGroupGap,
           kHeaderHeight + static_cast<int>(images_.size()) * (kMinSide + kGap)};
+}
+
+QSize AttentionOverview::minimumSizeHint() const {
+  if (images_.empty()) return {0, 0};
+  const int width = labelWidth() + std::min(columnCount(), kLeastAcross) * (kMinSide + kGap) + groups_.maxBoundaries() * kGroupGap;
+  return {width, heightForWidth(width)};
+}
+
+// The least height is the wrapped rows' at the width the scroll area gives: it scrolls down to
+// them. (A scroll area asks a height-for-width widget at its size hint's width, not its own.)
+void AttentionOverview::fitHeight() {
+  const int needed = images_.empty() ? 0 : heightForWidth(width());
+  if (minimumHeight() != needed) setMinimumHeight(needed);
+}
+
+void AttentionOverview::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitHeight();
+}
+
+int AttentionOverview::heightForWidth(int width) const {
+  const int layers = static_cast<int>(images_.size());
+  const auto wrap = wrapAt(width);
+  return kHeaderHeight + layers * wrap.bands * (kMinSide + kGap) + (wrap.wrapped() ? layers * kLayerGap : 0);
 }
 
 void AttentionOverview::paintEvent(QPaintEvent* event) {
@@ -150,7 +193,9 @@ void AttentionOverview::paintEvent(QPaintEvent* event) {
   small.setPointSizeF(font().pointSizeF() * 0.85);
   painter.setFont(small);
   const int side = thumbnailSide();
-  for (int column = 0; column < columnCount(); ++column) {
+  const auto wrap = wrapAt(width());
+  // Wrapped, the header names the first band's columns; a later band's row says which head it starts with.
+  for (int column = 0; column < std::min(columnCount(), wrap.per_band); ++column) {
     // Small thumbnails take the short labels: "μ" for the mean, the head's number alone.
     auto label = column == 0 ? QString("mean") : QString("H%1").arg(column);
     if (painter.fontMetrics().horizontalAdvance(label) > side + kGap) label = column == 0 ? QString("μ") : QString::number(column);
@@ -162,6 +207,10 @@ void AttentionOverview::paintEvent(QPaintEvent* event) {
     const auto first = thumbnailRect(layer, -1);
     painter.setPen(palette().color(QPalette::WindowText));
     painter.drawText(QRect(0, first.top(), labelWidth() - 4, side), Qt::AlignRight | Qt::AlignVCenter, layerName(layer));
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    for (int band = 1; band < wrap.bands && wrap.first(band) < static_cast<int>(images_[layer].size()); ++band)
+      painter.drawText(QRect(0, thumbnailRect(layer, wrap.first(band) - 1).top(), labelWidth() - 4, side),
+                       Qt::AlignRight | Qt::AlignVCenter, QString("%1…").arg(wrap.first(band)));
     for (int column = 0; column < static_cast<int>(images_[layer].size()); ++column) {
       const int head = column - 1;
       const auto target = thumbnailRect(layer, head);
@@ -187,9 +236,7 @@ void AttentionOverview::paintEvent(QPaintEvent* event) {
 void AttentionOverview::setHeadScores(std::vector<std::vector<double>> scores, const QString& label) {
   scores_ = std::move(scores);
   const auto range = score_range(scores_);
-  setToolTip(scores_.empty() ? QString()
-                             : QString("The strip under each head: %1, from %2 (dark blue) to %3 (yellow)")
-                                   .arg(label).arg(range.first, 0, 'g', 3).arg(range.second, 0, 'g', 3));
+  setToolTip(scores_.empty() ? QString() : QString("The strip under each head: %1, %2").arg(label, score_scale_phrase(range)));
   update();
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "widgets/attention_matrix.h"
+#include "widgets/cell_wrap.h"
 #include "widgets/colour_scale.h"
 #include "widgets/head_gates.h"
 #include "widgets/layer_labels.h"
@@ -55,17 +56,23 @@ class AttentionOverview : public QWidget {
   QRect thumbnailRect(int layer, int head) const;
   int layerCount() const { return static_cast<int>(images_.size()); }
   QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;  // a few columns across; the rest wrap (cell_wrap.h)
+  int heightForWidth(int width) const override;
+  CellWrap wrapAt(int width) const;  // how a layer's mean and heads wrap at a width
 
  Q_SIGNALS:
   void thumbnailClicked(int layer, int head);  // head −1 = mean of heads
 
  protected:
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
 
  private:
   int columnCount() const;
   int thumbnailSide() const;
+  int layerGap() const;
+  void fitHeight();  // the least height: the wrapped rows' at the current width
   int labelWidth() const;
   QString layerName(int layer) const { return labels_.name(layer); }
 

@@ -1,7 +1,6 @@
 // widgets/head_toggle_grid.cpp — see head_toggle_grid.h.
 #include "widgets/head_toggle_grid.h"
 
-#include "widgets/color_maps.h"
 #include "widgets/score_legend.h"
 
 #include <QGridLayout>
@@ -26,11 +25,13 @@ constexpr int kCell = 34;         // cell side in pixels, when there is room
 constexpr int kMinCell = 12;      // the least: 12 × 12 heads then take 28 + 12 × 15 pixels
 constexpr int kGap = 3;
 constexpr int kGroupGap = 6;      // extra space between the query heads of two key/value heads
+constexpr int kLayerGap = 5;      // extra space between layers whose heads wrap onto several rows
 constexpr int kRowLabelWidth = 28;
 constexpr int kHeaderHeight = 18;
-// The panel widens to show every head at the smallest cells up to this width (16 heads fit); a
-// wider model scrolls sideways instead of taking the window (32 heads: 28 + 32 × 15 pixels).
-constexpr int kMaxFittedWidth = 300;
+constexpr int kLeastAcross = 8;   // heads side by side at the panel's least width
+// The panel's width, whatever the model and colouring (it changed from 190 to 330 pixels between
+// models and moved every tab sideways): 12 heads fit at the smallest cells, more wrap.
+constexpr int kPanelWidth = 220;
 
 }  // namespace
 
@@ -46,6 +47,7 @@ void HeadCellGrid::setGates(const HeadGates& gates) {
     scores_.clear();
     selected_layer_ = selected_head_ = -1;
     updateGeometry();
+    fitHeight();
   }
   update();
 }
@@ -53,6 +55,7 @@ void HeadCellGrid::setGates(const HeadGates& gates) {
 void HeadCellGrid::setQueryGroups(const std::vector<std::vector<int>>& groups) {
   groups_ = QueryGroups::of(groups);
   updateGeometry();
+  fitHeight();
   update();
 }
 
@@ -82,33 +85,74 @@ void HeadCellGrid::setLayerNames(const QStringList& names) {
   update();
 }
 
-int HeadCellGrid::labelWidth() const { return labels_.width(fontMetrics(), kRowLabelWidth); }
+// Wide enough for the layers' names and a wrapped row's "33…" (the head it starts with).
+int HeadCellGrid::labelWidth() const {
+  return std::max(labels_.width(fontMetrics(), kRowLabelWidth), fontMetrics().horizontalAdvance(QString("%1…").arg(maxHeads())) + 6);
+}
 
 QString HeadCellGrid::layerPhrase(int layer) const {
   return labels_.names.isEmpty() ? QString("layer %1").arg(layer + 1) : labels_.name(layer);
 }
 
+CellWrap HeadCellGrid::wrapAt(int width) const {
+  return CellWrap::fit(maxHeads(), width - labelWidth() - groups_.maxBoundaries() * kGroupGap, kMinCell + kGap);
+}
+
+int HeadCellGrid::rowsDown() const {
+  return std::max<int>(1, static_cast<int>(gates_.on.size())) * wrapAt(width()).bands;
+}
+
+int HeadCellGrid::layerGap() const { return wrapAt(width()).wrapped() ? kLayerGap : 0; }
+
 int HeadCellGrid::cellSide() const {
   // As large as the widget allows, between kMinCell and kCell: a 12 × 12-head model's panel shrinks
-  // with its dock instead of widening the window.
-  const int heads = std::max(1, maxHeads()), layers = std::max<int>(1, static_cast<int>(gates_.on.size()));
-  const int across = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / heads - kGap;
-  const int down = (height() - kHeaderHeight) / layers - kGap;
+  // with its dock instead of widening the window; a layer too wide for the smallest cells wraps.
+  const auto wrap = wrapAt(width());
+  const int layers = std::max<int>(1, static_cast<int>(gates_.on.size()));
+  const int across = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / wrap.per_band - kGap;
+  const int down = (height() - kHeaderHeight - layers * layerGap()) / rowsDown() - kGap;
   return std::clamp(std::min(across, down), kMinCell, kCell);
 }
 
 QRect HeadCellGrid::cellRect(int layer, int head) const {
   const int side = cellSide();
-  return {labelWidth() + head * (side + kGap) + groups_.boundariesBefore(layer, head) * kGroupGap,
-          kHeaderHeight + layer * (side + kGap), side, side};
+  const auto wrap = wrapAt(width());
+  const int band = wrap.band(head);
+  // Group gaps count from the band's first head: a wrapped band starts at the label again.
+  const int gaps = groups_.boundariesBefore(layer, head) - groups_.boundariesBefore(layer, wrap.first(band));
+  return {labelWidth() + wrap.column(head) * (side + kGap) + gaps * kGroupGap,
+          kHeaderHeight + (layer * wrap.bands + band) * (side + kGap) + layer * layerGap(), side, side};
 }
 
-QSize HeadCellGrid::gridSize(int side) const {
-  return {labelWidth() + maxHeads() * (side + kGap) + groups_.maxBoundaries() * kGroupGap,
-          kHeaderHeight + static_cast<int>(gates_.on.size()) * (side + kGap)};
+QSize HeadCellGrid::sizeHint() const {
+  return {labelWidth() + maxHeads() * (kCell + kGap) + groups_.maxBoundaries() * kGroupGap,
+          kHeaderHeight + static_cast<int>(gates_.on.size()) * (kCell + kGap)};
 }
-QSize HeadCellGrid::sizeHint() const { return gridSize(kCell); }
-QSize HeadCellGrid::minimumSizeHint() const { return gridSize(kMinCell); }
+
+// A few heads across at the smallest cells; the rest wrap. The height follows the width.
+QSize HeadCellGrid::minimumSizeHint() const {
+  const int width = labelWidth() + std::min(maxHeads(), kLeastAcross) * (kMinCell + kGap) + groups_.maxBoundaries() * kGroupGap;
+  return {width, heightForWidth(width)};
+}
+
+// The least height is the wrapped rows' at the width the scroll area gives (a scroll area asks a
+// height-for-width widget at its size hint's width, not its own).
+void HeadCellGrid::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitHeight();
+}
+
+void HeadCellGrid::fitHeight() {
+  const int needed = heightForWidth(width());
+  if (minimumHeight() != needed) setMinimumHeight(needed);
+  Q_EMIT heightNeeded(std::max(sizeHint().height(), needed));
+}
+
+int HeadCellGrid::heightForWidth(int width) const {
+  const int layers = static_cast<int>(gates_.on.size());
+  const auto wrap = wrapAt(width);
+  return kHeaderHeight + layers * wrap.bands * (kMinCell + kGap) + (wrap.wrapped() ? layers * kLayerGap : 0);
+}
 
 QPair<int, int> HeadCellGrid::cellAt(const QPoint& position) const {
   for (int layer = 0; layer < static_cast<int>(gates_.on.size()); ++layer)
@@ -117,21 +161,22 @@ QPair<int, int> HeadCellGrid::cellAt(const QPoint& position) const {
   return {-1, -1};
 }
 
-QPair<double, double> HeadCellGrid::scoreRange() const { return score_range(scores_); }
+ScoreScale HeadCellGrid::scoreRange() const { return score_range(scores_); }
 
 void HeadCellGrid::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.setRenderHint(QPainter::Antialiasing);
-  auto gradient = viridis_gradient();
   const bool coloured = !scores_.empty();
-  const auto [low, high] = scoreRange();
+  const auto scale = scoreRange();
   auto small = font();
   small.setPointSizeF(font().pointSizeF() * 0.85);
   painter.setFont(small);
   const int side = cellSide();
+  const auto wrap = wrapAt(width());
   // "H1" over wide cells; over narrow ones the number alone, every other one when they are narrowest.
+  // Wrapped, the header numbers the first band; a later band's row says which head it starts with.
   const int label_step = side < 16 ? 2 : 1;
-  for (int head = 0; head < maxHeads(); head += label_step)
+  for (int head = 0; head < std::min(maxHeads(), wrap.per_band); head += label_step)
     painter.drawText(QRect(cellRect(0, head).center().x() - 20, 0, 40, kHeaderHeight), Qt::AlignCenter,
                      side >= 26 ? QString("H%1").arg(head + 1) : QString::number(head + 1));
   for (int layer = 0; layer < static_cast<int>(gates_.on.size()); ++layer) {
@@ -139,12 +184,16 @@ void HeadCellGrid::paintEvent(QPaintEvent*) {
     painter.setPen(palette().color(QPalette::WindowText));
     painter.drawText(QRect(0, row.top() + side / 2 - 10, labelWidth() - 4, 20), Qt::AlignRight | Qt::AlignVCenter,
                      labels_.name(layer));
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    for (int band = 1; band < wrap.bands && wrap.first(band) < static_cast<int>(gates_.on[layer].size()); ++band)
+      painter.drawText(QRect(0, cellRect(layer, wrap.first(band)).top() + side / 2 - 10, labelWidth() - 4, 20),
+                       Qt::AlignRight | Qt::AlignVCenter, QString("%1…").arg(wrap.first(band) + 1));
     for (int head = 0; head < static_cast<int>(gates_.on[layer].size()); ++head) {
       const auto rect = cellRect(layer, head);
       const bool on = gates_.on[layer][head];
       QColor fill(0x3b, 0x52, 0x8b);  // viridis' blue: "on" without a score
       if (coloured && layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
-        fill = gradient.color(scores_[layer][head], QCPRange(low, high));
+        fill = score_colour(scores_[layer][head], scale);
       if (!on) fill = QColor(0xd0, 0xd0, 0xd0);
       painter.setPen(Qt::NoPen);
       painter.setBrush(fill);
@@ -206,6 +255,7 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
   scroll_ = new QScrollArea;
   scroll_->setWidget(grid_);
   scroll_->setWidgetResizable(true);  // the grid fills the panel, and scrolls below its least size
+  scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // heads wrap instead
   scroll_->setFrameShape(QFrame::NoFrame);
   layout->addWidget(scroll_, 1);
   legend_ = new ScoreLegend;
@@ -228,6 +278,10 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
                                  [this] { keepOnly(grid_->selectedLayer(), grid_->selectedHead()); });
   add_button("Reset", "All heads on; clear the colouring and the selection", [this] { reset(); });
   layout->addLayout(buttons);
+  // No taller than the grid at its largest cells (or, wrapped, at its smallest): the legend then sits
+  // right under the cells.
+  connect(grid_, &HeadCellGrid::heightNeeded, this,
+          [this](int height) { scroll_->setMaximumHeight(height + 2 * scroll_->frameWidth() + 2); });
   connect(grid_, &HeadCellGrid::cellClicked, this, [this](int layer, int head) { toggle(layer, head); });
   connect(grid_, &HeadCellGrid::keepOnlyRequested, this, [this](int layer, int head) { keepOnly(layer, head); });
   updateSummary();
@@ -235,15 +289,11 @@ HeadToggleGrid::HeadToggleGrid(QWidget* parent) : QWidget(parent), grid_(new Hea
 
 void HeadToggleGrid::setGates(const HeadGates& gates) {
   grid_->setGates(gates);
-  // Wide enough for every head at the smallest cells (12 × 12 heads: 11 and 12 sat behind a
-  // horizontal scrollbar in a dock of its default width), up to kMaxFittedWidth.
-  const int needed = grid_->minimumSizeHint().width() + scroll_->verticalScrollBar()->sizeHint().width() + 2;
-  scroll_->setMinimumWidth(std::min(needed, kMaxFittedWidth));
-  // No taller than the grid at its largest cells: the legend then sits right under the cells.
-  scroll_->setMaximumHeight(grid_->sizeHint().height() + 2 * scroll_->frameWidth() +
-                            scroll_->horizontalScrollBar()->sizeHint().height());
   updateSummary();
 }
+
+QSize HeadToggleGrid::sizeHint() const { return {kPanelWidth, QWidget::sizeHint().height()}; }
+QSize HeadToggleGrid::minimumSizeHint() const { return {kPanelWidth * 3 / 4, QWidget::minimumSizeHint().height()}; }
 
 void HeadToggleGrid::apply(const HeadGates& gates) {
   if (gates == grid_->gates()) return;
@@ -281,8 +331,7 @@ void HeadToggleGrid::invert() {
 
 void HeadToggleGrid::setScores(const std::vector<std::vector<double>>& scores, const QString& label) {
   grid_->setScores(scores, label);
-  const auto [low, high] = grid_->scoreRange();
-  legend_->setScale(label, low, high);
+  legend_->setScale(label, grid_->scoreRange());
   legend_->setVisible(!scores.empty());
 }
 

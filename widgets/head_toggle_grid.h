@@ -3,19 +3,17 @@
 // summary, and optional colouring of the cells by a score (importance, ablation Δ) with its legend.
 #pragma once
 
+#include "widgets/cell_wrap.h"
 #include "widgets/head_gates.h"
 #include "widgets/layer_labels.h"
 #include "widgets/query_groups.h"
+#include "widgets/score_legend.h"
 
 #include <QWidget>
 
 class QLabel;
 class QPushButton;
 class QScrollArea;
-
-namespace aw {
-class ScoreLegend;
-}
 
 namespace aw {
 
@@ -35,10 +33,10 @@ class HeadCellGrid : public QWidget {
   void setQueryGroups(const std::vector<std::vector<int>>& groups);
   // The key/value head that query head `head` of `layer` reads (−1 without groups).
   int groupOf(int layer, int head) const;
-  // Scores per [layer][head] shown as cell colour (viridis over their range); empty = no colouring.
+  // Scores per [layer][head] shown as cell colour (score_legend.h: viridis over their range, or
+  // blue–white–red around 0 for scores of both signs); empty = no colouring.
   void setScores(const std::vector<std::vector<double>>& scores, const QString& label);
-  // The range the colours span: the finite scores' least and greatest ({0, 1} without scores).
-  QPair<double, double> scoreRange() const;
+  ScoreScale scoreRange() const;  // the scale the colours span
   void setSelected(int layer, int head);
   int selectedLayer() const { return selected_layer_; }
   int selectedHead() const { return selected_head_; }
@@ -46,23 +44,30 @@ class HeadCellGrid : public QWidget {
   // The cell's rectangle in widget coordinates (for tests and hit-testing).
   QRect cellRect(int layer, int head) const;
   int cellSide() const;  // 12–34 pixels: as much as the widget's size gives
+  // How a layer's heads wrap at a width: every head in view, none behind a sideways scrollbar.
+  CellWrap wrapAt(int width) const;
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
+  int heightForWidth(int width) const override;
 
  Q_SIGNALS:
   void cellClicked(int layer, int head);
   void keepOnlyRequested(int layer, int head);
+  void heightNeeded(int height);  // the rows at the current width (the panel fits its scroll area to it)
 
  protected:
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   bool event(QEvent* event) override;  // tooltips
 
  private:
   int maxHeads() const;
   QPair<int, int> cellAt(const QPoint& position) const;
   int labelWidth() const;
-  QSize gridSize(int cell_side) const;  // the grid with cells of that side
+  int rowsDown() const;  // rows of cells: layers × bands
+  int layerGap() const;
+  void fitHeight();  // the least height: the wrapped rows' at the current width
   QString layerPhrase(int layer) const;  // "layer 3", or the block's name ("Cross 2")
 
   HeadGates gates_;
@@ -95,6 +100,9 @@ class HeadToggleGrid : public QWidget {
 
   HeadCellGrid* grid() const { return grid_; }
   QString summaryText() const;
+  // One width for every model and colouring: the panel does not move the tabs beside it.
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
 
  Q_SIGNALS:
   void gatesChanged(const aw::HeadGates& gates);
@@ -104,7 +112,7 @@ class HeadToggleGrid : public QWidget {
   void updateSummary();
 
   HeadCellGrid* grid_;
-  QScrollArea* scroll_;  // around the grid: 16 × 32 heads scroll instead of widening the window
+  QScrollArea* scroll_;  // around the grid: many layers scroll down (a layer's heads wrap)
   QLabel* summary_;
   ScoreLegend* legend_;
   QPushButton* keep_only_button_;

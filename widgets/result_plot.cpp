@@ -122,9 +122,9 @@ void ResultPlot::showBars(const QString& title, const QStringList& categories, c
     whiskers->setPen(QPen(Qt::black, 1.2));
   }
   for (const auto& reference : references) high = std::max(high, reference.y), low = std::min(low, reference.y);
-  addReferenceLines(references, series.size());
   plot_->xAxis->setRange(0.4, categories.size() + 0.6);
   plot_->yAxis->setRange(low * 1.1, high * 1.1 + (high == low ? 1 : 0));
+  addReferenceLines(references, series.size());
   plot_->legend->setVisible(series.size() + references.size() > 1);
   // The legend under the plot, where it hides no bar; many bars (one per head) with their labels
   // turned upright so they do not run into each other.
@@ -134,15 +134,30 @@ void ResultPlot::showBars(const QString& title, const QStringList& categories, c
 }
 
 void ResultPlot::addReferenceLines(const QVector<ReferenceLine>& references, int first_colour) {
+  // Lines within 1.5 % of the axis' span of each other look like one: each gets its turn in the dash.
+  const double near = 0.015 * plot_->yAxis->range().size();
+  int own_colours = 0;
   for (int r = 0; r < references.size(); ++r) {
+    int turn = 0, turns = 0;
+    for (int other = 0; other < references.size(); ++other) {
+      if (std::abs(references[other].y - references[r].y) > near) continue;
+      if (other < r) ++turn;
+      ++turns;
+    }
+    const auto colour = references[r].series >= 0 ? series_colour(references[r].series) : series_colour(first_colour + own_colours++);
+    QPen pen(colour, 1.5, Qt::DashLine);
+    if (turns > 1) {  // dash 6, then the others' dashes: "a b c a b c …"
+      pen.setDashPattern({6, 6.0 * (turns - 1)});
+      pen.setDashOffset(-6.0 * turn);
+    }
     auto* line = new QCPItemStraightLine(plot_);
     line->point1->setCoords(0, references[r].y);
     line->point2->setCoords(1, references[r].y);
-    line->setPen(QPen(series_colour(first_colour + r), 1.5, Qt::DashLine));
-    // An empty graph carries the reference's legend entry.
+    line->setPen(pen);
+    // An empty graph carries the reference's legend entry (a plain dash: the legend shows its colour).
     auto* legend_entry = plot_->addGraph();
     legend_entry->setName(references[r].name);
-    legend_entry->setPen(line->pen());
+    legend_entry->setPen(QPen(colour, 1.5, Qt::DashLine));
   }
 }
 
@@ -200,7 +215,6 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
     graph->setData(series[s].x, series[s].y);
     for (double x : series[s].x) whole_x = whole_x && x == std::round(x);
   }
-  addReferenceLines(references, series.size());
   plot_->rescaleAxes();
   if (whole_x) {
     auto ticker = QSharedPointer<QCPAxisTickerFixed>(new QCPAxisTickerFixed);
@@ -212,6 +226,7 @@ void ResultPlot::showCurves(const QString& title, const QVector<PlotSeries>& ser
   for (const auto& reference : references) low = std::min(low, reference.y), high = std::max(high, reference.y);
   const double pad = (high - low) * 0.08 + 1e-9;
   plot_->yAxis->setRange(low - pad, high + pad);
+  addReferenceLines(references, series.size());
   const bool right = std::any_of(series.begin(), series.end(), [](const PlotSeries& s) { return s.right_axis; });
   if (right) {
     plot_->yAxis2->setVisible(true);

@@ -45,6 +45,7 @@ struct SmallPlot {  // one cell of a small-multiples grid
 struct ReferenceLine {  // a horizontal dashed line, e.g. the unablated baseline or DiagFreeMask
   QString name;
   double y = 0.0;
+  int series = -1;  // the series whose colour it takes (a model's uniform baseline); −1: a colour of its own
 };
 
 class ResultPlot : public QWidget {
@@ -93,6 +94,8 @@ class ResultPlot : public QWidget {
  private:
   void reset(const QString& title);
   // Dashed horizontal lines with legend entries, coloured from the palette's `first_colour` on.
+  // After the value axis' range is set: lines closer than a pixel or two share their place in
+  // alternating dashes, so that each colour shows.
   void addReferenceLines(const QVector<ReferenceLine>& references, int first_colour);
   // The legend in the plot's top-right corner (the default), or in rows of `columns` under it.
   void legendInside();

@@ -4,6 +4,7 @@
 #include "analysis/core/registry.h"
 #include "app/gui/settings_form.h"
 #include "table/csv_format.h"
+#include "widgets/model_box.h"
 #include "widgets/result_plot.h"
 
 #include <QComboBox>
@@ -103,8 +104,9 @@ void AnalysisTab::setModels(const std::vector<ModelSummary>& models) {
     auto* box = choosers_[index];
     const int previous = box->currentIndex();
     const QSignalBlocker block(box);
-    box->clear();
-    for (const auto& model : models) box->addItem(QString("%1 (%2)").arg(model.name, model.architecture));
+    QStringList names, architectures;
+    for (const auto& model : models) names << model.name, architectures << model.architecture;
+    fill_model_box(box, names, architectures);
     // The second chooser starts on the second model, so "two models side by side" works at once; a
     // tab that prefers a model able to run it (LAMA words) starts on the first such model.
     int fallback = std::min<int>(index, static_cast<int>(models.size()) - 1);

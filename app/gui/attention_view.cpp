@@ -8,6 +8,7 @@
 
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
+#include "widgets/model_box.h"
 #include "widgets/heatmap_find_bar.h"
 #include "widgets/run_progress_bar.h"
 #include "widgets/selection_copy.h"
@@ -151,8 +152,13 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   predictions_->verticalHeader()->hide();
   predictions_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   enable_selection_copy(predictions_);
+  // Room for the header and all five predictions (4 of 5 showed, beside the overview's empty space);
+  // the overview above takes what is left.
+  predictions_->setMinimumHeight(predictions_->horizontalHeader()->sizeHint().height() +
+                                 5 * predictions_->verticalHeader()->defaultSectionSize() + 2 * predictions_->frameWidth() + 2);
+  predictions_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
   predictions_layout->addWidget(predictions_);
-  side_layout->addWidget(predictions_box, 2);
+  side_layout->addWidget(predictions_box, 0);
   splitter->addWidget(side);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
@@ -202,13 +208,10 @@ void AttentionView::setModels(const std::vector<ModelSummary>& models) {
   const int current = model_box_->currentIndex(), compared = compare_box_->currentIndex();
   models_ = models;
   const QSignalBlocker block_model(model_box_), block_compare(compare_box_);
-  model_box_->clear();
-  compare_box_->clear();
-  for (const auto& model : models) {
-    const auto label = QString("%1 (%2)").arg(model.name, model.architecture);
-    model_box_->addItem(label);
-    compare_box_->addItem(label);
-  }
+  QStringList names, architectures;
+  for (const auto& model : models) names << model.name, architectures << model.architecture;
+  fill_model_box(model_box_, names, architectures);
+  fill_model_box(compare_box_, names, architectures);
   model_box_->setCurrentIndex(std::clamp(current, 0, static_cast<int>(models.size()) - 1));
   compare_box_->setCurrentIndex(std::clamp(compared < 0 ? 1 : compared, 0, static_cast<int>(models.size()) - 1));
   syncCompareChoices();

@@ -7,6 +7,7 @@
 #include "widgets/attention_overview.h"
 #include "widgets/elided_label.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/model_box.h"
 #include "widgets/run_progress_bar.h"
 
 #include <QCloseEvent>
@@ -32,6 +33,9 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace aw {
+namespace {
+constexpr int kDockChars = 16;  // the heads panel's choosers: its width, not their items'
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::make_unique<ModelSession>()) {
   setWindowTitle("Attention Workbench");
@@ -81,6 +85,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   colour_box_ = new QComboBox;
   colour_box_->setObjectName("heads_colour");
   colour_box_->addItem("no colouring");
+  fix_box_width(colour_box_, kDockChars);  // "previous-token (copying)" would widen the panel
   colour_box_->setToolTip("Colour the cells by a finished run's head scores (ablation, importance, head types)");
   heads_ = new HeadToggleGrid;
   dock_layout->addWidget(colour_box_);
@@ -351,8 +356,10 @@ void MainWindow::showHeadsOf(int model) {
   heads_model_ = model;
   {
     const QSignalBlocker block_models(heads_model_box_);
-    heads_model_box_->clear();
-    for (const auto& summary : models_) heads_model_box_->addItem(summary.name);
+    QStringList names, architectures;
+    for (const auto& summary : models_) names << summary.name, architectures << summary.architecture;
+    fill_model_box(heads_model_box_, names, architectures);
+    fix_box_width(heads_model_box_, kDockChars);  // the panel keeps its width whatever the names
     heads_model_box_->setCurrentIndex(model);
     heads_model_box_->setVisible(models_.size() > 1);
   }
@@ -369,6 +376,7 @@ void MainWindow::showHeadsOf(int model) {
   heads_->grid()->setQueryGroups(models_[model].query_groups);
   heads_->setGates(gates_[model]);
   for (const auto& [label, scores] : scores_[model]) colour_box_->addItem(label);
+  widen_box_list(colour_box_);
   colour_box_->setCurrentText(previous);
   updateColouring();
 }

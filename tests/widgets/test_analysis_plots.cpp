@@ -1,7 +1,8 @@
 // tests/widgets/test_analysis_plots.cpp — the plotters of result tables (widgets/analysis_plots.h): LAMA
 // Figure 4 drawn from word-weights' tables with its default title or the one given; pruning curves named
 // by order or attention kind, with a title given or Figure 3's, their bands inside the metric's range; training losses of
-// language models and classifiers on two axes, the legend under the curves.
+// language models and classifiers on two axes, the legend under the curves; Table 1's uniform baselines
+// in their models' colours, near-equal ones sharing their place in alternating dashes.
 #include "table/csv_format.h"
 #include "table/result_table.h"
 #include "widgets/analysis_plots.h"
@@ -93,6 +94,39 @@ class AnalysisPlotsTests : public QObject {
                                                               "lm,perplexity,1,10,6.2,5.4,220\n")});
     QVERIFY(!qcp->yAxis2->visible());
     QCOMPARE(qcp->graph(0)->valueAxis(), qcp->yAxis);
+  }
+
+  // Table 1 of three models: each model's uniform-attention Ratio is a dashed line in its bars' colour;
+  // two within a pixel or so of each other take turns in one dash pattern, both colours seen; one
+  // value for every model is one "uniform attention" line.
+  void tableOneBaselinesTakeTheirModelsColours() {
+    ResultPlot plot;
+    plot.resize(700, 500);
+    const auto table = read_csv(
+        "model,layer,Ratio,uniform_Ratio\n"
+        "a,1,1.4,0.90\na,2,1.3,0.90\nb,1,1.2,0.901\nb,2,1.1,0.901\nc,1,1.5,0.40\nc,2,1.6,0.40\n");
+    find_plot_kind("table1")->draw(plot, PlotInput{table});
+    auto* qcp = plot.plot();
+    QVector<QPen> bar_pens, line_pens;
+    for (int p = 0; p < qcp->plottableCount(); ++p)
+      if (auto* bars = qobject_cast<QCPBars*>(qcp->plottable(p))) bar_pens << QPen(bars->brush().color());
+    for (int i = 0; i < qcp->itemCount(); ++i)
+      if (auto* line = qobject_cast<QCPItemStraightLine*>(qcp->item(i))) line_pens << line->pen();
+    QCOMPARE(bar_pens.size(), 3);
+    QCOMPARE(line_pens.size(), 3);
+    for (int model = 0; model < 3; ++model) QCOMPARE(line_pens[model].color(), bar_pens[model].color());
+    // a and b are 0.001 apart on an axis of ~1.8: one pattern, offset by one dash; c is a plain dash.
+    QCOMPARE(line_pens[0].dashPattern(), line_pens[1].dashPattern());
+    QCOMPARE(line_pens[0].dashPattern().size(), 2);
+    QVERIFY(line_pens[0].dashOffset() != line_pens[1].dashOffset());
+    QCOMPARE(line_pens[2].style(), Qt::DashLine);
+    QStringList names;
+    for (int g = 0; g < qcp->graphCount(); ++g) names << qcp->graph(g)->name();
+    QCOMPARE(names, QStringList({"uniform: a", "uniform: b", "uniform: c"}));
+    // Every model the same baseline: one line.
+    find_plot_kind("table1")->draw(plot, PlotInput{read_csv("model,layer,Ratio,uniform_Ratio\na,1,1.4,0.9\nb,1,1.2,0.9\n")});
+    QCOMPARE(qcp->graphCount(), 1);
+    QCOMPARE(qcp->graph(0)->name(), QString("uniform attention"));
   }
 };
 

@@ -41,7 +41,8 @@ class AttentionOverviewTests : public QObject {
     QCOMPARE(overview.thumbnailRect(1, 2).left(), overview.thumbnailRect(0, 2).left());
   }
 
-  // Every head of a 12 × 12 model fits a 400-pixel side panel without scrolling sideways; cleared
+  // Every head of a 12 × 12 model fits a 400-pixel side panel without scrolling sideways, and a
+  // narrower one wraps them; cleared
   // (after an error), the overview gives up the thumbnails' minimum size, so its placeholder is not
   // drawn clipped inside scrollbars.
   void overviewFitsTwelveHeadsAndClearsToItsPlaceholder() {
@@ -60,7 +61,11 @@ class AttentionOverviewTests : public QObject {
     scroll.resize(300, 300);
     scroll.show();
     QVERIFY(QTest::qWaitForWindowExposed(&scroll));
-    QVERIFY(scroll.horizontalScrollBar()->isVisible());  // 300 pixels are too few for 13 columns
+    // 300 pixels are too few for 13 columns side by side: they wrap, every head in view across.
+    QVERIFY(!scroll.horizontalScrollBar()->isVisible());
+    QVERIFY(shown->wrapAt(shown->width()).wrapped());
+    for (int head = -1; head < 12; ++head) QVERIFY(shown->thumbnailRect(11, head).right() < scroll.viewport()->width());
+    QVERIFY(shown->thumbnailRect(1, -1).top() > shown->thumbnailRect(0, 11).bottom());
     shown->clear();
     QTRY_VERIFY(!scroll.horizontalScrollBar()->isVisible() && !scroll.verticalScrollBar()->isVisible());
   }
@@ -121,7 +126,6 @@ class AttentionOverviewTests : public QObject {
     area.grab();
     const int shown = overview->renderCount(), all = 16 * 33;  // about 15 × 12 thumbnails of 22 pixels in view
     QVERIFY2(shown > 0 && shown < all / 2, qPrintable(QString::number(shown)));
-    area.horizontalScrollBar()->setValue(area.horizontalScrollBar()->maximum());
     area.verticalScrollBar()->setValue(area.verticalScrollBar()->maximum());
     area.grab();
     const int after_scroll = overview->renderCount();

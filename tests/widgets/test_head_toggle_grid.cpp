@@ -68,9 +68,9 @@ class HeadToggleGridTests : public QObject {
 
   // Grouped-query attention at a 1B model's scale: 16 layers × 32 query heads over 8 key/value
   // heads. The groups' cells sit together with a wider gap between groups, the tooltip's key/value
-  // head is the group's, and the panel scrolls rather than grow past its dock: every cell stays
-  // clickable.
-  void aGroupedQueryPanelOf512HeadsGroupsAndScrolls() {
+  // head is the group's, and a layer's 32 heads wrap onto rows rather than run past the dock: every
+  // head in view across, the layers scroll down, every cell clickable.
+  void aGroupedQueryPanelOf512HeadsGroupsAndWraps() {
     HeadToggleGrid panel;
     panel.setGates(HeadGates::allOn(std::vector<int>(16, 32)));
     panel.grid()->setQueryGroups(std::vector<std::vector<int>>(16, std::vector<int>(8, 4)));
@@ -85,7 +85,16 @@ class HeadToggleGridTests : public QObject {
     QCOMPARE(grid->groupOf(5, 3), 0);
     QCOMPARE(grid->groupOf(5, 4), 1);
     QCOMPARE(grid->groupOf(5, 31), 7);
-    QVERIFY(grid->width() > 320);  // wider than the panel: it scrolls
+    auto* scroll = panel.findChild<QScrollArea*>();
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    QVERIFY(grid->wrapAt(grid->width()).wrapped());
+    for (int head = 0; head < 32; ++head)
+      QVERIFY2(grid->cellRect(15, head).right() < scroll->viewport()->width(), qPrintable(QString::number(head)));
+    // Layer 2's first row sits under layer 1's last, with a gap between the layers.
+    const int bands = grid->wrapAt(grid->width()).bands;
+    QVERIFY(grid->cellRect(1, 0).top() > grid->cellRect(0, 31).bottom() + 2);
+    QCOMPARE(grid->cellRect(0, grid->wrapAt(grid->width()).per_band).left(), grid->cellRect(0, 0).left());
+    QVERIFY(bands >= 2 && bands <= 4);
     QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
     QTest::mouseClick(grid, Qt::LeftButton, {}, grid->cellRect(15, 31).center());
     QCOMPARE(changed.count(), 1);
@@ -117,8 +126,17 @@ class HeadToggleGridTests : public QObject {
     panel.setScores({{0.5, 2.0}, {-1.0, NAN}}, "ablation damage");
     QVERIFY(!panel.legend()->isHidden());
     QCOMPARE(panel.legend()->label(), QString("ablation damage"));
-    QCOMPARE(panel.legend()->low(), -1.0);
+    // Scores of both signs: the plots' blue–white–red, symmetric around 0, as the ablation plot draws them.
+    QCOMPARE(panel.legend()->low(), -2.0);
     QCOMPARE(panel.legend()->high(), 2.0);
+    QVERIFY(panel.legend()->diverging());
+    const auto zero = score_colour(0.0, panel.grid()->scoreRange());  // white, to the gradient's table
+    QVERIFY2(std::min({zero.red(), zero.green(), zero.blue()}) > 0xf0, qPrintable(zero.name()));
+    panel.setScores({{0.5, 2.0}, {1.0, NAN}}, "importance");  // one sign: viridis over the range
+    QVERIFY(!panel.legend()->diverging());
+    QCOMPARE(panel.legend()->low(), 0.5);
+    QCOMPARE(panel.legend()->high(), 2.0);
+    QVERIFY(panel.legend()->toolTip().contains("(dark blue) to 2 (yellow)"));
     // In a tall panel the legend sits right under the cells, not at the panel's foot.
     panel.resize(250, 700);
     panel.show();
