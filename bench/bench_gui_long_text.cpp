@@ -9,7 +9,8 @@
 //     around them, from the state entering the layer) on a worker; the time includes the 150 ms the
 //     window waits for a zoom to rest (PooledZoom::kSettleMs);
 //   - a drag over those tokens at full resolution;
-//   - a layer change on the whole pooled map, and one while zoomed in at full resolution.
+//   - a layer change on the whole pooled map, and one while zoomed in at full resolution;
+//   - a new text's run cancelled after its first layer (Cancel over the map).
 // Wheel and drag steps are timed until the window has painted the step; the rest until it has applied
 // and painted the result. `ui_stall_ms` is the heartbeat's (gui_bench_support.h): the longest the UI
 // thread was blocked during the benchmark, whatever it was waiting for.
@@ -23,10 +24,12 @@
 #include "bench/bench_support.h"
 #include "bench/gui_bench_support.h"
 #include "widgets/attention_heatmap.h"
+#include "widgets/run_progress_bar.h"
 
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
+#include <QPushButton>
 
 #include <chrono>
 #include <cmath>
@@ -253,6 +256,31 @@ void BM_LongLayerChange(benchmark::State& state, const Layout* layout) {
   state.counters["ui_stall_ms"] = aw::bench::heartbeat().stallMs();
 }
 
+// A new text's run cancelled once a layer is done (Cancel clicked, as a person does): the time from the
+// click until the window is idle again, the map saying so; the longest UI-thread block from the run's
+// start to then. Last: the text it leaves has no map.
+void BM_LongCancel(benchmark::State& state, const Layout* layout) {
+  auto& s = long_session(*layout);
+  unsigned seed = 100;
+  double stall = 0;
+  for (auto _ : state) {
+    aw::bench::heartbeat().reset();
+    s.window.runSentence(long_text(seed++));
+    auto* bar = s.view->runBar();
+    // "Running …: 1.3 of 4 layers, …": the layers done.
+    const auto layers_done = [bar] { return bar->text().section(": ", 1).section(" of ", 0, 0).toDouble(); };
+    while (!bar->isRunning() || layers_done() < 1) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    const auto start = std::chrono::steady_clock::now();
+    bar->cancelButton()->click();
+    s.settle();
+    state.SetIterationTime(seconds_since(start));
+    if (s.view->capture(0)) throw std::runtime_error("the cancelled run left a map");
+    stall = std::max(stall, aw::bench::heartbeat().stallMs());
+  }
+  s.ran = false;  // the next benchmark runs a text again
+  state.counters["ui_stall_ms"] = stall;
+}
+
 // Registered here, in the order they build on each other; the 1B layout only when asked for.
 bool register_long_text(const Layout* layout, const std::string& tag, int repeats) {
   auto add = [&](const std::string& name, void (*function)(benchmark::State&, const Layout*)) {
@@ -266,6 +294,7 @@ bool register_long_text(const Layout* layout, const std::string& tag, int repeat
   add("ZoomToTokens", BM_LongZoomToTokens)->Iterations(repeats);
   add("PanTokens", BM_LongPanTokens)->Iterations(2 * repeats);
   add("LayerChange", BM_LongLayerChange)->Arg(0)->Arg(1)->ArgName("zoomed")->Iterations(repeats);
+  add("Cancel", BM_LongCancel)->Iterations(repeats);
   return true;
 }
 

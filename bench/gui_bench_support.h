@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace aw::bench {
@@ -18,12 +19,17 @@ namespace aw::bench {
 constexpr int kHeartbeatMs = 2;
 
 // A 2-ms timer on the UI thread: the longest gap between its ticks since reset(), less the period, is
-// the longest time the window could not respond (`ui_stall_ms`).
+// the longest time the window could not respond (`ui_stall_ms`). A block over 100 ms is also said on
+// stderr as it happens, to place it among the benchmark's steps.
 class Heartbeat {
  public:
   Heartbeat() {
     timer_.setInterval(kHeartbeatMs);
-    QObject::connect(&timer_, &QTimer::timeout, [this] { longest_ = std::max(longest_, clock_.restart()); });
+    QObject::connect(&timer_, &QTimer::timeout, [this] {
+      const auto gap = clock_.restart();
+      if (gap > 100) std::fprintf(stderr, "[heartbeat] the UI thread was blocked %lld ms\n", static_cast<long long>(gap));
+      longest_ = std::max(longest_, gap);
+    });
     clock_.start();
     timer_.start();
   }

@@ -37,6 +37,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* choosers = new QHBoxLayout;
   model_box_ = new QComboBox;
+  model_box_->setObjectName("model");
   model_box_->setMinimumContentsLength(14);
   compare_check_ = new QCheckBox("Compare with");
   compare_check_->setObjectName("compare");
@@ -285,6 +286,7 @@ void AttentionView::setCapture(int model, const AttentionCapture& capture, const
   }
   captures_[model] = {capture, gates, ++next_serial_, previous};
   run_errors_.erase(model);
+  pending_runs_.erase(model);  // shown once, below: setRunPending(false) after it has nothing to redraw
   // A new text opens on its whole map (another gate setting of the same text keeps the zoom): a pooled
   // map of as many blocks would otherwise keep the last text's zoom, and a region its tokens.
   std::vector<AttentionHeatmap*> reopened;

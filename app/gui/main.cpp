@@ -1,5 +1,5 @@
 // app/gui/main.cpp — attention-workbench, the desktop application.
-//   attention-workbench [--open-session FILE | --sample-data DIR [--fresh]] [--model DIR]... [--text "..."]
+//   attention-workbench [--open-session FILE | --sample-data DIR [--fresh]] [--model DIR]... [--text "..." | --text-file FILE]
 //                       [--run ANALYSIS]... [--tab N] [--find TEXT] [--zoom Q1-Q2,K1-K2] [--screenshot FILE.png]
 // With --sample-data the last session reopens (unless --fresh); without one, DIR's default session.
 // --screenshot renders the window once all work is done, writes the PNG and quits (this is how the
@@ -10,6 +10,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/pooled_zoom.h"
 #include "app/gui/session_file.h"
+#include "app/gui/visible_texts.h"
 #include "widgets/heatmap_find_bar.h"
 
 #include <QApplication>
@@ -51,6 +52,7 @@ struct WindowOptions {
   QCommandLineOption fresh{"fresh", "Without --sample-data: do not reopen the last session."};
   QCommandLineOption model{"model", "A checkpoint folder to open (repeatable).", "DIR"};
   QCommandLineOption text{"text", "The sentence to run.", "TEXT"};
+  QCommandLineOption text_file{"text-file", "A UTF-8 text file to run as the sentence (as File → Open text file…).", "FILE"};
   QCommandLineOption run{"run", run_help(), "ID"};
   QCommandLineOption tab{"tab", "Show tab N (0 = Attention).", "N"};
   QCommandLineOption find{"find", "On the Attention tab, zoom in on the first token that contains TEXT "
@@ -69,7 +71,7 @@ struct WindowOptions {
   void addTo(QCommandLineParser& parser) const {
     parser.setApplicationDescription("Study attention inside transformer models.");
     parser.addHelpOption();
-    parser.addOptions({session, sample, restore, fresh, model, text, run, tab, find, zoom, screenshot, size, scale,
+    parser.addOptions({session, sample, restore, fresh, model, text, text_file, run, tab, find, zoom, screenshot, size, scale,
                        attention, dtype});
   }
 };
@@ -157,6 +159,7 @@ int main(int argc, char** argv) {
   if (parser.isSet(options.dtype)) window.setComputeDtype(parser.value(options.dtype));
   if (width > 0) window.resize(width, height);
   window.show();
+  aw::install_visible_text_dump(&window);  // scripts/dev/gui-walk.sh reads what is on screen
   const auto last = aw::MainWindow::lastSessionPath();
   // A window that did not close left its autosave: offer it first (not when rendering a screenshot,
   // which asks nobody; the autosave then stays for the next interactive start).
@@ -179,6 +182,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& dir : parser.values(options.model)) window.openCheckpoint(dir);
   if (parser.isSet(options.text)) window.runSentence(parser.value(options.text));
+  if (parser.isSet(options.text_file)) window.openTextFile(parser.value(options.text_file));
   if (parser.isSet(options.attention)) window.openAttentionFile(parser.value(options.attention));
 
   // Analyses and the tab wait until the models have loaded.

@@ -56,6 +56,11 @@ class MainWindow : public QMainWindow {
   // File → Save session…: saves, names the file in the title and says so in the status bar.
   bool saveSessionAs(const QString& path);
   void runSentence(const QString& sentence);
+  // A UTF-8 text file's contents as the sentence, run at once (File → Open text file…, --text-file):
+  // a long text need not be pasted. A file that cannot be read, is not UTF-8, is empty or is over
+  // kMostTextBytes is refused with one line naming it; false then.
+  bool openTextFile(const QString& path);
+  static constexpr qint64 kMostTextBytes = 8 << 20;
   // The Attention tab's Cancel: the running sentence run stops at its next layer, queued ones go.
   void cancelSentenceRun();
 

@@ -7,6 +7,7 @@
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
 #include "widgets/head_toggle_grid.h"
+#include "widgets/run_progress_bar.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -28,6 +29,11 @@ void MainWindow::buildMenus() {
   file_menu->addAction("&Open checkpoint folder…", QKeySequence::Open, this, [this] {
     const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (a workbench or Hugging Face model)");
     if (!dir.isEmpty()) openCheckpoint(dir);
+  });
+  file_menu->addAction("Open &text file…", QKeySequence("Ctrl+Shift+O"), this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, "Open text file (UTF-8, run as the sentence)", QString(),
+                                                   "Text files (*.txt);;All files (*)");
+    if (!path.isEmpty()) openTextFile(path);
   });
   file_menu->addAction("Open &attention file…", this, [this] {
     const auto path = QFileDialog::getOpenFileName(this, "Open attention file (attention-cli attend --out)", QString(),
@@ -81,8 +87,11 @@ void MainWindow::buildMenus() {
   };
   analysis_menu->addAction("&Run this tab", QKeySequence("Ctrl+R"), this,
                            [on_shown_tab] { on_shown_tab([](AnalysisTab& tab) { tab.start(); }); });
-  analysis_menu->addAction("&Cancel", QKeySequence("Ctrl+."), this,
-                           [on_shown_tab] { on_shown_tab([](AnalysisTab& tab) { tab.cancel(); }); });
+  // On the Attention tab, Cancel stops its text's run (as the button over the maps does).
+  analysis_menu->addAction("&Cancel", QKeySequence("Ctrl+."), this, [this, on_shown_tab] {
+    if (!analyses_->tabShowing(tabs_->currentWidget()) && view_->runBar()->isRunning()) cancelSentenceRun();
+    else on_shown_tab([](AnalysisTab& tab) { tab.cancel(); });
+  });
   analysis_menu->addSeparator();
   for (const auto& [text, keys, suffix] : std::initializer_list<std::tuple<const char*, const char*, const char*>>{
            {"Export the result as &CSV…", "Ctrl+E", "csv"},

@@ -1,6 +1,6 @@
 // app/gui/main_window_runs.cpp — the window's sentence runs (main_window.h): which models run the
 // text, one queued run per model, their progress on the bar over the maps, Cancel, and the failed or
-// cancelled runs that are not repeated until asked.
+// cancelled runs that are not repeated until asked; a text opened from a file.
 #include "app/gui/main_window.h"
 
 #include "app/gui/analysis_tabs.h"
@@ -8,8 +8,39 @@
 #include "widgets/run_progress_bar.h"
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QStringDecoder>
 
 namespace aw {
+
+bool MainWindow::openTextFile(const QString& path) {
+  const auto name = QFileInfo(path).fileName();
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    showError(path + ": cannot be read (" + file.errorString() + ")", "Open text file");
+    return false;
+  }
+  if (file.size() > kMostTextBytes) {
+    showError(QString("%1: %2 MB, more than the %3 MB a text may take").arg(name).arg(file.size() / double(1 << 20), 0, 'f', 1).arg(kMostTextBytes >> 20),
+              "Open text file");
+    return false;
+  }
+  QStringDecoder decoder(QStringDecoder::Utf8);  // a byte-order mark is dropped
+  QString text = decoder(file.readAll());
+  if (decoder.hasError()) {
+    showError(name + ": not UTF-8 text", "Open text file");
+    return false;
+  }
+  if (text.endsWith('\n')) text.chop(text.endsWith("\r\n") ? 2 : 1);  // the file's last line break is not the text's
+  if (text.trimmed().isEmpty()) {
+    showError(name + ": the file is empty", "Open text file");
+    return false;
+  }
+  clearErrorOf("Open text file");
+  runSentence(text);
+  return true;
+}
 
 void MainWindow::runSentence(const QString& sentence) {
   if (view_->sentence() != sentence) view_->setSentence(sentence);

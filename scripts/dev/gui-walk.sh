@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Drives the real window under Xvfb with xdotool, as a person would by keyboard, and checks each step:
-# open the samples, type a sentence, change layer and head, switch a head off, save the session, run
-# every analysis tab and export its CSV and PNG, quit, reopen the saved session and save it again.
+# Drives the real window under Xvfb with xdotool, as a person would by keyboard, and checks each step.
+# The first walk: open the samples, type a sentence, change layer and head, switch a head off, save the
+# session, run every analysis tab and export its CSV and PNG, quit, reopen the saved session and save it
+# again. The long walk (--long): seven models (native and Hugging Face folders), an 8,192-token text
+# opened from a file on a llama layout, its run cancelled and then finished, a zoom to full resolution
+# and back, a too-long text's error over each compared model's map, Ctrl+Q. What is on screen is read
+# from the window's own list of its visible texts (app/gui/visible_texts.h): each message seen whole.
 # Usage: scripts/dev/gui-walk.sh BUILD/app/attention-workbench SAMPLE_DIR OUT_DIR
+#        scripts/dev/gui-walk.sh --long LLAMA_DIR BUILD/app/attention-workbench SAMPLE_DIR OUT_DIR
+#        (LLAMA_DIR: build/bench/write-llama-layout small, or 1b for the Llama-3.2-1B layout in BF16)
 # Exit 0: every step checked; 1: a step failed (the step, and the window's log); 77: Xvfb or xdotool
 # missing (ctest counts it as skipped; scripts/install-deps.sh installs both with the GUI packages).
 set -euo pipefail
+llama=
+if [ "${1:-}" = --long ]; then llama=$(realpath "$2") && shift 2; fi
 app=$(realpath "$1") samples=$(realpath "$2") out=$3
 for tool in Xvfb xdotool python3; do
   command -v "$tool" >/dev/null || { echo "gui-walk: $tool is not installed (scripts/install-deps.sh installs it)"; exit 77; }
@@ -70,6 +78,12 @@ launch() {
   win=$(timeout 60 xdotool search --sync --limit 1 --name "^Attention Workbench") || fail "no window within 60 s"
 }
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+if [ -n "$llama" ]; then
+  # shellcheck source=scripts/dev/gui-walk-long.sh
+  source "$(dirname "$0")/gui-walk-long.sh"
+  exit 0
+fi
 
 say "open the sample session"
 launch --sample-data "$samples" --fresh
