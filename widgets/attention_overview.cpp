@@ -20,7 +20,7 @@ constexpr int kGroupGap = 8;  // extra space between the query heads of two key/
 // before any scrolling (at 40 pixels an 8-head model showed H1–H6 and a horizontal scrollbar).
 constexpr int kMinSide = 22;
 constexpr int kMaxSide = 160;
-constexpr int kLeastAcross = 7;  // columns side by side at the least width; more wrap (cell_wrap.h)
+constexpr int kLeastAcross = 6;  // heads beside the mean at the least width; more wrap (cell_wrap.h)
 constexpr int kLayerGap = 8;     // extra space between layers whose columns wrap onto several rows
 
 // One matrix as an image under a colour scale, one pixel per cell (scaled up without smoothing when
@@ -128,8 +128,11 @@ int AttentionOverview::columnCount() const {
   return static_cast<int>(columns);
 }
 
+// The heads wrap beside the mean's column (which stays alone on the left): a band of whole key/value
+// groups, so that every band's gaps fall in the same places.
 CellWrap AttentionOverview::wrapAt(int width) const {
-  return CellWrap::fit(columnCount(), width - labelWidth() - groups_.maxBoundaries() * kGroupGap, kMinSide + kGap);
+  const int room = width - labelWidth() - (kMinSide + kGap) - groups_.maxBoundaries() * kGroupGap;
+  return CellWrap::fit(std::max(1, columnCount() - 1), room, kMinSide + kGap, groups_.uniformSize());
 }
 
 int AttentionOverview::layerGap() const { return wrapAt(width()).wrapped() ? kLayerGap : 0; }
@@ -138,7 +141,7 @@ int AttentionOverview::thumbnailSide() const {
   if (images_.empty()) return kMinSide;
   const auto wrap = wrapAt(width());
   const int layers = std::max<int>(1, images_.size());
-  const int by_width = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / wrap.per_band - kGap;
+  const int by_width = (width() - labelWidth() - groups_.maxBoundaries() * kGroupGap) / (wrap.per_band + 1) - kGap;
   const int by_height = (height() - kHeaderHeight - layers * layerGap()) / (layers * wrap.bands) - kGap;
   return std::clamp(std::min(by_width, by_height), kMinSide, kMaxSide);
 }
@@ -146,10 +149,10 @@ int AttentionOverview::thumbnailSide() const {
 QRect AttentionOverview::thumbnailRect(int layer, int head) const {
   const int side = thumbnailSide();
   const auto wrap = wrapAt(width());
-  const int column = head + 1, band = wrap.band(column);
-  // Group gaps count from the band's first head: a wrapped band starts at the label again.
-  const int gaps = groups_.boundariesBefore(layer, head) - groups_.boundariesBefore(layer, wrap.first(band) - 1);
-  return {labelWidth() + wrap.column(column) * (side + kGap) + gaps * kGroupGap,
+  const int band = head < 0 ? 0 : wrap.band(head), column = head < 0 ? 0 : 1 + wrap.column(head);
+  // Group gaps count from the band's first head.
+  const int gaps = head < 0 ? 0 : groups_.boundariesBefore(layer, head) - groups_.boundariesBefore(layer, wrap.first(band));
+  return {labelWidth() + column * (side + kGap) + gaps * kGroupGap,
           kHeaderHeight + (layer * wrap.bands + band) * (side + kGap) + layer * layerGap(), side, side};
 }
 
@@ -160,7 +163,8 @@ QSize AttentionOverview::sizeHint() const {
 
 QSize AttentionOverview::minimumSizeHint() const {
   if (images_.empty()) return {0, 0};
-  const int width = labelWidth() + std::min(columnCount(), kLeastAcross) * (kMinSide + kGap) + groups_.maxBoundaries() * kGroupGap;
+  const int width = labelWidth() + (1 + std::min(columnCount() - 1, kLeastAcross)) * (kMinSide + kGap) +
+                    groups_.maxBoundaries() * kGroupGap;
   return {width, heightForWidth(width)};
 }
 
@@ -195,7 +199,7 @@ void AttentionOverview::paintEvent(QPaintEvent* event) {
   const int side = thumbnailSide();
   const auto wrap = wrapAt(width());
   // Wrapped, the header names the first band's columns; a later band's row says which head it starts with.
-  for (int column = 0; column < std::min(columnCount(), wrap.per_band); ++column) {
+  for (int column = 0; column < std::min(columnCount(), wrap.per_band + 1); ++column) {
     // Small thumbnails take the short labels: "μ" for the mean, the head's number alone.
     auto label = column == 0 ? QString("mean") : QString("H%1").arg(column);
     if (painter.fontMetrics().horizontalAdvance(label) > side + kGap) label = column == 0 ? QString("μ") : QString::number(column);
@@ -208,9 +212,9 @@ void AttentionOverview::paintEvent(QPaintEvent* event) {
     painter.setPen(palette().color(QPalette::WindowText));
     painter.drawText(QRect(0, first.top(), labelWidth() - 4, side), Qt::AlignRight | Qt::AlignVCenter, layerName(layer));
     painter.setPen(palette().color(QPalette::PlaceholderText));
-    for (int band = 1; band < wrap.bands && wrap.first(band) < static_cast<int>(images_[layer].size()); ++band)
-      painter.drawText(QRect(0, thumbnailRect(layer, wrap.first(band) - 1).top(), labelWidth() - 4, side),
-                       Qt::AlignRight | Qt::AlignVCenter, QString("%1…").arg(wrap.first(band)));
+    for (int band = 1; band < wrap.bands && wrap.first(band) + 1 < static_cast<int>(images_[layer].size()); ++band)
+      painter.drawText(QRect(0, thumbnailRect(layer, wrap.first(band)).top(), labelWidth() - 4, side),
+                       Qt::AlignRight | Qt::AlignVCenter, QString("%1…").arg(wrap.first(band) + 1));
     for (int column = 0; column < static_cast<int>(images_[layer].size()); ++column) {
       const int head = column - 1;
       const auto target = thumbnailRect(layer, head);

@@ -11,10 +11,13 @@ struct CellWrap {
   int per_band = 1;  // cells side by side
   int bands = 1;     // rows of cells per layer
 
-  // `count` cells in `room` pixels, each taking at least `least_pitch` (its side and the gap).
-  static CellWrap fit(int count, int room, int least_pitch) {
+  // `count` cells in `room` pixels, each taking at least `least_pitch` (its side and the gap). Wrapped,
+  // a band holds whole groups of `group` cells (the query heads of one key/value head) where one fits,
+  // so every band's gaps fall in the same places.
+  static CellWrap fit(int count, int room, int least_pitch, int group = 0) {
     count = std::max(1, count);
-    const int per_band = std::clamp(room / std::max(1, least_pitch), 1, count);
+    int per_band = std::clamp(room / std::max(1, least_pitch), 1, count);
+    if (per_band < count && group > 1 && per_band >= group) per_band -= per_band % group;
     return {per_band, (count + per_band - 1) / per_band};
   }
   bool wrapped() const { return bands > 1; }

@@ -95,7 +95,8 @@ QString HeadCellGrid::layerPhrase(int layer) const {
 }
 
 CellWrap HeadCellGrid::wrapAt(int width) const {
-  return CellWrap::fit(maxHeads(), width - labelWidth() - groups_.maxBoundaries() * kGroupGap, kMinCell + kGap);
+  return CellWrap::fit(maxHeads(), width - labelWidth() - groups_.maxBoundaries() * kGroupGap, kMinCell + kGap,
+                       groups_.uniformSize());
 }
 
 int HeadCellGrid::rowsDown() const {

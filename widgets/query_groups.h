@@ -31,6 +31,15 @@ struct QueryGroups {
   int groupsIn(int layer) const {
     return layer >= 0 && layer < static_cast<int>(sizes.size()) ? static_cast<int>(sizes[layer].size()) : 0;
   }
+  // The size every group of every layer has (0 where they differ, or without groups).
+  int uniformSize() const {
+    int size = 0;
+    for (const auto& layer : sizes)
+      for (int group : layer)
+        if (size == 0) size = group;
+        else if (group != size) return 0;
+    return size;
+  }
   // The most boundaries of any layer (widths are laid out for it).
   int maxBoundaries() const {
     size_t groups = 1;

@@ -70,6 +70,23 @@ class AttentionOverviewTests : public QObject {
     QTRY_VERIFY(!scroll.horizontalScrollBar()->isVisible() && !scroll.verticalScrollBar()->isVisible());
   }
 
+  // A 1B-class layer (32 query heads over 8 key/value heads) in a narrow panel: the heads wrap beside
+  // the mean's column in bands of whole groups, so each band's thumbnails and gaps line up with the first's.
+  void aGroupedOverviewWrapsWholeGroups() {
+    AttentionOverview overview;
+    overview.setMatrices(std::vector<std::vector<AttentionMatrix>>(2, std::vector<AttentionMatrix>(33, three_by_three())));
+    overview.setQueryGroups(std::vector<std::vector<int>>(2, std::vector<int>(8, 4)));
+    overview.resize(330, 600);
+    const auto wrap = overview.wrapAt(overview.width());
+    QVERIFY(wrap.wrapped());
+    QCOMPARE(wrap.per_band % 4, 0);
+    for (int head = 0; head + wrap.per_band < 32; ++head) {
+      QCOMPARE(overview.thumbnailRect(1, head + wrap.per_band).left(), overview.thumbnailRect(1, head).left());
+      QVERIFY(overview.thumbnailRect(1, head).left() > overview.thumbnailRect(1, -1).right());  // beside the mean
+    }
+    for (int head = 0; head < 32; ++head) QVERIFY(overview.thumbnailRect(1, head).right() < 330);
+  }
+
   void overviewThumbnailClickSelectsLayerAndHead() {
     AttentionOverview overview;
     overview.resize(600, 400);
