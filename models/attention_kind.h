@@ -1,4 +1,4 @@
-// models/attention_kind.h — the three kinds of attention (DESIGN.md "The model contract") and the one
+// models/attention_kind.h — the three kinds of attention (docs/architecture.md "The model contract") and the one
 // place their names are spelled: "enc" for encoder self-attention (Enc-Enc), "dec" for the decoder's
 // causal self-attention (Dec-Dec) and "cross" for cross-attention (Enc-Dec: target queries, source
 // keys). CSV columns, attention files, --attention and --kinds all use these names. Free of LibTorch:

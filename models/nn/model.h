@@ -1,4 +1,4 @@
-// models/nn/model.h — the contract every model family implements (DESIGN.md "model contract").
+// models/nn/model.h — the contract every model family implements (docs/architecture.md "The model contract").
 // Dimension letters used across models/: B batch, n sequence length, L layers, H heads (of one
 // layer), dh head width, d model width, V vocabulary, C classes. A "layer" of this contract (gates,
 // capture, run_layers) is an attention block (ModelConfig::n_blocks): a one-kind model's layer, or
