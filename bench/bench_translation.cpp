@@ -14,7 +14,7 @@
 // full model (Michel Table 4).
 #include "analysis/heads/head_ablation.h"
 #include "analysis/heads/head_removal.h"
-#include "analysis/evaluation/translation_scores.h"
+#include "analysis/data/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 #include "models/training/evaluation.h"

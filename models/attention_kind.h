@@ -20,11 +20,15 @@ enum class AttentionKind { Encoder, Decoder, Cross };
 inline constexpr std::array<AttentionKind, 3> kAttentionKinds = {AttentionKind::Encoder, AttentionKind::Decoder,
                                                                  AttentionKind::Cross};
 
-// The names, indexed by the kind.
-inline constexpr std::array<const char*, 3> kAttentionKindNames = {"enc", "dec", "cross"};
-
-// "enc", "dec" or "cross".
-inline std::string to_string(AttentionKind kind) { return kAttentionKindNames.at(static_cast<std::size_t>(kind)); }
+// "enc", "dec" or "cross": the one place the names are spelled, each beside its kind.
+inline std::string to_string(AttentionKind kind) {
+  switch (kind) {
+    case AttentionKind::Encoder: return "enc";
+    case AttentionKind::Decoder: return "dec";
+    case AttentionKind::Cross: return "cross";
+  }
+  return "?";
+}
 
 // The kind named `name`, or nothing when no kind has that name.
 inline std::optional<AttentionKind> parse_attention_kind(const std::string& name) {

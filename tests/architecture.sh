@@ -21,6 +21,14 @@ forbid() {
 forbid table    'models/|analysis/|app/|widgets/|torch/|ATen/|c10/|Q[A-Za-z]*[>"]|qcustomplot' "table/ is plain C++ (and nlohmann/json)"
 forbid models   'analysis/|app/|widgets/|table/|Q[A-Za-z]*[>"]|qcustomplot' "models/ includes only LibTorch and libraries"
 forbid analysis 'app/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "analysis/ never includes Qt, widgets/ or app/"
+# Inside analysis/: data/ is the ground floor (what every corpus analysis consumes), then statistics/
+# and core/ (the contract, settings, data reading); the mechanism folders build on them, never the
+# other way round.
+mechanisms=$(cd analysis && for dir in */; do dir=${dir%/}; case $dir in core|statistics|data) ;; *) printf '%s|' "$dir" ;; esac; done)
+mechanisms="analysis/(${mechanisms%|})/"
+forbid analysis/data       "analysis/(core|statistics)/|$mechanisms" "analysis/data/ is the ground floor: it includes no other analysis folder"
+forbid analysis/statistics "analysis/core/|$mechanisms" "analysis/statistics/ includes only analysis/data/ below it"
+forbid analysis/core       "$mechanisms" "analysis/core/ includes no mechanism folder (only data/ and statistics/)"
 forbid widgets  'models/|analysis/|app/|torch/|ATen/|c10/' "widgets/ never includes LibTorch or the layers above models"
 forbid app/cli  'app/gui/|widgets/|Q[A-Za-z]*[>"]|qcustomplot' "the CLI never includes Qt or the GUI"
 forbid app/gui  'app/cli/' "the GUI never includes the CLI"

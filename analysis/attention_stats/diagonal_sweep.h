@@ -3,6 +3,7 @@
 // masked (DiagFreeMask). A factor replaces the diagonal mode the model was trained with.
 #pragma once
 
+#include "analysis/data/evaluation_data.h"
 #include "analysis/statistics/delta_significance.h"
 #include "models/training/evaluation.h"
 #include "models/nn/model.h"
@@ -45,7 +46,6 @@ std::string default_diagonal_factors();
 // over all evaluations, total) when `batches_per_point` is given. With `significance` enabled,
 // `evaluate` must keep its examples (data_evaluator's keep_examples): every delta gets its paired
 // bootstrap interval and p-values, corrected across the points.
-using Evaluator = std::function<EvaluationResult(const ForwardOptions&, const ProgressCallback&)>;
 DiagonalSweepResult diagonal_sweep(const std::string& model_name, std::vector<DiagonalSweepPoint> points,
                                    const Evaluator& evaluate, int64_t batches_per_point,
                                    const ForwardOptions& base = {}, const ProgressCallback& progress = {},

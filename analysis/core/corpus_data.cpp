@@ -3,7 +3,7 @@
 
 #include "analysis/core/head_gates.h"
 
-#include "analysis/evaluation/translation_scores.h"
+#include "analysis/data/translation_scores.h"
 #include "models/text/corpus.h"
 #include "models/errors.h"
 #include "models/training/evaluation.h"

@@ -6,8 +6,7 @@
 
 #include "analysis/core/descriptor.h"
 #include "analysis/core/shared_settings.h"
-#include "analysis/attention_stats/diagonal_sweep.h"
-#include "analysis/heads/gate_evaluation.h"
+#include "analysis/data/evaluation_data.h"
 #include "models/checkpoint/checkpoint.h"
 
 #include <cstdint>

@@ -2,7 +2,6 @@
 #include "analysis/core/descriptor.h"
 
 #include "analysis/core/head_gates.h"
-#include "analysis/lama/lama_attention.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
@@ -131,7 +130,7 @@ std::string requirement_text(ModelRequirement requirement) {
   switch (requirement) {
     case ModelRequirement::CausalAttention: return "a causal language model or a translation model";
     case ModelRequirement::LanguageModelOrClassifier: return "a language model, a classifier or a translation model";
-    case ModelRequirement::Lama: return "a lama model";
+    case ModelRequirement::Lama: return "a LAMA classifier (model_type lama), whose attention is one weight per word and head";
     case ModelRequirement::LanguageModel: return "a language model";
     case ModelRequirement::TokenSelfAttention: return "token-to-token self-attention (a language model, or a BERT-style classifier or encoder)";
     case ModelRequirement::AnyModel: return "any checkpoint folder";
@@ -155,7 +154,6 @@ bool accepts(const ModelConfig& config, ModelRequirement requirement) {
 void require_model(const LoadedModel& loaded, const std::string& analysis, ModelRequirement requirement) {
   const auto& config = loaded.config;
   if (accepts(config, requirement)) return;
-  if (requirement == ModelRequirement::Lama) require_lama(config, loaded.name);  // its own, longer message
   throw Error(loaded.dir + ": " + analysis + " needs " + requirement_text(requirement) + "; this checkpoint is " +
               describe_model_kind(config));
 }

@@ -20,8 +20,8 @@ std::string trimmed(const std::string& text) {
 HeadOff parse_head(const std::string& entry) {
   HeadOff head;
   std::string rest = entry;
-  for (const char* kind : kAttentionKindNames) {
-    const std::string name = kind;
+  for (const auto kind : kAttentionKinds) {
+    const auto name = to_string(kind);
     if (rest.rfind(name, 0) == 0) {
       head.kind = name;
       rest = rest.substr(name.size());

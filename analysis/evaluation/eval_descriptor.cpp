@@ -7,7 +7,7 @@
 #include "analysis/core/head_gates.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
-#include "analysis/evaluation/translation_scores.h"
+#include "analysis/data/translation_scores.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/training/evaluation.h"

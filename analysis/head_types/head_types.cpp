@@ -84,9 +84,30 @@ HeadTypeAccumulator::TileEntries HeadTypeAccumulator::entries(const torch::Tenso
 }
 
 
+namespace {
+// Each score beside its name; head_type_names() indexes by the score, so the order is checked.
+constexpr std::array<std::pair<HeadType, const char*>, kHeadTypes> kHeadTypeNames = {{
+    {HeadType::PreviousToken, "previous_token"},
+    {HeadType::DuplicateToken, "duplicate_token"},
+    {HeadType::Induction, "induction"},
+    {HeadType::Sink, "sink"},
+    {HeadType::Entropy, "entropy"},
+    {HeadType::Self, "self"},
+}};
+constexpr bool names_in_score_order() {
+  for (int type = 0; type < kHeadTypes; ++type)
+    if (static_cast<int>(kHeadTypeNames[type].first) != type) return false;
+  return true;
+}
+static_assert(names_in_score_order());
+}  // namespace
+
 const std::array<const char*, kHeadTypes>& head_type_names() {
-  static const std::array<const char*, kHeadTypes> names = {"previous_token", "duplicate_token", "induction",
-                                                            "sink",           "entropy",         "self"};
+  static const auto names = [] {
+    std::array<const char*, kHeadTypes> made{};
+    for (int type = 0; type < kHeadTypes; ++type) made[type] = kHeadTypeNames[type].second;
+    return made;
+  }();
   return names;
 }
 

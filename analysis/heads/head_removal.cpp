@@ -36,15 +36,27 @@ std::pair<int64_t, std::vector<std::string>> attention_parameter(const ModelConf
   return {-1, {}};
 }
 
+// "a, b and c": the families of `format` whose heads real pruning removes.
+std::string pruned_families(CheckpointFormat format) {
+  std::vector<std::string> names;
+  for (const auto family : all_values<ModelFamily>()) {
+    const auto traits = family_traits(family);
+    if (traits.real_pruning && traits.format == format) names.push_back(to_string(family));
+  }
+  std::string joined;
+  for (size_t index = 0; index < names.size(); ++index)
+    joined += (index == 0 ? "" : index + 1 == names.size() ? " and " : ", ") + names[index];
+  return joined;
+}
+
 }  // namespace
 
 std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::vector<HeadRef>& heads) {
   auto config = model.config();
-  if (!config.real_pruning)
-    throw Error("real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models and the "
-                "llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3 and gpt_neox families, not " +
-                config.family_name() +
-                (config.family == ModelFamily::Olmo2
+  if (!config.real_pruning || config.decoder.qk_norm == QkNorm::Whole)
+    throw Error("real pruning supports the native " + pruned_families(CheckpointFormat::Native) + " models and the " +
+                pruned_families(CheckpointFormat::HuggingFace) + " families, not " + config.family_name() +
+                (config.decoder.qk_norm == QkNorm::Whole
                      ? " (its query and key norms span every head of a layer: removing one changes the others)"
                      : ""));
   std::vector<std::set<int64_t>> removed(config.n_blocks);

@@ -5,7 +5,7 @@
 // BLEU from summed n-gram counts), p-values corrected across the settings compared.
 #pragma once
 
-#include "analysis/heads/gate_evaluation.h"
+#include "analysis/data/evaluation_data.h"
 #include "analysis/statistics/significance.h"
 
 #include "table/result_table.h"

@@ -1,5 +1,5 @@
-// models/nn/config_enums.h — the named modes of a ModelConfig, as enums. Each has one table of the
-// names config.json spells it with (in declaration order): to_string and the parse read that table,
+// models/nn/config_enums.h — the named modes of a ModelConfig, as enums. Each has one table pairing
+// its values with the names config.json spells them with: to_string and the parse read that table,
 // so what is written is exactly what is read back.
 #pragma once
 
@@ -42,64 +42,136 @@ enum class RopeScaling { Default, Linear, Llama3 };
 // The diagonal treatment a native LM was trained with (Bird-Eye Table 2).
 enum class DiagMode { Normal, Reduced, Magnified, Mask };
 
-// The names of an enum's values, indexed by the value.
+// One value and the name config.json spells it with.
+template <typename Enum>
+struct NamedValue {
+  Enum value;
+  const char* name;
+};
+
+// True when entry i of `table` names the enum's value i. The tables are written as pairs, so a name
+// sits beside its value, and a table out of the enum's order fails to compile instead of shifting
+// every name after the change (to_string indexes by the value).
+template <typename Enum, std::size_t N>
+constexpr bool in_declaration_order(const std::array<NamedValue<Enum>, N>& table) {
+  for (std::size_t index = 0; index < N; ++index)
+    if (static_cast<std::size_t>(table[index].value) != index) return false;
+  return true;
+}
+
+// Each enum's values with their names, in declaration order (checked below).
 template <typename Enum>
 struct EnumNames;
 template <>
 struct EnumNames<ModelFamily> {
-  static constexpr std::array<const char*, 21> names = {"transformer_lm", "bet_sf", "bet_sg", "encoder_classifier",
-                                                         "lama",           "bigru_mean", "gpt2", "bert",
-                                                         "transformer_mt", "marian", "bart", "bigru_max",
-                                                         "llama",          "mistral",  "qwen2", "gpt_neox",
-                                                         "qwen3",          "gemma2",   "gemma3_text", "phi3",
-                                                         "olmo2"};
+  using E = ModelFamily;
+  static constexpr std::array<NamedValue<E>, 21> table = {{
+      {E::TransformerLm, "transformer_lm"},
+      {E::BetSf, "bet_sf"},
+      {E::BetSg, "bet_sg"},
+      {E::EncoderClassifier, "encoder_classifier"},
+      {E::Lama, "lama"},
+      {E::BiGruMean, "bigru_mean"},
+      {E::Gpt2, "gpt2"},
+      {E::Bert, "bert"},
+      {E::TransformerMt, "transformer_mt"},
+      {E::Marian, "marian"},
+      {E::Bart, "bart"},
+      {E::BiGruMax, "bigru_max"},
+      {E::Llama, "llama"},
+      {E::Mistral, "mistral"},
+      {E::Qwen2, "qwen2"},
+      {E::GptNeox, "gpt_neox"},
+      {E::Qwen3, "qwen3"},
+      {E::Gemma2, "gemma2"},
+      {E::Gemma3Text, "gemma3_text"},
+      {E::Phi3, "phi3"},
+      {E::Olmo2, "olmo2"},
+  }};
+  static_assert(in_declaration_order(table));
 };
 template <>
 struct EnumNames<Pooling> {
-  static constexpr std::array<const char*, 2> names = {"first", "mean"};
+  using E = Pooling;
+  static constexpr std::array<NamedValue<E>, 2> table = {{
+      {E::First, "first"},
+      {E::Mean, "mean"},
+  }};
+  static_assert(in_declaration_order(table));
 };
 template <>
 struct EnumNames<LamaContext> {
-  static constexpr std::array<const char*, 2> names = {"learned", "mean"};
+  using E = LamaContext;
+  static constexpr std::array<NamedValue<E>, 2> table = {{
+      {E::Learned, "learned"},
+      {E::Mean, "mean"},
+  }};
+  static_assert(in_declaration_order(table));
 };
 template <>
 struct EnumNames<Regularizer> {
-  static constexpr std::array<const char*, 3> names = {"none", "penal", "emb"};
+  using E = Regularizer;
+  static constexpr std::array<NamedValue<E>, 3> table = {{
+      {E::None, "none"},
+      {E::Penal, "penal"},
+      {E::Emb, "emb"},
+  }};
+  static_assert(in_declaration_order(table));
 };
 template <>
 struct EnumNames<TokenizerKind> {
-  static constexpr std::array<const char*, 6> names = {"word",          "gpt2_bpe",       "wordpiece",
-                                                        "sentencepiece", "tokenizer_json", "sentencepiece_pair"};
+  using E = TokenizerKind;
+  static constexpr std::array<NamedValue<E>, 6> table = {{
+      {E::Word, "word"},
+      {E::Gpt2Bpe, "gpt2_bpe"},
+      {E::WordPiece, "wordpiece"},
+      {E::SentencePiece, "sentencepiece"},
+      {E::HfJson, "tokenizer_json"},
+      {E::SentencePiecePair, "sentencepiece_pair"},
+  }};
+  static_assert(in_declaration_order(table));
 };
 template <>
 struct EnumNames<RopeScaling> {
-  static constexpr std::array<const char*, 3> names = {"default", "linear", "llama3"};
+  using E = RopeScaling;
+  static constexpr std::array<NamedValue<E>, 3> table = {{
+      {E::Default, "default"},
+      {E::Linear, "linear"},
+      {E::Llama3, "llama3"},
+  }};
+  static_assert(in_declaration_order(table));
 };
 template <>
 struct EnumNames<DiagMode> {
-  static constexpr std::array<const char*, 4> names = {"normal", "reduced", "magnified", "mask"};
+  using E = DiagMode;
+  static constexpr std::array<NamedValue<E>, 4> table = {{
+      {E::Normal, "normal"},
+      {E::Reduced, "reduced"},
+      {E::Magnified, "magnified"},
+      {E::Mask, "mask"},
+  }};
+  static_assert(in_declaration_order(table));
 };
 
 // The value named `name`, or nothing when no value has that name.
 template <typename Enum>
 std::optional<Enum> parse_enum(const std::string& name) {
-  const auto& names = EnumNames<Enum>::names;
-  for (std::size_t index = 0; index < names.size(); ++index)
-    if (name == names[index]) return static_cast<Enum>(index);
+  for (const auto& entry : EnumNames<Enum>::table)
+    if (name == entry.name) return entry.value;
   return std::nullopt;
 }
 
 // Every value of an enum, in declaration order.
 template <typename Enum>
-std::array<Enum, EnumNames<Enum>::names.size()> all_values() {
-  std::array<Enum, EnumNames<Enum>::names.size()> values{};
-  for (std::size_t index = 0; index < values.size(); ++index) values[index] = static_cast<Enum>(index);
+std::array<Enum, EnumNames<Enum>::table.size()> all_values() {
+  std::array<Enum, EnumNames<Enum>::table.size()> values{};
+  for (std::size_t index = 0; index < values.size(); ++index) values[index] = EnumNames<Enum>::table[index].value;
   return values;
 }
 
 template <typename Enum>
 std::string enum_name(Enum value) {
-  return EnumNames<Enum>::names.at(static_cast<std::size_t>(value));
+  return EnumNames<Enum>::table.at(static_cast<std::size_t>(value)).name;
 }
 
 inline std::string to_string(ModelFamily value) { return enum_name(value); }

@@ -86,7 +86,7 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
   const auto family = parse_enum<ModelFamily>(model_type);
   if (!family) {
     std::string known;
-    for (const auto* name : EnumNames<ModelFamily>::names) known += (known.empty() ? "" : ", ") + std::string(name);
+    for (const auto& entry : EnumNames<ModelFamily>::table) known += (known.empty() ? "" : ", ") + std::string(entry.name);
     fail_in_file(path, "unknown model_type " + quoted_excerpt(model_type) + " (known: " + known + ")");
   }
   ModelConfig config;

@@ -3,7 +3,7 @@
 #include "analysis/core/corpus_data.h"
 #include "analysis/core/head_gates.h"
 #include "analysis/core/registry.h"
-#include "analysis/evaluation/translation_scores.h"
+#include "analysis/data/translation_scores.h"
 #include "analysis/heads/gate_evaluation.h"
 #include "models/checkpoint/checkpoint.h"
 #include "table/csv_format.h"

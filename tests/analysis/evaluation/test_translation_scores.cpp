@@ -1,6 +1,6 @@
 // tests/analysis/evaluation/test_translation_scores.cpp — batched decoding and gate settings decoded together
-// translate as one by one, scored by BLEU and chrF (analysis/evaluation/translation_scores)
-#include "analysis/evaluation/translation_scores.h"
+// translate as one by one, scored by BLEU and chrF (analysis/data/translation_scores)
+#include "analysis/data/translation_scores.h"
 #include "analysis/core/head_gates.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/text/bleu.h"

@@ -73,7 +73,7 @@ aw_cli_test(split EXIT 0 REGEX "split .*labelled_lama.tsv \\(seed 3\\): 4 train,
             ARGS split --data ${labelled} --out ${fixtures}/split --seed 3 --percent 70,15,15)
 
 # Bad input.
-aw_cli_test(error_word_weights_lm EXIT 1 STDERR_LINES 1 REGEX "error: tiny_lm is a transformer_lm model; word weights need a LAMA classifier"
+aw_cli_test(error_word_weights_lm EXIT 1 STDERR_LINES 1 REGEX "error: .*tiny_lm: word-weights needs a LAMA classifier \\(model_type lama\\), whose attention is one weight per word and head; this checkpoint is a transformer_lm language model"
             ARGS word-weights --model ${fixtures}/tiny_lm --data ${labelled} --words w2)
 aw_cli_test(error_word_weights_no_words EXIT 1 STDERR_LINES 1 REGEX "attention-cli word-weights: --words: no words given"
             ARGS word-weights --model ${fixtures}/tiny_lama --data ${labelled} --words ,)

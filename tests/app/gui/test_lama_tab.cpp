@@ -200,7 +200,8 @@ class LamaTabTests : public QObject {
     panel->findChild<QComboBox*>("model")->setCurrentIndex(0);
     panel->findChild<QLineEdit*>("data")->setText(kReviews);
     run_lama(window);
-    QVERIFY2(panel->messageText().contains("vanilla_lm is a transformer_lm model; word weights need a LAMA classifier"), qPrintable(panel->messageText()));
+    QVERIFY2(panel->messageText().contains("vanilla_lm: word-weights needs a LAMA classifier (model_type lama)") &&
+                 panel->messageText().contains("this checkpoint is a transformer_lm language model"), qPrintable(panel->messageText()));
     QCOMPARE(lama->listedDocumentCount(), 0);
   }
 };

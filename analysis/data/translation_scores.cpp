@@ -1,7 +1,6 @@
-// analysis/evaluation/translation_scores.cpp — see translation_scores.h.
-#include "analysis/evaluation/translation_scores.h"
+// analysis/data/translation_scores.cpp — see translation_scores.h.
+#include "analysis/data/translation_scores.h"
 
-#include "analysis/heads/head_ablation.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -93,7 +92,8 @@ TranslationScores score_translations(SequenceToSequenceModel& model, const Trans
   auto task = make_bleu_task(model.config(), std::shared_ptr<const TranslationCodec>(&codec, [](const auto*) {}),
                              pairs, search);
   task.chunk_sources = std::max<int64_t>(1, batch);
-  const auto gates = options.head_gates.defined() ? options.head_gates : all_heads_on(model.config());
+  const auto& config = model.config();
+  const auto gates = options.head_gates.defined() ? options.head_gates : torch::ones({config.n_blocks, config.max_heads()});
   const auto sources = static_cast<int64_t>(task.sources.size());
   auto scores = score_gate_settings(model, task, gates.unsqueeze(0), options,
                                     [&](int64_t done, int64_t) {

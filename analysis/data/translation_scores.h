@@ -1,4 +1,4 @@
-// analysis/evaluation/translation_scores.h — a translation model's corpus BLEU and chrF on source<TAB>reference
+// analysis/data/translation_scores.h — a translation model's corpus BLEU and chrF on source<TAB>reference
 // pairs: every source translated (batched greedy or beam search, models/translation/beam_search.h,
 // under the given head gates), then scored against its reference as sacreBLEU scores (13a, one
 // reference; models/text/bleu.h). `eval` reports it next to the teacher-forced perplexity; ablate,
