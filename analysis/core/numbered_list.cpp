@@ -9,10 +9,11 @@
 
 namespace aw {
 
-std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what) {
+std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count, const std::string& what,
+                                         int64_t first) {
   const auto refuse = [&](const std::string& part) -> Error {
-    return Error(what + "s " + spec + ": '" + part + "' is not a " + what + " from 1 to " + std::to_string(count) +
-                 " or a range of them (\"1,3-5\")");
+    return Error(what + "s " + spec + ": '" + part + "' is not a " + what + " from " + std::to_string(first) + " to " +
+                 std::to_string(first + count - 1) + " or a range of them (\"" + (first == 1 ? "1,3-5" : "0,3-5") + "\")");
   };
   std::set<int64_t> chosen;
   std::stringstream parts(spec);
@@ -24,8 +25,8 @@ std::vector<int64_t> parse_numbered_list(const std::string& spec, int64_t count,
         (dash != std::string::npos && !parse_integer(part.substr(dash + 1), high)))
       throw refuse(part);
     if (dash == std::string::npos) high = low;
-    if (low < 1 || high > count || low > high) throw refuse(part);
-    for (int64_t number = low; number <= high; ++number) chosen.insert(number - 1);
+    if (low < first || high >= first + count || low > high) throw refuse(part);
+    for (int64_t number = low; number <= high; ++number) chosen.insert(number - first);
   }
   if (chosen.empty()) throw refuse(spec);
   return {chosen.begin(), chosen.end()};

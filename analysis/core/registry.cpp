@@ -15,6 +15,7 @@ namespace aw {
   ANALYSIS(prune)             \
   ANALYSIS(head_types)        \
   ANALYSIS(patch)             \
+  ANALYSIS(logit_lens)        \
   ANALYSIS(retrieval_heads)   \
   ANALYSIS(word_weights)      \
   ANALYSIS(keywords)          \

@@ -17,8 +17,7 @@ int64_t one_token(const Tokenizer& tokenizer, const std::string& text, const std
                   const std::string& where) {
   const auto encoding = encode_inner(tokenizer, text);
   if (encoding.ids.size() == 1) return encoding.ids.front();
-  std::string pieces;
-  for (size_t i = 0; i < encoding.tokens.size(); ++i) pieces += (i ? ", " : "") + quoted_excerpt(encoding.tokens[i]);
+  const auto pieces = quoted_pieces(encoding);
   throw Error(where + ": the " + what + " " + quoted_excerpt(text) + " is " + std::to_string(encoding.ids.size()) +
               " tokens" + (pieces.empty() ? std::string() : " (" + pieces + ")") + ": patching needs one");
 }

@@ -1,6 +1,8 @@
 // models/text/inner_text.cpp — see inner_text.h.
 #include "models/text/inner_text.h"
 
+#include "models/errors.h"
+
 #include <algorithm>
 #include <cstddef>
 
@@ -23,6 +25,12 @@ Encoding encode_inner(const Tokenizer& tokenizer, const std::string& text) {
   };
   cut(encoding.tokens), cut(encoding.type_ids), cut(encoding.ids);  // ids last: the others compare against its size
   return encoding;
+}
+
+std::string quoted_pieces(const Encoding& encoding) {
+  std::string pieces;
+  for (size_t i = 0; i < encoding.tokens.size(); ++i) pieces += (i ? ", " : "") + quoted_excerpt(encoding.tokens[i]);
+  return pieces;
 }
 
 }  // namespace aw

@@ -13,4 +13,7 @@ namespace aw {
 // `text` encoded, less the tokens an empty text encodes to (found at its start and end).
 Encoding encode_inner(const Tokenizer& tokenizer, const std::string& text);
 
+// "'Par', 'is'": the pieces of an encoding, quoted, for an error that says what a text became.
+std::string quoted_pieces(const Encoding& encoding);
+
 }  // namespace aw

@@ -1,0 +1,138 @@
+// analysis/logit_lens/logit_lens_descriptor.cpp — the logit lens (logit_lens.h) as the analysis
+// `logit-lens`: one text (--text, or --text-file read whole), the positions asked (default the last
+// 64: the unembedding is the cost at long context), one CSV row per layer and position.
+#include "analysis/core/gate_settings.h"
+#include "analysis/core/head_gates.h"
+#include "analysis/core/numbered_list.h"
+#include "analysis/core/registry.h"
+#include "analysis/core/setting_fields.h"
+#include "analysis/logit_lens/logit_lens.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "models/text/inner_text.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace aw {
+namespace {
+
+constexpr int64_t kDefaultPositions = 64;
+
+std::string lens_text(const SettingValues& settings) {
+  if (settings.text("text").empty() == settings.text("text-file").empty())
+    throw SettingError("", "give either --text \"…\" or --text-file FILE");
+  if (!settings.text("text").empty()) return settings.text("text");
+  const auto path = settings.text("text-file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_in_file(path, "cannot be read (" + system_error() + ")");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().empty()) fail_in_file(path, "the file is empty");
+  return text.str();
+}
+
+// The 0-based positions asked, or the last 64 of the text's n tokens.
+std::vector<int64_t> lens_positions(const SettingValues& settings, int64_t n) {
+  if (!settings.text("positions").empty()) return parse_numbered_list(settings.text("positions"), n, "position", 0);
+  std::vector<int64_t> last;
+  for (int64_t position = std::max<int64_t>(0, n - kDefaultPositions); position < n; ++position) last.push_back(position);
+  return last;
+}
+
+ResultTable lens_table(const LogitLensResult& result, const Tokenizer& tokenizer, const std::vector<int64_t>& ids,
+                       int64_t k) {
+  ResultTable table;
+  table.add_column("layer", ColumnType::Integer).add_column("position", ColumnType::Integer);
+  table.add_column("token", ColumnType::Text).add_column("scored", ColumnType::Text);
+  table.add_column("rank", ColumnType::Integer).add_column("probability", ColumnType::Number);
+  table.add_column("kl", ColumnType::Number);
+  for (int64_t rank = 1; rank <= k; ++rank)
+    table.add_column("top" + std::to_string(rank), ColumnType::Text)
+        .add_column("p" + std::to_string(rank), ColumnType::Number);
+  for (const auto& lens : result.cells) {
+    std::vector<Cell> row{cell(lens.layer), cell(lens.position), cell(tokenizer.token_text(ids[lens.position]))};
+    if (lens.scored >= 0) {
+      row.push_back(cell(tokenizer.token_text(lens.scored)));
+      row.push_back(cell(lens.rank));
+      row.push_back(cell(lens.probability));
+    } else {
+      row.insert(row.end(), {Cell{}, Cell{}, Cell{}});  // the text's last token: nothing follows it
+    }
+    row.push_back(cell(lens.kl));
+    for (int64_t rank = 0; rank < k; ++rank) {
+      row.push_back(cell(tokenizer.token_text(lens.top[rank])));
+      row.push_back(cell(lens.top_probability[rank]));
+    }
+    table.add_row(std::move(row));
+  }
+  return table;
+}
+
+AnalysisReport run_logit_lens(const AnalysisRequest& request) {
+  const auto& loaded = *request.models.front();
+  const auto text = lens_text(request.settings);
+  const auto ids = loaded.tokenizer->encode(text).ids;
+  if (ids.empty()) throw SettingError("text", "gives no tokens (an empty text)");
+  const auto n = static_cast<int64_t>(ids.size());
+  if (n > loaded.config.max_positions)
+    throw SettingError("text", "is " + std::to_string(n) + " tokens; " + loaded.name + " allows " +
+                                   std::to_string(loaded.config.max_positions));
+  LogitLensSettings settings;
+  settings.positions = lens_positions(request.settings, n);
+  settings.k = request.settings.integer("k");
+  if (settings.k > loaded.config.vocab_size)
+    throw SettingError("k", std::to_string(settings.k) + " is more than the vocabulary's " +
+                                std::to_string(loaded.config.vocab_size) + " tokens");
+  const auto target = request.settings.text("target");
+  if (!target.empty()) {
+    const auto encoding = encode_inner(*loaded.tokenizer, target);
+    if (encoding.ids.size() != 1) {
+      const auto pieces = quoted_pieces(encoding);
+      throw SettingError("target", quoted_excerpt(target) + " is " + std::to_string(encoding.ids.size()) + " tokens for " +
+                                       loaded.name + (pieces.empty() ? "" : " (" + pieces + ")") + "; the lens scores one");
+    }
+    settings.target = encoding.ids.front();
+  }
+  ForwardOptions forward;
+  forward.head_gates = request_gates(request, 0);
+  AnalysisReport report;
+  const auto result = logit_lens(*loaded.model, ids, settings, forward, request.phase(loaded.name + ": layers"));
+  if (result.cancelled) return report.cancelled = true, report;
+  auto table = lens_table(result, *loaded.tokenizer, ids, settings.k);
+  table.set_meta("model", loaded.name);
+  table.set_meta("tokens", n);
+  table.set_meta("positions", static_cast<int64_t>(settings.positions.size()));
+  table.set_meta("k", settings.k);
+  table.set_meta("target", target.empty() ? std::string("next") : target);
+  report.tables["csv"] = std::move(table);
+  report.description = std::to_string(n) + " tokens, " + std::to_string(settings.positions.size()) + " positions read";
+  return report;
+}
+
+}  // namespace
+
+AnalysisDescriptor logit_lens_descriptor() {
+  AnalysisDescriptor descriptor("logit-lens", "Logit lens",
+                                "nostalgebraist 2020: every layer's residual stream read through the final norm and "
+                                "the unembedding (top-k tokens, the next token's rank and probability, KL to the output)");
+  descriptor.models = ModelRequirement::LanguageModel;
+  descriptor.data = DataKind::Sentences;
+  descriptor.fields = {
+      text_field("text", "Text", "", "the text read", "\"…\""),
+      path_field("text-file", "Text file", false, "a UTF-8 text file read whole instead of --text"),
+      text_field("positions", "Positions", "", "0-based positions or ranges (\"0,5,10-20\"; default the last 64)",
+                 "LIST"),
+      integer_field("k", "Top k", 5, 1, 1 << 20, "tokens listed per layer and position", "K"),
+      text_field("target", "Target", "", "one token every position is scored against (default each one's next token)",
+                 "TOKEN"),
+      heads_off_field()};
+  // Command line only so far: the window's figure (layers × positions, each cell the layer's top token)
+  // is the next step of the logit-lens issue.
+  descriptor.tab.shown = false;
+  descriptor.run = run_logit_lens;
+  return descriptor;
+}
+
+}  // namespace aw
