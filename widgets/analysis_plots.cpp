@@ -1,6 +1,7 @@
 // widgets/analysis_plots.cpp — see analysis_plots.h.
 #include "widgets/analysis_plots.h"
 
+#include "widgets/logit_lens_plot.h"
 #include "widgets/result_plot.h"
 
 #include <QSet>
@@ -427,6 +428,8 @@ const std::vector<PlotKind>& plot_kinds() {
        {{"layer"}, {"head"}, {"effect"}, {"dla"}}, {}, plot_patching},
       {"head-types", "head-types", "head types: one score per head (the one the run showed), layers x heads",
        {{"layer"}, {"head"}, {"induction"}}, {}, plot_head_types},
+      {"logit-lens", "logit-lens", "the logit lens: each layer's top token per position (layers x positions)",
+       {{"layer"}, {"position"}, {"token"}, {"top1"}, {"p1"}}, {}, plot_logit_lens},
       {"word-weights", "word-weights --summary", "LAMA Figure 4: weight densities per rating (--summary and --density)",
        {{"word"}, {"label"}, {"count"}},
        {{"density", "word-weights --density", {{"word"}, {"label"}, {"x"}, {"density"}}}}, plot_word_weights},

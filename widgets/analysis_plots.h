@@ -29,6 +29,9 @@ struct PlotInput {
   // head types: the score mapped (empty: the table's `shown`), or, with both set, a scatter of
   // scatter_y against scatter_x over every head
   std::string score, scatter_x, scatter_y;
+  // How a token of the table is shown (the window's one rendering of line breaks and bytes); the
+  // token as it is when empty.
+  std::function<QString(const std::string&)> token_text;
 
   // The part `name`, or nullptr.
   const ResultTable* part(const std::string& name) const;

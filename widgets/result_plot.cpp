@@ -392,6 +392,39 @@ void ResultPlot::showMatrix(const QString& title, const QVector<QVector<double>>
   plot_->replot();
 }
 
+void ResultPlot::setColumnLabels(const QStringList& labels) {
+  auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+  const int step = std::max(1, (static_cast<int>(labels.size()) + 31) / 32);
+  for (int i = 0; i < labels.size(); i += step) ticker->addTick(i + 1, labels[i]);
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setTickLabelRotation(labels.size() > 6 ? -60 : 0);
+  plot_->replot();
+}
+
+void ResultPlot::addCellTexts(const QVector<QStringList>& texts) {
+  QFont small(font().family(), 7);
+  // Each text fits its cell as the plot is laid out now (elided, "…"); cells narrower than four
+  // letters get none (colours alone read better than a row of "a…").
+  plot_->replot();
+  const int cells = std::max(1, matrix_cols_);
+  const int room = plot_->axisRect()->width() / cells - 4;
+  if (room < QFontMetrics(small).horizontalAdvance("abcd")) return;
+  const QFontMetrics metrics(small);
+  for (int r = 0; r < texts.size(); ++r)
+    for (int c = 0; c < texts[r].size(); ++c) {
+      if (texts[r][c].isEmpty()) continue;
+      auto* text = new QCPItemText(plot_);
+      text->position->setCoords(c + 1, r + 1);
+      text->setText(metrics.elidedText(texts[r][c], Qt::ElideRight, room));
+      text->setFont(small);
+      text->setColor(Qt::black);
+      text->setBrush(QColor(255, 255, 255, 190));
+      text->setPadding(QMargins(1, 0, 1, 0));
+      text->setClipToAxisRect(true);
+    }
+  plot_->replot();
+}
+
 bool ResultPlot::savePng(const QString& path) { return plot_->savePng(path, 0, 0, 2.0); }
 bool ResultPlot::savePdf(const QString& path) { return plot_->savePdf(path); }
 

@@ -82,6 +82,14 @@ class ResultPlot : public QWidget {
                   const QString& col_prefix, const QString& scale_label, bool diverging,
                   const QStringList& row_labels = {}, const QVector<QVector<bool>>& marks = {});
 
+  // After showMatrix: the columns named `labels` (left to right) instead of col_prefix + number, every
+  // one where they fit, else every n-th.
+  void setColumnLabels(const QStringList& labels);
+  // After showMatrix: texts[row][col] written small on its cell, on a pale box so that it reads on
+  // any colour (the logit lens: each layer's top token), elided to the cell's width as the plot is
+  // laid out now; none where the cells are narrower than four letters.
+  void addCellTexts(const QVector<QStringList>& texts);
+
   bool savePng(const QString& path);
   bool savePdf(const QString& path);
   QCustomPlot* plot() const { return plot_; }

@@ -95,6 +95,7 @@ AnalysisDescriptor top_tokens_descriptor() {
   descriptor.tab.legacy_id = "top_tokens";
   descriptor.tab.models = TabModels::Two;
   descriptor.tab.filled_fields = {"text", "sentences", "target"};
+  descriptor.tab.sentence_field = "text";
   descriptor.tab.description =
       "<b>Bird-Eye Table 3.</b> For the attention view's sentence and a target token t (click one), the top-k "
       "tokens attended from the row of token t−1, per layer, mean of the heads, for two models side by side.";

@@ -220,6 +220,7 @@ struct DesktopTab {
   std::string description;                 // rich text over the form; empty: "<b>title.</b> summary."
   TabModels models = TabModels::One;
   std::vector<std::string> filled_fields;  // fields the tab fills itself (top tokens: the sentence)
+  std::string sentence_field;              // the field a run takes the Attention tab's sentence in ("" = none)
   std::string score_label;                 // the heads panel's colouring from its head scores ("" = none)
   bool prefers_able = false;               // the chooser starts on the first model able to run it (LAMA)
   std::string legacy_id;                   // its id in sessions saved before descriptors ("ablation")

@@ -128,9 +128,15 @@ AnalysisDescriptor logit_lens_descriptor() {
       text_field("target", "Target", "", "one token every position is scored against (default each one's next token)",
                  "TOKEN"),
       heads_off_field()};
-  // Command line only so far: the window's figure (layers × positions, each cell the layer's top token)
-  // is the next step of the logit-lens issue.
-  descriptor.tab.shown = false;
+  descriptor.plot = "logit-lens";
+  descriptor.tab.order = 59;
+  descriptor.tab.filled_fields = {"text", "text-file"};
+  descriptor.tab.sentence_field = "text";
+  descriptor.tab.description =
+      "<b>Logit lens</b> (nostalgebraist 2020). The attention view's sentence read after every layer through the "
+      "final norm and the unembedding: each cell is a layer's top token at a position, coloured by its probability "
+      "(by the target's with a target); the table adds the top k, the next token's rank and probability and the KL "
+      "divergence from the model's output (0 at the last layer). Layer 0 (emb) is the embeddings.";
   descriptor.run = run_logit_lens;
   return descriptor;
 }

@@ -3,6 +3,7 @@
 
 #include "analysis/core/registry.h"
 #include "app/gui/settings_form.h"
+#include "app/gui/token_display.h"
 #include "table/csv_format.h"
 #include "widgets/model_box.h"
 #include "widgets/result_plot.h"
@@ -65,7 +66,12 @@ AnalysisTab::AnalysisTab(const AnalysisDescriptor& descriptor, TabContext contex
   for (const auto& [part, title] : descriptor.tab.other_tables)
     other_tables.append({QString::fromStdString(part), QString::fromStdString(title)});
   panel_->setOtherTables(other_tables);
-  if (const auto* kind = find_plot_kind(descriptor.plot)) panel_->setPlotter(kind->draw);
+  if (const auto* kind = find_plot_kind(descriptor.plot))
+    panel_->setPlotter([draw = kind->draw](ResultPlot& plot, const PlotInput& input) {
+      PlotInput shown = input;  // the table's tokens as the rest of the window shows them
+      shown.token_text = shown_token;
+      draw(plot, shown);
+    });
   else panel_->setPlotVisible(false);
   connect(panel_, &AnalysisPanel::runRequested, this, &AnalysisTab::start);
   connect(panel_, &AnalysisPanel::cancelRequested, this, &AnalysisTab::cancel);
@@ -172,6 +178,14 @@ bool AnalysisTab::prepare(Run& run, QString* refusal) const {
   // form leaves out what it greys, for these models.
   form_->setModelKinds(runKinds());
   run.settings = form_->values();
+  if (!descriptor_->tab.sentence_field.empty()) {  // the text the Attention tab shows
+    const auto sentence = context_.sentence ? context_.sentence().trimmed() : QString();
+    if (sentence.isEmpty()) {
+      *refusal = "Type a sentence in the Attention tab first";
+      return false;
+    }
+    run.settings[QString::fromStdString(descriptor_->tab.sentence_field)] = sentence;
+  }
   return true;
 }
 

@@ -104,13 +104,7 @@ void TopTokensTab::refreshTargets() {
 }
 
 bool TopTokensTab::prepare(Run& run, QString* refusal) const {
-  if (!AnalysisTab::prepare(run, refusal)) return false;
-  const auto sentence = context_.sentence ? context_.sentence().trimmed() : QString();
-  if (sentence.isEmpty()) {
-    *refusal = "Type a sentence in the Attention tab first";
-    return false;
-  }
-  run.settings["text"] = sentence;
+  if (!AnalysisTab::prepare(run, refusal)) return false;  // the sentence too (its descriptor's sentence_field)
   if (target_ >= 1) run.settings["target"] = QString::number(target_);
   return true;
 }

@@ -8,7 +8,7 @@ app=${1:-build/app/attention-workbench} out=${2:-docs/images}
 export QT_QPA_PLATFORM=offscreen
 mkdir -p "$out"
 # The tabs in their order (--tab N), by the analysis each runs; the Attention tab runs its sentence.
-ids=(attention stats ablate importance prune top-tokens head-types patch retrieval-heads diag-sweep training word-weights)
+ids=(attention stats ablate importance prune top-tokens head-types patch retrieval-heads logit-lens diag-sweep training word-weights)
 for tab in "${!ids[@]}"; do
   id=${ids[$tab]}
   run=()
