@@ -142,7 +142,7 @@ AnalysisReport run_retrieval(const AnalysisRequest& request) {
 }  // namespace
 
 AnalysisDescriptor retrieval_heads_descriptor() {
-  AnalysisDescriptor descriptor("retrieval-heads", "Retrieval heads",
+  AnalysisDescriptor descriptor("retrieval-heads", "Retrieval",
                                 "Wu et al. 2024: the share of needle tokens copied from a haystack that each head "
                                 "looks at when they are copied");
   descriptor.models = ModelRequirement::LanguageModel;

@@ -332,7 +332,7 @@ void PooledZoom::refreshBar() {
                .arg(source_.capture.pool)
                .arg(QLocale(QLocale::English).toString(kRegionTokens));
   } else if (holdsWanted() && showsRegion()) {
-    text = QString("<b>%1 at full resolution</b> · zoom out past them for the block means")
+    text = QString("<b>%1 at full resolution</b> · zoom out for block means")
                .arg(tokens_text(shown_.tokens).toHtmlEscaped());
   } else {
     text = QString("Making %1 of layer %2 at full resolution…").arg(tokens_text(region_)).arg(source_.layer + 1).toHtmlEscaped();

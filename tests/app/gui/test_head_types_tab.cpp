@@ -6,6 +6,7 @@
 #include "app/gui/attention_view.h"
 #include "app/gui/head_types_tab.h"
 #include "app/gui/main_window.h"
+#include "tests/app/gui/panel_plot.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_overview.h"
@@ -31,13 +32,7 @@ namespace {
 
 using aw::test::kSampleData;
 using aw::test::kTimeoutMs;
-
-QString plot_title(AnalysisPanel* panel) {
-  auto* plot = panel->plot()->plot();
-  for (int element = 0; element < plot->plotLayout()->elementCount(); ++element)
-    if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(element))) return title->text();
-  return {};
-}
+using aw::test::plot_title;
 
 }  // namespace
 

@@ -74,7 +74,9 @@ class LamaTabTests : public QObject {
     // Opens on the sample model, the Amazon reviews' test part (seed 1) and the paper's six words.
     auto* lama = window.analyses()->lama();
     auto* panel = lama->panel();
-    QCOMPARE(panel->findChild<QComboBox*>("model")->currentText(), QString("lama_amazon (lama)"));
+    auto* chooser = panel->findChild<QComboBox*>("model");
+    QCOMPARE(chooser->currentText(), QString("lama_amazon"));  // the name whole; its architecture in the tooltip
+    QCOMPARE(chooser->itemData(chooser->currentIndex(), Qt::ToolTipRole).toString(), QString("lama_amazon: lama"));
     QCOMPARE(QFileInfo(panel->findChild<QLineEdit*>("data")->text()).canonicalFilePath(),
              QFileInfo(kReviews).canonicalFilePath());
     QCOMPARE(panel->findChild<QComboBox*>("part")->currentData().toString(), QString("test"));

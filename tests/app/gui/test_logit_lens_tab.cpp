@@ -5,6 +5,7 @@
 #include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/main_window.h"
+#include "tests/app/gui/panel_plot.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/result_plot.h"
@@ -22,22 +23,9 @@ using namespace aw;
 namespace {
 
 using aw::test::kSampleData;
+using aw::test::cell_texts;
 using aw::test::kTimeoutMs;
-
-QString plot_title(AnalysisPanel* panel) {
-  auto* plot = panel->plot()->plot();
-  for (int element = 0; element < plot->plotLayout()->elementCount(); ++element)
-    if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(element))) return title->text();
-  return {};
-}
-
-QStringList cell_texts(AnalysisPanel* panel) {
-  QStringList texts;
-  auto* plot = panel->plot()->plot();
-  for (int item = 0; item < plot->itemCount(); ++item)
-    if (auto* text = qobject_cast<QCPItemText*>(plot->item(item))) texts << text->text();
-  return texts;
-}
+using aw::test::plot_title;
 
 }  // namespace
 

@@ -1,0 +1,30 @@
+// tests/app/gui/panel_plot.h — what the window tests read off an analysis tab's plot: its title and
+// the texts written on its cells.
+#pragma once
+
+#include "widgets/analysis_panel.h"
+#include "widgets/result_plot.h"
+
+#include <qcustomplot.h>
+
+#include <QString>
+#include <QStringList>
+
+namespace aw::test {
+
+inline QString plot_title(AnalysisPanel* panel) {
+  auto* plot = panel->plot()->plot();
+  for (int element = 0; element < plot->plotLayout()->elementCount(); ++element)
+    if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(element))) return title->text();
+  return {};
+}
+
+inline QStringList cell_texts(AnalysisPanel* panel) {
+  QStringList texts;
+  auto* plot = panel->plot()->plot();
+  for (int item = 0; item < plot->itemCount(); ++item)
+    if (auto* text = qobject_cast<QCPItemText*>(plot->item(item))) texts << text->text();
+  return texts;
+}
+
+}  // namespace aw::test
