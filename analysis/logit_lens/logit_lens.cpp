@@ -64,26 +64,27 @@ LogitLensResult logit_lens(AttentionModel& model, const std::vector<int64_t>& id
   const auto scored_ids = torch::tensor(scored, torch::kLong).clamp_min(0).to(device).unsqueeze(1);  // (P, 1)
 
   // The model's own distribution (the last state is the forward's own), then each layer against it.
-  // Nothing of vocabulary size is made beyond the logits themselves: with lse = logsumexp(logits),
-  // log p = logits − lse, so the top tokens are the top logits, a probability is exp(logit − lse), and
-  // KL(final ‖ layer) = Σ p_f log p_f − (Σ p_f · logits − lse), the sum a dot product per position.
-  const auto final_logits = model.output(states.back(), input).squeeze(0).to(torch::kFloat32);  // (P, V)
-  const auto final_lse = torch::logsumexp(final_logits, -1, true);
-  const auto final_probabilities = (final_logits - final_lse).exp();                             // (P, V)
-  const auto final_entropy = -(torch::bmm(final_probabilities.unsqueeze(1), final_logits.unsqueeze(2)).view({-1, 1}) -
-                               final_lse);                                                        // (P, 1)
+  // Per layer one log-softmax of vocabulary size beside the logits: the top tokens, the scored token's
+  // probability and, as a dot product per position, KL(final ‖ layer) = Σ p_f log p_f − Σ p_f log p.
+  const auto final_logits = model.output(states.back(), input).squeeze(0).to(torch::kFloat32);      // (P, V)
+  const auto log_final = torch::log_softmax(final_logits, -1);
+  const auto final_probabilities = log_final.exp();                                                 // (P, V)
+  const auto cross = [&](const torch::Tensor& log_probabilities) {                                  // Σ p_f log p
+    return torch::bmm(final_probabilities.unsqueeze(1), log_probabilities.unsqueeze(2)).view({-1});
+  };
+  const auto final_cross = cross(log_final);
   for (int64_t layer = 0; layer <= layers; ++layer) {
-    const auto logits = layer == layers ? final_logits
-                                        : model.output(states[layer], input).squeeze(0).to(torch::kFloat32);  // (P, V)
-    const auto lse = torch::logsumexp(logits, -1, true);                                                       // (P, 1)
-    const auto expected_logit = torch::bmm(final_probabilities.unsqueeze(1), logits.unsqueeze(2)).view({-1, 1});
-    const auto kl = (-final_entropy - (expected_logit - lse)).squeeze(1).clamp_min(0).to(torch::kCPU, torch::kFloat64);
-    const auto top = logits.topk(settings.k, -1);
+    const bool last = layer == layers;  // the model's own output, made once
+    const auto logits = last ? final_logits : model.output(states[layer], input).squeeze(0).to(torch::kFloat32);
+    const auto log_probabilities = last ? log_final : torch::log_softmax(logits, -1);
+    const auto kl = (final_cross - cross(log_probabilities)).clamp_min(0).to(torch::kCPU, torch::kFloat64);
+    const auto top = log_probabilities.topk(settings.k, -1);
     const auto top_ids = std::get<1>(top).to(torch::kCPU).contiguous();
-    const auto top_probabilities = (std::get<0>(top) - lse).exp().to(torch::kCPU, torch::kFloat64).contiguous();
+    const auto top_probabilities = std::get<0>(top).exp().to(torch::kCPU, torch::kFloat64).contiguous();
     const auto scored_logit = logits.gather(1, scored_ids);                                          // (P, 1)
-    const auto ranks = (logits > scored_logit).sum(-1).add(1).to(torch::kCPU);                        // (P)
-    const auto scored_probabilities = (scored_logit - lse).squeeze(1).exp().to(torch::kCPU, torch::kFloat64);
+    // Counted in int32: summing the comparison as int64 took longer than the comparison itself.
+    const auto ranks = (logits > scored_logit).sum(-1, false, torch::kInt).add(1).to(torch::kCPU, torch::kLong);
+    const auto scored_probabilities = log_probabilities.gather(1, scored_ids).squeeze(1).exp().to(torch::kCPU, torch::kFloat64);
     const auto kl_values = kl.accessor<double, 1>();
     const auto rank_values = ranks.accessor<int64_t, 1>();
     const auto probability_values = scored_probabilities.accessor<double, 1>();
