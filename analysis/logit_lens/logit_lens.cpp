@@ -55,7 +55,7 @@ LogitLensResult logit_lens(AttentionModel& model, const std::vector<int64_t>& id
   }
   hidden = torch::Tensor();
 
-  // The token each position is scored against, and which positions have one.
+  // The token each position is scored against (−1: the text's last position, without a target).
   std::vector<int64_t> scored(positions, -1);
   for (int64_t p = 0; p < positions; ++p) {
     const auto position = settings.positions[p];
