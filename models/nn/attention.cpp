@@ -158,7 +158,10 @@ MultiHeadAttentionImpl::Projected MultiHeadAttentionImpl::project(const torch::T
     query = apply_rotary(query, context.rotary_cos, context.rotary_sin);
     key = apply_rotary(key, context.rotary_cos, context.rotary_sin);
   }
-  if (with_value || bird_eye.defined()) value = split_kv_heads(v(source));
+  const auto& hooks = context.hooks;
+  query = hooks.run(HookPoint::Q, std::move(query));
+  key = hooks.run(HookPoint::K, std::move(key));
+  if (with_value || bird_eye.defined()) value = hooks.run(HookPoint::V, split_kv_heads(v(source)));
   if (kv_index.defined()) {  // grouped-query: each query head reads its group's key and value
     // Module::to(dtype) converts integer buffers too (a model moved to float64 for the gradient
     // checks): the index is read as long whatever was done to it.
@@ -224,8 +227,10 @@ torch::Tensor MultiHeadAttentionImpl::run_tiles(const Projected& projected, cons
     const int64_t rows = std::min(tile, end - first);
     // The softmax in float32 for a BF16 or F16 model (as Hugging Face's eager attention): the
     // probabilities every analysis reads keep their precision.
-    auto scores = tile_scores(projected, context.masks(first, rows), first, rows, reweighted);
-    auto probabilities = torch::softmax(scores, -1, widened(scores.scalar_type()));     // (B, H, rows, keys)
+    auto scores = context.hooks.run(HookPoint::Scores,
+                                    tile_scores(projected, context.masks(first, rows), first, rows, reweighted), first);
+    auto probabilities = context.hooks.run(
+        HookPoint::Pattern, torch::softmax(scores, -1, widened(scores.scalar_type())), first);  // (B, H, rows, keys)
     scores = torch::Tensor();
     if (tiles) tiles(first, probabilities);
     if (projected.value.defined()) {
@@ -240,8 +245,9 @@ torch::Tensor MultiHeadAttentionImpl::run_tiles(const Projected& projected, cons
 bool MultiHeadAttentionImpl::fusable(const AttentionContext& context) const {
   // The kernel scales by d_head^(−1/2) and knows no soft-capping.
   const bool plain_scores = softcap_ == 0 && divisor_ == std::sqrt(static_cast<double>(d_head_));
+  const bool tiles_hooked = context.hooks.has(HookPoint::Scores) || context.hooks.has(HookPoint::Pattern);
   return fused_attention_allowed() && context.fused && !bird_eye.defined() &&
-         context.diagonal.kind == DiagonalIntervention::Kind::None && plain_scores;
+         context.diagonal.kind == DiagonalIntervention::Kind::None && plain_scores && !tiles_hooked;
 }
 
 torch::Tensor MultiHeadAttentionImpl::fused_context(const Projected& projected, const AttentionContext& context) {
@@ -283,7 +289,26 @@ AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const At
     if (gates.size(0) > mixed.size(0)) mixed = mixed.repeat({gates.size(0) / mixed.size(0), 1, 1, 1});  // (k·B, H, n, dh)
     mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
   }
+  mixed = context.hooks.run(HookPoint::Z, std::move(mixed));
+  if (context.hooks.has(HookPoint::HeadOut)) return {hooked_head_outputs(mixed, context)};
   return {o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}))};  // (k·B, n, d)
+}
+
+torch::Tensor MultiHeadAttentionImpl::hooked_head_outputs(const torch::Tensor& mixed, const AttentionContext& context) {
+  // Each head's write [B, H, rows, d] is whole only for a tile of positions within the memory budget.
+  const int64_t batch = mixed.size(0), length = mixed.size(2), d = o->weight.size(0);
+  const int64_t per_position = batch * heads_ * d * static_cast<int64_t>(mixed.element_size());
+  const int64_t tile = context.memory_budget > 0 ? std::max<int64_t>(1, context.memory_budget / per_position) : length;
+  auto output = torch::empty({batch, length, d}, mixed.options());
+  for (int64_t first = 0; first < length; first += tile) {
+    const int64_t rows = std::min(tile, length - first);
+    auto writes = head_writes(mixed.narrow(2, first, rows).transpose(1, 2)).transpose(1, 2);  // (B, H, rows, d)
+    writes = context.hooks.run(HookPoint::HeadOut, std::move(writes), first);
+    auto summed = writes.sum(1);                                                              // (B, rows, d)
+    if (o->bias.defined()) summed = summed + o->bias.to(summed.scalar_type());
+    output.narrow(1, first, rows).copy_(summed);
+  }
+  return output;
 }
 
 torch::Tensor MultiHeadAttentionImpl::head_writes(const torch::Tensor& contexts) const {

@@ -50,6 +50,8 @@ struct AttentionContext {
   // The layer's per-head contexts and values in, the contexts to go on with out (ForwardOptions::
   // context_hook bound to the layer being run); empty = none.
   std::function<torch::Tensor(const torch::Tensor& contexts, const torch::Tensor& values)> context_hook;
+  // ForwardOptions::hooks for the layer being run (none outside a forward).
+  LayerHooks hooks;
 
   TileMasks masks(int64_t first_row, int64_t rows) const;
   // Query rows per tile for `batch` rows of `heads` heads in `dtype` under memory_budget. Throws
@@ -138,6 +140,9 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // mixed into its rows of the context, which comes back as (B, H, rows, dh).
   torch::Tensor run_tiles(const Projected& projected, const AttentionContext& context, const TileConsumer& tiles,
                           bool reweighted);
+  // The output projection as the sum of each head's write, tile by tile of positions, each tile's
+  // writes [B, H, rows, d] through the HeadOut hooks (a forward that reads or writes them).
+  torch::Tensor hooked_head_outputs(const torch::Tensor& mixed, const AttentionContext& context);
   // Whether the context may be mixed by the fused kernel: available, allowed, and nothing the kernel
   // cannot express (BET(SF)'s reweighting, a diagonal intervention).
   bool fusable(const AttentionContext& context) const;

@@ -5,6 +5,7 @@
 // one of a translation model's encoder, decoder-self and cross blocks (model_config.h, TranslationPart).
 #pragma once
 
+#include "models/nn/hooks.h"
 #include "models/nn/model_config.h"
 
 #include <torch/nn/module.h>
@@ -73,6 +74,9 @@ struct ForwardOptions {
   // Called for every layer run by a model that supports_context_hook() (analysis/patching/); others
   // ignore it, so a caller checks that first.
   ContextHook context_hook;
+  // Readers and writers at named points (hooks.h); a model calls those of the points it has
+  // (AttentionModel::hook_points).
+  Hooks hooks;
 };
 
 // The one place a forward's attention goes, layer by layer: a model's attention hands each tile of
@@ -192,6 +196,10 @@ class AttentionModel {
   virtual LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
                                   int64_t end_layer, const ForwardOptions& options) = 0;
   virtual torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) = 0;  // logits
+  // output() with `hooks` at its points (FinalNorm, Logits) where the model has them.
+  virtual torch::Tensor hooked_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks& /*hooks*/) {
+    return output(hidden, input);
+  }
 
   // Layer `layer`'s attention probabilities for `hidden`, the state entering it, tile by tile to
   // `tiles` ([B, H, rows, keys] in row order): what run_layers(hidden, input, layer, layer + 1) with
@@ -230,6 +238,9 @@ class AttentionModel {
   // result has k·B rows. Gate sweeps use it when offered.
   virtual bool splits_rows_at_gates() const { return false; }
 
+  // The points whose ForwardOptions::hooks forward() calls (run_layers the per-layer ones); empty
+  // where a family has none yet (docs/hooks.md).
+  virtual std::vector<HookPoint> hook_points() const { return {}; }
   // Whether forward/run_layers call ForwardOptions::context_hook (activation patching).
   virtual bool supports_context_hook() const { return false; }
   // Direct logit attribution (analysis/patching/): what each head of `layer` writes into the residual

@@ -78,28 +78,28 @@ FeedForwardImpl::FeedForwardImpl(const ModelConfig& config) : activation_(config
   if (config.decoder.gated_mlp) gate = register_module("gate", make_linear(config.d_model, config.d_ff, bias));
 }
 
-torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, int64_t memory_budget) {
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, int64_t memory_budget, const LayerHooks& hooks) {
   const int64_t tokens = x.dim() >= 2 ? x.size(-2) : 1;
-  if (memory_budget <= 0 || tokens <= 1 || torch::GradMode::is_enabled()) return feed(x);
+  if (memory_budget <= 0 || tokens <= 1 || torch::GradMode::is_enabled()) return feed(x, hooks, 0);
   // Alive at once per token: the inner [d_ff] vectors of one expression (gate, its activation, fc1 and
   // their product for SwiGLU; fc1 and its activation otherwise).
   const int64_t per_token = x.numel() / (tokens * x.size(-1)) * fc1->weight.size(0) * (gate ? 4 : 2) *
                             static_cast<int64_t>(x.element_size());
-  if (tokens * per_token <= memory_budget) return feed(x);
+  if (tokens * per_token <= memory_budget) return feed(x, hooks, 0);
   const int64_t chunk = std::max<int64_t>(1, memory_budget / per_token);
   std::vector<int64_t> shape = x.sizes().vec();
   shape.back() = fc2->weight.size(0);
   auto out = torch::empty(shape, x.options());
   for (int64_t first = 0; first < tokens; first += chunk) {
     const int64_t rows = std::min(chunk, tokens - first);
-    out.narrow(-2, first, rows).copy_(feed(x.narrow(-2, first, rows)));
+    out.narrow(-2, first, rows).copy_(feed(x.narrow(-2, first, rows), hooks, first));
   }
   return out;
 }
 
-torch::Tensor FeedForwardImpl::feed(const torch::Tensor& x) {
-  if (gate) return fc2(activate(gate(x), activation_) * fc1(x));
-  return fc2(activate(fc1(x), activation_));
+torch::Tensor FeedForwardImpl::feed(const torch::Tensor& x, const LayerHooks& hooks, int64_t first_token) {
+  auto hidden = gate ? activate(gate(x), activation_) * fc1(x) : activate(fc1(x), activation_);
+  return fc2(hooks.run(HookPoint::MlpAct, std::move(hidden), first_token));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -115,26 +115,34 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t la
   if (config.decoder.post_norms) ln_mlp_out = register_module("ln_mlp_out", make_norm(config));
 }
 
-BlockOutput TransformerBlockImpl::forward(const torch::Tensor& x, const AttentionContext& context,
+BlockOutput TransformerBlockImpl::forward(const torch::Tensor& input, const AttentionContext& context,
                                           const torch::Tensor& gates, const TileConsumer& tiles) {
   const bool training = is_training();
+  const auto& hooks = context.hooks;
+  const auto x = hooks.run(HookPoint::ResidPre, input);
+  auto attend = [&](const torch::Tensor& in) { return attn(hooks.run(HookPoint::AttnIn, in), context, gates, tiles).output; };
+  auto feed = [&](const torch::Tensor& in) {
+    return mlp(hooks.run(HookPoint::MlpIn, in), context.memory_budget, hooks);
+  };
   if (parallel_residual_) {  // GPT-NeoX: both sublayers read x
-    auto attended = attn(ln_1(x), context, gates, tiles);
-    auto fed = torch::dropout(mlp(ln_2(x), context.memory_budget), dropout_, training);
-    auto h = residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training);
-    return {h + residual_rows(fed, attended.output)};
+    auto attended = hooks.run(HookPoint::AttnOut, attend(ln_1(x)));
+    auto fed = hooks.run(HookPoint::MlpOut, torch::dropout(feed(ln_2(x)), dropout_, training));
+    auto h = residual_rows(x, attended) + torch::dropout(attended, dropout_, training);
+    return {hooks.run(HookPoint::ResidPost, h + residual_rows(fed, attended))};
   }
   if (norm_ == NormPlacement::Pre) {
     // Norms before each sublayer (GPT-2, Llama), after it (OLMo 2), or both (Gemma 2/3).
     auto normed = [](Norm& norm, const torch::Tensor& t) { return norm ? norm(t) : t; };
-    auto attended = attn(normed(ln_1, x), context, gates, tiles);
-    auto h = residual_rows(x, attended.output) + torch::dropout(normed(ln_attn_out, attended.output), dropout_, training);
-    auto fed = mlp(normed(ln_2, h), context.memory_budget);
-    return {h + torch::dropout(normed(ln_mlp_out, fed), dropout_, training)};
+    auto attended = attend(normed(ln_1, x));
+    auto written = hooks.run(HookPoint::AttnOut, torch::dropout(normed(ln_attn_out, attended), dropout_, training));
+    auto h = hooks.run(HookPoint::ResidMid, residual_rows(x, attended) + written);
+    auto fed = hooks.run(HookPoint::MlpOut, torch::dropout(normed(ln_mlp_out, feed(normed(ln_2, h))), dropout_, training));
+    return {hooks.run(HookPoint::ResidPost, h + fed)};
   }
-  auto attended = attn(x, context, gates, tiles);
-  auto h = ln_1(residual_rows(x, attended.output) + torch::dropout(attended.output, dropout_, training));
-  return {ln_2(h + torch::dropout(mlp(h, context.memory_budget), dropout_, training))};
+  auto attended = hooks.run(HookPoint::AttnOut, torch::dropout(attend(x), dropout_, training));
+  auto h = hooks.run(HookPoint::ResidMid, ln_1(residual_rows(x, attended) + attended));
+  auto fed = hooks.run(HookPoint::MlpOut, torch::dropout(feed(h), dropout_, training));
+  return {hooks.run(HookPoint::ResidPost, ln_2(h + fed))};
 }
 
 void TransformerBlockImpl::probabilities(const torch::Tensor& x, const AttentionContext& context,
@@ -225,6 +233,7 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const int64_t rows = hidden.size(0);
     auto& context = context_of(layer);
+    if (!options.hooks.empty()) context.hooks = {&options.hooks, layer};
     if (options.context_hook)
       context.context_hook = [&options, layer](const torch::Tensor& contexts, const torch::Tensor& values) {
         return options.context_hook(layer, contexts, values);
@@ -278,24 +287,42 @@ torch::Tensor TransformerImpl::output(const torch::Tensor& hidden, const ModelIn
   return logits.defined() ? logits.to(widened(logits.scalar_type())) : logits;
 }
 
-torch::Tensor TransformerImpl::reduced_output(const torch::Tensor& hidden, const ModelInput& input) {
-  auto final_hidden = ln_f ? ln_f(hidden) : hidden;
+torch::Tensor TransformerImpl::hooked_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks& hooks) {
+  auto logits = reduced_output(hidden, input, &hooks);
+  return logits.defined() ? logits.to(widened(logits.scalar_type())) : logits;
+}
+
+torch::Tensor TransformerImpl::reduced_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks* hooks) {
+  const LayerHooks final_hooks{hooks, -1};
+  auto final_hidden = ln_f ? final_hooks.run(HookPoint::FinalNorm, ln_f(hidden)) : hidden;
   if (classifier && config_.pooling == Pooling::Mean) {
     // encoder_classifier: the mean of the unpadded final states, straight into the classifier.
     auto keep = input.attention_mask.defined()
                     ? input.attention_mask.to(final_hidden.device(), final_hidden.scalar_type()).unsqueeze(-1)
                     : torch::ones({final_hidden.size(0), final_hidden.size(1), 1}, final_hidden.options());
     auto pooled = (final_hidden * keep).sum(1) / keep.sum(1);                             // (B, d)
-    return classifier(torch::dropout(pooled, config_.dropout, is_training()));            // (B, C)
+    return final_hooks.run(HookPoint::Logits, classifier(torch::dropout(pooled, config_.dropout, is_training())));  // (B, C)
   }
   if (classifier) {
     auto pooled = torch::tanh(pooler(final_hidden.select(1, 0)));                         // (B, d)
-    return classifier(torch::dropout(pooled, config_.dropout, is_training()));            // (B, C)
+    return final_hooks.run(HookPoint::Logits, classifier(torch::dropout(pooled, config_.dropout, is_training())));  // (B, C)
   }
   if (!config_.is_language_model()) return {};
   auto logits = lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, tok_emb->weight);  // (B, n, V)
   const double cap = config_.decoder.final_softcap;
-  return cap > 0 ? torch::tanh(logits / cap) * cap : logits;  // Gemma 2
+  return final_hooks.run(HookPoint::Logits, cap > 0 ? torch::tanh(logits / cap) * cap : logits);  // Gemma 2
+}
+
+std::vector<HookPoint> TransformerImpl::hook_points() const {
+  std::vector<HookPoint> points;
+  for (int i = 0; i < kHookPointCount; ++i) {
+    const auto point = static_cast<HookPoint>(i);
+    if (point == HookPoint::ResidMid && config_.decoder.parallel_residual) continue;  // both sublayers read resid_pre
+    if (point == HookPoint::FinalNorm && !ln_f) continue;
+    if (point == HookPoint::Logits && !config_.is_language_model() && !classifier) continue;
+    points.push_back(point);
+  }
+  return points;
 }
 
 torch::Tensor TransformerImpl::head_writes(int64_t layer, const torch::Tensor& contexts) {
@@ -328,7 +355,8 @@ torch::Tensor AttentionModel::direct_logits(const torch::Tensor& /*residual*/, c
 ForwardResult forward_in_stages(AttentionModel& model, const ModelInput& input, const ForwardOptions& options) {
   auto layers_result = model.run_layers(model.embed(input), input, 0, model.config().n_blocks, options);
   ForwardResult result;
-  result.logits = model.output(layers_result.hidden, input);
+  result.logits = options.hooks.empty() ? model.output(layers_result.hidden, input)
+                                        : model.hooked_output(layers_result.hidden, input, options.hooks);
   result.hidden = std::move(layers_result.hidden);
   result.attention = std::move(layers_result.attention);
   return result;

@@ -22,12 +22,13 @@ class FeedForwardImpl : public torch::nn::Module {
   // x (…, tokens, d). Without gradients, rows of tokens at a time whose inner activations fit
   // `memory_budget` bytes (0 = all at once): a long text's [tokens, d_ff] is never whole. Each token's
   // output is its own; only the products' summation order may differ with their shapes (float rounding).
-  torch::Tensor forward(const torch::Tensor& x, int64_t memory_budget = 0);
+  // `hooks` sees the hidden activation (HookPoint::MlpAct, fc2's input), per tile of tokens when tiled.
+  torch::Tensor forward(const torch::Tensor& x, int64_t memory_budget = 0, const LayerHooks& hooks = {});
   Dense fc1{nullptr}, fc2{nullptr};
   Dense gate{nullptr};  // SwiGLU only: fc2(act(gate(x)) ⊙ fc1(x)), fc1 being Hugging Face's up_proj
 
  private:
-  torch::Tensor feed(const torch::Tensor& x);
+  torch::Tensor feed(const torch::Tensor& x, const LayerHooks& hooks, int64_t first_token);
   Activation activation_;
 };
 TORCH_MODULE(FeedForward);
@@ -67,11 +68,13 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
                           const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;
+  torch::Tensor hooked_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks& hooks) override;
   void layer_attention_tiles(const torch::Tensor& hidden, const ModelInput& input, int64_t layer,
                              const ForwardOptions& options, const TileConsumer& tiles, int64_t first_row = 0,
                              int64_t end_row = -1) override;
   bool splits_rows_at_gates() const override { return true; }
   bool supports_context_hook() const override { return true; }
+  std::vector<HookPoint> hook_points() const override;
   torch::Tensor head_writes(int64_t layer, const torch::Tensor& contexts) override;
   torch::Tensor direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
                               const torch::Tensor& tokens) override;
@@ -83,8 +86,8 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
 
  private:
   torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
-  // output() in the model's own dtype.
-  torch::Tensor reduced_output(const torch::Tensor& hidden, const ModelInput& input);
+  // output() in the model's own dtype; `hooks` read or write its FinalNorm and Logits.
+  torch::Tensor reduced_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks* hooks = nullptr);
   // The masks, positions and diagonal intervention the layers of a forward over `length` tokens
   // apply: the sliding layers' (DecoderPart::sliding_layer) or the others'.
   AttentionContext layers_context(int64_t length, const ModelInput& input, const ForwardOptions& options,

@@ -1,0 +1,86 @@
+// models/nn/hooks.h — named points inside a forward and the hooks that read or write them
+// (docs/hooks.md: each point's name, shape and place, and the families that have it).
+//
+// A hook sees the tensor at its point and returns it changed, or an undefined tensor to leave it as it
+// is (a reader). Every hook at a point runs in the order added, each seeing the one before's result.
+// A forward without hooks asks one bit per point and nothing else.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aw {
+
+// In the order a layer computes them. Shapes (dimension letters of model.h; r = the positions of one
+// tile, e the point's own width):
+//   residual-like [B, n|r, e]: ResidPre, AttnIn, AttnOut, ResidMid, MlpIn, MlpAct, MlpOut, ResidPost,
+//                              FinalNorm, Logits
+//   per head     [B, H|Hkv, n|r, e]: Q, K, V (K and V as stored: one per key/value head), Scores and
+//                              Pattern ([B, H, r, keys]: query rows), Z, HeadOut
+enum class HookPoint {
+  ResidPre, AttnIn, Q, K, V, Scores, Pattern, Z, HeadOut, AttnOut, ResidMid, MlpIn, MlpAct, MlpOut, ResidPost,
+  FinalNorm, Logits,
+};
+constexpr int kHookPointCount = static_cast<int>(HookPoint::Logits) + 1;
+
+// Where a hook is called: the point, its layer (−1 for FinalNorm and Logits) and the first position
+// of the tensor's rows (0 unless the point comes in tiles of positions: Scores, Pattern, HeadOut, and
+// MlpAct of a long text).
+struct HookSite {
+  HookPoint point;
+  int64_t layer;
+  int64_t first_position;
+};
+using HookFunction = std::function<torch::Tensor(const HookSite& site, const torch::Tensor& value)>;
+
+class Hooks {
+ public:
+  // `layer` −1: every layer (and the points after the layers).
+  void add(HookPoint point, int64_t layer, HookFunction function);
+  bool empty() const { return points_ == 0; }
+  bool has(HookPoint point, int64_t layer) const;
+  // `value` after every hook at the site.
+  torch::Tensor run(HookPoint point, int64_t layer, int64_t first_position, torch::Tensor value) const;
+
+ private:
+  struct Hook {
+    HookPoint point;
+    int64_t layer;
+    HookFunction function;
+  };
+  std::vector<Hook> hooks_;
+  uint32_t points_ = 0;  // bit i: some hook at point i
+};
+
+// One layer's view of a forward's hooks, as the modules of that layer call them.
+struct LayerHooks {
+  const Hooks* hooks = nullptr;
+  int64_t layer = -1;
+
+  bool has(HookPoint point) const { return hooks && hooks->has(point, layer); }
+  torch::Tensor run(HookPoint point, torch::Tensor value, int64_t first_position = 0) const {
+    return has(point) ? hooks->run(point, layer, first_position, std::move(value)) : value;
+  }
+};
+
+// Whether a point's tensor has a head dimension (dimension 1) and where its positions are.
+bool per_head(HookPoint point);
+int64_t position_dimension(HookPoint point);
+// Whether the point is one per layer (all but FinalNorm and Logits).
+bool per_layer(HookPoint point);
+
+// Names: a point's short name ("resid_pre", "attn.z", "mlp.act", "final_norm"), the full name of one
+// layer's ("blocks.3.attn.z"; FinalNorm and Logits have no layer), and the point a short name ("z" or
+// "attn.z") or a full name stands for (nullopt when none; `layer` set from a full name).
+std::string hook_point_name(HookPoint point);
+std::string hook_name(HookPoint point, int64_t layer);
+std::optional<HookPoint> hook_point_named(const std::string& name, int64_t* layer = nullptr);
+// "resid_pre, attn_in, …" of `points`, for the message about a name a model does not have.
+std::string hook_point_list(const std::vector<HookPoint>& points);
+
+}  // namespace aw
