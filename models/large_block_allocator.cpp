@@ -37,6 +37,9 @@ class LargeBlockAllocator final : public c10::Allocator {
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     default_copy_data(dest, src, count);
   }
+  // LibTorch's raw_allocate/raw_deallocate (scratch buffers of some CPU kernels, F16 gelu among them)
+  // free through one function for both kinds of block.
+  c10::DeleterFnPtr raw_deleter() const override { return &free_any; }
 
   LargeBlockStats stats() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -60,6 +63,9 @@ class LargeBlockAllocator final : public c10::Allocator {
 
  private:
   static void free_block(void* address) { instance().give_back(address); }
+  static void free_any(void* address) {
+    if (!instance().give_back(address)) c10::GetDefaultCPUAllocator()->raw_deallocate(address);
+  }
 
   static void unmap(const std::vector<Mapping>& mappings) {
     for (const auto& mapping : mappings) ::munmap(mapping.address, mapping.bytes);
@@ -100,12 +106,13 @@ class LargeBlockAllocator final : public c10::Allocator {
 
   // Keeps a freed block for reuse, unmapping the oldest cached ones beyond the cache's bound; the
   // unmapping happens outside the lock.
-  void give_back(void* address) {
+  // Whether `address` was one of this allocator's mappings.
+  bool give_back(void* address) {
     std::vector<Mapping> victims;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const auto found = live_.find(address);
-      if (found == live_.end()) return;  // not ours: cannot happen, as only this deleter is given
+      if (found == live_.end()) return false;  // a small block, from LibTorch's allocator
       const Mapping freed{address, found->second};
       live_.erase(found);
       stats_.mapped_bytes -= static_cast<int64_t>(freed.bytes);
@@ -120,6 +127,7 @@ class LargeBlockAllocator final : public c10::Allocator {
       cached_.erase(cached_.begin(), cached_.begin() + static_cast<std::ptrdiff_t>(oldest));
     }
     unmap(victims);
+    return true;
   }
 
   std::mutex mutex_;

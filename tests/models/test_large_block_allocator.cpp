@@ -3,6 +3,7 @@
 // keeps at most its bound (the oldest go first), and small blocks stay with LibTorch's allocator.
 #include "models/large_block_allocator.h"
 
+#include <c10/core/CPUAllocator.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -100,6 +101,22 @@ TEST_F(LargeBlockAllocator, ABlockMadeOnOneThreadIsFreedOnAnotherAndComputesAsAn
   EXPECT_TRUE(torch::equal(copy, made));
   std::thread([&] { made = torch::Tensor(); }).join();
   EXPECT_EQ(large_block_stats().cached_bytes - before.cached_bytes, 8 * kMiB);
+}
+
+// Some kernels take scratch buffers through raw_allocate (F16 gelu on the CPU): large and small ones
+// come back through the one raw deleter.
+TEST_F(LargeBlockAllocator, RawBuffersOfBothSizesAreFreedThroughTheOneRawDeleter) {
+  auto* allocator = c10::GetCPUAllocator();
+  const auto before = large_block_stats();
+  void* large = allocator->raw_allocate(2 * kMiB);
+  void* small = allocator->raw_allocate(64);
+  EXPECT_EQ(large_block_stats().mapped_bytes - before.mapped_bytes, 2 * kMiB);
+  allocator->raw_deallocate(small);
+  allocator->raw_deallocate(large);
+  EXPECT_EQ(large_block_stats().mapped_bytes, before.mapped_bytes);
+  EXPECT_EQ(large_block_stats().cached_bytes, 2 * kMiB);
+  const auto x = torch::linspace(-3, 3, 4 * kMiB, torch::kFloat16);
+  EXPECT_TRUE(torch::allclose(torch::gelu(x).to(torch::kFloat32), torch::gelu(x.to(torch::kFloat32)), 1e-2, 1e-2));
 }
 
 }  // namespace
