@@ -9,11 +9,10 @@
 #include "analysis/logit_lens/logit_lens.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/text/corpus.h"
 #include "models/text/inner_text.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace aw {
 namespace {
@@ -25,12 +24,9 @@ std::string lens_text(const SettingValues& settings) {
     throw SettingError("", "give either --text \"…\" or --text-file FILE");
   if (!settings.text("text").empty()) return settings.text("text");
   const auto path = settings.text("text-file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail_in_file(path, "cannot be read (" + system_error() + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().empty()) fail_in_file(path, "the file is empty");
-  return text.str();
+  auto text = read_whole_file(path);
+  if (text.empty()) fail_in_file(path, "the file is empty");
+  return text;
 }
 
 // The 0-based positions asked, or the last 64 of the text's n tokens.

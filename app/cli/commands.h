@@ -7,6 +7,7 @@ namespace aw {
 
 int run_info(int argc, char** argv);
 int run_attend(int argc, char** argv);
+int run_activations(int argc, char** argv);
 int run_train(int argc, char** argv);
 int run_split(int argc, char** argv);
 int run_translate(int argc, char** argv);

@@ -30,6 +30,10 @@ commands:
           [--logits top-K|full]            the K best next tokens per position (text, JSON), or
                                            a "logits" [n, V] tensor in the .safetensors file
   attend  --from FILE.safetensors [--layers 2] [--top K]   the same summary from a saved file
+  activations --model DIR --text "..."|--text-file FILE --hooks resid_post,z,… --out FILE.safetensors
+          [--layers 0-3] [--heads 0,5] [--positions 0-9]   numbered from 0, as the names blocks.0.…
+          [--out-dtype f32|f16|bf16]       one tensor per point and layer, written as computed
+                                           (docs/hooks.md: the points, their shapes, numpy)
   translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
           [--max-length N] [--out FILE.json] token; --out: every enc/dec/cross attention block
@@ -150,6 +154,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "info") return aw::run_info(argc, argv);
     if (command == "attend") return aw::run_attend(argc, argv);
+    if (command == "activations") return aw::run_activations(argc, argv);
     if (command == "train") return aw::run_train(argc, argv);
     if (command == "split") return aw::run_split(argc, argv);
     if (command == "translate") return aw::run_translate(argc, argv);

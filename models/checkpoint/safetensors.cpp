@@ -335,17 +335,20 @@ void SafetensorsWriter::write(const torch::Tensor& value) {
   ++next_;
 }
 
-void SafetensorsWriter::write_rows(const torch::Tensor& rows, int64_t first_row) {
+void SafetensorsWriter::write_rows(const torch::Tensor& given, int64_t first_row) {
   if (!file_->isOpen()) fail_in_file(path_, "written after it was finished");
   if (next_ >= declared_.size()) fail("more tensors written than the " + std::to_string(declared_.size()) + " declared");
   const auto& expected = declared_[next_];
-  const auto& shape = expected.shape;
+  // A declared [R, C] is written as [1, R, C]: rows [r, C] or [1, r, C].
+  auto shape = expected.shape;
+  if (shape.size() == 2) shape.insert(shape.begin(), 1);
+  const auto rows = given.defined() && given.dim() == 2 ? given.unsqueeze(0) : given;
   if (!rows.defined() || rows.dim() != 3 || shape.size() != 3 || rows.scalar_type() != expected.dtype ||
       rows.size(0) != shape[0] || rows.size(2) != shape[2] || first_row != rows_written_ ||
       first_row + rows.size(1) > shape[1])
     fail("rows " + std::to_string(first_row) + "+ of tensor " + in_quotes(expected.name) + " (" +
          (rows.defined() ? std::string(c10::toString(rows.scalar_type())) + " " + shape_string(rows.sizes()) : "undefined") +
-         ") do not fit its declared " + std::string(c10::toString(expected.dtype)) + " " + shape_string(shape) +
+         ") do not fit its declared " + std::string(c10::toString(expected.dtype)) + " " + shape_string(expected.shape) +
          " after " + std::to_string(rows_written_) + " rows");
   const auto bytes = rows.detach().to(torch::kCPU).contiguous();
   const uint64_t row_bytes = static_cast<uint64_t>(shape[2]) * bytes.element_size();

@@ -95,6 +95,7 @@ class SafetensorsWriter {
   // Part of the next declared tensor, [A, R, C] (an attention layer [heads, queries, keys]): its rows
   // first_row … first_row + r − 1 given as `rows` [A, r, C], in row order; the tensor is complete,
   // and the next one's turn, once its last row is written. Each of the A slices goes to its place.
+  // A tensor declared [R, C] takes rows [r, C] (or [1, r, C]).
   void write_rows(const torch::Tensor& rows, int64_t first_row);
   // After the last write: closes the file and renames it into place.
   void finish();

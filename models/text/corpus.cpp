@@ -15,14 +15,6 @@
 namespace aw {
 namespace {
 
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Pads rows of ids into one [b, n] batch with its attention mask.
 ModelInput pad_batch(const std::vector<std::vector<int64_t>>& rows, const std::vector<std::vector<int64_t>>* types) {
   int64_t length = 0;
@@ -114,6 +106,14 @@ bool is_integer_text(const std::string& text) {
 }
 
 }  // namespace
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_in_file(path, "cannot be read (missing or not a file)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 std::vector<int64_t> read_token_corpus(const std::string& path, const Tokenizer& tokenizer) {
   return read_token_paragraphs(path, tokenizer).ids;

@@ -11,6 +11,9 @@
 
 namespace aw {
 
+// The bytes of a file; throws aw::Error "<path>: cannot be read (missing or not a file)".
+std::string read_whole_file(const std::string& path);
+
 // Reads and tokenises a whole text file. Word-level vocabularies that contain "<eos>" get it at the
 // end of every non-empty line (the WikiText convention the sample models are trained with). A
 // ".conllu" file is read as CoNLL-U: one line per sentence, its word forms joined by spaces.
