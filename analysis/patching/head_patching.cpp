@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace aw {
@@ -50,6 +51,21 @@ torch::Tensor at_last(const torch::Tensor& hidden, const torch::Tensor& last) {
   return hidden.gather(1, index);
 }
 
+// A writer at `point` of `layer` that puts `clean`'s unit `unit` (a head, or a key/value head) into the
+// run, at every position or at `position`; `clean` is the clean run's whole [B, H, n, e] there.
+HookFunction unit_patch(const torch::Tensor& clean, int64_t unit, int64_t position) {
+  return [&clean, unit, position](const HookSite& site, const torch::Tensor& value) {
+    const int64_t rows = value.size(2);
+    auto patched = value.clone();
+    auto target = patched.select(1, unit);                                               // (B, rows, e)
+    const auto source = clean.select(1, unit).narrow(1, site.first_position, rows);
+    if (position < 0) target.copy_(source);
+    else if (position >= site.first_position && position < site.first_position + rows)
+      target.select(1, position - site.first_position).copy_(source.select(1, position - site.first_position));
+    return patched;
+  };
+}
+
 // m = logit(answer) − logit(foil) at the last position of each of the k·B rows: [k·B] float64.
 torch::Tensor logit_difference(AttentionModel& model, const torch::Tensor& hidden, const PairBatch& batch) {
   const auto logits = model.output(at_last(hidden, batch.last), ModelInput{}).squeeze(1);  // (k·B, V)
@@ -83,9 +99,21 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     if (settings.position >= static_cast<int64_t>(pair.clean.size()))
       throw Error("line " + std::to_string(pair.line) + ": position " + std::to_string(settings.position) +
                   " is past the prompt's " + std::to_string(pair.clean.size()) + " tokens");
+  const bool at_point = settings.kind == PatchKind::Output && settings.point != HookPoint::Z;
+  if (at_point) {
+    const auto points = model.hook_points();
+    if (!per_head(settings.point) || settings.point == HookPoint::Scores || settings.point == HookPoint::Pattern)
+      throw Error("patching at '" + hook_point_name(settings.point) + "' is not offered: z, q, k, v or head_out "
+                  "(the pattern: --kind pattern)");
+    if (std::find(points.begin(), points.end(), settings.point) == points.end())
+      throw Error("a " + config.family_name() + " model has no point '" + hook_point_name(settings.point) + "'");
+  }
+  const bool key_value = at_point && (settings.point == HookPoint::K || settings.point == HookPoint::V);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   PatchResult result;
   result.heads_per_layer = config.heads_per_block;
+  if (key_value)
+    for (int64_t layer = 0; layer < layers; ++layer) result.heads_per_layer[layer] = config.kv_heads_in(layer);
   result.clean = torch::empty({count}, torch::kFloat64);
   result.corrupted = torch::empty({count}, torch::kFloat64);
   result.patched = torch::full({layers, widest, count}, nan, torch::kFloat64);
@@ -106,6 +134,12 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
       contexts[layer] = mixed;
       return mixed;
     };
+    std::vector<std::vector<torch::Tensor>> point_tiles(layers);  // the clean run at the point, tile by tile
+    if (at_point)
+      clean.hooks.add(settings.point, -1, [&point_tiles](const HookSite& site, const torch::Tensor& value) {
+        point_tiles[site.layer].push_back(value);
+        return torch::Tensor();
+      });
     if (settings.kind == PatchKind::Pattern) {
       clean.capture = CaptureMode::Stats;
       clean.observer = [&patterns](int64_t layer, const torch::Tensor& probabilities) { patterns[layer] = probabilities; };
@@ -133,8 +167,20 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     result.corrupted.narrow(0, first, rows).copy_(logit_difference(model, entering[layers], batch));
     if (!report_progress(progress, ++done, total)) return result.cancelled = true, result;
 
+    // At another point than z: each unit patched in a run of its own, from its layer up.
+    for (int64_t layer = 0; layer < layers && at_point; ++layer) {
+      const auto& tiles = point_tiles[layer];
+      const auto whole = tiles.size() == 1 ? tiles.front() : torch::cat(tiles, 2);           // (B, H, n, e)
+      for (int64_t unit = 0; unit < result.heads_per_layer[layer]; ++unit) {
+        ForwardOptions patched = plain;
+        patched.hooks.add(settings.point, layer, unit_patch(whole, unit, settings.position));
+        const auto hidden = model.run_layers(entering[layer], batch.corrupted, layer, layers, patched).hidden;
+        result.patched[layer][unit].narrow(0, first, rows).copy_(logit_difference(model, hidden, batch));
+      }
+      if (!report_progress(progress, ++done, total)) return result.cancelled = true, result;
+    }
     // Each layer's heads patched, one setting per head, from that layer up.
-    for (int64_t layer = 0; layer < layers; ++layer) {
+    for (int64_t layer = 0; layer < layers && !at_point; ++layer) {
       const int64_t heads = config.heads_per_block[layer];
       ForwardOptions patched = plain;
       patched.context_hook = [&, layer, heads](int64_t at, const torch::Tensor& mixed, const torch::Tensor& values) {

@@ -27,13 +27,16 @@ enum class PatchKind { Output, Pattern };
 
 struct PatchSettings {
   PatchKind kind = PatchKind::Output;
+  // Output patching at this per-head hook point (models/nn/hooks.h): z (the head's context, the
+  // default), q, k, v or head_out. K and V are patched per key/value head (the units of the result).
+  HookPoint point = HookPoint::Z;
   int64_t position = -1;  // output patching at this token position only (0-based); −1 = every position
   int64_t batch = 8;      // pairs per forward
   torch::Tensor gates;    // [L, H_max] gates every run is made under (undefined: all on)
 };
 
 struct PatchResult {
-  std::vector<int64_t> heads_per_layer;
+  std::vector<int64_t> heads_per_layer;  // the units patched: key/value heads for K and V
   torch::Tensor clean, corrupted;  // [P] float64: m of each pair's clean and corrupted run
   torch::Tensor patched;           // [L, H_max, P] float64: m with that head patched (NaN: no such head)
   torch::Tensor dla;               // [L, H_max, P] float64: each head's direct logit attribution on the clean run
@@ -47,7 +50,7 @@ struct PatchResult {
 std::string direct_logit_refusal(const ModelConfig& config);
 
 // Every pair through `model` (inference mode): throws aw::Error when the model cannot patch heads
-// (supports_context_hook) or a position is outside a pair. `progress` is told (layers patched and
+// (supports_context_hook), lacks the point, or a position is outside a pair. `progress` is told (layers patched and
 // pairs' batches done, total).
 PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pairs, const PatchSettings& settings,
                         const ProgressCallback& progress = {});

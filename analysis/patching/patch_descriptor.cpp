@@ -122,6 +122,8 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
   const auto pairs = read_patch_pairs(path, *loaded.tokenizer, loaded.config.max_positions);
   PatchSettings patch;
   patch.kind = patch_kind(settings.choice("kind"));
+  const auto hook = settings.choice("hook");
+  if (settings.given("hook")) patch.point = *hook_point_named(hook);  // the field's choices are point names
   if (settings.given("position")) {  // output patching only: the field's condition (applies_when)
     patch.position = settings.integer("position");
     for (const auto& pair : pairs)
@@ -145,11 +147,16 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
   table.meta("pairs", static_cast<int64_t>(pairs.size()));
   table.meta("kind", settings.choice("kind"));
   table.meta("position", patch.position >= 0 ? std::to_string(patch.position) : std::string("all"));
+  const bool key_value = patch.point == HookPoint::K || patch.point == HookPoint::V;
+  if (patch.point != HookPoint::Z) table.meta("hook", hook_point_name(patch.point));
+  if (key_value) table.meta("units", "key/value heads");
   table.meta("data", std::filesystem::path(path).filename().string());
   report.tables["csv"] = std::move(table);
   if (!measured.refused.empty()) request.tell(measured.refused);
   if (!result.dla_refused.empty()) request.tell(result.dla_refused);
-  // The heads panel: the effects, or the attributions where no effect could be given.
+  // The heads panel: the effects, or the attributions where no effect could be given (not for key/value
+  // heads, which the panel's query heads are not).
+  if (key_value) return report;
   const bool by_effect = measured.refused.empty();
   HeadScores scores{by_effect ? "patching effect" : "DLA", {}, 1, 0};
   int64_t index = 0;
@@ -173,11 +180,16 @@ AnalysisDescriptor patch_descriptor() {
       path_field("pairs", "Pairs", true, "clean<TAB>corrupted<TAB>answer<TAB>foil lines (answer and foil one token each)"),
       choice_field("kind", "Patch", {"output", "pattern"}, "output",
                    "output: a head's output before the output projection; pattern: its attention probabilities"),
+      choice_field("hook", "At", {"z", "q", "k", "v", "head_out"}, "z",
+                   "output patching at this hook point (docs/hooks.md): z, the head's context; q, k, v its "
+                   "query, key or value (k and v per key/value head); head_out its write"),
       integer_field("position", "Position", 0, 0, 1 << 20,
                     "output patching at this token position only (from 0; default every position)", "P"),
       integer_field("batch", "Batch", 8, 1, 1 << 20, "pairs per forward", "B")};
-  descriptor.fields[2].default_text.clear();  // every position
   descriptor.fields[2].applies_when = {
+      {"kind", {"output"}, "applies to output patching (--kind output): a pattern is patched whole"}};
+  descriptor.fields[3].default_text.clear();  // every position
+  descriptor.fields[3].applies_when = {
       {"kind", {"output"}, "applies to output patching (--kind output): a pattern is patched whole"}};
   append_fields(descriptor.fields, significance_fields());
   descriptor.fields.push_back(heads_off_field());
