@@ -6,7 +6,6 @@
 #endif
 
 #include "models/errors.h"
-#include "models/large_block_allocator.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -83,7 +82,6 @@ int use_configured_threads() {
 int default_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 void configure_allocator() {
-  use_large_block_allocator();
 #ifdef __GLIBC__
   static const bool once = [] {
     mallopt(M_MMAP_MAX, 0);                 // large blocks from the heap, not fresh mmaps per tensor
@@ -101,7 +99,6 @@ void use_one_allocator_arena() {
 }
 
 void release_free_memory() {
-  release_cached_large_blocks();
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif

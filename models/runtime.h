@@ -28,8 +28,7 @@ int use_configured_threads();
 
 // Makes glibc keep freed memory for reuse instead of handing it back to the kernel: a forward pass
 // allocates and frees tens of MB per layer, and re-faulting those pages made an 8×256 GPT-2-small
-// forward ~3× slower (bench_foundation). Keeps up to 1 GiB of free heap. Also makes LibTorch's CPU
-// blocks of 1 MiB and more mapped ones with a cache of their own (large_block_allocator.h). Idempotent.
+// forward ~3× slower (bench_foundation). Keeps up to 1 GiB of free heap. Idempotent; no-op off glibc.
 void configure_allocator();
 // One malloc arena for every thread (glibc). The desktop session makes a capture's large blocks on a
 // worker thread and frees them on the UI thread; with an arena per thread each 48-MB block got a
@@ -40,7 +39,7 @@ void use_one_allocator_arena();
 // text's layer frees hundreds of MB in blocks that the next layer's differently sized ones only partly
 // reuse; kept, those holes grow the resident memory layer after layer (Llama-1B at 8,192 tokens: 3.1 GB
 // of heap for 1.8 GB in use after 4 layers). Costs a re-fault of what is used again: call it between
-// large steps, not per tile. Also unmaps the large-block cache (large_block_allocator.h).
+// large steps, not per tile. No-op off glibc.
 void release_free_memory();
 
 // One named logger per layer ("models", "analysis", "app"), writing to stderr.
