@@ -1,5 +1,6 @@
 #include "models/nn/hooks.h"
 
+#include "models/errors.h"
 #include "models/parse_number.h"
 
 #include <array>
@@ -62,7 +63,11 @@ torch::Tensor Hooks::run(HookPoint point, int64_t layer, int64_t first_position,
   for (const auto& hook : hooks_) {
     if (hook.point != point || (hook.layer >= 0 && hook.layer != layer)) continue;
     auto changed = hook.function(site, value);
-    if (changed.defined()) value = std::move(changed);
+    if (!changed.defined()) continue;
+    if (changed.sizes() != value.sizes())
+      throw Error("a hook at " + hook_name(point, layer) + " wrote a tensor of shape " + shape_string(changed.sizes()) +
+                  "; the point's is " + shape_string(value.sizes()));
+    value = std::move(changed);
   }
   return value;
 }

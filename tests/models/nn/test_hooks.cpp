@@ -174,6 +174,15 @@ TEST(Hooks, WritingEachPointWithItsOwnValueChangesNothingBitForBit) {
   EXPECT_TRUE(torch::equal(model->forward(input, read).logits, model->forward(input).logits));
 }
 
+TEST(Hooks, AWriteOfAnotherShapeIsOneLine) {
+  auto model = tiny_model();
+  torch::InferenceMode inference;
+  ForwardOptions options;
+  options.hooks.add(HookPoint::Z, 1, [](const HookSite&, const torch::Tensor& value) { return value.narrow(1, 0, 2); });
+  EXPECT_EQ(test::error_of([&] { model->forward(input_of(kIds), options); }),
+            "a hook at blocks.1.attn.z wrote a tensor of shape [1, 2, 10, 4]; the point's is [1, 3, 10, 4]");
+}
+
 TEST(Hooks, ALayersHookSeesThatLayerAlone) {
   auto model = tiny_model();
   torch::InferenceMode inference;
