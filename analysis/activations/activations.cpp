@@ -222,7 +222,10 @@ ActivationsSummary write_activations(AttentionModel& model, const std::vector<in
     hidden = model.run_layers(std::move(hidden), input, layer, layer + 1, options).hidden;
     if (!report_progress(progress, layer + 1, config.n_blocks)) return summary.cancelled = true, summary;
   }
-  model.hooked_output(hidden, input, options.hooks);
+  // The output layer only when its points are asked: the unembedding is the cost at a large vocabulary.
+  const bool after_layers = std::any_of(request.points.begin(), request.points.end(),
+                                        [](HookPoint point) { return !per_layer(point); });
+  if (after_layers) model.hooked_output(hidden, input, options.hooks);
   writer.finish();
   return summary;
 }
