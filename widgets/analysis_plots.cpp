@@ -193,7 +193,7 @@ void plot_patching(ResultPlot& plot, const PlotInput& input) {
   const auto hook = meta(table, "hook");  // output patching at another point than z
   const auto patched = meta(table, "kind") == "pattern" ? QString("pattern") : hook.isEmpty() ? QString("output") : hook;
   auto title = QString("Restored by each %1's %2 (%3 pairs)")
-                   .arg(meta(table, "units").isEmpty() ? "head" : "key/value head", patched, meta(table, "pairs"));
+                   .arg(hook == "k" || hook == "v" ? "key/value head" : "head", patched, meta(table, "pairs"));
   const auto marks = significance_marks(table, title);
   plot.showMatrix(title, effects.values, "L", "H", "effect (0 corrupted, 1 clean)", true, effects.labels, marks);
 }

@@ -148,8 +148,7 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
   table.meta("kind", settings.choice("kind"));
   table.meta("position", patch.position >= 0 ? std::to_string(patch.position) : std::string("all"));
   const bool key_value = patch.point == HookPoint::K || patch.point == HookPoint::V;
-  if (patch.point != HookPoint::Z) table.meta("hook", hook_point_name(patch.point));
-  if (key_value) table.meta("units", "key/value heads");
+  if (patch.point != HookPoint::Z) table.meta("hook", hook_point_name(patch.point));  // k and v: key/value heads
   table.meta("data", std::filesystem::path(path).filename().string());
   report.tables["csv"] = std::move(table);
   if (!measured.refused.empty()) request.tell(measured.refused);

@@ -20,7 +20,7 @@ aw_cli_test(error_patch_classifier EXIT 1 STDERR_LINES 1
             REGEX "tiny_bert_classifier: patch needs a language model; this checkpoint is a bert classifier\n"
             ARGS patch --model ${fixtures}/tiny_bert_classifier --pairs ${patch_pairs}/patch_pairs.tsv)
 aw_cli_test(patch_at_key EXIT 0
-            REGEX "kind=output, position=all, hook=k, units=key/value heads, data=patch_pairs.tsv\nlayer,head,effect,dla\n1,1,"
+            REGEX "kind=output, position=all, hook=k, data=patch_pairs.tsv\nlayer,head,effect,dla\n1,1,"
             ARGS patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs.tsv --hook k)
 aw_cli_test(patch_pattern_hook_refused EXIT 1 STDERR_LINES 1
             REGEX "attention-cli patch: --hook applies to output patching \\(--kind output\\): a pattern is patched whole\n"
