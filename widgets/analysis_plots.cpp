@@ -37,18 +37,26 @@ std::vector<std::pair<QString, std::vector<int>>> group_rows(const ResultTable& 
 struct LayerHeadValues {
   QVector<QVector<double>> values;  // [row][head − 1]
   QStringList labels;               // empty: rows are layers 1, 2, … ("L1", …)
+  QStringList positions;            // a table by position: each column's position; empty by head
 };
 
 // values[layer − 1][head − 1] from a table with 1-based `layer` and `head` columns; a translation
-// model's table also has `kind`: one row per (kind, layer) in the table's order, named "cross 2".
+// model's table also has `kind`: one row per (kind, layer) in the table's order, named "cross 2". A
+// table with a `position` column instead (patching a residual-stream point) has one column per
+// position, in the table's order.
 LayerHeadValues layer_head_matrix(const ResultTable& table, const std::string& value_column) {
   LayerHeadValues grid;
-  const int kind_col = table.column("kind"), layer_col = table.column("layer"), head_col = table.column("head"),
-            value_col = table.column(value_column);
+  const bool by_position = table.column("head") < 0 && table.column("position") >= 0;
+  const int kind_col = table.column("kind"), layer_col = table.column("layer"),
+            head_col = table.column(by_position ? "position" : "head"), value_col = table.column(value_column);
   for (int row = 0; row < table.row_count(); ++row) {
     const double layer_value = table.number(row, layer_col), head_value = table.number(row, head_col);
-    if (!(layer_value >= 1) || !(head_value >= 1)) continue;
-    const int layer = static_cast<int>(layer_value), head = static_cast<int>(head_value);
+    if (!(layer_value >= 1) || !(head_value >= (by_position ? 0 : 1))) continue;
+    if (by_position && !grid.positions.contains(text_at(table, row, head_col)))
+      grid.positions << text_at(table, row, head_col);
+    const int layer = static_cast<int>(layer_value);
+    const int head = by_position ? static_cast<int>(grid.positions.indexOf(text_at(table, row, head_col))) + 1
+                                 : static_cast<int>(head_value);
     int index = layer - 1;
     if (kind_col >= 0) {
       const auto label = text_at(table, row, kind_col) + " " + text_at(table, row, layer_col);
@@ -184,13 +192,21 @@ void plot_patching(ResultPlot& plot, const PlotInput& input) {
   bool any = false;
   for (const auto& row : effects.values)
     for (double value : row) any = any || !std::isnan(value);
+  const auto hook = meta(table, "hook");  // output patching at another point than z
+  if (!effects.positions.isEmpty()) {  // a residual-stream point, patched position by position
+    auto title = any ? QString("Restored by each layer's %1 at each position (%2 pairs)").arg(hook, meta(table, "pairs"))
+                     : QString("No effect at %1: the runs do not differ reliably").arg(hook);
+    const auto marks = significance_marks(table, title);
+    plot.showMatrix(title, effects.values, "L", "P", "effect (0 corrupted, 1 clean)", true, effects.labels, marks);
+    plot.setColumnLabels(effects.positions);
+    return;
+  }
   if (!any) {
     const auto dla = layer_head_matrix(table, "dla");
     plot.showMatrix("Direct logit attribution per head (no effect: the runs do not differ reliably)", dla.values, "L",
                     "H", "DLA (logit difference)", true, dla.labels);
     return;
   }
-  const auto hook = meta(table, "hook");  // output patching at another point than z
   const auto patched = meta(table, "kind") == "pattern" ? QString("pattern") : hook.isEmpty() ? QString("output") : hook;
   auto title = QString("Restored by each %1's %2 (%3 pairs)")
                    .arg(hook == "k" || hook == "v" ? "key/value head" : "head", patched, meta(table, "pairs"));
@@ -427,7 +443,7 @@ const std::vector<PlotKind>& plot_kinds() {
       {"head-scores", "importance", "any table of per-head scores: the column after head, layers x heads",
        {{"layer"}, {"head"}}, {}, plot_head_scores},
       {"patching", "patch", "activation patching: each head's normalised effect (layers x heads)",
-       {{"layer"}, {"head"}, {"effect"}, {"dla"}}, {}, plot_patching},
+       {{"layer"}, {"head", "position"}, {"effect"}}, {}, plot_patching},
       {"head-types", "head-types", "head types: one score per head (the one the run showed), layers x heads",
        {{"layer"}, {"head"}, {"induction"}}, {}, plot_head_types},
       {"logit-lens", "logit-lens", "the logit lens: each layer's top token per position (layers x positions)",

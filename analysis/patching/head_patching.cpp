@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace aw {
 namespace {
@@ -66,6 +67,50 @@ HookFunction unit_patch(const torch::Tensor& clean, int64_t unit, int64_t positi
   };
 }
 
+// A residual-stream point's writer: position `position` of the clean run's value [B, n, e] in place of
+// the corrupted run's (in the tile that holds it).
+HookFunction position_patch(const torch::Tensor& clean, int64_t position) {
+  return [&clean, position](const HookSite& site, const torch::Tensor& value) {
+    const int64_t at = position - site.first_position;
+    if (at < 0 || at >= value.size(1)) return torch::Tensor();
+    auto patched = value.clone();
+    patched.select(1, at).copy_(clean.select(1, position));
+    return patched;
+  };
+}
+
+}  // namespace
+
+std::vector<int64_t> patched_positions(const std::vector<PatchPair>& pairs, int64_t position, HookPoint point) {
+  if (position >= 0) return {position};
+  const auto& first = pairs.front();
+  for (const auto& pair : pairs)
+    if (pair.clean.size() != first.clean.size())
+      throw Error("patching at '" + hook_point_name(point) + "' position by position needs prompts of one length: line " +
+                  std::to_string(first.line) + " has " + std::to_string(first.clean.size()) + " tokens, line " +
+                  std::to_string(pair.line) + " " + std::to_string(pair.clean.size()) + "; or give --position");
+  std::vector<int64_t> every(first.clean.size());
+  std::iota(every.begin(), every.end(), int64_t{0});
+  return every;
+}
+
+namespace {
+
+// Pattern patching's source at `layer`: the clean run's attention mixing the corrupted run's values
+// (one per key/value head as the V point holds them; each query head reads its group's), gated as
+// the layer's contexts are.
+torch::Tensor clean_pattern_contexts(const ModelConfig& config, int64_t layer, const torch::Tensor& pattern,
+                                     torch::Tensor values, const torch::Tensor& gates) {
+  if (!config.decoder.query_groups.empty()) {
+    const auto& groups = config.decoder.query_groups.at(layer);
+    values = values.repeat_interleave(torch::tensor(groups, torch::dtype(torch::kLong).device(values.device())), 1);
+  }
+  auto mixed = torch::matmul(pattern.to(values.scalar_type()), values);                    // (B, H, n, dh)
+  if (gates.defined())
+    mixed = mixed * gates[layer].narrow(0, 0, mixed.size(1)).to(mixed.options()).view({1, -1, 1, 1});
+  return mixed;
+}
+
 // m = logit(answer) − logit(foil) at the last position of each of the k·B rows: [k·B] float64.
 torch::Tensor logit_difference(AttentionModel& model, const torch::Tensor& hidden, const PairBatch& batch) {
   const auto logits = model.output(at_last(hidden, batch.last), ModelInput{}).squeeze(1);  // (k·B, V)
@@ -88,12 +133,13 @@ std::string direct_logit_refusal(const ModelConfig& config) {
 
 PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pairs, const PatchSettings& settings,
                         const ProgressCallback& progress) {
-  if (!model.supports_context_hook())
+  const auto points = model.hook_points();
+  if (std::find(points.begin(), points.end(), HookPoint::Z) == points.end())
     throw Error("a " + model.config().family_name() + " model's head outputs cannot be patched here");
   c10::InferenceMode inference;
   model.module().eval();
   const auto& config = model.config();
-  const int64_t layers = config.n_blocks, widest = config.max_heads(), count = static_cast<int64_t>(pairs.size());
+  const int64_t layers = config.n_blocks, count = static_cast<int64_t>(pairs.size());
   const auto device = model.module().parameters().front().device();
   for (const auto& pair : pairs)
     if (settings.position >= static_cast<int64_t>(pair.clean.size()))
@@ -101,24 +147,30 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
                   " is past the prompt's " + std::to_string(pair.clean.size()) + " tokens");
   const bool at_point = settings.kind == PatchKind::Output && settings.point != HookPoint::Z;
   if (at_point) {
-    const auto points = model.hook_points();
-    if (!per_head(settings.point) || settings.point == HookPoint::Scores || settings.point == HookPoint::Pattern)
-      throw Error("patching at '" + hook_point_name(settings.point) + "' is not offered: z, q, k, v or head_out "
-                  "(the pattern: --kind pattern)");
+    if (!per_layer(settings.point) || settings.point == HookPoint::Scores || settings.point == HookPoint::Pattern)
+      throw Error("patching at '" + hook_point_name(settings.point) + "' is not offered: a head's z, q, k, v or "
+                  "head_out, or a layer's residual-stream point (resid_pre … resid_post); the pattern: --kind pattern");
     if (std::find(points.begin(), points.end(), settings.point) == points.end())
       throw Error("a " + config.family_name() + " model has no point '" + hook_point_name(settings.point) + "'");
   }
   const bool key_value = at_point && (settings.point == HookPoint::K || settings.point == HookPoint::V);
+  const bool by_position = at_point && !per_head(settings.point);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   PatchResult result;
   result.heads_per_layer = config.heads_per_block;
   if (key_value)
     for (int64_t layer = 0; layer < layers; ++layer) result.heads_per_layer[layer] = config.kv_heads_in(layer);
+  if (by_position) {
+    result.positions = patched_positions(pairs, settings.position, settings.point);
+    result.heads_per_layer.assign(static_cast<size_t>(layers), static_cast<int64_t>(result.positions.size()));
+  }
+  const int64_t widest = *std::max_element(result.heads_per_layer.begin(), result.heads_per_layer.end());
   result.clean = torch::empty({count}, torch::kFloat64);
   result.corrupted = torch::empty({count}, torch::kFloat64);
   result.patched = torch::full({layers, widest, count}, nan, torch::kFloat64);
   result.dla = torch::full({layers, widest, count}, nan, torch::kFloat64);
-  result.dla_refused = direct_logit_refusal(config);
+  result.dla_refused = by_position ? "no DLA: patching at '" + hook_point_name(settings.point) + "' patches positions, not heads"
+                                : direct_logit_refusal(config);
   ForwardOptions plain;
   plain.head_gates = settings.gates;
   const int64_t batches = (count + settings.batch - 1) / settings.batch, total = batches * (layers + 1);
@@ -127,13 +179,14 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
   for (int64_t first = 0; first < count; first += settings.batch) {
     const int64_t rows = std::min(settings.batch, count - first);
     const auto batch = pair_batch(pairs, static_cast<size_t>(first), static_cast<size_t>(rows), device);
-    // The clean run: every layer's contexts (and attention, for pattern patching) kept.
+    // The clean run: every layer's contexts, gated as the run goes on with them (and its attention,
+    // for pattern patching), kept.
     std::vector<torch::Tensor> contexts(layers), patterns(layers);
     ForwardOptions clean = plain;
-    clean.context_hook = [&contexts](int64_t layer, const torch::Tensor& mixed, const torch::Tensor&) {
-      contexts[layer] = mixed;
-      return mixed;
-    };
+    clean.hooks.add(HookPoint::Z, -1, [&contexts](const HookSite& site, const torch::Tensor& mixed) {
+      contexts[site.layer] = mixed;
+      return torch::Tensor();
+    });
     std::vector<std::vector<torch::Tensor>> point_tiles(layers);  // the clean run at the point, tile by tile
     if (at_point)
       clean.hooks.add(settings.point, -1, [&point_tiles](const HookSite& site, const torch::Tensor& value) {
@@ -149,10 +202,7 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     // Direct logit attribution: each head's write at the last position, through the final norm.
     const auto residual = at_last(clean_hidden, batch.last).squeeze(1);                        // (B, d)
     for (int64_t layer = 0; layer < layers && result.dla_refused.empty(); ++layer) {
-      auto mixed = contexts[layer];                                                           // (B, H, n, dh)
-      // A head switched off writes nothing; the gates scale the contexts after the hook saw them.
-      if (settings.gates.defined())
-        mixed = mixed * settings.gates[layer].narrow(0, 0, mixed.size(1)).to(mixed.options()).view({1, -1, 1, 1});
+      const auto& mixed = contexts[layer];  // (B, H, n, dh); a head switched off wrote nothing
       const auto index = batch.last.view({rows, 1, 1, 1}).expand({rows, mixed.size(1), 1, mixed.size(3)});
       const auto writes = model.head_writes(layer, mixed.gather(2, index).squeeze(2));          // (B, H, d)
       const auto logits = model.direct_logits(residual, writes, batch.tokens).to(torch::kFloat64);  // (B, H, 2)
@@ -170,10 +220,11 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     // At another point than z: each unit patched in a run of its own, from its layer up.
     for (int64_t layer = 0; layer < layers && at_point; ++layer) {
       const auto& tiles = point_tiles[layer];
-      const auto whole = tiles.size() == 1 ? tiles.front() : torch::cat(tiles, 2);           // (B, H, n, e)
+      const auto whole = tiles.size() == 1 ? tiles.front() : torch::cat(tiles, position_dimension(settings.point));
       for (int64_t unit = 0; unit < result.heads_per_layer[layer]; ++unit) {
         ForwardOptions patched = plain;
-        patched.hooks.add(settings.point, layer, unit_patch(whole, unit, settings.position));
+        patched.hooks.add(settings.point, layer, by_position ? position_patch(whole, result.positions[unit])
+                                                          : unit_patch(whole, unit, settings.position));
         const auto hidden = model.run_layers(entering[layer], batch.corrupted, layer, layers, patched).hidden;
         result.patched[layer][unit].narrow(0, first, rows).copy_(logit_difference(model, hidden, batch));
       }
@@ -183,11 +234,17 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     for (int64_t layer = 0; layer < layers && !at_point; ++layer) {
       const int64_t heads = config.heads_per_block[layer];
       ForwardOptions patched = plain;
-      patched.context_hook = [&, layer, heads](int64_t at, const torch::Tensor& mixed, const torch::Tensor& values) {
-        if (at != layer) return mixed;
-        const auto source = settings.kind == PatchKind::Output
-                                ? contexts[layer]
-                                : torch::matmul(patterns[layer].to(values.scalar_type()), values);  // (B, H, n, dh)
+      torch::Tensor values;  // (B, Hkv, n, dh): the corrupted run's, for pattern patching
+      if (settings.kind == PatchKind::Pattern)
+        patched.hooks.add(HookPoint::V, layer, [&values](const HookSite&, const torch::Tensor& value) {
+          values = value;
+          return torch::Tensor();
+        });
+      // After the gates (forward_hooks.h): the source is gated as the corrupted contexts are.
+      patched.hooks.add(HookPoint::Z, layer, [&, layer, heads](const HookSite&, const torch::Tensor& mixed) {
+        const auto source = settings.kind == PatchKind::Output ? contexts[layer]
+                                                               : clean_pattern_contexts(config, layer, patterns[layer],
+                                                                                        values, settings.gates);
         // where[s, h, i]: setting s takes the source for head s (at the chosen position, or all).
         auto where = torch::eye(heads, torch::dtype(torch::kBool).device(mixed.device())).view({heads, 1, heads, 1, 1});
         if (settings.position >= 0) {
@@ -197,7 +254,7 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
         }
         const auto split = torch::where(where, source.unsqueeze(0), mixed.unsqueeze(0));    // (k, B, H, n, dh)
         return split.reshape({heads * mixed.size(0), mixed.size(1), mixed.size(2), mixed.size(3)});
-      };
+      });
       const auto hidden = model.run_layers(entering[layer], batch.corrupted, layer, layers, patched).hidden;
       const auto metric = logit_difference(model, hidden, batch).view({heads, rows});
       result.patched[layer].narrow(0, 0, heads).narrow(1, first, rows).copy_(metric);

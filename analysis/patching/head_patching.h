@@ -27,8 +27,10 @@ enum class PatchKind { Output, Pattern };
 
 struct PatchSettings {
   PatchKind kind = PatchKind::Output;
-  // Output patching at this per-head hook point (models/nn/hooks.h): z (the head's context, the
-  // default), q, k, v or head_out. K and V are patched per key/value head (the units of the result).
+  // Output patching at this hook point (models/nn/hooks.h): z (the head's context, the default), q, k,
+  // v or head_out, per head (K and V per key/value head: the units of the result); or a layer's
+  // residual-stream point (resid_pre … resid_post, mlp_act), per position: the units are `position`
+  // alone, or (−1) every position of pairs that all have one length.
   HookPoint point = HookPoint::Z;
   int64_t position = -1;  // output patching at this token position only (0-based); −1 = every position
   int64_t batch = 8;      // pairs per forward
@@ -36,7 +38,9 @@ struct PatchSettings {
 };
 
 struct PatchResult {
-  std::vector<int64_t> heads_per_layer;  // the units patched: key/value heads for K and V
+  std::vector<int64_t> heads_per_layer;  // the units patched: key/value heads for K and V, positions for
+                                         // a residual-stream point
+  std::vector<int64_t> positions;        // a residual-stream point: each unit's position (empty otherwise)
   torch::Tensor clean, corrupted;  // [P] float64: m of each pair's clean and corrupted run
   torch::Tensor patched;           // [L, H_max, P] float64: m with that head patched (NaN: no such head)
   torch::Tensor dla;               // [L, H_max, P] float64: each head's direct logit attribution on the clean run
@@ -49,8 +53,13 @@ struct PatchResult {
 // (Gemma, OLMo 2: one norm over every head's sum), and not through soft-capped logits (Gemma 2).
 std::string direct_logit_refusal(const ModelConfig& config);
 
+// The positions a residual-stream point is patched at, one unit each: `position`, or (−1) every position
+// of prompts that all have one length (a position is then the same place in every pair). Throws aw::Error
+// naming two lines of different lengths.
+std::vector<int64_t> patched_positions(const std::vector<PatchPair>& pairs, int64_t position, HookPoint point);
+
 // Every pair through `model` (inference mode): throws aw::Error when the model cannot patch heads
-// (supports_context_hook), lacks the point, or a position is outside a pair. `progress` is told (layers patched and
+// (has no z point), lacks the point, or a position is outside a pair. `progress` is told (layers patched and
 // pairs' batches done, total).
 PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pairs, const PatchSettings& settings,
                         const ProgressCallback& progress = {});

@@ -83,26 +83,29 @@ ResultTable patch_table(const PatchResult& result, const Effects& effects, const
   table.meta("clean_mean", result.clean.mean().item<double>());
   table.meta("corrupted_mean", result.corrupted.mean().item<double>());
   add_significance_meta(table, options);
-  table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
+  // A residual-stream point's units are positions (from 0, as --position), a head point's heads (from 1).
+  const bool by_position = !result.positions.empty();
+  table.add_column("layer", ColumnType::Integer).add_column(by_position ? "position" : "head", ColumnType::Integer);
   if (!effects.refused.empty()) table.meta("effect", effects.refused);
-  if (!result.dla_refused.empty()) table.meta("dla", result.dla_refused);
+  if (!result.dla_refused.empty() && !by_position) table.meta("dla", result.dla_refused);
   const bool intervals = !effects.effect_significance.empty();
   const bool dla_intervals = !effects.dla_significance.empty();
   table.add_column("effect", ColumnType::Number);
   if (intervals)
     for (const char* name : {"effect_low", "effect_high", "p_value", "p_adjusted"}) table.add_column(name, ColumnType::Number);
   if (intervals) table.add_column("significant", ColumnType::Integer);
-  table.add_column("dla", ColumnType::Number);
+  if (!by_position) table.add_column("dla", ColumnType::Number);
   if (dla_intervals) table.add_column("dla_low", ColumnType::Number).add_column("dla_high", ColumnType::Number);
   const auto heads = model_heads(result.heads_per_layer);
   const auto effect = effects.effect.accessor<double, 1>(), dla = effects.dla.accessor<double, 1>();
   for (size_t i = 0; i < heads.size(); ++i) {
-    std::vector<Cell> row = {heads[i].first + 1, heads[i].second + 1, effect[static_cast<int64_t>(i)]};
+    const int64_t unit = by_position ? result.positions[static_cast<size_t>(heads[i].second)] : heads[i].second + 1;
+    std::vector<Cell> row = {heads[i].first + 1, unit, effect[static_cast<int64_t>(i)]};
     if (intervals) {
       const auto& e = effects.effect_significance[i].holding(effect[static_cast<int64_t>(i)]);
       append_cells(row, {e.low, e.high, e.p_value, e.p_adjusted, static_cast<int64_t>(e.significant)});
     }
-    row.emplace_back(dla[static_cast<int64_t>(i)]);
+    if (!by_position) row.emplace_back(dla[static_cast<int64_t>(i)]);
     if (dla_intervals) {
       const auto& d = effects.dla_significance[i].holding(dla[static_cast<int64_t>(i)]);
       append_cells(row, {d.low, d.high});
@@ -131,6 +134,13 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
         throw Error(path + ":" + std::to_string(pair.line) + ": position " + std::to_string(patch.position) +
                     " is past the prompts' " + std::to_string(pair.clean.size()) + " tokens");
   }
+  if (patch.kind == PatchKind::Output && !per_head(patch.point)) {  // a residual-stream point: by position
+    try {
+      patched_positions(pairs, patch.position, patch.point);
+    } catch (const Error& error) {
+      throw Error(path + ": " + error.what());
+    }
+  }
   patch.batch = settings.integer("batch");
   patch.gates = request_gates(request, 0);
   const auto significance =
@@ -152,10 +162,10 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
   table.meta("data", std::filesystem::path(path).filename().string());
   report.tables["csv"] = std::move(table);
   if (!measured.refused.empty()) request.tell(measured.refused);
-  if (!result.dla_refused.empty()) request.tell(result.dla_refused);
+  if (!result.dla_refused.empty() && result.positions.empty()) request.tell(result.dla_refused);
   // The heads panel: the effects, or the attributions where no effect could be given (not for key/value
-  // heads, which the panel's query heads are not).
-  if (key_value) return report;
+  // heads, which the panel's query heads are not, nor positions).
+  if (key_value || !result.positions.empty()) return report;
   const bool by_effect = measured.refused.empty();
   HeadScores scores{by_effect ? "patching effect" : "DLA", {}, 1, 0};
   int64_t index = 0;
@@ -179,9 +189,11 @@ AnalysisDescriptor patch_descriptor() {
       path_field("pairs", "Pairs", true, "clean<TAB>corrupted<TAB>answer<TAB>foil lines (answer and foil one token each)"),
       choice_field("kind", "Patch", {"output", "pattern"}, "output",
                    "output: a head's output before the output projection; pattern: its attention probabilities"),
-      choice_field("hook", "At", {"z", "q", "k", "v", "head_out"}, "z",
+      choice_field("hook", "At",
+                   {"z", "q", "k", "v", "head_out", "resid_pre", "attn_out", "resid_mid", "mlp_out", "resid_post"}, "z",
                    "output patching at this hook point (docs/hooks.md): z, the head's context; q, k, v its "
-                   "query, key or value (k and v per key/value head); head_out its write"),
+                   "query, key or value (k and v per key/value head); head_out its write; resid_pre … resid_post a "
+                   "layer's residual stream, per position"),
       integer_field("position", "Position", 0, 0, 1 << 20,
                     "output patching at this token position only (from 0; default every position)", "P"),
       integer_field("batch", "Batch", 8, 1, 1 << 20, "pairs per forward", "B")};

@@ -276,19 +276,13 @@ void MultiHeadAttentionImpl::probabilities(const torch::Tensor& x, const Attenti
 }
 
 AttentionOutput MultiHeadAttentionImpl::forward(const torch::Tensor& x, const AttentionContext& context,
-                                                const torch::Tensor& gates, const TileConsumer& tiles,
                                                 const torch::Tensor& memory) {
   TORCH_CHECK(context.first_row == 0 && context.end_row < 0, "a forward computes every query row");
   const int64_t length = x.size(1);
   const auto projected = project(x, context, memory, /*with_value=*/true);
-  auto mixed = !tiles && fusable(context) ? fused_context(projected, context)
-                                          : run_tiles(projected, context, tiles, bird_eye.defined());
-  if (context.context_hook) mixed = context.context_hook(mixed, projected.value);  // may return k·B rows
-  if (gates.defined()) {
-    // k·B gate rows: k settings of the same B rows, which part ways here (setting-major).
-    if (gates.size(0) > mixed.size(0)) mixed = mixed.repeat({gates.size(0) / mixed.size(0), 1, 1, 1});  // (k·B, H, n, dh)
-    mixed = mixed * gates.view({gates.size(0), heads_, 1, 1});
-  }
+  auto mixed = fusable(context) ? fused_context(projected, context)
+                                : run_tiles(projected, context, {}, bird_eye.defined());
+  // The gates (forward_hooks.h) and any writer here may make the B rows k·B (k settings).
   mixed = context.hooks.run(HookPoint::Z, std::move(mixed));
   if (context.hooks.has(HookPoint::HeadOut)) return {hooked_head_outputs(mixed, context)};
   return {o(mixed.transpose(1, 2).reshape({mixed.size(0), length, heads_ * d_head_}))};  // (k·B, n, d)

@@ -47,10 +47,7 @@ struct AttentionContext {
   // Whether a forward whose probabilities nobody wants may use LibTorch's fused scaled-dot-product
   // attention (models/attention_path.h); false keeps the explicit path (ForwardOptions).
   bool fused = true;
-  // The layer's per-head contexts and values in, the contexts to go on with out (ForwardOptions::
-  // context_hook bound to the layer being run); empty = none.
-  std::function<torch::Tensor(const torch::Tensor& contexts, const torch::Tensor& values)> context_hook;
-  // ForwardOptions::hooks for the layer being run (none outside a forward).
+  // The forward's hooks (forward_hooks.h) for the layer being run (none outside a forward).
   LayerHooks hooks;
 
   TileMasks masks(int64_t first_row, int64_t rows) const;
@@ -58,7 +55,7 @@ struct AttentionContext {
   // aw::Error naming the smallest budget that works when not even one row fits.
   int64_t tile_rows(int64_t batch, int64_t heads, torch::ScalarType dtype) const;
   int64_t row_end() const { return end_row < 0 ? queries : end_row; }
-  // After a gated block whose k settings split the B rows into k·B (setting-major), the per-row
+  // After a block whose k settings split the B rows into k·B (setting-major), the per-row
   // padding masks follow: repeated to `rows` when they are per row and have fewer.
   void follow_rows(int64_t rows);
 };
@@ -99,15 +96,14 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // empty = every head has its own key and value.
   MultiHeadAttentionImpl(const ModelConfig& config, int64_t heads, const std::vector<int64_t>& query_groups = {});
 
-  // x [B, n, d]; gates [k·B|1, H] or undefined. The output is [k·B, n, d]: with k > 1 the context
-  // is repeated k times (setting-major) just before the gates, so the settings share the attention
-  // itself. `tiles`, when set, sees each tile of probabilities [B, H, rows, keys] in row order; when
-  // not, the fused kernel mixes the context where it can (fusable) and no probability is formed. With
-  // `memory` [B, m, d] defined this is cross-attention: keys and values come from the memory, the
-  // probabilities are [B, H, n, m]; the memory may have fewer rows than x (B of its k·B rows, when
-  // gate settings split the rows earlier): its keys and values are computed once and repeated.
-  AttentionOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
-                          const TileConsumer& tiles = {}, const torch::Tensor& memory = {});
+  // x [B, n, d]. The output is [k·B, n, d]: a writer at z (the gates among them: forward_hooks.h) may
+  // repeat the contexts k times (setting-major), so the settings share the attention itself. Where no
+  // hook reads or writes the scores or the pattern, the fused kernel mixes the context where it can
+  // (fusable) and no probability is formed. With `memory` [B, m, d] defined this is cross-attention:
+  // keys and values come from the memory, the probabilities are [B, H, n, m]; the memory may have
+  // fewer rows than x (B of its k·B rows, when settings split the rows earlier): its keys and values
+  // are computed once and repeated.
+  AttentionOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& memory = {});
 
   // The probabilities alone, tile by tile to `tiles`, of the context's rows [first_row, end_row),
   // as forward() computes them (values are made only where the scores need them: BET(SF)).

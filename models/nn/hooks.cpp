@@ -44,11 +44,22 @@ std::optional<HookPoint> short_named(const std::string& name) {
   return std::nullopt;
 }
 
+// k·B rows of the same shape otherwise (Hooks::run).
+bool splits_rows(const torch::Tensor& changed, const torch::Tensor& value) {
+  return changed.dim() == value.dim() && value.size(0) > 0 && changed.size(0) % value.size(0) == 0 &&
+         changed.sizes().slice(1) == value.sizes().slice(1);
+}
+
 }  // namespace
 
 void Hooks::add(HookPoint point, int64_t layer, HookFunction function) {
   hooks_.push_back({point, layer, std::move(function)});
   points_ |= bit(point);
+}
+
+void Hooks::append(const Hooks& other) {
+  hooks_.insert(hooks_.end(), other.hooks_.begin(), other.hooks_.end());
+  points_ |= other.points_;
 }
 
 bool Hooks::has(HookPoint point, int64_t layer) const {
@@ -64,7 +75,7 @@ torch::Tensor Hooks::run(HookPoint point, int64_t layer, int64_t first_position,
     if (hook.point != point || (hook.layer >= 0 && hook.layer != layer)) continue;
     auto changed = hook.function(site, value);
     if (!changed.defined()) continue;
-    if (changed.sizes() != value.sizes())
+    if (changed.sizes() != value.sizes() && !(point == HookPoint::Z && splits_rows(changed, value)))
       throw Error("a hook at " + hook_name(point, layer) + " wrote a tensor of shape " + shape_string(changed.sizes()) +
                   "; the point's is " + shape_string(value.sizes()));
     value = std::move(changed);

@@ -4,6 +4,12 @@
 // A hook sees the tensor at its point and returns it changed, or an undefined tensor to leave it as it
 // is (a reader). Every hook at a point runs in the order added, each seeing the one before's result.
 // A forward without hooks asks one bit per point and nothing else.
+//
+// Every intervention of a forward is a hook here: the head gates are the first writer at z, the
+// captured attention the last reader at pattern (models/nn/forward_hooks.h), patching's replacements
+// writers at their points. What stays outside is global to the forward: the diagonal intervention
+// (it is part of the score formula BET models are trained with and enters BET(SF)'s reweighting
+// pre-pass, which no point exposes), the memory budget and the choice of the explicit attention.
 #pragma once
 
 #include <torch/types.h>
@@ -42,9 +48,13 @@ class Hooks {
  public:
   // `layer` −1: every layer (and the points after the layers).
   void add(HookPoint point, int64_t layer, HookFunction function);
+  // Every hook of `other`, after this one's.
+  void append(const Hooks& other);
   bool empty() const { return points_ == 0; }
   bool has(HookPoint point, int64_t layer) const;
-  // `value` after every hook at the site.
+  // `value` after every hook at the site. A write keeps the point's shape, but for one thing: a writer
+  // at Z may return k·B rows for B (k settings of the same rows, setting-major), which part ways from
+  // there as gate settings do (the ablation sweep's gates, patching one head per setting).
   torch::Tensor run(HookPoint point, int64_t layer, int64_t first_position, torch::Tensor value) const;
 
  private:

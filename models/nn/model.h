@@ -46,11 +46,6 @@ using AttentionObserver = std::function<void(int64_t layer, const torch::Tensor&
 using AttentionTileObserver = std::function<void(int64_t layer, int64_t first_row, const torch::Tensor& tile)>;
 // What one attention module hands its tiles to.
 using TileConsumer = std::function<void(int64_t first_row, const torch::Tensor& tile)>;
-// Sees one layer's per-head contexts — each head's attention output before the output projection,
-// [B, H, n, dh] — and the values they mixed [B, H, keys, dh] (one per query head), and returns the
-// contexts the layer goes on with: the same, some heads' replaced (activation patching), or k
-// settings of the B rows as k·B rows (setting-major), which then part ways as gate settings do.
-using ContextHook = std::function<torch::Tensor(int64_t layer, const torch::Tensor& contexts, const torch::Tensor& values)>;
 
 struct ForwardOptions {
   CaptureMode capture = CaptureMode::None;
@@ -71,11 +66,9 @@ struct ForwardOptions {
   // The layers whose probabilities capture computes (empty = every layer run); the others take the
   // fused kernel where available, as a forward without capture does.
   std::vector<bool> capture_layers;
-  // Called for every layer run by a model that supports_context_hook() (analysis/patching/); others
-  // ignore it, so a caller checks that first.
-  ContextHook context_hook;
   // Readers and writers at named points (hooks.h); a model calls those of the points it has
-  // (AttentionModel::hook_points).
+  // (AttentionModel::hook_points). The gates and the capture above reach the layers as hooks too
+  // (forward_hooks.h): the gates first at z, the capture last at pattern.
   Hooks hooks;
 };
 
@@ -241,8 +234,6 @@ class AttentionModel {
   // The points whose ForwardOptions::hooks forward() calls (run_layers the per-layer ones); empty
   // where a family has none yet (docs/hooks.md).
   virtual std::vector<HookPoint> hook_points() const { return {}; }
-  // Whether forward/run_layers call ForwardOptions::context_hook (activation patching).
-  virtual bool supports_context_hook() const { return false; }
   // Direct logit attribution (analysis/patching/): what each head of `layer` writes into the residual
   // stream, its slice of the output projection applied to its context (no bias): contexts [..., H, dh]
   // → [..., H, d]. And the logits of tokens [B, T] that writes [B, K, d] add through the final norm,
@@ -252,6 +243,10 @@ class AttentionModel {
   virtual torch::Tensor head_writes(int64_t layer, const torch::Tensor& contexts);
   virtual torch::Tensor direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
                                       const torch::Tensor& tokens);
+  // The same onto every token of the vocabulary: [B, K, V], the product in the unembedding's dtype (as
+  // the model's own logits), returned widened (the logit lens's per-head view; a caller keeps B·K·V
+  // within its memory).
+  virtual torch::Tensor direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes);
 
   // The model as an encoder–decoder (below) when it is one (the translation models), else nullptr.
   virtual SequenceToSequenceModel* sequence_to_sequence() { return nullptr; }

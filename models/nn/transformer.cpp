@@ -2,6 +2,7 @@
 #include "models/nn/transformer.h"
 
 #include "models/errors.h"
+#include "models/nn/forward_hooks.h"
 
 #include <torch/torch.h>
 
@@ -115,12 +116,11 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t la
   if (config.decoder.post_norms) ln_mlp_out = register_module("ln_mlp_out", make_norm(config));
 }
 
-BlockOutput TransformerBlockImpl::forward(const torch::Tensor& input, const AttentionContext& context,
-                                          const torch::Tensor& gates, const TileConsumer& tiles) {
+BlockOutput TransformerBlockImpl::forward(const torch::Tensor& input, const AttentionContext& context) {
   const bool training = is_training();
   const auto& hooks = context.hooks;
   const auto x = hooks.run(HookPoint::ResidPre, input);
-  auto attend = [&](const torch::Tensor& in) { return attn(hooks.run(HookPoint::AttnIn, in), context, gates, tiles).output; };
+  auto attend = [&](const torch::Tensor& in) { return attn(hooks.run(HookPoint::AttnIn, in), context).output; };
   auto feed = [&](const torch::Tensor& in) {
     return mlp(hooks.run(HookPoint::MlpIn, in), context.memory_budget, hooks);
   };
@@ -195,12 +195,15 @@ torch::Tensor TransformerImpl::embed(const ModelInput& input) {
   return torch::dropout(hidden, config_.dropout, is_training());
 }
 
-torch::Tensor TransformerImpl::layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const {
+std::vector<torch::Tensor> TransformerImpl::layer_gates(const torch::Tensor& gates) const {
   if (!gates.defined()) return {};
-  const int64_t heads = config_.heads_per_block[layer];
-  if (gates.dim() == 2) return gates.select(0, layer).narrow(0, 0, heads).view({1, heads});
-  TORCH_INTERNAL_ASSERT(gates.size(0) % batch == 0);
-  return gates.select(1, layer).narrow(1, 0, heads);                                      // (k·B, H)
+  std::vector<torch::Tensor> layers;
+  for (int64_t layer = 0; layer < config_.n_blocks; ++layer) {
+    const int64_t heads = config_.heads_per_block[layer];
+    layers.push_back(gates.dim() == 2 ? gates.select(0, layer).narrow(0, 0, heads).view({1, heads})
+                                      : gates.select(1, layer).narrow(1, 0, heads));         // (k·B|1, H)
+  }
+  return layers;
 }
 
 LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer,
@@ -230,16 +233,12 @@ LayersResult TransformerImpl::run_layers(torch::Tensor hidden, const ModelInput&
   check_memory_budget(contexts.front().memory_budget, gates.defined() && gates.dim() == 3 ? gates.size(0) : batch,
                       config_.max_heads(), length, hidden.scalar_type());
   AttentionSink sink(options);
+  const auto hooks = forward_hooks(layer_gates(gates), options.hooks, sink, first_layer, end_layer);
   for (int64_t layer = first_layer; layer < end_layer; ++layer) {
     const int64_t rows = hidden.size(0);
     auto& context = context_of(layer);
-    if (!options.hooks.empty()) context.hooks = {&options.hooks, layer};
-    if (options.context_hook)
-      context.context_hook = [&options, layer](const torch::Tensor& contexts, const torch::Tensor& values) {
-        return options.context_hook(layer, contexts, values);
-      };
-    auto block = layers[layer]->as<TransformerBlock>()->forward(hidden, context, layer_gates(gates, layer, rows),
-                                                                sink.tiles(layer));
+    if (!hooks.empty()) context.hooks = {&hooks, layer};
+    auto block = layers[layer]->as<TransformerBlock>()->forward(hidden, context);
     hidden = std::move(block.hidden);
     // After the first gated layer the rows may have multiplied (k settings): so do the padding masks.
     if (hidden.size(0) != rows)
@@ -329,18 +328,34 @@ torch::Tensor TransformerImpl::head_writes(int64_t layer, const torch::Tensor& c
   return layers[layer]->as<TransformerBlock>()->attn->head_writes(contexts);
 }
 
-torch::Tensor TransformerImpl::direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
-                                             const torch::Tensor& tokens) {
+torch::Tensor TransformerImpl::normed_writes(const torch::Tensor& residual, const torch::Tensor& writes) {
   if (!ln_f || !config_.is_language_model())
     throw Error("direct logit attribution needs a pre-norm language model (a final norm before the unembedding); "
                 "this is " + std::string(config_.is_language_model() ? "a post-norm one" : "not a language model"));
   if (config_.decoder.post_norms || config_.decoder.final_softcap > 0)
     throw Error("direct logit attribution needs each head's write to reach the logits through the final norm "
                 "alone; a " + config_.family_name() + " model normalises the attention's output or soft-caps its logits");
-  const auto normed = ln_f->linearised(residual.unsqueeze(1), writes);                        // (B, K, d)
+  return ln_f->linearised(residual.unsqueeze(1), writes);                                    // (B, K, d)
+}
+
+torch::Tensor TransformerImpl::direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
+                                             const torch::Tensor& tokens) {
+  const auto normed = normed_writes(residual, writes);                                       // (B, K, d)
   const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
   const auto rows = unembedding.index_select(0, tokens.reshape({-1})).view({tokens.size(0), tokens.size(1), -1});
   return torch::matmul(normed, rows.to(normed.scalar_type()).transpose(1, 2));               // (B, K, T)
+}
+
+torch::Tensor TransformerImpl::direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes) {
+  const auto normed = normed_writes(residual, writes);                                       // (B, K, d)
+  const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
+  // In the unembedding's own dtype, as the model's logits are (a widened copy of V × d per call would
+  // outweigh the product at a 128k vocabulary).
+  return torch::matmul(normed.to(unembedding.scalar_type()), unembedding.t()).to(normed.scalar_type());  // (B, K, V)
+}
+
+torch::Tensor AttentionModel::direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes) {
+  return direct_logits(residual, writes, torch::Tensor());  // the family's refusal
 }
 
 torch::Tensor AttentionModel::head_writes(int64_t /*layer*/, const torch::Tensor& /*contexts*/) {

@@ -36,9 +36,8 @@ TORCH_MODULE(FeedForward);
 class TransformerBlockImpl : public torch::nn::Module {
  public:
   TransformerBlockImpl(const ModelConfig& config, int64_t layer);
-  // `tiles`, when set, sees the attention's probabilities tile by tile (MultiHeadAttention::forward).
-  BlockOutput forward(const torch::Tensor& x, const AttentionContext& context, const torch::Tensor& gates,
-                      const TileConsumer& tiles = {});
+  // The context's hooks read and write the block's points (gates and capture among them).
+  BlockOutput forward(const torch::Tensor& x, const AttentionContext& context);
   // Its attention's probabilities for x, the state entering the block, tile by tile, without the rest
   // of the block (the context's rows only).
   void probabilities(const torch::Tensor& x, const AttentionContext& context, const TileConsumer& tiles);
@@ -73,11 +72,11 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
                              const ForwardOptions& options, const TileConsumer& tiles, int64_t first_row = 0,
                              int64_t end_row = -1) override;
   bool splits_rows_at_gates() const override { return true; }
-  bool supports_context_hook() const override { return true; }
   std::vector<HookPoint> hook_points() const override;
   torch::Tensor head_writes(int64_t layer, const torch::Tensor& contexts) override;
   torch::Tensor direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
                               const torch::Tensor& tokens) override;
+  torch::Tensor direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes) override;
 
   Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
   Norm emb_ln{nullptr}, ln_f{nullptr};
@@ -85,7 +84,10 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
   Dense lm_head{nullptr}, pooler{nullptr}, classifier{nullptr};
 
  private:
-  torch::Tensor layer_gates(const torch::Tensor& gates, int64_t layer, int64_t batch) const;
+  // writes [B, K, d] through the final norm linearised at residual [B, d] (direct_logits' checks).
+  torch::Tensor normed_writes(const torch::Tensor& residual, const torch::Tensor& writes);
+  // Each layer's gates [k·B|1, H] of checked head gates [L, H_max] or [k·B, L, H_max] (none: empty).
+  std::vector<torch::Tensor> layer_gates(const torch::Tensor& gates) const;
   // output() in the model's own dtype; `hooks` read or write its FinalNorm and Logits.
   torch::Tensor reduced_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks* hooks = nullptr);
   // The masks, positions and diagonal intervention the layers of a forward over `length` tokens

@@ -2,6 +2,7 @@
 #include "models/nn/translation.h"
 
 #include "models/errors.h"
+#include "models/nn/forward_hooks.h"
 
 #include <torch/torch.h>
 
@@ -56,21 +57,19 @@ DecoderBlockImpl::DecoderBlockImpl(const ModelConfig& decoder, int64_t self_head
 
 DecoderBlockOutput DecoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
                                              const AttentionContext& self_context,
-                                             const AttentionContext& cross_context, const torch::Tensor& self_gates,
-                                             const torch::Tensor& cross_gates, const TileConsumer& self_tiles,
-                                             const TileConsumer& cross_tiles) {
+                                             const AttentionContext& cross_context) {
   const bool training = is_training();
   auto drop = [&](const torch::Tensor& t) { return torch::dropout(t, dropout_, training); };
   if (norm_ == NormPlacement::Pre) {
-    auto attended = self_attn(ln_1(x), self_context, self_gates, self_tiles);
+    auto attended = self_attn(ln_1(x), self_context);
     auto h = residual_rows(x, attended.output) + drop(attended.output);
-    auto crossed = cross_attn(ln_2(h), cross_context, cross_gates, cross_tiles, memory);
+    auto crossed = cross_attn(ln_2(h), cross_context, memory);
     h = residual_rows(h, crossed.output) + drop(crossed.output);
     return {h + drop(mlp(ln_3(h)))};
   }
-  auto attended = self_attn(x, self_context, self_gates, self_tiles);
+  auto attended = self_attn(x, self_context);
   auto h = ln_1(residual_rows(x, attended.output) + drop(attended.output));
-  auto crossed = cross_attn(h, cross_context, cross_gates, cross_tiles, memory);
+  auto crossed = cross_attn(h, cross_context, memory);
   h = ln_2(residual_rows(h, crossed.output) + drop(crossed.output));
   return {ln_3(h + drop(mlp(h)))};
 }
@@ -159,11 +158,22 @@ torch::Tensor TranslationTransformerImpl::checked_gates(const ForwardOptions& op
   return gates;
 }
 
-torch::Tensor TranslationTransformerImpl::block_gates(const torch::Tensor& gates, int64_t block) const {
+std::vector<torch::Tensor> TranslationTransformerImpl::call_gates(const torch::Tensor& gates, int64_t first_block,
+                                                                  int64_t rows) const {
   if (!gates.defined()) return {};
-  const int64_t heads = config_.heads_per_block[block];
-  if (gates.dim() == 2) return gates.select(0, block).narrow(0, 0, heads).view({1, heads});
-  return gates.select(1, block).narrow(1, 0, heads);                                      // (B, H)
+  std::vector<torch::Tensor> blocks;
+  for (int64_t block = 0; block < config_.n_blocks; ++block) {
+    const int64_t heads = config_.heads_per_block[block];
+    blocks.push_back(gates.dim() == 2 ? gates.select(0, block).narrow(0, 0, heads).view({1, heads})
+                                      : gates.select(1, block).narrow(1, 0, heads));       // (k·B|1, H)
+  }
+  // A call that starts at a cross block: the self-attention below it has the settings' common gates
+  // (the k·B rows' first B), so the rows split at the cross-attention, not before.
+  if (first_block < config_.n_blocks && config_.attention_block(first_block).kind == AttentionKind::Cross) {
+    auto& self_gates = blocks[config_.block_index(AttentionKind::Decoder, decoder_stage(first_block))];
+    if (self_gates.size(0) > rows) self_gates = self_gates.narrow(0, 0, rows);
+  }
+  return blocks;
 }
 
 int64_t TranslationTransformerImpl::decoder_stage(int64_t block) const {
@@ -172,7 +182,7 @@ int64_t TranslationTransformerImpl::decoder_stage(int64_t block) const {
 }
 
 torch::Tensor TranslationTransformerImpl::run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first,
-                                                      int64_t end, const torch::Tensor& gates,
+                                                      int64_t end, const Hooks& hooks,
                                                       const ForwardOptions& options, AttentionSink& sink) {
   const int64_t length = hidden.size(1);
   auto context = attention_context(length, length, /*causal=*/false, input.attention_mask,
@@ -181,8 +191,8 @@ torch::Tensor TranslationTransformerImpl::run_encoder(torch::Tensor hidden, cons
   context.fused = !options.explicit_attention;
   for (int64_t layer = first; layer < end; ++layer) {
     const int64_t rows = hidden.size(0);
-    auto block = encoder[layer]->as<TransformerBlock>()->forward(hidden, context, block_gates(gates, layer),
-                                                                 sink.tiles(layer));
+    if (!hooks.empty()) context.hooks = {&hooks, layer};
+    auto block = encoder[layer]->as<TransformerBlock>()->forward(hidden, context);
     hidden = std::move(block.hidden);
     if (hidden.size(0) != rows) context.follow_rows(hidden.size(0));  // k gate settings split the rows
     sink.end_layer(layer);
@@ -192,8 +202,8 @@ torch::Tensor TranslationTransformerImpl::run_encoder(torch::Tensor hidden, cons
 
 torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memory, torch::Tensor target,
                                                       const ModelInput& input, int64_t first_block, int64_t end_layer,
-                                                      const torch::Tensor& gates, const ForwardOptions& options,
-                                                      AttentionSink& sink) {
+                                                      const std::vector<torch::Tensor>& gates, const Hooks& hooks,
+                                                      const ForwardOptions& options, AttentionSink& sink) {
   const auto& t = config_.translation;
   const int64_t first_layer = decoder_stage(first_block);
   const int64_t target_length = target.size(1), source_length = memory.size(1);
@@ -221,16 +231,10 @@ torch::Tensor TranslationTransformerImpl::run_decoder(const torch::Tensor& memor
     const auto self_block = config_.block_index(AttentionKind::Decoder, layer);
     const auto cross_block = config_.block_index(AttentionKind::Cross, layer);
     const int64_t rows = target.size(0);
-    auto self_gates = block_gates(gates, self_block);
-    // A call that starts at a cross block: the self-attention below it has the settings' common
-    // gates (the k·B rows' first B), so the rows split at the cross-attention, not before.
-    if (self_block < first_block && self_gates.defined() && self_gates.size(0) > rows)
-      self_gates = self_gates.narrow(0, 0, rows);
     // Rows split at the self-attention reach the cross-attention k·B strong: its masks follow first.
-    if (self_gates.defined() && self_gates.size(0) > rows) cross_context.follow_rows(self_gates.size(0));
-    auto block = decoder[layer]->as<DecoderBlock>()->forward(target, memory, self_context, cross_context, self_gates,
-                                                             block_gates(gates, cross_block), sink.tiles(self_block),
-                                                             sink.tiles(cross_block));
+    if (!gates.empty() && gates[self_block].size(0) > rows) cross_context.follow_rows(gates[self_block].size(0));
+    if (!hooks.empty()) self_context.hooks = {&hooks, self_block}, cross_context.hooks = {&hooks, cross_block};
+    auto block = decoder[layer]->as<DecoderBlock>()->forward(target, memory, self_context, cross_context);
     target = std::move(block.hidden);
     if (target.size(0) != rows) {  // k gate settings split the rows: the padding masks follow
       self_context.follow_rows(target.size(0));
@@ -248,12 +252,13 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
   if (first_block >= end_block) return {std::move(hidden), {}};  // nothing to run: the stage is unchanged
   if (!input.decoder_input_ids.defined() && end_block > t.encoder_layers)
     throw Error("a translation model's decoder needs target ids (decoder_input_ids)");
-  const auto gates = checked_gates(options, hidden.size(0), hidden);
+  const auto gates = call_gates(checked_gates(options, hidden.size(0), hidden), first_block, hidden.size(0));
   AttentionSink sink(options);
+  const auto hooks = forward_hooks(gates, options.hooks, sink, first_block, end_block);
   torch::Tensor memory, target;
   int64_t decoder_first_block = t.encoder_layers;
   if (first_block < t.encoder_layers) {
-    hidden = run_encoder(std::move(hidden), input, first_block, std::min(end_block, t.encoder_layers), gates, options,
+    hidden = run_encoder(std::move(hidden), input, first_block, std::min(end_block, t.encoder_layers), hooks, options,
                          sink);
     if (end_block < t.encoder_layers) return {std::move(hidden), sink.release()};
     memory = enc_ln_f ? enc_ln_f(hidden) : hidden;
@@ -266,7 +271,7 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
     decoder_first_block = first_block;
   }
   const int64_t end_layer = decoder_stage(end_block);
-  target = run_decoder(memory, std::move(target), input, decoder_first_block, end_layer, gates, options, sink);
+  target = run_decoder(memory, std::move(target), input, decoder_first_block, end_layer, gates, hooks, options, sink);
   if (end_block >= config_.n_blocks) return {std::move(target), sink.release()};
   if (memory.size(0) != target.size(0)) memory = memory.repeat({target.size(0) / memory.size(0), 1, 1});
   return {torch::cat({memory, target}, 1), sink.release()};
@@ -285,9 +290,10 @@ ForwardResult TranslationTransformerImpl::forward(const ModelInput& input, const
 
 LayersResult TranslationTransformerImpl::encode(const ModelInput& input, const ForwardOptions& options) {
   auto hidden = embed(input);
-  const auto gates = checked_gates(options, hidden.size(0), hidden);
+  const auto gates = call_gates(checked_gates(options, hidden.size(0), hidden), 0, hidden.size(0));
   AttentionSink sink(options);
-  hidden = run_encoder(std::move(hidden), input, 0, config_.translation.encoder_layers, gates, options, sink);
+  const auto hooks = forward_hooks(gates, options.hooks, sink, 0, config_.translation.encoder_layers);
+  hidden = run_encoder(std::move(hidden), input, 0, config_.translation.encoder_layers, hooks, options, sink);
   return {enc_ln_f ? enc_ln_f(hidden) : hidden, sink.release()};
 }
 
@@ -296,11 +302,12 @@ ForwardResult TranslationTransformerImpl::decode(const torch::Tensor& memory, co
   auto target = embed_target(input.decoder_input_ids);
   auto source = memory;
   if (source.size(0) != target.size(0)) source = source.repeat({target.size(0) / source.size(0), 1, 1});
-  const auto gates = checked_gates(options, target.size(0), target);
+  const auto& t = config_.translation;
+  const auto gates = call_gates(checked_gates(options, target.size(0), target), t.encoder_layers, target.size(0));
   AttentionSink sink(options);
+  const auto hooks = forward_hooks(gates, options.hooks, sink, t.encoder_layers, config_.n_blocks);
   ForwardResult result;
-  result.hidden = run_decoder(source, std::move(target), input, config_.translation.encoder_layers,
-                              config_.translation.decoder_layers, gates,
+  result.hidden = run_decoder(source, std::move(target), input, t.encoder_layers, t.decoder_layers, gates, hooks,
                               options, sink);
   result.logits = output(result.hidden, input);
   result.attention = sink.release();

@@ -33,10 +33,9 @@ class DecoderBlockImpl : public torch::nn::Module {
  public:
   // `decoder` is the decoder side's config (d_head, d_ff, bird_eye of the decoder).
   DecoderBlockImpl(const ModelConfig& decoder, int64_t self_heads, int64_t cross_heads);
+  // The contexts' hooks are the self- and the cross-attention block's (gates and capture among them).
   DecoderBlockOutput forward(const torch::Tensor& x, const torch::Tensor& memory, const AttentionContext& self_context,
-                             const AttentionContext& cross_context, const torch::Tensor& self_gates,
-                             const torch::Tensor& cross_gates, const TileConsumer& self_tiles = {},
-                             const TileConsumer& cross_tiles = {});
+                             const AttentionContext& cross_context);
 
   torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr}, ln_3{nullptr};  // self, cross, feed-forward
   MultiHeadAttention self_attn{nullptr}, cross_attn{nullptr};
@@ -80,13 +79,15 @@ class TranslationTransformerImpl : public torch::nn::Module, public SequenceToSe
  private:
   torch::Tensor embed_target(const torch::Tensor& ids);
   torch::Tensor checked_gates(const ForwardOptions& options, int64_t rows, const torch::Tensor& like) const;
-  torch::Tensor block_gates(const torch::Tensor& gates, int64_t block) const;
+  // Each block's gates [k·B|1, H] of checked gates for a call from `first_block` on `rows` rows (empty:
+  // none); a decoder self-attention below a first cross block keeps the settings' common B rows.
+  std::vector<torch::Tensor> call_gates(const torch::Tensor& gates, int64_t first_block, int64_t rows) const;
   torch::Tensor run_encoder(torch::Tensor hidden, const ModelInput& input, int64_t first, int64_t end,
-                            const torch::Tensor& gates, const ForwardOptions& options, AttentionSink& sink);
+                            const Hooks& hooks, const ForwardOptions& options, AttentionSink& sink);
   // Decoder layers from the one `first_block` (a decoder or cross block) belongs to up to end_layer.
   torch::Tensor run_decoder(const torch::Tensor& memory, torch::Tensor target, const ModelInput& input,
-                            int64_t first_block, int64_t end_layer, const torch::Tensor& gates,
-                            const ForwardOptions& options, AttentionSink& sink);
+                            int64_t first_block, int64_t end_layer, const std::vector<torch::Tensor>& gates,
+                            const Hooks& hooks, const ForwardOptions& options, AttentionSink& sink);
   int64_t decoder_stage(int64_t block) const;  // the decoder layer a stage boundary at `block` stands before
   const torch::Tensor& target_table() const;
   double embedding_scale() const;

@@ -76,10 +76,10 @@ TEST(PointPatchingGrouped, KeysAndValuesArePatchedPerKeyValueHead) {
 }
 
 TEST_F(PointPatching, APointThatIsNotAHeadsInputOrOutputIsRefused) {
-  EXPECT_EQ(error_of([&] { patch(HookPoint::Pattern); }),
-            "patching at 'pattern' is not offered: z, q, k, v or head_out (the pattern: --kind pattern)");
-  EXPECT_EQ(error_of([&] { patch(HookPoint::ResidPost); }),
-            "patching at 'resid_post' is not offered: z, q, k, v or head_out (the pattern: --kind pattern)");
+  const std::string offered = "is not offered: a head's z, q, k, v or head_out, or a layer's residual-stream point "
+                              "(resid_pre … resid_post); the pattern: --kind pattern";
+  EXPECT_EQ(error_of([&] { patch(HookPoint::Pattern); }), "patching at 'pattern' " + offered);
+  EXPECT_EQ(error_of([&] { patch(HookPoint::Logits); }), "patching at 'logits' " + offered);
 }
 
 }  // namespace

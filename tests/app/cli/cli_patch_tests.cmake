@@ -25,5 +25,12 @@ aw_cli_test(patch_at_key EXIT 0
 aw_cli_test(patch_pattern_hook_refused EXIT 1 STDERR_LINES 1
             REGEX "attention-cli patch: --hook applies to output patching \\(--kind output\\): a pattern is patched whole\n"
             ARGS patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs.tsv --kind pattern --hook q)
-aw_cli_test(error_patch_hook EXIT 1 STDERR_LINES 1 REGEX "--hook must be z, q, k, v or head_out, got 'resid_post'\n"
+aw_cli_test(error_patch_hook EXIT 1 STDERR_LINES 1
+            REGEX "--hook must be z, q, k, v, head_out, resid_pre, attn_out, resid_mid, mlp_out or resid_post, got 'logits'\n"
+            ARGS patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs.tsv --hook logits)
+aw_cli_test(patch_at_resid_post EXIT 0
+            REGEX "kind=output, position=1, hook=resid_post, data=patch_pairs.tsv\nlayer,position,effect\n1,1,[^\n]*\n2,1,"
+            ARGS patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs.tsv --hook resid_post --position 1)
+aw_cli_test(error_patch_resid_lengths EXIT 1 STDERR_LINES 1
+            REGEX "patch_pairs.tsv: patching at 'resid_post' position by position needs prompts of one length: line 1 has 4 tokens, line 2 3; or give --position\n"
             ARGS patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs.tsv --hook resid_post)
