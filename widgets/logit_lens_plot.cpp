@@ -32,7 +32,10 @@ void plot_logit_lens(ResultPlot& plot, const PlotInput& input) {
   for (auto it = column_of.begin(); it != column_of.end(); ++it) it.value() = next++;
   column_labels.resize(column_of.size());
   QVector<QVector<double>> values(layers, QVector<double>(column_of.size(), NAN));
-  QVector<QStringList> texts(layers, QStringList(column_of.size()));
+  QVector<QStringList> texts(layers, QStringList(column_of.size())), tips = texts;
+  int k = 0;  // the top tokens the table lists
+  while (table.column("top" + std::to_string(k + 1)) >= 0 && table.column("p" + std::to_string(k + 1)) >= 0) ++k;
+  const int scored_col = table.column("scored"), rank_col = table.column("rank");
   for (int row = 0; row < table.row_count(); ++row) {
     const int layer = static_cast<int>(table.number(row, layer_col));
     const int position = static_cast<int>(table.number(row, position_col));
@@ -40,6 +43,22 @@ void plot_logit_lens(ResultPlot& plot, const PlotInput& input) {
     values[layer][column] = table.number(row, by_target ? probability_col : p_col);
     texts[layer][column] = shown(table.text(row, top_col));
     column_labels[column] = QString::number(position) + " " + shown(table.text(row, token_col));
+    // The tip: where, the scored token's rank and probability, then the top k.
+    QStringList lines{QString("%1, position %2 (%3)")
+                          .arg(layer == 0 ? QString("embeddings") : QString("after layer %1").arg(layer))
+                          .arg(position)
+                          .arg(shown(table.text(row, token_col)))};
+    if (scored_col >= 0 && !table.text(row, scored_col).empty())
+      lines << QString("%1 %2: rank %3, p = %4")
+                   .arg(by_target ? "target" : "next", shown(table.text(row, scored_col)))
+                   .arg(table.text(row, rank_col).c_str())
+                   .arg(table.number(row, probability_col), 0, 'g', 3);
+    for (int rank = 1; rank <= k; ++rank)
+      lines << QString("%1. %2  %3")
+                   .arg(rank)
+                   .arg(shown(table.text(row, table.column("top" + std::to_string(rank)))))
+                   .arg(table.number(row, table.column("p" + std::to_string(rank))), 0, 'f', 3);
+    tips[layer][column] = lines.join('\n');
   }
   QStringList layer_labels{"emb"};
   for (int layer = 1; layer < layers; ++layer) layer_labels << QString::number(layer);
@@ -49,6 +68,7 @@ void plot_logit_lens(ResultPlot& plot, const PlotInput& input) {
   plot.showMatrix(title, values, "", "", by_target ? "P(target)" : "P(top token)", false, layer_labels);
   plot.setColumnLabels(column_labels);
   plot.addCellTexts(texts);
+  plot.setCellToolTips(tips);
 }
 
 }  // namespace aw

@@ -3,6 +3,7 @@
 
 #include "widgets/color_maps.h"
 
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -29,17 +30,40 @@ ResultPlot::ResultPlot(QWidget* parent)
   clear("Run the analysis to see its plot");
   // Cells are centred on 1 … cols across and 1 … rows up.
   connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
-    if (matrix_rows_ == 0 || !main_rect_->rect().contains(event->pos())) return;
-    const int column = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(event->pos().x()))) - 1;
-    const int row = static_cast<int>(std::lround(plot_->yAxis->pixelToCoord(event->pos().y()))) - 1;
-    if (row >= 0 && row < matrix_rows_ && column >= 0 && column < matrix_cols_) Q_EMIT cellClicked(row, column);
+    const auto cell = cellAt(event->pos());
+    if (cell.x() >= 0) Q_EMIT cellClicked(cell.x(), cell.y());
   });
+  // A tip stays while the pointer rests on its cell (a minute, renewed by any move), not the few
+  // seconds Qt gives a tooltip; off the cells it goes.
+  plot_->setMouseTracking(true);
+  connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+    const auto cell = cellAt(event->pos());
+    const auto tip = cell.x() >= 0 ? cellToolTip(cell.x(), cell.y()) : QString();
+    if (tip.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(event->globalPosition().toPoint(), tip, plot_, {}, 60000);
+  });
+}
+
+QPoint ResultPlot::cellAt(const QPoint& point) const {
+  if (matrix_rows_ == 0 || !main_rect_->rect().contains(point)) return {-1, -1};
+  const int column = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(point.x()))) - 1;
+  const int row = static_cast<int>(std::lround(plot_->yAxis->pixelToCoord(point.y()))) - 1;
+  if (row < 0 || row >= matrix_rows_ || column < 0 || column >= matrix_cols_) return {-1, -1};
+  return {row, column};
+}
+
+void ResultPlot::setCellToolTips(const QVector<QStringList>& tips) { cell_tips_ = tips; }
+
+QString ResultPlot::cellToolTip(int row, int column) const {
+  if (row < 0 || row >= cell_tips_.size() || column < 0 || column >= cell_tips_[row].size()) return {};
+  return cell_tips_[row][column];
 }
 
 bool ResultPlot::isEmpty() const { return plot_->plottableCount() == 0; }
 
 void ResultPlot::reset(const QString& title) {
   matrix_rows_ = matrix_cols_ = 0;
+  cell_tips_.clear();
   plot_->clearPlottables();
   plot_->clearItems();
   if (multiples_) {

@@ -89,6 +89,10 @@ class ResultPlot : public QWidget {
   // any colour (the logit lens: each layer's top token), elided to the cell's width as the plot is
   // laid out now; none where the cells are narrower than four letters.
   void addCellTexts(const QVector<QStringList>& texts);
+  // After showMatrix: tips[row][col] shown while the pointer rests on its cell (the logit lens: the top
+  // k), for as long as it rests there; cells without one show none.
+  void setCellToolTips(const QVector<QStringList>& tips);
+  QString cellToolTip(int row, int column) const;
 
   bool savePng(const QString& path);
   bool savePdf(const QString& path);
@@ -111,7 +115,11 @@ class ResultPlot : public QWidget {
 
   QCustomPlot* plot_;
   QCPColorScale* color_scale_ = nullptr;
+  // The matrix cell under a point of the plot, (row, column), or (−1, −1) off the matrix on view.
+  QPoint cellAt(const QPoint& point) const;
+
   int matrix_rows_ = 0, matrix_cols_ = 0;  // the matrix on view (0 × 0: none), for cellClicked
+  QVector<QStringList> cell_tips_;         // setCellToolTips' (empty: none)
   QCPAxisRect* main_rect_;             // the single plot's axes; the first cell of a small-multiples grid
   QCPLayoutGrid* multiples_ = nullptr;  // the grid while small multiples are shown
 };

@@ -2,6 +2,7 @@
 #include "analysis/logit_lens/logit_lens.h"
 
 #include "models/errors.h"
+#include "models/nn/attention.h"  // resolved_memory_budget
 
 #include <torch/torch.h>
 
@@ -26,6 +27,46 @@ void check_settings(const ModelConfig& config, const std::vector<int64_t>& ids, 
                 std::to_string(config.vocab_size));
 }
 
+// Each head's write at the chosen positions through the final norm (scaled by the model's last state
+// there, `residual` (P, d)) and the unembedding: `contexts` (P, H, dh) of one layer, read in tiles of
+// positions whose (rows, H, V) logits fit `budget` bytes. Cells appended head-major, then position.
+void read_heads(AttentionModel& model, int64_t layer, const torch::Tensor& contexts, const torch::Tensor& residual,
+                const std::vector<int64_t>& scored, const LogitLensSettings& settings, int64_t budget,
+                std::vector<LogitLensHeadCell>& cells) {
+  const auto writes = model.head_writes(layer, contexts);                                         // (P, H, d)
+  const int64_t positions = writes.size(0), heads = writes.size(1), vocabulary = model.config().vocab_size;
+  const int64_t tile = std::max<int64_t>(1, budget / std::max<int64_t>(1, heads * vocabulary * 8));
+  const auto first_cell = cells.size();
+  cells.resize(first_cell + static_cast<size_t>(heads * positions));
+  const auto scored_ids = torch::tensor(scored, torch::kLong).clamp_min(0).to(writes.device());  // (P)
+  for (int64_t first = 0; first < positions; first += tile) {
+    const int64_t rows = std::min(tile, positions - first);
+    const auto logits = model.direct_vocabulary_logits(residual.narrow(0, first, rows), writes.narrow(0, first, rows))
+                            .to(torch::kFloat32);                                                 // (rows, H, V)
+    const auto top = logits.topk(settings.k, -1);
+    const auto top_ids = std::get<1>(top).to(torch::kCPU).contiguous();
+    const auto top_logits = std::get<0>(top).to(torch::kCPU, torch::kFloat64).contiguous();
+    const auto index = scored_ids.narrow(0, first, rows).view({rows, 1, 1}).expand({rows, heads, 1});
+    const auto dla = logits.gather(2, index).squeeze(2).to(torch::kCPU, torch::kFloat64).contiguous();  // (rows, H)
+    const auto ids = top_ids.accessor<int64_t, 3>();
+    const auto values = top_logits.accessor<double, 3>();
+    const auto dla_values = dla.accessor<double, 2>();
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t head = 0; head < heads; ++head) {
+        auto& cell = cells[first_cell + static_cast<size_t>(head * positions + first + row)];
+        const auto p = static_cast<size_t>(first + row);
+        cell.layer = layer + 1;
+        cell.head = head;
+        cell.position = settings.positions[p];
+        if (scored[p] >= 0) cell.scored = scored[p], cell.dla = dla_values[row][head];
+        for (int64_t rank = 0; rank < settings.k; ++rank) {
+          cell.top.push_back(ids[row][head][rank]);
+          cell.top_logit.push_back(values[row][head][rank]);
+        }
+      }
+  }
+}
+
 }  // namespace
 
 LogitLensResult logit_lens(AttentionModel& model, const std::vector<int64_t>& ids, const LogitLensSettings& settings,
@@ -44,13 +85,26 @@ LogitLensResult logit_lens(AttentionModel& model, const std::vector<int64_t>& id
   ModelInput input;
   input.input_ids = torch::tensor(ids, torch::kLong).unsqueeze(0).to(device);  // (1, n)
   const auto at = torch::tensor(settings.positions, torch::kLong).to(device);
-  // The chosen positions' state entering each layer and after the last: (L + 1) × (1, P, d).
-  std::vector<torch::Tensor> states;
+  // The chosen positions' state entering each layer and after the last: (L + 1) × (1, P, d); with
+  // heads, each layer's contexts there (after the gates: a head switched off writes nothing).
+  std::vector<torch::Tensor> states, contexts;
+  auto options = forward;
+  torch::Tensor z;
+  if (settings.heads) {
+    // The model's refusal, if any, before the forward runs.
+    const auto probe = torch::TensorOptions().device(device);
+    model.direct_vocabulary_logits(torch::ones({1, config.d_model}, probe), torch::zeros({1, 0, config.d_model}, probe));
+    options.hooks.add(HookPoint::Z, -1, [&z, &at](const HookSite&, const torch::Tensor& value) {
+      z = value.index_select(2, at).select(0, 0).transpose(0, 1).contiguous();                  // (P, H, dh)
+      return torch::Tensor();
+    });
+  }
   auto hidden = model.embed(input);
   states.push_back(hidden.index_select(1, at));
   for (int64_t layer = 0; layer < layers; ++layer) {
-    hidden = model.run_layers(hidden, input, layer, layer + 1, forward).hidden;
+    hidden = model.run_layers(hidden, input, layer, layer + 1, options).hidden;
     states.push_back(hidden.index_select(1, at));
+    if (settings.heads) contexts.push_back(std::move(z));
     if (!report_progress(progress, layer + 1, total)) return result.cancelled = true, result;
   }
   hidden = torch::Tensor();
@@ -106,6 +160,9 @@ LogitLensResult logit_lens(AttentionModel& model, const std::vector<int64_t>& id
       }
       result.cells.push_back(std::move(cell));
     }
+    if (settings.heads && layer > 0)
+      read_heads(model, layer - 1, contexts[layer - 1], states.back().select(0, 0), scored, settings,
+                 resolved_memory_budget(forward), result.heads);
     if (!report_progress(progress, layers + 1 + layer, total)) return result.cancelled = true, result;
   }
   return result;

@@ -66,6 +66,30 @@ ResultTable lens_table(const LogitLensResult& result, const Tokenizer& tokenizer
   return table;
 }
 
+// With --heads: one row per layer, head and position, each head's write read as logits.
+ResultTable heads_table(const LogitLensResult& result, const Tokenizer& tokenizer, const std::vector<int64_t>& ids,
+                        int64_t k) {
+  ResultTable table;
+  table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
+  table.add_column("position", ColumnType::Integer).add_column("token", ColumnType::Text);
+  table.add_column("scored", ColumnType::Text).add_column("dla", ColumnType::Number);
+  for (int64_t rank = 1; rank <= k; ++rank)
+    table.add_column("top" + std::to_string(rank), ColumnType::Text)
+        .add_column("logit" + std::to_string(rank), ColumnType::Number);
+  for (const auto& head : result.heads) {
+    std::vector<Cell> row{cell(head.layer), cell(head.head + 1), cell(head.position),
+                          cell(tokenizer.token_text(ids[head.position]))};
+    if (head.scored >= 0) row.insert(row.end(), {cell(tokenizer.token_text(head.scored)), cell(head.dla)});
+    else row.insert(row.end(), {Cell{}, Cell{}});
+    for (int64_t rank = 0; rank < k; ++rank) {
+      row.push_back(cell(tokenizer.token_text(head.top[rank])));
+      row.push_back(cell(head.top_logit[rank]));
+    }
+    table.add_row(std::move(row));
+  }
+  return table;
+}
+
 AnalysisReport run_logit_lens(const AnalysisRequest& request) {
   const auto& loaded = *request.models.front();
   const auto text = lens_text(request.settings);
@@ -78,6 +102,7 @@ AnalysisReport run_logit_lens(const AnalysisRequest& request) {
   LogitLensSettings settings;
   settings.positions = lens_positions(request.settings, n);
   settings.k = request.settings.integer("k");
+  settings.heads = request.settings.flag("heads");
   if (settings.k > loaded.config.vocab_size)
     throw SettingError("k", std::to_string(settings.k) + " is more than the vocabulary's " +
                                 std::to_string(loaded.config.vocab_size) + " tokens");
@@ -102,6 +127,14 @@ AnalysisReport run_logit_lens(const AnalysisRequest& request) {
   table.set_meta("positions", static_cast<int64_t>(settings.positions.size()));
   table.set_meta("k", settings.k);
   table.set_meta("target", target.empty() ? std::string("next") : target);
+  if (settings.heads) {
+    auto heads = heads_table(result, *loaded.tokenizer, ids, settings.k);
+    heads.set_meta("model", loaded.name);
+    heads.set_meta("target", target.empty() ? std::string("next") : target);
+    heads.set_meta("what", "each head's write at the position through the final norm (scaled by the model's last "
+                           "state there) and the unembedding: direct logit attribution in logits (biases left out)");
+    report.tables["heads"] = std::move(heads);
+  }
   report.tables["csv"] = std::move(table);
   report.description = std::to_string(n) + " tokens, " + std::to_string(settings.positions.size()) + " positions read";
   return report;
@@ -123,7 +156,12 @@ AnalysisDescriptor logit_lens_descriptor() {
       integer_field("k", "Top k", 5, 1, 1 << 20, "tokens listed per layer and position", "K"),
       text_field("target", "Target", "", "one token every position is scored against (default each one's next token)",
                  "TOKEN"),
+      flag_field("heads", "Per head",
+                 "also each head's write at every position read through the final norm and the unembedding (direct "
+                 "logit attribution: --heads-out, or the table's per-head view)"),
       heads_off_field()};
+  descriptor.outputs.push_back({"heads-out", "heads", "with --heads: each head's direct logit attribution (CSV)"});
+  descriptor.tab.other_tables = {{"heads", "each head's write (DLA)"}};
   descriptor.plot = "logit-lens";
   descriptor.tab.order = 59;
   descriptor.tab.filled_fields = {"text", "text-file"};

@@ -37,8 +37,11 @@ struct TabContext {
   std::function<HeadGates(int model)> gates;     // the heads panel's state of a model
   std::function<QString()> sentence;             // the attention view's sentence
   std::function<QStringList(int model)> tokens;  // that sentence's tokens for a model (may be empty)
-  // Shows a head's attention (0-based layer and head) on a text in the Attention tab.
-  std::function<void(int model, const QString& text, int layer, int head)> show_attention;
+  // Shows a model's attention at a layer and head (0-based; head −1 the mean of the heads) on `text`, in a
+  // window of its own titled by `what` ("the pair's clean prompt"), with `position`'s row outlined (−1:
+  // none).
+  std::function<void(int model, const QString& text, const QString& what, int layer, int head, int position)>
+      show_attention;
 };
 
 // What a background run hands back to the UI thread.

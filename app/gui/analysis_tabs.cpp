@@ -4,6 +4,7 @@
 
 #include "app/gui/head_types_tab.h"
 #include "app/gui/lama_tab.h"
+#include "app/gui/logit_lens_tab.h"
 #include "app/gui/patching_tab.h"
 #include "app/gui/settings_form.h"
 #include "app/gui/top_tokens_tab.h"
@@ -33,7 +34,8 @@ const std::map<std::string, TabMaker>& tab_classes() {
   static const std::map<std::string, TabMaker> classes = {{"top-tokens", make_tab<TopTokensTab>},
                                                           {"word-weights", make_tab<LamaTab>},
                                                           {"head-types", make_tab<HeadTypesTab>},
-                                                          {"patch", make_tab<PatchingTab>}};
+                                                          {"patch", make_tab<PatchingTab>},
+                                                          {"logit-lens", make_tab<LogitLensTab>}};
   return classes;
 }
 

@@ -258,6 +258,12 @@ void AttentionView::setLayerHead(int layer, int head) {
   if (head + 1 < head_box_->count()) head_box_->setCurrentIndex(head + 1);
 }
 
+void AttentionView::showPosition(int position) {
+  const auto* shown = capture(currentModel());
+  if (!shown || position < 0 || position >= shown->length()) return;
+  heatmap_->showToken({-1, shown->pool > 1 ? position / shown->pool : position});
+}
+
 void AttentionView::stepLayer(int delta) { layer_box_->setValue(layer_box_->value() + delta); }  // the box clamps
 
 void AttentionView::stepHead(int delta) {

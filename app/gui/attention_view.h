@@ -52,6 +52,9 @@ class AttentionView : public QWidget {
   int layer() const;  // 0-based
   int head() const;   // 0-based; −1 = mean of heads
   void setLayerHead(int layer, int head);
+  // Centres the map on the query row of token `position` (0-based; its block in a long text's block
+  // means) and outlines it.
+  void showPosition(int position);
   // The next (+1) or previous (−1) layer, or head (the mean of the heads before head 1), within bounds.
   void stepLayer(int delta);
   void stepHead(int delta);

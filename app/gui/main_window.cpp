@@ -63,9 +63,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
     const auto* capture = view_->capture(model);
     return capture && capture->text == view_->sentence() ? capture->tokens : QStringList();
   };
-  context.show_attention = [this](int model, const QString& text, int layer, int head) {
-    openPairView(model, text, layer, head);
-  };
+  context.show_attention = [this](int model, const QString& text, const QString& what, int layer, int head,
+                                  int position) { openTextView(model, text, what, layer, head, position); };
   analyses_ = new AnalysisTabs(context, tabs_, this);
 
   heads_dock_ = new QDockWidget("Heads", this);
@@ -201,7 +200,8 @@ AttentionView* MainWindow::openViewer(const QString& title, const ModelSummary& 
   return viewer;
 }
 
-void MainWindow::openPairView(int model, const QString& prompt, int layer, int head) {
+void MainWindow::openTextView(int model, const QString& prompt, const QString& what, int layer, int head,
+                              int position) {
   // Its own window, so that the sentence, the compared model and the zoom in the Attention tab stay
   // as the user left them (a prompt replaced the sentence, and a compared model of another
   // vocabulary read it as <unk>).
@@ -209,15 +209,15 @@ void MainWindow::openPairView(int model, const QString& prompt, int layer, int h
   auto* session = session_.get();
   const auto summary = models_[model];
   const auto gates = gates_[model];
-  enqueue({"Running " + summary.name + " on the pair's prompt", [this, session, model, prompt, layer, head, summary, gates]() -> Job {
-             return [this, session, model, prompt, layer, head, summary, gates]() -> JobResult {
+  enqueue({"Running " + summary.name + " on " + what, [this, session, model, prompt, what, layer, head, position, summary, gates]() -> Job {
+             return [this, session, model, prompt, what, layer, head, position, summary, gates]() -> JobResult {
                auto capture = session->attend(model, prompt, gates, layer);
-               return {{}, [this, layer, head, summary, gates, capture = std::move(capture)] {
-                         auto* viewer = openViewer(QString("%1 — the pair's clean prompt, %2 tokens")
-                                                       .arg(summary.name).arg(capture.length()),
+               return {{}, [this, what, layer, head, position, summary, gates, capture = std::move(capture)] {
+                         auto* viewer = openViewer(QString("%1 — %2, %3 tokens").arg(summary.name, what).arg(capture.length()),
                                                    summary, capture, gates);
                          viewer->setLayerHead(layer, head);
-                         Q_EMIT pairViewOpened(viewer);
+                         if (position >= 0) viewer->showPosition(position);
+                         Q_EMIT textViewOpened(viewer);
                        }};
              };
            }});

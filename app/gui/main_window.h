@@ -48,9 +48,10 @@ class MainWindow : public QMainWindow {
   // A saved attention file (attend --out FILE.safetensors) in a window of its own, to browse its
   // layers and heads; nullptr (and the error line) when it cannot be read.
   AttentionView* openAttentionFile(const QString& path);
-  // `model` run on a patching pair's clean prompt, in a window of its own at `layer`, `head` (the
-  // Attention tab keeps its sentence); pairViewOpened says when it is shown.
-  void openPairView(int model, const QString& prompt, int layer, int head);
+  // `model` run on a text (a patching pair's clean prompt, the logit lens's text) in a window of its own
+  // titled by `what`, at `layer`, `head` (−1: the mean), `position`'s row outlined (−1: none); the
+  // Attention tab keeps its sentence. textViewOpened says when it is shown.
+  void openTextView(int model, const QString& text, const QString& what, int layer, int head, int position = -1);
   void openSession(const QString& path);
   bool saveSession(const QString& path);
   // File → Save session…: saves, names the file in the title and says so in the status bar.
@@ -97,7 +98,7 @@ class MainWindow : public QMainWindow {
 
  Q_SIGNALS:
   void jobFinished();  // after each background load or sentence run has been applied
-  void pairViewOpened(AttentionView* viewer);
+  void textViewOpened(AttentionView* viewer);
 
  protected:
   void closeEvent(QCloseEvent* event) override;

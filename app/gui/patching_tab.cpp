@@ -53,7 +53,7 @@ void PatchingTab::refreshPairs() {
 void PatchingTab::showHead(int layer, int head) {
   const int chosen = pair_->currentIndex();
   if (chosen < 0 || chosen >= clean_prompts_.size() || resultModel() < 0 || !context_.show_attention) return;
-  context_.show_attention(resultModel(), clean_prompts_[chosen], layer, head);
+  context_.show_attention(resultModel(), clean_prompts_[chosen], "the pair's clean prompt", layer, head, -1);
 }
 
 }  // namespace aw

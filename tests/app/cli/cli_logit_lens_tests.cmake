@@ -13,6 +13,11 @@ aw_cli_test(logit_lens_positions_from_file EXIT 0 STDOUT_LINES 8
 aw_cli_test(logit_lens_target EXIT 0
             REGEX "target=w9\n.*\n0,0,w2,w9,[0-9]+,.*\n0,3,w5,w9,[0-9]+,"
             ARGS logit-lens --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5" --target w9)
+aw_cli_test(logit_lens_heads EXIT 0
+            OUT_FILE ${lens_files}/heads.csv
+            OUT_FILE_REGEX "^# model=tiny_lm, target=next, what=each head's write[^\n]*\nlayer,head,position,token,scored,dla,top1,logit1\n1,1,1,w3,w4,[0-9.e-]+,[^,]+,[0-9.e-]+\n1,1,3,w5,,,[^,]+,[0-9.e-]+\n1,2,1,w3,.*\n2,3,3,w5,,,"
+            ARGS logit-lens --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5" --positions 1,3 --k 1 --heads
+                 --heads-out ${lens_files}/heads.csv)
 
 # Bad input.
 aw_cli_test(error_logit_lens_two_texts EXIT 1 STDERR_LINES 1 REGEX "give either --text \"…\" or --text-file FILE"

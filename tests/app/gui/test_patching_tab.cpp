@@ -63,7 +63,7 @@ class PatchingTabTests : public QObject {
     auto* view = window.attentionView();
     const auto sentence = view->sentence();
     const int shown_model = view->currentModel(), compared = view->compareModel();
-    QSignalSpy opened(&window, &MainWindow::pairViewOpened);
+    QSignalSpy opened(&window, &MainWindow::textViewOpened);
     QTest::mouseClick(plot, Qt::LeftButton, {}, cell);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && opened.count() == 1, kTimeoutMs);
     // In a window of its own: the model the result came from, on the chosen pair's clean prompt, at the

@@ -1,0 +1,41 @@
+// app/gui/logit_lens_tab.cpp — see logit_lens_tab.h.
+#include "app/gui/logit_lens_tab.h"
+
+#include "app/gui/settings_form.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/result_plot.h"
+
+#include <QFile>
+#include <QLineEdit>
+
+#include <iterator>
+#include <set>
+
+namespace aw {
+
+LogitLensTab::LogitLensTab(const AnalysisDescriptor& descriptor, const TabContext& context, QObject* parent)
+    : AnalysisTab(descriptor, context, parent) {
+  connect(panel()->plot(), &ResultPlot::cellClicked, this, [this](int row, int column) { showCell(row, column); });
+}
+
+void LogitLensTab::showCell(int row, int column) {
+  if (row < 1 || resultModel() < 0 || !context_.show_attention || !panel()->hasResult()) return;
+  const auto& table = panel()->table();
+  std::set<int> positions;  // the map's columns, in ascending position order
+  for (int each = 0; each < table.row_count(); ++each)
+    positions.insert(static_cast<int>(table.number(each, table.column("position"))));
+  if (column < 0 || column >= static_cast<int>(positions.size())) return;
+  const int position = *std::next(positions.begin(), column);
+  QString text;
+  if (const auto* field = qobject_cast<QLineEdit*>(form()->input("text"))) text = field->text();
+  if (text.isEmpty())
+    if (const auto* file_field = qobject_cast<QLineEdit*>(form()->input("text-file"))) {
+      QFile file(file_field->text());
+      if (file.open(QIODevice::ReadOnly)) text = QString::fromUtf8(file.readAll());
+    }
+  if (text.isEmpty()) return;
+  context_.show_attention(resultModel(), text, QString("the logit lens's text at position %1").arg(position), row - 1,
+                          -1, position);
+}
+
+}  // namespace aw
