@@ -4,6 +4,7 @@
 // re-computations: test_layer0_reference.cpp).
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/nn/forward_hooks.h"
 #include "models/nn/model.h"
 #include "models/nn/model_config.h"
 #include "models/nn/transformer.h"
@@ -127,16 +128,25 @@ TEST_P(EveryFamily, GateOfZeroRemovesExactlyThatHeadsContribution) {
   auto attention_module = block->attn;
   torch::manual_seed(5);
   const auto x = torch::randn({2, 9, c.d_model});
-  const auto context = attention_context(9, 9, c.causal, {}, DiagonalIntervention::none(), c.bird_eye && c.diag_free_mask,
-                                         torch::TensorOptions(torch::kFloat32));
+  auto context = attention_context(9, 9, c.causal, {}, DiagonalIntervention::none(), c.bird_eye && c.diag_free_mask,
+                                   torch::TensorOptions(torch::kFloat32));
 
-  torch::Tensor probabilities;
-  const auto all_on = attention_module->forward(x, context, {}, [&](int64_t, const torch::Tensor& tile) {
-    probabilities = tile;
-  }).output;
+  // The capture and the gates as a forward builds them (forward_hooks.h): a reader at pattern, the
+  // gates the first writer at z.
+  auto capture = capture_all();
+  AttentionSink sink(capture);
+  const auto capturing = forward_hooks({}, Hooks(), sink, 0, 1);
+  context.hooks = LayerHooks{&capturing, 0};
+  const auto all_on = attention_module->forward(x, context).output;
+  sink.end_layer(0);
+  const auto probabilities = sink.release().at(0);
   const int64_t head = 1, dh = c.d_head;
   const auto gates = torch::tensor({1.0f, 0.0f, 1.0f}).view({1, 3});
-  const auto gated = attention_module->forward(x, context, gates).output;
+  ForwardOptions nothing;
+  AttentionSink no_sink(nothing);
+  const auto gating = forward_hooks({gates}, Hooks(), no_sink, 0, 1);
+  context.hooks = LayerHooks{&gating, 0};
+  const auto gated = attention_module->forward(x, context).output;
 
   const auto values = attention_module->v(x).view({2, 9, 3, dh}).select(2, head);                   // (B, n, dh)
   const auto head_context = torch::matmul(probabilities.select(1, head), values);                     // (B, n, dh)
@@ -321,10 +331,9 @@ TEST(TransformerInput, PaddedKeysGetNoAttention) {
 
 // --- A block's typed output ---------------------------------------------------------------------
 
-// A transformer block hands its attention to the consumer it is given, tile by tile: the
-// probabilities Full capture keeps, and nothing when none is given; the hidden state is the same
-// either way.
-TEST(TransformerBlock, HandsItsProbabilitiesToTheConsumerOnlyWhenGivenOne) {
+// A transformer block hands its attention to a reader at pattern, tile by tile: the probabilities
+// Full capture keeps; the hidden state is the same whether a reader is there or not.
+TEST(TransformerBlock, HandsItsProbabilitiesToAPatternReaderOnlyWhenOneIsThere) {
   auto model = random_model(tiny_config("transformer_lm"));
   torch::manual_seed(14);
   const auto input = sample_input(2, 9);
@@ -340,12 +349,16 @@ TEST(TransformerBlock, HandsItsProbabilitiesToTheConsumerOnlyWhenGivenOne) {
   auto block = model->layers[0]->as<TransformerBlock>();
   torch::Tensor probabilities;
   int calls = 0;
-  const auto asked = block->forward(embedded, context, {}, [&](int64_t first_row, const torch::Tensor& tile) {
-    EXPECT_EQ(first_row, 0);
+  Hooks reader;
+  reader.add(HookPoint::Pattern, 0, [&](const HookSite& site, const torch::Tensor& tile) {
+    EXPECT_EQ(site.first_position, 0);
     probabilities = tile;
     ++calls;
+    return torch::Tensor();
   });
-  const auto not_asked = block->forward(embedded, context, {});
+  const auto not_asked = block->forward(embedded, context);
+  context.hooks = LayerHooks{&reader, 0};
+  const auto asked = block->forward(embedded, context);
   const auto captured = model->forward(input, capture_all());
 
   EXPECT_EQ(calls, 1);  // the whole matrix fits the budget: one tile
