@@ -82,6 +82,9 @@ class AttentionHeatmap : public QWidget {
   // Centres the view on `token` (a findToken result) along the axes where it matched, zoomed in to
   // kFoundTokenCells if more is shown, and outlines its row, column or cell.
   void showToken(const QPoint& token);
+  // The cells showToken outlined (x: keys, y: queries, in cells; a row spans every key), or a null
+  // rect when none is outlined.
+  QRect outlinedCells() const;
   // findToken after the token this last found (from the start for new text), then showToken: the
   // match, or (−1, −1) with the view unchanged.
   QPoint findNextToken(const QString& text);

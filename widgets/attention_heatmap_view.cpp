@@ -113,6 +113,14 @@ void AttentionHeatmap::showToken(const QPoint& token) {
   setView(keys.lower, keys.upper, queries.lower, queries.upper);
 }
 
+QRect AttentionHeatmap::outlinedCells() const {
+  if (!found_outline_->visible()) return {};
+  const auto top_left = found_outline_->topLeft->coords(), bottom_right = found_outline_->bottomRight->coords();
+  return QRect(QPoint(static_cast<int>(std::lround(top_left.x() + 0.5)), static_cast<int>(std::lround(top_left.y() + 0.5))),
+               QPoint(static_cast<int>(std::lround(bottom_right.x() - 0.5)),
+                      static_cast<int>(std::lround(bottom_right.y() - 0.5))));
+}
+
 QPoint AttentionHeatmap::findNextToken(const QString& text) {
   if (text != last_find_text_) last_found_ = -1;
   last_find_text_ = text;

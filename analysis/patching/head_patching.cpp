@@ -164,13 +164,21 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     result.positions = patched_positions(pairs, settings.position, settings.point);
     result.heads_per_layer.assign(static_cast<size_t>(layers), static_cast<int64_t>(result.positions.size()));
   }
-  const int64_t widest = *std::max_element(result.heads_per_layer.begin(), result.heads_per_layer.end());
+  const int64_t widest = std::max(config.max_heads(), *std::max_element(result.heads_per_layer.begin(),
+                                                                         result.heads_per_layer.end()));
   result.clean = torch::empty({count}, torch::kFloat64);
   result.corrupted = torch::empty({count}, torch::kFloat64);
   result.patched = torch::full({layers, widest, count}, nan, torch::kFloat64);
   result.dla = torch::full({layers, widest, count}, nan, torch::kFloat64);
-  result.dla_refused = by_position ? "no DLA: patching at '" + hook_point_name(settings.point) + "' patches positions, not heads"
-                                : direct_logit_refusal(config);
+  bool grouped = false;  // a key/value head read by several query heads has no write of its own
+  for (int64_t layer = 0; layer < layers; ++layer) grouped |= config.kv_heads_in(layer) != config.heads_per_block[layer];
+  if (by_position)
+    result.dla_refused = "no DLA: patching at '" + hook_point_name(settings.point) + "' patches positions, not heads";
+  else if (key_value && grouped)
+    result.dla_refused = "no DLA: patching at '" + hook_point_name(settings.point) +
+                         "' patches key/value heads, each read by several query heads";
+  else
+    result.dla_refused = direct_logit_refusal(config);
   ForwardOptions plain;
   plain.head_gates = settings.gates;
   const int64_t batches = (count + settings.batch - 1) / settings.batch, total = batches * (layers + 1);
@@ -180,13 +188,14 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
     const int64_t rows = std::min(settings.batch, count - first);
     const auto batch = pair_batch(pairs, static_cast<size_t>(first), static_cast<size_t>(rows), device);
     // The clean run: every layer's contexts, gated as the run goes on with them (and its attention,
-    // for pattern patching), kept.
+    // for pattern patching), kept; z patching and the DLA read them, a residual point neither.
     std::vector<torch::Tensor> contexts(layers), patterns(layers);
     ForwardOptions clean = plain;
-    clean.hooks.add(HookPoint::Z, -1, [&contexts](const HookSite& site, const torch::Tensor& mixed) {
-      contexts[site.layer] = mixed;
-      return torch::Tensor();
-    });
+    if (!by_position)
+      clean.hooks.add(HookPoint::Z, -1, [&contexts](const HookSite& site, const torch::Tensor& mixed) {
+        contexts[site.layer] = mixed;
+        return torch::Tensor();
+      });
     std::vector<std::vector<torch::Tensor>> point_tiles(layers);  // the clean run at the point, tile by tile
     if (at_point)
       clean.hooks.add(settings.point, -1, [&point_tiles](const HookSite& site, const torch::Tensor& value) {

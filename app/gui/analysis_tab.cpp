@@ -203,6 +203,7 @@ void AnalysisTab::start() {
   }
   result_model_ = run.models.value(0, -1);
   result_models_ = static_cast<int>(run.models.size());
+  result_settings_ = run.settings;
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto cancel = cancel_;
   QPointer<AnalysisPanel> target = panel_;

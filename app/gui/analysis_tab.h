@@ -98,6 +98,9 @@ class AnalysisTab : public QObject {
   virtual QString scoreLabel(const AnalysisOutput& output) const;
   // The session's index of the model the result on view was computed on (−1: none).
   int resultModel() const { return result_model_; }
+  // The settings of the run the result on view came from (its text among them, where the tab reads
+  // the Attention tab's sentence).
+  const AnalysisSettings& resultSettings() const { return result_settings_; }
   virtual void saveExtra(QJsonObject& /*entry*/) const {}
   virtual void restoreExtra(const QJsonObject& /*entry*/, const QDir& /*base*/) {}
   QComboBox* addModelChooser(const QString& label);
@@ -121,6 +124,7 @@ class AnalysisTab : public QObject {
   AnalysisOutput shown_;  // the result on view: its tables and head scores
   int result_model_ = -1;  // the model the result on view was computed on (the first of several)
   int result_models_ = 0;  // how many models it was computed on
+  AnalysisSettings result_settings_;  // and with what
 };
 
 }  // namespace aw

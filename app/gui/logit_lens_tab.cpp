@@ -1,12 +1,10 @@
 // app/gui/logit_lens_tab.cpp — see logit_lens_tab.h.
 #include "app/gui/logit_lens_tab.h"
 
-#include "app/gui/settings_form.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/result_plot.h"
 
 #include <QFile>
-#include <QLineEdit>
 
 #include <iterator>
 #include <set>
@@ -26,13 +24,14 @@ void LogitLensTab::showCell(int row, int column) {
     positions.insert(static_cast<int>(table.number(each, table.column("position"))));
   if (column < 0 || column >= static_cast<int>(positions.size())) return;
   const int position = *std::next(positions.begin(), column);
-  QString text;
-  if (const auto* field = qobject_cast<QLineEdit*>(form()->input("text"))) text = field->text();
-  if (text.isEmpty())
-    if (const auto* file_field = qobject_cast<QLineEdit*>(form()->input("text-file"))) {
-      QFile file(file_field->text());
-      if (file.open(QIODevice::ReadOnly)) text = QString::fromUtf8(file.readAll());
-    }
+  // The text the result was computed on: the Attention tab's sentence when the run began, or the
+  // file it named (a restored session keeps neither: no guess at the text then).
+  const auto& settings = resultSettings();
+  QString text = settings.value("text");
+  if (text.isEmpty() && !settings.value("text-file").isEmpty()) {
+    QFile file(settings.value("text-file"));
+    if (file.open(QIODevice::ReadOnly)) text = QString::fromUtf8(file.readAll());
+  }
   if (text.isEmpty()) return;
   context_.show_attention(resultModel(), text, QString("the logit lens's text at position %1").arg(position), row - 1,
                           -1, position);

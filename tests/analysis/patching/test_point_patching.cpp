@@ -73,6 +73,8 @@ TEST(PointPatchingGrouped, KeysAndValuesArePatchedPerKeyValueHead) {
   EXPECT_EQ(result.heads_per_layer, (std::vector<int64_t>{2, 2}));  // 4 query heads over 2 key/value heads
   EXPECT_TRUE(torch::isfinite(result.patched.narrow(1, 0, 2)).all().item<bool>());
   EXPECT_TRUE(torch::isnan(result.patched.narrow(1, 2, 2)).all().item<bool>());
+  // A key/value head's effect is not one query head's write: no DLA beside it.
+  EXPECT_EQ(result.dla_refused, "no DLA: patching at 'k' patches key/value heads, each read by several query heads");
 }
 
 TEST_F(PointPatching, APointThatIsNotAHeadsInputOrOutputIsRefused) {
