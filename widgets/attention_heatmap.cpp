@@ -3,6 +3,7 @@
 
 #include "widgets/color_maps.h"
 #include "widgets/heatmap_region.h"
+#include "widgets/wrapped_title.h"
 
 #include <QAction>
 #include <QGraphicsOpacityEffect>
@@ -26,24 +27,6 @@ const QString kNavigationHint = "wheel: zoom · drag: pan · Shift+drag: zoom to
                                 "right-click: export, copy";
 
 QString clipped(const QString& label) { return label.size() > 14 ? label.left(13) + QChar(0x2026) : label; }
-
-// A title line wider than `width` breaks between words onto a second line (a middle ellipsis hid
-// the part of a side-by-side map's title that says which heads are off); only what two lines
-// cannot hold is cut, at the end of the second.
-QStringList wrapped_line(const QFontMetrics& metrics, const QString& line, int width) {
-  if (metrics.horizontalAdvance(line) <= width) return {line};
-  const QStringList words = line.split(' ');
-  QString first;
-  int taken = 0;
-  for (; taken < words.size(); ++taken) {
-    const QString longer = first.isEmpty() ? words[taken] : first + ' ' + words[taken];
-    if (metrics.horizontalAdvance(longer) > width) break;
-    first = longer;
-  }
-  if (first.isEmpty()) return {metrics.elidedText(line, Qt::ElideMiddle, width)};  // one word wider than the map
-  const QString rest = words.mid(taken).join(' ');
-  return {first, metrics.elidedText(rest, Qt::ElideRight, width)};
-}
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include "widgets/result_plot.h"
 
 #include "widgets/color_maps.h"
+#include "widgets/wrapped_title.h"
 
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -35,6 +36,9 @@ ResultPlot::ResultPlot(QWidget* parent)
   });
   // A tip stays while the pointer rests on its cell (a minute, renewed by any move), not the few
   // seconds Qt gives a tooltip; off the cells it goes.
+  // The title's column is known only once the plot has laid itself out at its size: wrap it then,
+  // and lay out once more when its line count changed (the axes move down).
+  connect(plot_, &QCustomPlot::afterLayout, this, &ResultPlot::wrapTitle);
   plot_->setMouseTracking(true);
   connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
     const auto cell = cellAt(event->pos());
@@ -57,6 +61,20 @@ void ResultPlot::setCellToolTips(const QVector<QStringList>& tips) { cell_tips_ 
 QString ResultPlot::cellToolTip(int row, int column) const {
   if (row < 0 || row >= cell_tips_.size() || column < 0 || column >= cell_tips_[row].size()) return {};
   return cell_tips_[row][column];
+}
+
+void ResultPlot::wrapTitle() {
+  if (!title_element_) return;
+  const QFontMetrics metrics(title_element_->font());
+  const int column = title_element_->outerRect().width();
+  const int width = std::max(40, column > 50 ? column - 8 : plot_->width() - 12);
+  QStringList lines;
+  for (const auto& line : title_.split('\n')) lines += wrapped_line(metrics, line, width);
+  const QString text = lines.join('\n');
+  if (text == title_element_->text()) return;
+  const bool taller = text.count('\n') != title_element_->text().count('\n');
+  title_element_->setText(text);
+  if (taller) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool ResultPlot::isEmpty() const { return plot_->plottableCount() == 0; }
@@ -89,7 +107,9 @@ void ResultPlot::reset(const QString& title) {
   // Row 0 holds the title, row 1 the axis rect (and the colour scale when there is one).
   if (plot_->plotLayout()->rowCount() < 2) plot_->plotLayout()->insertRow(0);
   if (plot_->plotLayout()->hasElement(0, 0)) plot_->plotLayout()->remove(plot_->plotLayout()->element(0, 0));
-  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, title, QFont(font().family(), 11, QFont::Bold)));
+  title_ = title;
+  title_element_ = new QCPTextElement(plot_, title, QFont(font().family(), 11, QFont::Bold));
+  plot_->plotLayout()->addElement(0, 0, title_element_);
   plot_->plotLayout()->simplify();
   for (auto* axis : {plot_->xAxis, plot_->yAxis}) {
     axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));

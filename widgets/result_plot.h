@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QColor>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -14,6 +15,7 @@ class QCustomPlot;
 class QCPAxisRect;
 class QCPColorScale;
 class QCPLayoutGrid;
+class QCPTextElement;
 
 namespace aw {
 
@@ -55,6 +57,8 @@ class ResultPlot : public QWidget {
   explicit ResultPlot(QWidget* parent = nullptr);
 
   void clear(const QString& message = {});
+  // The plot's title whole, as given (on screen it wraps to its column's width: wrapped_title.h).
+  QString title() const { return title_; }
   // One group of bars per category, one bar per series (series[i].y[c] = value for category c), with
   // optional dashed reference lines across all of them (Table 1: the uniform-attention Ratio).
   void showBars(const QString& title, const QStringList& categories, const QVector<PlotSeries>& series,
@@ -122,6 +126,9 @@ class ResultPlot : public QWidget {
   QVector<QStringList> cell_tips_;         // setCellToolTips' (empty: none)
   QCPAxisRect* main_rect_;             // the single plot's axes; the first cell of a small-multiples grid
   QCPLayoutGrid* multiples_ = nullptr;  // the grid while small multiples are shown
+  QString title_;                       // as given; the element shows it wrapped
+  QPointer<QCPTextElement> title_element_;
+  void wrapTitle();  // the title's lines at its column's width, after each layout
 };
 
 }  // namespace aw

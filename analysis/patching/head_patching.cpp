@@ -88,7 +88,7 @@ std::vector<int64_t> patched_positions(const std::vector<PatchPair>& pairs, int6
     if (pair.clean.size() != first.clean.size())
       throw Error("patching at '" + hook_point_name(point) + "' position by position needs prompts of one length: line " +
                   std::to_string(first.line) + " has " + std::to_string(first.clean.size()) + " tokens, line " +
-                  std::to_string(pair.line) + " " + std::to_string(pair.clean.size()) + "; or give --position");
+                  std::to_string(pair.line) + " " + std::to_string(pair.clean.size()) + "; or choose one position (--position)");
   std::vector<int64_t> every(first.clean.size());
   std::iota(every.begin(), every.end(), int64_t{0});
   return every;

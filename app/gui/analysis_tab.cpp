@@ -18,6 +18,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <iterator>
+#include <set>
 
 namespace aw {
 namespace {
@@ -187,6 +189,15 @@ bool AnalysisTab::prepare(Run& run, QString* refusal) const {
     run.settings[QString::fromStdString(descriptor_->tab.sentence_field)] = sentence;
   }
   return true;
+}
+
+int AnalysisTab::positionOfColumn(int column) const {
+  const auto& table = panel_->table();
+  if (!panel_->hasResult() || table.column("position") < 0 || column < 0) return -1;
+  std::set<int> positions;
+  for (int row = 0; row < table.row_count(); ++row)
+    positions.insert(static_cast<int>(table.number(row, table.column("position"))));
+  return column < static_cast<int>(positions.size()) ? *std::next(positions.begin(), column) : -1;
 }
 
 void AnalysisTab::start() {

@@ -101,6 +101,9 @@ class AnalysisTab : public QObject {
   // The settings of the run the result on view came from (its text among them, where the tab reads
   // the Attention tab's sentence).
   const AnalysisSettings& resultSettings() const { return result_settings_; }
+  // The position the map's `column` stands for in a result with a `position` column (the map shows
+  // the positions the table has, in ascending order); −1 when there is none such.
+  int positionOfColumn(int column) const;
   virtual void saveExtra(QJsonObject& /*entry*/) const {}
   virtual void restoreExtra(const QJsonObject& /*entry*/, const QDir& /*base*/) {}
   QComboBox* addModelChooser(const QString& label);

@@ -6,8 +6,6 @@
 
 #include <QFile>
 
-#include <iterator>
-#include <set>
 
 namespace aw {
 
@@ -18,12 +16,8 @@ LogitLensTab::LogitLensTab(const AnalysisDescriptor& descriptor, const TabContex
 
 void LogitLensTab::showCell(int row, int column) {
   if (row < 1 || resultModel() < 0 || !context_.show_attention || !panel()->hasResult()) return;
-  const auto& table = panel()->table();
-  std::set<int> positions;  // the map's columns, in ascending position order
-  for (int each = 0; each < table.row_count(); ++each)
-    positions.insert(static_cast<int>(table.number(each, table.column("position"))));
-  if (column < 0 || column >= static_cast<int>(positions.size())) return;
-  const int position = *std::next(positions.begin(), column);
+  const int position = positionOfColumn(column);
+  if (position < 0) return;
   // The text the result was computed on: the Attention tab's sentence when the run began, or the
   // file it named (a restored session keeps neither: no guess at the text then).
   const auto& settings = resultSettings();

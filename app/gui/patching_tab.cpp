@@ -24,7 +24,7 @@ PatchingTab::PatchingTab(const AnalysisDescriptor& descriptor, const TabContext&
   pair_->setMinimumContentsLength(24);
   pair_->setToolTip("The pair whose clean prompt a click on a head shows in the Attention tab");
   layout->addWidget(pair_, 1);
-  layout->addWidget(new QLabel("click a head of the map to see its attention on this pair's clean prompt"));
+  layout->addWidget(new QLabel("click a cell of the map to see its attention on this pair's clean prompt"));
   panel()->settingsForm()->addRow("Show pair", row);
   if (auto* pairs = qobject_cast<QLineEdit*>(form()->input("pairs")))
     connect(pairs, &QLineEdit::textChanged, this, [this] { refreshPairs(); });
@@ -53,6 +53,14 @@ void PatchingTab::refreshPairs() {
 void PatchingTab::showHead(int layer, int head) {
   const int chosen = pair_->currentIndex();
   if (chosen < 0 || chosen >= clean_prompts_.size() || resultModel() < 0 || !context_.show_attention) return;
+  // A residual point's map is layers × positions: its column is a position, shown in the layer's mean
+  // of heads with that position's row outlined.
+  if (panel()->table().column("position") >= 0) {
+    const int position = positionOfColumn(head);
+    if (position >= 0)
+      context_.show_attention(resultModel(), clean_prompts_[chosen], "the pair's clean prompt", layer, -1, position);
+    return;
+  }
   context_.show_attention(resultModel(), clean_prompts_[chosen], "the pair's clean prompt", layer, head, -1);
 }
 

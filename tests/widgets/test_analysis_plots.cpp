@@ -24,7 +24,7 @@ class AnalysisPlotsTests : public QObject {
     plot.resize(700, 500);
     const auto summary = read_csv("word,label,count,mean,median\ngreat,5,3,1.1,1.1\n");
     const ResultTables parts{{"density", read_csv("word,label,x,density\ngreat,5,1.0,0.5\ngreat,5,1.2,0.7\n")}};
-    const auto title = [&plot] { return qobject_cast<QCPTextElement*>(plot.plot()->plotLayout()->element(0, 0))->text(); };
+    const auto title = [&plot] { return plot.title(); };
     const auto& draw = find_plot_kind("word-weights")->draw;
     draw(plot, PlotInput{summary, &parts, "weight × length"});
     QCOMPARE(title(), QString("Word weights per rating (LAMA Figure 4)"));
@@ -38,7 +38,7 @@ class AnalysisPlotsTests : public QObject {
   void pruningPlotNamesItsCurvesAndTakesItsTitle() {
     ResultPlot plot;
     plot.resize(700, 500);
-    const auto title = [&plot] { return qobject_cast<QCPTextElement*>(plot.plot()->plotLayout()->element(0, 0))->text(); };
+    const auto title = [&plot] { return plot.title(); };
     const auto& draw = find_plot_kind("pruning")->draw;
     draw(plot, PlotInput{read_csv("order,percent_pruned,metric\nimportance,0,10\nimportance,50,12\n")});
     QCOMPARE(title(), QString("Pruning heads (Michel Figure 3)"));

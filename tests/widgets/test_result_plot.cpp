@@ -106,6 +106,31 @@ class ResultPlotTests : public QObject {
     auto gradient = diverging_gradient();
     QCOMPARE(QColor(image.pixel(x, y)), QColor(gradient.color(0.2, QCPRange(-0.2, 0.2))));  // head 3: the red end
   }
+
+  // A title wider than the matrix's column breaks between words onto a second line, each line within
+  // the column (it was centred on the column and cut at both ends); the whole title stays title().
+  void resultPlotWrapsALongTitleToItsColumn() {
+    ResultPlot plot;
+    plot.resize(520, 360);
+    plot.show();
+    const QString title = "Effect restored by each layer's resid_post at each position (32 pairs); * adjusted p ≤ 0.05";
+    plot.showMatrix(title, {{0.1, 0.2}, {0.3, 0.4}}, "L", "", "effect", true);
+    plot.plot()->replot();
+    QTest::qWait(50);
+    QCOMPARE(plot.title(), title);
+    auto* element = qobject_cast<QCPTextElement*>(plot.plot()->plotLayout()->element(0, 0));
+    QVERIFY(element);
+    const auto lines = element->text().split('\n');
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(lines.join(' '), title);  // both lines hold it whole: nothing cut
+    const QFontMetrics metrics(element->font());
+    for (const auto& line : lines) QVERIFY(metrics.horizontalAdvance(line) <= element->outerRect().width());
+    // Wide enough again: one line.
+    plot.resize(1400, 360);
+    plot.plot()->replot();
+    QTest::qWait(50);
+    QCOMPARE(element->text(), title);
+  }
 };
 
 QTEST_MAIN(ResultPlotTests)

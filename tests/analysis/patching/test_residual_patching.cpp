@@ -65,7 +65,7 @@ TEST_F(ResidualPatching, PromptsOfSeveralLengthsNeedAPosition) {
   prompts.push_back({{8, 3, 4}, {8, 10, 4}, 3, 10, 7});
   EXPECT_EQ(error_of([&] { patch(HookPoint::ResidMid, prompts); }),
             "patching at 'resid_mid' position by position needs prompts of one length: line 1 has 6 tokens, line 7 3; "
-            "or give --position");
+            "or choose one position (--position)");
   const auto result = patch(HookPoint::ResidMid, prompts, 1);
   EXPECT_EQ(result.positions, std::vector<int64_t>{1});
   EXPECT_EQ(result.heads_per_layer, std::vector<int64_t>(static_cast<size_t>(loaded_.config.n_blocks), 1));

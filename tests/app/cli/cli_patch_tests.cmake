@@ -32,5 +32,5 @@ aw_cli_test(patch_at_resid_post EXIT 0
             REGEX "kind=output, position=1, hook=resid_post, data=patch_pairs.tsv\nlayer,position,effect\n1,1,[^\n]*\n2,1,"
             ARGS patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs.tsv --hook resid_post --position 1)
 aw_cli_test(error_patch_resid_lengths EXIT 1 STDERR_LINES 1
-            REGEX "patch_pairs.tsv: patching at 'resid_post' position by position needs prompts of one length: line 1 has 4 tokens, line 2 3; or give --position\n"
+            REGEX "patch_pairs.tsv: patching at 'resid_post' position by position needs prompts of one length: line 1 has 4 tokens, line 2 3; or choose one position (--position)\n"
             ARGS patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs.tsv --hook resid_post)

@@ -12,12 +12,7 @@
 
 namespace aw::test {
 
-inline QString plot_title(AnalysisPanel* panel) {
-  auto* plot = panel->plot()->plot();
-  for (int element = 0; element < plot->plotLayout()->elementCount(); ++element)
-    if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(element))) return title->text();
-  return {};
-}
+inline QString plot_title(AnalysisPanel* panel) { return panel->plot()->title(); }
 
 inline QStringList cell_texts(AnalysisPanel* panel) {
   QStringList texts;

@@ -17,6 +17,7 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
@@ -82,6 +83,24 @@ class PatchingTabTests : public QObject {
     QCOMPARE(view->compareModel(), compared);
     QCOMPARE(window.tabs()->currentWidget(), panel);
     pair->close();
+
+    // At a residual point the map is layers × positions, and a click shows the layer's mean of heads
+    // with the clicked position's row outlined.
+    panel->findChild<QComboBox*>("hook")->setCurrentText("resid_post");
+    panel->findChild<QSpinBox*>("position")->setValue(10);
+    tab->start();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && panel->hasResult() && panel->table().column("position") >= 0,
+                             kTimeoutMs);
+    QCOMPARE(panel->table().row_count(), 2);  // two layers at position 10
+    const QPoint position_cell(static_cast<int>(plot->xAxis->coordToPixel(1)), static_cast<int>(plot->yAxis->coordToPixel(2)));
+    QTest::mouseClick(plot, Qt::LeftButton, {}, position_cell);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && opened.count() == 2, kTimeoutMs);
+    auto* at_position = opened.last().at(0).value<AttentionView*>();
+    QVERIFY(at_position && at_position->isVisible());
+    QCOMPARE(at_position->layer(), 1);
+    QCOMPARE(at_position->head(), -1);
+    QTRY_COMPARE_WITH_TIMEOUT(at_position->heatmap()->outlinedCells().top(), 10, kTimeoutMs);
+    at_position->close();
   }
 };
 
