@@ -127,12 +127,27 @@ LogitLensResult logit_lens(AttentionModel& model, const std::vector<int64_t>& id
     return torch::bmm(final_probabilities.unsqueeze(1), log_probabilities.unsqueeze(2)).view({-1});
   };
   const auto final_cross = cross(log_final);
+  // Where the logits are linear in the normed state, Σ p_f logits is one dot product per position
+  // (the vocabulary's product made once here), and Σ p_f log p = Σ p_f logits − logsumexp: a pass
+  // over every layer's logits saved.
+  const auto expected_logit = model.logit_expectation(final_probabilities);
   for (int64_t layer = 0; layer <= layers; ++layer) {
     const bool last = layer == layers;  // the model's own output, made once
     const auto logits = last ? final_logits : model.output(states[layer], input).squeeze(0).to(torch::kFloat32);
     const auto log_probabilities = last ? log_final : torch::log_softmax(logits, -1);
-    const auto kl = (final_cross - cross(log_probabilities)).clamp_min(0).to(torch::kCPU, torch::kFloat64);
     const auto top = log_probabilities.topk(settings.k, -1);
+    torch::Tensor layer_cross;  // Σ p_f log p, (P)
+    if (last) {
+      layer_cross = final_cross;
+    } else if (expected_logit) {
+      // logsumexp from the top token: its logit less its log-probability.
+      const auto best = std::get<1>(top).narrow(1, 0, 1);
+      const auto log_sum = (logits.gather(1, best) - std::get<0>(top).narrow(1, 0, 1)).squeeze(1);
+      layer_cross = expected_logit(states[layer]) - log_sum;
+    } else {
+      layer_cross = cross(log_probabilities);
+    }
+    const auto kl = (final_cross - layer_cross).clamp_min(0).to(torch::kCPU, torch::kFloat64);
     const auto top_ids = std::get<1>(top).to(torch::kCPU).contiguous();
     const auto top_probabilities = std::get<0>(top).exp().to(torch::kCPU, torch::kFloat64).contiguous();
     const auto scored_logit = logits.gather(1, scored_ids);                                          // (P, 1)

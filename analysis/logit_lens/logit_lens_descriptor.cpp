@@ -37,6 +37,19 @@ std::vector<int64_t> lens_positions(const SettingValues& settings, int64_t n) {
   return last;
 }
 
+// The columns top1, <value>1 … topk, <value>k, and a row's cells for them.
+void add_top_columns(ResultTable& table, int64_t k, const std::string& value) {
+  for (int64_t rank = 1; rank <= k; ++rank)
+    table.add_column("top" + std::to_string(rank), ColumnType::Text).add_column(value + std::to_string(rank), ColumnType::Number);
+}
+void push_top(std::vector<Cell>& row, const Tokenizer& tokenizer, const std::vector<int64_t>& top,
+              const std::vector<double>& values, int64_t k) {
+  for (int64_t rank = 0; rank < k; ++rank) {
+    row.push_back(cell(tokenizer.token_text(top[rank])));
+    row.push_back(cell(values[rank]));
+  }
+}
+
 ResultTable lens_table(const LogitLensResult& result, const Tokenizer& tokenizer, const std::vector<int64_t>& ids,
                        int64_t k) {
   ResultTable table;
@@ -44,9 +57,7 @@ ResultTable lens_table(const LogitLensResult& result, const Tokenizer& tokenizer
   table.add_column("token", ColumnType::Text).add_column("scored", ColumnType::Text);
   table.add_column("rank", ColumnType::Integer).add_column("probability", ColumnType::Number);
   table.add_column("kl", ColumnType::Number);
-  for (int64_t rank = 1; rank <= k; ++rank)
-    table.add_column("top" + std::to_string(rank), ColumnType::Text)
-        .add_column("p" + std::to_string(rank), ColumnType::Number);
+  add_top_columns(table, k, "p");
   for (const auto& lens : result.cells) {
     std::vector<Cell> row{cell(lens.layer), cell(lens.position), cell(tokenizer.token_text(ids[lens.position]))};
     if (lens.scored >= 0) {
@@ -57,10 +68,7 @@ ResultTable lens_table(const LogitLensResult& result, const Tokenizer& tokenizer
       row.insert(row.end(), {Cell{}, Cell{}, Cell{}});  // the text's last token: nothing follows it
     }
     row.push_back(cell(lens.kl));
-    for (int64_t rank = 0; rank < k; ++rank) {
-      row.push_back(cell(tokenizer.token_text(lens.top[rank])));
-      row.push_back(cell(lens.top_probability[rank]));
-    }
+    push_top(row, tokenizer, lens.top, lens.top_probability, k);
     table.add_row(std::move(row));
   }
   return table;
@@ -73,18 +81,13 @@ ResultTable heads_table(const LogitLensResult& result, const Tokenizer& tokenize
   table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
   table.add_column("position", ColumnType::Integer).add_column("token", ColumnType::Text);
   table.add_column("scored", ColumnType::Text).add_column("dla", ColumnType::Number);
-  for (int64_t rank = 1; rank <= k; ++rank)
-    table.add_column("top" + std::to_string(rank), ColumnType::Text)
-        .add_column("logit" + std::to_string(rank), ColumnType::Number);
+  add_top_columns(table, k, "logit");
   for (const auto& head : result.heads) {
     std::vector<Cell> row{cell(head.layer), cell(head.head + 1), cell(head.position),
                           cell(tokenizer.token_text(ids[head.position]))};
     if (head.scored >= 0) row.insert(row.end(), {cell(tokenizer.token_text(head.scored)), cell(head.dla)});
     else row.insert(row.end(), {Cell{}, Cell{}});
-    for (int64_t rank = 0; rank < k; ++rank) {
-      row.push_back(cell(tokenizer.token_text(head.top[rank])));
-      row.push_back(cell(head.top_logit[rank]));
-    }
+    push_top(row, tokenizer, head.top, head.top_logit, k);
     table.add_row(std::move(row));
   }
   return table;

@@ -248,6 +248,16 @@ class AttentionModel {
   // within its memory).
   virtual torch::Tensor direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes);
 
+  // Where the logits are linear in the final norm's output (logits = norm(h) · W_Uᵀ + b, in float32
+  // or float64 weights), the expectation of a state's logits under fixed weights [P, V] — Σ_v w[p, v]
+  // logit[p, v] — as norm(h[p]) · (w @ W_U)[p] + w[p] · b: one product of the vocabulary for the
+  // weights, then a dot product of width d per state. Takes states [1, P, d], gives [P] in float32.
+  // Empty where the model has no such form (a soft-cap, reduced-precision weights, no unembedding);
+  // the logit lens's KL to the model's own output then reads every logit.
+  virtual std::function<torch::Tensor(const torch::Tensor&)> logit_expectation(const torch::Tensor& /*weights*/) {
+    return {};
+  }
+
   // The model as an encoder–decoder (below) when it is one (the translation models), else nullptr.
   virtual SequenceToSequenceModel* sequence_to_sequence() { return nullptr; }
 };

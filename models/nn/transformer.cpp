@@ -354,6 +354,23 @@ torch::Tensor TransformerImpl::direct_vocabulary_logits(const torch::Tensor& res
   return torch::matmul(normed.to(unembedding.scalar_type()), unembedding.t()).to(normed.scalar_type());  // (B, K, V)
 }
 
+std::function<torch::Tensor(const torch::Tensor&)> TransformerImpl::logit_expectation(const torch::Tensor& weights) {
+  const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
+  const auto dtype = unembedding.scalar_type();
+  if (!config_.is_language_model() || classifier || config_.decoder.final_softcap > 0 ||
+      (dtype != torch::kFloat32 && dtype != torch::kFloat64))
+    return {};
+  const auto mixed = torch::matmul(weights.to(dtype), unembedding);                          // (P, d)
+  torch::Tensor constant;                                                                     // (P)
+  if (lm_head && lm_head->bias.defined()) constant = torch::mv(weights.to(dtype), lm_head->bias);
+  return [this, mixed, constant](const torch::Tensor& hidden) {
+    const auto normed = ln_f ? ln_f(hidden) : hidden;                                         // (1, P, d)
+    auto expected = (normed.reshape({-1, normed.size(-1)}).to(mixed.scalar_type()) * mixed).sum(-1);
+    if (constant.defined()) expected = expected + constant;
+    return expected.to(torch::kFloat32);
+  };
+}
+
 torch::Tensor AttentionModel::direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes) {
   return direct_logits(residual, writes, torch::Tensor());  // the family's refusal
 }

@@ -77,6 +77,31 @@ TEST_P(LogitLensHuggingFace, EveryLayerAndPositionEqualsTheReference) {
     }
 }
 
+// The KL's shortcut (AttentionModel::logit_expectation): Σ_v w[p, v] logit[p, v] from one dot product
+// per position equals the sum over every logit the model outputs, in float64; none where the logits
+// are soft-capped (Gemma 2) or the weights are in reduced precision.
+TEST_P(LogitLensHuggingFace, TheExpectedLogitEqualsTheSumOverEveryLogit) {
+  const auto loaded = load_checkpoint(kModels + GetParam());
+  torch::manual_seed(7);
+  ModelInput input;
+  input.input_ids = torch::randint(0, std::min<int64_t>(loaded.config.vocab_size, 64), {1, 6}, torch::kLong);
+  c10::InferenceMode inference;
+  const auto hidden = loaded.model->run_layers(loaded.model->embed(input), input, 0, 1, {}).hidden;  // (1, 6, d)
+  const auto weights = torch::softmax(torch::randn({6, loaded.config.vocab_size}), -1);
+  const auto expected_logit = loaded.model->logit_expectation(weights);
+  if (GetParam() == "gemma2") {
+    EXPECT_FALSE(expected_logit);  // soft-capped logits are not linear in the state
+    return;
+  }
+  ASSERT_TRUE(expected_logit);
+  const auto logits = loaded.model->output(hidden, input).squeeze(0).to(torch::kFloat64);      // (6, V)
+  const auto sum = (weights.to(torch::kFloat64) * logits).sum(-1);
+  const auto shortcut = expected_logit(hidden).to(torch::kFloat64);
+  EXPECT_TRUE(torch::allclose(shortcut, sum, 1e-5, 1e-5)) << test::max_difference(shortcut, sum);
+  const auto reduced = load_checkpoint(kModels + GetParam(), torch::kCPU, torch::kBFloat16);
+  EXPECT_FALSE(reduced.model->logit_expectation(weights));
+}
+
 INSTANTIATE_TEST_SUITE_P(Families, LogitLensHuggingFace,
                          ::testing::Values("llama", "mistral", "qwen2", "gpt_neox", "qwen3", "gemma2", "gemma3",
                                            "phi3_grouped", "olmo2"));

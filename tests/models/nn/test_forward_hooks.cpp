@@ -5,6 +5,7 @@
 #include "models/nn/forward_hooks.h"
 #include "models/nn/hooks.h"
 #include "models/nn/transformer.h"
+#include "tests/support/random_transformer.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -18,19 +19,10 @@ namespace {
 using test::tiny_config;
 
 std::shared_ptr<TransformerImpl> tiny_model() {
-  torch::manual_seed(5);
-  auto model = make_transformer(tiny_config("transformer_lm"));
-  torch::NoGradGuard no_grad;
-  for (auto& parameter : model->parameters()) parameter.normal_(0.0, 0.4);
-  model->eval();
-  return model;
+  return test::random_model(tiny_config("transformer_lm"), 5, /*every_parameter=*/true);  // far from uniform attention
 }
 
-ModelInput input_of(std::vector<int64_t> ids) {
-  ModelInput input;
-  input.input_ids = torch::tensor(ids, torch::kLong).unsqueeze(0);
-  return input;
-}
+using test::input_of;
 const std::vector<int64_t> kIds = {2, 5, 7, 3, 11, 4, 9, 2};
 
 // The contexts a reader at z of `layer` sees.

@@ -6,6 +6,7 @@
 #include "models/nn/hooks.h"
 #include "models/nn/model_config.h"
 #include "models/nn/transformer.h"
+#include "tests/support/random_transformer.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -25,19 +26,10 @@ using test::max_difference;
 using test::tiny_config;
 
 std::shared_ptr<TransformerImpl> tiny_model() {
-  torch::manual_seed(3);
-  auto model = make_transformer(tiny_config("transformer_lm"));
-  torch::NoGradGuard no_grad;
-  for (auto& parameter : model->parameters()) parameter.normal_(0.0, 0.4);  // far from uniform attention
-  model->eval();
-  return model;
+  return test::random_model(tiny_config("transformer_lm"), 3, /*every_parameter=*/true);  // far from uniform attention
 }
 
-ModelInput input_of(std::vector<int64_t> ids) {
-  ModelInput input;
-  input.input_ids = torch::tensor(ids, torch::kLong).unsqueeze(0);
-  return input;
-}
+using test::input_of;
 const std::vector<int64_t> kIds = {2, 5, 7, 3, 11, 4, 9, 2, 6, 13};
 
 // Every tile a forward hands to readers at every point of every layer, joined per hook name.

@@ -7,6 +7,7 @@
 #include "models/nn/model_config.h"
 #include "models/nn/transformer.h"
 #include "tests/support/hf_model_fixtures.h"
+#include "tests/support/random_transformer.h"
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
@@ -26,11 +27,7 @@ using test::max_difference;
 const std::string kFixtures = AW_SOURCE_DIR "/tests/fixtures/hf_models/";
 constexpr double kTolerance = 1e-4;
 
-ModelInput input_of(const std::vector<int64_t>& ids) {
-  ModelInput input;
-  input.input_ids = torch::tensor(ids, torch::kLong).unsqueeze(0);
-  return input;
-}
+using test::input_of;
 
 void expect_close(const torch::Tensor& ours, const torch::Tensor& theirs, const std::string& what) {
   ASSERT_EQ(ours.sizes(), theirs.sizes()) << what;
