@@ -328,6 +328,15 @@ torch::Tensor TransformerImpl::head_writes(int64_t layer, const torch::Tensor& c
   return layers[layer]->as<TransformerBlock>()->attn->head_writes(contexts);
 }
 
+namespace {
+
+// The unembedding [V, d]: the LM head's, or the token embeddings where they are tied.
+const torch::Tensor& unembedding_of(const TransformerImpl& model) {
+  return model.lm_head ? model.lm_head->weight : model.tok_emb->weight;
+}
+
+}  // namespace
+
 torch::Tensor TransformerImpl::normed_writes(const torch::Tensor& residual, const torch::Tensor& writes) {
   if (!ln_f || !config_.is_language_model())
     throw Error("direct logit attribution needs a pre-norm language model (a final norm before the unembedding); "
@@ -341,21 +350,21 @@ torch::Tensor TransformerImpl::normed_writes(const torch::Tensor& residual, cons
 torch::Tensor TransformerImpl::direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
                                              const torch::Tensor& tokens) {
   const auto normed = normed_writes(residual, writes);                                       // (B, K, d)
-  const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
+  const auto& unembedding = unembedding_of(*this);                                             // (V, d)
   const auto rows = unembedding.index_select(0, tokens.reshape({-1})).view({tokens.size(0), tokens.size(1), -1});
   return torch::matmul(normed, rows.to(normed.scalar_type()).transpose(1, 2));               // (B, K, T)
 }
 
 torch::Tensor TransformerImpl::direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes) {
   const auto normed = normed_writes(residual, writes);                                       // (B, K, d)
-  const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
+  const auto& unembedding = unembedding_of(*this);                                             // (V, d)
   // In the unembedding's own dtype, as the model's logits are (a widened copy of V × d per call would
   // outweigh the product at a 128k vocabulary).
   return torch::matmul(normed.to(unembedding.scalar_type()), unembedding.t()).to(normed.scalar_type());  // (B, K, V)
 }
 
 std::function<torch::Tensor(const torch::Tensor&)> TransformerImpl::logit_expectation(const torch::Tensor& weights) {
-  const auto& unembedding = lm_head ? lm_head->weight : tok_emb->weight;                      // (V, d)
+  const auto& unembedding = unembedding_of(*this);                                             // (V, d)
   const auto dtype = unembedding.scalar_type();
   if (!config_.is_language_model() || classifier || config_.decoder.final_softcap > 0 ||
       (dtype != torch::kFloat32 && dtype != torch::kFloat64))
