@@ -1,5 +1,6 @@
 #include "analysis/activations/activations.h"
 
+#include "models/attention_kind.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/errors.h"
 
@@ -7,6 +8,8 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 namespace aw {
 namespace {
@@ -28,30 +31,48 @@ std::vector<int64_t> kv_owner(const ModelConfig& config, int64_t layer) {
   return owner;
 }
 
-// The heads of `layer` a point's tensor keeps: the asked query heads, or for K and V the key/value
-// heads those read.
-std::vector<int64_t> kept_heads(const ModelConfig& config, int64_t layer, HookPoint point,
-                                const std::vector<int64_t>& asked) {
-  const int64_t heads = config.heads_per_block.at(layer);
+// The heads of a block a point's tensor keeps: the asked query heads, or for K and V the key/value
+// heads those read. `where` names the block for the message: "layer 0", "cross layer 1".
+std::vector<int64_t> kept_heads(const ModelConfig& config, int64_t block, HookPoint point,
+                                const std::vector<int64_t>& asked, const std::string& where) {
+  const int64_t heads = config.heads_per_block.at(block);
   auto query_heads = asked.empty() ? every(heads) : asked;
   if (!query_heads.empty() && query_heads.back() >= heads)
-    throw Error("head " + std::to_string(query_heads.back()) + " is beyond layer " + std::to_string(layer) + "'s " +
-                std::to_string(heads) + " heads (numbered from 0)");
+    throw Error("head " + std::to_string(query_heads.back()) + " is beyond " + where + "'s " + std::to_string(heads) +
+                " heads (numbered from 0)");
   if (point != HookPoint::K && point != HookPoint::V) return query_heads;
-  const auto owner = kv_owner(config, layer);
+  const auto owner = kv_owner(config, block);
   std::vector<int64_t> kv;
   for (const auto head : query_heads) kv.push_back(owner[static_cast<size_t>(head)]);
   kv.erase(std::unique(kv.begin(), kv.end()), kv.end());  // owners ascend with their query heads
   return kv;
 }
 
+const std::string kEncoder = to_string(AttentionKind::Encoder), kDecoder = to_string(AttentionKind::Decoder);
+
+// A translation model's points read the source (enc) or the target (dec, cross, the logits); the
+// keys of its scores and pattern are the target's for dec only.
+bool rows_are_target(const ModelConfig& config, const HookAddress& address) {
+  return config.is_translation() && address.group != kEncoder;
+}
+bool keys_are_target(const ModelConfig& config, const HookAddress& address) {
+  return config.is_translation() && address.group == kDecoder;
+}
+
 // The width e of a point's last dimension.
-int64_t point_width(const ModelConfig& config, HookPoint point, int64_t layer, int64_t n) {
-  switch (point) {
-    case HookPoint::Q: case HookPoint::K: case HookPoint::V: case HookPoint::Z: return config.head_width(layer);
-    case HookPoint::Scores: case HookPoint::Pattern: return n;
-    case HookPoint::MlpAct: return config.d_ff;
-    case HookPoint::Logits: return config.is_language_model() ? config.vocab_size : config.num_labels;
+int64_t point_width(const ModelConfig& config, const HookAddress& address, int64_t keys) {
+  switch (address.point) {
+    case HookPoint::Z:
+      if (config.has_lama_attention()) return config.d_model;  // S: a mix of the annotations
+      return config.head_width(address.layer);
+    case HookPoint::Q: case HookPoint::K: case HookPoint::V: return config.head_width(address.layer);
+    case HookPoint::Scores: case HookPoint::Pattern: return keys;
+    case HookPoint::MlpAct:
+      if (!config.is_translation()) return config.d_ff;
+      return address.group == kEncoder ? config.translation.encoder_ffn : config.translation.decoder_ffn;
+    case HookPoint::Logits:
+      if (config.is_translation()) return config.translation.target_vocab_size;
+      return config.is_classifier() ? config.num_labels : config.vocab_size;
     default: return config.d_model;
   }
 }
@@ -63,25 +84,29 @@ const char* dtype_text(torch::ScalarType dtype) {
 }
 
 // Writes each hooked tile's asked rows to the next declared tensor, checking that the forward reaches
-// the points in the planned order.
+// the planned points in the planned order (a reader at −1 also sees the sites no tensor asks: those
+// pass).
 class TileWriter {
  public:
   TileWriter(SafetensorsWriter& writer, const std::vector<ActivationTensor>& plan, const ActivationsRequest& request,
-             const ModelConfig& config, int64_t n)
-      : writer_(writer), plan_(plan), request_(request), config_(config), n_(n) {}
+             const ModelConfig& config)
+      : writer_(writer), plan_(plan), request_(request), config_(config) {
+    for (const auto& tensor : plan) planned_.insert({static_cast<int>(tensor.point), tensor.layer});
+  }
 
   void take(const HookSite& site, const torch::Tensor& value) {
+    if (!planned_.count({static_cast<int>(site.point), site.layer})) return;
     TORCH_INTERNAL_ASSERT(next_ < plan_.size() && plan_[next_].point == site.point && plan_[next_].layer == site.layer,
                           "activations arrived out of the planned order");
-    if (site.point == HookPoint::Logits && !config_.is_language_model()) {  // a classifier's [B, C]
+    const auto& tensor = plan_[next_];
+    if (site.point == HookPoint::Logits && config_.is_classifier()) {  // a classifier's [B, C]
       writer_.write(value.select(0, 0).to(request_.dtype));
       return finished();
     }
     auto rows = value.select(0, 0);  // [h?, r, e]
     if (per_head(site.point)) {
-      const auto heads = kept_heads(config_, site.layer, site.point, request_.heads);
-      if (static_cast<int64_t>(heads.size()) != rows.size(0))
-        rows = rows.index_select(0, torch::tensor(heads, torch::kLong).to(rows.device()));
+      if (static_cast<int64_t>(tensor.heads.size()) != rows.size(0))
+        rows = rows.index_select(0, torch::tensor(tensor.heads, torch::kLong).to(rows.device()));
     } else {
       rows = rows.unsqueeze(0);  // [1, r, e]
     }
@@ -111,8 +136,9 @@ class TileWriter {
   void done_rows(int64_t written, int64_t seen) {
     written_ += written;
     seen_ += seen;
-    if (seen_ >= n_) {  // every point's rows are the text's positions
-      TORCH_INTERNAL_ASSERT(written_ == plan_[next_].shape[plan_[next_].shape.size() - 2]);
+    const auto& tensor = plan_[next_];
+    if (seen_ >= tensor.sequence) {
+      TORCH_INTERNAL_ASSERT(written_ == tensor.shape[tensor.shape.size() - 2]);
       finished();
     }
   }
@@ -125,45 +151,78 @@ class TileWriter {
   const std::vector<ActivationTensor>& plan_;
   const ActivationsRequest& request_;
   const ModelConfig& config_;
-  int64_t n_;
+  std::set<std::pair<int, int64_t>> planned_;  // (point, layer)
   size_t next_ = 0;
   int64_t written_ = 0, seen_ = 0;
 };
+
+// Every asked layer within each asked kind's layers.
+void check_layers(const std::vector<HookAddress>& addresses, const ActivationsRequest& request) {
+  if (request.layers.empty()) return;
+  for (const auto& asked : request.points) {
+    int64_t layers = 0;
+    for (const auto& address : addresses)
+      if (address.group == asked.group && address.number >= 0) layers = std::max(layers, address.number + 1);
+    if (layers == 0) continue;  // final_norm, logits
+    if (request.layers.back() >= layers)
+      throw Error("layer " + std::to_string(request.layers.back()) + " is beyond the model's " +
+                  std::to_string(layers) + (asked.group.empty() ? "" : " " + asked.group) +
+                  " layers (numbered from 0)");
+  }
+}
 
 }  // namespace
 
 std::vector<ActivationTensor> planned_activations(const AttentionModel& model, int64_t n,
                                                   const ActivationsRequest& request) {
   const auto& config = model.config();
-  const auto available = model.hook_points();
-  if (available.empty()) throw Error("a " + config.family_name() + " model has no hook points yet (docs/hooks.md)");
-  for (const auto point : request.points)
-    if (std::find(available.begin(), available.end(), point) == available.end())
-      throw Error("a " + config.family_name() + " model has no point '" + hook_point_name(point) + "'; it has " +
-                  hook_point_list(available));
+  const auto addresses = model.hook_addresses();
+  if (addresses.empty()) throw Error("a " + config.family_name() + " model has no hook points yet (docs/hooks.md)");
+  for (const auto& asked : request.points) {
+    const bool has = std::any_of(addresses.begin(), addresses.end(), [&](const HookAddress& address) {
+      return address.group == asked.group && address.point == asked.point;
+    });
+    if (!has)
+      throw Error("a " + config.family_name() + " model has no point '" + asked.short_name() + "'; it has " +
+                  short_name_list(addresses));
+  }
   if (request.dtype != torch::kFloat32 && request.dtype != torch::kFloat16 && request.dtype != torch::kBFloat16)
     throw Error("activations are written as F32, F16 or BF16");
-  const auto layers = request.layers.empty() ? every(config.n_blocks) : request.layers;
-  const int64_t rows = request.positions.empty() ? n : static_cast<int64_t>(request.positions.size());
-  std::vector<ActivationTensor> plan;
-  auto asked = [&](HookPoint point) {
-    return std::find(request.points.begin(), request.points.end(), point) != request.points.end();
+  check_layers(addresses, request);
+  const auto m = static_cast<int64_t>(request.target_ids.size());
+  auto asked = [&](const HookAddress& address) {
+    if (address.number >= 0 && !request.layers.empty() &&
+        !std::binary_search(request.layers.begin(), request.layers.end(), address.number))
+      return false;
+    return std::any_of(request.points.begin(), request.points.end(), [&](const GroupedPoint& point) {
+      return point.group == address.group && point.point == address.point;
+    });
   };
-  for (const auto layer : layers)
-    for (int i = 0; i < kHookPointCount; ++i) {
-      const auto point = static_cast<HookPoint>(i);
-      if (!per_layer(point) || !asked(point)) continue;
-      const int64_t width = point_width(config, point, layer, n);
-      std::vector<int64_t> shape{rows, width};
-      if (per_head(point))
-        shape.insert(shape.begin(), static_cast<int64_t>(kept_heads(config, layer, point, request.heads).size()));
-      plan.push_back({hook_name(point, layer), point, layer, shape});
+  std::vector<ActivationTensor> plan;
+  for (const auto& address : addresses) {
+    if (!asked(address)) continue;
+    const bool target = rows_are_target(config, address);
+    if (target && m == 0)
+      throw Error(address.short_name() + " needs a target (the translation the decoder reads, teacher-forced)");
+    // LAMA's heads have one query each (the context), not a row per word.
+    const bool one_query = config.has_lama_attention() && per_head(address.point);
+    if (one_query && !request.positions.empty())
+      throw Error(address.name() + " has one query row per head (LAMA's context), not one per position; "
+                  "--positions applies to attn_in");
+    const int64_t sequence = one_query ? 1 : target ? m : n;
+    if (!request.positions.empty() && request.positions.back() >= sequence)
+      throw Error("position " + std::to_string(request.positions.back()) + " is beyond the " +
+                  (target ? "target" : "text") + "'s " + std::to_string(sequence) + " tokens (numbered from 0)");
+    const int64_t rows = request.positions.empty() ? sequence : static_cast<int64_t>(request.positions.size());
+    ActivationTensor tensor{address.name(), address.point, address.layer, sequence, {}, {}};
+    tensor.shape = {rows, point_width(config, address, keys_are_target(config, address) ? m : n)};
+    if (address.point == HookPoint::Logits && config.is_classifier()) tensor.shape = {config.num_labels};
+    if (per_head(address.point)) {
+      const auto where = (address.group.empty() ? "" : address.group + " ") + "layer " + std::to_string(address.number);
+      tensor.heads = kept_heads(config, address.layer, address.point, request.heads, where);
+      tensor.shape.insert(tensor.shape.begin(), static_cast<int64_t>(tensor.heads.size()));
     }
-  for (const auto point : {HookPoint::FinalNorm, HookPoint::Logits}) {
-    if (!asked(point)) continue;
-    std::vector<int64_t> shape{rows, point_width(config, point, -1, n)};
-    if (point == HookPoint::Logits && !config.is_language_model()) shape = {config.num_labels};
-    plan.push_back({hook_name(point, -1), point, -1, shape});
+    plan.push_back(std::move(tensor));
   }
   return plan;
 }
@@ -174,9 +233,8 @@ ActivationsSummary write_activations(AttentionModel& model, const std::vector<in
   const auto& config = model.config();
   const auto n = static_cast<int64_t>(ids.size());
   if (n == 0) throw Error("the text gives no tokens");
-  if (!request.positions.empty() && request.positions.back() >= n)
-    throw Error("position " + std::to_string(request.positions.back()) + " is beyond the text's " + std::to_string(n) +
-                " tokens (numbered from 0)");
+  if (!request.target_ids.empty() && !config.is_translation())
+    throw Error("a " + config.family_name() + " model reads one text; a target is for translation models");
   const auto plan = planned_activations(model, n, request);
   ActivationsSummary summary;
   std::vector<SafetensorsWriter::Declared> declared;
@@ -188,43 +246,50 @@ ActivationsSummary write_activations(AttentionModel& model, const std::vector<in
   }
   summary.tensors = static_cast<int64_t>(plan.size());
   std::vector<std::string> point_names;
-  for (const auto point : request.points) point_names.push_back(hook_point_name(point));
+  for (const auto& point : request.points) point_names.push_back(point.short_name());
   metadata["format"] = "attention-workbench activations 1";
   metadata["ids"] = join(ids);
+  if (!request.target_ids.empty()) metadata["target_ids"] = join(request.target_ids);
   metadata["points"] = nlohmann::json(point_names).dump();
-  metadata["layers"] = join(request.layers.empty() ? every(config.n_blocks) : request.layers);
+  metadata["layers"] = request.layers.empty() ? "all" : join(request.layers);
   metadata["heads"] = request.heads.empty() ? "all" : join(request.heads);
   metadata["positions"] = request.positions.empty() ? "all" : join(request.positions);
   metadata["dtype"] = dtype_text(request.dtype);
   SafetensorsWriter writer(path, declared, metadata);
-  TileWriter tiles(writer, plan, request, config, n);
+  TileWriter tiles(writer, plan, request, config);
 
-  // Readers at the asked layers only: a layer without hooks runs as it does without this.
+  // Readers at the asked sites only: a layer without hooks runs as it does without this.
   ForwardOptions options;
   options.memory_budget = request.memory_budget;
   const auto reader = [&tiles](const HookSite& site, const torch::Tensor& value) {
     tiles.take(site, value);
     return torch::Tensor();
   };
-  for (const auto point : request.points) {
-    if (!per_layer(point)) options.hooks.add(point, -1, reader);
-    else
-      for (const auto layer : request.layers.empty() ? every(config.n_blocks) : request.layers)
-        options.hooks.add(point, layer, reader);
-  }
+  std::set<std::pair<int, int64_t>> hooked;
+  for (const auto& tensor : plan)
+    if (hooked.insert({static_cast<int>(tensor.point), tensor.layer}).second)
+      options.hooks.add(tensor.point, tensor.layer, reader);
 
   torch::InferenceMode inference;
   const auto device = model.module().parameters().front().device();
   ModelInput input;
   input.input_ids = torch::tensor(ids, torch::kLong).unsqueeze(0).to(device);
+  if (!request.target_ids.empty())
+    input.decoder_input_ids = torch::tensor(request.target_ids, torch::kLong).unsqueeze(0).to(device);
+  // Block by block (a translation's decoder a layer, its self and cross block, at a time); without a
+  // target, a translation model's encoder only.
+  const int64_t encoder_blocks = config.is_translation() ? config.translation.encoder_layers : config.n_blocks;
+  const int64_t blocks = input.decoder_input_ids.defined() ? config.n_blocks : encoder_blocks;
   auto hidden = model.embed(input);
-  for (int64_t layer = 0; layer < config.n_blocks; ++layer) {
-    hidden = model.run_layers(std::move(hidden), input, layer, layer + 1, options).hidden;
-    if (!report_progress(progress, layer + 1, config.n_blocks)) return summary.cancelled = true, summary;
+  for (int64_t block = 0; block < blocks;) {
+    const int64_t end = block + (block < encoder_blocks ? 1 : 2);
+    hidden = model.run_layers(std::move(hidden), input, block, end, options).hidden;
+    block = end;
+    if (!report_progress(progress, block, blocks)) return summary.cancelled = true, summary;
   }
   // The output layer only when its points are asked: the unembedding is the cost at a large vocabulary.
-  const bool after_layers = std::any_of(request.points.begin(), request.points.end(),
-                                        [](HookPoint point) { return !per_layer(point); });
+  const bool after_layers =
+      std::any_of(plan.begin(), plan.end(), [](const ActivationTensor& tensor) { return tensor.layer < 0; });
   if (after_layers) model.hooked_output(hidden, input, options.hooks);
   writer.finish();
   return summary;

@@ -16,12 +16,16 @@
 namespace aw {
 
 struct ActivationsRequest {
-  std::vector<HookPoint> points;   // in any order; each must be one of the model's hook_points()
-  std::vector<int64_t> layers;     // 0-based, ascending; empty = every layer
+  // In any order; each one of the model's (its hook_addresses' short names). A translation model's
+  // carry their kind: {"enc", ResidPost}, {"cross", Pattern}.
+  std::vector<GroupedPoint> points;
+  std::vector<int64_t> layers;     // 0-based within each kind of block, ascending; empty = every layer
   std::vector<int64_t> heads;      // 0-based, ascending, for the per-head points; empty = every head
   std::vector<int64_t> positions;  // 0-based, ascending; empty = every position
   torch::ScalarType dtype = torch::kFloat32;  // F32, F16 or BF16
   int64_t memory_budget = 0;  // of the forward's tiles (ForwardOptions); 0 = the process's
+  // A translation model's target (decoder_input_ids, read teacher-forced); its points need it.
+  std::vector<int64_t> target_ids;
 };
 
 struct ActivationsSummary {
@@ -30,18 +34,20 @@ struct ActivationsSummary {
   bool cancelled = false;  // nothing was written then
 };
 
-// One tensor's name and shape in the file: hook_name(point, layer) and, by point, [P, e] (residual
-// like), [h, P, e] (per head; K and V: the key/value heads the asked heads read), [h, P, n] (scores and
-// pattern: P query rows, every key), [C] (a classifier's logits).
+// One tensor's name and shape in the file: its HookAddress's name and, by point, [P, e] (residual
+// like), [h, P, e] (per head; K and V: the key/value heads the asked heads read), [h, P, keys] (scores
+// and pattern: P query rows, every key), [C] (a classifier's logits).
 struct ActivationTensor {
   std::string name;
   HookPoint point;
-  int64_t layer;  // −1 for FinalNorm and Logits
+  int64_t layer;     // the hook layer (HookSite's): the block's index; −1 after the layers
+  int64_t sequence;  // the positions its rows come from: the text's n, a translation's target's m
   std::vector<int64_t> shape;
+  std::vector<int64_t> heads;  // per-head points: the heads kept (K, V: the key/value heads)
 };
-// The tensors `request` asks of a text of n tokens, in the order the forward makes them. Throws
-// aw::Error for a point the model lacks (naming those it has), a head beyond a layer's heads, or a
-// dtype other than F32/F16/BF16.
+// The tensors `request` asks of a text of n tokens (a translation: n source tokens and
+// request.target_ids), in the order the forward makes them. Throws aw::Error for a point the model
+// lacks (naming those it has), a layer, head or position it lacks, or a dtype other than F32/F16/BF16.
 std::vector<ActivationTensor> planned_activations(const AttentionModel& model, int64_t n,
                                                   const ActivationsRequest& request);
 

@@ -7,8 +7,11 @@
 #include "app/cli/progress.h"
 #include "models/errors.h"
 #include "models/text/corpus.h"
+#include "models/translation/translation_codec.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <sstream>
 
 namespace aw {
@@ -16,18 +19,21 @@ namespace {
 
 const std::string kCommand = "attention-cli activations";
 
-std::vector<HookPoint> parse_points(const std::string& list, const AttentionModel& model) {
-  std::vector<HookPoint> points;
+std::vector<GroupedPoint> parse_points(const std::string& list, const AttentionModel& model) {
+  const auto addresses = model.hook_addresses();
+  std::vector<GroupedPoint> points;
   std::stringstream names(list);
   std::string name;
   while (std::getline(names, name, ',')) {
-    const auto point = hook_point_named(name);
-    const auto available = model.hook_points();
-    if (!point || std::find(available.begin(), available.end(), *point) == available.end())
+    const auto point = grouped_point_named(name);
+    const bool has = point && std::any_of(addresses.begin(), addresses.end(), [&](const HookAddress& address) {
+                       return address.group == point->group && address.point == point->point;
+                     });
+    if (!has)
       throw Error(kCommand + ": --hooks " + name + ": " +
-                  (available.empty() ? "a " + model.config().family_name() + " model has no hook points yet"
+                  (addresses.empty() ? "a " + model.config().family_name() + " model has no hook points yet"
                                      : "not a point of a " + model.config().family_name() + " model; it has " +
-                                           hook_point_list(available)));
+                                           short_name_list(addresses)));
     if (std::find(points.begin(), points.end(), *point) == points.end()) points.push_back(*point);
   }
   if (points.empty()) throw Error(kCommand + ": --hooks is empty; name one or more points (docs/hooks.md)");
@@ -55,7 +61,7 @@ std::string text_of(const CliOptions& options) {
 
 int run_activations(int argc, char** argv) {
   const CliOptions options(
-      "activations", model_command_spec({"text", "text-file", "hooks", "layers", "heads", "positions", "out", "out-dtype"}),
+      "activations", model_command_spec({"text", "text-file", "target", "hooks", "layers", "heads", "positions", "out", "out-dtype"}),
       argc, argv, 2);
   const auto hooks = options.require("hooks");
   const auto out = options.require("out");
@@ -67,17 +73,34 @@ int run_activations(int argc, char** argv) {
   const auto loaded = load_from_options(options);
   const auto& config = loaded.config;
   request.points = parse_points(hooks, *loaded.model);
-  const auto ids = loaded.tokenizer->encode(text).ids;
+  std::vector<int64_t> ids;
+  if (config.is_translation()) {  // the source as the encoder reads it; the target teacher-forced
+    const TranslationCodec codec(config, loaded.tokenizer, loaded.target_tokenizer);
+    ids = codec.source_ids(text);
+    if (options.has("target")) {
+      const auto decoder = codec.decoder_ids(options.get("target", ""));
+      request.target_ids.assign(decoder.begin(), decoder.end() - 1);  // start and tokens: EOS is predicted
+    }
+  } else {
+    if (options.has("target"))
+      throw Error(kCommand + ": --target is a translation model's (the text its decoder reads); a " +
+                  config.family_name() + " model reads one text");
+    ids = loaded.tokenizer->encode(text).ids;
+  }
   if (ids.empty()) throw Error(kCommand + ": the text gives no tokens (empty text)");
-  const auto n = static_cast<int64_t>(ids.size());
-  if (n > config.max_positions)
-    throw Error(kCommand + ": the text has " + std::to_string(n) + " tokens but " + loaded.name + " allows " +
-                std::to_string(config.max_positions) + " positions");
-  try {  // numbered from 0, as the hook names are (blocks.0 …)
-    if (options.has("layers")) request.layers = parse_numbered_list(options.get("layers", ""), config.n_blocks, "layer", 0);
+  const auto n = static_cast<int64_t>(ids.size()), m = static_cast<int64_t>(request.target_ids.size());
+  for (const auto& [length, what] : {std::pair<int64_t, const char*>{n, "text"}, {m, "target"}})
+    if (length > config.max_positions)
+      throw Error(kCommand + ": the " + what + " has " + std::to_string(length) + " tokens but " + loaded.name +
+                  " allows " + std::to_string(config.max_positions) + " positions");
+  const int64_t layers = config.is_translation()
+                             ? std::max(config.translation.encoder_layers, config.translation.decoder_layers)
+                             : config.n_blocks;
+  try {  // numbered from 0, as the hook names are (blocks.0 …), within each kind of block
+    if (options.has("layers")) request.layers = parse_numbered_list(options.get("layers", ""), layers, "layer", 0);
     if (options.has("heads")) request.heads = parse_numbered_list(options.get("heads", ""), config.max_heads(), "head", 0);
     if (options.has("positions"))
-      request.positions = parse_numbered_list(options.get("positions", ""), n, "position", 0);
+      request.positions = parse_numbered_list(options.get("positions", ""), std::max(n, m), "position", 0);
   } catch (const Error& error) {
     throw Error(kCommand + ": " + error.what());
   }

@@ -34,6 +34,8 @@ commands:
           [--layers 0-3] [--heads 0,5] [--positions 0-9]   numbered from 0, as the names blocks.0.…
           [--out-dtype f32|f16|bf16]       one tensor per point and layer, written as computed
                                            (docs/hooks.md: the points, their shapes, numpy)
+          [--target "..."]                 a translation model's decoder text (teacher-forced);
+                                           points by kind: enc.resid_post, dec.z, cross.pattern
   translate --model DIR --text "..."      a translation model (transformer_mt, marian, bart): the
           [--beam 4] [--length-penalty 1.0] translation, each target token's most attended source
           [--max-length N] [--out FILE.json] token; --out: every enc/dec/cross attention block

@@ -14,6 +14,7 @@
 #include "app/cli/progress.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/memory_budget.h"
 #include "models/parse_number.h"
 #include "models/runtime.h"
 
@@ -315,6 +316,15 @@ int run_attend(int argc, char** argv) {
   // JSON holds every layer whole (small texts); the summary alone needs one row of each layer, taken
   // from the tiles as they pass (a text of any length).
   const bool whole = !binary && (options.has("out") || options.flag("json"));
+  if (whole) {  // every layer's n × n pattern in memory at once (float32), then as text
+    const auto n = static_cast<int64_t>(encoding.ids.size());
+    const int64_t bytes = loaded.config.n_blocks * loaded.config.max_heads() * n * n * 4;
+    if (bytes > attention_memory_budget())
+      throw Error("attention-cli attend: JSON keeps every layer's whole pattern: " + format_bytes(bytes) + " at " +
+                  std::to_string(n) + " tokens, over the memory budget of " + format_bytes(attention_memory_budget()) +
+                  " (--memory-budget); write it tile by tile with --out FILE.safetensors, or a region (--rows, "
+                  "--cols) or --pool K of it");
+  }
   const auto result = whole ? capture_attention(*loaded.model, encoding) : ForwardResult{};
   if (!binary && !whole) {
     c10::InferenceMode inference;

@@ -1,8 +1,10 @@
 #include "models/nn/hooks.h"
 
+#include "models/attention_kind.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
 
+#include <algorithm>
 #include <array>
 
 namespace aw {
@@ -120,6 +122,56 @@ std::optional<HookPoint> hook_point_named(const std::string& name, int64_t* laye
 std::string hook_point_list(const std::vector<HookPoint>& points) {
   std::string list;
   for (const auto point : points) list += (list.empty() ? "" : ", ") + hook_point_name(point);
+  return list;
+}
+
+std::string HookAddress::name() const {
+  const std::string prefix = group.empty() ? "" : group + ".";
+  if (number < 0) return prefix + hook_point_name(point);
+  return prefix + hook_name(point, number);
+}
+
+std::string HookAddress::short_name() const { return GroupedPoint(group, point).short_name(); }
+
+std::vector<HookAddress> stacked_addresses(const std::vector<HookPoint>& points, int64_t layers) {
+  std::vector<HookAddress> addresses;
+  for (int64_t layer = 0; layer < layers; ++layer)
+    for (const auto point : points)
+      if (per_layer(point)) addresses.push_back({point, layer, "", layer});
+  for (const auto point : points)
+    if (!per_layer(point)) addresses.push_back({point, -1, "", -1});
+  return addresses;
+}
+
+const HookAddress* find_address(const std::vector<HookAddress>& addresses, HookPoint point, int64_t layer) {
+  for (const auto& address : addresses)
+    if (address.point == point && address.layer == layer) return &address;
+  return nullptr;
+}
+
+std::optional<GroupedPoint> grouped_point_named(const std::string& name) {
+  const auto dot = name.find('.');
+  if (dot != std::string::npos) {
+    const auto group = name.substr(0, dot);
+    if (parse_attention_kind(group)) {
+      const auto point = short_named(name.substr(dot + 1));
+      if (!point) return std::nullopt;
+      return GroupedPoint{group, *point};
+    }
+  }
+  const auto point = short_named(name);
+  if (!point) return std::nullopt;
+  return GroupedPoint{"", *point};
+}
+
+std::string short_name_list(const std::vector<HookAddress>& addresses) {
+  std::vector<std::string> names;
+  for (const auto& address : addresses) {
+    auto name = address.short_name();
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
   return list;
 }
 

@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aw {
@@ -92,5 +93,37 @@ std::string hook_name(HookPoint point, int64_t layer);
 std::optional<HookPoint> hook_point_named(const std::string& name, int64_t* layer = nullptr);
 // "resid_pre, attn_in, …" of `points`, for the message about a name a model does not have.
 std::string hook_point_list(const std::vector<HookPoint>& points);
+
+// One point of a model at one place, and its name. A model with one kind of block names its points
+// "blocks.<l>.<point>" (hook_name); a translation model's carry their block's kind first:
+// "enc.blocks.0.attn.z", "dec.blocks.1.resid_post", "cross.blocks.1.attn.pattern", "enc.final_norm".
+struct HookAddress {
+  HookPoint point;
+  int64_t layer;      // where Hooks::add and HookSite place it: the block's index; −1 after the layers
+  std::string group;  // "" or a translation model's "enc", "dec", "cross" (attention_kind.h)
+  int64_t number;     // the layer within its group as the name numbers it; −1: none (final_norm, logits)
+
+  std::string name() const;
+  // The name without "blocks.<number>.", as --hooks takes it: "resid_post", "z", "cross.z".
+  std::string short_name() const;
+};
+// The addresses of one stack of `layers` blocks with `points`, in the order a forward passes them.
+std::vector<HookAddress> stacked_addresses(const std::vector<HookPoint>& points, int64_t layers);
+// The address of (point, layer) among `addresses`, or nullptr.
+const HookAddress* find_address(const std::vector<HookAddress>& addresses, HookPoint point, int64_t layer);
+// The group and the point of a short name ("z", "attn.z", "cross.attn.z"); nullopt when it names none.
+struct GroupedPoint {
+  GroupedPoint(HookPoint point) : point(point) {}  // NOLINT(google-explicit-constructor): a one-kind model's
+  GroupedPoint(std::string group, HookPoint point) : group(std::move(group)), point(point) {}
+  std::string group;  // "" or "enc", "dec", "cross"
+  HookPoint point;
+
+  std::string short_name() const { return (group.empty() ? "" : group + ".") + hook_point_name(point); }
+  bool operator==(const GroupedPoint& other) const { return group == other.group && point == other.point; }
+};
+std::optional<GroupedPoint> grouped_point_named(const std::string& name);
+// Each short name of `addresses` once, in order: "resid_pre, attn_in, …", for the message about a name
+// a model does not have.
+std::string short_name_list(const std::vector<HookAddress>& addresses);
 
 }  // namespace aw

@@ -49,9 +49,10 @@ torch::Tensor LamaImpl::embed(const ModelInput& input) {
   return encoded.annotations;                                                                            // (B, n, 2h)
 }
 
-LamaAttention LamaImpl::attend(const torch::Tensor& embedded, const torch::Tensor& mask, const torch::Tensor& gates) {
+LamaAttention LamaImpl::attend(const torch::Tensor& embedded, const torch::Tensor& mask, const torch::Tensor& gates,
+                               const LayerHooks& hooks) {
   const int64_t batch = embedded.size(0), width = 2 * config_.recurrent.rnn_hidden;
-  const auto annotations = embedded.narrow(-1, 0, width);                                 // H (B, n, 2h)
+  const auto annotations = hooks.run(HookPoint::AttnIn, embedded.narrow(-1, 0, width));  // H (B, n, 2h)
   const auto keep = mask.defined() ? mask.to(embedded.device()).gt(0) : torch::Tensor();  // (B, n) bool
   LamaAttention out;
   if (context.defined()) {
@@ -69,9 +70,12 @@ LamaAttention LamaImpl::attend(const torch::Tensor& embedded, const torch::Tenso
   auto normalised = F::normalize(torch::tanh(out.scores), F::NormalizeFuncOptions().p(2).dim(-1));
   auto logits = normalised.transpose(1, 2);                                               // (B, m, n)
   if (keep.defined()) logits = logits.masked_fill(keep.logical_not().unsqueeze(1), -INFINITY);
-  out.attention = torch::softmax(logits, -1);                                             // (B, m, n)
+  // The points see one query row per head: scores and pattern [B, m, 1, n], z [B, m, 1, 2h].
+  logits = hooks.run(HookPoint::Scores, logits.unsqueeze(2)).squeeze(2);
+  out.attention = hooks.run(HookPoint::Pattern, torch::softmax(logits, -1).unsqueeze(2)).squeeze(2);  // (B, m, n)
   out.pooled = torch::matmul(out.attention, annotations);                                 // (B, m, 2h)
   if (gates.defined()) out.pooled = out.pooled * gates.unsqueeze(-1);
+  out.pooled = hooks.run(HookPoint::Z, out.pooled.unsqueeze(2)).squeeze(2);
   return out;
 }
 
@@ -81,15 +85,23 @@ LayersResult LamaImpl::run_layers(torch::Tensor hidden, const ModelInput& input,
   TORCH_CHECK(first_layer == 0 && end_layer == 1, "LAMA has one attention layer; asked for layers ", first_layer,
               "..", end_layer);
   const auto gates = lama_gates(options.head_gates, config_.n_heads, hidden.size(0), hidden);
-  auto attended = attend(hidden, input.attention_mask, gates);
+  const LayerHooks hooks{options.hooks.empty() ? nullptr : &options.hooks, 0};
+  auto attended = attend(hidden, input.attention_mask, gates, hooks);
   AttentionSink sink(options);
   if (sink.wants_probabilities()) sink.take(0, attended.attention.unsqueeze(2));    // (B, m, 1, n)
   return {std::move(attended.pooled), sink.release()};
 }
 
-torch::Tensor LamaImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
-  (void)input;
+torch::Tensor LamaImpl::output(const torch::Tensor& hidden, const ModelInput& /*input*/) {
   return mlp(hidden.flatten(1));                                                          // (B, C)
+}
+
+torch::Tensor LamaImpl::hooked_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks& hooks) {
+  return LayerHooks{hooks.empty() ? nullptr : &hooks, -1}.run(HookPoint::Logits, output(hidden, input));
+}
+
+std::vector<HookPoint> LamaImpl::hook_points() const {
+  return {HookPoint::AttnIn, HookPoint::Scores, HookPoint::Pattern, HookPoint::Z, HookPoint::Logits};
 }
 
 ForwardResult LamaImpl::forward(const ModelInput& input, const ForwardOptions& options) {
@@ -97,7 +109,8 @@ ForwardResult LamaImpl::forward(const ModelInput& input, const ForwardOptions& o
   ForwardResult result;
   result.hidden = std::move(layers_result.hidden);                                        // S (B, m, 2h)
   result.attention = std::move(layers_result.attention);
-  result.logits = output(result.hidden, input);
+  result.logits = options.hooks.empty() ? output(result.hidden, input)
+                                        : hooked_output(result.hidden, input, options.hooks);
   return result;
 }
 

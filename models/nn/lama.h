@@ -46,9 +46,16 @@ class LamaImpl : public torch::nn::Module, public AttentionModel {
   LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_layer, int64_t end_layer,
                           const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;  // (B, C)
+  torch::Tensor hooked_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks& hooks) override;
+  // What LAMA has of the points (docs/hooks.md), in its one layer: blocks.0.attn_in (the annotations H,
+  // [B, n, 2h]), attn.scores (the ℓ2-normalised tanh(f), masked: what the softmax sees) and attn.pattern
+  // (A), both [B, m, 1, n] (one query, the context, per head), attn.z (S, gated, [B, m, 1, 2h]); logits.
+  std::vector<HookPoint> hook_points() const override;
 
-  // The attention from embed()'s output; gates [B|1, m] or undefined; mask [B, n] or undefined.
-  LamaAttention attend(const torch::Tensor& embedded, const torch::Tensor& mask, const torch::Tensor& gates);
+  // The attention from embed()'s output; gates [B|1, m] or undefined; mask [B, n] or undefined; `hooks`
+  // at the points above.
+  LamaAttention attend(const torch::Tensor& embedded, const torch::Tensor& mask, const torch::Tensor& gates,
+                       const LayerHooks& hooks = {});
 
   WordGru encoder{nullptr};
   Dense word_proj{nullptr};     // W_w, b_w

@@ -234,6 +234,11 @@ class AttentionModel {
   // The points whose ForwardOptions::hooks forward() calls (run_layers the per-layer ones); empty
   // where a family has none yet (docs/hooks.md).
   virtual std::vector<HookPoint> hook_points() const { return {}; }
+  // Every point at every place, named, in the order a forward passes them: by default one stack of
+  // n_blocks blocks with hook_points() ("blocks.3.attn.z"); a translation model's by kind of block.
+  virtual std::vector<HookAddress> hook_addresses() const {
+    return stacked_addresses(hook_points(), config().n_blocks);
+  }
   // Direct logit attribution (analysis/patching/): what each head of `layer` writes into the residual
   // stream, its slice of the output projection applied to its context (no bias): contexts [..., H, dh]
   // → [..., H, d]. And the logits of tokens [B, T] that writes [B, K, d] add through the final norm,

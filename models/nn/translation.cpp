@@ -1,6 +1,7 @@
 // models/nn/translation.cpp — forward passes of the encoder–decoder Transformer (see translation.h).
 #include "models/nn/translation.h"
 
+#include "models/attention_kind.h"
 #include "models/errors.h"
 #include "models/nn/forward_hooks.h"
 
@@ -55,23 +56,39 @@ DecoderBlockImpl::DecoderBlockImpl(const ModelConfig& decoder, int64_t self_head
   mlp = register_module("mlp", FeedForward(decoder));
 }
 
-DecoderBlockOutput DecoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
+DecoderBlockOutput DecoderBlockImpl::forward(const torch::Tensor& input, const torch::Tensor& memory,
                                              const AttentionContext& self_context,
                                              const AttentionContext& cross_context) {
   const bool training = is_training();
   auto drop = [&](const torch::Tensor& t) { return torch::dropout(t, dropout_, training); };
+  // The self-attention's points at its block; the cross-attention's, and the layer's MLP and output
+  // after it, at the cross block's (hook_addresses names them dec.… and cross.…).
+  const auto& own = self_context.hooks;
+  const auto& crossing = cross_context.hooks;
+  auto attend = [&](const torch::Tensor& in) { return self_attn(own.run(HookPoint::AttnIn, in), self_context).output; };
+  auto cross = [&](const torch::Tensor& in) {
+    return cross_attn(crossing.run(HookPoint::AttnIn, in), cross_context, memory).output;
+  };
+  auto feed = [&](const torch::Tensor& in) {
+    return mlp(crossing.run(HookPoint::MlpIn, in), cross_context.memory_budget, crossing);
+  };
+  const auto x = own.run(HookPoint::ResidPre, input);
   if (norm_ == NormPlacement::Pre) {
-    auto attended = self_attn(ln_1(x), self_context);
-    auto h = residual_rows(x, attended.output) + drop(attended.output);
-    auto crossed = cross_attn(ln_2(h), cross_context, memory);
-    h = residual_rows(h, crossed.output) + drop(crossed.output);
-    return {h + drop(mlp(ln_3(h)))};
+    auto attended = attend(ln_1(x));
+    auto written = own.run(HookPoint::AttnOut, drop(attended));
+    auto h = own.run(HookPoint::ResidMid, residual_rows(x, attended) + written);
+    auto crossed = cross(ln_2(h));
+    written = crossing.run(HookPoint::AttnOut, drop(crossed));
+    h = crossing.run(HookPoint::ResidMid, residual_rows(h, crossed) + written);
+    auto fed = crossing.run(HookPoint::MlpOut, drop(feed(ln_3(h))));
+    return {crossing.run(HookPoint::ResidPost, h + fed)};
   }
-  auto attended = self_attn(x, self_context);
-  auto h = ln_1(residual_rows(x, attended.output) + drop(attended.output));
-  auto crossed = cross_attn(h, cross_context, memory);
-  h = ln_2(residual_rows(h, crossed.output) + drop(crossed.output));
-  return {ln_3(h + drop(mlp(h)))};
+  auto attended = own.run(HookPoint::AttnOut, drop(attend(x)));
+  auto h = own.run(HookPoint::ResidMid, ln_1(residual_rows(x, attended) + attended));
+  auto crossed = crossing.run(HookPoint::AttnOut, drop(cross(h)));
+  h = crossing.run(HookPoint::ResidMid, ln_2(residual_rows(h, crossed) + crossed));
+  auto fed = crossing.run(HookPoint::MlpOut, drop(feed(h)));
+  return {crossing.run(HookPoint::ResidPost, ln_3(h + fed))};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,7 +278,11 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
     hidden = run_encoder(std::move(hidden), input, first_block, std::min(end_block, t.encoder_layers), hooks, options,
                          sink);
     if (end_block < t.encoder_layers) return {std::move(hidden), sink.release()};
-    memory = enc_ln_f ? enc_ln_f(hidden) : hidden;
+    if (!input.decoder_input_ids.defined()) {  // the encoder alone (an encoder's activations): its state
+      if (hooks.has(HookPoint::FinalNorm, t.encoder_layers - 1)) encoder_output(hidden, hooks);
+      return {std::move(hidden), sink.release()};
+    }
+    memory = encoder_output(hidden, hooks);
     target = embed_target(input.decoder_input_ids);
     if (target.size(0) != memory.size(0)) target = target.repeat({memory.size(0) / target.size(0), 1, 1});
   } else {
@@ -277,11 +298,57 @@ LayersResult TranslationTransformerImpl::run_layers(torch::Tensor hidden, const 
   return {torch::cat({memory, target}, 1), sink.release()};
 }
 
-torch::Tensor TranslationTransformerImpl::output(const torch::Tensor& hidden, const ModelInput& /*input*/) {
-  const auto final_hidden = dec_ln_f ? dec_ln_f(hidden) : hidden;
+torch::Tensor TranslationTransformerImpl::encoder_output(const torch::Tensor& hidden, const Hooks& hooks) {
+  if (!enc_ln_f) return hidden;
+  // The encoder's final norm is read at its last block (−1 is the decoder's, after every block).
+  return LayerHooks{hooks.empty() ? nullptr : &hooks, config_.translation.encoder_layers - 1}.run(HookPoint::FinalNorm,
+                                                                                               enc_ln_f(hidden));
+}
+
+torch::Tensor TranslationTransformerImpl::output(const torch::Tensor& hidden, const ModelInput& input) {
+  return hooked_output(hidden, input, Hooks());
+}
+
+torch::Tensor TranslationTransformerImpl::hooked_output(const torch::Tensor& hidden, const ModelInput& /*input*/,
+                                                        const Hooks& hooks) {
+  const LayerHooks final_hooks{hooks.empty() ? nullptr : &hooks, -1};
+  const auto final_hidden = dec_ln_f ? final_hooks.run(HookPoint::FinalNorm, dec_ln_f(hidden)) : hidden;
   auto logits = lm_head ? lm_head(final_hidden) : torch::linear(final_hidden, target_table());  // (B, m, V)
   if (final_logits_bias.defined()) logits = logits + final_logits_bias;
-  return logits;
+  return final_hooks.run(HookPoint::Logits, logits);
+}
+
+std::vector<HookPoint> TranslationTransformerImpl::hook_points() const {
+  std::vector<HookPoint> points;
+  for (int i = 0; i < kHookPointCount; ++i) {
+    const auto point = static_cast<HookPoint>(i);
+    if (point != HookPoint::FinalNorm || enc_ln_f) points.push_back(point);
+  }
+  return points;
+}
+
+std::vector<HookAddress> TranslationTransformerImpl::hook_addresses() const {
+  const auto& t = config_.translation;
+  const auto enc = to_string(AttentionKind::Encoder), dec = to_string(AttentionKind::Decoder),
+             cross = to_string(AttentionKind::Cross);
+  std::vector<HookAddress> addresses;
+  auto add = [&](HookPoint first, HookPoint last, int64_t block, const std::string& group, int64_t layer) {
+    for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i)
+      addresses.push_back({static_cast<HookPoint>(i), block, group, layer});
+  };
+  for (int64_t layer = 0; layer < t.encoder_layers; ++layer)
+    add(HookPoint::ResidPre, HookPoint::ResidPost, layer, enc, layer);
+  if (enc_ln_f) addresses.push_back({HookPoint::FinalNorm, t.encoder_layers - 1, enc, -1});
+  for (int64_t layer = 0; layer < t.decoder_layers; ++layer) {
+    const auto self_block = config_.block_index(AttentionKind::Decoder, layer);
+    const auto cross_block = config_.block_index(AttentionKind::Cross, layer);
+    add(HookPoint::ResidPre, HookPoint::ResidMid, self_block, dec, layer);
+    add(HookPoint::AttnIn, HookPoint::ResidMid, cross_block, cross, layer);
+    add(HookPoint::MlpIn, HookPoint::ResidPost, cross_block, dec, layer);  // after the cross-attention
+  }
+  if (dec_ln_f) addresses.push_back({HookPoint::FinalNorm, -1, dec, -1});
+  addresses.push_back({HookPoint::Logits, -1, "", -1});
+  return addresses;
 }
 
 ForwardResult TranslationTransformerImpl::forward(const ModelInput& input, const ForwardOptions& options) {
@@ -294,7 +361,7 @@ LayersResult TranslationTransformerImpl::encode(const ModelInput& input, const F
   AttentionSink sink(options);
   const auto hooks = forward_hooks(gates, options.hooks, sink, 0, config_.translation.encoder_layers);
   hidden = run_encoder(std::move(hidden), input, 0, config_.translation.encoder_layers, hooks, options, sink);
-  return {enc_ln_f ? enc_ln_f(hidden) : hidden, sink.release()};
+  return {encoder_output(hidden, hooks), sink.release()};
 }
 
 ForwardResult TranslationTransformerImpl::decode(const torch::Tensor& memory, const ModelInput& input,

@@ -33,8 +33,9 @@ class DecoderBlockImpl : public torch::nn::Module {
  public:
   // `decoder` is the decoder side's config (d_head, d_ff, bird_eye of the decoder).
   DecoderBlockImpl(const ModelConfig& decoder, int64_t self_heads, int64_t cross_heads);
-  // The contexts' hooks are the self- and the cross-attention block's (gates and capture among them).
-  DecoderBlockOutput forward(const torch::Tensor& x, const torch::Tensor& memory, const AttentionContext& self_context,
+  // The contexts' hooks are the self- and the cross-attention block's (gates and capture among them);
+  // the layer's MLP and output are read at the cross block's, after the cross-attention.
+  DecoderBlockOutput forward(const torch::Tensor& input, const torch::Tensor& memory, const AttentionContext& self_context,
                              const AttentionContext& cross_context);
 
   torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr}, ln_3{nullptr};  // self, cross, feed-forward
@@ -65,6 +66,13 @@ class TranslationTransformerImpl : public torch::nn::Module, public SequenceToSe
   LayersResult run_layers(torch::Tensor hidden, const ModelInput& input, int64_t first_block, int64_t end_block,
                           const ForwardOptions& options) override;
   torch::Tensor output(const torch::Tensor& hidden, const ModelInput& input) override;  // [B, m, V]
+  torch::Tensor hooked_output(const torch::Tensor& hidden, const ModelInput& input, const Hooks& hooks) override;
+  // Every point of the shared transformer in each block (docs/hooks.md "Translation models"):
+  // enc.blocks.l.…, dec.blocks.l.… (the self-attention, then the layer's MLP and output),
+  // cross.blocks.l.… (the cross-attention and the residual after it), enc.final_norm and dec.final_norm
+  // where the model has them, and logits.
+  std::vector<HookPoint> hook_points() const override;
+  std::vector<HookAddress> hook_addresses() const override;
 
   LayersResult encode(const ModelInput& input, const ForwardOptions& options = {}) override;
   ForwardResult decode(const torch::Tensor& memory, const ModelInput& input,
@@ -78,6 +86,9 @@ class TranslationTransformerImpl : public torch::nn::Module, public SequenceToSe
 
  private:
   torch::Tensor embed_target(const torch::Tensor& ids);
+  // The encoder's last state through its final norm (where it has one): the memory the
+  // cross-attention reads; `hooks` at enc.final_norm.
+  torch::Tensor encoder_output(const torch::Tensor& hidden, const Hooks& hooks);
   torch::Tensor checked_gates(const ForwardOptions& options, int64_t rows, const torch::Tensor& like) const;
   // Each block's gates [k·B|1, H] of checked gates for a call from `first_block` on `rows` rows (empty:
   // none); a decoder self-attention below a first cross block keeps the settings' common B rows.

@@ -2,7 +2,7 @@
 // point and layer, exactly what a reader at that hook sees (the asked heads and positions of it, in
 // the asked dtype, also when the forward tiles), with the text's ids in its metadata; K and V keep the
 // key/value heads the asked heads read; bad requests get their one line, and a cancelled run leaves
-// no file.
+// no file. A translation model's points are named by kind and read the source or the target.
 #include "analysis/activations/activations.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
@@ -10,6 +10,7 @@
 #include "tests/support/test_support.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -68,7 +69,7 @@ TEST(Activations, EveryAskedPointAndLayerIsWhatItsReaderSees) {
   const auto expected = read_in_forward(*model, kIds, points);
   const TempDir dir;
   ActivationsRequest request;
-  request.points = points;
+  request.points.assign(points.begin(), points.end());
   const auto summary = write_activations(*model, kIds, request, dir.file("all.safetensors"), {{"model", "tiny"}});
   const auto file = SafetensorsFile::open(dir.file("all.safetensors"));
   EXPECT_EQ(summary.tensors, 2 * 4 + 1);
@@ -87,7 +88,7 @@ TEST(Activations, TheAskedLayersHeadsAndPositionsOfTiledPointsInF16) {
   const auto expected = read_in_forward(*model, kIds, points);
   const TempDir dir;
   ActivationsRequest request;
-  request.points = points;
+  request.points.assign(points.begin(), points.end());
   request.layers = {1};
   request.heads = {0, 2};
   request.positions = {1, 4, 5, 9};
@@ -124,6 +125,60 @@ TEST(Activations, KeysAndValuesKeepTheKeyValueHeadsTheAskedHeadsRead) {
   const auto file = SafetensorsFile::open(dir.file("grouped.safetensors"));
   expect_close(file->tensor("blocks.0.attn.k"), expected.at("blocks.0.attn.k").narrow(0, 1, 1), 0, "k");
   expect_close(file->tensor("blocks.0.attn.q"), expected.at("blocks.0.attn.q").narrow(0, 2, 2), 0, "q");
+}
+
+// Marian's points by kind, teacher-forced: each tensor is Hugging Face's at that place
+// (tests/fixtures/hooks/marian.safetensors, make_translation_hook_fixtures.py), the asked positions of it.
+TEST(Activations, ATranslationModelsPointsAreNamedByKindAndReadTheirOwnSequence) {
+  const auto loaded = load_checkpoint(AW_SOURCE_DIR "/tests/fixtures/hf/marian_tiny");
+  const auto fixture = SafetensorsFile::open(AW_SOURCE_DIR "/tests/fixtures/hooks/marian.safetensors");
+  const auto to_ids = [](const torch::Tensor& ids) {
+    return std::vector<int64_t>(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + ids.numel());
+  };
+  const auto ids = to_ids(fixture->tensor("ids").to(torch::kLong).contiguous());
+  ActivationsRequest request;
+  request.target_ids = to_ids(fixture->tensor("decoder_ids").to(torch::kLong).contiguous());
+  request.points = {{"enc", HookPoint::ResidPost}, {"dec", HookPoint::Z}, {"cross", HookPoint::Pattern},
+                    {"dec", HookPoint::MlpAct}, HookPoint::Logits};
+  request.layers = {1};
+  request.positions = {0, 2, 9};
+  const TempDir dir;
+  const auto summary = write_activations(*loaded.model, ids, request, dir.file("marian.safetensors"));
+  EXPECT_EQ(summary.tensors, 5);
+  const auto file = SafetensorsFile::open(dir.file("marian.safetensors"));
+  const auto rows = torch::tensor(request.positions, torch::kLong);
+  for (const std::string name : {"enc.blocks.1.resid_post", "dec.blocks.1.attn.z", "cross.blocks.1.attn.pattern",
+                                 "dec.blocks.1.mlp_act", "logits"}) {
+    auto expected = fixture->tensor(name);
+    expected = expected.index_select(expected.dim() == 3 ? 1 : 0, rows);
+    const double tolerance = name == "logits" ? 1e-4 : 1e-5;
+    expect_close(file->tensor(name), expected, tolerance, name);
+  }
+  EXPECT_EQ(file->tensor("cross.blocks.1.attn.pattern").sizes(), (std::vector<int64_t>{2, 3, 13}));  // source keys
+  EXPECT_EQ(file->metadata().at("points"), R"(["enc.resid_post","dec.z","cross.pattern","dec.mlp_act","logits"])");
+  EXPECT_EQ(file->metadata().at("target_ids"), nlohmann::json(request.target_ids).dump());
+
+  // The encoder's points need no target; the decoder's do, and a point is named with its kind.
+  request.positions = {};
+  request.target_ids = {};
+  request.points = {{"enc", HookPoint::Pattern}};
+  write_activations(*loaded.model, ids, request, dir.file("encoder.safetensors"));
+  expect_close(SafetensorsFile::open(dir.file("encoder.safetensors"))->tensor("enc.blocks.1.attn.pattern"),
+               fixture->tensor("enc.blocks.1.attn.pattern"), 1e-5, "the encoder alone");
+  request.points = {{"cross", HookPoint::Q}};
+  EXPECT_EQ(error_of([&] { write_activations(*loaded.model, ids, request, dir.file("x.safetensors")); }),
+            "cross.q needs a target (the translation the decoder reads, teacher-forced)");
+  request.points = {HookPoint::ResidPost};
+  const auto error = error_of([&] { write_activations(*loaded.model, ids, request, dir.file("x.safetensors")); });
+  EXPECT_EQ(error.rfind("a marian model has no point 'resid_post'; it has enc.resid_pre, enc.attn_in, enc.q, enc.k", 0), 0u)
+      << error;
+  EXPECT_NE(error.find("cross.resid_mid, dec.mlp_in"), std::string::npos) << error;
+  request.points = {{"dec", HookPoint::ResidPost}};
+  request.layers = {2};
+  request.target_ids = {181, 2};
+  EXPECT_EQ(error_of([&] { write_activations(*loaded.model, ids, request, dir.file("x.safetensors")); }),
+            "layer 2 is beyond the model's 2 dec layers (numbered from 0)");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.safetensors")));
 }
 
 TEST(Activations, BadRequestsGetTheirLineAndWriteNothing) {

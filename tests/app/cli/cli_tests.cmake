@@ -105,6 +105,10 @@ aw_cli_test(error_attend_pool_json EXIT 1 STDERR_LINES 1 REGEX "--cols and --poo
 aw_cli_test(error_memory_budget_small EXIT 1 STDERR_LINES 1
             REGEX "the memory budget of 10 B is too small for one row of attention \\(3 heads × 3 keys = 108 B\\): the smallest that works is --memory-budget 1K"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --memory-budget 10)
+aw_cli_test(error_attend_json_over_budget EXIT 1 STDERR_LINES 1
+            REGEX "attention-cli attend: JSON keeps every layer's whole pattern: [0-9.]+ KiB at [0-9]+ tokens, over the memory budget of 2(\\.0)? KiB \\(--memory-budget\\); write it tile by tile with --out FILE.safetensors, or a region \\(--rows, --cols\\) or --pool K of it\n"
+            ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6 w2 w3 w4 w5 w6 w2 w3 w4 w5 w6" --json
+                 --memory-budget 2K)
 aw_cli_test(error_memory_budget_text EXIT 1 STDERR_LINES 1 REGEX "--memory-budget: 'lots' is not a memory size"
             ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4" --memory-budget lots)
 aw_cli_test(error_attend_unwritable EXIT 1 STDERR_LINES 1 REGEX "no_folder/a.safetensors: cannot write: No such file or directory"

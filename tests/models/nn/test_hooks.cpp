@@ -84,6 +84,30 @@ TEST(HookNames, EveryPointRoundTripsThroughItsShortAndFullName) {
     EXPECT_FALSE(hook_point_named(wrong).has_value()) << wrong;
 }
 
+// A model of one kind names its places blocks.<l>.…; the short names (--hooks) carry a translation
+// model's kind of block first, and only a kind's name counts as one.
+TEST(HookNames, AddressesNameEachPlaceAndShortNamesCarryTheKind) {
+  const auto addresses = tiny_model()->hook_addresses();
+  ASSERT_EQ(addresses.size(), static_cast<size_t>(2 * (kHookPointCount - 2) + 2));
+  EXPECT_EQ(addresses.front().name(), "blocks.0.resid_pre");
+  EXPECT_EQ(addresses.back().name(), "logits");
+  for (const auto& address : addresses) EXPECT_EQ(address.name(), hook_name(address.point, address.number));
+  const auto* z = find_address(addresses, HookPoint::Z, 1);
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ(z->short_name(), "z");
+  EXPECT_EQ(find_address(addresses, HookPoint::Z, 2), nullptr);
+  EXPECT_EQ((HookAddress{HookPoint::Pattern, 5, "cross", 1}.name()), "cross.blocks.1.attn.pattern");
+  EXPECT_EQ((HookAddress{HookPoint::FinalNorm, 3, "enc", -1}.name()), "enc.final_norm");
+  EXPECT_EQ((HookAddress{HookPoint::Z, 4, "dec", 0}.short_name()), "dec.z");
+  EXPECT_EQ(grouped_point_named("cross.attn.z"), (GroupedPoint{"cross", HookPoint::Z}));
+  EXPECT_EQ(grouped_point_named("enc.resid_post"), (GroupedPoint{"enc", HookPoint::ResidPost}));
+  EXPECT_EQ(grouped_point_named("attn.z"), GroupedPoint(HookPoint::Z));
+  for (const auto* wrong : {"encoder.z", "cross.", "cross.blocks.0.z", "dec.zz", "x.resid_post"})
+    EXPECT_FALSE(grouped_point_named(wrong).has_value()) << wrong;
+  EXPECT_EQ(short_name_list({{HookPoint::Q, 0, "enc", 0}, {HookPoint::Q, 1, "enc", 1}, {HookPoint::Logits, -1, "", -1}}),
+            "enc.q, logits");
+}
+
 TEST(Hooks, APreNormModelHasEveryPointAndAPostNormOneNoFinalNorm) {
   EXPECT_EQ(tiny_model()->hook_points().size(), static_cast<size_t>(kHookPointCount));
   nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", 20}, {"n_layers", 2}, {"n_heads", 3},

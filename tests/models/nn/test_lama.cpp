@@ -1,6 +1,6 @@
 // tests/models/nn/test_lama.cpp — the LAMA classifier (models/nn/lama.h): the attention chain and S = AH
 // against a float64 re-implementation, the low-rank score as a bilinear form, the regularisers against
-// hand-computed values, and its head gates.
+// hand-computed values, its head gates and its hook points.
 #include "models/errors.h"
 #include "models/nn/config_enums.h"
 #include "models/nn/lama.h"
@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -165,6 +166,51 @@ TEST(Lama, GateOfZeroRemovesExactlyThatHead) {
   ForwardOptions wrong;
   wrong.head_gates = torch::ones({2, 3});
   EXPECT_THROW(model->forward(input, wrong), Error);
+}
+
+// LAMA's points (docs/hooks.md): what a reader sees at each is the chain's value there (float64 above),
+// a write of a point's own value changes no logit by a bit, and zeroing a head at z is its gate at 0.
+TEST(Lama, HookPointsHoldTheChainsValues) {
+  auto model = tiny_lama("mean", 6);
+  torch::NoGradGuard no_grad;
+  const auto input = two_documents();
+  EXPECT_EQ(hook_point_list(model->hook_points()), "attn_in, scores, pattern, z, logits");
+  std::vector<std::string> names;
+  for (const auto& address : model->hook_addresses()) names.push_back(address.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"blocks.0.attn_in", "blocks.0.attn.scores", "blocks.0.attn.pattern",
+                                             "blocks.0.attn.z", "logits"}));
+  std::map<HookPoint, torch::Tensor> seen;
+  ForwardOptions options;
+  for (const auto point : model->hook_points())
+    options.hooks.add(point, -1, [&seen](const HookSite& site, const torch::Tensor& value) {
+      seen[site.point] = value.clone();
+      return torch::Tensor();
+    });
+  const auto result = model->forward(input, options);
+  const auto embedded = model->embed(input);
+  const auto reference = reference_chain(*model, embedded, input.attention_mask);  // f, A, S
+  EXPECT_TRUE(torch::equal(seen.at(HookPoint::AttnIn), embedded.narrow(-1, 0, 8)));
+  const auto pattern = f64(seen.at(HookPoint::Pattern));
+  ASSERT_EQ(pattern.sizes(), (std::vector<int64_t>{2, 3, 1, 7}));
+  EXPECT_TRUE(torch::allclose(pattern.squeeze(2), reference[1], 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(torch::softmax(f64(seen.at(HookPoint::Scores)), -1), pattern, 1e-6, 1e-7));
+  EXPECT_TRUE(torch::allclose(f64(seen.at(HookPoint::Z)).squeeze(2), reference[2], 1e-5, 1e-6));
+  EXPECT_TRUE(torch::equal(seen.at(HookPoint::Logits), result.logits));
+
+  const auto plain = model->forward(input).logits;
+  for (const auto point : model->hook_points()) {
+    ForwardOptions written;
+    written.hooks.add(point, -1, [](const HookSite&, const torch::Tensor& value) { return value.clone(); });
+    EXPECT_TRUE(torch::equal(model->forward(input, written).logits, plain)) << hook_point_name(point);
+  }
+  ForwardOptions zeroed, gated;
+  zeroed.hooks.add(HookPoint::Z, 0, [](const HookSite&, const torch::Tensor& z) {
+    auto changed = z.clone();
+    changed.select(1, 1).zero_();
+    return changed;
+  });
+  gated.head_gates = torch::tensor({1.0, 0.0, 1.0}).view({1, 3});
+  EXPECT_TRUE(torch::equal(model->forward(input, zeroed).logits, model->forward(input, gated).logits));
 }
 
 }  // namespace
