@@ -4,6 +4,7 @@
 // layer (final norm and unembedding) on every position's state once per layer and for the embeddings.
 // Counter x_floor: the lens's time over the floor's (issue 64 asks for at most 1.3).
 #include "analysis/logit_lens/logit_lens.h"
+#include "analysis/logit_lens/vocabulary_reading.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
 
@@ -64,6 +65,49 @@ void BM_LogitLens(benchmark::State& state) {
   }
 }
 
+// One layer's reading, on the embeddings' states of the text: the output layer whole and the passes over
+// its logits (the lens before vocabulary_reading.h), against the slices read while in cache (the lens).
+aw::ModelInput text_input() {
+  aw::ModelInput input;
+  input.input_ids = torch::tensor(text(), torch::kLong).unsqueeze(0);
+  return input;
+}
+
+void BM_LayerWhole(benchmark::State& state) {
+  auto& loaded = model();
+  const auto input = text_input();
+  c10::InferenceMode inference;
+  const auto states = loaded.model->embed(input);
+  const auto scored = input.input_ids.select(0, 0).roll(-1).unsqueeze(1);
+  for (auto _ : state) {
+    const auto logits = loaded.model->output(states, input).squeeze(0).to(torch::kFloat32);
+    const auto log_probabilities = torch::log_softmax(logits, -1);
+    benchmark::DoNotOptimize(log_probabilities.topk(5, -1));
+    benchmark::DoNotOptimize((logits > logits.gather(1, scored)).sum(-1, false, torch::kInt));
+  }
+}
+
+void BM_LayerSlices(benchmark::State& state) {
+  auto& loaded = model();
+  const auto input = text_input();
+  c10::InferenceMode inference;
+  const auto states = loaded.model->embed(input);
+  const auto scored = input.input_ids.select(0, 0).roll(-1);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(aw::read_vocabulary(loaded.model->vocabulary_logits(states), scored, 5).above);
+}
+
+void BM_LayerOutput(benchmark::State& state) {  // the floor's share of one layer
+  auto& loaded = model();
+  const auto input = text_input();
+  c10::InferenceMode inference;
+  const auto states = loaded.model->embed(input);
+  for (auto _ : state) benchmark::DoNotOptimize(loaded.model->output(states, input));
+}
+
+BENCHMARK(BM_LayerOutput)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_LayerWhole)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_LayerSlices)->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_Floor)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(2);
 BENCHMARK(BM_LogitLens)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(2);
 

@@ -1,6 +1,7 @@
 // analysis/logit_lens/logit_lens.cpp — see logit_lens.h.
 #include "analysis/logit_lens/logit_lens.h"
 
+#include "analysis/logit_lens/vocabulary_reading.h"
 #include "models/errors.h"
 #include "models/nn/attention.h"  // resolved_memory_budget
 
@@ -115,45 +116,35 @@ LogitLensResult logit_lens(AttentionModel& model, const std::vector<int64_t>& id
     const auto position = settings.positions[p];
     scored[p] = settings.target >= 0 ? settings.target : position + 1 < n ? ids[position + 1] : -1;
   }
-  const auto scored_ids = torch::tensor(scored, torch::kLong).clamp_min(0).to(device).unsqueeze(1);  // (P, 1)
+  const auto scored_ids = torch::tensor(scored, torch::kLong).clamp_min(0).to(device);          // (P)
 
-  // The model's own distribution (the last state is the forward's own), then each layer against it.
-  // Per layer one log-softmax of vocabulary size beside the logits: the top tokens, the scored token's
-  // probability and, as a dot product per position, KL(final ‖ layer) = Σ p_f log p_f − Σ p_f log p.
+  // The model's own distribution (the last state is the forward's own), then each layer against it:
+  // the top tokens, the scored token's probability and rank, and KL(final ‖ layer) = Σ p_f log p_f −
+  // Σ p_f log p, read a slice of the vocabulary at a time (vocabulary_reading.h).
   const auto final_logits = model.output(states.back(), input).squeeze(0).to(torch::kFloat32);      // (P, V)
   const auto log_final = torch::log_softmax(final_logits, -1);
   const auto final_probabilities = log_final.exp();                                                 // (P, V)
-  const auto cross = [&](const torch::Tensor& log_probabilities) {                                  // Σ p_f log p
-    return torch::bmm(final_probabilities.unsqueeze(1), log_probabilities.unsqueeze(2)).view({-1});
-  };
-  const auto final_cross = cross(log_final);
+  const auto final_cross =
+      torch::bmm(final_probabilities.unsqueeze(1), log_final.unsqueeze(2)).view({-1});            // Σ p_f log p_f
   // Where the logits are linear in the normed state, Σ p_f logits is one dot product per position
-  // (the vocabulary's product made once here), and Σ p_f log p = Σ p_f logits − logsumexp: a pass
-  // over every layer's logits saved.
+  // (the vocabulary's product made once here); elsewhere it is summed over each slice.
   const auto expected_logit = model.logit_expectation(final_probabilities);
   for (int64_t layer = 0; layer <= layers; ++layer) {
     const bool last = layer == layers;  // the model's own output, made once
-    const auto logits = last ? final_logits : model.output(states[layer], input).squeeze(0).to(torch::kFloat32);
-    const auto log_probabilities = last ? log_final : torch::log_softmax(logits, -1);
-    const auto top = log_probabilities.topk(settings.k, -1);
-    torch::Tensor layer_cross;  // Σ p_f log p, (P)
-    if (last) {
-      layer_cross = final_cross;
-    } else if (expected_logit) {
-      // logsumexp from the top token: its logit less its log-probability.
-      const auto best = std::get<1>(top).narrow(1, 0, 1);
-      const auto log_sum = (logits.gather(1, best) - std::get<0>(top).narrow(1, 0, 1)).squeeze(1);
-      layer_cross = expected_logit(states[layer]) - log_sum;
-    } else {
-      layer_cross = cross(log_probabilities);
-    }
+    auto vocabulary = last ? whole_logits(final_logits) : model.vocabulary_logits(states[layer]);
+    if (!vocabulary) vocabulary = whole_logits(model.output(states[layer], input).squeeze(0).to(torch::kFloat32));
+    const auto reading =
+        read_vocabulary(vocabulary, scored_ids, settings.k, last || expected_logit ? torch::Tensor() : final_probabilities);
+    // Σ p_f log p = Σ p_f logits − logsumexp (the weights sum to 1).
+    const auto layer_cross = last             ? final_cross
+                             : expected_logit ? expected_logit(states[layer]) - reading.log_sum
+                                              : reading.expected - reading.log_sum;
     const auto kl = (final_cross - layer_cross).clamp_min(0).to(torch::kCPU, torch::kFloat64);
-    const auto top_ids = std::get<1>(top).to(torch::kCPU).contiguous();
-    const auto top_probabilities = std::get<0>(top).exp().to(torch::kCPU, torch::kFloat64).contiguous();
-    const auto scored_logit = logits.gather(1, scored_ids);                                          // (P, 1)
-    // Counted in int32: summing the comparison as int64 took longer than the comparison itself.
-    const auto ranks = (logits > scored_logit).sum(-1, false, torch::kInt).add(1).to(torch::kCPU, torch::kLong);
-    const auto scored_probabilities = log_probabilities.gather(1, scored_ids).squeeze(1).exp().to(torch::kCPU, torch::kFloat64);
+    const auto top_ids = reading.top_ids.to(torch::kCPU).contiguous();
+    const auto top_probabilities =
+        (reading.top_logits - reading.log_sum.unsqueeze(1)).exp().to(torch::kCPU, torch::kFloat64).contiguous();
+    const auto ranks = (reading.above + 1).to(torch::kCPU, torch::kLong);
+    const auto scored_probabilities = (reading.scored - reading.log_sum).exp().to(torch::kCPU, torch::kFloat64);
     const auto kl_values = kl.accessor<double, 1>();
     const auto rank_values = ranks.accessor<int64_t, 1>();
     const auto probability_values = scored_probabilities.accessor<double, 1>();

@@ -262,6 +262,18 @@ class AttentionModel {
   virtual std::function<torch::Tensor(const torch::Tensor&)> logit_expectation(const torch::Tensor& /*weights*/) {
     return {};
   }
+  // The logits of states [1, P, d] a slice of the vocabulary at a time, as output() computes them (the
+  // final norm made once, Gemma 2's soft-cap applied), so that a consumer that reduces them — the logit
+  // lens's top-k, logsumexp and ranks — never holds [P, V] and reads each slice while it is in cache.
+  // slice(first, count) gives [P, count] in float32; own(tokens [P]) each position's logit of its own
+  // token [P], rounded as a slice's are. Empty where the output is no unembedding (a classifier).
+  struct VocabularyLogits {
+    int64_t vocabulary = 0;
+    std::function<torch::Tensor(int64_t first, int64_t count)> slice;
+    std::function<torch::Tensor(const torch::Tensor& tokens)> own;
+    explicit operator bool() const { return static_cast<bool>(slice); }
+  };
+  virtual VocabularyLogits vocabulary_logits(const torch::Tensor& /*states*/) { return {}; }
 
   // The model as an encoder–decoder (below) when it is one (the translation models), else nullptr.
   virtual SequenceToSequenceModel* sequence_to_sequence() { return nullptr; }

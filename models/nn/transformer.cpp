@@ -380,6 +380,32 @@ std::function<torch::Tensor(const torch::Tensor&)> TransformerImpl::logit_expect
   };
 }
 
+AttentionModel::VocabularyLogits TransformerImpl::vocabulary_logits(const torch::Tensor& states) {
+  if (!config_.is_language_model() || classifier) return {};
+  const auto normed = (ln_f ? ln_f(states) : states).reshape({-1, states.size(-1)});           // (P, d)
+  const auto& unembedding = unembedding_of(*this);                                             // (V, d)
+  const auto bias = lm_head && lm_head->bias.defined() ? lm_head->bias : torch::Tensor();
+  const double cap = config_.decoder.final_softcap;
+  // As reduced_output and output(): the product in the unembedding's dtype, capped there, widened.
+  const auto finish = [cap](torch::Tensor logits) {
+    if (cap > 0) logits = torch::tanh(logits / cap) * cap;
+    return logits.to(torch::kFloat32);
+  };
+  VocabularyLogits logits;
+  logits.vocabulary = unembedding.size(0);
+  logits.slice = [normed, unembedding, bias, finish](int64_t first, int64_t count) {
+    return finish(torch::linear(normed, unembedding.narrow(0, first, count),
+                                bias.defined() ? bias.narrow(0, first, count) : torch::Tensor()));
+  };
+  logits.own = [normed, unembedding, bias, finish](const torch::Tensor& tokens) {
+    const auto rows = unembedding.index_select(0, tokens);                                     // (P, d)
+    auto own = (normed.to(torch::kFloat32) * rows.to(torch::kFloat32)).sum(-1);
+    if (bias.defined()) own = own + bias.index_select(0, tokens).to(torch::kFloat32);
+    return finish(own.to(unembedding.scalar_type()));
+  };
+  return logits;
+}
+
 torch::Tensor AttentionModel::direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes) {
   return direct_logits(residual, writes, torch::Tensor());  // the family's refusal
 }

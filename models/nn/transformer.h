@@ -78,6 +78,7 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
                               const torch::Tensor& tokens) override;
   torch::Tensor direct_vocabulary_logits(const torch::Tensor& residual, const torch::Tensor& writes) override;
   std::function<torch::Tensor(const torch::Tensor&)> logit_expectation(const torch::Tensor& weights) override;
+  VocabularyLogits vocabulary_logits(const torch::Tensor& states) override;
 
   Lookup tok_emb{nullptr}, pos_emb{nullptr}, type_emb{nullptr};
   Norm emb_ln{nullptr}, ln_f{nullptr};
