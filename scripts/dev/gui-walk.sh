@@ -23,12 +23,13 @@ export HOME=$out/home XDG_CONFIG_HOME=$out/home/config XDG_DATA_HOME=$out/home/d
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 unset QT_QPA_PLATFORM WAYLAND_DISPLAY
 
-# A display of its own: the first free number from 90.
-display=90
-while [ -e /tmp/.X11-unix/X$display ] || [ -e /tmp/.X$display-lock ]; do display=$((display + 1)); done
-export DISPLAY=:$display
-Xvfb "$DISPLAY" -screen 0 1366x768x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
+# A display of its own, chosen by Xvfb (-displayfd): two walks started at once (ctest runs gui.walk and
+# gui.walk_long side by side) took the same free number when the script chose it, and one failed.
+Xvfb -displayfd 3 -screen 0 1366x768x24 -nolisten tcp 3>"$out/display" >"$out/xvfb.log" 2>&1 &
 xvfb=$!
+for _ in $(seq 100); do [ -s "$out/display" ] && break; sleep 0.1; done
+[ -s "$out/display" ] || { echo "gui-walk: Xvfb chose no display:"; tail -n 5 "$out/xvfb.log"; kill "$xvfb"; exit 1; }
+export DISPLAY=:$(head -n 1 "$out/display")
 app_pid=
 cleanup() {
   [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
