@@ -79,7 +79,9 @@ analyses (docs/analyses.md):
 constexpr const char* kHelpLine = "  help [COMMAND]                           this text, or one command's options (also COMMAND --help)\n";
 constexpr const char* kCommonOptions = R"(
 every command: --device auto|cpu|cuda[:N]  (auto = CUDA when present), --threads N, --json
-every model command: --memory-budget 512M   bytes one tile of attention rows may take (default:
+every model command: --model ORG/NAME [--revision R]   a model from the local Hugging Face cache
+                                           (never the network; docs/checkpoint-format.md)
+                    --memory-budget 512M   bytes one tile of attention rows may take (default:
                                            1/32 of the machine's memory, 64M–1G; docs/long-context.md)
                     --explicit-attention   scores → softmax → mix even where LibTorch 2.x's fused
                                            attention could serve (a reference; slower)

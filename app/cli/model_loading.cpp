@@ -2,6 +2,7 @@
 #include "app/cli/model_loading.h"
 
 #include "models/attention_path.h"
+#include "models/checkpoint/hub_cache.h"
 #include "models/errors.h"
 #include "models/memory_budget.h"
 #include "models/runtime.h"
@@ -17,7 +18,7 @@
 namespace aw {
 
 OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches) {
-  with_value.insert({"model", "device", "threads", "dtype", "memory-budget"});
+  with_value.insert({"model", "revision", "device", "threads", "dtype", "memory-budget"});
   switches.insert({"json", "explicit-attention", "special-tokens-as-text"});
   return {std::move(with_value), std::move(switches)};
 }
@@ -38,11 +39,16 @@ void apply_attention_options(const CliOptions& options) {
   set_special_tokens_in_text(!options.flag("special-tokens-as-text"));
 }
 
+LoadedModel load_model_argument(const std::string& argument, const std::string& revision, const torch::Device& device,
+                                const ComputeDtype& dtype) {
+  return load_checkpoint(resolve_model_argument(argument, revision), device, dtype);
+}
+
 LoadedModel load_from_options(const CliOptions& options) {
   apply_attention_options(options);
   configure_threads(static_cast<int>(options.get_int("threads", 0, 1)));
   const auto device = resolve_device(device_option(options));
-  return load_checkpoint(options.require("model"), device, dtype_option(options));
+  return load_model_argument(options.require("model"), options.get("revision", ""), device, dtype_option(options));
 }
 
 std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cuda_index) {
@@ -61,7 +67,8 @@ std::vector<LoadedModel> load_all_from_options(const CliOptions& options, int cu
   }
   std::vector<LoadedModel> models;
   const auto dtype = dtype_option(options);
-  for (const auto& dir : options.all("model")) models.push_back(load_checkpoint(dir, device, dtype));
+  for (const auto& dir : options.all("model"))
+    models.push_back(load_model_argument(dir, options.get("revision", ""), device, dtype));
   return models;
 }
 

@@ -11,7 +11,8 @@
 
 namespace aw {
 
-// `with_value` and `switches` plus what every model command takes: --model, --device, --dtype, --threads, --json.
+// `with_value` and `switches` plus what every model command takes: --model, --revision, --device, --dtype,
+// --threads, --json.
 OptionSpec model_command_spec(std::set<std::string> with_value, std::set<std::string> switches = {});
 
 // --device as given, else the environment's AW_DEVICE (so a whole test suite can be pointed at
@@ -21,7 +22,11 @@ std::string device_option(const CliOptions& options);
 // --dtype f32|bf16|f16|auto (default auto: BF16 on CUDA where the family allows it, else F32).
 ComputeDtype dtype_option(const CliOptions& options);
 
-// Sets the thread count and loads --model on --device in --dtype.
+// A folder or file, or a model by its Hub name in the local cache at `revision` (models/checkpoint/
+// hub_cache.h; load_checkpoint names a snapshot after its model, not its commit).
+LoadedModel load_model_argument(const std::string& argument, const std::string& revision, const torch::Device& device,
+                                const ComputeDtype& dtype);
+// Sets the thread count and loads --model (at --revision) on --device in --dtype.
 LoadedModel load_from_options(const CliOptions& options);
 // Every --model, in order (repeatable), on the same device; with `cuda_index` ≥ 0, "cuda" (or
 // "auto" finding CUDA) means that GPU: a distributed rank's LOCAL_RANK. "cuda:N" stays N.

@@ -342,6 +342,10 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device,
   loaded.name = folder.filename().string();
   if (loaded.name == "best" && !folder.parent_path().filename().empty())
     loaded.name = folder.parent_path().filename().string() + "/best";
+  // A Hub cache's snapshot (models--Qwen--Qwen3-0.6B/snapshots/<commit>) is named after its model.
+  const auto repository = folder.parent_path().parent_path().filename().string();
+  if (folder.parent_path().filename() == "snapshots" && repository.rfind("models--", 0) == 0)
+    loaded.name = repository.substr(repository.rfind("--") + 2);
   loaded.config = read_model_config(dir);
   loaded.tokenizer = load_tokenizer(dir, loaded.config);
   if (loaded.config.is_translation())

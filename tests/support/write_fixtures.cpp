@@ -1,7 +1,8 @@
 // tests/support/write_fixtures.cpp — writes the tiny checkpoints and texts the CLI end-to-end tests run on
 // (a ctest fixture): <out>/tiny_lm, <out>/tiny_bet_sf, a BERT classifier <out>/tiny_bert_classifier, a
 // BERT encoder without a head <out>/tiny_bert_encoder, <out>/tiny_lama, plain text <out>/corpus.txt and
-// labelled examples <out>/labelled.tsv (BERT, pos/neg) and <out>/labelled_lama.tsv (LAMA, ratings 1–3).
+// labelled examples <out>/labelled.tsv (BERT, pos/neg) and <out>/labelled_lama.tsv (LAMA, ratings 1–3), and
+// a Hub cache <out>/hub holding tiny_lm as aw-test/tiny_lm (refs/main, a snapshot linking into blobs/).
 #include "tests/support/test_support.h"
 
 #include <cstdio>
@@ -27,5 +28,20 @@ int main(int argc, char** argv) {
                        "1\tw2 w3 w4 w2\n2\tw5 w6 w7\n3\tw2 w8 w9 w10 w11\n1\tw2 w3\n2\tw6 w7 w5 w4\n3\tw2 w12\n");
   aw::test::write_file(out + "/bad_label.tsv", "1\tw2 w3\n7\tw4 w5\n");
   std::filesystem::create_directories(out + "/empty_folder");
+  // The Hub cache's layout (docs/models.md): each file a blob, linked from the snapshot of refs/main's commit.
+  namespace fs = std::filesystem;
+  const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+  const fs::path repository = fs::path(out) / "hub" / "models--aw-test--tiny_lm";
+  fs::remove_all(repository);
+  fs::create_directories(repository / "blobs");
+  fs::create_directories(repository / "snapshots" / commit);
+  fs::create_directories(repository / "refs");
+  aw::test::write_file((repository / "refs" / "main").string(), commit);
+  int index = 0;
+  for (const auto& entry : fs::directory_iterator(out + "/tiny_lm")) {
+    const auto blob = std::string(63, 'a') + std::to_string(index++ % 10);
+    fs::copy_file(entry.path(), repository / "blobs" / blob);
+    fs::create_symlink(fs::path("../../blobs") / blob, repository / "snapshots" / commit / entry.path().filename());
+  }
   return 0;
 }

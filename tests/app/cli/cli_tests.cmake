@@ -37,6 +37,18 @@ endfunction()
 
 # Commands that work.
 aw_cli_test(info EXIT 0 REGEX "architecture transformer_lm.*parameters +[0-9]+" ARGS info --model ${fixtures}/tiny_lm --device cpu)
+# A model by its Hub name, from the cache write_fixtures lays out (tests/models/checkpoint/test_hub_cache.cpp
+# tests the resolution itself).
+aw_cli_test(info_hub_name EXIT 0 REGEX "architecture transformer_lm" ARGS info --model aw-test/tiny_lm)
+aw_cli_test(error_hub_name_missing EXIT 1 STDERR_LINES 1
+            REGEX "aw-test/missing is not a folder here, and not in the Hub cache \\(.*/hub/models--aw-test--missing does not exist\\); fetch it with: hf download aw-test/missing\n"
+            ARGS info --model aw-test/missing)
+aw_cli_test(error_hub_revision_missing EXIT 1 STDERR_LINES 1
+            REGEX "aw-test/tiny_lm: no revision 'dev' in the Hub cache \\(.*/refs/dev does not exist\\); fetch it with: hf download aw-test/tiny_lm --revision dev\n"
+            ARGS info --model aw-test/tiny_lm --revision dev)
+foreach(test cli.info_hub_name cli.error_hub_name_missing cli.error_hub_revision_missing)
+  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "HF_HUB_CACHE=${fixtures}/hub")
+endforeach()
 aw_cli_test(info_json EXIT 0 REGEX "\"model_type\": \"bet_sf\".*\"parameters\": [0-9]+" ARGS info --model ${fixtures}/tiny_bet_sf --json)
 aw_cli_test(attend EXIT 0 REGEX "4 tokens:.*layer  1:" ARGS attend --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5")
 # (A "[" would make CMake treat the following ";" as part of a bracketed list element, so "." stands for it.)
