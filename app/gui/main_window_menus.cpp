@@ -6,6 +6,7 @@
 #include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
+#include "app/gui/hub_model_dialog.h"
 #include "widgets/head_toggle_grid.h"
 #include "widgets/run_progress_bar.h"
 
@@ -29,6 +30,10 @@ void MainWindow::buildMenus() {
   file_menu->addAction("&Open checkpoint folder…", QKeySequence::Open, this, [this] {
     const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (a workbench or Hugging Face model)");
     if (!dir.isEmpty()) openCheckpoint(dir);
+  });
+  file_menu->addAction("Open from the &Hugging Face cache…", this, [this] {
+    HubModelDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted && !dialog.chosenFolder().isEmpty()) openCheckpoint(dialog.chosenFolder());
   });
   file_menu->addAction("Open &text file…", QKeySequence("Ctrl+Shift+O"), this, [this] {
     const auto path = QFileDialog::getOpenFileName(this, "Open text file (UTF-8, run as the sentence)", QString(),

@@ -182,6 +182,13 @@ struct LabelledDocument {
   QString text;
 };
 
+// The models the local Hugging Face cache holds (models/checkpoint/hub_cache.h), each by its Hub name
+// beside the snapshot folder of its main revision that load() opens; `cache` is where it looked.
+struct CachedHubModels {
+  QString cache;
+  QStringList names, folders;
+};
+
 class ModelSession {
  public:
   static constexpr int kTranslationBeam = 4;
@@ -198,6 +205,8 @@ class ModelSession {
   // Opens a saved attention file (no model needed). F16 files are converted to F32 on opening; F32
   // files are read lazily. Throws aw::Error naming the file for anything else.
   static SavedAttention openAttentionFile(const QString& path);
+  // What the local Hugging Face cache holds (never the network).
+  static CachedHubModels cachedHubModels();
 
   // Drops every model (e.g. before opening a session file).
   void clear();

@@ -1,10 +1,12 @@
 // app/gui/model_session_files.cpp — ModelSession's readers of files that are not checkpoints: an
-// attention file written by `attend --out`, opened to browse (model_session.h).
+// attention file written by `attend --out`, opened to browse, and the Hugging Face cache's listing
+// (model_session.h).
 #include "app/gui/model_session.h"
 #include "app/gui/session_tensors.h"
 #include "app/gui/token_display.h"
 
 #include "analysis/capture/attention_file_reader.h"
+#include "models/checkpoint/hub_cache.h"
 
 #include <QFileInfo>
 
@@ -47,6 +49,16 @@ SavedAttention ModelSession::openAttentionFile(const QString& path) {
     summary.max_positions = saved.capture.length();
     return saved;
   });
+}
+
+CachedHubModels ModelSession::cachedHubModels() {
+  CachedHubModels listing;
+  listing.cache = QString::fromStdString(hub_cache_dir());
+  for (const auto& model : cached_models()) {
+    listing.names << QString::fromStdString(model.name);
+    listing.folders << QString::fromStdString(model.dir);
+  }
+  return listing;
 }
 
 }  // namespace aw
