@@ -6,6 +6,7 @@
 #include "models/json_input.h"
 #include "models/nn/lama.h"
 #include "models/runtime.h"
+#include "models/checkpoint/mxfp4.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/checkpoint/sharded_weights.h"
 #include "models/nn/transformer.h"
@@ -50,35 +51,6 @@ bool read_lowercase_flag(const std::string& dir) {
   if (json.is_object() && json.contains("do_lower_case") && json.at("do_lower_case").is_boolean())
     return json.at("do_lower_case").get<bool>();
   return true;
-}
-
-// A lower bound on the weights a model of `config` holds: its embedding tables and the matrices of
-// every layer (attention projections, feed-forward, recurrent and classifier weights). Summed in
-// double, so hostile sizes cannot overflow.
-double minimum_weight_count(const ModelConfig& config) {
-  const double d = static_cast<double>(config.d_model);
-  if (config.is_recurrent()) {
-    const auto& r = config.recurrent;
-    const double e = static_cast<double>(r.embedding_dim), h = static_cast<double>(r.rnn_hidden);
-    const double pooled = config.has_lama_attention() ? static_cast<double>(config.n_heads) * 2 * h : 2 * h;
-    const double hidden = static_cast<double>(r.classifier_hidden);
-    return static_cast<double>(config.vocab_size) * e + 6 * h * (e + h) + pooled * hidden +
-           hidden * static_cast<double>(config.num_labels);
-  }
-  double count = static_cast<double>(config.vocab_size) * d + static_cast<double>(config.num_labels) * d +
-                 static_cast<double>(config.bert.type_vocab_size) * d;
-  if (config.positions == PositionKind::Learned) count += static_cast<double>(config.max_positions) * d;
-  for (int64_t block = 0; block < config.n_blocks && block < static_cast<int64_t>(config.heads_per_block.size()); ++block)
-    count += 2 * d * static_cast<double>(config.attention_width(block) + config.kv_width(block));
-  if (config.is_translation()) {
-    const auto& t = config.translation;
-    if (!t.share_embeddings) count += static_cast<double>(t.target_vocab_size) * d;
-    count += 2 * d * (static_cast<double>(t.encoder_layers) * static_cast<double>(t.encoder_ffn) +
-                      static_cast<double>(t.decoder_layers) * static_cast<double>(t.decoder_ffn));
-  } else {
-    count += 2 * d * static_cast<double>(config.d_ff) * static_cast<double>(config.n_blocks);
-  }
-  return count;
 }
 
 // config.json's sizes against the tensors model.safetensors holds, before a model is allocated from
@@ -177,10 +149,18 @@ LoadedWeights load_weights(AttentionModel& model, const TensorSource& file, bool
       binding = *found->second;
     }
 
-    std::string source;
+    std::string source, quantised;
     for (const auto& prefix : table.name_prefixes.empty() ? std::vector<std::string>{""} : table.name_prefixes)
-      for (const auto& candidate : binding.sources)
+      for (const auto& candidate : binding.sources) {
         if (source.empty() && file.contains(prefix + candidate)) source = prefix + candidate;
+        if (quantised.empty() && binding.mxfp4 && holds_mxfp4(file, prefix + candidate)) quantised = prefix + candidate;
+      }
+    if (source.empty() && !quantised.empty()) {  // gpt-oss's experts in MXFP4: dequantised here
+      copies.push_back({item.value(), read_mxfp4(file, quantised, item.value().sizes().vec())});
+      used.insert({quantised + "_blocks", quantised + "_scales"});
+      dtypes.insert("MXFP4");
+      continue;
+    }
     if (source.empty())
       fail_in_file(file.description(), "missing tensor '" + binding.sources.front() + "' (a " + model.config().family_name() +
                                     " model with this config needs it)");

@@ -1,5 +1,6 @@
 // models/checkpoint/weight_bindings.cpp — the tensor-name tables of the GPT-2, BERT, Marian, BART, Llama
-// (llama, mistral, qwen2, and qwen3, gemma2, gemma3_text, phi3, olmo2) and GPT-NeoX layouts.
+// (llama, mistral, qwen2, and qwen3, gemma2, gemma3_text, phi3, olmo2, and the mixtures of experts
+// mixtral, qwen3_moe, olmoe, gpt_oss) and GPT-NeoX layouts.
 #include "models/checkpoint/weight_bindings.h"
 
 #include <functional>
@@ -191,6 +192,35 @@ void bind_layer_norms(WeightTable& table, const ModelConfig& config, const std::
   }
 }
 
+// A sparse layer's router and experts as the Hub stores them: one tensor per expert and projection
+// (mixtral's block_sparse_moe.experts.E.w1/w3/w2 = gate/up/down; qwen3_moe's and olmoe's
+// mlp.experts.E.gate_proj/up_proj/down_proj), or gpt-oss's experts packed in [E, …] tensors, in
+// MXFP4 where its config says so.
+void bind_experts(WeightTable& table, const ModelConfig& config, const std::function<std::string(const std::string&)>& ours,
+                  const std::function<std::string(const std::string&)>& theirs) {
+  const auto& moe = config.moe;
+  if (moe.packed_experts) {
+    bind_dense(table, ours("mlp.router"), theirs("mlp.router"), moe.router_bias);
+    for (const char* part : {"gate_up", "down"}) {
+      WeightBinding packed{ours(std::string("mlp.") + part), {theirs(std::string("mlp.experts.") + part + "_proj")}};
+      packed.mxfp4 = moe.mxfp4;
+      table.bindings.push_back(std::move(packed));
+      bind(table, ours(std::string("mlp.") + part + "_bias"), {theirs(std::string("mlp.experts.") + part + "_proj_bias")});
+    }
+    return;
+  }
+  const bool mixtral = config.family == ModelFamily::Mixtral;
+  const std::string block = mixtral ? "block_sparse_moe." : "mlp.";
+  bind(table, ours("mlp.router.weight"), {theirs(block + "gate.weight")});
+  for (int64_t expert = 0; expert < moe.experts; ++expert) {
+    const auto mine = "mlp.experts." + std::to_string(expert) + ".";
+    const auto stored = block + "experts." + std::to_string(expert) + ".";
+    bind(table, ours(mine + "gate.weight"), {theirs(stored + (mixtral ? "w1" : "gate_proj") + ".weight")});
+    bind(table, ours(mine + "fc1.weight"), {theirs(stored + (mixtral ? "w3" : "up_proj") + ".weight")});
+    bind(table, ours(mine + "fc2.weight"), {theirs(stored + (mixtral ? "w2" : "down_proj") + ".weight")});
+  }
+}
+
 // llama, mistral and qwen2 (modeling_llama.py's names; mistral and qwen2 copy them), and qwen3,
 // gemma2, gemma3_text, phi3 and olmo2, which add norms or fuse projections. A pruned model this tool
 // saved (prune --apply --save) uses the same names.
@@ -216,11 +246,18 @@ WeightTable llama_table(const ModelConfig& config) {
       bind_dense(table, ours("attn.q"), theirs("self_attn.q_proj"), d.qkv_bias);
       bind_dense(table, ours("attn.k"), theirs("self_attn.k_proj"), d.qkv_bias);
       bind_dense(table, ours("attn.v"), theirs("self_attn.v_proj"), d.qkv_bias);
-      bind_dense(table, ours("mlp.gate"), theirs("mlp.gate_proj"), d.mlp_bias);
-      bind_dense(table, ours("mlp.fc1"), theirs("mlp.up_proj"), d.mlp_bias);
     }
     bind_dense(table, ours("attn.o"), theirs("self_attn.o_proj"), d.out_bias);
-    bind_dense(table, ours("mlp.fc2"), theirs("mlp.down_proj"), d.mlp_bias);
+    if (d.attention_sinks) bind(table, ours("attn.sinks"), {theirs("self_attn.sinks")});
+    if (config.moe.sparse_layer(layer)) {
+      bind_experts(table, config, ours, theirs);
+    } else {
+      if (!phi3) {
+        bind_dense(table, ours("mlp.gate"), theirs("mlp.gate_proj"), d.mlp_bias);
+        bind_dense(table, ours("mlp.fc1"), theirs("mlp.up_proj"), d.mlp_bias);
+      }
+      bind_dense(table, ours("mlp.fc2"), theirs("mlp.down_proj"), d.mlp_bias);
+    }
   }
   bind(table, "ln_f.weight", {"norm.weight"});
   if (!config.tie_embeddings) bind(table, "lm_head.weight", {"lm_head.weight"});
@@ -267,7 +304,11 @@ std::optional<WeightTable> foreign_weight_table(const ModelConfig& config) {
     case ModelFamily::Gemma2:
     case ModelFamily::Gemma3Text:
     case ModelFamily::Phi3:
-    case ModelFamily::Olmo2: return llama_table(config);
+    case ModelFamily::Olmo2:
+    case ModelFamily::Mixtral:
+    case ModelFamily::Qwen3Moe:
+    case ModelFamily::Olmoe:
+    case ModelFamily::GptOss: return llama_table(config);
     case ModelFamily::GptNeox: return gpt_neox_table(config);
     case ModelFamily::TransformerLm:
     case ModelFamily::BetSf:

@@ -25,6 +25,9 @@ struct WeightBinding {
   // With rows > 0, rows first_row … first_row + rows − 1 of a file tensor of source_rows rows
   // (Phi-3's qkv_proj and gate_up_proj: q, k and v, or gate and up, one after the other).
   int64_t first_row = 0, rows = 0, source_rows = 0;
+  // The file may hold the tensor in MXFP4 instead (gpt-oss's experts as the Hub ships them):
+  // <source>_blocks [E, R, G, 16] and <source>_scales [E, R, G], dequantised to [E, G·32, R].
+  bool mxfp4 = false;
 };
 
 struct WeightTable {

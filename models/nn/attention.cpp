@@ -111,6 +111,7 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_
       dropout_(config.dropout),
       divisor_(std::sqrt(config.decoder.query_scale > 0 ? config.decoder.query_scale : static_cast<double>(config.d_head))),
       softcap_(config.decoder.attention_softcap),
+      clip_(config.decoder.qkv_clip),
       qk_norm_(config.decoder.qk_norm) {
   const int64_t width = heads * config.d_head;
   const int64_t kv_width = (query_groups.empty() ? heads : static_cast<int64_t>(query_groups.size())) * config.d_head;
@@ -131,6 +132,7 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const ModelConfig& config, int64_
     kv_index = register_buffer("kv_index", torch::tensor(owner, torch::kLong));
   }
   if (config.bird_eye) bird_eye = register_parameter("bird_eye", torch::zeros({heads, 2 * config.d_head}));
+  if (d.attention_sinks) sinks = register_parameter("sinks", torch::zeros({heads}));
 }
 
 MultiHeadAttentionImpl::Projected MultiHeadAttentionImpl::project(const torch::Tensor& x,
@@ -146,9 +148,11 @@ MultiHeadAttentionImpl::Projected MultiHeadAttentionImpl::project(const torch::T
   };
   Projected projected;
   auto& [query, key, value, reweight] = projected;
+  // OLMoE: queries, keys and values clamped to ±clip_qkv after the norms.
+  auto clipped = [&](torch::Tensor t) { return clip_ > 0 ? t.clamp(-clip_, clip_) : t; };
   if (qk_norm_ == QkNorm::Whole) {  // OLMo 2: over every head's query (key) at once, then split
-    query = split_heads(q_norm(q(x)));
-    key = split_kv_heads(k_norm(k(source)));
+    query = split_heads(clipped(q_norm(q(x))));
+    key = split_kv_heads(clipped(k_norm(k(source))));
   } else {
     query = split_heads(q(x));
     key = split_kv_heads(k(source));
@@ -161,7 +165,7 @@ MultiHeadAttentionImpl::Projected MultiHeadAttentionImpl::project(const torch::T
   const auto& hooks = context.hooks;
   query = hooks.run(HookPoint::Q, std::move(query));
   key = hooks.run(HookPoint::K, std::move(key));
-  if (with_value || bird_eye.defined()) value = hooks.run(HookPoint::V, split_kv_heads(v(source)));
+  if (with_value || bird_eye.defined()) value = hooks.run(HookPoint::V, split_kv_heads(clipped(v(source))));
   if (kv_index.defined()) {  // grouped-query: each query head reads its group's key and value
     // Module::to(dtype) converts integer buffers too (a model moved to float64 for the gradient
     // checks): the index is read as long whatever was done to it.
@@ -229,8 +233,7 @@ torch::Tensor MultiHeadAttentionImpl::run_tiles(const Projected& projected, cons
     // probabilities every analysis reads keep their precision.
     auto scores = context.hooks.run(HookPoint::Scores,
                                     tile_scores(projected, context.masks(first, rows), first, rows, reweighted), first);
-    auto probabilities = context.hooks.run(
-        HookPoint::Pattern, torch::softmax(scores, -1, widened(scores.scalar_type())), first);  // (B, H, rows, keys)
+    auto probabilities = context.hooks.run(HookPoint::Pattern, softmax(scores), first);  // (B, H, rows, keys)
     scores = torch::Tensor();
     if (tiles) tiles(first, probabilities);
     if (projected.value.defined()) {
@@ -242,11 +245,19 @@ torch::Tensor MultiHeadAttentionImpl::run_tiles(const Projected& projected, cons
   return mixed.size() == 1 ? std::move(mixed.front()) : torch::cat(mixed, 2);
 }
 
+torch::Tensor MultiHeadAttentionImpl::softmax(const torch::Tensor& scores) const {
+  const auto dtype = widened(scores.scalar_type());
+  if (!sinks.defined()) return torch::softmax(scores, -1, dtype);
+  // gpt-oss: each head's sink logit as one more column of every row, dropped after the softmax.
+  const auto sink = sinks.to(dtype).view({1, heads_, 1, 1}).expand({scores.size(0), heads_, scores.size(2), 1});
+  return torch::softmax(torch::cat({scores.to(dtype), sink}, -1), -1).narrow(-1, 0, scores.size(-1));
+}
+
 bool MultiHeadAttentionImpl::fusable(const AttentionContext& context) const {
   // The kernel scales by d_head^(−1/2) and knows no soft-capping.
   const bool plain_scores = softcap_ == 0 && divisor_ == std::sqrt(static_cast<double>(d_head_));
   const bool tiles_hooked = context.hooks.has(HookPoint::Scores) || context.hooks.has(HookPoint::Pattern);
-  return fused_attention_allowed() && context.fused && !bird_eye.defined() &&
+  return fused_attention_allowed() && context.fused && !bird_eye.defined() && !sinks.defined() &&
          context.diagonal.kind == DiagonalIntervention::Kind::None && plain_scores && !tiles_hooked;
 }
 

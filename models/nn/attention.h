@@ -119,6 +119,7 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   Norm q_norm{nullptr}, k_norm{nullptr};  // DecoderPart::qk_norm only
   torch::Tensor bird_eye;  // [H, 2·dh]: w of R = sigmoid(wᵀ[H_j, K_j]) per head (BET(SF) only)
   torch::Tensor kv_index;  // [H] long: the key/value head of each query head (a buffer; grouped-query only)
+  torch::Tensor sinks;     // [H]: each head's learned sink logit (DecoderPart::attention_sinks only)
 
  private:
   struct Projected {
@@ -139,8 +140,11 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // The output projection as the sum of each head's write, tile by tile of positions, each tile's
   // writes [B, H, rows, d] through the HeadOut hooks (a forward that reads or writes them).
   torch::Tensor hooked_head_outputs(const torch::Tensor& mixed, const AttentionContext& context);
+  // The probabilities of a tile's scores, in the widened dtype: over the keys, and the sink's logit
+  // when the heads have one (its share is left out of the row).
+  torch::Tensor softmax(const torch::Tensor& scores) const;
   // Whether the context may be mixed by the fused kernel: available, allowed, and nothing the kernel
-  // cannot express (BET(SF)'s reweighting, a diagonal intervention).
+  // cannot express (BET(SF)'s reweighting, a diagonal intervention, sinks).
   bool fusable(const AttentionContext& context) const;
   // The context (B, H, n, dh) by the fused kernel: causal in one call, other masks tile by tile.
   torch::Tensor fused_context(const Projected& projected, const AttentionContext& context);
@@ -150,6 +154,7 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   double dropout_;
   double divisor_;  // of the dot products: √d_head, or √query_scale (DecoderPart)
   double softcap_;  // DecoderPart::attention_softcap
+  double clip_;     // DecoderPart::qkv_clip
   QkNorm qk_norm_;
 };
 TORCH_MODULE(MultiHeadAttention);

@@ -24,6 +24,10 @@ enum class ModelFamily {
   // layers), Phi-3 (fused q|k|v and gate|up) and OLMo 2 (norms after each sublayer, whole-width query
   // and key norms): docs/checkpoint-format.md.
   Llama, Mistral, Qwen2, GptNeox, Qwen3, Gemma2, Gemma3Text, Phi3, Olmo2,
+  // Mixtures of experts (docs/checkpoint-format.md "Mixtures of experts"): a router sends each token to
+  // k of E feed-forward experts. gpt-oss adds learned attention sinks, attention biases, alternating
+  // sliding and full layers, YaRN positions and MXFP4 experts.
+  Mixtral, Qwen3Moe, Olmoe, GptOss,
 };
 // How a transformer classifier pools its final states: the first token through the pooler (BERT) or
 // the mean of the unpadded states straight into the classifier (encoder_classifier).
@@ -37,8 +41,9 @@ enum class Regularizer { None, Penal, Emb };
 // source.spm and target.spm, their pieces numbered by one shared vocab.json.
 enum class TokenizerKind { Word, Gpt2Bpe, WordPiece, SentencePiece, HfJson, SentencePiecePair };
 // How rotary positions stretch beyond the trained context: not at all, every frequency ÷ factor
-// ("linear"), or Llama 3.1's per-wavelength blend ("llama3").
-enum class RopeScaling { Default, Linear, Llama3 };
+// ("linear"), Llama 3.1's per-wavelength blend ("llama3"), or YaRN's ramp between interpolated and
+// original frequencies with its attention factor on cos and sin ("yarn": gpt-oss).
+enum class RopeScaling { Default, Linear, Llama3, Yarn };
 // The diagonal treatment a native LM was trained with (Bird-Eye Table 2).
 enum class DiagMode { Normal, Reduced, Magnified, Mask };
 
@@ -65,7 +70,7 @@ struct EnumNames;
 template <>
 struct EnumNames<ModelFamily> {
   using E = ModelFamily;
-  static constexpr std::array<NamedValue<E>, 21> table = {{
+  static constexpr std::array<NamedValue<E>, 25> table = {{
       {E::TransformerLm, "transformer_lm"},
       {E::BetSf, "bet_sf"},
       {E::BetSg, "bet_sg"},
@@ -87,6 +92,10 @@ struct EnumNames<ModelFamily> {
       {E::Gemma3Text, "gemma3_text"},
       {E::Phi3, "phi3"},
       {E::Olmo2, "olmo2"},
+      {E::Mixtral, "mixtral"},
+      {E::Qwen3Moe, "qwen3_moe"},
+      {E::Olmoe, "olmoe"},
+      {E::GptOss, "gpt_oss"},
   }};
   static_assert(in_declaration_order(table));
 };
@@ -134,10 +143,11 @@ struct EnumNames<TokenizerKind> {
 template <>
 struct EnumNames<RopeScaling> {
   using E = RopeScaling;
-  static constexpr std::array<NamedValue<E>, 3> table = {{
+  static constexpr std::array<NamedValue<E>, 4> table = {{
       {E::Default, "default"},
       {E::Linear, "linear"},
       {E::Llama3, "llama3"},
+      {E::Yarn, "yarn"},
   }};
   static_assert(in_declaration_order(table));
 };

@@ -23,7 +23,8 @@ constexpr std::array<PointName, kHookPointCount> kPointNames = {{
     {HookPoint::Pattern, "pattern", true},       {HookPoint::Z, "z", true},
     {HookPoint::HeadOut, "head_out", true},      {HookPoint::AttnOut, "attn_out", false},
     {HookPoint::ResidMid, "resid_mid", false},   {HookPoint::MlpIn, "mlp_in", false},
-    {HookPoint::MlpAct, "mlp_act", false},       {HookPoint::MlpOut, "mlp_out", false},
+    {HookPoint::Router, "router", false},        {HookPoint::MlpAct, "mlp_act", false},
+    {HookPoint::MlpOut, "mlp_out", false},
     {HookPoint::ResidPost, "resid_post", false}, {HookPoint::FinalNorm, "final_norm", false},
     {HookPoint::Logits, "logits", false},
 }};

@@ -26,18 +26,19 @@ namespace aw {
 // In the order a layer computes them. Shapes (dimension letters of model.h; r = the positions of one
 // tile, e the point's own width):
 //   residual-like [B, n|r, e]: ResidPre, AttnIn, AttnOut, ResidMid, MlpIn, MlpAct, MlpOut, ResidPost,
-//                              FinalNorm, Logits
+//                              FinalNorm, Logits; Router [B, n|r, E]: a sparse layer's router logits,
+//                              before the top-k (mixtures of experts)
 //   per head     [B, H|Hkv, n|r, e]: Q, K, V (K and V as stored: one per key/value head), Scores and
 //                              Pattern ([B, H, r, keys]: query rows), Z, HeadOut
 enum class HookPoint {
-  ResidPre, AttnIn, Q, K, V, Scores, Pattern, Z, HeadOut, AttnOut, ResidMid, MlpIn, MlpAct, MlpOut, ResidPost,
+  ResidPre, AttnIn, Q, K, V, Scores, Pattern, Z, HeadOut, AttnOut, ResidMid, MlpIn, Router, MlpAct, MlpOut, ResidPost,
   FinalNorm, Logits,
 };
 constexpr int kHookPointCount = static_cast<int>(HookPoint::Logits) + 1;
 
 // Where a hook is called: the point, its layer (−1 for FinalNorm and Logits) and the first position
 // of the tensor's rows (0 unless the point comes in tiles of positions: Scores, Pattern, HeadOut, and
-// MlpAct of a long text).
+// Router and MlpAct of a long text).
 struct HookSite {
   HookPoint point;
   int64_t layer;

@@ -80,4 +80,39 @@ std::string to_string(Activation activation) {
   return "gelu";
 }
 
+// A lower bound on the weights a model of `config` holds: its embedding tables and the matrices of
+// every layer (attention projections, feed-forward, recurrent and classifier weights). Summed in
+// double, so hostile sizes cannot overflow.
+double minimum_weight_count(const ModelConfig& config) {
+  const double d = static_cast<double>(config.d_model);
+  if (config.is_recurrent()) {
+    const auto& r = config.recurrent;
+    const double e = static_cast<double>(r.embedding_dim), h = static_cast<double>(r.rnn_hidden);
+    const double pooled = config.has_lama_attention() ? static_cast<double>(config.n_heads) * 2 * h : 2 * h;
+    const double hidden = static_cast<double>(r.classifier_hidden);
+    return static_cast<double>(config.vocab_size) * e + 6 * h * (e + h) + pooled * hidden +
+           hidden * static_cast<double>(config.num_labels);
+  }
+  double count = static_cast<double>(config.vocab_size) * d + static_cast<double>(config.num_labels) * d +
+                 static_cast<double>(config.bert.type_vocab_size) * d;
+  if (config.positions == PositionKind::Learned) count += static_cast<double>(config.max_positions) * d;
+  for (int64_t block = 0; block < config.n_blocks && block < static_cast<int64_t>(config.heads_per_block.size()); ++block)
+    count += 2 * d * static_cast<double>(config.attention_width(block) + config.kv_width(block));
+  if (config.is_translation()) {
+    const auto& t = config.translation;
+    if (!t.share_embeddings) count += static_cast<double>(t.target_vocab_size) * d;
+    count += 2 * d * (static_cast<double>(t.encoder_layers) * static_cast<double>(t.encoder_ffn) +
+                      static_cast<double>(t.decoder_layers) * static_cast<double>(t.decoder_ffn));
+  } else {
+    // Sparse layers: every expert's three matrices (MXFP4 stores two weights a byte, counted as one
+    // value: half).
+    const auto& moe = config.moe;
+    const double expert_weights = 3 * d * static_cast<double>(moe.expert_ffn) * static_cast<double>(moe.experts) *
+                                  (moe.mxfp4 ? 0.5 : 1.0);
+    for (int64_t layer = 0; layer < config.n_blocks; ++layer)
+      count += moe.sparse_layer(layer) ? expert_weights : 2 * d * static_cast<double>(config.d_ff);
+  }
+  return count;
+}
+
 }  // namespace aw

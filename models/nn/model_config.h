@@ -1,7 +1,7 @@
 // models/nn/model_config.h — one normalised description of a model, parsed from config.json.
 // Every family — native (transformer_lm, bet_sf, bet_sg, encoder_classifier, the recurrent
-// classifiers, transformer_mt) or Hugging Face (gpt2, bert, marian, bart, llama, mistral, qwen2,
-// gpt_neox) — maps to this struct: what differs between families is in its fields and parts, set
+// classifiers, transformer_mt) or Hugging Face (gpt2, bert, marian, bart, and the decoders from llama
+// to the mixtures of experts) — maps to this struct: what differs between families is in its fields and parts, set
 // where config.json is parsed (model_config_parse.cpp and the family parsers beside it), and the
 // modules are built from it alone. Only the parsers and the weight tables
 // (models/checkpoint/weight_bindings.cpp) ask which family a config is.
@@ -108,7 +108,37 @@ struct RotaryPart {
   double factor = 1.0;                   // linear and llama3
   double low_freq_factor = 1.0;          // llama3
   double high_freq_factor = 4.0;         // llama3
-  int64_t original_max_positions = 8192; // llama3: the context the frequencies were trained for
+  int64_t original_max_positions = 8192; // llama3, yarn: the context the frequencies were trained for
+  double beta_fast = 32.0, beta_slow = 1.0;  // yarn: the rotations bounding the ramp
+  bool truncate = true;                  // yarn: the ramp's bounds rounded outwards to whole dimensions
+  double attention_factor = 1.0;         // yarn: cos and sin × this (0.1 ln factor + 1 unless stated)
+};
+
+// Mixtures of experts (mixtral, qwen3_moe, olmoe, gpt_oss; docs/checkpoint-format.md): in a sparse
+// layer a router scores every token against `experts` feed-forward experts, the token goes to its
+// `top_k` best, and their outputs are summed with the router's weights.
+struct MoePart {
+  int64_t experts = 0;            // E; 0 = every layer has one dense feed-forward
+  int64_t top_k = 0;              // experts per token
+  int64_t expert_ffn = 0;         // hidden width of one expert (d_ff stays the dense layers')
+  // The weights: softmax over all E logits, the best k kept (and divided by their sum when
+  // normalise_top_k), or, with top_k_softmax (gpt-oss), a softmax over the k best logits alone.
+  bool normalise_top_k = false;
+  bool top_k_softmax = false;
+  bool router_bias = false;       // gpt-oss: the router's linear map has a bias
+  // gpt-oss: the experts stored together as Hugging Face does, gate and up interleaved in one
+  // [E, d, 2·ff] matrix (with biases), and gated by its clamped SwiGLU: (clamp(up) + 1) ·
+  // g·σ(α g), g = min(gate, limit).
+  bool packed_experts = false;
+  double swiglu_alpha = 1.702, swiglu_limit = 7.0;
+  bool mxfp4 = false;             // the file stores the packed experts in MXFP4 (quantization_config)
+  // Per layer, whether it is sparse (qwen3_moe's mlp_only_layers and decoder_sparse_step keep some
+  // dense); empty = every layer, when experts > 0.
+  std::vector<bool> sparse_layers;
+
+  bool sparse_layer(int64_t layer) const {
+    return experts > 0 && (sparse_layers.empty() || sparse_layers.at(static_cast<size_t>(layer)));
+  }
 };
 
 // The decoder features of today's Hugging Face LMs (llama, mistral, qwen2, gpt_neox); the defaults
@@ -143,6 +173,10 @@ struct DecoderPart {
   // Gemma 3: the sliding layers' own rotary positions (another base, no scaling); dims 0 = the same
   // as every other layer's.
   RotaryPart sliding_rotary;
+  // gpt-oss: a learned logit per head that joins every row's softmax and takes no value: the row's
+  // probabilities over the tokens sum to 1 − its sink's share (docs/attention-sinks.md).
+  bool attention_sinks = false;
+  double qkv_clip = 0;              // OLMoE: queries, keys and values clamped to ±clip_qkv; 0 = none
 
   // Whether `layer` is a sliding layer (its window sliding_window, its positions sliding_rotary when set).
   bool sliding_layer(int64_t layer) const {
@@ -198,6 +232,7 @@ struct ModelConfig {
   TranslationPart translation;
   RotaryPart rotary;
   DecoderPart decoder;
+  MoePart moe;
 
   // "bet_sf": the family as config.json names it, for messages ("a bet_sf language model").
   std::string family_name() const { return to_string(family); }
@@ -233,6 +268,11 @@ struct ModelConfig {
                                                                                       : d_head;
   }
 };
+
+// A lower bound on the weights a model of `config` holds: its embedding tables and the matrices of
+// every layer, summed in double so that hostile sizes cannot overflow (checked against the file's
+// tensors before a model is allocated).
+double minimum_weight_count(const ModelConfig& config);
 
 // Parses and validates a config.json already read into `json`; errors name `path` and the key.
 ModelConfig parse_model_config(const nlohmann::json& json, const std::string& path);

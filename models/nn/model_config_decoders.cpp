@@ -9,10 +9,11 @@ namespace aw {
 namespace config_parsing {
 namespace {
 
-// Gemma's layer types: "layer_types" as stated (v5 and recent v4 files), or the pattern older files
-// give (Gemma 2: every other layer sliding, the first one included; Gemma 3: sliding_window_pattern
-// − 1 sliding layers, then a global one).
-std::vector<bool> gemma_sliding_layers(const json& root, const ConfigReader& reader, const ModelConfig& config) {
+}  // namespace
+
+// Each layer sliding or full: "layer_types" as stated (v5 and recent v4 files), or every
+// `pattern`-th layer full and the others sliding, as older files imply.
+std::vector<bool> sliding_layer_types(const ConfigReader& reader, const ModelConfig& config, int64_t pattern) {
   std::vector<bool> sliding;
   if (reader.has("layer_types")) {
     for (const auto& type : reader.string_list("layer_types")) {
@@ -25,11 +26,11 @@ std::vector<bool> gemma_sliding_layers(const json& root, const ConfigReader& rea
                   std::to_string(config.n_blocks) + " layers");
     return sliding;
   }
-  (void)root;
-  const int64_t pattern = config.family == ModelFamily::Gemma2 ? 2 : reader.positive_int("sliding_window_pattern", 6);
   for (int64_t layer = 0; layer < config.n_blocks; ++layer) sliding.push_back((layer + 1) % pattern != 0);
   return sliding;
 }
+
+namespace {
 
 // Gemma 3's two rope settings: v5's rope_parameters per layer type, or v4's rope_theta and
 // rope_scaling (global layers) and rope_local_base_freq (sliding layers, never scaled).
@@ -77,7 +78,10 @@ void parse_gemma(const json& root, const ConfigReader& reader, const std::string
   decoder.final_softcap = reader.number("final_logit_softcapping", 0.0);
   if (decoder.attention_softcap < 0 || decoder.final_softcap < 0) reader.fail("soft-capping values must be ≥ 0");
   decoder.sliding_window = reader.non_negative_int("sliding_window", 4096);
-  decoder.sliding_layers = gemma_sliding_layers(root, reader, config);
+  // Gemma 2: every other layer sliding, the first one included; Gemma 3: sliding_window_pattern − 1
+  // sliding layers, then a global one.
+  decoder.sliding_layers =
+      sliding_layer_types(reader, config, gemma3 ? reader.positive_int("sliding_window_pattern", 6) : 2);
   if (gemma3) {
     decoder.qk_norm = QkNorm::PerHead;
     parse_gemma3_rotary(root, reader, path, config);
@@ -105,6 +109,10 @@ void parse_decoder_family(const json& root, const ConfigReader& reader, const st
       decoder.pre_norms = false;
       decoder.post_norms = true;
       break;
+    case ModelFamily::Mixtral:
+    case ModelFamily::Qwen3Moe:
+    case ModelFamily::Olmoe:
+    case ModelFamily::GptOss: parse_moe_family(root, reader, path, config); break;
     default: break;  // llama, mistral, qwen2: nothing more
   }
 }

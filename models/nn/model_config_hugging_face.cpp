@@ -4,10 +4,32 @@
 // (docs/checkpoint-format.md).
 #include "models/nn/model_config_parsers.h"
 
+#include <cmath>
 #include <numeric>
 
 namespace aw {
 namespace config_parsing {
+
+namespace {
+
+// YaRN (Peng et al. 2023) as transformers computes it: the ramp between the rotations beta_fast and
+// beta_slow, and the attention factor stated or from the factor (0.1 · mscale · ln factor + 1).
+void read_yarn(const ConfigReader& sub, RotaryPart& rotary) {
+  rotary.original_max_positions = sub.positive_int("original_max_position_embeddings");
+  rotary.beta_fast = sub.number("beta_fast", 32.0);
+  rotary.beta_slow = sub.number("beta_slow", 1.0);
+  rotary.truncate = sub.boolean("truncate", true);
+  if (!(rotary.beta_fast > rotary.beta_slow) || !(rotary.beta_slow > 0))
+    sub.fail("yarn scaling needs 0 < beta_slow < beta_fast");
+  const auto mscale = [&](double scale) { return rotary.factor <= 1 ? 1.0 : 0.1 * scale * std::log(rotary.factor) + 1.0; };
+  if (sub.has("attention_factor")) rotary.attention_factor = sub.number("attention_factor", 1.0);
+  else if (sub.has("mscale") && sub.has("mscale_all_dim") && sub.number("mscale", 0) != 0 && sub.number("mscale_all_dim", 0) != 0)
+    rotary.attention_factor = mscale(sub.number("mscale", 1.0)) / mscale(sub.number("mscale_all_dim", 1.0));
+  else rotary.attention_factor = mscale(1.0);
+  if (!(rotary.attention_factor > 0)) sub.fail("yarn's attention_factor must be > 0");
+}
+
+}  // namespace
 
 // One rope object (rope_parameters, rope_scaling, or one layer type's entry of Gemma 3's
 // rope_parameters) into `rotary`: its type, base and scaling, and its rotated fraction of a head.
@@ -19,8 +41,8 @@ void read_rope_object(const json& object, const std::string& what, RotaryPart& r
   const auto type_key = sub.has("rope_type") ? "rope_type" : "type";
   const auto type = sub.choice(type_key, {"default", "linear", "llama3", "dynamic", "yarn", "longrope", "su", "proportional"},
                                "default");
-  if (type != "default" && type != "linear" && type != "llama3")
-    sub.fail("rope scaling '" + type + "' is not supported (supported: default, linear, llama3)");
+  if (type != "default" && type != "linear" && type != "llama3" && type != "yarn")
+    sub.fail("rope scaling '" + type + "' is not supported (supported: default, linear, llama3, yarn)");
   rotary.scaling = *parse_enum<RopeScaling>(type);
   rotary.theta = sub.number("rope_theta", rotary.theta);
   rotated_fraction = sub.number("partial_rotary_factor", rotated_fraction);
@@ -35,6 +57,7 @@ void read_rope_object(const json& object, const std::string& what, RotaryPart& r
     if (!(rotary.high_freq_factor > rotary.low_freq_factor) || !(rotary.low_freq_factor > 0))
       sub.fail("llama3 scaling needs 0 < low_freq_factor < high_freq_factor");
   }
+  if (rotary.scaling == RopeScaling::Yarn) read_yarn(sub, rotary);
 }
 
 void check_rotary(const ConfigReader& reader, const ModelConfig& config, RotaryPart& rotary, double rotated_fraction) {

@@ -72,6 +72,12 @@ FamilyTraits family_traits(ModelFamily family) {
     case ModelFamily::Phi3: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, true};
     // OLMo 2 normalises every head's query (key) together: without a head, the others' norms change.
     case ModelFamily::Olmo2: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, false};
+    // Mixtures of experts: their attention prunes as Llama's, OLMoE's whole-width query and key norms
+    // aside (as OLMo 2), and gpt-oss's sinks are saved per head by no pruned-model writer here.
+    case ModelFamily::Mixtral:
+    case ModelFamily::Qwen3Moe: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, true};
+    case ModelFamily::Olmoe:
+    case ModelFamily::GptOss: return {Network::Transformer, CheckpointFormat::HuggingFace, TrainedAs::None, false};
   }
   return {};
 }
@@ -117,7 +123,11 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& pa
     case ModelFamily::Gemma2:
     case ModelFamily::Gemma3Text:
     case ModelFamily::Phi3:
-    case ModelFamily::Olmo2: parse_rotary_decoder(json, reader, path, config); break;
+    case ModelFamily::Olmo2:
+    case ModelFamily::Mixtral:
+    case ModelFamily::Qwen3Moe:
+    case ModelFamily::Olmoe:
+    case ModelFamily::GptOss: parse_rotary_decoder(json, reader, path, config); break;
   }
 
   // Width of one head, where the family's parser left it unset (it sets the width of each side of a

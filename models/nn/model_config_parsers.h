@@ -176,6 +176,10 @@ void check_rotary(const ConfigReader& reader, const ModelConfig& config, RotaryP
 // model_config_decoders.cpp: what qwen3, gemma2, gemma3_text, phi3 and olmo2 add to the rotary
 // decoder parse_rotary_decoder reads (after it, on the same config).
 void parse_decoder_family(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config);
+// Each layer sliding (true) or full: layer_types as stated, or every `pattern`-th layer full.
+std::vector<bool> sliding_layer_types(const ConfigReader& reader, const ModelConfig& config, int64_t pattern);
+// model_config_moe.cpp: what mixtral, qwen3_moe, olmoe and gpt_oss add (called by parse_decoder_family).
+void parse_moe_family(const json& root, const ConfigReader& reader, const std::string& path, ModelConfig& config);
 void set_query_groups(const json& root, const std::string& path, ModelConfig& config);
 
 // model_config_translation.cpp: transformer_mt, marian and bart.

@@ -54,6 +54,28 @@ torch::Tensor NormImpl::linearised(const torch::Tensor& at, const torch::Tensor&
   return wide_x * torch::rsqrt(wide_at.pow(2).mean(-1, true) + eps_) * scale;
 }
 
+namespace {
+
+// YaRN: each frequency blended between itself (extrapolated: the fast dimensions, beyond beta_fast
+// rotations over the trained context) and itself ÷ factor (interpolated: the slow ones, below
+// beta_slow), linearly in the dimension index between the two bounds.
+torch::Tensor yarn_frequencies(const RotaryPart& rotary, const torch::Tensor& frequency) {
+  const double dims = static_cast<double>(rotary.dims);
+  const double context = static_cast<double>(rotary.original_max_positions);
+  const auto dimension_of = [&](double rotations) {  // the dimension that turns `rotations` times over the context
+    return dims * std::log(context / (rotations * 2 * M_PI)) / (2 * std::log(rotary.theta));
+  };
+  double low = dimension_of(rotary.beta_fast), high = dimension_of(rotary.beta_slow);
+  if (rotary.truncate) low = std::floor(low), high = std::ceil(high);
+  low = std::max(low, 0.0), high = std::min(high, dims - 1);
+  if (low == high) high += 0.001;  // as transformers does: no division by zero
+  const auto ramp = ((torch::arange(rotary.dims / 2, frequency.options()) - low) / (high - low)).clamp(0.0, 1.0);
+  const auto kept = 1 - ramp;  // the share of the original frequency
+  return frequency / rotary.factor * (1 - kept) + frequency * kept;
+}
+
+}  // namespace
+
 std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, int64_t length,
                                                       const torch::TensorOptions& float_options) {
   const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
@@ -69,9 +91,11 @@ std::pair<torch::Tensor, torch::Tensor> rotary_tables(const RotaryPart& rotary, 
                         (rotary.high_freq_factor - rotary.low_freq_factor)).clamp(0.0, 1.0);
     frequency = (1 - blend) * frequency / rotary.factor + blend * frequency;
   }
+  if (rotary.scaling == RopeScaling::Yarn) frequency = yarn_frequencies(rotary, frequency);
   const auto angles = torch::outer(torch::arange(length, f64), frequency);  // (n, dims/2)
   const auto doubled = torch::cat({angles, angles}, -1);                    // (n, dims)
-  return {torch::cos(doubled).to(float_options), torch::sin(doubled).to(float_options)};
+  const double scale = rotary.scaling == RopeScaling::Yarn ? rotary.attention_factor : 1.0;
+  return {(torch::cos(doubled) * scale).to(float_options), (torch::sin(doubled) * scale).to(float_options)};
 }
 
 torch::Tensor apply_rotary(const torch::Tensor& t, const torch::Tensor& cos, const torch::Tensor& sin) {

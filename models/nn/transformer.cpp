@@ -79,23 +79,33 @@ FeedForwardImpl::FeedForwardImpl(const ModelConfig& config) : activation_(config
   if (config.decoder.gated_mlp) gate = register_module("gate", make_linear(config.d_model, config.d_ff, bias));
 }
 
-torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, int64_t memory_budget, const LayerHooks& hooks) {
+torch::Tensor in_token_tiles(const torch::Tensor& x, int64_t per_token_bytes, int64_t memory_budget,
+                             const std::function<torch::Tensor(const torch::Tensor&, int64_t)>& feed) {
   const int64_t tokens = x.dim() >= 2 ? x.size(-2) : 1;
-  if (memory_budget <= 0 || tokens <= 1 || torch::GradMode::is_enabled()) return feed(x, hooks, 0);
-  // Alive at once per token: the inner [d_ff] vectors of one expression (gate, its activation, fc1 and
-  // their product for SwiGLU; fc1 and its activation otherwise).
-  const int64_t per_token = x.numel() / (tokens * x.size(-1)) * fc1->weight.size(0) * (gate ? 4 : 2) *
-                            static_cast<int64_t>(x.element_size());
-  if (tokens * per_token <= memory_budget) return feed(x, hooks, 0);
+  if (memory_budget <= 0 || tokens <= 1 || torch::GradMode::is_enabled()) return feed(x, 0);
+  const int64_t per_token = x.numel() / (tokens * x.size(-1)) * per_token_bytes;
+  if (tokens * per_token <= memory_budget) return feed(x, 0);
   const int64_t chunk = std::max<int64_t>(1, memory_budget / per_token);
-  std::vector<int64_t> shape = x.sizes().vec();
-  shape.back() = fc2->weight.size(0);
-  auto out = torch::empty(shape, x.options());
+  torch::Tensor out;
   for (int64_t first = 0; first < tokens; first += chunk) {
     const int64_t rows = std::min(chunk, tokens - first);
-    out.narrow(-2, first, rows).copy_(feed(x.narrow(-2, first, rows), hooks, first));
+    auto fed = feed(x.narrow(-2, first, rows), first);
+    if (!out.defined()) {
+      auto shape = x.sizes().vec();
+      shape.back() = fed.size(-1);
+      out = torch::empty(shape, fed.options());
+    }
+    out.narrow(-2, first, rows).copy_(fed);
   }
   return out;
+}
+
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x, int64_t memory_budget, const LayerHooks& hooks) {
+  // Alive at once per token: the inner [d_ff] vectors of one expression (gate, its activation, fc1 and
+  // their product for SwiGLU; fc1 and its activation otherwise).
+  const int64_t per_token = fc1->weight.size(0) * (gate ? 4 : 2) * static_cast<int64_t>(x.element_size());
+  return in_token_tiles(x, per_token, memory_budget,
+                        [&](const torch::Tensor& rows, int64_t first) { return feed(rows, hooks, first); });
 }
 
 torch::Tensor FeedForwardImpl::feed(const torch::Tensor& x, const LayerHooks& hooks, int64_t first_token) {
@@ -112,7 +122,8 @@ TransformerBlockImpl::TransformerBlockImpl(const ModelConfig& config, int64_t la
                                                     groups.empty() ? std::vector<int64_t>{} : groups[layer]));
   if (config.decoder.post_norms) ln_attn_out = register_module("ln_attn_out", make_norm(config));
   if (config.decoder.pre_norms) ln_2 = register_module("ln_2", make_norm(config));
-  mlp = register_module("mlp", FeedForward(config));
+  if (config.moe.sparse_layer(layer)) moe = register_module("mlp", MixtureOfExperts(config));
+  else mlp = register_module("mlp", FeedForward(config));
   if (config.decoder.post_norms) ln_mlp_out = register_module("ln_mlp_out", make_norm(config));
 }
 
@@ -122,7 +133,8 @@ BlockOutput TransformerBlockImpl::forward(const torch::Tensor& input, const Atte
   const auto x = hooks.run(HookPoint::ResidPre, input);
   auto attend = [&](const torch::Tensor& in) { return attn(hooks.run(HookPoint::AttnIn, in), context).output; };
   auto feed = [&](const torch::Tensor& in) {
-    return mlp(hooks.run(HookPoint::MlpIn, in), context.memory_budget, hooks);
+    const auto x = hooks.run(HookPoint::MlpIn, in);
+    return moe ? moe(x, context.memory_budget, hooks) : mlp(x, context.memory_budget, hooks);
   };
   if (parallel_residual_) {  // GPT-NeoX: both sublayers read x
     auto attended = hooks.run(HookPoint::AttnOut, attend(ln_1(x)));
@@ -318,10 +330,25 @@ std::vector<HookPoint> TransformerImpl::hook_points() const {
     const auto point = static_cast<HookPoint>(i);
     if (point == HookPoint::ResidMid && config_.decoder.parallel_residual) continue;  // both sublayers read resid_pre
     if (point == HookPoint::FinalNorm && !ln_f) continue;
+    if (point == HookPoint::Router && config_.moe.experts == 0) continue;
     if (point == HookPoint::Logits && !config_.is_language_model() && !classifier) continue;
     points.push_back(point);
   }
   return points;
+}
+
+std::vector<HookAddress> TransformerImpl::hook_addresses() const {
+  auto addresses = AttentionModel::hook_addresses();
+  if (config_.moe.experts == 0) return addresses;
+  // A sparse layer has a router and no single hidden activation; a dense one the reverse (qwen3_moe).
+  addresses.erase(std::remove_if(addresses.begin(), addresses.end(),
+                                 [&](const HookAddress& address) {
+                                   const bool sparse = address.layer >= 0 && config_.moe.sparse_layer(address.layer);
+                                   return (address.point == HookPoint::Router && !sparse) ||
+                                          (address.point == HookPoint::MlpAct && sparse);
+                                 }),
+                  addresses.end());
+  return addresses;
 }
 
 torch::Tensor TransformerImpl::head_writes(int64_t layer, const torch::Tensor& contexts) {

@@ -7,14 +7,22 @@
 #pragma once
 
 #include "models/nn/attention.h"
+#include "models/nn/mixture_of_experts.h"
 #include "models/nn/model.h"
 #include "models/nn/modules.h"
+
+#include <functional>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/normalization.h>
 
 namespace aw {
+
+// feed(x) for x (…, tokens, d), without gradients in tiles of tokens that keep `per_token_bytes` ×
+// tokens within `memory_budget` (0 = all at once): feed gets each tile and its first token.
+torch::Tensor in_token_tiles(const torch::Tensor& x, int64_t per_token_bytes, int64_t memory_budget,
+                             const std::function<torch::Tensor(const torch::Tensor&, int64_t)>& feed);
 
 class FeedForwardImpl : public torch::nn::Module {
  public:
@@ -45,7 +53,8 @@ class TransformerBlockImpl : public torch::nn::Module {
   Norm ln_1{nullptr}, ln_2{nullptr};  // before attention and the MLP (none: DecoderPart::pre_norms false)
   Norm ln_attn_out{nullptr}, ln_mlp_out{nullptr};  // on their outputs (DecoderPart::post_norms)
   MultiHeadAttention attn{nullptr};
-  FeedForward mlp{nullptr};
+  FeedForward mlp{nullptr};       // a dense layer's, or
+  MixtureOfExperts moe{nullptr};  // a sparse layer's (MoePart::sparse_layer), also named "mlp"
 
  private:
   NormPlacement norm_;
@@ -73,6 +82,7 @@ class TransformerImpl : public torch::nn::Module, public AttentionModel {
                              int64_t end_row = -1) override;
   bool splits_rows_at_gates() const override { return true; }
   std::vector<HookPoint> hook_points() const override;
+  std::vector<HookAddress> hook_addresses() const override;
   torch::Tensor head_writes(int64_t layer, const torch::Tensor& contexts) override;
   torch::Tensor direct_logits(const torch::Tensor& residual, const torch::Tensor& writes,
                               const torch::Tensor& tokens) override;

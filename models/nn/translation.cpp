@@ -334,7 +334,8 @@ std::vector<HookAddress> TranslationTransformerImpl::hook_addresses() const {
   std::vector<HookAddress> addresses;
   auto add = [&](HookPoint first, HookPoint last, int64_t block, const std::string& group, int64_t layer) {
     for (int i = static_cast<int>(first); i <= static_cast<int>(last); ++i)
-      addresses.push_back({static_cast<HookPoint>(i), block, group, layer});
+      if (static_cast<HookPoint>(i) != HookPoint::Router)  // no experts in these models
+        addresses.push_back({static_cast<HookPoint>(i), block, group, layer});
   };
   for (int64_t layer = 0; layer < t.encoder_layers; ++layer)
     add(HookPoint::ResidPre, HookPoint::ResidPost, layer, enc, layer);

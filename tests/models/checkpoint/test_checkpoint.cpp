@@ -187,7 +187,7 @@ TEST(CheckpointErrors, UnknownModelType) {
   EXPECT_EQ(load_error(dir.path()), dir.file("config.json") +
                                         ": unknown model_type 'gemma' (known: transformer_lm, bet_sf, bet_sg, encoder_classifier, lama, "
                                         "bigru_mean, gpt2, bert, transformer_mt, marian, bart, bigru_max, llama, mistral, qwen2, gpt_neox, qwen3, "
-                                        "gemma2, gemma3_text, phi3, olmo2)");
+                                        "gemma2, gemma3_text, phi3, olmo2, mixtral, qwen3_moe, olmoe, gpt_oss)");
 }
 
 TEST(CheckpointErrors, MissingAndMistypedConfigKeys) {

@@ -88,7 +88,8 @@ TEST(HookNames, EveryPointRoundTripsThroughItsShortAndFullName) {
 // model's kind of block first, and only a kind's name counts as one.
 TEST(HookNames, AddressesNameEachPlaceAndShortNamesCarryTheKind) {
   const auto addresses = tiny_model()->hook_addresses();
-  ASSERT_EQ(addresses.size(), static_cast<size_t>(2 * (kHookPointCount - 2) + 2));
+  // Every point but the router (no experts) in each of 2 layers, then final_norm and logits.
+  ASSERT_EQ(addresses.size(), static_cast<size_t>(2 * (kHookPointCount - 3) + 2));
   EXPECT_EQ(addresses.front().name(), "blocks.0.resid_pre");
   EXPECT_EQ(addresses.back().name(), "logits");
   for (const auto& address : addresses) EXPECT_EQ(address.name(), hook_name(address.point, address.number));
@@ -109,11 +110,11 @@ TEST(HookNames, AddressesNameEachPlaceAndShortNamesCarryTheKind) {
 }
 
 TEST(Hooks, APreNormModelHasEveryPointAndAPostNormOneNoFinalNorm) {
-  EXPECT_EQ(tiny_model()->hook_points().size(), static_cast<size_t>(kHookPointCount));
+  EXPECT_EQ(tiny_model()->hook_points().size(), static_cast<size_t>(kHookPointCount - 1));  // no router
   nlohmann::json json = {{"model_type", "transformer_lm"}, {"vocab_size", 20}, {"n_layers", 2}, {"n_heads", 3},
                          {"d_model", 12}, {"d_ff", 24}, {"max_positions", 16}, {"norm", "post"}};
   const auto post = make_transformer(parse_model_config(json, "post-norm config"))->hook_points();
-  EXPECT_EQ(post.size(), static_cast<size_t>(kHookPointCount - 1));
+  EXPECT_EQ(post.size(), static_cast<size_t>(kHookPointCount - 2));
   EXPECT_EQ(std::count(post.begin(), post.end(), HookPoint::FinalNorm), 0);
 }
 

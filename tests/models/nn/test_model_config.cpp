@@ -220,8 +220,8 @@ std::string config_error(const std::string& fixture, Change change) {
 }
 
 TEST(HfFamilies, UnsupportedOrInconsistentConfigsGetOneLine) {
-  EXPECT_EQ(config_error("llama", [](auto& j) { j["rope_parameters"]["rope_type"] = "yarn"; }),
-            "m/config.json (rope_parameters): rope scaling 'yarn' is not supported (supported: default, linear, llama3)");
+  EXPECT_EQ(config_error("llama", [](auto& j) { j["rope_parameters"]["rope_type"] = "dynamic"; }),
+            "m/config.json (rope_parameters): rope scaling 'dynamic' is not supported (supported: default, linear, llama3, yarn)");
   EXPECT_EQ(config_error("llama", [](auto& j) { j["num_key_value_heads"] = 3; }),
             "m/config.json: 4 attention heads cannot be grouped over 3 key/value heads (num_key_value_heads must "
             "divide num_attention_heads)");

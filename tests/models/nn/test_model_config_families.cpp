@@ -95,7 +95,7 @@ TEST(NewerFamilies, Gemma3RopeOfBothLayerTypesFromVersion4And5Keys) {
 
 TEST(NewerFamilies, UnsupportedFeaturesGetOneLine) {
   EXPECT_EQ(config_error("phi3", [](auto& j) { j["rope_parameters"]["rope_type"] = "longrope"; }),
-            "m/config.json (rope_parameters): rope scaling 'longrope' is not supported (supported: default, linear, llama3)");
+            "m/config.json (rope_parameters): rope scaling 'longrope' is not supported (supported: default, linear, llama3, yarn)");
   EXPECT_EQ(config_error("qwen3", [](auto& j) { j["use_sliding_window"] = true; }),
             "m/config.json: use_sliding_window true is not supported for qwen3 (its window starts at max_window_layers)");
   EXPECT_EQ(config_error("gemma2", [](auto& j) { j["layer_types"] = {"sliding_attention"}; }),
@@ -105,9 +105,9 @@ TEST(NewerFamilies, UnsupportedFeaturesGetOneLine) {
   EXPECT_EQ(config_error("gemma3", [](auto& j) { j["use_bidirectional_attention"] = true; }),
             "m/config.json: use_bidirectional_attention true is not supported (a bidirectional Gemma is not a "
             "language model)");
-  EXPECT_EQ(config_error("gemma3", [](auto& j) { j["rope_parameters"]["sliding_attention"]["rope_type"] = "yarn"; }),
-            "m/config.json (rope_parameters.sliding_attention): rope scaling 'yarn' is not supported (supported: "
-            "default, linear, llama3)");
+  EXPECT_EQ(config_error("gemma3", [](auto& j) { j["rope_parameters"]["sliding_attention"]["rope_type"] = "dynamic"; }),
+            "m/config.json (rope_parameters.sliding_attention): rope scaling 'dynamic' is not supported (supported: "
+            "default, linear, llama3, yarn)");
   EXPECT_EQ(config_error("gemma2", [](auto& j) { j.erase("hidden_size"); }), "m/config.json: missing key 'hidden_size'");
 }
 

@@ -1,5 +1,5 @@
 // tests/models/nn/test_transformer_hf_families.cpp — the transformer on llama, mistral, qwen2, gpt_neox,
-// qwen3, gemma2, gemma3_text, phi3 and olmo2
+// qwen3, gemma2, gemma3_text, phi3, olmo2 and the mixtures of experts (mixtral, qwen3_moe, olmoe, gpt_oss)
 // against Hugging Face's own classes (tests/support/hf_model_fixtures.h): the ids, logits, every attention
 // and a gated head must match to 1e-4; BF16 follows F32, and a float64 model stays float64.
 #include "models/checkpoint/checkpoint.h"
@@ -95,7 +95,8 @@ TEST_P(HfFamilies, EachLayerMadeAgainIsTheCapturedOne) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfFamilies,
                          ::testing::Values("llama", "llama_bias", "mistral", "qwen2", "gpt_neox", "gpt_neox_sequential",
                                            "qwen3", "qwen3_bias", "gemma2", "gemma2_global_first", "gemma3",
-                                           "gemma3_capped", "phi3", "phi3_grouped", "olmo2", "olmo2_bias"));
+                                           "gemma3_capped", "phi3", "phi3_grouped", "olmo2", "olmo2_bias", "mixtral",
+                                           "qwen3_moe", "olmoe", "gpt_oss", "gpt_oss_mxfp4"));
 
 class ReducedPrecision : public ::testing::TestWithParam<std::string> {};
 
