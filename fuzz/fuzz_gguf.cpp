@@ -1,9 +1,11 @@
 // fuzz/fuzz_gguf.cpp — a GGUF file (models/checkpoint/gguf_file.h): header, metadata of every value type,
 // tensor infos, alignment and ranges; every metadata value is read through each typed getter, and every
-// tensor the reader accepts is dequantised (a refused type is fine, a crash or a wrong size is not).
+// tensor the reader accepts is dequantised (a refused type is fine, a crash or a wrong size is not). Then the
+// file opened as a model (models/checkpoint/gguf_model.h): config, tokenizer and weights from it, or one line.
 #include "fuzz/fuzz_support.h"
 
 #include "models/checkpoint/gguf_file.h"
+#include "models/checkpoint/gguf_model.h"
 #include "models/errors.h"
 
 #include <cstdlib>
@@ -48,5 +50,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!values.empty()) sink = sink + static_cast<size_t>(values.front() == values.back());
     }
   });
+  aw::fuzz::parses_or_refuses([&] { aw::load_gguf_model(path); });
   return 0;
 }

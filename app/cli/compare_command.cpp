@@ -8,6 +8,7 @@
 #include "analysis/statistics/variant_comparison.h"
 #include "app/cli/commands.h"
 #include "app/cli/model_loading.h"
+#include "models/checkpoint/gguf_model.h"
 #include "models/errors.h"
 #include "models/runtime.h"
 #include "table/csv_format.h"
@@ -50,6 +51,7 @@ std::string recorded_metric(const nlohmann::json& record) {
 
 // What `eval` scores a run by: from a checkpoint's config.json alone, or the recorded result's metric.
 std::string metric_of(const std::string& run) {
+  if (is_gguf_model_path(run)) return "perplexity";  // GGUF files hold language models only
   if (!is_recorded(run)) return read_model_config(run).is_classifier() ? "accuracy" : "perplexity";
   const auto metric = recorded_metric(read_untrusted_json(run));
   if (metric.empty())

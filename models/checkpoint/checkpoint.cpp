@@ -6,6 +6,8 @@
 #include "models/json_input.h"
 #include "models/nn/lama.h"
 #include "models/runtime.h"
+#include "models/checkpoint/gguf_file.h"
+#include "models/checkpoint/gguf_model.h"
 #include "models/checkpoint/mxfp4.h"
 #include "models/checkpoint/safetensors.h"
 #include "models/checkpoint/sharded_weights.h"
@@ -314,6 +316,7 @@ torch::ScalarType resolve_compute_dtype(const ComputeDtype& requested, const tor
 }
 
 LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device, const ComputeDtype& dtype) {
+  if (is_gguf_model_path(dir)) return load_gguf_model(dir, device, dtype);
   LoadedModel loaded;
   loaded.dir = dir;
   // The folder's name; a training run's "best" (or "bet_sf/") folder is named after its run.
@@ -407,16 +410,31 @@ void save_hugging_face_checkpoint(const std::string& dir, AttentionModel& model,
   if (error) fail_in_file(dir, "cannot create folder: " + error.message());
   write_safetensors((fs::path(dir) / "model.safetensors").string(), tensors, {{"format", "pt"}});
 
+  // A model opened from a GGUF file is saved with the config.json and tokenizer.json its metadata implies.
+  const bool from_gguf = is_gguf_model_path(source_dir);
+  const auto gguf = from_gguf ? GgufFile::open(source_dir) : nullptr;
   const auto source_config = (fs::path(source_dir) / "config.json").string();
-  std::ifstream in(source_config);
-  auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) fail_in_file(source_config, "cannot be read back as JSON");
+  nlohmann::json json;
+  if (from_gguf) {
+    json = gguf_config_json(*gguf);
+  } else {
+    std::ifstream in(source_config);
+    json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!json.is_object()) fail_in_file(source_config, "cannot be read back as JSON");
+  }
   json["heads_per_layer"] = config.heads_per_block;
   if (!config.decoder.query_groups.empty()) json["query_groups"] = config.decoder.query_groups;
   const auto config_path = (fs::path(dir) / "config.json").string();
   std::ofstream config_out(config_path);
   config_out << json.dump(2) << "\n";
   if (!config_out) fail_in_file(config_path, "cannot be written");
+  if (from_gguf) {
+    const auto tokenizer_path = (fs::path(dir) / "tokenizer.json").string();
+    std::ofstream tokenizer_out(tokenizer_path);
+    tokenizer_out << gguf_tokenizer_json(*gguf).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (!tokenizer_out) fail_in_file(tokenizer_path, "cannot be written");
+    return;
+  }
   for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}) {
     const auto from = fs::path(source_dir) / file, to = fs::path(dir) / file;
     if (!fs::exists(from) || fs::equivalent(from, to, error)) continue;

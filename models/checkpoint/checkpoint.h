@@ -19,13 +19,14 @@ class SafetensorsFile;
 class TensorSource;  // safetensors.h: one file or a sharded checkpoint's files
 
 struct LoadedModel {
-  std::string dir;                           // the checkpoint folder
+  std::string dir;                           // the checkpoint folder (or GGUF file)
   std::string name;                          // its last path component, for tables and legends
   ModelConfig config;
   std::shared_ptr<AttentionModel> model;     // in eval() mode, on `device`
   std::shared_ptr<const Tokenizer> tokenizer;         // the input's (a translation model's source side)
   std::shared_ptr<const Tokenizer> target_tokenizer;  // translation models: the target side (may equal tokenizer)
-  std::string stored_dtype;                  // "F32", "F16", "BF16" or e.g. "F16+F32"
+  std::string stored_dtype;                  // "F32", "F16", "BF16" or e.g. "F16+F32" (GGUF: "F32+Q4_K+Q6_K")
+  std::string quantisation;                  // a GGUF file's, for info: "Q4_K_M (Q4_K 112 tensors, …)"; "" otherwise
   torch::ScalarType dtype = torch::kFloat32; // the dtype the model computes in (--dtype)
   int64_t mapped_bytes = 0;                  // weights used in place from the mapped file, not copied
   int64_t parameter_count = 0;
@@ -47,6 +48,7 @@ std::string dtype_name(torch::ScalarType dtype);
 
 // Loads and validates a whole folder; throws aw::Error naming the file and what is wrong. On the CPU
 // a weight stored in the compute dtype is used in place from the mapped file (no copy: mapped_bytes).
+// A path to a .gguf file opens that file instead (gguf_model.h).
 LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device = torch::kCPU,
                             const ComputeDtype& dtype = std::nullopt);
 
@@ -84,7 +86,8 @@ void save_native_checkpoint(const std::string& dir, AttentionModel& model, const
 // Writes a pruned model of a Hugging Face family that real pruning saves (FamilyTraits: llama,
 // mistral, qwen2, gpt_neox) into `dir` the way this tool reads that family: `source_dir`'s
 // config.json with heads_per_layer (and query_groups) added, the weights under the family's own
-// tensor names in `storage` (kFloat32, kFloat16 or kBFloat16), and the tokenizer files copied.
+// tensor names in `storage` (kFloat32, kFloat16 or kBFloat16), and the tokenizer files copied (from a
+// GGUF file: the config.json and tokenizer.json its metadata implies, gguf_model.h).
 // Hugging Face's classes cannot load it: its layers differ in width.
 void save_hugging_face_checkpoint(const std::string& dir, AttentionModel& model, const std::string& source_dir,
                                   torch::ScalarType storage);

@@ -94,6 +94,9 @@ std::string resolve_hub_snapshot(const std::string& name, const std::string& rev
 
 std::string resolve_model_argument(const std::string& argument, const std::string& revision) {
   std::error_code error;
+  // A GGUF file is only ever a path; a missing one is not a Hub name (Hub repositories hold them, not are them).
+  const bool gguf = argument.size() > 5 && argument.compare(argument.size() - 5, 5, ".gguf") == 0;
+  if (gguf && !fs::exists(argument, error)) throw Error(argument + ": no such GGUF file");
   if (fs::exists(argument, error) || !looks_like_hub_name(argument)) {
     if (!revision.empty())
       throw Error("--revision " + revision + " is for a model by its Hub name; " + argument + " is a path");

@@ -23,7 +23,7 @@ bool looks_like_hub_name(const std::string& text);
 std::string resolve_hub_snapshot(const std::string& name, const std::string& revision = "");
 
 // A --model argument: an existing file or folder as it is, else a Hub name resolved in the cache (a
-// `revision` given with a path is refused).
+// `revision` given with a path is refused). A missing "….gguf" is "<path>: no such GGUF file".
 std::string resolve_model_argument(const std::string& argument, const std::string& revision = "");
 
 // Every model in the cache with a whole snapshot at refs/main, by name, for a list to choose from.

@@ -5,6 +5,8 @@
 
 #include "models/text/tokenizer.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <memory>
 #include <string>
 
@@ -27,5 +29,8 @@ namespace aw {
 // normalizer, pre-tokenizer, post-processor or decoder — is refused with one aw::Error naming the file
 // and the feature, rather than tokenised wrongly.
 std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string& tokenizer_json_path);
+// The same from a tokenizer.json already in memory (a GGUF file's, built from its metadata); messages
+// name `name` where they would name the file.
+std::unique_ptr<Tokenizer> load_hf_tokenizer_json(nlohmann::json json, const std::string& name);
 
 }  // namespace aw

@@ -305,12 +305,15 @@ class TokenizerJsonReader {
 }  // namespace
 
 std::unique_ptr<Tokenizer> load_hf_tokenizer(const std::string& tokenizer_json_path) {
+  return load_hf_tokenizer_json(read_untrusted_json(tokenizer_json_path), tokenizer_json_path);
+}
+
+std::unique_ptr<Tokenizer> load_hf_tokenizer_json(nlohmann::json json, const std::string& name) {
   // A WordPiece model (BERT-family folders) has a reader of its own.
-  auto json = read_untrusted_json(tokenizer_json_path);
   if (json.is_object() && json.contains("model") && json.at("model").is_object() &&
       json.at("model").value("type", std::string()) == "WordPiece")
-    return load_wordpiece_json(tokenizer_json_path, json);
-  auto spec = TokenizerJsonReader(tokenizer_json_path, std::move(json)).read();
+    return load_wordpiece_json(name, json);
+  auto spec = TokenizerJsonReader(name, std::move(json)).read();
   return tokenizer_detail::make_byte_level_bpe(std::move(spec));
 }
 

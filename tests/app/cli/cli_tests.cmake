@@ -476,3 +476,17 @@ aw_cli_test(error_dtype_name EXIT 1 STDERR_LINES 1 REGEX "^error: --dtype 'fp8':
             ARGS info --model ${hf_models}/qwen2 --dtype fp8)
 aw_cli_test(error_dtype_f16_on_cpu EXIT 1 STDERR_LINES 1 REGEX "^error: --dtype f16 needs CUDA"
             ARGS info --model ${hf_models}/qwen2 --device cpu --dtype f16)
+
+# GGUF files (tests/fixtures/gguf_models, written by scripts/fixtures/make_gguf_model_fixtures.py with the gguf
+# package as llama.cpp's converter writes them): info names the quantisation; every command opens them.
+set(gguf_models ${PROJECT_SOURCE_DIR}/tests/fixtures/gguf_models)
+aw_cli_test(info_gguf EXIT 0
+            REGEX "architecture llama\n.*stored as F16\\+F32\\+Q4_K\\+Q6_K\\+Q8_0\nquantisation Q8_0 \\(Q8_0 8 tensors, F16 6, F32 6, Q4_K 1, Q6_K 1\\)\n"
+            ARGS info --model ${gguf_models}/llama3.gguf)
+aw_cli_test(attend_gguf EXIT 0 REGEX "tokens:.*layer  2:" ARGS attend --model ${gguf_models}/qwen3.gguf --text "The cat sat on the mat")
+aw_cli_test(eval_gguf EXIT 0 REGEX "perplexity [0-9.]+" ARGS eval --model ${gguf_models}/gemma2.gguf --text ${fixtures}/corpus.txt --window 16)
+aw_cli_test(error_gguf_quantisation EXIT 1 STDERR_LINES 1
+            REGEX "^error: [^\n]*/tests/fixtures/gguf/unsupported.gguf: tensor 'blk.0.attn_q.weight' is Q3_K; supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K\n$"
+            ARGS info --model ${PROJECT_SOURCE_DIR}/tests/fixtures/gguf/unsupported.gguf)
+aw_cli_test(error_gguf_missing EXIT 1 STDERR_LINES 1 REGEX "^error: /no/such/model.gguf: no such GGUF file\n$"
+            ARGS info --model /no/such/model.gguf)
