@@ -378,7 +378,7 @@ void plot_head_types(ResultPlot& plot, const PlotInput& input) {
   if (table.column(score) < 0) score = "induction";
   const auto grid = layer_head_matrix(table, score);
   auto title = QString::fromStdString(score) + " per head";
-  if (score == "sink")
+  if (score == "sink" || score == "learned_sink")
     title += " (sink rate " + meta(table, "sink_rate") + " at ε = " + meta(table, "sink_epsilon") + ")";
   plot.showMatrix(title, grid.values, "L", "H", QString::fromStdString(score), false, grid.labels);
 }

@@ -13,7 +13,7 @@ namespace aw {
 struct AttentionMatrix {
   int rows = 0;                 // queries
   int cols = 0;                 // keys
-  std::vector<float> weights;   // row-major, rows × cols, each row sums to 1
+  std::vector<float> weights;   // row-major, rows × cols, each row sums to 1 (a learned sink: its column last)
   QStringList row_labels;       // query tokens, size rows
   QStringList col_labels;       // key tokens, size cols
   QString title;                // e.g. "bet_sf · layer 2 · head 1"

@@ -76,7 +76,7 @@ HeadTypeAccumulator::TileEntries HeadTypeAccumulator::entries(const torch::Tenso
   made.type = torch::cat(types);
   const auto real_rows = valid_rows.sum(), copied_rows = has_earlier.sum();
   made.counted = torch::stack({(valid_rows & previous_valid).sum(), copied_rows, copied_rows, real_rows, real_rows,
-                               real_rows})
+                               real_rows, learned_sinks_ ? real_rows : torch::zeros_like(real_rows)})
                      .to(torch::kFloat64);
   made.valid_rows = valid_rows.to(torch::kFloat64).unsqueeze(1);
   made.bytes = 4 * made.type.numel() * static_cast<int64_t>(sizeof(int64_t));
@@ -93,6 +93,7 @@ constexpr std::array<std::pair<HeadType, const char*>, kHeadTypes> kHeadTypeName
     {HeadType::Sink, "sink"},
     {HeadType::Entropy, "entropy"},
     {HeadType::Self, "self"},
+    {HeadType::LearnedSink, "learned_sink"},
 }};
 constexpr bool names_in_score_order() {
   for (int type = 0; type < kHeadTypes; ++type)
@@ -118,8 +119,9 @@ int head_type_index(const std::string& name) {
   return -1;
 }
 
-HeadTypeAccumulator::HeadTypeAccumulator(std::vector<int64_t> heads_per_layer, const torch::Device& device, bool causal)
-    : heads_per_layer_(std::move(heads_per_layer)), causal_(causal) {
+HeadTypeAccumulator::HeadTypeAccumulator(std::vector<int64_t> heads_per_layer, const torch::Device& device, bool causal,
+                                         bool learned_sinks)
+    : heads_per_layer_(std::move(heads_per_layer)), causal_(causal), learned_sinks_(learned_sinks) {
   const auto widest = heads_per_layer_.empty() ? 0 : *std::max_element(heads_per_layer_.begin(), heads_per_layer_.end());
   sums_ = torch::zeros({2, kHeadTypes, static_cast<int64_t>(heads_per_layer_.size()), widest},
                        torch::dtype(torch::kFloat64).device(device));
@@ -167,6 +169,10 @@ void HeadTypeAccumulator::add(int64_t layer, const torch::Tensor& probabilities,
   const auto weights = probabilities.narrow(3, 0, keys);
   const auto entropy = weights.clamp_min(1e-30).log_().mul_(weights).sum(3).to(torch::kFloat64);  // (B, H, rows), −H
   head_sums[kEntropy] = -(entropy * tile->valid_rows).sum(std::vector<int64_t>{0, 2});
+  if (learned_sinks_) {  // the share the row's sink took: what its weights over the tokens leave of 1
+    const auto share = 1 - probabilities.sum(3).to(torch::kFloat64);  // (B, H, rows)
+    head_sums[static_cast<int>(HeadType::LearnedSink)] = (share * tile->valid_rows).sum(std::vector<int64_t>{0, 2});
+  }
   sums_[0].select(1, layer).narrow(1, 0, heads) += head_sums;
   sums_[1].select(1, layer).narrow(1, 0, heads) += tile->counted.unsqueeze(1);
 }
@@ -177,7 +183,7 @@ torch::Tensor head_type_sums(AttentionModel& model, const std::vector<ModelInput
   model.module().eval();
   const auto& config = model.config();
   const auto device = model.module().parameters().front().device();
-  HeadTypeAccumulator sums(config.heads_per_block, device, config.causal);
+  HeadTypeAccumulator sums(config.heads_per_block, device, config.causal, config.decoder.attention_sinks);
   torch::Tensor ids, valid;  // of the batch in flight, read by the observer
   ForwardOptions options = forward;
   options.capture = CaptureMode::Stats;
@@ -230,7 +236,8 @@ double HeadTypesResult::sink_rate() const {
   for (const auto& head : heads) {
     if (std::isnan(head.score[sink])) continue;
     ++scored;
-    if (head.score[sink] > sink_epsilon) ++sinks;
+    const double learned = head.score[static_cast<int>(HeadType::LearnedSink)];
+    if (head.score[sink] > sink_epsilon || (learned_sinks && learned > sink_epsilon)) ++sinks;
   }
   return scored > 0 ? static_cast<double>(sinks) / scored : std::numeric_limits<double>::quiet_NaN();
 }
@@ -252,15 +259,18 @@ ResultTable head_types_table(const HeadTypesResult& result) {
   table.meta("corpus_sequences", result.corpus_sequences);
   table.meta("generated_sequences", result.generated_sequences);
   table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
-  for (const auto* name : head_type_names()) table.add_column(name, ColumnType::Number);
+  // learned_sink only where the model has learned sinks: every other model's table is as it was.
+  const int types = result.learned_sinks ? kHeadTypes : static_cast<int>(HeadType::LearnedSink);
+  for (int type = 0; type < types; ++type) table.add_column(head_type_names()[type], ColumnType::Number);
   const bool on_text = result.corpus_sequences > 0;
   if (on_text) table.add_column("induction_text", ColumnType::Number);
-  for (const auto* name : head_type_names()) table.add_json_column(std::string(name) + "_rows", ColumnType::Integer);
+  for (int type = 0; type < types; ++type)
+    table.add_json_column(std::string(head_type_names()[type]) + "_rows", ColumnType::Integer);
   for (const auto& head : result.heads) {
     std::vector<Cell> row = {head.layer, head.head};
-    for (const double score : head.score) row.emplace_back(score);
+    for (int type = 0; type < types; ++type) row.emplace_back(head.score[type]);
     if (on_text) row.emplace_back(head.corpus_induction);
-    for (const int64_t rows : head.rows) row.emplace_back(rows);
+    for (int type = 0; type < types; ++type) row.emplace_back(head.rows[type]);
     table.add_row(std::move(row));
   }
   return table;

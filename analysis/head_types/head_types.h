@@ -10,6 +10,8 @@
 //                    2024); the model's sink rate is the share of heads with α₁ > ε
 //   entropy          mean over every row of −Σ_j A[i, j] ln A[i, j], in nats
 //   self             mean over every row of A[i, i]
+//   learned_sink     models with learned sinks (gpt-oss): mean over every row of the sink's share,
+//                    1 − Σ_j A[i, j]; a head counts towards the sink rate when α₁ or this exceeds ε
 // Each score is a sum over rows and a count of rows, accumulated per head on the model's device tile
 // by tile (nothing holds a layer's n × n matrix) and pooled over every sequence: a sequence adds
 // its rows, not its mean. Definitions and sources: docs/head-types.md.
@@ -33,9 +35,10 @@
 namespace aw {
 
 // The scores, in the order of every array and table here.
-enum class HeadType { PreviousToken, DuplicateToken, Induction, Sink, Entropy, Self };
-constexpr int kHeadTypes = 6;
-// "previous_token", "duplicate_token", "induction", "sink", "entropy", "self": column and setting names.
+enum class HeadType { PreviousToken, DuplicateToken, Induction, Sink, Entropy, Self, LearnedSink };
+constexpr int kHeadTypes = 7;
+// "previous_token", "duplicate_token", "induction", "sink", "entropy", "self", "learned_sink": column
+// and setting names.
 const std::array<const char*, kHeadTypes>& head_type_names();
 // The index of a name in head_type_names(), or −1.
 int head_type_index(const std::string& name);
@@ -46,7 +49,10 @@ class HeadTypeAccumulator {
  public:
   // heads_per_layer: each layer's head count; the sums live on `device` in float64. causal: row i
   // holds 0 beyond key i (a decoder's), so those weights are not read.
-  HeadTypeAccumulator(std::vector<int64_t> heads_per_layer, const torch::Device& device, bool causal = false);
+  // learned_sinks: the rows' probabilities sum to 1 − the sink's share (DecoderPart::attention_sinks),
+  // read as the learned_sink score; without, that score has no rows.
+  HeadTypeAccumulator(std::vector<int64_t> heads_per_layer, const torch::Device& device, bool causal = false,
+                      bool learned_sinks = false);
   ~HeadTypeAccumulator();
   // probabilities [B, H, rows, n] of `layer` (0-based), query rows first_row … first_row + rows − 1;
   // ids [B, n] int64 and valid [B, n] bool (false = padding) of the batch, on the probabilities'
@@ -65,6 +71,7 @@ class HeadTypeAccumulator {
 
   std::vector<int64_t> heads_per_layer_;
   bool causal_ = false;
+  bool learned_sinks_ = false;
   torch::Tensor sums_;
   torch::Tensor cached_ids_, cached_valid_;                                // the batch the cache is for
   std::map<std::pair<int64_t, int64_t>, std::unique_ptr<TileEntries>> cache_;  // by (first row, rows)
@@ -92,10 +99,12 @@ struct HeadTypesResult {
   std::string model;
   std::vector<HeadTypeScores> heads;  // layer-major
   double sink_epsilon = 0.3;
+  bool learned_sinks = false;  // the model has them: the table gains learned_sink
   int64_t corpus_sequences = 0, generated_sequences = 0;
   bool cancelled = false;
 
-  // The share of heads whose sink score exceeds sink_epsilon (heads without a score not counted).
+  // The share of heads whose sink score (or learned sink's share) exceeds sink_epsilon (heads without
+  // a score not counted).
   double sink_rate() const;
   // [layer][head] of one score, for the heads panel.
   std::vector<std::vector<double>> values(HeadType type) const;
@@ -112,7 +121,8 @@ torch::Tensor head_type_sums(AttentionModel& model, const std::vector<ModelInput
 std::vector<HeadTypeScores> head_type_scores(const HeadTypeSources& sources, const std::vector<int64_t>& heads_per_layer);
 
 // The CSV: metadata (model, sink_epsilon, sink_rate, what each score was read on), then
-// `layer,head,previous_token,duplicate_token,induction,sink,entropy,self`, then `induction_text` when
+// `layer,head,previous_token,duplicate_token,induction,sink,entropy,self`, `learned_sink` for a model
+// with learned sinks, then `induction_text` when
 // the scores were read on a corpus; the rows behind each score in the JSON only (`<score>_rows`).
 ResultTable head_types_table(const HeadTypesResult& result);
 

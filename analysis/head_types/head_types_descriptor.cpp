@@ -60,6 +60,9 @@ AnalysisReport run_head_types(const AnalysisRequest& request) {
   const auto& loaded = *request.models.front();
   const double epsilon = sink_epsilon(settings);
   const auto score = settings.choice("score");
+  if (score == "learned_sink" && !loaded.config.decoder.attention_sinks)
+    throw SettingError("score", "learned_sink: " + loaded.name + " is a " + loaded.config.family_name() +
+                                    " model without learned sinks (gpt_oss has them)");
   const auto repeated = repeated_settings(settings, loaded);
   ForwardOptions forward;
   forward.head_gates = request_gates(request, 0);
@@ -67,6 +70,7 @@ AnalysisReport run_head_types(const AnalysisRequest& request) {
   HeadTypesResult result;
   result.model = loaded.name;
   result.sink_epsilon = epsilon;
+  result.learned_sinks = loaded.config.decoder.attention_sinks;
   HeadTypeSources sources;
   if (settings.given("text")) {
     const auto corpus = corpus_data(corpus_settings(settings), loaded, "head-types", request.note);
@@ -110,7 +114,8 @@ std::vector<SettingField> head_types_fields() {
   fields.push_back(length);
   fields.push_back(integer_field("seed", "Seed", 1, 0, int64_t{1} << 62, "the random sequences' seed", "S"));
   auto epsilon = text_field("sink-epsilon", "Sink ε", "0.3",
-                            "a head is a sink when its mean weight on the first token exceeds ε (Gu et al. 2024)", "E");
+                            "a head is a sink when its mean weight on the first token (or its learned sink's share: gpt-oss) "
+                            "exceeds ε (Gu et al. 2024)", "E");
   epsilon.kind = FieldKind::Number;
   fields.push_back(epsilon);
   std::vector<std::string> names(head_type_names().begin(), head_type_names().end());
@@ -125,7 +130,8 @@ std::vector<SettingField> head_types_fields() {
 
 AnalysisDescriptor head_types_descriptor() {
   AnalysisDescriptor descriptor("head-types", "Head types",
-                                "previous-token, duplicate-token, induction, sink, entropy and self score per head");
+                                "previous-token, duplicate-token, induction, sink, entropy and self score per "
+                                "head (and learned sink: gpt-oss)");
   descriptor.models = ModelRequirement::TokenSelfAttention;
   descriptor.fields = head_types_fields();
   descriptor.plot = "head-types";

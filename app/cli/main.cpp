@@ -29,6 +29,8 @@ commands:
           [--pool K [--pool-max]]          each layer as K × K block means (or maxima)
           [--logits top-K|full]            the K best next tokens per position (text, JSON), or
                                            a "logits" [n, V] tensor in the .safetensors file
+          [--experts FILE.csv]             mixtures of experts: each sparse layer's experts and
+                                           their weights per token (docs/checkpoint-format.md)
   attend  --from FILE.safetensors [--layers 2] [--top K]   the same summary from a saved file
   activations --model DIR --text "..."|--text-file FILE --hooks resid_post,z,… --out FILE.safetensors
           [--layers 0-3] [--heads 0,5] [--positions 0-9]   numbered from 0, as the names blocks.0.…

@@ -3,8 +3,10 @@
 #include "analysis/capture/attention_capture.h"
 #include "analysis/capture/attention_file_reader.h"
 #include "analysis/capture/attention_file_writer.h"
+#include "analysis/capture/expert_routing.h"
 #include "analysis/core/numbered_list.h"
 #include "models/text/corpus.h"
+#include "table/csv_format.h"
 #include "table/result_table.h"
 #include "models/training/evaluation.h"
 #include "app/cli/attend_logits.h"
@@ -53,6 +55,18 @@ std::string decoder_extras(const ModelConfig& c) {
   if (d.sliding_rotary.dims > 0)
     parts.push_back("sliding layers' rotary base " + format_number(d.sliding_rotary.theta) + ", " +
                     to_string(d.sliding_rotary.scaling) + " scaling");
+  if (d.attention_sinks) parts.push_back("a learned attention sink per head");
+  if (d.qkv_clip > 0) parts.push_back("queries, keys and values clipped at ±" + format_number(d.qkv_clip));
+  const auto& moe = c.moe;
+  if (moe.experts > 0) {
+    const auto sparse = moe.sparse_layers.empty() ? c.n_blocks
+                                                  : std::count(moe.sparse_layers.begin(), moe.sparse_layers.end(), true);
+    parts.push_back(std::to_string(moe.experts) + " experts of width " + std::to_string(moe.expert_ffn) + " on " +
+                    std::to_string(sparse) + " of " + std::to_string(c.n_blocks) + " layers, top-" +
+                    std::to_string(moe.top_k) +
+                    (moe.top_k_softmax ? " (softmax over the chosen)" : moe.normalise_top_k ? " renormalised" : "") +
+                    (moe.mxfp4 ? ", MXFP4 in the file" : ""));
+  }
   std::string line;
   for (const auto& part : parts) line += (line.empty() ? "" : ", ") + part;
   return line;
@@ -72,6 +86,7 @@ int run_info(int argc, char** argv) {
       {"compute_dtype", dtype_name(loaded.dtype)}, {"mapped_bytes", loaded.mapped_bytes},
       {"device", describe_device(loaded.device)}};
   if (c.bird_eye) info["diag_free_mask"] = c.diag_free_mask;
+  if (!loaded.quantisation.empty()) info["quantisation"] = loaded.quantisation;  // a GGUF file's
   if (c.decoder.kv_heads > 0) {  // a config that states its key/value heads describes its decoder too
     info["key_value_heads"] = c.decoder.kv_heads;
     if (!c.decoder.query_groups.empty()) info["query_groups"] = c.decoder.query_groups;
@@ -152,6 +167,7 @@ int run_info(int argc, char** argv) {
   if (c.is_classifier()) std::printf("classes      %lld\n", static_cast<long long>(c.num_labels));
   std::printf("parameters   %lld (%.2fM), stored as %s\n", static_cast<long long>(loaded.parameter_count),
               loaded.parameter_count / 1e6, loaded.stored_dtype.c_str());
+  if (!loaded.quantisation.empty()) std::printf("quantisation %s\n", loaded.quantisation.c_str());
   std::printf("computes in  %s (%.1f MB of weights used in place from the file)\n", dtype_name(loaded.dtype).c_str(),
               static_cast<double>(loaded.mapped_bytes) / 1e6);
   std::printf("device       %s\n", describe_device(loaded.device).c_str());
@@ -226,7 +242,7 @@ bool ends_with_npy(const std::string& path) { return path.size() >= 4 && path.co
 int run_attend(int argc, char** argv) {
   const CliOptions options("attend",
                            model_command_spec({"text", "out", "top", "layers", "heads", "out-dtype", "from", "rows",
-                                               "cols", "pool", "logits"},
+                                               "cols", "pool", "logits", "experts"},
                                               {"truncate", "pool-max"}),
                            argc, argv, 2);
   if (options.has("from")) return summarise_attention_file(options);
@@ -299,6 +315,18 @@ int run_attend(int argc, char** argv) {
       settings.pool_kind = options.flag("pool-max") ? PoolKind::Max : PoolKind::Mean;
       settings.logits = logits.kind == LogitsRequest::Kind::Full;
       export_attention(*loaded.model, loaded.name, encoding, settings, summarise);
+    } catch (const Error& error) {
+      throw Error(std::string("attention-cli attend: ") + error.what());
+    }
+  }
+  // Each sparse layer's experts per token (mixtures of experts), from one more forward.
+  if (options.has("experts")) {
+    try {
+      const auto routing = route_tokens(*loaded.model, loaded.name, encoding);
+      write_text_file(options.get("experts", ""), write_csv(routing_table(routing, encoding, loaded.name)));
+      if (!options.flag("json"))
+        std::printf("experts of %zu sparse layer%s × %zu tokens written to %s\n", routing.size(),
+                    routing.size() == 1 ? "" : "s", encoding.ids.size(), options.get("experts", "").c_str());
     } catch (const Error& error) {
       throw Error(std::string("attention-cli attend: ") + error.what());
     }

@@ -8,6 +8,7 @@
 
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
+#include "widgets/expert_strip.h"
 #include "widgets/model_box.h"
 #include "widgets/heatmap_find_bar.h"
 #include "widgets/run_progress_bar.h"
@@ -165,6 +166,16 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({800, 380});  // the heatmaps need the width; the overview scrolls
   layout->addWidget(splitter, 1);
+  // A mixture of experts: the shown layer's first choice per token, under the maps, a few lines high.
+  expert_strip_ = new ExpertStrip;
+  auto* expert_scroll = new QScrollArea;
+  expert_scroll->setWidget(expert_strip_);
+  expert_scroll->setWidgetResizable(true);
+  expert_scroll->setFrameShape(QFrame::NoFrame);
+  expert_scroll->setMaximumHeight(96);
+  expert_scroll->hide();
+  expert_box_ = expert_scroll;
+  layout->addWidget(expert_scroll);
 
   connect(sentence_bar_, &SentenceBar::runRequested, this, &AttentionView::runRequested);
   connect(model_box_, &QComboBox::currentIndexChanged, this, [this] {
@@ -437,6 +448,7 @@ void AttentionView::refresh() {
   refreshMatrices();
   refreshTranslation();
   refreshPredictions();
+  refreshExperts();
 }
 
 void AttentionView::keyPressEvent(QKeyEvent* event) {

@@ -27,6 +27,7 @@ namespace aw {
 
 class AttentionHeatmap;
 class AttentionOverview;
+class ExpertStrip;
 class RunProgressBar;
 class SentenceBar;
 class HeatmapFindBar;
@@ -111,6 +112,7 @@ class AttentionView : public QWidget {
   void refreshOverview();
   void refreshPredictions();
   void refreshTranslation();
+  void refreshExperts();  // the shown layer's experts per token (mixtures of experts), else hidden
   void showMatrix(AttentionHeatmap* heatmap, int model);
   void levelMapTitles();
   void refreshMatrices();  // the large heatmap and the compared one
@@ -154,6 +156,8 @@ class AttentionView : public QWidget {
   AttentionOverview* overview_;
   QComboBox* position_box_;
   QWidget* predictions_box_;
+  ExpertStrip* expert_strip_;
+  QWidget* expert_box_;  // the strip's scroll area, hidden for models without experts
   QLabel* predictions_title_;
   QLabel* translation_label_;
   QTableWidget* predictions_;

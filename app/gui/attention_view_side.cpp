@@ -4,6 +4,7 @@
 #include "app/gui/attention_view.h"
 
 #include "app/gui/capture_matrices.h"
+#include "widgets/expert_strip.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -35,6 +36,26 @@ void AttentionView::refreshTranslation() {
   }
   translation_label_->setText(html);
   translation_label_->show();
+}
+
+void AttentionView::refreshExperts() {
+  const auto found = captures_.find(currentModel());
+  if (found == captures_.end() || found->second.capture.expert_layers.empty()) {
+    expert_box_->hide();
+    return;
+  }
+  const auto& capture = found->second.capture;
+  const int shown_layer = layer();
+  const ExpertTokens* routing = nullptr;
+  for (const auto& each : capture.expert_layers)
+    if (each.layer == shown_layer) routing = &each;
+  const auto title = QString("Layer %1: each token on the colour of its first expert (top-%2 of %3; hover for all)")
+                         .arg(shown_layer + 1)
+                         .arg(capture.expert_layers.front().k)
+                         .arg(capture.expert_count);
+  expert_strip_->setRouting(capture.tokens, routing, capture.expert_count, title,
+                            routing ? QString() : "a dense layer: no router");
+  expert_box_->show();
 }
 
 void AttentionView::refreshPredictions() {

@@ -45,6 +45,23 @@ QString titled(const AttentionCapture& capture, int layer, int head, const QStri
   return QString("%1 · layer %2 · %3").arg(model_name).arg(number).arg(which);
 }
 
+// gpt-oss: one more column, last, holding what each row's weights over the tokens leave of 1 — its
+// head's learned sink's share (the mean's, for the mean of the heads).
+void with_sink_column(AttentionMatrix& matrix) {
+  std::vector<float> widened;
+  widened.reserve(static_cast<size_t>(matrix.rows) * (matrix.cols + 1));
+  for (int row = 0; row < matrix.rows; ++row) {
+    const auto first = matrix.weights.begin() + static_cast<std::ptrdiff_t>(row) * matrix.cols;
+    float kept = 0;
+    for (auto weight = first; weight != first + matrix.cols; ++weight) kept += *weight;
+    widened.insert(widened.end(), first, first + matrix.cols);
+    widened.push_back(std::max(0.0f, 1.0f - kept));
+  }
+  matrix.weights = std::move(widened);
+  matrix.cols += 1;
+  matrix.col_labels << QString::fromUtf8("⟨sink⟩");
+}
+
 }  // namespace
 
 AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int head, const QString& model_name,
@@ -61,6 +78,7 @@ AttentionMatrix capture_matrix(const AttentionCapture& capture, int layer, int h
       block.rows == capture.rowTokens(layer).size() ? capture.rowTokens(layer) : QStringList(block.rows, "context");
   matrix.weights = block_weights(block, head);
   matrix.title = matrix_title(capture, layer, head, model_name, gates);
+  if (capture.learned_sinks && capture.pool == 0) with_sink_column(matrix);
   if (capture.isTranslation()) {  // which side of the translation each axis holds
     const auto kind = capture.layer_kinds[layer];
     matrix.row_axis = queries_are_target(kind) ? "query (target token)" : "query (source token)";

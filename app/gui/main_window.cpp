@@ -413,7 +413,8 @@ void MainWindow::dropEvent(QDropEvent* event) {
     const auto path = url.toLocalFile();
     if (path.endsWith(".json", Qt::CaseInsensitive) && QFileInfo(path).isFile()) openSession(path);
     else if (QFileInfo(path).isDir()) openCheckpoint(path);  // a bad folder gets its loader's message
-    else showError(path + ": drop a checkpoint folder or a session .json file");
+    else if (path.endsWith(".gguf", Qt::CaseInsensitive)) openCheckpoint(path);  // a GGUF file is a model
+    else showError(path + ": drop a checkpoint folder, a .gguf file or a session .json file");
   }
   event->acceptProposedAction();
 }

@@ -31,6 +31,11 @@ void MainWindow::buildMenus() {
     const auto dir = QFileDialog::getExistingDirectory(this, "Open checkpoint folder (a workbench or Hugging Face model)");
     if (!dir.isEmpty()) openCheckpoint(dir);
   });
+  file_menu->addAction("Open &GGUF file…", this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, "Open GGUF file (llama.cpp: llama, qwen2, qwen3, gemma2, gemma3)",
+                                                   QString(), "GGUF files (*.gguf)");
+    if (!path.isEmpty()) openCheckpoint(path);
+  });
   file_menu->addAction("Open from the &Hugging Face cache…", this, [this] {
     HubModelDialog dialog(this);
     if (dialog.exec() == QDialog::Accepted && !dialog.chosenFolder().isEmpty()) openCheckpoint(dialog.chosenFolder());

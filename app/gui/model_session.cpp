@@ -1,5 +1,8 @@
 // app/gui/model_session.cpp — see model_session.h.
 #include "app/gui/model_session.h"
+
+#include "analysis/capture/expert_routing.h"
+#include "models/checkpoint/gguf_model.h"
 #include "app/gui/session_tensors.h"
 #include "app/gui/token_display.h"
 
@@ -178,8 +181,11 @@ ModelSummary ModelSession::load(const QString& dir) {
   auto loaded = guarded([&] {
     // A session-wide BF16 is a preference: the families that compute in F32 only still open.
     auto dtype = impl_->dtype;
-    const auto config = read_model_config(dir.toStdString());
-    if (config.is_recurrent() || config.is_translation()) dtype = std::nullopt;
+    // A GGUF file holds a decoder LM (no config.json to ask); a folder's config says what it is.
+    if (!is_gguf_model_path(dir.toStdString())) {
+      const auto config = read_model_config(dir.toStdString());
+      if (config.is_recurrent() || config.is_translation()) dtype = std::nullopt;
+    }
     return load_checkpoint(dir.toStdString(), impl_->device, dtype);  // its threads: set by each job
   });
   auto summary = summarise(loaded);
@@ -326,6 +332,21 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     for (const auto& token : encoding.tokens) capture.tokens << shown_token(token);
     capture.layers = kept.layers;
     capture.thumbnails = kept.thumbnails;
+    capture.learned_sinks = loaded->config.decoder.attention_sinks;
+    if (loaded->config.moe.experts > 0) {
+      // One more forward, without capture: the router's choices under the same gates (a gated head
+      // changes the residual the routers read).
+      ForwardOptions routed;
+      routed.head_gates = head_gates;
+      for (const auto& layer : route_tokens(*loaded->model, loaded->name, encoding, routed)) {
+        ExpertTokens tokens{static_cast<int>(layer.layer), static_cast<int>(layer.experts.size(1)), {}, {}};
+        const auto experts = layer.experts.contiguous(), weights = layer.weights.contiguous();
+        tokens.experts.assign(experts.data_ptr<int64_t>(), experts.data_ptr<int64_t>() + experts.numel());
+        tokens.weights.assign(weights.data_ptr<float>(), weights.data_ptr<float>() + weights.numel());
+        capture.expert_layers.push_back(std::move(tokens));
+      }
+      capture.expert_count = static_cast<int>(loaded->config.moe.experts);
+    }
     if (shown_layer >= 0) {
       capture.replay_layer = [loaded, replay = run.replay, made_again](int layer) {  // `loaded` keeps the model alive
         return guarded([&] {

@@ -7,6 +7,7 @@
 #include "analysis/core/descriptor.h"
 #include "models/attention_kind.h"
 #include "table/result_table.h"
+#include "widgets/expert_tokens.h"
 #include "widgets/head_gates.h"
 
 #include <QList>
@@ -76,6 +77,13 @@ struct AttentionCapture {
   QString text;
   QStringList tokens;
   QStringList target_tokens;          // translation models only
+  // gpt-oss: each row's weights over the tokens leave its share to the head's learned sink; the map
+  // shows that share as a last column of its own ("⟨sink⟩").
+  bool learned_sinks = false;
+  // Mixtures of experts: each sparse layer's experts per token (ExpertTokens::layer names it), and how
+  // many experts a layer has; empty for every other model.
+  std::vector<ExpertTokens> expert_layers;
+  int expert_count = 0;
   // A saved region or pooled map (attend --rows/--cols/--pool): what its rows and columns stand for
   // (the region's tokens, or "12–27" per block); empty = the tokens.
   QStringList row_labels, column_labels;

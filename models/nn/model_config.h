@@ -174,7 +174,7 @@ struct DecoderPart {
   // as every other layer's.
   RotaryPart sliding_rotary;
   // gpt-oss: a learned logit per head that joins every row's softmax and takes no value: the row's
-  // probabilities over the tokens sum to 1 − its sink's share (docs/attention-sinks.md).
+  // probabilities over the tokens sum to 1 − its sink's share (docs/checkpoint-format.md).
   bool attention_sinks = false;
   double qkv_clip = 0;              // OLMoE: queries, keys and values clamped to ±clip_qkv; 0 = none
 

@@ -59,6 +59,7 @@ slice() {  # slice TARGET NAME BYTES FILE — the first BYTES of FILE, cut at a 
 }
 for dir in fuzz/seeds/*/; do seed "$(basename "$dir")" "$dir"*; done
 seed fuzz_safetensors tests/fixtures/hf/*/model.safetensors
+seed fuzz_gguf tests/fixtures/gguf/*.gguf
 seed fuzz_config sample_data/*/config.json tests/fixtures/hf/*/config.json tests/fixtures/hf_models/*/config.json
 seed fuzz_json sample_data/*/training.json tests/fixtures/hf/*/tokenizer_config.json tests/fixtures/hf/*/special_tokens_map.json \
   tests/fixtures/hf/*/vocab.json

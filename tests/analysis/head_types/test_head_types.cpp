@@ -27,7 +27,7 @@ using test::TempDir;
 using test::tiny_config;
 using test::write_tiny_checkpoint;
 
-constexpr int kPrevious = 0, kDuplicate = 1, kInduction = 2, kSink = 3, kEntropy = 4, kSelf = 5;
+constexpr int kPrevious = 0, kDuplicate = 1, kInduction = 2, kSink = 3, kEntropy = 4, kSelf = 5, kLearnedSink = 6;
 
 double entropy_of(const std::vector<double>& row) {
   double sum = 0;
@@ -77,12 +77,41 @@ TEST(HeadTypes, EqualWorkedAnswersOnPaddedSequences) {
   const auto scores = scores_of(sums, {1});
   ASSERT_EQ(scores.size(), 1u);
   const auto answers = worked_answers();
-  for (int type = 0; type < kHeadTypes; ++type)
+  for (int type = 0; type < kLearnedSink; ++type)
     EXPECT_NEAR(scores[0].score[type], answers[type], 1e-12) << head_type_names()[type];
+  EXPECT_TRUE(std::isnan(scores[0].score[kLearnedSink]));  // no learned sinks: no rows
+  EXPECT_EQ(scores[0].rows[kLearnedSink], 0);
   EXPECT_EQ(scores[0].rows[kPrevious], 5);
   EXPECT_EQ(scores[0].rows[kDuplicate], 3);
   EXPECT_EQ(scores[0].rows[kInduction], 3);
   EXPECT_EQ(scores[0].rows[kSink], 7);
+}
+
+// gpt-oss: rows whose weights over the tokens sum to 0.8 leave 0.2 to the learned sink; the sink rate
+// counts a head whose learned share exceeds ε although no token draws it.
+TEST(HeadTypes, ALearnedSinkTakesWhatTheRowsLeave) {
+  const WorkedCase worked;
+  HeadTypeAccumulator sums({1}, torch::kCPU, false, /*learned_sinks=*/true);
+  sums.add(0, worked.probabilities * 0.8, worked.ids, worked.valid);
+  const auto scores = scores_of(sums, {1});
+  EXPECT_NEAR(scores[0].score[kLearnedSink], 0.2, 1e-12);
+  EXPECT_EQ(scores[0].rows[kLearnedSink], 7);
+  EXPECT_NEAR(scores[0].score[kSink], 0.8 * worked_answers()[kSink], 1e-12);
+  HeadTypesResult result;
+  result.heads = scores;
+  result.sink_epsilon = 0.6;  // above α₁ (0.41): a sink only by its learned share…
+  result.learned_sinks = true;
+  EXPECT_EQ(result.sink_rate(), 0.0);
+  result.sink_epsilon = 0.15;
+  EXPECT_EQ(result.sink_rate(), 1.0);
+  result.sink_epsilon = 0.6;
+  result.heads[0].score[kLearnedSink] = 0.7;
+  EXPECT_EQ(result.sink_rate(), 1.0);
+  const auto table = head_types_table(result);
+  ASSERT_GE(table.column("learned_sink"), 0);
+  EXPECT_EQ(table.number(0, table.column("learned_sink")), 0.7);
+  result.learned_sinks = false;  // another model's table is as it always was
+  EXPECT_EQ(head_types_table(result).column("learned_sink"), -1);
 }
 
 // Rows fed as tiles (1 + 3 rows), and in float32 as a model hands them: the same sums.
@@ -204,7 +233,7 @@ TEST(HeadTypes, ModelScoresEqualLoopsOverItsAttention) {
   }
   ASSERT_GT(rows[kDuplicate], 0);  // the tiny windows repeat tokens
   for (const auto& head : scores)
-    for (int type = 0; type < kHeadTypes; ++type) {
+    for (int type = 0; type < kLearnedSink; ++type) {  // no learned sinks here: that score has no rows
       const double expected = total[(head.layer - 1) * config.max_heads() + head.head - 1][type] / rows[type];
       EXPECT_NEAR(head.score[type], expected, 1e-5) << head.layer << "." << head.head << " " << head_type_names()[type];
       EXPECT_EQ(head.rows[type], static_cast<int64_t>(rows[type]));
@@ -289,7 +318,9 @@ TEST_F(DescriptorRun, HeadTypesRefuseBadSettingsAndModels) {
   EXPECT_EQ(setting_error_of([&] { run(lm, "length", "9"); }),
             "--length is 9: twice that must fit lm's 16 positions");
   EXPECT_EQ(setting_error_of([&] { run(lm, "score", "copying"); }),
-            "--score must be previous_token, duplicate_token, induction, sink, entropy or self, got 'copying'");
+            "--score must be previous_token, duplicate_token, induction, sink, entropy, self or learned_sink, got 'copying'");
+  EXPECT_EQ(setting_error_of([&] { run(lm, "score", "learned_sink"); }),
+            "--score learned_sink: lm is a transformer_lm model without learned sinks (gpt_oss has them)");
   EXPECT_EQ(test::error_of([&] { run(lama, "", ""); }),
             dir_.file("lama") + ": head-types needs token-to-token self-attention (a language model, or a BERT-style "
                                 "classifier or encoder); this checkpoint is a lama classifier");

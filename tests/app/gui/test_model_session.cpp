@@ -8,6 +8,7 @@
 #include "tests/app/gui/sample_models.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/attention_overview.h"
+#include "widgets/expert_strip.h"
 #include "widgets/head_gates.h"
 
 #include <QStandardPaths>
@@ -52,6 +53,55 @@ class ModelSessionTests : public QObject {
       refused = QString(error.what()) == "--dtype 'fp8': expected f32, bf16, f16 or auto";
     }
     QVERIFY(refused);
+  }
+
+  // gpt-oss: the map's last column is each row's learned-sink share (what its weights over the tokens
+  // leave of 1), and the view's strip shows every sparse layer's experts per token, under the gates.
+  void aMixtureOfExpertsShowsItsSinksAndItsExperts() {
+    ModelSession session;
+    session.load(AW_SOURCE_DIR "/tests/fixtures/hf_models/gpt_oss");
+    const auto capture = session.attend(0, "The cat sat on the mat");
+    QVERIFY(capture.learned_sinks);
+    QCOMPARE(static_cast<int>(capture.expert_layers.size()), 2);
+    QCOMPARE(capture.expert_count, 4);
+    QCOMPARE(capture.expert_layers[1].k, 2);
+    QCOMPARE(static_cast<int>(capture.expert_layers[1].experts.size()), capture.length() * 2);
+    const auto matrix = capture_matrix(capture, 0, 1, "gpt_oss");
+    QCOMPARE(matrix.cols, capture.length() + 1);
+    QCOMPARE(matrix.col_labels.back(), QString::fromUtf8("⟨sink⟩"));
+    for (int row = 0; row < matrix.rows; ++row) {
+      double sum = 0;
+      for (int col = 0; col < matrix.cols; ++col) sum += matrix.at(row, col);
+      QVERIFY2(std::abs(sum - 1) < 1e-5, qPrintable(QString("row %1 sums to %2").arg(row).arg(sum)));
+    }
+    QVERIFY(matrix.at(0, matrix.cols - 1) > 0.01);  // the fixture's sinks take a visible share
+    // A switched-off head changes what the later router reads.
+    HeadGates gates;
+    gates.on = {{false, false, false, false}, {true, true, true, true}};
+    const auto gated = session.attend(0, "The cat sat on the mat", gates);
+    QVERIFY(gated.expert_layers[1].weights != capture.expert_layers[1].weights);
+    AttentionView view;
+    view.setModels({session.summary(0)});
+    view.setCapture(0, capture, {});
+    view.resize(1366, 768);
+    view.show();
+    auto* strip = view.findChild<ExpertStrip*>();
+    QVERIFY(strip != nullptr);
+    QTRY_VERIFY(strip->isVisible());
+    QVERIFY2(strip->titleText().startsWith("Layer 1: each token on the colour of its first expert (top-2 of 4"),
+             qPrintable(strip->titleText()));
+    QVERIFY(strip->tokenText(0).contains("expert "));
+    view.grab().save("attention_view_gpt_oss.png");
+  }
+
+  // A GGUF file opens as a model in the window's session, as from the command line.
+  void aGgufFileOpensAsAModel() {
+    ModelSession session;
+    const auto summary = session.load(AW_SOURCE_DIR "/tests/fixtures/gguf_models/qwen3.gguf");
+    QCOMPARE(summary.name, QString("qwen3"));  // the file's stem
+    const auto capture = session.attend(0, "The cat sat on the mat");
+    QVERIFY(capture.length() > 3);
+    QCOMPARE(capture_matrix(capture, 0, 0, summary.name).cols, capture.length());
   }
 
   // A head toggle re-runs from its layer: a held block below it is the very same floats, the capture
