@@ -67,6 +67,7 @@ int64_t point_width(const ModelConfig& config, const HookAddress& address, int64
       return config.head_width(address.layer);
     case HookPoint::Q: case HookPoint::K: case HookPoint::V: return config.head_width(address.layer);
     case HookPoint::Scores: case HookPoint::Pattern: return keys;
+    case HookPoint::Router: return config.moe.experts;  // the router's logits, one per expert
     case HookPoint::MlpAct:
       if (!config.is_translation()) return config.d_ff;
       return address.group == kEncoder ? config.translation.encoder_ffn : config.translation.decoder_ffn;

@@ -58,7 +58,8 @@ std::shared_ptr<AttentionModel> remove_heads(AttentionModel& model, const std::v
                 pruned_families(CheckpointFormat::HuggingFace) + " families, not " + config.family_name() +
                 (config.decoder.qk_norm == QkNorm::Whole
                      ? " (its query and key norms span every head of a layer: removing one changes the others)"
-                     : ""));
+                 : config.decoder.attention_sinks ? " (its heads' learned sinks are not written back by a pruned save)"
+                                                  : ""));
   std::vector<std::set<int64_t>> removed(config.n_blocks);
   for (const auto& head : heads) {
     if (head.layer < 0 || head.layer >= config.n_blocks || head.head < 0 || head.head >= config.heads_per_block[head.layer])

@@ -181,8 +181,12 @@ TEST(HfFamilies, Olmo2IsNotPrunedBecauseItsNormsSpanEveryHead) {
   const auto loaded = load_checkpoint(kFixtures + "olmo2");
   EXPECT_EQ(test::error_of([&] { remove_heads(*loaded.model, {{0, 1}}); }),
             "real pruning supports the native transformer_lm, bet_sf, bet_sg and transformer_mt models and "
-            "the llama, mistral, qwen2, gpt_neox, qwen3, gemma2, gemma3_text and phi3 families, not olmo2 "
-            "(its query and key norms span every head of a layer: removing one changes the others)");
+            "the llama, mistral, qwen2, gpt_neox, qwen3, gemma2, gemma3_text, phi3, mixtral and qwen3_moe families, "
+            "not olmo2 (its query and key norms span every head of a layer: removing one changes the others)");
+  const auto oss = load_checkpoint(kFixtures + "gpt_oss");
+  EXPECT_NE(test::error_of([&] { remove_heads(*oss.model, {{0, 1}}); })
+                .find("not gpt_oss (its heads' learned sinks are not written back by a pruned save)"),
+            std::string::npos);
 }
 
 }  // namespace
