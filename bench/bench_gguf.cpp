@@ -47,7 +47,9 @@ void BM_Forward512(benchmark::State& state) {
   torch::manual_seed(1);
   aw::ModelInput input;
   input.input_ids = torch::randint(3, 32000, {1, kTokens}, torch::kLong);
-  loaded.model->forward(input, {});  // warm-up
+  // Two warm-ups: the process's first forward pays for its allocator's first pages (~0.5 s here), which
+  // would fall on whichever model is timed first.
+  for (int warm = 0; warm < 2; ++warm) loaded.model->forward(input, {});
   for (auto _ : state) benchmark::DoNotOptimize(loaded.model->forward(input, {}).logits);
   state.SetLabel(state.range(0) == 1 ? "Q4_K_M GGUF, computing in bf16" : "BF16 folder, computing in bf16");
 }
