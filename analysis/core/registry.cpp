@@ -16,6 +16,8 @@ namespace aw {
   ANALYSIS(head_types)        \
   ANALYSIS(patch)             \
   ANALYSIS(logit_lens)        \
+  ANALYSIS(composition)       \
+  ANALYSIS(token_attribution) \
   ANALYSIS(retrieval_heads)   \
   ANALYSIS(word_weights)      \
   ANALYSIS(keywords)          \

@@ -1,0 +1,44 @@
+// analysis/circuits/head_weights.h — every head of a transformer as the matrices of its QK and OV
+// circuits (Elhage et al. 2021), with the norms' weights folded in (docs/circuits.md "Folding the
+// norms"): what the composition scores, the copying score and the positional pattern are made of.
+// Dimension letters: H heads of a layer, dh head width, d model width, V vocabulary, P positions.
+#pragma once
+
+#include "models/checkpoint/checkpoint.h"
+
+#include <torch/types.h>
+
+#include <string>
+#include <vector>
+
+namespace aw {
+
+struct LayerHeadWeights {
+  torch::Tensor query;   // [H, dh, d]: each head's rows of W_Q × the reading norm's weight (and its q-norm's)
+  torch::Tensor key;     // [H, dh, d]: of each query head's key/value head, folded the same way
+  torch::Tensor value;   // [H, dh, d]
+  torch::Tensor output;  // [H, d, dh]: each head's columns of W_O × the post-attention norm's weight, centred
+                         // where LayerNorm reads the residual
+};
+
+struct HeadWeights {
+  std::vector<LayerHeadWeights> layers;
+  torch::Tensor embedding;    // [d, V]: the token embeddings as written to the residual (centred like W_O)
+  torch::Tensor unembedding;  // [V, d]: the LM head × the final norm's weight; undefined for a classifier
+  torch::Tensor positions;    // [P, d]: a learned or sinusoidal position table, each row normalised as the
+                              // reading norm would a residual holding it alone; undefined for rotary
+  double score_scale = 1;     // what the dot products are multiplied by (1/√dh, Gemma's query scale)
+  bool centred = false;       // LayerNorm reads the residual: the writes were centred
+  std::string folded;         // what was folded, in words (the tables' metadata)
+};
+
+// The heads of `loaded` on the CPU in `dtype` (float64, or float32 where a model's vocabulary and
+// layers would not fit twice over in memory: the callers sum the scores in float64 either way). Throws aw::Error (one line, naming the model) for a
+// model that is not one stack of transformer blocks (translation models, LAMA, the BiGRU classifiers)
+// or has fewer than `min_layers` layers.
+HeadWeights head_weights(const LoadedModel& loaded, const std::string& analysis, int64_t min_layers,
+                         torch::ScalarType dtype);
+// float64 for a model of up to 100 million weights, float32 above.
+torch::ScalarType head_weights_dtype(const LoadedModel& loaded);
+
+}  // namespace aw

@@ -1,0 +1,56 @@
+# tests/app/cli/cli_circuits_tests.cmake — `composition` and `token-attribution` from the command line:
+# the tables' layout on the tiny models, and bad input as one line (their numbers against Hugging Face
+# and hand-worked cases: tests/analysis/circuits/).
+set(circuit_files ${CMAKE_CURRENT_BINARY_DIR}/circuit_fixtures)  # not in ${fixtures}: write_fixtures owns that folder
+file(WRITE ${circuit_files}/text.txt "w2 w3 w4 w5 w2 w3\n")
+aw_cli_test(composition EXIT 0 STDOUT_LINES 11
+            REGEX "^# model=tiny_lm, chance_mean=0\\.[0-9]+, chance_sd=[0-9.e-]+, chance_p95=[0-9.]+, chance_p99=[0-9.]+, chance_draws=200, seed=3, folded=reading norm weights folded into W_Q, W_K, W_V; W_O and W_E centred \\(LayerNorm\\)\nsender_layer,sender_head,receiver_layer,receiver_head,q,k,v,q_chance,k_chance,v_chance\n1,1,2,1,0\\.[0-9]+,.*\n1,3,2,3,"
+            ARGS composition --model ${fixtures}/tiny_lm --chance-draws 200 --seed 3)
+aw_cli_test(composition_heads EXIT 0
+            OUT_FILE ${circuit_files}/heads.csv
+            OUT_FILE_REGEX "^# model=tiny_lm, chance_mean=0\\.[0-9]+, span=16\nlayer,head,copying,positive_share,positional_offset,positional_weight,q_out,k_out,v_out,q_in,k_in,v_in\n1,1,-?[0-9.e-]+,[0-9.e-]+,-?[0-9]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,,,\n.*\n2,3,-?[0-9.e-]+,[0-9.e-]+,-?[0-9]+,[0-9.e-]+,,,,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\n$"
+            ARGS composition --model ${fixtures}/tiny_lm --span 16 --heads-out ${circuit_files}/heads.csv)
+aw_cli_test(composition_bert EXIT 0 REGEX "folded=post-norm model: no norm folded\n"
+            ARGS composition --model ${fixtures}/tiny_bert_classifier)
+aw_cli_test(token_attribution EXIT 0 STDOUT_LINES 7
+            REGEX "^# model=tiny_lm, target=[^,]+, position=4, logit=[0-9.e-]+, probability=[0-9.e-]+\nposition,token,attention,rollout,flow,gradient\n0,w2,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\n.*\n4,w6,"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6")
+aw_cli_test(token_attribution_curves EXIT 0
+            OUT_FILE ${circuit_files}/areas.csv
+            OUT_FILE_REGEX "^# model=tiny_lm, target=w4, position=3, random_orders=3, seed=2\nmethod,deletion_area,insertion_area\nrollout,[0-9.e-]+,[0-9.e-]+\nrandom,[0-9.e-]+,[0-9.e-]+\n$"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text-file ${circuit_files}/text.txt --position 3
+                 --target w4 --methods rollout --random-orders 3 --seed 2 --summary-out ${circuit_files}/areas.csv)
+aw_cli_test(token_attribution_classifier EXIT 0 REGEX "^# model=tiny_bert_classifier, target=[^,]+, logit="
+            ARGS token-attribution --model ${fixtures}/tiny_bert_classifier --text "w2 w3 w4")
+
+# Bad input.
+aw_cli_test(error_composition_lama EXIT 1 STDERR_LINES 1
+            REGEX "tiny_lama: composition needs token-to-token self-attention \\(a language model, or a BERT-style classifier or encoder\\); this checkpoint is a lama"
+            ARGS composition --model ${fixtures}/tiny_lama)
+aw_cli_test(error_token_attribution_lama EXIT 1 STDERR_LINES 1
+            REGEX "tiny_lama: token-attribution needs token-to-token self-attention"
+            ARGS token-attribution --model ${fixtures}/tiny_lama --text "w2 w3")
+aw_cli_test(error_token_attribution_encoder EXIT 1 STDERR_LINES 1
+            REGEX "tiny_bert_encoder: token-attribution explains a language model's prediction or a classifier's class; this checkpoint is a bert encoder"
+            ARGS token-attribution --model ${fixtures}/tiny_bert_encoder --text "w2 w3")
+aw_cli_test(error_token_attribution_target EXIT 1 STDERR_LINES 1
+            REGEX "--target 'w2 w3' is 2 tokens for tiny_lm \\('w2', 'w3'\\); a target is one token\n"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4" --target "w2 w3")
+aw_cli_test(error_token_attribution_class EXIT 1 STDERR_LINES 1
+            REGEX "--target 'nine' is not one of tiny_bert_classifier's classes\n"
+            ARGS token-attribution --model ${fixtures}/tiny_bert_classifier --text "w2 w3" --target nine)
+aw_cli_test(error_token_attribution_method EXIT 1 STDERR_LINES 1
+            REGEX "--methods 'saliency' is not a method \\(attention, rollout, flow, gradient\\)\n"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3" --methods rollout,saliency)
+aw_cli_test(error_token_attribution_flow_limit EXIT 1 STDERR_LINES 1
+            REGEX "--methods flow on 5 tokens: attention flow solves one max-flow problem per token over L·n² edges and stops at --flow-limit 4 tokens; leave flow out, shorten the text or raise the limit\n"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6" --flow-limit 4)
+aw_cli_test(error_token_attribution_one_token EXIT 1 STDERR_LINES 1
+            REGEX "--text has no token besides the explained one to attribute to \\(1 tokens\\)\n"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2")
+aw_cli_test(error_token_attribution_classifier_position EXIT 1 STDERR_LINES 1
+            REGEX "--position applies to a language model; tiny_bert_classifier is a classifier: its output reads the pooled text\n"
+            ARGS token-attribution --model ${fixtures}/tiny_bert_classifier --text "w2 w3" --position 1)
+aw_cli_test(error_token_attribution_position EXIT 1 STDERR_LINES 1
+            REGEX "--position 7: '7' is not a position from 0 to 2"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4" --position 7)
