@@ -6,11 +6,11 @@
 #include "analysis/circuits/token_curves.h"
 #include "analysis/core/gate_settings.h"
 #include "analysis/core/head_gates.h"
-#include "analysis/core/numbered_list.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "models/parse_number.h"
 #include "models/text/corpus.h"
 #include "models/text/inner_text.h"
 
@@ -59,8 +59,11 @@ AttributionOutput explained_output(const SettingValues& settings, const LoadedMo
       throw SettingError("position", "applies to a language model; " + loaded.name + " is a classifier: its output "
                                      "reads the pooled text");
   } else {
-    output.position = settings.text("position").empty() ? n - 1
-                                                        : parse_numbered_list(settings.text("position"), n, "position", 0).at(0);
+    output.position = n - 1;
+    const auto position = settings.text("position");
+    if (!position.empty() && (!parse_integer(position, output.position) || output.position < 0 || output.position >= n))
+      throw SettingError("position", "'" + position + "' is not a position of the text's " + std::to_string(n) +
+                                         " tokens (0 to " + std::to_string(n - 1) + ")");
   }
   const auto target = settings.text("target");
   if (target.empty()) {

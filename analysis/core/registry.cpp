@@ -15,6 +15,7 @@ namespace aw {
   ANALYSIS(prune)             \
   ANALYSIS(head_types)        \
   ANALYSIS(patch)             \
+  ANALYSIS(path_patch)        \
   ANALYSIS(logit_lens)        \
   ANALYSIS(composition)       \
   ANALYSIS(token_attribution) \

@@ -52,5 +52,36 @@ aw_cli_test(error_token_attribution_classifier_position EXIT 1 STDERR_LINES 1
             REGEX "--position applies to a language model; tiny_bert_classifier is a classifier: its output reads the pooled text\n"
             ARGS token-attribution --model ${fixtures}/tiny_bert_classifier --text "w2 w3" --position 1)
 aw_cli_test(error_token_attribution_position EXIT 1 STDERR_LINES 1
-            REGEX "--position 7: '7' is not a position from 0 to 2"
+            REGEX "--position '7' is not a position of the text's 3 tokens \\(0 to 2\\)\n"
             ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4" --position 7)
+
+# path-patch.
+file(WRITE ${circuit_files}/pairs.tsv "w2 w3 w4 w5\tw2 w3 w9 w5\tw4\tw9\nw8 w3 w4\tw8 w10 w4\tw3\tw10\n")
+aw_cli_test(path_patch EXIT 0 STDOUT_LINES 8
+            REGEX "^# model=tiny_lm, metric=logit\\(answer\\) - logit\\(foil\\) at the last position, clean_mean=[0-9.e-]+, corrupted_mean=[0-9.e-]+, significance=no intervals or p-values: 2 pairs are fewer than the 20 independent units.*pairs=2, data=pairs.tsv\nsender,receiver,input,effect\n1.1,logits,,[0-9.e-]+\n.*\n2.3,logits,,"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv)
+aw_cli_test(path_patch_sets EXIT 0 STDOUT_LINES 6
+            REGEX "sender,receiver,input,effect\n1.1[+]1.3,2.1[+]2.2,k,[0-9.e-]+\n1.1[+]1.3,2.3,v,[0-9.e-]+\n1.2,2.1[+]2.2,k,[0-9.e-]+\n1.2,2.3,v,[0-9.e-]+\n"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --senders 1.1+1.3,1.2,2.1
+                 --receivers k:2.1+2.2,v:2.3)
+aw_cli_test(path_patch_layer EXIT 0 STDOUT_LINES 35
+            REGEX "sender,receiver,input,effect\n1.1,logits,,[0-9.e-]+\n1.1,2.1,q,[0-9.e-]+\n1.1,2.2,q,.*\n1.1,2.3,v,[0-9.e-]+\n1.2,logits,"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --receivers logits,2)
+aw_cli_test(error_path_patch_lengths EXIT 1 STDERR_LINES 1
+            REGEX "patch_pairs_lengths.tsv:2: the clean prompt is 2 tokens and the corrupted 3: patching needs prompts of one length\n"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs_lengths.tsv)
+aw_cli_test(error_path_patch_receiver_layer EXIT 1 STDERR_LINES 1
+            REGEX "--receivers layer 1: receivers are layers 2 to 2 \\(layer 1 has no earlier heads\\)\n"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --receivers 1)
+aw_cli_test(error_path_patch_sender_set EXIT 1 STDERR_LINES 1
+            REGEX "--senders '1.1[+]2.2' spreads over layers 1 and 2: a set's heads share a layer\n"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --senders 1.1+2.2)
+aw_cli_test(error_path_patch_missing_head EXIT 1 STDERR_LINES 1
+            REGEX "sender 1.4: layer 1 has 3 heads\n"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --senders 1.4)
+aw_cli_test(error_path_patch_receiver_kind EXIT 1 STDERR_LINES 1
+            REGEX "--receivers 'z:2.1' is neither logits, a layer, nor q:, k: or v: with heads \\(\"k:2.1[+]2.3\"\\)\n"
+            ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --receivers z:2.1)
+aw_cli_test(error_path_patch_classifier EXIT 1 STDERR_LINES 1
+            REGEX "tiny_bert_classifier: path-patch needs a language model; this checkpoint is a bert classifier\n"
+            ARGS path-patch --model ${fixtures}/tiny_bert_classifier --pairs ${circuit_files}/pairs.tsv)

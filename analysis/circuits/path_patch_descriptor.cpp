@@ -1,0 +1,218 @@
+// analysis/circuits/path_patch_descriptor.cpp — `path-patch`: path patching (path_patching.h) from
+// every head to the logits and to the q, k and v inputs of the receiver layers asked, on the `patch`
+// pairs; each path's normalised effect with a bootstrap interval over pairs, p-values corrected across
+// every path of the table.
+#include "analysis/circuits/path_patching.h"
+#include "analysis/core/gate_settings.h"
+#include "analysis/core/head_gates.h"
+#include "analysis/core/registry.h"
+#include "analysis/core/setting_fields.h"
+#include "analysis/core/shared_settings.h"
+#include "analysis/statistics/delta_significance.h"
+#include "models/checkpoint/checkpoint.h"
+#include "models/errors.h"
+#include "models/parse_number.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+
+namespace aw {
+namespace {
+
+// "2.3" → (layer 1, head 2), 0-based; throws SettingError naming `field` otherwise.
+std::pair<int64_t, int64_t> head_named(const std::string& text, const std::string& field) {
+  const auto dot = text.find('.');
+  int64_t layer = 0, head = 0;
+  if (dot == std::string::npos || !parse_integer(text.substr(0, dot), layer) || !parse_integer(text.substr(dot + 1), head) ||
+      layer < 1 || head < 1)
+    throw SettingError(field, "'" + text + "' is not a head (layer.head from 1: \"2.3\")");
+  return {layer - 1, head - 1};
+}
+
+// "1.3+1.1": heads of one layer.
+std::pair<int64_t, std::vector<int64_t>> head_set(const std::string& text, const std::string& field) {
+  int64_t layer = -1;
+  std::vector<int64_t> heads;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const auto plus = std::min(text.find('+', start), text.size());
+    const auto [l, h] = head_named(text.substr(start, plus - start), field);
+    if (layer >= 0 && l != layer)
+      throw SettingError(field, "'" + text + "' spreads over layers " + std::to_string(layer + 1) + " and " +
+                                    std::to_string(l + 1) + ": a set's heads share a layer");
+    layer = l;
+    heads.push_back(h);
+    start = plus + 1;
+  }
+  return {layer, heads};
+}
+
+std::vector<PathSender> parse_senders(const std::string& text) {
+  std::vector<PathSender> senders;
+  for (const auto& item : split_list(text)) {
+    auto [layer, heads] = head_set(item, "senders");
+    senders.push_back({layer, heads});
+  }
+  return senders;
+}
+
+std::vector<PathReceiver> parse_receivers(const std::string& text, const LoadedModel& loaded) {
+  std::vector<PathReceiver> receivers;
+  const auto layers = loaded.config.n_blocks;
+  for (const auto& item : split_list(text)) {
+    int64_t layer = 0;
+    const auto colon = item.find(':');
+    if (item == "logits") {
+      receivers.push_back({});
+    } else if (parse_integer(item, layer)) {
+      if (layer < 2 || layer > layers)
+        throw SettingError("receivers", "layer " + item + ": receivers are layers 2 to " + std::to_string(layers) +
+                                            " (layer 1 has no earlier heads)");
+      const auto each = layer_receivers(loaded.config, layer - 1);
+      receivers.insert(receivers.end(), each.begin(), each.end());
+    } else if (colon != std::string::npos && (item.substr(0, colon) == "q" || item.substr(0, colon) == "k" ||
+                                              item.substr(0, colon) == "v")) {
+      const auto kind = item[0] == 'q' ? PathKind::Query : item[0] == 'k' ? PathKind::Key : PathKind::Value;
+      auto [set_layer, heads] = head_set(item.substr(colon + 1), "receivers");
+      receivers.push_back({kind, set_layer, heads});
+    } else {
+      throw SettingError("receivers", "'" + item + "' is neither logits, a layer, nor q:, k: or v: with heads (\"k:2.1+2.3\")");
+    }
+  }
+  if (receivers.empty()) throw SettingError("receivers", "names no receiver");
+  return receivers;
+}
+
+// The paths with a sender before their receiver: (sender index, receiver index).
+std::vector<std::pair<int64_t, int64_t>> measured_paths(const PathPatchResult& result) {
+  std::vector<std::pair<int64_t, int64_t>> paths;
+  for (size_t s = 0; s < result.senders.size(); ++s)
+    for (size_t r = 0; r < result.receivers.size(); ++r) {
+      const auto& receiver = result.receivers[r];
+      if (receiver.kind == PathKind::Logits || result.senders[s].layer < receiver.layer)
+        paths.emplace_back(static_cast<int64_t>(s), static_cast<int64_t>(r));
+    }
+  return paths;
+}
+
+AnalysisReport run_path_patch(const AnalysisRequest& request) {
+  AnalysisReport report;
+  const auto& settings = request.settings;
+  const auto& loaded = *request.models.front();
+  const auto path = settings.required_text("pairs");
+  const auto pairs = read_patch_pairs(path, *loaded.tokenizer, loaded.config.max_positions);
+  PathPatchSettings patch;
+  patch.senders = parse_senders(settings.text("senders"));
+  patch.receivers = parse_receivers(settings.text("receivers"), loaded);
+  patch.batch = settings.integer("batch");
+  patch.rows = settings.integer("rows");
+  patch.gates = request_gates(request, 0);
+  check_path_patch(loaded.config, patch);
+  const auto significance =
+      significance_for_units(significance_options(settings), "pairs", static_cast<int64_t>(pairs.size()), request.note);
+  const auto result = path_patch(*loaded.model, pairs, patch, request.phase(loaded.name + ": pair batches"));
+  if (result.cancelled) return report.cancelled = true, report;
+  const auto restored = result.clean - result.corrupted;  // [P]
+  if (!(std::abs(restored.mean().item<double>()) > 1e-6))
+    throw Error(path + ": the clean and corrupted prompts give the same mean logit difference (" +
+                std::to_string(result.clean.mean().item<double>()) + "): there is no effect to restore");
+
+  const auto paths = measured_paths(result);
+  std::vector<torch::Tensor> gained;
+  for (const auto& [s, r] : paths) gained.push_back(result.patched[s][r] - result.corrupted);
+  const auto gains = torch::stack(gained, 1);  // [P, K]
+  const auto effect = (gains.sum(0) / restored.sum()).contiguous();
+  std::vector<DeltaSignificance> intervals;
+  std::string refused;
+  if (significance.enabled()) {
+    const auto k = gains.size(1);
+    const auto resampled = resampled_sums(torch::cat({gains, restored.unsqueeze(1)}, 1), significance.resamples,
+                                          significance.seed);
+    const auto count = static_cast<double>(restored.size(0));
+    const auto denominator = summarize_bootstrap(restored.mean().view({1}), resampled.narrow(1, k, 1) / count);
+    if (denominator[0].low <= 0 && denominator[0].high >= 0)
+      refused = "no intervals: the mean logit difference clean - corrupted has a 95 % interval that holds 0";
+    else
+      intervals = corrected_significance(summarize_bootstrap(effect, resampled.narrow(1, 0, k) / resampled.narrow(1, k, 1)),
+                                         significance);
+  }
+
+  ResultTable table;
+  table.meta("model", loaded.name);
+  table.meta("metric", "logit(answer) - logit(foil) at the last position");
+  table.meta("clean_mean", result.clean.mean().item<double>());
+  table.meta("corrupted_mean", result.corrupted.mean().item<double>());
+  add_significance_meta(table, significance);
+  if (!refused.empty()) table.meta("intervals", refused);
+  if (loaded.config.decoder.grouped_query) table.meta("k_v_receivers", "key/value heads (each serves its group's query heads)");
+  table.meta("pairs", static_cast<int64_t>(pairs.size()));
+  table.meta("data", std::filesystem::path(path).filename().string());
+  table.add_column("sender", ColumnType::Text).add_column("receiver", ColumnType::Text);
+  table.add_column("input", ColumnType::Text).add_column("effect", ColumnType::Number);
+  if (!intervals.empty()) {
+    for (const char* name : {"effect_low", "effect_high", "p_value", "p_adjusted"}) table.add_column(name, ColumnType::Number);
+    table.add_column("significant", ColumnType::Integer);
+  }
+  const auto effects = effect.accessor<double, 1>();
+  HeadScores scores{"path effect to the logits", {}, 1, 0};
+  for (const auto heads : loaded.config.heads_per_block) scores.values.emplace_back(heads, 0.0);
+  bool scored = false;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const auto& sender = result.senders[paths[i].first];
+    const auto& receiver = result.receivers[paths[i].second];
+    const bool logits = receiver.kind == PathKind::Logits;
+    std::vector<Cell> row{cell(sender_name(sender)), cell(receiver_heads_name(receiver)),
+                          logits ? Cell{} : cell(path_kind_name(receiver.kind)), cell(effects[static_cast<int64_t>(i)])};
+    if (!intervals.empty()) {
+      const auto& e = intervals[i].holding(effects[static_cast<int64_t>(i)]);
+      append_cells(row, {e.low, e.high, e.p_value, e.p_adjusted, static_cast<int64_t>(e.significant)});
+    }
+    table.add_row(std::move(row));
+    if (logits && sender.heads.size() == 1) {
+      scores.values[sender.layer][sender.heads.front()] = effects[static_cast<int64_t>(i)];
+      scored = true;
+    }
+  }
+  report.tables["csv"] = std::move(table);
+  if (scored) report.head_scores = std::move(scores);
+  if (!refused.empty()) request.tell(refused);
+  report.description = loaded.name + ": " + std::to_string(paths.size()) + " paths over " + std::to_string(pairs.size()) +
+                       " pairs";
+  return report;
+}
+
+}  // namespace
+
+AnalysisDescriptor path_patch_descriptor() {
+  AnalysisDescriptor descriptor("path-patch", "Path patching",
+                                "Wang et al. 2022: each head's clean output reaching only the logits or a later "
+                                "head's query, key or value, everything else corrupted (normalised effect, bootstrap "
+                                "interval)");
+  descriptor.models = ModelRequirement::LanguageModel;
+  descriptor.fields = {
+      path_field("pairs", "Pairs", true, "clean<TAB>corrupted<TAB>answer<TAB>foil lines (answer and foil one token each)"),
+      text_field("senders", "Senders", "",
+                 "heads, or sets of one layer's heads sent together: \"1.3,1.1+1.3\" (default every head alone)", "LIST"),
+      text_field("receivers", "Receivers", "logits",
+                 "logits; a layer (from 2): each of its heads' q, k and v inputs alone; or q:, k: or v: with a set of "
+                 "one layer's heads received together: \"logits,2,k:2.1+2.3+2.4\"", "LIST"),
+      integer_field("batch", "Batch", 8, 1, 1 << 20, "pairs per group of forwards", "B"),
+      integer_field("rows", "Rows", 256, 1, 1 << 24, "rows per forward of the patched runs (paths × pairs)", "R")};
+  append_fields(descriptor.fields, significance_fields());
+  descriptor.fields.push_back(heads_off_field());
+  descriptor.tab.order = 58;
+  descriptor.tab.score_label = "path effect to logits";
+  descriptor.tab.description =
+      "<b>Path patching</b> (Wang et al. 2022; Goldowsky-Dill et al. 2023). For each sender head and receiver — the "
+      "logits, or a later head's query, key or value input — the corrupted prompt is run with only that path carrying "
+      "the sender's clean output: the receiver reads the corrupted residual stream plus the sender's change, and "
+      "every other path stays corrupted. The effect is the share of the logit difference answer − foil it restores, "
+      "(patched − corrupted) / (clean − corrupted) over all pairs, with a bootstrap interval. Definitions: "
+      "docs/circuits.md.";
+  descriptor.run = run_path_patch;
+  return descriptor;
+}
+
+}  // namespace aw
