@@ -60,21 +60,6 @@ void BM_CompositionLlama1B(benchmark::State& state) {
 }
 BENCHMARK(BM_CompositionLlama1B)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
-std::vector<aw::PatchPair> pairs() {
-  torch::manual_seed(1);
-  std::vector<aw::PatchPair> made;
-  for (int64_t p = 0; p < pair_count(); ++p) {
-    aw::PatchPair pair;
-    const auto ids = torch::randint(1, kVocabulary, {kLength + 3}, torch::kLong);
-    for (int64_t i = 0; i < kLength; ++i) pair.clean.push_back(ids[i].item<int64_t>());
-    pair.corrupted = pair.clean;
-    pair.corrupted[3] = ids[kLength].item<int64_t>();
-    pair.answer = ids[kLength + 1].item<int64_t>();
-    pair.foil = ids[kLength + 2].item<int64_t>();
-    made.push_back(pair);
-  }
-  return made;
-}
 
 // FLOPs (multiply-adds count 2) of one layer on `tokens` tokens of prompts of kLength.
 double layer_flops(double tokens) {
@@ -94,9 +79,10 @@ double path_floor(int64_t pairs) {
 void BM_PathPatchGpt2Small(benchmark::State& state) {
   aw::configure_allocator();
   const auto loaded = aw::load_checkpoint(aw::bench::gpt2_small_dir());
-  const auto made = pairs();
+  const auto made = aw::bench::random_pairs(pair_count(), kLength, kVocabulary);
   aw::PathPatchSettings settings;
-  settings.receiver_layers = {kReceiverLayer};
+  settings.receivers = aw::layer_receivers(loaded.config, kReceiverLayer);
+  settings.receivers.insert(settings.receivers.begin(), aw::PathReceiver{});
   aw::path_patch(*loaded.model, {made.front()}, aw::PathPatchSettings{});  // untimed first run
   double floor = 0, measured = 0;
   for (auto _ : state) {

@@ -31,21 +31,6 @@ torch::Device device() {
   return given ? torch::Device(given) : torch::Device(torch::kCPU);
 }
 
-std::vector<aw::PatchPair> pairs() {
-  torch::manual_seed(1);
-  std::vector<aw::PatchPair> made;
-  for (int64_t p = 0; p < pair_count(); ++p) {
-    aw::PatchPair pair;
-    const auto ids = torch::randint(1, kVocabulary, {kLength + 3}, torch::kLong);
-    for (int64_t i = 0; i < kLength; ++i) pair.clean.push_back(ids[i].item<int64_t>());
-    pair.corrupted = pair.clean;
-    pair.corrupted[3] = ids[kLength].item<int64_t>();
-    pair.answer = ids[kLength + 1].item<int64_t>();
-    pair.foil = ids[kLength + 2].item<int64_t>();
-    made.push_back(pair);
-  }
-  return made;
-}
 
 // FLOPs (multiply-adds count 2) of one layer on `tokens` tokens of prompts of kLength.
 double layer_flops(double tokens) {
@@ -64,7 +49,7 @@ double floor_flops(int64_t pairs) {
 void BM_PatchEveryHead(benchmark::State& state) {
   aw::configure_allocator();
   const auto loaded = aw::load_checkpoint(aw::bench::gpt2_small_dir(), device());
-  const auto made = pairs();
+  const auto made = aw::bench::random_pairs(pair_count(), kLength, kVocabulary);
   aw::PatchSettings settings;
   aw::patch_heads(*loaded.model, {made.front()}, settings);  // untimed first run
   double floor = 0, measured = 0;

@@ -1,7 +1,9 @@
 // bench/bench_support.h — what the benchmarks share: wall time since a point, the matmul rate a
-// FLOP floor is computed with, a GPT-2-small-sized checkpoint and Llama layouts written at random.
+// FLOP floor is computed with, a GPT-2-small-sized checkpoint and Llama layouts written at random,
+// and random clean/corrupted pairs for the patching benches.
 #pragma once
 
+#include "analysis/patching/patch_pairs.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/checkpoint/safetensors.h"
 
@@ -16,6 +18,24 @@
 #include <vector>
 
 namespace aw::bench {
+
+// `count` pairs of `length` random ids below `vocabulary` (seeded): the corrupted prompt differs at
+// position 3, answer and foil random.
+inline std::vector<PatchPair> random_pairs(int64_t count, int64_t length, int64_t vocabulary) {
+  torch::manual_seed(1);
+  std::vector<PatchPair> made;
+  for (int64_t p = 0; p < count; ++p) {
+    PatchPair pair;
+    const auto ids = torch::randint(1, vocabulary, {length + 3}, torch::kLong);
+    for (int64_t i = 0; i < length; ++i) pair.clean.push_back(ids[i].item<int64_t>());
+    pair.corrupted = pair.clean;
+    pair.corrupted[3] = ids[length].item<int64_t>();
+    pair.answer = ids[length + 1].item<int64_t>();
+    pair.foil = ids[length + 2].item<int64_t>();
+    made.push_back(pair);
+  }
+  return made;
+}
 
 inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -8,11 +8,10 @@
 #include "analysis/core/head_gates.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
+#include "analysis/core/text_settings.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
-#include "models/text/corpus.h"
-#include "models/text/inner_text.h"
 
 #include <torch/torch.h>
 
@@ -24,16 +23,6 @@ namespace aw {
 namespace {
 
 constexpr int64_t kFlowTokens = 256;  // attention flow: one max-flow problem per token over L·n² edges
-
-std::string attribution_text(const SettingValues& settings) {
-  if (settings.text("text").empty() == settings.text("text-file").empty())
-    throw SettingError("", "give either --text \"…\" or --text-file FILE");
-  if (!settings.text("text").empty()) return settings.text("text");
-  const auto path = settings.text("text-file");
-  auto text = read_whole_file(path);
-  if (text.empty()) fail_in_file(path, "the file is empty");
-  return text;
-}
 
 std::vector<bool> asked_methods(const SettingValues& settings) {
   const auto& names = attribution_method_names();
@@ -76,13 +65,7 @@ AttributionOutput explained_output(const SettingValues& settings, const LoadedMo
       throw SettingError("target", "'" + target + "' is not one of " + loaded.name + "'s classes");
     output.target = found - config.labels.begin();
   } else {
-    const auto encoding = encode_inner(*loaded.tokenizer, target);
-    if (encoding.ids.size() != 1) {
-      const auto pieces = quoted_pieces(encoding);
-      throw SettingError("target", quoted_excerpt(target) + " is " + std::to_string(encoding.ids.size()) + " tokens for " +
-                                       loaded.name + (pieces.empty() ? "" : " (" + pieces + ")") + "; a target is one token");
-    }
-    output.target = encoding.ids.front();
+    output.target = one_token_target(*loaded.tokenizer, target, loaded.name, "a target is one token");
   }
   return output;
 }
@@ -121,7 +104,7 @@ AnalysisReport run_token_attribution(const AnalysisRequest& request) {
     throw Error(loaded.name + ": token-attribution explains a language model's prediction or a classifier's class; "
                 "this checkpoint is " + describe_model_kind(loaded.config));
   const auto methods = asked_methods(settings);
-  const auto encoding = loaded.tokenizer->encode(attribution_text(settings));
+  const auto encoding = loaded.tokenizer->encode(one_text(settings));
   const auto n = static_cast<int64_t>(encoding.ids.size());
   if (n == 0) throw SettingError("text", "gives no tokens (an empty text)");
   if (n > loaded.config.max_positions)
@@ -215,6 +198,9 @@ AnalysisDescriptor token_attribution_descriptor() {
       heads_off_field()};
   descriptor.outputs.push_back({"curves-out", "curves", "each ranking's deletion and insertion curve (CSV)"});
   descriptor.outputs.push_back({"summary-out", "summary", "the area under each curve (CSV)"});
+  // The command line's for now: the window shows token attribution as a strip over the sentence in the
+  // circuit view to come (docs/circuits.md), not as a tab of its own beside fifteen others.
+  descriptor.tab.shown = false;
   descriptor.tab.other_tables = {{"curves", "deletion and insertion curves"}, {"summary", "areas under the curves"}};
   descriptor.tab.order = 62;
   descriptor.tab.filled_fields = {"text", "text-file"};

@@ -6,11 +6,10 @@
 #include "analysis/core/numbered_list.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
+#include "analysis/core/text_settings.h"
 #include "analysis/logit_lens/logit_lens.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
-#include "models/text/corpus.h"
-#include "models/text/inner_text.h"
 
 #include <algorithm>
 
@@ -18,16 +17,6 @@ namespace aw {
 namespace {
 
 constexpr int64_t kDefaultPositions = 64;
-
-std::string lens_text(const SettingValues& settings) {
-  if (settings.text("text").empty() == settings.text("text-file").empty())
-    throw SettingError("", "give either --text \"…\" or --text-file FILE");
-  if (!settings.text("text").empty()) return settings.text("text");
-  const auto path = settings.text("text-file");
-  auto text = read_whole_file(path);
-  if (text.empty()) fail_in_file(path, "the file is empty");
-  return text;
-}
 
 // The 0-based positions asked, or the last 64 of the text's n tokens.
 std::vector<int64_t> lens_positions(const SettingValues& settings, int64_t n) {
@@ -95,7 +84,7 @@ ResultTable heads_table(const LogitLensResult& result, const Tokenizer& tokenize
 
 AnalysisReport run_logit_lens(const AnalysisRequest& request) {
   const auto& loaded = *request.models.front();
-  const auto text = lens_text(request.settings);
+  const auto text = one_text(request.settings);
   const auto ids = loaded.tokenizer->encode(text).ids;
   if (ids.empty()) throw SettingError("text", "gives no tokens (an empty text)");
   const auto n = static_cast<int64_t>(ids.size());
@@ -110,15 +99,7 @@ AnalysisReport run_logit_lens(const AnalysisRequest& request) {
     throw SettingError("k", std::to_string(settings.k) + " is more than the vocabulary's " +
                                 std::to_string(loaded.config.vocab_size) + " tokens");
   const auto target = request.settings.text("target");
-  if (!target.empty()) {
-    const auto encoding = encode_inner(*loaded.tokenizer, target);
-    if (encoding.ids.size() != 1) {
-      const auto pieces = quoted_pieces(encoding);
-      throw SettingError("target", quoted_excerpt(target) + " is " + std::to_string(encoding.ids.size()) + " tokens for " +
-                                       loaded.name + (pieces.empty() ? "" : " (" + pieces + ")") + "; the lens scores one");
-    }
-    settings.target = encoding.ids.front();
-  }
+  if (!target.empty()) settings.target = one_token_target(*loaded.tokenizer, target, loaded.name, "the lens scores one");
   ForwardOptions forward;
   forward.head_gates = request_gates(request, 0);
   AnalysisReport report;
