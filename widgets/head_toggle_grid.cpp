@@ -195,8 +195,10 @@ void HeadCellGrid::paintEvent(QPaintEvent*) {
       QColor fill(0x3b, 0x52, 0x8b);  // viridis' blue: "on" without a score
       if (coloured && layer < static_cast<int>(scores_.size()) && head < static_cast<int>(scores_[layer].size()))
         fill = score_colour(scores_[layer][head], scale);
+      // A head the score does not cover (NaN: composition out of the last layer) is an empty outline.
+      const bool unscored = on && fill.alpha() == 0;
       if (!on) fill = QColor(0xd0, 0xd0, 0xd0);
-      painter.setPen(Qt::NoPen);
+      painter.setPen(unscored ? QPen(palette().color(QPalette::Mid), 1) : QPen(Qt::NoPen));
       painter.setBrush(fill);
       const int radius = std::min(4, side / 4), inset = side / 4;
       painter.drawRoundedRect(rect, radius, radius);

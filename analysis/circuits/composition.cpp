@@ -46,8 +46,8 @@ std::vector<CompositionPair> composition_scores(const HeadWeights& weights, cons
   std::vector<torch::Tensor> gram_q, gram_k, gram_v, gram_o, qk_norm2, ov_norm2;
   for (const auto& layer : weights.layers) {
     gram_q.push_back(row_gram(layer.query));
-    gram_k.push_back(row_gram(layer.key));
-    gram_v.push_back(row_gram(layer.value));
+    gram_k.push_back(row_gram(layer.kv_key).index_select(0, layer.kv_of));
+    gram_v.push_back(row_gram(layer.kv_value).index_select(0, layer.kv_of));
     gram_o.push_back(column_gram(layer.output));
     qk_norm2.push_back(trace_product(gram_q.back(), gram_k.back()));
     ov_norm2.push_back(trace_product(gram_o.back(), gram_v.back()));
@@ -57,9 +57,12 @@ std::vector<CompositionPair> composition_scores(const HeadWeights& weights, cons
     for (int64_t sender = 0; sender < receiver; ++sender) {
       const auto& from = weights.layers[sender];
       const auto sender_v = gram_v[sender].unsqueeze(0);  // [1, H1, dh, dh]
+      // The key and value cores once per key/value head, then read by each query head of its group.
+      const auto key_cores = cores(to.kv_key, from.output).index_select(0, to.kv_of);
+      const auto value_cores = cores(to.kv_value, from.output).index_select(0, to.kv_of);
       const auto q_num = traced(gram_k[receiver].unsqueeze(1), cores(to.query, from.output), sender_v);
-      const auto k_num = traced(gram_q[receiver].unsqueeze(1), cores(to.key, from.output), sender_v);
-      const auto v_num = traced(gram_o[receiver].unsqueeze(1), cores(to.value, from.output), sender_v);
+      const auto k_num = traced(gram_q[receiver].unsqueeze(1), key_cores, sender_v);
+      const auto v_num = traced(gram_o[receiver].unsqueeze(1), value_cores, sender_v);
       const auto ov = ov_norm2[sender].unsqueeze(0);  // [1, H1]
       const auto q = (q_num / (qk_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();  // [H2, H1]
       const auto k = (k_num / (qk_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();

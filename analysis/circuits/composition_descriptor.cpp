@@ -117,7 +117,7 @@ AnalysisReport run_composition(const AnalysisRequest& request) {
   HeadScores scores{"K-composition out (× chance)", {}, 1, 0};
   for (const auto& layer : means.out) {
     scores.values.emplace_back();
-    for (const auto& head : layer) scores.values.back().push_back(std::isnan(head[1]) ? 0.0 : head[1]);
+    for (const auto& head : layer) scores.values.back().push_back(head[1]);  // NaN: no later head (left blank)
   }
   report.head_scores = std::move(scores);
   report.description = loaded.name + ": " + std::to_string(pairs.size()) + " pairs of heads; chance " +

@@ -47,11 +47,6 @@ LayerHeadWeights layer_weights(TransformerBlockImpl& block, const ModelConfig& c
     weights.query = weights.query * q_scale.reshape({-1, dh, 1});
     weights.key = weights.key * k_scale.reshape({-1, dh, 1});
   }
-  if (attention.kv_index.defined()) {  // grouped-query: each query head's key/value head
-    const auto owner = attention.kv_index.to(torch::kCPU, torch::kLong);
-    weights.key = weights.key.index_select(0, owner);
-    weights.value = weights.value.index_select(0, owner);
-  }
   // The reading norm: before the attention where the model has one (a post-norm model's ln_1 sits
   // after the add and rescales the whole stream, not a path).
   if (config.norm == NormPlacement::Pre) {
@@ -61,6 +56,15 @@ LayerHeadWeights layer_weights(TransformerBlockImpl& block, const ModelConfig& c
       weights.key = weights.key * reading;
       weights.value = weights.value * reading;
     }
+  }
+  // Grouped-query: each query head reads its key/value head's, kept once per key/value head too.
+  weights.kv_key = weights.key;
+  weights.kv_value = weights.value;
+  weights.kv_of = attention.kv_index.defined() ? attention.kv_index.to(torch::kCPU, torch::kLong)
+                                               : torch::arange(weights.query.size(0), torch::kLong);
+  if (attention.kv_index.defined()) {
+    weights.key = weights.key.index_select(0, weights.kv_of);
+    weights.value = weights.value.index_select(0, weights.kv_of);
   }
   const auto o = attention.o->weight.detach().to(torch::kCPU, dtype);  // [d, H·dh]
   auto output = o.reshape({o.size(0), -1, dh}).permute({1, 0, 2});     // [H, d, dh]

@@ -17,6 +17,8 @@ struct LayerHeadWeights {
   torch::Tensor query;   // [H, dh, d]: each head's rows of W_Q × the reading norm's weight (and its q-norm's)
   torch::Tensor key;     // [H, dh, d]: of each query head's key/value head, folded the same way
   torch::Tensor value;   // [H, dh, d]
+  torch::Tensor kv_key, kv_value;  // [Hkv, dh, d]: the same once per key/value head
+  torch::Tensor kv_of;             // [H] long: each query head's key/value head
   torch::Tensor output;  // [H, d, dh]: each head's columns of W_O × the post-attention norm's weight, centred
                          // where LayerNorm reads the residual
 };

@@ -149,6 +149,25 @@ class HeadToggleGridTests : public QObject {
     QVERIFY(panel.legend()->isHidden());
   }
 
+  // A head the scores do not cover (NaN: composition out of the last layer) is an outline on the
+  // panel's background, still there to click, not an invisible cell.
+  void anUnscoredHeadIsAnOutline() {
+    HeadToggleGrid panel;
+    panel.setGates(HeadGates::allOn({2, 2}));
+    panel.setScores({{0.5, 2.0}, {NAN, NAN}}, "K-comp out");
+    panel.resize(250, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* grid = panel.grid();
+    const auto image = grid->grab().toImage();
+    const auto rect = grid->cellRect(1, 0);
+    const auto centre = image.pixelColor(rect.center());
+    const auto background = grid->palette().color(grid->backgroundRole());
+    QCOMPARE(centre.rgb(), background.rgb());
+    QVERIFY2(image.pixelColor(QPoint(rect.center().x(), rect.top())).rgb() != background.rgb(), "no outline");
+    QVERIFY(image.pixelColor(grid->cellRect(0, 1).center()).rgb() != background.rgb());  // scored: filled
+  }
+
   void setGatesDoesNotEmit() {
     HeadToggleGrid panel;
     QSignalSpy changed(&panel, &HeadToggleGrid::gatesChanged);
