@@ -223,6 +223,35 @@ TEST_P(CompositionHuggingFace, ScoresEqualTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Families, CompositionHuggingFace, ::testing::Values("gpt2", "llama", "gemma2"));
 
+// Every decoder family's weights fold and compose: scores in [0, 1], copying in [−1, 1], one row per pair
+// of heads in layers l₁ < l₂ (grouped-query, q/k norms, post-norms, sinks and experts included).
+class CompositionFamilies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CompositionFamilies, ScoresAreBoundedAndCoverEveryPair) {
+  const auto loaded = load_checkpoint(kModels + GetParam());
+  const auto weights = head_weights(loaded, "composition", 2, torch::kFloat64);
+  const auto pairs = composition_scores(weights, {}, nullptr);
+  const auto& heads = loaded.config.heads_per_block;
+  size_t expected = 0;
+  for (size_t l2 = 1; l2 < heads.size(); ++l2)
+    for (size_t l1 = 0; l1 < l2; ++l1) expected += static_cast<size_t>(heads[l1] * heads[l2]);
+  ASSERT_EQ(pairs.size(), expected);
+  for (const auto& pair : pairs)
+    for (const double score : {pair.q, pair.k, pair.v}) {
+      EXPECT_GE(score, 0.0);
+      EXPECT_LE(score, 1.0 + 1e-12);
+    }
+  for (const auto& head : head_circuits(weights, 16, true)) {
+    EXPECT_GE(head.copying, -1.0 - 1e-12);
+    EXPECT_LE(head.copying, 1.0 + 1e-12);
+    EXPECT_FALSE(head.has_positional);  // rotary everywhere here
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, CompositionFamilies,
+                         ::testing::Values("llama", "mistral", "qwen2", "gpt_neox", "qwen3", "gemma2", "gemma3",
+                                           "phi3_grouped", "olmo2", "mixtral", "qwen3_moe", "olmoe", "gpt_oss"));
+
 // ---- The known circuit -----------------------------------------------------------------------------
 
 // sample_data/induction_lm was trained to copy: previous-token heads 1.3 and 1.1 (1-based), induction

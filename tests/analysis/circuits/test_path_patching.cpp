@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,58 @@ TEST(PathPatching, RefusesReceiverLayersTheModelLacksOrThatHaveNoSenders) {
     EXPECT_STREQ(error.what(), "k receiver 3.1+3.3: layer 3 has 2 key/value heads");
   }
 }
+
+// Every decoder family of tests/fixtures/hf_models: the last layer's heads, sent together, reach the
+// logits as their z patched from the clean run with the last MLP held corrupted (hooks alone), and a
+// layer-1 head's paths into the last layer's q, k and v are finite and vanish for a pair with one prompt.
+class PathPatchingFamilies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PathPatchingFamilies, TheLastLayersDirectPathIsItsOutputWithTheMlpFrozen) {
+  const auto loaded = load_checkpoint(kModels + GetParam());
+  auto& model = *loaded.model;
+  const auto& config = loaded.config;
+  const auto last = config.n_blocks - 1;
+  torch::manual_seed(11);
+  const auto ids = torch::randint(3, config.vocab_size, {9}, torch::kLong);
+  std::vector<int64_t> clean(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + 7);
+  auto corrupted = clean;
+  corrupted[2] = ids[7].item<int64_t>();
+  const PatchPair pair{clean, corrupted, ids[8].item<int64_t>(), clean[0] == ids[8].item<int64_t>() ? 1 : clean[0], 1};
+  PathPatchSettings settings;
+  std::vector<int64_t> heads(static_cast<size_t>(config.heads_per_block[last]));
+  std::iota(heads.begin(), heads.end(), 0);
+  settings.senders = {{last, heads}, {0, {0}}, {0, {0}}};
+  settings.receivers = {PathReceiver{}, {PathKind::Query, last, {0}}, {PathKind::Key, last, {0}}, {PathKind::Value, last, {0}}};
+  const auto result = path_patch(model, {pair, {clean, clean, pair.answer, pair.foil, 2}}, settings);
+  auto metric = [&](const std::vector<int64_t>& prompt, const ForwardOptions& options) {
+    c10::InferenceMode inference;
+    const auto logits = model.forward(test::input_of(prompt), options).logits[0][6];
+    return (logits[pair.answer] - logits[pair.foil]).item<double>();
+  };
+  torch::Tensor clean_z, corrupted_mlp;
+  ForwardOptions read_z;
+  read_z.hooks.add(HookPoint::Z, last, [&](const HookSite&, const torch::Tensor& z) { return clean_z = z.clone(), torch::Tensor(); });
+  metric(clean, read_z);
+  ForwardOptions read_mlp;
+  read_mlp.hooks.add(HookPoint::MlpOut, last, [&](const HookSite&, const torch::Tensor& x) {
+    return corrupted_mlp = x.clone(), torch::Tensor();
+  });
+  metric(corrupted, read_mlp);
+  ForwardOptions direct;
+  direct.hooks.add(HookPoint::Z, last, [&](const HookSite&, const torch::Tensor&) { return clean_z; });
+  direct.hooks.add(HookPoint::MlpOut, last, [&](const HookSite&, const torch::Tensor&) { return corrupted_mlp; });
+  const double expected = metric(corrupted, direct);
+  EXPECT_NEAR(result.patched[0][0][0].item<double>(), expected, 1e-4 * std::max(1.0, std::abs(expected)));
+  for (int64_t r = 1; r < 4; ++r) {
+    EXPECT_TRUE(std::isfinite(result.patched[1][r][0].item<double>())) << r;
+    EXPECT_NEAR(result.patched[1][r][1].item<double>(), result.corrupted[1].item<double>(), 1e-4) << r;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, PathPatchingFamilies,
+                         ::testing::Values("llama", "mistral", "qwen2", "gpt_neox", "gpt_neox_sequential", "qwen3",
+                                           "gemma2", "gemma3", "phi3_grouped", "olmo2", "mixtral", "qwen3_moe", "olmoe",
+                                           "gpt_oss"));
 
 // ---- The known circuit -----------------------------------------------------------------------------
 
