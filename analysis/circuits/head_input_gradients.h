@@ -1,0 +1,30 @@
+// analysis/circuits/head_input_gradients.h — the gradient of an output with respect to the residual
+// stream each attention head reads as its own query, key or value input: what edge attribution
+// patching (Syed et al. 2023) needs per receiver. A layer's q, k and v are recomputed from the state
+// entering it, copied once per head, through the layer's own norm, each head's slice of the
+// projection (one projection's work for all heads), its q/k norm and the rotation, and the model's
+// gradients at the q, k and v hooks are carried back through that: [heads, B, n, d] for each input.
+#pragma once
+
+#include "models/nn/transformer.h"
+
+#include <torch/types.h>
+
+#include <cstdint>
+
+namespace aw {
+
+struct HeadInputGradients {
+  torch::Tensor query;         // [H, B, n, d]: through each query head's query alone
+  torch::Tensor key, value;    // [Hkv, B, n, d]: through each key/value head's key (value) alone
+};
+
+// `state` [B, n, d]: resid_pre of `layer`; `grad_q` [B, H, n, dh], `grad_k` and `grad_v` [B, Hkv, n, dh]:
+// the output's gradients at the layer's q, k and v hooks. Throws aw::Error for a model whose heads do not
+// read the residual stream apart: a q/k norm over every head at once (OLMo 2), BET(SF)'s reweighting
+// (which reads keys and values again), or a norm after the add (post-norm).
+HeadInputGradients head_input_gradients(TransformerImpl& model, int64_t layer, const torch::Tensor& state,
+                                        const torch::Tensor& grad_q, const torch::Tensor& grad_k,
+                                        const torch::Tensor& grad_v);
+
+}  // namespace aw
