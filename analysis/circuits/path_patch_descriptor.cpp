@@ -8,6 +8,7 @@
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
 #include "analysis/core/shared_settings.h"
+#include "analysis/patching/head_patching.h"
 #include "analysis/statistics/delta_significance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
@@ -114,10 +115,8 @@ AnalysisReport run_path_patch(const AnalysisRequest& request) {
       significance_for_units(significance_options(settings), "pairs", static_cast<int64_t>(pairs.size()), request.note);
   const auto result = path_patch(*loaded.model, pairs, patch, request.phase(loaded.name + ": pair batches"));
   if (result.cancelled) return report.cancelled = true, report;
+  require_restorable(path, result.clean, result.corrupted);
   const auto restored = result.clean - result.corrupted;  // [P]
-  if (!(std::abs(restored.mean().item<double>()) > 1e-6))
-    throw Error(path + ": the clean and corrupted prompts give the same mean logit difference (" +
-                std::to_string(result.clean.mean().item<double>()) + "): there is no effect to restore");
 
   const auto paths = measured_paths(result);
   std::vector<torch::Tensor> gained;

@@ -45,13 +45,12 @@ torch::Tensor metric(const torch::Tensor& last_logits, const PairBatch& batch) {
   return (logits.gather(1, answer) - logits.gather(1, foil)).squeeze(1).to(torch::kCPU);
 }
 
-// The logits at the last position of states [rows, n, d].
+// The logits at the last position of states [rows, n|1, d] (the prompts' last token beside them).
 torch::Tensor last_logits(AttentionModel& model, const torch::Tensor& states, const PairBatch& batch) {
-  const auto n = states.size(1);
   const auto rows = states.size(0);
   ModelInput last = repeated(batch.corrupted, rows / batch.corrupted.input_ids.size(0));
-  last.input_ids = last.input_ids.narrow(1, n - 1, 1);
-  return model.output(states.narrow(1, n - 1, 1), last).select(1, 0);  // [rows, V]
+  last.input_ids = last.input_ids.narrow(1, batch.length - 1, 1);
+  return model.output(states.narrow(1, states.size(1) - 1, 1), last).select(1, 0);  // [rows, V]
 }
 
 std::vector<std::vector<int64_t>> batches_by_length(const std::vector<PatchPair>& pairs, int64_t batch) {
@@ -270,6 +269,8 @@ PathPatchResult path_patch(AttentionModel& model, const std::vector<PatchPair>& 
   std::map<int64_t, std::vector<int64_t>> senders_of, receivers_of;
   for (int64_t s = 0; s < s_count; ++s) senders_of[result.senders[s].layer].push_back(s);
   for (int64_t r = 0; r < r_count; ++r) receivers_of[result.receivers[r].layer].push_back(r);
+  // The senders' writes are needed below the last receiving layer (every layer for the logits).
+  const auto reach = receivers_of.count(-1) ? config.n_blocks : receivers_of.rbegin()->first;
   const auto device = model.module().parameters().front().device();
   const auto gates = settings.gates.defined() ? settings.gates.to(device) : torch::Tensor();
 
@@ -283,6 +284,7 @@ PathPatchResult path_patch(AttentionModel& model, const std::vector<PatchPair>& 
     result.corrupted.index_put_({pair_index}, runs.corrupted);
     std::vector<torch::Tensor> writes(static_cast<size_t>(s_count));  // per sender [B, n, d]
     for (const auto& [layer, members] : senders_of) {
+      if (layer >= reach) break;  // no receiver after these senders
       std::vector<std::vector<int64_t>> sets;
       for (const auto s : members) sets.push_back(result.senders[s].heads);
       const auto layer_writes = sender_writes(model, batch, runs, layer, sets, gates);
@@ -294,12 +296,16 @@ PathPatchResult path_patch(AttentionModel& model, const std::vector<PatchPair>& 
     const auto n = batch.length;
     for (const auto& [layer, members] : receivers_of) {
       if (layer < 0) {  // the logits: the corrupted last state plus the write, at the last position
+        // `rows` rows per output call: each sender's B rows of the last position.
         const auto last = runs.last_state.narrow(1, n - 1, 1);
-        ModelInput one;
-        one.input_ids = batch.corrupted.input_ids.narrow(1, n - 1, 1);
-        for (int64_t s = 0; s < s_count; ++s) {
-          const auto m = metric(model.output(last + writes[s].narrow(1, n - 1, 1), one).select(1, 0), batch);
-          for (const auto r : members) record(s, r, m);
+        const auto per_call = std::max<int64_t>(1, settings.rows / b);
+        for (int64_t first = 0; first < s_count; first += per_call) {
+          const auto count = std::min(per_call, s_count - first);
+          std::vector<torch::Tensor> states;
+          for (int64_t s = first; s < first + count; ++s) states.push_back(last + writes[s].narrow(1, n - 1, 1));
+          const auto m = metric(last_logits(model, torch::cat(states, 0), batch), batch).view({count, b});
+          for (int64_t s = first; s < first + count; ++s)
+            for (const auto r : members) record(s, r, m[s - first]);
         }
         continue;
       }

@@ -56,9 +56,10 @@ torch::Tensor attention_flow(const std::vector<torch::Tensor>& patterns, const t
   // Node (l, i) = l·n + i for l = 0 … L (0: the input tokens), and the source last.
   const int64_t source = (layers + 1) * n;
   FlowNetwork network(source + 1);
-  const auto weights = readout.to(torch::kFloat64).contiguous();
+  const auto weights = readout.to(torch::kCPU, torch::kFloat64).contiguous();
+  const auto* weight = weights.data_ptr<double>();
   for (int64_t i = 0; i < n; ++i)
-    if (weights[i].item<double>() > 0) network.add_edge(source, layers * n + i, weights[i].item<double>());
+    if (weight[i] > 0) network.add_edge(source, layers * n + i, weight[i]);
   for (int64_t l = 1; l <= layers; ++l) {
     const auto mixed = residual_attention(patterns[l - 1]).contiguous();
     const auto* data = mixed.data_ptr<double>();
@@ -110,7 +111,12 @@ PatternGradients pattern_gradients(AttentionModel& model, const ModelInput& inpu
   });
   torch::AutoGradMode gradients_on(true);
   const auto result = model.forward(input, forward);
-  const auto logit = target_logits(result, output).sum();
+  auto explained = output;
+  if (explained.target < 0) {  // the top prediction, from this same forward
+    const auto row = explained.position >= 0 ? result.logits[0][explained.position] : result.logits[0];
+    explained.target = row.argmax().item<int64_t>();
+  }
+  const auto logit = target_logits(result, explained).sum();
   std::vector<torch::Tensor> inputs;
   for (const auto& layer : tiles)
     for (const auto& [first, tile] : layer) inputs.push_back(tile);
@@ -128,8 +134,9 @@ PatternGradients pattern_gradients(AttentionModel& model, const ModelInput& inpu
     read.patterns.push_back(joined(values).to(torch::kCPU, torch::kFloat64));
     read.gradients.push_back(joined(layer_grads).to(torch::kCPU, torch::kFloat64));
   }
+  read.target = explained.target;
   read.logit = logit.item<double>();
-  read.probability = target_probabilities(result, output).item<double>();
+  read.probability = target_probabilities(result, explained).item<double>();
   return read;
 }
 
@@ -139,6 +146,7 @@ TokenAttribution attribute_tokens(AttentionModel& model, const ModelInput& input
   const auto& patterns = read.patterns;
   TokenAttribution attribution;
   attribution.readout = output_readout(model.config(), output, input);
+  attribution.target = read.target;
   attribution.logit = read.logit;
   attribution.probability = read.probability;
   attribution.scores.resize(attribution_method_names().size());

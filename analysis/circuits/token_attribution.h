@@ -21,7 +21,7 @@ const std::vector<std::string>& attribution_method_names();  // "attention", "ro
 // language model), or the classifier's output, which reads the positions by `readout`.
 struct AttributionOutput {
   int64_t position = -1;  // a language model's position; −1 for a classifier
-  int64_t target = 0;
+  int64_t target = -1;    // −1: the model's top prediction there (read in the attribution's own forward)
 };
 
 // Â_l = ½ mean_h A_l + ½ I with each row divided by its sum (rows of a model with learned sinks sum
@@ -43,6 +43,7 @@ torch::Tensor gradient_rollout(const std::vector<torch::Tensor>& patterns, const
 // backward of `input` (a batch of one). `logit` and `probability` receive the explained output's.
 struct PatternGradients {
   std::vector<torch::Tensor> patterns, gradients;
+  int64_t target = 0;  // the explained token or class (output.target, or the top prediction)
   double logit = 0, probability = 0;
 };
 PatternGradients pattern_gradients(AttentionModel& model, const ModelInput& input, const AttributionOutput& output,
@@ -51,6 +52,7 @@ PatternGradients pattern_gradients(AttentionModel& model, const ModelInput& inpu
 struct TokenAttribution {
   torch::Tensor readout;                 // [n] float64: the output's weight on each position of the last layer
   std::vector<torch::Tensor> scores;     // by AttributionMethod: [n] float64 (flow: undefined unless asked)
+  int64_t target = 0;                    // the explained token or class
   double logit = 0, probability = 0;     // of the target at the output
 };
 

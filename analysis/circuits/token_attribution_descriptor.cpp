@@ -8,6 +8,7 @@
 #include "analysis/core/head_gates.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
+#include "analysis/core/shared_settings.h"
 #include "analysis/core/text_settings.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
@@ -36,10 +37,9 @@ std::vector<bool> asked_methods(const SettingValues& settings) {
   return asked;
 }
 
-// The explained output: a language model's position (default the last) and token (default its top
-// prediction there), or a classifier's class (default the predicted one).
-AttributionOutput explained_output(const SettingValues& settings, const LoadedModel& loaded, const ModelInput& input,
-                                   const ForwardOptions& options) {
+// The explained output: a language model's position (default the last) and token (default −1: its top
+// prediction there, which the attribution's forward reads), or a classifier's class (default the predicted).
+AttributionOutput explained_output(const SettingValues& settings, const LoadedModel& loaded, const ModelInput& input) {
   const auto n = input.input_ids.size(1);
   AttributionOutput output;
   const auto& config = loaded.config;
@@ -56,9 +56,7 @@ AttributionOutput explained_output(const SettingValues& settings, const LoadedMo
   }
   const auto target = settings.text("target");
   if (target.empty()) {
-    c10::InferenceMode inference;
-    const auto logits = loaded.model->forward(input, options).logits;
-    output.target = (output.position >= 0 ? logits[0][output.position] : logits[0]).argmax().item<int64_t>();
+    output.target = -1;
   } else if (config.is_classifier()) {
     const auto found = std::find(config.labels.begin(), config.labels.end(), target);
     if (found == config.labels.end())
@@ -119,7 +117,7 @@ AnalysisReport run_token_attribution(const AnalysisRequest& request) {
   const auto input = encoding_input(encoding);
   ForwardOptions options;
   options.head_gates = request_gates(request, 0);
-  const auto output = explained_output(settings, loaded, input.to(loaded.device), options);
+  auto output = explained_output(settings, loaded, input);
   const auto candidates = removable(loaded, output, n);
   if (candidates.empty())
     throw SettingError("text", "has no token besides the explained one to attribute to (" + std::to_string(n) + " tokens)");
@@ -128,6 +126,7 @@ AnalysisReport run_token_attribution(const AnalysisRequest& request) {
   if (!request.report(0, 3, loaded.name + ": attribution")) return report.cancelled = true, report;
   const auto device_input = input.to(loaded.device);
   const auto attribution = attribute_tokens(*loaded.model, device_input, output, with_flow, options);
+  output.target = attribution.target;
   auto table = scores_table(attribution, encoding, *loaded.tokenizer);
   if (!request.report(1, 3, loaded.name + ": curves")) return report.cancelled = true, report;
 
@@ -180,9 +179,8 @@ AnalysisDescriptor token_attribution_descriptor() {
                                 "attention (rollout, flow, gradient-weighted rollout) and the deletion/insertion curves");
   descriptor.models = ModelRequirement::TokenSelfAttention;
   descriptor.data = DataKind::Sentences;
-  descriptor.fields = {
-      text_field("text", "Text", "", "the text read", "\"…\""),
-      path_field("text-file", "Text file", false, "a UTF-8 text file read whole instead of --text"),
+  descriptor.fields = one_text_fields();
+  append_fields(descriptor.fields, {
       text_field("position", "Position", "", "the 0-based position whose prediction is explained (default the last; "
                                              "language models)", "P"),
       text_field("target", "Target", "", "the token (language model) or class (classifier) whose logit is explained "
@@ -195,7 +193,7 @@ AnalysisDescriptor token_attribution_descriptor() {
       integer_field("steps", "Curve steps", 20, 1, 1 << 20, "points of each deletion and insertion curve", "K"),
       integer_field("random-orders", "Random orders", 8, 1, 1 << 16, "random rankings the random curve averages", "R"),
       integer_field("seed", "Seed", 1, 0, int64_t{1} << 62, "the random rankings' seed", "S"),
-      heads_off_field()};
+      heads_off_field()});
   descriptor.outputs.push_back({"curves-out", "curves", "each ranking's deletion and insertion curve (CSV)"});
   descriptor.outputs.push_back({"summary-out", "summary", "the area under each curve (CSV)"});
   // The command line's for now: the window shows token attribution as a strip over the sentence in the

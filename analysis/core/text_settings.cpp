@@ -1,11 +1,17 @@
 // analysis/core/text_settings.cpp — see text_settings.h.
 #include "analysis/core/text_settings.h"
 
+#include "analysis/core/setting_fields.h"
 #include "models/errors.h"
 #include "models/text/corpus.h"
 #include "models/text/inner_text.h"
 
 namespace aw {
+
+std::vector<SettingField> one_text_fields() {
+  return {text_field("text", "Text", "", "the text read", "\"…\""),
+          path_field("text-file", "Text file", false, "a UTF-8 text file read whole instead of --text")};
+}
 
 std::string one_text(const SettingValues& settings) {
   if (settings.text("text").empty() == settings.text("text-file").empty())

@@ -6,10 +6,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace aw {
 
 class Tokenizer;
+
+// The two fields one_text() reads: --text "…" and --text-file FILE.
+std::vector<SettingField> one_text_fields();
 
 // --text, or --text-file read whole; throws SettingError for neither or both, aw::Error naming the file
 // for one that cannot be read or is empty.

@@ -6,6 +6,7 @@
 #include "analysis/core/numbered_list.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
+#include "analysis/core/shared_settings.h"
 #include "analysis/core/text_settings.h"
 #include "analysis/logit_lens/logit_lens.h"
 #include "models/checkpoint/checkpoint.h"
@@ -132,9 +133,8 @@ AnalysisDescriptor logit_lens_descriptor() {
                                 "the unembedding (top-k tokens, the next token's rank and probability, KL to the output)");
   descriptor.models = ModelRequirement::LanguageModel;
   descriptor.data = DataKind::Sentences;
-  descriptor.fields = {
-      text_field("text", "Text", "", "the text read", "\"…\""),
-      path_field("text-file", "Text file", false, "a UTF-8 text file read whole instead of --text"),
+  descriptor.fields = one_text_fields();
+  append_fields(descriptor.fields, {
       text_field("positions", "Positions", "", "0-based positions or ranges (\"0,5,10-20\"; default the last 64)",
                  "LIST"),
       integer_field("k", "Top k", 5, 1, 1 << 20, "tokens listed per layer and position", "K"),
@@ -143,7 +143,7 @@ AnalysisDescriptor logit_lens_descriptor() {
       flag_field("heads", "Per head",
                  "also each head's write at every position read through the final norm and the unembedding (direct "
                  "logit attribution: --heads-out, or the table's per-head view)"),
-      heads_off_field()};
+      heads_off_field()});
   descriptor.outputs.push_back({"heads-out", "heads", "with --heads: each head's direct logit attribution (CSV)"});
   descriptor.tab.other_tables = {{"heads", "each head's write (DLA)"}};
   descriptor.plot = "logit-lens";

@@ -273,4 +273,10 @@ PatchResult patch_heads(AttentionModel& model, const std::vector<PatchPair>& pai
   return result;
 }
 
+void require_restorable(const std::string& path, const torch::Tensor& clean, const torch::Tensor& corrupted) {
+  if (!(std::abs((clean - corrupted).mean().item<double>()) > 1e-6))
+    throw Error(path + ": the clean and corrupted prompts give the same mean logit difference (" +
+                std::to_string(clean.mean().item<double>()) + "): there is no effect to restore");
+}
+
 }  // namespace aw

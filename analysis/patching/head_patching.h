@@ -58,6 +58,10 @@ std::string direct_logit_refusal(const ModelConfig& config);
 // naming two lines of different lengths.
 std::vector<int64_t> patched_positions(const std::vector<PatchPair>& pairs, int64_t position, HookPoint point);
 
+// Throws aw::Error "<path>: the clean and corrupted prompts give the same mean logit difference (m): there
+// is no effect to restore" when the runs' m [P] do not differ on average (every effect would divide by 0).
+void require_restorable(const std::string& path, const torch::Tensor& clean, const torch::Tensor& corrupted);
+
 // Every pair through `model` (inference mode): throws aw::Error when the model cannot patch heads
 // (has no z point), lacks the point, or a position is outside a pair. `progress` is told (layers patched and
 // pairs' batches done, total).

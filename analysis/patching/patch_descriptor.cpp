@@ -147,10 +147,7 @@ AnalysisReport run_patch(const AnalysisRequest& request) {
       significance_for_units(significance_options(settings), "pairs", static_cast<int64_t>(pairs.size()), request.note);
   const auto result = patch_heads(*loaded.model, pairs, patch, request.phase(loaded.name + ": layers patched"));
   if (result.cancelled) return report.cancelled = true, report;
-  const double restored = (result.clean - result.corrupted).mean().item<double>();
-  if (!(std::abs(restored) > 1e-6))
-    throw Error(path + ": the clean and corrupted prompts give the same mean logit difference (" +
-                std::to_string(result.clean.mean().item<double>()) + "): there is no effect to restore");
+  require_restorable(path, result.clean, result.corrupted);
   const auto measured = effects(result, significance);
   auto table = patch_table(result, measured, significance);
   table.meta("model", loaded.name);
