@@ -14,15 +14,27 @@
 
 namespace aw {
 
+// Throws aw::Error (one line) for a model whose heads do not read the residual stream apart: a q/k norm
+// over every head at once (OLMo 2), BET(SF)'s reweighting (which reads keys and values again), or a norm
+// after the add (post-norm).
+void check_heads_read_apart(const ModelConfig& config);
+
+// Each head's own query, key and value from its own residual state, as the layer's Q, K and V hooks hold
+// them [B, H|Hkv, n, dh]: `states_q` [H, B, n, d] (one state per query head), `states_k` and `states_v`
+// [Hkv, B, n, d]; positions from 0. What a receiver head reads when its inputs differ from its layer's.
+struct HeadInputs {
+  torch::Tensor q, k, v;
+};
+HeadInputs head_inputs(TransformerImpl& model, int64_t layer, const torch::Tensor& states_q,
+                       const torch::Tensor& states_k, const torch::Tensor& states_v);
+
 struct HeadInputGradients {
   torch::Tensor query;         // [H, B, n, d]: through each query head's query alone
   torch::Tensor key, value;    // [Hkv, B, n, d]: through each key/value head's key (value) alone
 };
 
 // `state` [B, n, d]: resid_pre of `layer`; `grad_q` [B, H, n, dh], `grad_k` and `grad_v` [B, Hkv, n, dh]:
-// the output's gradients at the layer's q, k and v hooks. Throws aw::Error for a model whose heads do not
-// read the residual stream apart: a q/k norm over every head at once (OLMo 2), BET(SF)'s reweighting
-// (which reads keys and values again), or a norm after the add (post-norm).
+// the output's gradients at the layer's q, k and v hooks. Throws as check_heads_read_apart does.
 HeadInputGradients head_input_gradients(TransformerImpl& model, int64_t layer, const torch::Tensor& state,
                                         const torch::Tensor& grad_q, const torch::Tensor& grad_k,
                                         const torch::Tensor& grad_v);

@@ -12,6 +12,8 @@
 //      as many settings per forward as `rows` allows.
 #include "analysis/circuits/path_patching.h"
 
+#include "analysis/circuits/pair_batches.h"
+
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -22,66 +24,6 @@
 
 namespace aw {
 namespace {
-
-struct PairBatch {
-  ModelInput clean, corrupted;
-  torch::Tensor answer, foil;         // [B] long
-  std::vector<int64_t> pairs;         // the pairs' indices
-  int64_t length = 0;
-};
-
-ModelInput repeated(const ModelInput& input, int64_t times) {
-  ModelInput out;
-  out.input_ids = input.input_ids.repeat({times, 1});
-  return out;
-}
-
-// m per row from the logits at the last position [rows, V], the pairs repeated setting-major.
-torch::Tensor metric(const torch::Tensor& last_logits, const PairBatch& batch) {
-  const auto times = last_logits.size(0) / batch.answer.size(0);
-  const auto answer = batch.answer.repeat({times}).to(last_logits.device()).unsqueeze(1);
-  const auto foil = batch.foil.repeat({times}).to(last_logits.device()).unsqueeze(1);
-  const auto logits = last_logits.to(torch::kFloat64);
-  return (logits.gather(1, answer) - logits.gather(1, foil)).squeeze(1).to(torch::kCPU);
-}
-
-// The logits at the last position of states [rows, n|1, d] (the prompts' last token beside them).
-torch::Tensor last_logits(AttentionModel& model, const torch::Tensor& states, const PairBatch& batch) {
-  const auto rows = states.size(0);
-  ModelInput last = repeated(batch.corrupted, rows / batch.corrupted.input_ids.size(0));
-  last.input_ids = last.input_ids.narrow(1, batch.length - 1, 1);
-  return model.output(states.narrow(1, states.size(1) - 1, 1), last).select(1, 0);  // [rows, V]
-}
-
-std::vector<std::vector<int64_t>> batches_by_length(const std::vector<PatchPair>& pairs, int64_t batch) {
-  std::map<size_t, std::vector<int64_t>> by_length;
-  for (size_t i = 0; i < pairs.size(); ++i) by_length[pairs[i].clean.size()].push_back(static_cast<int64_t>(i));
-  std::vector<std::vector<int64_t>> batches;
-  for (const auto& [length, indices] : by_length)
-    for (size_t first = 0; first < indices.size(); first += static_cast<size_t>(batch))
-      batches.emplace_back(indices.begin() + static_cast<std::ptrdiff_t>(first),
-                           indices.begin() + static_cast<std::ptrdiff_t>(std::min(indices.size(), first + static_cast<size_t>(batch))));
-  return batches;
-}
-
-PairBatch make_batch(const std::vector<PatchPair>& pairs, const std::vector<int64_t>& indices, const torch::Device& device) {
-  PairBatch batch;
-  batch.pairs = indices;
-  std::vector<torch::Tensor> clean, corrupted;
-  std::vector<int64_t> answer, foil;
-  for (const auto i : indices) {
-    clean.push_back(torch::tensor(pairs[i].clean, torch::kLong));
-    corrupted.push_back(torch::tensor(pairs[i].corrupted, torch::kLong));
-    answer.push_back(pairs[i].answer);
-    foil.push_back(pairs[i].foil);
-  }
-  batch.clean.input_ids = torch::stack(clean).to(device);
-  batch.corrupted.input_ids = torch::stack(corrupted).to(device);
-  batch.answer = torch::tensor(answer, torch::kLong);
-  batch.foil = torch::tensor(foil, torch::kLong);
-  batch.length = batch.clean.input_ids.size(1);
-  return batch;
-}
 
 // What one batch's runs leave for the patched ones.
 struct Runs {
@@ -103,7 +45,7 @@ Runs clean_and_corrupted(AttentionModel& model, const PairBatch& batch, const to
     return torch::Tensor();
   });
   const auto n = batch.length;
-  runs.clean = metric(model.forward(batch.clean, clean).logits.select(1, n - 1), batch);
+  runs.clean = pair_metric(model.forward(batch.clean, clean).logits.select(1, n - 1), batch);
   ForwardOptions corrupted;
   corrupted.head_gates = gates;
   corrupted.hooks.add(HookPoint::ResidPre, -1, [&](const HookSite& site, const torch::Tensor& x) {
@@ -111,7 +53,7 @@ Runs clean_and_corrupted(AttentionModel& model, const PairBatch& batch, const to
     return torch::Tensor();
   });
   const auto result = model.forward(batch.corrupted, corrupted);
-  runs.corrupted = metric(result.logits.select(1, n - 1), batch);
+  runs.corrupted = pair_metric(result.logits.select(1, n - 1), batch);
   runs.last_state = result.hidden;
   return runs;
 }
@@ -303,7 +245,7 @@ PathPatchResult path_patch(AttentionModel& model, const std::vector<PatchPair>& 
           const auto count = std::min(per_call, s_count - first);
           std::vector<torch::Tensor> states;
           for (int64_t s = first; s < first + count; ++s) states.push_back(last + writes[s].narrow(1, n - 1, 1));
-          const auto m = metric(last_logits(model, torch::cat(states, 0), batch), batch).view({count, b});
+          const auto m = pair_metric(last_logits(model, torch::cat(states, 0), batch), batch).view({count, b});
           for (int64_t s = first; s < first + count; ++s)
             for (const auto r : members) record(s, r, m[s - first]);
         }
@@ -343,7 +285,7 @@ PathPatchResult path_patch(AttentionModel& model, const std::vector<PatchPair>& 
         options.hooks.add(HookPoint::V, layer, writer(PathKind::Value, received.v));
         const auto states = model.run_layers(runs.resid_pre[layer].repeat({count, 1, 1}), repeated(batch.corrupted, count),
                                              layer, config.n_blocks, options).hidden;
-        const auto m = metric(last_logits(model, states, batch), batch).view({count, b});
+        const auto m = pair_metric(last_logits(model, states, batch), batch).view({count, b});
         for (size_t i = first; i < end; ++i)
           record(earlier[all[i].first], all[i].second, m[static_cast<int64_t>(i - first)]);
       }

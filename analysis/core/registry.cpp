@@ -16,6 +16,7 @@ namespace aw {
   ANALYSIS(head_types)        \
   ANALYSIS(patch)             \
   ANALYSIS(path_patch)        \
+  ANALYSIS(eap)               \
   ANALYSIS(logit_lens)        \
   ANALYSIS(composition)       \
   ANALYSIS(token_attribution) \
