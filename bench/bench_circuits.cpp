@@ -9,7 +9,12 @@
 //     the clean and corrupted forwards and, per (sender, receiver) path of layer 10, the layers 10 … 12
 //     on its rows and the output at the last position. AW_BENCH_PAIRS sets the pairs (default 4 on a
 //     CPU: the ratio is per pair).
+//   edge attribution (EAP) on the GPT-2-small layout over 64 pairs (AW_BENCH_EAP_PAIRS) of 16 tokens,
+//     against one forward and backward of the same pairs measured beside it (the clean run's m back to
+//     the input embedding, batches of 8). The bound: 3×.
 #include "analysis/circuits/composition.h"
+#include "analysis/circuits/edge_attribution.h"
+#include "analysis/circuits/pair_batches.h"
 #include "analysis/circuits/path_patching.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/runtime.h"
@@ -99,6 +104,41 @@ void BM_PathPatchGpt2Small(benchmark::State& state) {
   state.counters["x_floor"] = measured / floor;
 }
 BENCHMARK(BM_PathPatchGpt2Small)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+// One forward and backward of every pair: m of the clean run back to the input embedding, 8 pairs a batch.
+double forward_backward_seconds(aw::AttentionModel& model, const std::vector<aw::PatchPair>& pairs) {
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& indices : aw::batches_by_length(pairs, 8)) {
+    const auto batch = aw::make_batch(pairs, indices, torch::kCPU);
+    torch::AutoGradMode on(true);
+    const auto input = model.embed(batch.clean).detach().requires_grad_(true);
+    const auto last = model.run_layers(input, batch.clean, 0, model.config().n_blocks, aw::ForwardOptions{}).hidden;
+    const auto m = aw::pair_metric(aw::last_logits(model, last, batch), batch).sum();
+    benchmark::DoNotOptimize(torch::autograd::grad({m}, {input})[0]);
+  }
+  return aw::bench::seconds_since(start);
+}
+
+void BM_EapGpt2Small(benchmark::State& state) {
+  aw::configure_allocator();
+  const auto loaded = aw::load_checkpoint(aw::bench::gpt2_small_dir());
+  const char* given = std::getenv("AW_BENCH_EAP_PAIRS");
+  const auto made = aw::bench::random_pairs(given ? std::max<int64_t>(1, std::atoll(given)) : 64, kLength, kVocabulary);
+  aw::edge_attribution(*loaded.model, {made.front()}, {});  // untimed first run
+  double baseline = 0, measured = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    baseline += forward_backward_seconds(*loaded.model, made);
+    state.ResumeTiming();
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(aw::edge_attribution(*loaded.model, made, {}).scores);
+    measured += aw::bench::seconds_since(start);
+  }
+  state.counters["pairs"] = static_cast<double>(made.size());
+  state.counters["forward_backward_s"] = benchmark::Counter(baseline, benchmark::Counter::kAvgIterations);
+  state.counters["x_forward_backward"] = measured / baseline;
+}
+BENCHMARK(BM_EapGpt2Small)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 }  // namespace
 

@@ -18,8 +18,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 
 namespace aw {
 namespace {
@@ -36,7 +38,7 @@ std::vector<int64_t> circuit_sizes(const std::string& text, int64_t edges) {
     int64_t size = 0;
     if (!parse_integer(item, size) || size < 1) throw SettingError("sizes", "'" + item + "' is not a number of edges (1 or more)");
     if (size > edges)
-      throw SettingError("sizes", "a circuit of " + item + " edges: the model's graph has " + std::to_string(edges));
+      throw SettingError("sizes", "'" + item + "' is more edges than the model's graph has (" + std::to_string(edges) + ")");
     sizes.push_back(size);
   }
   if (sizes.empty()) throw SettingError("sizes", "names no size");
@@ -102,7 +104,15 @@ AnalysisReport run_eap(const AnalysisRequest& request) {
   table.meta("share", "score / (corrupted_mean - clean_mean)");
   table.add_column("rank", ColumnType::Integer).add_column("sender", ColumnType::Text);
   table.add_column("receiver", ColumnType::Text).add_column("score", ColumnType::Number);
-  table.add_column("share", ColumnType::Number);
+  table.add_column("share", ColumnType::Number).add_column("circuit", ColumnType::Integer);
+  table.meta("circuit", "the smallest circuit size asked whose circuit holds the edge (empty: none)");
+  // The smallest size whose circuit holds each edge ([U·V], 0: none), from the largest circuit down.
+  auto smallest = torch::zeros({scored.scores.numel()}, torch::kLong);
+  std::vector<size_t> by_size(sizes.size());
+  std::iota(by_size.begin(), by_size.end(), 0);
+  std::sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
+  for (const auto c : by_size) smallest.masked_fill_(circuits[c].flatten(), sizes[c]);
+  const auto smallest_values = smallest.accessor<int64_t, 1>();
   const auto magnitude = scored.scores.abs().nan_to_num(-1.0).flatten();
   const auto order = std::get<1>(torch::sort(magnitude, /*stable=*/true, /*dim=*/0, /*descending=*/true));
   const auto v_count = scored.scores.size(1);
@@ -115,8 +125,9 @@ AnalysisReport run_eap(const AnalysisRequest& request) {
     const auto index = order_values[rank];
     const auto& sender = scored.graph.senders[index / v_count];
     const auto score = score_values[index];
-    table.row(rank + 1, sender_label(sender), receiver_label(scored.graph.receivers[index % v_count]), score,
-              score / (corrupted_mean - clean_mean));
+    table.add_row({cell(rank + 1), cell(sender_label(sender)), cell(receiver_label(scored.graph.receivers[index % v_count])),
+                   cell(score), cell(score / (corrupted_mean - clean_mean)),
+                   smallest_values[index] > 0 ? cell(smallest_values[index]) : Cell{}});
     if (sender.kind == SenderKind::Head) head_scores.values[sender.layer][sender.head] += std::abs(score);
   }
   add_significance_meta(circuit_table, significance);

@@ -158,6 +158,38 @@ TEST(EdgeAttribution, RefusesModelsWhoseHeadsDoNotReadApart) {
   }
 }
 
+// ---- The known circuit -----------------------------------------------------------------------------
+
+// sample_data/induction_lm on induction_key_pairs.tsv (previous-token heads 1.3 and 1.1, induction heads
+// 2.1, 2.3, 2.4): the greedy EAP-IG circuit of 48 of the 110 edges holds every previous-token → induction
+// key edge and recovers most of the logit difference; EAP's circuit of that size recovers less (its
+// first-order scores put MLP paths ahead). Figures: docs/circuits.md.
+TEST(EdgeAttributionInductionLm, TheCircuitHoldsThePreviousTokenToInductionKeyEdgesAndRecoversMost) {
+  const auto loaded = load_checkpoint(AW_SOURCE_DIR "/sample_data/induction_lm");
+  const auto pairs = read_patch_pairs(AW_SOURCE_DIR "/sample_data/induction_key_pairs.tsv", *loaded.tokenizer,
+                                      loaded.config.max_positions);
+  EdgeAttributionSettings settings;
+  settings.steps = 5;
+  const auto ig = edge_attribution(*loaded.model, pairs, settings);
+  settings.steps = 1;
+  const auto eap = edge_attribution(*loaded.model, pairs, settings);
+  const auto& graph = ig.graph;
+  ASSERT_EQ(graph.edge_count(), 110);
+  const auto circuit = circuit_edges(loaded.config, graph, ig.scores, 48, CircuitSelection::Greedy);
+  const auto first_order = circuit_edges(loaded.config, graph, eap.scores, 48, CircuitSelection::Greedy);
+  const auto k_of = [&](int64_t head) { return graph.first_receiver[1] + 4 + head; };  // k 2.h (0-based h)
+  for (const auto sender : {graph.first_head[0] + 2, graph.first_head[0]})            // 1.3, 1.1
+    for (const auto head : {0, 2, 3})
+      EXPECT_TRUE(circuit[sender][k_of(head)].item<bool>())
+          << sender_label(graph.senders[sender]) << " → " << receiver_label(graph.receivers[k_of(head)]);
+  const auto runs = circuit_runs(*loaded.model, pairs, graph, {circuit, first_order}, 8);
+  const auto restored = (ig.clean - ig.corrupted).sum().item<double>();
+  const auto faithfulness = (runs.patched - ig.corrupted.unsqueeze(0)).sum(1) / restored;
+  EXPECT_GT(faithfulness[0].item<double>(), 0.85);
+  EXPECT_LT(faithfulness[0].item<double>(), 1.1);
+  EXPECT_LT(faithfulness[1].item<double>(), faithfulness[0].item<double>() - 0.1);
+}
+
 // ---- Hugging Face's classes ------------------------------------------------------------------------
 
 class EdgeAttributionHuggingFace : public ::testing::TestWithParam<std::string> {};

@@ -85,3 +85,28 @@ aw_cli_test(error_path_patch_receiver_kind EXIT 1 STDERR_LINES 1
 aw_cli_test(error_path_patch_classifier EXIT 1 STDERR_LINES 1
             REGEX "tiny_bert_classifier: path-patch needs a language model; this checkpoint is a bert classifier\n"
             ARGS path-patch --model ${fixtures}/tiny_bert_classifier --pairs ${circuit_files}/pairs.tsv)
+
+# eap: tiny_lm's graph has 75 edges (the input 21; each layer-1 head 12; mlp 1 11; each layer-2 head 2;
+# mlp 2 1), listed by |score|; its circuits' faithfulness. The numbers: tests/analysis/circuits/.
+aw_cli_test(eap EXIT 0 STDOUT_LINES 77
+            REGEX "^# model=tiny_lm, method=EAP, metric=logit\\(answer\\) - logit\\(foil\\) at the last position, clean_mean=[0-9.e-]+, corrupted_mean=-?[0-9.e-]+, pairs=2, data=pairs.tsv, edges=75, .*\nrank,sender,receiver,score,share,circuit\n1,[^,]+,[^,]+,-?[0-9.e-]+,-?[0-9.e-]+,[0-9]*\n2,.*\n75,"
+            ARGS eap --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv)
+aw_cli_test(eap_circuits EXIT 0
+            OUT_FILE ${circuit_files}/circuits.csv
+            OUT_FILE_REGEX "^# model=tiny_lm, method=EAP-IG, 2 steps, .*select=the edges of largest \\|score\\|, faithfulness=.*\nedges,share_of_edges,faithfulness,patched_mean\n3,0.04,-?[0-9.e-]+,-?[0-9.e-]+\n75,1,1,-?[0-9.e-]+\n$"
+            ARGS eap --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --steps 2 --select top --sizes 3,75
+                 --circuits-out ${circuit_files}/circuits.csv)
+aw_cli_test(error_eap_size EXIT 1 STDERR_LINES 1
+            REGEX "--sizes '76' is more edges than the model's graph has \\(75\\)\n"
+            ARGS eap --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --sizes 10,76)
+aw_cli_test(error_eap_lengths EXIT 1 STDERR_LINES 1
+            REGEX "patch_pairs_lengths.tsv:2: the clean prompt is 2 tokens and the corrupted 3: patching needs prompts of one length\n"
+            ARGS eap --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs_lengths.tsv)
+aw_cli_test(error_eap_classifier EXIT 1 STDERR_LINES 1
+            REGEX "tiny_bert_classifier: eap needs a language model; this checkpoint is a bert classifier\n"
+            ARGS eap --model ${fixtures}/tiny_bert_classifier --pairs ${circuit_files}/pairs.tsv)
+aw_cli_test(error_eap_query_norm EXIT 1 STDERR_LINES 1
+            REGEX "edge attribution needs heads that read the residual stream apart; olmo2's query and key norms span every head at once\n"
+            ARGS eap --model ${PROJECT_SOURCE_DIR}/tests/fixtures/hf_models/olmo2 --pairs ${circuit_files}/pairs.tsv)
+aw_cli_test(error_eap_select EXIT 1 STDERR_LINES 1 REGEX "--select must be greedy or top, got 'best'\n"
+            ARGS eap --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --select best)
