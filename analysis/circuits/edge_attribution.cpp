@@ -124,10 +124,11 @@ EdgeAttributionResult edge_attribution(AttentionModel& attention_model, const st
       for (size_t i = 0; i < grads.size(); ++i)
         if (!grads[i].defined()) grads[i] = torch::zeros_like(wanted[i]);
       torch::NoGradGuard no_gradients;
-      auto add_scores = [&](int64_t first_receiver, const torch::Tensor& gradients) {  // [V_l, B, n, d]
-        const auto product = torch::matmul(difference, gradients.flatten(1).to(difference.scalar_type()).t());
-        result.scores.narrow(1, first_receiver, gradients.size(0)).add_(product.to(torch::kCPU, torch::kFloat64) /
-                                                                        static_cast<double>(settings.steps));
+      // Senders come in the order they write: receivers that read up to sender `senders` − 1 need no more rows.
+      auto add_scores = [&](int64_t first_receiver, const torch::Tensor& gradients, int64_t senders) {  // [V_l, B, n, d]
+        const auto product = torch::matmul(difference.narrow(0, 0, senders), gradients.flatten(1).to(difference.scalar_type()).t());
+        result.scores.narrow(0, 0, senders).narrow(1, first_receiver, gradients.size(0))
+            .add_(product.to(torch::kCPU, torch::kFloat64) / static_cast<double>(settings.steps));
       };
       for (int64_t l = 0; l < layers; ++l) {
         const auto base = static_cast<size_t>(4 * l);
@@ -135,9 +136,10 @@ EdgeAttributionResult edge_attribution(AttentionModel& attention_model, const st
         const auto heads = head_input_gradients(model, l, run.state[l].detach(), grads[base], grads[base + 1], grads[base + 2]);
         const auto mlp_state = parallel ? run.state[l] : run.middle[l];
         const auto mlp = through_norm(block.ln_2, mlp_state, grads[base + 3]);
-        add_scores(graph.first_receiver[l], torch::cat({heads.query, heads.key, heads.value, mlp.unsqueeze(0)}, 0));
+        add_scores(graph.first_receiver[l], torch::cat({heads.query, heads.key, heads.value, mlp.unsqueeze(0)}, 0),
+                   parallel ? graph.first_head[l] : graph.mlp_senders[l]);
       }
-      add_scores(graph.logits_receiver(), grads.back().unsqueeze(0));
+      add_scores(graph.logits_receiver(), grads.back().unsqueeze(0), u_count);
       if (!report_progress(progress, static_cast<int64_t>(index) * runs_per_batch + (settings.steps - j + 2),
                            static_cast<int64_t>(batches.size()) * runs_per_batch)) {
         result.cancelled = true;
