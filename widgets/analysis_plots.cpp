@@ -1,6 +1,7 @@
 // widgets/analysis_plots.cpp — see analysis_plots.h.
 #include "widgets/analysis_plots.h"
 
+#include "widgets/circuit_plot.h"
 #include "widgets/logit_lens_plot.h"
 #include "widgets/result_plot.h"
 
@@ -448,6 +449,9 @@ const std::vector<PlotKind>& plot_kinds() {
        {{"layer"}, {"head"}, {"induction"}}, {}, plot_head_types},
       {"logit-lens", "logit-lens", "the logit lens: each layer's top token per position (layers x positions)",
        {{"layer"}, {"position"}, {"token"}, {"top1"}, {"p1"}}, {}, plot_logit_lens},
+      {"circuit-faithfulness", "eap --circuits-out", "edge attribution: each circuit's faithfulness against its edges",
+       {{"rank"}, {"sender"}, {"receiver"}, {"score"}}, {{"circuits", "eap --circuits-out", {{"edges"}, {"faithfulness"}}}},
+       plot_circuit_faithfulness},
       {"word-weights", "word-weights --summary", "LAMA Figure 4: weight densities per rating (--summary and --density)",
        {{"word"}, {"label"}, {"count"}},
        {{"density", "word-weights --density", {{"word"}, {"label"}, {"x"}, {"density"}}}}, plot_word_weights},

@@ -143,6 +143,7 @@ AnalysisDescriptor composition_descriptor() {
                                                       "out and in (CSV)"});
   descriptor.tab.other_tables = {{"heads", "per head"}};
   descriptor.tab.order = 61;
+  descriptor.tab.group = "Circuits";
   descriptor.tab.score_label = "K-comp out";
   descriptor.tab.description =
       "<b>Composition</b> (Elhage et al. 2021). From the weights alone, with the norms' weights folded in: how much "

@@ -176,8 +176,10 @@ AnalysisDescriptor eap_descriptor() {
       integer_field("batch", "Batch", 8, 1, 1 << 20, "pairs per forward", "B")};
   append_fields(descriptor.fields, significance_fields());
   descriptor.fields.push_back(heads_off_field());
+  descriptor.plot = "circuit-faithfulness";
   descriptor.outputs.push_back({"circuits-out", "circuits", "each circuit's faithfulness with its interval (CSV)"});
   descriptor.tab.order = 59;
+  descriptor.tab.group = "Circuits";
   descriptor.tab.score_label = "attribution out";
   descriptor.tab.other_tables = {{"circuits", "circuits' faithfulness"}};
   descriptor.tab.description =

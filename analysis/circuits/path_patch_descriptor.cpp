@@ -202,6 +202,7 @@ AnalysisDescriptor path_patch_descriptor() {
   append_fields(descriptor.fields, significance_fields());
   descriptor.fields.push_back(heads_off_field());
   descriptor.tab.order = 58;
+  descriptor.tab.group = "Circuits";
   descriptor.tab.score_label = "path effect to logits";
   descriptor.tab.description =
       "<b>Path patching</b> (Wang et al. 2022; Goldowsky-Dill et al. 2023). For each sender head and receiver — the "

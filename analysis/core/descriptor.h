@@ -217,6 +217,8 @@ enum class TabModels {
 struct DesktopTab {
   bool shown = true;                       // false: no tab of its own (eval, keywords)
   int order = 100;                         // its place among the window's tabs (lower first; ties: registry order)
+  std::string group;                       // "": a tab of its own; else one tab shared by the group's analyses,
+                                           // each an inner tab, placed where its first member would be ("Circuits")
   std::string description;                 // rich text over the form; empty: "<b>title.</b> summary."
   TabModels models = TabModels::One;
   std::vector<std::string> filled_fields;  // fields the tab fills itself (top tokens: the sentence)

@@ -58,6 +58,7 @@ QString AnalysisTabs::tabId(const QString& id) {
 }
 
 AnalysisTabs::AnalysisTabs(TabContext context, QTabWidget* tabs, QObject* parent) : QObject(parent) {
+  std::map<std::string, QTabWidget*> groups;
   for (const auto* descriptor : tabbed()) {
     const auto made = tab_classes().find(descriptor->name);
     auto* tab = made != tab_classes().end() ? made->second(*descriptor, context, this)
@@ -65,10 +66,27 @@ AnalysisTabs::AnalysisTabs(TabContext context, QTabWidget* tabs, QObject* parent
     tabs_.push_back(tab);
     if (auto* lama = qobject_cast<LamaTab*>(tab)) lama_ = lama;
     if (auto* top = qobject_cast<TopTokensTab*>(tab)) top_tokens_ = top;
-    const int index = tabs->addTab(tab->panel(), QString::fromStdString(descriptor->title));
-    tabs->setTabToolTip(index, QString::fromStdString(descriptor->title + ": " + descriptor->summary));
+    auto* host = tabs;
+    if (const auto& group = descriptor->tab.group; !group.empty()) {
+      auto& page = groups[group];
+      if (!page) {
+        page = new QTabWidget;
+        page->setObjectName(QString::fromStdString(group));
+        page->setDocumentMode(true);
+        groups_.push_back(page);
+        tabs->addTab(page, QString::fromStdString(group));
+      }
+      host = page;
+    }
+    const int index = host->addTab(tab->panel(), QString::fromStdString(descriptor->title));
+    host->setTabToolTip(index, QString::fromStdString(descriptor->title + ": " + descriptor->summary));
     connect(tab, &AnalysisTab::headScores, this, &AnalysisTabs::headScores);
     connect(tab, &AnalysisTab::finished, this, [this, id = tab->id()] { Q_EMIT analysisFinished(id); });
+  }
+  for (auto* page : groups_) {  // the group's tooltip names its members
+    QStringList members;
+    for (int i = 0; i < page->count(); ++i) members << page->tabText(i).toLower();
+    tabs->setTabToolTip(tabs->indexOf(page), page->objectName() + ": " + members.join(", "));
   }
 }
 
@@ -108,6 +126,8 @@ AnalysisPanel* AnalysisTabs::panel(const QString& id) const {
 }
 
 AnalysisTab* AnalysisTabs::tabShowing(const QWidget* page) const {
+  for (auto* group : groups_)
+    if (group == page) page = group->currentWidget();
   for (auto* tab : tabs_)
     if (tab->panel() == page) return tab;
   return nullptr;
@@ -120,7 +140,11 @@ QStringList AnalysisTabs::ids() const {
 }
 
 void AnalysisTabs::run(const QString& id) {
-  if (auto* found = tab(id)) found->start();
+  auto* found = tab(id);
+  if (!found) return;
+  for (auto* group : groups_)
+    if (group->indexOf(found->panel()) >= 0) group->setCurrentWidget(found->panel());
+  found->start();
 }
 
 bool AnalysisTabs::isRunning() const {

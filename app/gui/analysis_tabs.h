@@ -1,6 +1,7 @@
 // app/gui/analysis_tabs.h — the analysis tabs of the main window: one for every descriptor of the
 // analysis registry whose DesktopTab is shown, in its order (Table 1, ablation, importance, pruning,
-// top-attended tokens, diagonal sweep, training, LAMA words, then any new analysis). Each tab is an
+// top-attended tokens, diagonal sweep, training, LAMA words, then any new analysis); the analyses of a
+// group share one tab as its inner tabs (Circuits: path patching, edge attribution, composition). Each tab is an
 // AnalysisTab (analysis_tab.h), or a tab class with extras where analysis_tabs.cpp names one; this
 // collection finds them by id, runs them, and saves and restores them with a session.
 #pragma once
@@ -46,9 +47,11 @@ class AnalysisTabs : public QObject {
   // word-weights); the old ids (table1, ablation, pruning, top_tokens, diag_sweep, lama) work too.
   AnalysisTab* tab(const QString& id) const;
   AnalysisPanel* panel(const QString& id) const;
-  // The tab whose panel is `page` (a QTabWidget page); nullptr for the Attention tab.
+  // The tab whose panel is `page` (a QTabWidget page), or the inner tab a group's page shows; nullptr
+  // for the Attention tab.
   AnalysisTab* tabShowing(const QWidget* page) const;
   QStringList ids() const;
+  // Runs the tab's analysis, showing it among its group's inner tabs.
   void run(const QString& id);
   bool isRunning() const;
   LamaTab* lama() const { return lama_; }
@@ -67,6 +70,7 @@ class AnalysisTabs : public QObject {
 
  private:
   std::vector<AnalysisTab*> tabs_;  // in tab order
+  std::vector<QTabWidget*> groups_;  // the groups' pages, each holding its members' panels
   LamaTab* lama_ = nullptr;
   TopTokensTab* top_tokens_ = nullptr;
 };

@@ -4,6 +4,7 @@
 //   attention-plot KIND FILE.csv --png OUT.png [--size 900x540]
 //   attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png
 //   attention-plot pruning FILE.csv [--title T] --png OUT.png
+//   attention-plot circuit-faithfulness EDGES.csv --circuits CIRCUITS.csv --png OUT.png
 // It needs no display: without QT_QPA_PLATFORM it renders offscreen. No LibTorch here (widgets/ only).
 #include "widgets/analysis_plots.h"
 #include "table/csv_format.h"
@@ -34,6 +35,7 @@ std::string usage() {
       "usage: attention-plot KIND FILE.csv --png OUT.png [--pdf OUT.pdf] [--size 900x540]\n"
       "       attention-plot word-weights SUMMARY.csv --density DENSITY.csv [--scale length] [--title T] --png OUT.png\n"
       "       attention-plot pruning FILE.csv [--title T] --png OUT.png   (T replaces the title)\n"
+      "       attention-plot circuit-faithfulness EDGES.csv --circuits CIRCUITS.csv --png OUT.png   (eap's --out, --circuits-out)\n"
       "KIND, and the attention-cli command whose --out CSV it draws:\n";
   for (const auto& kind : aw::plot_kinds()) {
     char line[256];
@@ -62,7 +64,7 @@ aw::ResultTable read_table(const QString& path, const std::string& kind, const s
 }
 
 struct Arguments {
-  QString kind, csv, png, pdf, density, scale = "none", title;
+  QString kind, csv, png, pdf, density, circuits, scale = "none", title;
   int width = 900, height = 540;
 };
 
@@ -80,6 +82,7 @@ Arguments parse_arguments(const QStringList& words) {
     if (word == "--png") arguments.png = value;
     else if (word == "--pdf") arguments.pdf = value;
     else if (word == "--density") arguments.density = value;
+    else if (word == "--circuits") arguments.circuits = value;
     else if (word == "--scale") arguments.scale = value;
     else if (word == "--title") arguments.title = value;
     else if (word == "--size") {
@@ -102,6 +105,10 @@ Arguments parse_arguments(const QStringList& words) {
     throw UsageError("word-weights needs --density (word-weights --density FILE)");
   if (arguments.kind != "word-weights" && !arguments.density.isEmpty())
     throw UsageError("--density goes with word-weights only");
+  if (arguments.kind == "circuit-faithfulness" && arguments.circuits.isEmpty())
+    throw UsageError("circuit-faithfulness needs --circuits (eap --circuits-out FILE)");
+  if (arguments.kind != "circuit-faithfulness" && !arguments.circuits.isEmpty())
+    throw UsageError("--circuits goes with circuit-faithfulness only");
   if (arguments.kind != "word-weights" && arguments.kind != "pruning" && !arguments.title.isEmpty())
     throw UsageError("--title goes with word-weights and pruning only");
   if (arguments.scale != "none" && arguments.scale != "length")
@@ -113,8 +120,9 @@ void draw(aw::ResultPlot& plot, const Arguments& arguments) {
   const auto& kind = *aw::find_plot_kind(arguments.kind.toStdString());
   const auto table = read_table(arguments.csv, kind.name, kind.command, kind.columns);
   aw::ResultTables parts;
-  for (const auto& part : kind.parts)  // word-weights: its --density table
-    parts[part.name] = read_table(arguments.density, part.name, part.option, part.columns);
+  for (const auto& part : kind.parts)  // word-weights: its --density table; circuit-faithfulness: --circuits
+    parts[part.name] = read_table(kind.name == "word-weights" ? arguments.density : arguments.circuits, part.name,
+                                  part.option, part.columns);
   aw::PlotInput input{table, &parts, {}, {}};
   input.title = arguments.title;
   if (kind.name == "word-weights") input.x_label = arguments.scale == "length" ? "weight × length" : "attention weight";

@@ -7,10 +7,12 @@ cd "$(dirname "$0")/../.."
 app=${1:-build/app/attention-workbench} out=${2:-docs/images}
 export QT_QPA_PLATFORM=offscreen
 mkdir -p "$out"
-# The tabs in their order (--tab N), by the analysis each runs; the Attention tab runs its sentence.
-ids=(attention stats ablate importance prune top-tokens head-types patch retrieval-heads logit-lens diag-sweep training word-weights)
-for tab in "${!ids[@]}"; do
-  id=${ids[$tab]}
+# TAB:ID — the tab shown (--tab N) and the analysis run there; the Circuits tab (8) holds path-patch, eap
+# and composition as inner tabs, each shown as it runs. The Attention tab runs its sentence.
+shots=(0:attention 1:stats 2:ablate 3:importance 4:prune 5:top-tokens 6:head-types 7:patch 8:path-patch 8:eap
+       8:composition 9:retrieval-heads 10:logit-lens 11:diag-sweep 12:training 13:word-weights)
+for shot in "${shots[@]}"; do
+  tab=${shot%%:*} id=${shot#*:}
   run=()
   [ "$id" = attention ] || run=(--run "$id")
   "$app" --sample-data sample_data --fresh "${run[@]}" --tab "$tab" --size 1366x768 --screenshot "$out/tab_${id}_1366.png" \

@@ -23,6 +23,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -65,6 +66,38 @@ class AnalysisTabsTests : public QObject {
           QVERIFY2(tab->form()->input(QString::fromStdString(field.name)),
                    qPrintable(name + ": no editor for --" + QString::fromStdString(field.name)));
     }
+  }
+
+  // The circuit analyses share one tab, path patching, edge attribution and composition its inner
+  // tabs: running one shows it there, and the Analysis menu's Run/Cancel/Export act on the one shown.
+  // The sample session's edge attribution (induction_lm, the key-corrupting pairs) lists its 110 edges.
+  void circuitAnalysesShareOneTab() {
+    MainWindow window;
+    window.openSampleData(kSampleData);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tabs = window.tabs();
+    int circuits = -1;
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i) == "Circuits") circuits = i;
+    QVERIFY(circuits > 0);
+    auto* inner = qobject_cast<QTabWidget*>(tabs->widget(circuits));
+    QVERIFY(inner);
+    QStringList titles;
+    for (int i = 0; i < inner->count(); ++i) titles << inner->tabText(i);
+    QCOMPARE(titles, QStringList({"Path patching", "Edge attribution", "Composition"}));
+    QCOMPARE(tabs->tabToolTip(circuits), QString("Circuits: path patching, edge attribution, composition"));
+    auto* eap = window.analyses()->tab("eap");
+    QVERIFY(eap);
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    window.analyses()->run("eap");
+    QCOMPARE(inner->currentWidget(), static_cast<QWidget*>(eap->panel()));
+    tabs->setCurrentIndex(circuits);
+    QCOMPARE(window.analyses()->tabShowing(tabs->currentWidget()), eap);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QCOMPARE(eap->panel()->table().row_count(), 110);
+    QCOMPARE(eap->panel()->table().text(0, eap->panel()->table().column("receiver")), std::string("logits"));
+    inner->setCurrentIndex(2);
+    QCOMPARE(window.analyses()->tabShowing(tabs->currentWidget()), window.analyses()->tab("composition"));
   }
 
   // Settings the chosen model cannot use are greyed (a beam, a metric or an attention kind for a plain

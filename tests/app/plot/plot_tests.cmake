@@ -4,6 +4,7 @@
 set(plots ${CMAKE_CURRENT_BINARY_DIR}/plot_fixtures)
 set(labelled_lama ${fixtures}/labelled_lama.tsv)
 set(cli $<TARGET_FILE:attention-cli>)
+file(WRITE ${plots}/pairs.tsv "w2 w3 w4 w5\tw2 w3 w9 w5\tw4\tw9\nw8 w3 w4\tw8 w10 w4\tw3\tw10\n")
 add_test(NAME plot.write_csvs
          COMMAND ${CMAKE_COMMAND} -E env bash -c
            "set -e; mkdir -p ${plots}; rm -f ${plots}/*.png
@@ -13,7 +14,8 @@ add_test(NAME plot.write_csvs
             ${cli} importance --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --out ${plots}/importance.csv
             ${cli} prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --order both --bootstrap 50 --min-units 2 --out ${plots}/pruning.csv
             ${cli} diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --bootstrap 50 --min-units 2 --out ${plots}/diag.csv
-            ${cli} word-weights --model ${fixtures}/tiny_lama --data ${labelled_lama} --words w2,w3 --summary ${plots}/summary.csv --density ${plots}/density.csv >/dev/null")
+            ${cli} word-weights --model ${fixtures}/tiny_lama --data ${labelled_lama} --words w2,w3 --summary ${plots}/summary.csv --density ${plots}/density.csv >/dev/null
+            ${cli} eap --model ${fixtures}/tiny_lm --pairs ${plots}/pairs.tsv --sizes 2,8,75 --out ${plots}/edges.csv --circuits-out ${plots}/circuits.csv")
 set_tests_properties(plot.write_csvs PROPERTIES FIXTURES_REQUIRED cli_models FIXTURES_SETUP plot_csvs LABELS cli)
 
 # aw_plot_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [PNG file] ARGS <args...>)
@@ -39,6 +41,8 @@ aw_plot_test(word_weights EXIT 0 REGEX "^$" PNG ${plots}/words.png
              ARGS word-weights ${plots}/summary.csv --density ${plots}/density.csv --scale length --png ${plots}/words.png)
 aw_plot_test(word_weights_title EXIT 0 REGEX "^$" PNG ${plots}/words_head.png
              ARGS word-weights ${plots}/summary.csv --density ${plots}/density.csv --title "head 2 of LAMA" --png ${plots}/words_head.png)
+aw_plot_test(circuit_faithfulness EXIT 0 REGEX "^$" PNG ${plots}/circuits.png
+             ARGS circuit-faithfulness ${plots}/edges.csv --circuits ${plots}/circuits.csv --png ${plots}/circuits.png)
 aw_plot_test(pruning_title EXIT 0 REGEX "^$" PNG ${plots}/pruning_title.png
              ARGS pruning ${plots}/pruning.csv --title "BLEU by attention kind" --png ${plots}/pruning_title.png)
 aw_plot_test(help EXIT 0 REGEX "usage: attention-plot KIND.*word-weights" ARGS --help)
@@ -59,11 +63,16 @@ aw_plot_test(error_size EXIT 2 STDERR_LINES 1 REGEX "--size must be WIDTHxHEIGHT
              ARGS table1 ${plots}/stats.csv --png ${plots}/never.png --size 10x10)
 aw_plot_test(error_density EXIT 2 STDERR_LINES 1 REGEX "word-weights needs --density"
              ARGS word-weights ${plots}/summary.csv --png ${plots}/never.png)
+aw_plot_test(error_circuits EXIT 2 STDERR_LINES 1 REGEX "circuit-faithfulness needs --circuits \\(eap --circuits-out FILE\\)"
+             ARGS circuit-faithfulness ${plots}/edges.csv --png ${plots}/never.png)
+aw_plot_test(error_circuits_table EXIT 1 STDERR_LINES 1
+             REGEX "edges.csv: not a circuits table: it has no 'edges' column \\(attention-cli eap --circuits-out writes one\\)"
+             ARGS circuit-faithfulness ${plots}/edges.csv --circuits ${plots}/edges.csv --png ${plots}/never.png)
 aw_plot_test(error_title EXIT 2 STDERR_LINES 1 REGEX "--title goes with word-weights and pruning only"
              ARGS table1 ${plots}/stats.csv --png ${plots}/never.png --title x)
 aw_plot_test(error_unwritable EXIT 1 STDERR_LINES 1 REGEX "/no/such/dir/x.png: cannot be written"
              ARGS table1 ${plots}/stats.csv --png /no/such/dir/x.png)
 add_test(NAME plot.errors_leave_no_figure COMMAND ${CMAKE_COMMAND} -E env bash -c "! ls ${plots}/never.png* 2>/dev/null")
 set_tests_properties(plot.errors_leave_no_figure PROPERTIES DEPENDS
-  "plot.error_no_file;plot.error_wrong_table;plot.error_kind;plot.error_no_output;plot.error_size;plot.error_density;plot.error_title"
+  "plot.error_no_file;plot.error_wrong_table;plot.error_kind;plot.error_no_output;plot.error_size;plot.error_density;plot.error_circuits;plot.error_circuits_table;plot.error_title"
   FIXTURES_REQUIRED plot_csvs LABELS cli)
