@@ -62,6 +62,8 @@ class AnalysisTab : public QObject {
   QString id() const;
   const AnalysisDescriptor& descriptor() const { return *descriptor_; }
   AnalysisPanel* panel() const { return panel_; }
+  // The session's index of the model the result on view was computed on (−1: none).
+  int resultModel() const { return result_model_; }
   SettingsForm* form() const { return form_; }
   QComboBox* modelChooser(int index = 0) const { return choosers_.value(index); }
   int chosenModel(int index = 0) const;
@@ -96,8 +98,6 @@ class AnalysisTab : public QObject {
   virtual void showOutput(const AnalysisOutput& output);
   // The heads panel's name for a result's head scores: the descriptor's score_label.
   virtual QString scoreLabel(const AnalysisOutput& output) const;
-  // The session's index of the model the result on view was computed on (−1: none).
-  int resultModel() const { return result_model_; }
   // The settings of the run the result on view came from (its text among them, where the tab reads
   // the Attention tab's sentence).
   const AnalysisSettings& resultSettings() const { return result_settings_; }

@@ -133,6 +133,12 @@ AnalysisTab* AnalysisTabs::tabShowing(const QWidget* page) const {
   return nullptr;
 }
 
+QTabWidget* AnalysisTabs::group(const QString& name) const {
+  for (auto* page : groups_)
+    if (page->objectName() == name) return page;
+  return nullptr;
+}
+
 QStringList AnalysisTabs::ids() const {
   QStringList ids;
   for (auto* tab : tabs_) ids << tab->id();

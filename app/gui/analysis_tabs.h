@@ -51,6 +51,8 @@ class AnalysisTabs : public QObject {
   // for the Attention tab.
   AnalysisTab* tabShowing(const QWidget* page) const;
   QStringList ids() const;
+  // A group's page ("Circuits"), which holds its members' panels as inner tabs; nullptr for no such group.
+  QTabWidget* group(const QString& name) const;
   // Runs the tab's analysis, showing it among its group's inner tabs.
   void run(const QString& id);
   bool isRunning() const;

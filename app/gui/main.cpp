@@ -54,7 +54,7 @@ struct WindowOptions {
   QCommandLineOption text{"text", "The sentence to run.", "TEXT"};
   QCommandLineOption text_file{"text-file", "A UTF-8 text file to run as the sentence (as File → Open text file…).", "FILE"};
   QCommandLineOption run{"run", run_help(), "ID"};
-  QCommandLineOption tab{"tab", "Show tab N (0 = Attention).", "N"};
+  QCommandLineOption tab{"tab", "Show tab N (0 = Attention); N.M: inner tab M of a tab of several (8.3: Circuits → Circuit view).", "N"};
   QCommandLineOption find{"find", "On the Attention tab, zoom in on the first token that contains TEXT "
                           "(as Find token does).", "TEXT"};
   QCommandLineOption zoom{"zoom", "On the Attention tab, show queries Q1–Q2 × keys K1–K2 (tokens from 1, "
@@ -194,7 +194,12 @@ int main(int argc, char** argv) {
     // After the session is restored: a scale given here wins over the one it saved.
     if (scale >= 0) window.attentionView()->setColourScale(static_cast<aw::ColourScale>(scale));
     for (const auto& id : parser.values(options.run)) window.analyses()->run(id);
-    if (parser.isSet(options.tab)) window.tabs()->setCurrentIndex(parser.value(options.tab).toInt());
+    if (parser.isSet(options.tab)) {  // N, or N.M: a group's inner tab M (Circuits: 8.3 the Circuit view)
+      const auto parts = parser.value(options.tab).split('.');
+      window.tabs()->setCurrentIndex(parts[0].toInt());
+      if (auto* inner = qobject_cast<QTabWidget*>(window.tabs()->currentWidget()); inner && parts.size() == 2)
+        inner->setCurrentIndex(parts[1].toInt());
+    }
     if (parser.isSet(options.find)) window.attentionView()->findBar()->findNext(parser.value(options.find));
     if (zoom_tokens.isValid()) window.attentionView()->pooledZoom()->showTokens(zoom_tokens);
   });

@@ -3,6 +3,7 @@
 
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
+#include "app/gui/circuit_view.h"
 #include "app/gui/error_line.h"
 #include "widgets/attention_overview.h"
 #include "widgets/elided_label.h"
@@ -68,6 +69,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(std::mak
   context.show_attention = [this](int model, const QString& text, const QString& what, int layer, int head,
                                   int position) { openTextView(model, text, what, layer, head, position); };
   analyses_ = new AnalysisTabs(context, tabs_, this);
+  if (auto* circuits = analyses_->group("Circuits")) circuits->addTab(new CircuitView(analyses_, context), "Circuit view");
 
   heads_dock_ = new QDockWidget("Heads", this);
   heads_dock_->setObjectName("heads_dock");  // saveState names docks by their object names

@@ -33,7 +33,7 @@ TEST(Registry, ListsEveryAnalysisOnceWithWellFormedFields) {
     for (const auto& output : descriptor.outputs) EXPECT_FALSE(fields.count(output.option)) << output.option;
   }
   EXPECT_EQ(names, (std::set<std::string>{"eval", "stats", "top-tokens", "diag-sweep", "ablate", "importance", "prune",
-                                          "head-types", "patch", "path-patch", "logit-lens", "composition",
+                                          "head-types", "patch", "path-patch", "eap", "logit-lens", "composition",
                                           "token-attribution", "retrieval-heads", "word-weights", "keywords", "training"}));
 }
 

@@ -6,11 +6,13 @@
 #include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/attention_view.h"
+#include "app/gui/circuit_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/settings_form.h"
 #include "tests/app/gui/sample_models.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/attention_heatmap.h"
+#include "widgets/circuit_graph.h"
 #include "widgets/head_toggle_grid.h"
 #include "widgets/result_plot.h"
 
@@ -22,6 +24,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QStandardPaths>
@@ -84,7 +87,7 @@ class AnalysisTabsTests : public QObject {
     QVERIFY(inner);
     QStringList titles;
     for (int i = 0; i < inner->count(); ++i) titles << inner->tabText(i);
-    QCOMPARE(titles, QStringList({"Path patching", "Edge attribution", "Composition"}));
+    QCOMPARE(titles, QStringList({"Path patching", "Edge attribution", "Composition", "Circuit view"}));
     QCOMPARE(tabs->tabToolTip(circuits), QString("Circuits: path patching, edge attribution, composition"));
     auto* eap = window.analyses()->tab("eap");
     QVERIFY(eap);
@@ -98,6 +101,40 @@ class AnalysisTabsTests : public QObject {
     QCOMPARE(eap->panel()->table().text(0, eap->panel()->table().column("receiver")), std::string("logits"));
     inner->setCurrentIndex(2);
     QCOMPARE(window.analyses()->tabShowing(tabs->currentWidget()), window.analyses()->tab("composition"));
+
+    // The Circuit view draws the finished run: a click on MLP 2 → logits shows its numbers; an edge
+    // between two heads opens both heads' attention on the chosen pair's clean prompt.
+    QCOMPARE(inner->tabText(3), QString("Circuit view"));
+    inner->setCurrentIndex(3);
+    auto* view = inner->findChild<CircuitView*>();
+    QVERIFY(view);
+    QCOMPARE(view->source()->currentData().toString(), QString("eap"));
+    auto* graph = view->graph();
+    QCOMPARE(static_cast<int>(graph->graph().edges.size()), 110);
+    QCOMPARE(view->pairChooser()->count(), 32);
+    view->threshold()->setValue(0);
+    QVERIFY(graph->shownEdges().size() > 90);
+    view->threshold()->setValue(20);
+    const auto from = graph->nodeCentre({CircuitNode::Mlp, 1}), to = graph->nodeCentre({CircuitNode::Logits});
+    QTest::mouseClick(graph, Qt::LeftButton, {}, ((from + to) / 2).toPoint());
+    QCOMPARE(graph->selectedEdge(), 0);
+    QVERIFY2(view->details()->text().contains("mlp 2 → logits"), qPrintable(view->details()->text()));
+    QVERIFY(!view->showHeads());  // no head at either end
+    int between_heads = -1;
+    view->threshold()->setValue(3);  // 0.70 of the largest 23.3
+    for (const int i : graph->shownEdges())
+      if (graph->graph().edges[i].sender.kind == CircuitNode::Head && graph->graph().edges[i].receiver.kind == CircuitNode::Head)
+        between_heads = i;  // the largest: 1.3 → k 2.2
+    QVERIFY(between_heads >= 0);
+    graph->selectEdge(between_heads);
+    QSignalSpy opened(&window, &MainWindow::textViewOpened);
+    QVERIFY(view->showHeads());
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, kTimeoutMs);
+    // Composition's result replaces it when it finishes.
+    window.analyses()->run("composition");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
+    QCOMPARE(view->source()->currentData().toString(), QString("composition"));
+    QCOMPARE(static_cast<int>(graph->graph().edges.size()), 16 * 3);
   }
 
   // Settings the chosen model cannot use are greyed (a beam, a metric or an attention kind for a plain

@@ -1,0 +1,98 @@
+// widgets/circuit_edges.cpp — see circuit_edges.h.
+#include "widgets/circuit_edges.h"
+
+#include <QStringList>
+
+#include <optional>
+
+namespace aw {
+namespace {
+
+// "1.3" → head (0, 2); nothing for anything else.
+std::optional<CircuitNode> head_named(const QString& text) {
+  const auto parts = text.split('.');
+  bool layer_ok = false, head_ok = false;
+  if (parts.size() != 2) return std::nullopt;
+  const int layer = parts[0].toInt(&layer_ok), head = parts[1].toInt(&head_ok);
+  if (!layer_ok || !head_ok || layer < 1 || head < 1) return std::nullopt;
+  return CircuitNode{CircuitNode::Head, layer - 1, head - 1};
+}
+
+// "input", "logits", "mlp 2", "1.3".
+std::optional<CircuitNode> node_named(const QString& text) {
+  if (text == "input") return CircuitNode{CircuitNode::Input};
+  if (text == "logits") return CircuitNode{CircuitNode::Logits};
+  if (text.startsWith("mlp ")) {
+    bool ok = false;
+    const int layer = text.mid(4).toInt(&ok);
+    return ok && layer >= 1 ? std::optional<CircuitNode>(CircuitNode{CircuitNode::Mlp, layer - 1}) : std::nullopt;
+  }
+  return head_named(text);
+}
+
+bool fits(const CircuitNode& node, const std::vector<int>& heads) {
+  if (node.kind == CircuitNode::Input || node.kind == CircuitNode::Logits) return true;
+  if (node.layer < 0 || node.layer >= static_cast<int>(heads.size())) return false;
+  return node.kind == CircuitNode::Mlp || node.head < heads[node.layer];
+}
+
+// The row as "column value" pairs, one per line: what a click on its edge shows.
+QString row_detail(const ResultTable& table, int row) {
+  QStringList lines;
+  for (int column = 0; column < static_cast<int>(table.columns().size()); ++column) {
+    const auto text = QString::fromStdString(table.text(row, column));
+    if (!text.isEmpty()) lines << QString::fromStdString(table.columns()[column].name) + " " + text;
+  }
+  return lines.join("\n");
+}
+
+QString text_of(const ResultTable& table, int row, const char* column) {
+  const int index = table.column(column);
+  return index < 0 ? QString() : QString::fromStdString(table.text(row, index));
+}
+
+}  // namespace
+
+CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, const std::vector<int>& heads_per_layer) {
+  CircuitGraphData data;
+  data.heads_per_layer = heads_per_layer;
+  const auto model = QString::fromStdString(table.meta_text("model"));
+  auto add = [&](const std::optional<CircuitNode>& sender, const std::optional<CircuitNode>& receiver,
+                 const QString& input, double value, int row) {
+    if (!sender || !receiver || !fits(*sender, heads_per_layer) || !fits(*receiver, heads_per_layer)) return;
+    data.edges.push_back({*sender, *receiver, input, value, row_detail(table, row)});
+  };
+  if (kind == "eap") {
+    data.mlps = true;
+    data.title = QString("score (%1), %2").arg(QString::fromStdString(table.meta_text("method")), model);
+    for (int row = 0; row < table.row_count(); ++row) {
+      auto receiver = text_of(table, row, "receiver");
+      QString input;
+      if (receiver.size() > 2 && (receiver[0] == 'q' || receiver[0] == 'k' || receiver[0] == 'v') && receiver[1] == ' ')
+        input = receiver.left(1), receiver = receiver.mid(2);
+      add(node_named(text_of(table, row, "sender")), node_named(receiver), input, table.number(row, table.column("score")), row);
+    }
+  } else if (kind == "path-patch") {
+    data.title = "path-patching effect, " + model;
+    for (int row = 0; row < table.row_count(); ++row) {
+      const auto receiver = text_of(table, row, "receiver");
+      add(head_named(text_of(table, row, "sender")), receiver == "logits" ? node_named(receiver) : head_named(receiver),
+          text_of(table, row, "input"), table.number(row, table.column("effect")), row);
+    }
+  } else if (kind == "composition") {
+    data.title = "composition × chance − 1, " + model;
+    for (int row = 0; row < table.row_count(); ++row) {
+      const CircuitNode sender{CircuitNode::Head, static_cast<int>(table.number(row, table.column("sender_layer"))) - 1,
+                               static_cast<int>(table.number(row, table.column("sender_head"))) - 1};
+      const CircuitNode receiver{CircuitNode::Head, static_cast<int>(table.number(row, table.column("receiver_layer"))) - 1,
+                                 static_cast<int>(table.number(row, table.column("receiver_head"))) - 1};
+      for (const char* input : {"q", "k", "v"}) {
+        const int column = table.column(std::string(input) + "_chance");
+        if (column >= 0) add(sender, receiver, input, table.number(row, column) - 1.0, row);
+      }
+    }
+  }
+  return data;
+}
+
+}  // namespace aw

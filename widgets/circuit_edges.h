@@ -1,0 +1,25 @@
+// widgets/circuit_edges.h — the circuit graph's edges (circuit_graph.h) read from the tables of the
+// circuit analyses (attention-cli eap, path-patch, composition; docs/circuits.md): each edge's value
+// and, for a click, its row.
+//   eap          sender ("input", "1.3", "mlp 1") → receiver ("q 2.1", "k 2.1", "v 2.1", "mlp 2",
+//                "logits"): the score
+//   path-patch   sender "1.3" → receiver "2.1" with input q/k/v, or "logits": the effect (sets of
+//                heads, "1.1+1.3", are left out: a node is one head)
+//   composition  sender_layer.sender_head → q/k/v of receiver_layer.receiver_head: the composition as a
+//                multiple of chance, less 1 (above chance positive)
+#pragma once
+
+#include "table/result_table.h"
+#include "widgets/circuit_graph.h"
+
+#include <QString>
+
+#include <vector>
+
+namespace aw {
+
+// The edges of `table` as its analysis `kind` ("eap", "path-patch", "composition") wrote them, on a model
+// of `heads_per_layer`; rows naming a node the model lacks are left out. An empty graph for another kind.
+CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, const std::vector<int>& heads_per_layer);
+
+}  // namespace aw
