@@ -10,6 +10,7 @@
 #include "analysis/core/setting_fields.h"
 #include "analysis/core/shared_settings.h"
 #include "analysis/patching/head_patching.h"
+#include "analysis/patching/restored_shares.h"
 #include "analysis/statistics/delta_significance.h"
 #include "analysis/statistics/significance.h"
 #include "models/checkpoint/checkpoint.h"
@@ -74,20 +75,10 @@ AnalysisReport run_eap(const AnalysisRequest& request) {
   // Faithfulness of each circuit, Σ(m_C − m_x) / Σ(m_c − m_x), and its bootstrap interval over pairs.
   const auto restored = scored.clean - scored.corrupted;                 // [P]
   const auto gains = (runs.patched - scored.corrupted.unsqueeze(0)).t();  // [P, C]
-  const auto faithfulness = (gains.sum(0) / restored.sum()).contiguous();
-  std::vector<PairedDifference> intervals;
-  std::string refused;
-  if (significance.enabled()) {
-    const auto c = gains.size(1);
-    const auto resampled = resampled_sums(torch::cat({gains, restored.unsqueeze(1)}, 1), significance.resamples,
-                                          significance.seed);
-    const auto count = static_cast<double>(restored.size(0));
-    const auto denominator = summarize_bootstrap(restored.mean().view({1}), resampled.narrow(1, c, 1) / count);
-    if (denominator[0].low <= 0 && denominator[0].high >= 0)
-      refused = "no intervals: the mean logit difference clean - corrupted has a 95 % interval that holds 0";
-    else
-      intervals = summarize_bootstrap(faithfulness, resampled.narrow(1, 0, c) / resampled.narrow(1, c, 1));
-  }
+  const auto shares = restored_shares(gains, restored, significance);
+  const auto& faithfulness = shares.share;
+  const auto& intervals = shares.intervals;
+  const auto& refused = shares.refused;
 
   const auto clean_mean = scored.clean.mean().item<double>(), corrupted_mean = scored.corrupted.mean().item<double>();
   const std::string method = attribution.steps == 1 ? "EAP" : "EAP-IG, " + std::to_string(attribution.steps) + " steps";

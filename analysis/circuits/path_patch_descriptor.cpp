@@ -9,6 +9,7 @@
 #include "analysis/core/setting_fields.h"
 #include "analysis/core/shared_settings.h"
 #include "analysis/patching/head_patching.h"
+#include "analysis/patching/restored_shares.h"
 #include "analysis/statistics/delta_significance.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
@@ -122,21 +123,11 @@ AnalysisReport run_path_patch(const AnalysisRequest& request) {
   std::vector<torch::Tensor> gained;
   for (const auto& [s, r] : paths) gained.push_back(result.patched[s][r] - result.corrupted);
   const auto gains = torch::stack(gained, 1);  // [P, K]
-  const auto effect = (gains.sum(0) / restored.sum()).contiguous();
+  const auto shares = restored_shares(gains, restored, significance);
+  const auto& effect = shares.share;
+  const auto& refused = shares.refused;
   std::vector<DeltaSignificance> intervals;
-  std::string refused;
-  if (significance.enabled()) {
-    const auto k = gains.size(1);
-    const auto resampled = resampled_sums(torch::cat({gains, restored.unsqueeze(1)}, 1), significance.resamples,
-                                          significance.seed);
-    const auto count = static_cast<double>(restored.size(0));
-    const auto denominator = summarize_bootstrap(restored.mean().view({1}), resampled.narrow(1, k, 1) / count);
-    if (denominator[0].low <= 0 && denominator[0].high >= 0)
-      refused = "no intervals: the mean logit difference clean - corrupted has a 95 % interval that holds 0";
-    else
-      intervals = corrected_significance(summarize_bootstrap(effect, resampled.narrow(1, 0, k) / resampled.narrow(1, k, 1)),
-                                         significance);
-  }
+  if (!shares.intervals.empty()) intervals = corrected_significance(shares.intervals, significance);
 
   ResultTable table;
   table.meta("model", loaded.name);
