@@ -452,6 +452,8 @@ const std::vector<PlotKind>& plot_kinds() {
       {"circuit-faithfulness", "eap --circuits-out", "edge attribution: each circuit's faithfulness against its edges",
        {{"rank"}, {"sender"}, {"receiver"}, {"score"}}, {{"circuits", "eap --circuits-out", {{"edges"}, {"faithfulness"}}}},
        plot_circuit_faithfulness},
+      {"token-attribution", "token-attribution", "attribution through attention: each method's token scores as strips",
+       {{"position"}, {"token"}}, {}, plot_token_strips},
       {"word-weights", "word-weights --summary", "LAMA Figure 4: weight densities per rating (--summary and --density)",
        {{"word"}, {"label"}, {"count"}},
        {{"density", "word-weights --density", {{"word"}, {"label"}, {"x"}, {"density"}}}}, plot_word_weights},

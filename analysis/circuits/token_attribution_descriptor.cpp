@@ -196,11 +196,10 @@ AnalysisDescriptor token_attribution_descriptor() {
       heads_off_field()});
   descriptor.outputs.push_back({"curves-out", "curves", "each ranking's deletion and insertion curve (CSV)"});
   descriptor.outputs.push_back({"summary-out", "summary", "the area under each curve (CSV)"});
-  // The command line's for now: the window shows token attribution as a strip over the sentence in the
-  // circuit view to come (docs/circuits.md), not as a tab of its own beside fifteen others.
-  descriptor.tab.shown = false;
+  descriptor.plot = "token-attribution";  // one strip of coloured tokens per method
   descriptor.tab.other_tables = {{"curves", "deletion and insertion curves"}, {"summary", "areas under the curves"}};
   descriptor.tab.order = 62;
+  descriptor.tab.group = "Circuits";
   descriptor.tab.filled_fields = {"text", "text-file"};
   descriptor.tab.sentence_field = "text";
   descriptor.tab.description =

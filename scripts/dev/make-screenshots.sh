@@ -8,9 +8,9 @@ app=${1:-build/app/attention-workbench} out=${2:-docs/images}
 export QT_QPA_PLATFORM=offscreen
 mkdir -p "$out"
 # TAB:ID — the tab shown (--tab N) and the analysis run there; the Circuits tab (8) holds path-patch, eap
-# and composition as inner tabs, each shown as it runs. The Attention tab runs its sentence.
+# composition and token-attribution as inner tabs, each shown as it runs (8.4 is its Circuit view). The Attention tab runs its sentence.
 shots=(0:attention 1:stats 2:ablate 3:importance 4:prune 5:top-tokens 6:head-types 7:patch 8:path-patch 8:eap
-       8:composition 9:retrieval-heads 10:logit-lens 11:diag-sweep 12:training 13:word-weights)
+       8:composition 8:token-attribution 9:retrieval-heads 10:logit-lens 11:diag-sweep 12:training 13:word-weights)
 for shot in "${shots[@]}"; do
   tab=${shot%%:*} id=${shot#*:}
   run=()

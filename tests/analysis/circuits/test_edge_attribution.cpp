@@ -8,6 +8,7 @@
 #include "analysis/circuits/edge_attribution.h"
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
+#include "tests/support/circuit_pairs.h"
 #include "tests/support/random_transformer.h"
 
 #include <gtest/gtest.h>
@@ -25,17 +26,8 @@ namespace {
 const std::string kModels = AW_SOURCE_DIR "/tests/fixtures/hf_models/";
 const std::string kReferences = AW_SOURCE_DIR "/tests/fixtures/circuits/";
 
-ModelConfig small_config() {
-  ModelConfig config;
-  config.vocab_size = 20, config.n_blocks = 3, config.n_heads = 2, config.heads_per_block = {2, 2, 2};
-  config.d_model = 8, config.d_head = 4, config.d_ff = 16, config.max_positions = 12, config.dropout = 0;
-  return config;
-}
-
-std::vector<PatchPair> small_pairs() {
-  return {{{3, 7, 1, 9, 4}, {3, 2, 1, 9, 4}, 5, 6, 1}, {{8, 1, 1, 2, 4}, {8, 1, 5, 2, 4}, 11, 12, 2},
-          {{2, 3, 4}, {2, 9, 4}, 7, 8, 3}};
-}
+ModelConfig small_config() { return test::small_circuit_config(); }
+std::vector<PatchPair> small_pairs() { return test::small_circuit_pairs(); }
 
 TEST(EdgeGraph, SendersReceiversAndWhichReadsWhat) {
   const auto graph = edge_graph(small_config());

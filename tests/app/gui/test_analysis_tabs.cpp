@@ -87,8 +87,8 @@ class AnalysisTabsTests : public QObject {
     QVERIFY(inner);
     QStringList titles;
     for (int i = 0; i < inner->count(); ++i) titles << inner->tabText(i);
-    QCOMPARE(titles, QStringList({"Path patching", "Edge attribution", "Composition", "Circuit view"}));
-    QCOMPARE(tabs->tabToolTip(circuits), QString("Circuits: path patching, edge attribution, composition"));
+    QCOMPARE(titles, QStringList({"Path patching", "Edge attribution", "Composition", "Token attribution", "Circuit view"}));
+    QCOMPARE(tabs->tabToolTip(circuits), QString("Circuits: path patching, edge attribution, composition, token attribution"));
     auto* eap = window.analyses()->tab("eap");
     QVERIFY(eap);
     QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
@@ -104,8 +104,8 @@ class AnalysisTabsTests : public QObject {
 
     // The Circuit view draws the finished run: a click on MLP 2 → logits shows its numbers; an edge
     // between two heads opens both heads' attention on the chosen pair's clean prompt.
-    QCOMPARE(inner->tabText(3), QString("Circuit view"));
-    inner->setCurrentIndex(3);
+    QCOMPARE(inner->tabText(4), QString("Circuit view"));
+    inner->setCurrentIndex(4);
     auto* view = inner->findChild<CircuitView*>();
     QVERIFY(view);
     QCOMPARE(view->source()->currentData().toString(), QString("eap"));

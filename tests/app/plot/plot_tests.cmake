@@ -15,7 +15,8 @@ add_test(NAME plot.write_csvs
             ${cli} prune --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --order both --bootstrap 50 --min-units 2 --out ${plots}/pruning.csv
             ${cli} diag-sweep --model ${fixtures}/tiny_lm --text ${fixtures}/corpus.txt --window 8 --bootstrap 50 --min-units 2 --out ${plots}/diag.csv
             ${cli} word-weights --model ${fixtures}/tiny_lama --data ${labelled_lama} --words w2,w3 --summary ${plots}/summary.csv --density ${plots}/density.csv >/dev/null
-            ${cli} eap --model ${fixtures}/tiny_lm --pairs ${plots}/pairs.tsv --sizes 2,8,75 --out ${plots}/edges.csv --circuits-out ${plots}/circuits.csv")
+            ${cli} eap --model ${fixtures}/tiny_lm --pairs ${plots}/pairs.tsv --sizes 2,8,75 --out ${plots}/edges.csv --circuits-out ${plots}/circuits.csv
+            ${cli} token-attribution --model ${fixtures}/tiny_lm --text \"w2 w3 w4 w5 w6\" --out ${plots}/tokens.csv")
 set_tests_properties(plot.write_csvs PROPERTIES FIXTURES_REQUIRED cli_models FIXTURES_SETUP plot_csvs LABELS cli)
 
 # aw_plot_test(<name> EXIT <code> REGEX <regex> [STDERR_LINES n] [PNG file] ARGS <args...>)
@@ -43,6 +44,8 @@ aw_plot_test(word_weights_title EXIT 0 REGEX "^$" PNG ${plots}/words_head.png
              ARGS word-weights ${plots}/summary.csv --density ${plots}/density.csv --title "head 2 of LAMA" --png ${plots}/words_head.png)
 aw_plot_test(circuit_faithfulness EXIT 0 REGEX "^$" PNG ${plots}/circuits.png
              ARGS circuit-faithfulness ${plots}/edges.csv --circuits ${plots}/circuits.csv --png ${plots}/circuits.png)
+aw_plot_test(token_attribution EXIT 0 REGEX "^$" PNG ${plots}/tokens.png
+             ARGS token-attribution ${plots}/tokens.csv --png ${plots}/tokens.png)
 aw_plot_test(pruning_title EXIT 0 REGEX "^$" PNG ${plots}/pruning_title.png
              ARGS pruning ${plots}/pruning.csv --title "BLEU by attention kind" --png ${plots}/pruning_title.png)
 aw_plot_test(help EXIT 0 REGEX "usage: attention-plot KIND.*word-weights" ARGS --help)
