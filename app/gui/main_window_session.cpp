@@ -102,7 +102,10 @@ void MainWindow::openSession(const QString& path) {
                          // Restored head scores are kept for their models; the panel opens on the
                          // Attention tab's model, as it follows it.
                          showHeadsOf(view_->currentModel());
-                         tabs_->setCurrentIndex(std::clamp(saved.tab, 0, tabs_->count() - 1));
+                         int tab = std::clamp(saved.tab, 0, tabs_->count() - 1);
+                         for (int i = 0; i < tabs_->count(); ++i)  // by title: the tabs' order may have changed
+                           if (!saved.tab_title.isEmpty() && tabs_->tabText(i) == saved.tab_title) tab = i;
+                         tabs_->setCurrentIndex(tab);
                          showSessionTitle(path);
                          requestRuns();
                        }};
@@ -138,6 +141,7 @@ WorkbenchSession MainWindow::currentSession(const QString& path) const {
   state.layer = view_->layer();
   state.head = view_->head();
   state.tab = tabs_->currentIndex();
+  state.tab_title = tabs_->tabText(state.tab);
   state.scale = colour_scale_name(view_->colourScale());
   state.analyses = analyses_->state(QFileInfo(path).absoluteDir());
   return state;

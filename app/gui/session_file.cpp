@@ -62,6 +62,7 @@ WorkbenchSession read_session(const QString& path) {
   session.layer = view["layer"].toInt(0);
   session.head = view["head"].toInt(-1);
   session.tab = view["tab"].toInt(0);
+  session.tab_title = view["tab_title"].toString();
   session.scale = view["scale"].toString();
   session.analyses = root["analyses"].toObject();
   if (root["version"].toInt(1) < 2) session.analyses = migrate_analyses_v1(session.analyses);
@@ -90,6 +91,7 @@ void write_session(const QString& path, const WorkbenchSession& session) {
                                               {"layer", session.layer},
                                               {"head", session.head},
                                               {"tab", session.tab},
+                                              {"tab_title", session.tab_title},
                                               {"scale", session.scale}}},
                          {"analyses", session.analyses}};
   QSaveFile file(path);

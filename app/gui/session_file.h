@@ -26,6 +26,7 @@ struct WorkbenchSession {
   int layer = 0;  // 0-based
   int head = -1;  // −1 = mean of heads
   int tab = 0;
+  QString tab_title;  // the shown tab's title: found again where the tabs' order changed ("": by index)
   QString scale;  // the attention view's colour scale by name (colour_scale.h); empty = fixed 0–1
   QJsonObject analyses;  // AnalysisTabs::state, paths already relative to the file's folder (read: in the
                          // current format, an older file's migrated)

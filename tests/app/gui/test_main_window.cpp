@@ -33,6 +33,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace aw;
@@ -175,7 +177,21 @@ class MainWindowTests : public QObject {
     window.attentionView()->setColourScale(ColourScale::Log);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
     const auto session_path = dir.filePath("session.json");
+    for (int i = 0; i < window.tabs()->count(); ++i)
+      if (window.tabs()->tabText(i) == "Circuits") window.tabs()->setCurrentIndex(i);
     QVERIFY(window.saveSession(session_path));
+    {  // the tab is found by its title where the tabs' order changed: the saved index says Table 1
+      QFile file(session_path);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      auto root = QJsonDocument::fromJson(file.readAll()).object();
+      file.close();
+      auto view = root["view"].toObject();
+      QCOMPARE(view["tab_title"].toString(), QString("Circuits"));
+      view["tab"] = 1;
+      root["view"] = view;
+      QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      file.write(QJsonDocument(root).toJson());
+    }
     MainWindow reopened;
     reopened.show();
     reopened.openSession(session_path);
@@ -190,6 +206,7 @@ class MainWindowTests : public QObject {
     QCOMPARE(reopened.analyses()->panel("stats")->findChild<QSpinBox*>("window")->value(), 32);
     QVERIFY(reopened.analyses()->panel("stats")->suggestedExportPath("csv").endsWith("/stats_vanilla_lm_and_2_more.csv"));
     QCOMPARE(reopened.analyses()->panel("stats")->progressPercent(), 100);  // a finished run's, not "0 %"
+    QCOMPARE(reopened.tabs()->tabText(reopened.tabs()->currentIndex()), QString("Circuits"));
 
     // A screenshot of the window, to look at.
     window.tabs()->setCurrentIndex(0);
