@@ -99,6 +99,14 @@ CircuitView::CircuitView(AnalysisTabs* analyses, TabContext context, QWidget* pa
   refresh();
 }
 
+void CircuitView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  const auto* tab = analyses_->tab(sourceId());
+  const auto table_rows = tab ? tab->panel()->table().row_count() : 0;
+  // Redrawn only when what it shows is out of date (a selection survives switching tabs).
+  if (static_cast<int64_t>(graph_->graph().edges.size()) == 0 && table_rows > 0) refresh();
+}
+
 QString CircuitView::sourceId() const { return source_->currentData().toString(); }
 
 void CircuitView::refresh() {

@@ -39,6 +39,10 @@ class CircuitView : public QWidget {
   // The drawing into `path`, as its suffix says (.svg, .png, .pdf); false with `error` set otherwise.
   bool exportTo(const QString& path, QString* error);
 
+ protected:
+  // Shown again: a result restored with a session, or run while the view was hidden, is drawn.
+  void showEvent(QShowEvent* event) override;
+
  private:
   void showEdge(int index);
   QString sourceId() const;

@@ -135,6 +135,22 @@ class AnalysisTabsTests : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, kTimeoutMs);
     QCOMPARE(view->source()->currentData().toString(), QString("composition"));
     QCOMPARE(static_cast<int>(graph->graph().edges.size()), 16 * 3);
+
+    // A session reopened on the Circuit view draws its restored result without a run.
+    QTemporaryDir dir;
+    inner->setCurrentIndex(4);
+    QVERIFY(window.saveSession(dir.filePath("circuits.json")));
+    MainWindow reopened;
+    reopened.resize(1366, 768);
+    reopened.openSession(dir.filePath("circuits.json"));
+    QTRY_VERIFY_WITH_TIMEOUT(!reopened.isBusy(), kTimeoutMs);
+    reopened.show();
+    QCOMPARE(reopened.tabs()->tabText(reopened.tabs()->currentIndex()), QString("Circuits"));
+    auto* reopened_view = reopened.findChild<CircuitView*>();
+    QVERIFY(reopened_view);
+    QCOMPARE(reopened_view->graph()->graph().edges.size(), size_t{0});  // not shown yet
+    reopened.analyses()->group("Circuits")->setCurrentWidget(reopened_view);
+    QTRY_COMPARE_WITH_TIMEOUT(static_cast<int>(reopened_view->graph()->graph().edges.size()), 110, kTimeoutMs);
   }
 
   // Settings the chosen model cannot use are greyed (a beam, a metric or an attention kind for a plain
