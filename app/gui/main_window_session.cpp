@@ -106,6 +106,8 @@ void MainWindow::openSession(const QString& path) {
                          for (int i = 0; i < tabs_->count(); ++i)  // by title: the tabs' order may have changed
                            if (!saved.tab_title.isEmpty() && tabs_->tabText(i) == saved.tab_title) tab = i;
                          tabs_->setCurrentIndex(tab);
+                         if (auto* inner = qobject_cast<QTabWidget*>(tabs_->currentWidget()))
+                           inner->setCurrentIndex(std::clamp(saved.inner_tab, 0, inner->count() - 1));
                          showSessionTitle(path);
                          requestRuns();
                        }};
@@ -142,6 +144,7 @@ WorkbenchSession MainWindow::currentSession(const QString& path) const {
   state.head = view_->head();
   state.tab = tabs_->currentIndex();
   state.tab_title = tabs_->tabText(state.tab);
+  if (const auto* inner = qobject_cast<QTabWidget*>(tabs_->currentWidget())) state.inner_tab = inner->currentIndex();
   state.scale = colour_scale_name(view_->colourScale());
   state.analyses = analyses_->state(QFileInfo(path).absoluteDir());
   return state;

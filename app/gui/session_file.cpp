@@ -63,6 +63,7 @@ WorkbenchSession read_session(const QString& path) {
   session.head = view["head"].toInt(-1);
   session.tab = view["tab"].toInt(0);
   session.tab_title = view["tab_title"].toString();
+  session.inner_tab = view["inner_tab"].toInt(0);
   session.scale = view["scale"].toString();
   session.analyses = root["analyses"].toObject();
   if (root["version"].toInt(1) < 2) session.analyses = migrate_analyses_v1(session.analyses);
@@ -92,6 +93,7 @@ void write_session(const QString& path, const WorkbenchSession& session) {
                                               {"head", session.head},
                                               {"tab", session.tab},
                                               {"tab_title", session.tab_title},
+                                              {"inner_tab", session.inner_tab},
                                               {"scale", session.scale}}},
                          {"analyses", session.analyses}};
   QSaveFile file(path);

@@ -27,6 +27,7 @@ struct WorkbenchSession {
   int head = -1;  // −1 = mean of heads
   int tab = 0;
   QString tab_title;  // the shown tab's title: found again where the tabs' order changed ("": by index)
+  int inner_tab = 0;  // a tab of several (Circuits): the inner tab shown
   QString scale;  // the attention view's colour scale by name (colour_scale.h); empty = fixed 0–1
   QJsonObject analyses;  // AnalysisTabs::state, paths already relative to the file's folder (read: in the
                          // current format, an older file's migrated)
