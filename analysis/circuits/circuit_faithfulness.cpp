@@ -22,11 +22,12 @@ namespace aw {
 namespace {
 
 // The inputs of receivers [first, first + count) of `outside` [U, V]: state [B, n, d] less the writes'
-// changes along their edges outside the circuit → [count, B, n, d].
+// changes along their edges outside the circuit → [count, B, n, d]. Only the first `senders` senders
+// (those written before the receivers read: senders come in the order they write) are looked at.
 torch::Tensor own_inputs(const torch::Tensor& state, const torch::Tensor& outside, int64_t first, int64_t count,
-                         const torch::Tensor& now, const torch::Tensor& corrupted) {
-  const auto change = (now - corrupted).flatten(1);                                    // [U, B·n·d]
-  const auto mask = outside.narrow(1, first, count).t().to(change.scalar_type());      // [count, U]
+                         int64_t senders, const torch::Tensor& now, const torch::Tensor& corrupted) {
+  const auto change = (now.narrow(0, 0, senders) - corrupted.narrow(0, 0, senders)).flatten(1);  // [S, B·n·d]
+  const auto mask = outside.narrow(0, 0, senders).narrow(1, first, count).t().to(change.scalar_type());  // [count, S]
   return state.unsqueeze(0) - torch::matmul(mask, change).view({count, state.size(0), state.size(1), state.size(2)});
 }
 
@@ -45,7 +46,7 @@ torch::Tensor patched_run(TransformerImpl& model, const PairBatch& batch, const 
     const auto l = site.layer;
     const auto h = config.heads_per_block[l], g = config.kv_heads_in(l);
     const auto first = graph.first_receiver[l];
-    const auto states = own_inputs(x, outside, first, h + 2 * g, *now, corrupted);
+    const auto states = own_inputs(x, outside, first, h + 2 * g, graph.first_head[l], *now, corrupted);
     inputs = head_inputs(model, l, states.narrow(0, 0, h), states.narrow(0, h, g), states.narrow(0, h + g, g));
     layer_input = x;
     return torch::Tensor();
@@ -57,12 +58,13 @@ torch::Tensor patched_run(TransformerImpl& model, const PairBatch& batch, const 
   options.hooks.add(HookPoint::MlpIn, -1, [&](const HookSite& site, const torch::Tensor&) {
     const auto l = site.layer;
     auto& block = *model.layers[l]->as<TransformerBlockImpl>();
-    const auto state = own_inputs(parallel ? layer_input : middle, outside, graph.first_receiver[l + 1] - 1, 1, *now,
-                                  corrupted)[0];
+    const auto state = own_inputs(parallel ? layer_input : middle, outside, graph.first_receiver[l + 1] - 1, 1,
+                                  parallel ? graph.first_head[l] : graph.mlp_senders[l], *now, corrupted)[0];
     return block.ln_2 ? block.ln_2(state) : state;
   });
   const auto last = model.run_layers(model.embed(batch.clean), batch.clean, 0, layers, options).hidden;
-  const auto final_input = own_inputs(last, outside, graph.logits_receiver(), 1, *now, corrupted)[0];
+  const auto final_input = own_inputs(last, outside, graph.logits_receiver(), 1, static_cast<int64_t>(graph.senders.size()),
+                                      *now, corrupted)[0];
   return pair_metric(last_logits(model, final_input, batch), batch);
 }
 
