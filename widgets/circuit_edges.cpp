@@ -3,6 +3,8 @@
 
 #include <QStringList>
 
+#include <cmath>
+
 #include <optional>
 
 namespace aw {
@@ -81,14 +83,30 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
     }
   } else if (kind == "composition") {
     data.title = "composition × chance − 1, " + model;
+    // A translation model's rows name a head by kind (enc, dec, cross) and layer within it; its columns
+    // are its attention blocks (encoder layers, then each decoder layer's self- and cross-attention).
+    const bool by_kind = table.column("sender_kind") >= 0;
+    const int encoder_layers = by_kind ? static_cast<int>(table.meta_number("encoder_layers")) : 0;
+    if (by_kind)
+      for (int block = 0; block < static_cast<int>(heads_per_layer.size()); ++block)
+        data.column_names << (block < encoder_layers ? QString("enc %1").arg(block + 1)
+                                                     : QString("%1 %2")
+                                                           .arg((block - encoder_layers) % 2 ? "cross" : "dec")
+                                                           .arg((block - encoder_layers) / 2 + 1));
+    auto head = [&](int row, const std::string& side) {
+      int layer = static_cast<int>(table.number(row, table.column(side + "_layer"))) - 1;
+      if (by_kind) {
+        const auto kind_name = text_of(table, row, (side + "_kind").c_str());
+        if (kind_name != "enc") layer = encoder_layers + 2 * layer + (kind_name == "cross" ? 1 : 0);
+      }
+      return CircuitNode{CircuitNode::Head, layer, static_cast<int>(table.number(row, table.column(side + "_head"))) - 1};
+    };
     for (int row = 0; row < table.row_count(); ++row) {
-      const CircuitNode sender{CircuitNode::Head, static_cast<int>(table.number(row, table.column("sender_layer"))) - 1,
-                               static_cast<int>(table.number(row, table.column("sender_head"))) - 1};
-      const CircuitNode receiver{CircuitNode::Head, static_cast<int>(table.number(row, table.column("receiver_layer"))) - 1,
-                                 static_cast<int>(table.number(row, table.column("receiver_head"))) - 1};
+      const auto sender = head(row, "sender"), receiver = head(row, "receiver");
       for (const char* input : {"q", "k", "v"}) {
         const int column = table.column(std::string(input) + "_chance");
-        if (column >= 0) add(sender, receiver, input, table.number(row, column) - 1.0, row);
+        const double value = column >= 0 ? table.number(row, column) : std::nan("");
+        if (!std::isnan(value)) add(sender, receiver, input, value - 1.0, row);  // empty: not read that way
       }
     }
   }

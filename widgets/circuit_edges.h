@@ -6,7 +6,9 @@
 //   path-patch   sender "1.3" → receiver "2.1" with input q/k/v, or "logits": the effect (sets of
 //                heads, "1.1+1.3", are left out: a node is one head)
 //   composition  sender_layer.sender_head → q/k/v of receiver_layer.receiver_head: the composition as a
-//                multiple of chance, less 1 (above chance positive)
+//                multiple of chance, less 1 (above chance positive); a translation model's rows
+//                (sender_kind, receiver_kind) drawn on its attention blocks, kinds a receiver does not
+//                read (empty cells) left out
 #pragma once
 
 #include "table/result_table.h"

@@ -193,7 +193,11 @@ void CircuitGraph::draw(QPainter& painter, const QRectF& area) const {
                      Qt::AlignCenter, text);
   };
   if (at.input) header(0, "input");
-  for (int l = 0; l < layers; ++l) header(l + (at.input ? 1 : 0), at.column_width >= 40 ? QString("layer %1").arg(l + 1) : QString("L%1").arg(l + 1));
+  for (int l = 0; l < layers; ++l) {
+    const bool named = l < data_.column_names.size();
+    header(l + (at.input ? 1 : 0), named ? data_.column_names[l]
+                                   : at.column_width >= 40 ? QString("layer %1").arg(l + 1) : QString("L%1").arg(l + 1));
+  }
   if (at.logits) header(layers + (at.input ? 1 : 0), "logits");
   if (at.row_height >= 10) {
     const int heads = at.rows - (data_.mlps ? 1 : 0);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
@@ -37,6 +38,7 @@ struct CircuitEdge {
 
 struct CircuitGraphData {
   std::vector<int> heads_per_layer;  // the columns' heads
+  QStringList column_names;          // per column ("enc 1", "cross 2"); empty: "layer 1", "layer 2", …
   bool mlps = false;                 // each layer's column ends with its MLP
   QString title;                     // what the values are ("EAP-IG score, induction_lm")
   std::vector<CircuitEdge> edges;

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -18,7 +19,8 @@ torch::Tensor row_gram(const torch::Tensor& x) { return torch::matmul(x, x.trans
 // xᵀ x of x [..., d, dh].
 torch::Tensor column_gram(const torch::Tensor& x) { return torch::matmul(x.transpose(-1, -2), x).to(torch::kFloat64); }
 
-// tr(Cᵀ G C G') for C [..., dh, dh] and symmetric G, G' broadcasting against it: Σ C ⊙ (G C G').
+// tr(Cᵀ G C G') for C [..., dh2, dh1] and symmetric G [.., dh2, dh2], G' [..., dh1, dh1] broadcasting
+// against it: Σ C ⊙ (G C G').
 torch::Tensor traced(const torch::Tensor& left, const torch::Tensor& core, const torch::Tensor& right) {
   return (core * torch::matmul(torch::matmul(left, core), right)).sum({-2, -1}).clamp_min(0);
 }
@@ -26,13 +28,13 @@ torch::Tensor traced(const torch::Tensor& left, const torch::Tensor& core, const
 // tr(A B) of symmetric [..., dh, dh] matrices: Σ A ⊙ B.
 torch::Tensor trace_product(const torch::Tensor& a, const torch::Tensor& b) { return (a * b).sum({-2, -1}).clamp_min(0); }
 
-// Cores C[j, i] = A_j O_i of receiver rows A [H2, dh, d] and sender columns O [H1, d, dh]: one product,
-// [H2, H1, dh, dh] in float64.
+// Cores C[j, i] = A_j O_i of receiver rows A [H2, dh2, d] and sender columns O [H1, d, dh1]: one product,
+// [H2, H1, dh2, dh1] in float64 (a translation model's encoder and decoder heads may differ in width).
 torch::Tensor cores(const torch::Tensor& rows, const torch::Tensor& columns) {
-  const auto h2 = rows.size(0), h1 = columns.size(0), dh = rows.size(1);
-  const auto stacked_rows = rows.reshape({h2 * dh, rows.size(2)});                        // [H2·dh, d]
-  const auto stacked_columns = columns.permute({1, 0, 2}).reshape({columns.size(1), h1 * dh});  // [d, H1·dh]
-  return torch::matmul(stacked_rows, stacked_columns).reshape({h2, dh, h1, dh}).permute({0, 2, 1, 3}).to(torch::kFloat64);
+  const auto h2 = rows.size(0), h1 = columns.size(0), dh2 = rows.size(1), dh1 = columns.size(2);
+  const auto stacked_rows = rows.reshape({h2 * dh2, rows.size(2)});                         // [H2·dh2, d]
+  const auto stacked_columns = columns.permute({1, 0, 2}).reshape({columns.size(1), h1 * dh1});  // [d, H1·dh1]
+  return torch::matmul(stacked_rows, stacked_columns).reshape({h2, dh2, h1, dh1}).permute({0, 2, 1, 3}).to(torch::kFloat64);
 }
 
 }  // namespace
@@ -52,22 +54,34 @@ std::vector<CompositionPair> composition_scores(const HeadWeights& weights, cons
     qk_norm2.push_back(trace_product(gram_q.back(), gram_k.back()));
     ov_norm2.push_back(trace_product(gram_o.back(), gram_v.back()));
   }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   for (int64_t receiver = 1; receiver < layers; ++receiver) {
     const auto& to = weights.layers[receiver];
     for (int64_t sender = 0; sender < receiver; ++sender) {
       const auto& from = weights.layers[sender];
+      // A translation model's sender composes only with what reads the stream it writes to: an encoder
+      // head with encoder heads and with cross-attention's keys and values, a decoder head with later
+      // decoder heads and with cross-attention's queries.
+      const bool reads_query = from.write_stream == to.query_stream, reads_key = from.write_stream == to.key_stream;
+      if (!reads_query && !reads_key) continue;
       const auto sender_v = gram_v[sender].unsqueeze(0);  // [1, H1, dh, dh]
-      // The key and value cores once per key/value head, then read by each query head of its group.
-      const auto key_cores = cores(to.kv_key, from.output).index_select(0, to.kv_of);
-      const auto value_cores = cores(to.kv_value, from.output).index_select(0, to.kv_of);
-      const auto q_num = traced(gram_k[receiver].unsqueeze(1), cores(to.query, from.output), sender_v);
-      const auto k_num = traced(gram_q[receiver].unsqueeze(1), key_cores, sender_v);
-      const auto v_num = traced(gram_o[receiver].unsqueeze(1), value_cores, sender_v);
-      const auto ov = ov_norm2[sender].unsqueeze(0);  // [1, H1]
-      const auto q = (q_num / (qk_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();  // [H2, H1]
-      const auto k = (k_num / (qk_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();
-      const auto v = (v_num / (ov_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();
-      const auto h2 = q.size(0), h1 = q.size(1);
+      const auto ov = ov_norm2[sender].unsqueeze(0);      // [1, H1]
+      const auto h2 = to.query.size(0), h1 = from.output.size(0);
+      const auto absent = torch::full({h2, h1}, nan, torch::kFloat64);
+      torch::Tensor q = absent, k = absent, v = absent;
+      if (reads_query) {
+        const auto q_num = traced(gram_k[receiver].unsqueeze(1), cores(to.query, from.output), sender_v);
+        q = (q_num / (qk_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();  // [H2, H1]
+      }
+      if (reads_key) {
+        // The key and value cores once per key/value head, then read by each query head of its group.
+        const auto key_cores = cores(to.kv_key, from.output).index_select(0, to.kv_of);
+        const auto value_cores = cores(to.kv_value, from.output).index_select(0, to.kv_of);
+        const auto k_num = traced(gram_q[receiver].unsqueeze(1), key_cores, sender_v);
+        const auto v_num = traced(gram_o[receiver].unsqueeze(1), value_cores, sender_v);
+        k = (k_num / (qk_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();
+        v = (v_num / (ov_norm2[receiver].unsqueeze(1) * ov)).sqrt().contiguous();
+      }
       const auto* q_data = q.data_ptr<double>();
       const auto* k_data = k.data_ptr<double>();
       const auto* v_data = v.data_ptr<double>();
@@ -102,6 +116,11 @@ double ChanceBaseline::share_at_least(double x) const {
 }
 
 ChanceBaseline composition_baseline(int64_t d_model, int64_t d_head, int64_t draws, uint64_t seed) {
+  return composition_baseline(d_model, d_head, d_head, draws, seed);
+}
+
+ChanceBaseline composition_baseline(int64_t d_model, int64_t receiver_head, int64_t sender_head, int64_t draws,
+                                    uint64_t seed) {
   c10::InferenceMode inference;
   auto generator = at::detail::createCPUGenerator(seed);
   ChanceBaseline baseline;
@@ -109,10 +128,10 @@ ChanceBaseline composition_baseline(int64_t d_model, int64_t d_head, int64_t dra
   for (int64_t done = 0; done < draws; done += kChunk) {
     const auto n = std::min(kChunk, draws - done);
     const auto options = torch::TensorOptions().dtype(torch::kFloat32);
-    const auto query = at::normal(0, 1, {n, d_head, d_model}, generator, options);
-    const auto key = at::normal(0, 1, {n, d_head, d_model}, generator, options);
-    const auto value = at::normal(0, 1, {n, d_head, d_model}, generator, options);
-    const auto output = at::normal(0, 1, {n, d_model, d_head}, generator, options);
+    const auto query = at::normal(0, 1, {n, receiver_head, d_model}, generator, options);
+    const auto key = at::normal(0, 1, {n, receiver_head, d_model}, generator, options);
+    const auto value = at::normal(0, 1, {n, sender_head, d_model}, generator, options);  // the sender's
+    const auto output = at::normal(0, 1, {n, d_model, sender_head}, generator, options);
     const auto gram_q = row_gram(query), gram_k = row_gram(key), gram_v = row_gram(value), gram_o = column_gram(output);
     const auto core = torch::matmul(key, output).to(torch::kFloat64);  // [n, dh, dh]
     const auto score = (traced(gram_q, core, gram_v) /
@@ -132,18 +151,30 @@ ChanceBaseline composition_baseline(int64_t d_model, int64_t d_head, int64_t dra
 std::vector<HeadCircuit> head_circuits(const HeadWeights& weights, int64_t span, bool causal) {
   c10::InferenceMode inference;
   std::vector<HeadCircuit> heads;
-  // W_E W_U [d, d] once: each head's eigenvalues are those of V G O [dh, dh] (cyclic: the V × V
-  // matrix W_U W_O W_V W_E has no other non-zero ones).
-  torch::Tensor through_vocabulary;
-  if (weights.unembedding.defined()) through_vocabulary = torch::matmul(weights.embedding, weights.unembedding);
-  torch::Tensor positions;
-  if (weights.positions.defined()) positions = weights.positions.narrow(0, 0, std::min(span, weights.positions.size(0)));
+  // Per stream a head's values read (0, and a translation model's decoder 1): W_E W_U [d, d] once,
+  // where the unembedding reads what the head writes; each head's eigenvalues are those of V G O
+  // [dh, dh] (cyclic: the V × V matrix W_U W_O W_V W_E has no other non-zero ones).
+  const int unembedded = weights.translation ? 1 : 0;
+  std::array<torch::Tensor, 2> through_vocabulary, stream_positions;
+  std::array<bool, 2> stream_causal{causal, true};  // a translation model: the encoder sees both ways
+  if (weights.translation) stream_causal[0] = false;
+  const std::array<const torch::Tensor*, 2> embeddings{&weights.embedding, &weights.decoder_embedding};
+  const std::array<const torch::Tensor*, 2> tables{&weights.positions, &weights.decoder_positions};
+  for (int stream = 0; stream < 2; ++stream) {
+    // Source tokens read as target tokens only where the two share one vocabulary.
+    const bool same_tokens = stream == unembedded || weights.shared_vocabulary;
+    if (weights.unembedding.defined() && embeddings[stream]->defined() && same_tokens)
+      through_vocabulary[stream] = torch::matmul(*embeddings[stream], weights.unembedding);
+    if (tables[stream]->defined()) stream_positions[stream] = tables[stream]->narrow(0, 0, std::min(span, tables[stream]->size(0)));
+  }
   for (int64_t layer = 0; layer < static_cast<int64_t>(weights.layers.size()); ++layer) {
     const auto& w = weights.layers[layer];
     const auto h = w.query.size(0);
     torch::Tensor copying, positive;
-    if (through_vocabulary.defined()) {
-      const auto circuit = torch::matmul(torch::matmul(w.value, through_vocabulary), w.output).to(torch::kFloat64);
+    // Copying needs the unembedding to read what the head writes (not a translation model's encoder).
+    const auto& vocabulary = through_vocabulary[w.key_stream];
+    if (vocabulary.defined() && w.write_stream == unembedded) {
+      const auto circuit = torch::matmul(torch::matmul(w.value, vocabulary), w.output).to(torch::kFloat64);
       const auto eigenvalues = torch::linalg_eigvals(circuit);  // [H, dh] complex
       const auto modulus = eigenvalues.abs();
       const auto real = torch::real(eigenvalues);
@@ -151,15 +182,18 @@ std::vector<HeadCircuit> head_circuits(const HeadWeights& weights, int64_t span,
       copying = (real.sum(-1) / mass).contiguous();
       positive = ((modulus * (real > 0)).sum(-1) / mass).contiguous();
     }
+    // The positional pattern where queries and keys read one stream's positions (not cross-attention).
+    const auto& table = stream_positions[w.query_stream];
     torch::Tensor weight_by_offset;  // [H, 2·N − 1]: offsets −(N−1) … N−1
-    if (positions.defined()) {
+    if (table.defined() && w.query_stream == w.key_stream) {
+      const auto& positions = table;  // [N, d]
       const auto n = positions.size(0);
       const auto queries = torch::matmul(positions.unsqueeze(0), w.query.transpose(-1, -2));  // [H, N, dh]
       const auto keys = torch::matmul(positions.unsqueeze(0), w.key.transpose(-1, -2));
-      auto scores = torch::matmul(queries, keys.transpose(-1, -2)).to(torch::kFloat64) * weights.score_scale;
+      auto scores = torch::matmul(queries, keys.transpose(-1, -2)).to(torch::kFloat64) * w.score_scale;
       const auto index = torch::arange(n, torch::kLong);
       const auto offset = index.unsqueeze(1) - index.unsqueeze(0);  // [N, N]: query − key
-      if (causal) scores = scores.masked_fill(offset.lt(0), -std::numeric_limits<double>::infinity());
+      if (stream_causal[w.query_stream]) scores = scores.masked_fill(offset.lt(0), -std::numeric_limits<double>::infinity());
       const auto probabilities = torch::softmax(scores, -1);
       const auto slot = (offset + (n - 1)).reshape({-1});
       const auto sums = torch::zeros({h, 2 * n - 1}, torch::kFloat64).index_add_(1, slot, probabilities.reshape({h, -1}));
@@ -177,7 +211,7 @@ std::vector<HeadCircuit> head_circuits(const HeadWeights& weights, int64_t span,
         const auto row = weight_by_offset[head];
         const auto best = row.argmax().item<int64_t>();
         circuit.has_positional = true;
-        circuit.positional_offset = best - (positions.size(0) - 1);
+        circuit.positional_offset = best - (table.size(0) - 1);
         circuit.positional_weight = row[best].item<double>();
       }
       heads.push_back(circuit);

@@ -24,7 +24,10 @@ struct CompositionPair {
 };
 
 // Every pair, receiver layer by receiver layer (progress counts them); empty with `cancelled` set when
-// the progress callback cancels.
+// the progress callback cancels. A translation model's "layers" are its attention blocks: a pair is
+// listed where the receiver reads the stream the sender writes to (head_weights.h), and a kind the
+// receiver does not read that stream with is NaN (an encoder head into cross-attention: q NaN; a
+// decoder head into cross-attention: k and v NaN).
 std::vector<CompositionPair> composition_scores(const HeadWeights& weights, const ProgressCallback& progress,
                                                 bool* cancelled);
 
@@ -38,11 +41,18 @@ struct ChanceBaseline {
   double share_at_least(double x) const;    // (1 + #{draws ≥ x}) / (1 + draws): a one-sided p-value
 };
 ChanceBaseline composition_baseline(int64_t d_model, int64_t d_head, int64_t draws, uint64_t seed);
+// The same with the receiver's W_Q, W_K [receiver_head, d] and the sender's W_V, W_O of width sender_head
+// (a translation model's encoder and decoder heads may differ).
+ChanceBaseline composition_baseline(int64_t d_model, int64_t receiver_head, int64_t sender_head, int64_t draws,
+                                    uint64_t seed);
 
 // Per head: the copying score of W_U OV W_E (its eigenvalues λ: Σ Re λ / Σ |λ|, and the share of Σ |λ|
 // on eigenvalues with Re λ > 0), NaN without an unembedding; and with a position table, the QK
 // circuit of the first `span` positions: each query's softmax over the keys it may see of
 // Pᵀ QK P · scale, averaged by offset (query − key); the offset with the most weight and that weight.
+// `causal` is a one-stack model's; a translation model's encoder heads see both ways, its decoder
+// heads are causal, its cross-attention heads have no positional pattern (queries and keys are
+// different sequences) and its encoder heads no copying score (the unembedding reads the decoder).
 struct HeadCircuit {
   int64_t layer = 0, head = 0;
   double copying = 0, positive_share = 0;

@@ -4,6 +4,7 @@
 // the QK circuit (models with a position table) and its mean composition out of and into it
 // (composition.h, docs/circuits.md).
 #include "analysis/circuits/composition.h"
+#include "analysis/core/attention_blocks.h"
 #include "analysis/core/registry.h"
 #include "analysis/core/setting_fields.h"
 #include "models/errors.h"
@@ -11,6 +12,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace aw {
@@ -19,69 +23,119 @@ namespace {
 constexpr int64_t kDefaultDraws = 1000;
 constexpr int64_t kDefaultSpan = 64;
 
-// Mean multiple of chance of each head's composition out of it (into every later head) and into it
-// (from every earlier head), per kind q, k, v: [layer][head][kind].
+// The chance baselines: one per pair of head widths (receiver, sender) the pairs have; a translation
+// model's encoder and decoder heads may differ in width.
+struct Chances {
+  std::map<std::pair<int64_t, int64_t>, ChanceBaseline> by_widths;
+  std::vector<int64_t> widths;  // per block
+  const ChanceBaseline& of(const CompositionPair& pair) const {
+    return by_widths.at({widths[pair.receiver_layer], widths[pair.sender_layer]});
+  }
+};
+Chances chances(const ModelConfig& config, const std::vector<CompositionPair>& pairs, int64_t draws, uint64_t seed) {
+  Chances result;
+  for (int64_t block = 0; block < config.n_blocks; ++block) result.widths.push_back(config.head_width(block));
+  for (const auto& pair : pairs) {
+    const std::pair<int64_t, int64_t> key{result.widths[pair.receiver_layer], result.widths[pair.sender_layer]};
+    if (!result.by_widths.count(key))
+      result.by_widths[key] = composition_baseline(config.d_model, key.first, key.second, draws, seed);
+  }
+  if (result.by_widths.empty())  // no pair at all: the model's own width, for the metadata
+    result.by_widths[{config.d_head, config.d_head}] = composition_baseline(config.d_model, config.d_head, draws, seed);
+  return result;
+}
+
+// Mean multiple of chance of each head's composition out of it (into every later head that reads its
+// stream) and into it (from every earlier head), per kind q, k, v: [block][head][kind]; NaN where none.
 struct HeadMeans {
   std::vector<std::vector<std::array<double, 3>>> out, in;
 };
 HeadMeans head_means(const std::vector<CompositionPair>& pairs, const std::vector<int64_t>& heads_per_layer,
-                     double chance) {
+                     const Chances& chances) {
+  using Triple = std::array<double, 3>;
   HeadMeans means;
-  std::vector<std::vector<int64_t>> out_count, in_count;
+  std::vector<std::vector<Triple>> out_count, in_count;
   for (const auto h : heads_per_layer) {
-    means.out.emplace_back(h, std::array<double, 3>{0, 0, 0});
-    means.in.emplace_back(h, std::array<double, 3>{0, 0, 0});
-    out_count.emplace_back(h, 0);
-    in_count.emplace_back(h, 0);
+    for (auto* side : {&means.out, &means.in, &out_count, &in_count}) side->emplace_back(h, Triple{0, 0, 0});
   }
   for (const auto& pair : pairs) {
-    const std::array<double, 3> scores{pair.q / chance, pair.k / chance, pair.v / chance};
-    auto& out = means.out[pair.sender_layer][pair.sender_head];
-    auto& in = means.in[pair.receiver_layer][pair.receiver_head];
-    for (int kind = 0; kind < 3; ++kind) out[kind] += scores[kind], in[kind] += scores[kind];
-    ++out_count[pair.sender_layer][pair.sender_head];
-    ++in_count[pair.receiver_layer][pair.receiver_head];
+    const double chance = chances.of(pair).mean;
+    const Triple scores{pair.q / chance, pair.k / chance, pair.v / chance};
+    for (int kind = 0; kind < 3; ++kind) {
+      if (std::isnan(scores[kind])) continue;  // this receiver does not read the sender's stream that way
+      means.out[pair.sender_layer][pair.sender_head][kind] += scores[kind];
+      means.in[pair.receiver_layer][pair.receiver_head][kind] += scores[kind];
+      ++out_count[pair.sender_layer][pair.sender_head][kind];
+      ++in_count[pair.receiver_layer][pair.receiver_head][kind];
+    }
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (size_t l = 0; l < heads_per_layer.size(); ++l)
     for (size_t h = 0; h < means.out[l].size(); ++h)
       for (int kind = 0; kind < 3; ++kind) {
-        means.out[l][h][kind] = out_count[l][h] ? means.out[l][h][kind] / static_cast<double>(out_count[l][h]) : nan;
-        means.in[l][h][kind] = in_count[l][h] ? means.in[l][h][kind] / static_cast<double>(in_count[l][h]) : nan;
+        const double outs = out_count[l][h][kind], ins = in_count[l][h][kind];
+        means.out[l][h][kind] = outs > 0 ? means.out[l][h][kind] / outs : nan;
+        means.in[l][h][kind] = ins > 0 ? means.in[l][h][kind] / ins : nan;
       }
   return means;
 }
 
-void describe_chance(ResultTable& table, const ChanceBaseline& chance, int64_t seed) {
+void describe_chance(ResultTable& table, const Chances& chances, int64_t seed) {
+  const auto& chance = chances.by_widths.begin()->second;  // the first widths' (a translation model's encoder)
   table.meta("chance_mean", chance.mean).meta("chance_sd", chance.sd);
   table.meta("chance_p95", chance.quantile(0.95)).meta("chance_p99", chance.quantile(0.99));
   table.meta("chance_draws", static_cast<int64_t>(chance.sorted.size())).meta("seed", seed);
+  if (chances.by_widths.size() > 1) {
+    std::string text;
+    for (const auto& [widths, baseline] : chances.by_widths)
+      text += (text.empty() ? "" : "; ") + std::string("receiver dh ") + std::to_string(widths.first) + " sender dh " +
+              std::to_string(widths.second) + ": " + cell_text(baseline.mean);
+    table.meta("chance_mean_by_widths", text);
+  }
 }
 
-ResultTable pairs_table(const std::vector<CompositionPair>& pairs, double chance) {
+Cell number_or_blank(double value) { return std::isnan(value) ? Cell{} : cell(value); }
+
+// The columns naming a head: kind (translation models), layer, head, each with `prefix`.
+void add_head_columns(ResultTable& table, const BlockNames& names, const std::string& prefix) {
+  if (names.with_kind) table.add_column(prefix + "kind", ColumnType::Text);
+  table.add_column(prefix + "layer", ColumnType::Integer).add_column(prefix + "head", ColumnType::Integer);
+}
+void add_head_cells(std::vector<Cell>& row, const BlockNames& names, int64_t block, int64_t head) {
+  for (auto& value : names.cells(block)) row.push_back(std::move(value));
+  row.push_back(cell(head + 1));
+}
+
+ResultTable pairs_table(const std::vector<CompositionPair>& pairs, const Chances& chances, const BlockNames& names) {
   ResultTable table;
-  for (const char* name : {"sender_layer", "sender_head", "receiver_layer", "receiver_head"})
-    table.add_column(name, ColumnType::Integer);
+  add_head_columns(table, names, "sender_");
+  add_head_columns(table, names, "receiver_");
   for (const char* name : {"q", "k", "v", "q_chance", "k_chance", "v_chance"}) table.add_column(name, ColumnType::Number);
-  for (const auto& p : pairs)
-    table.row(p.sender_layer + 1, p.sender_head + 1, p.receiver_layer + 1, p.receiver_head + 1, p.q, p.k, p.v,
-              p.q / chance, p.k / chance, p.v / chance);
+  for (const auto& p : pairs) {
+    const double chance = chances.of(p).mean;
+    std::vector<Cell> row;
+    add_head_cells(row, names, p.sender_layer, p.sender_head);
+    add_head_cells(row, names, p.receiver_layer, p.receiver_head);
+    for (const double value : {p.q, p.k, p.v, p.q / chance, p.k / chance, p.v / chance}) row.push_back(number_or_blank(value));
+    table.add_row(std::move(row));
+  }
   return table;
 }
 
-ResultTable heads_table(const std::vector<HeadCircuit>& heads, const HeadMeans& means) {
+ResultTable heads_table(const std::vector<HeadCircuit>& heads, const HeadMeans& means, const BlockNames& names) {
   ResultTable table;
-  table.add_column("layer", ColumnType::Integer).add_column("head", ColumnType::Integer);
+  add_head_columns(table, names, "");
   table.add_column("copying", ColumnType::Number).add_column("positive_share", ColumnType::Number);
   table.add_column("positional_offset", ColumnType::Integer).add_column("positional_weight", ColumnType::Number);
   for (const char* name : {"q_out", "k_out", "v_out", "q_in", "k_in", "v_in"}) table.add_column(name, ColumnType::Number);
   for (const auto& head : heads) {
-    std::vector<Cell> row{cell(head.layer + 1), cell(head.head + 1)};
-    for (const double value : {head.copying, head.positive_share}) row.push_back(std::isnan(value) ? Cell{} : cell(value));
+    std::vector<Cell> row;
+    add_head_cells(row, names, head.layer, head.head);
+    for (const double value : {head.copying, head.positive_share}) row.push_back(number_or_blank(value));
     if (head.has_positional) row.insert(row.end(), {cell(head.positional_offset), cell(head.positional_weight)});
     else row.insert(row.end(), {Cell{}, Cell{}});
     for (const auto* side : {&means.out, &means.in})
-      for (const double value : (*side)[head.layer][head.head]) row.push_back(std::isnan(value) ? Cell{} : cell(value));
+      for (const double value : (*side)[head.layer][head.head]) row.push_back(number_or_blank(value));
     table.add_row(std::move(row));
   }
   return table;
@@ -98,20 +152,27 @@ AnalysisReport run_composition(const AnalysisRequest& request) {
   const auto pairs = composition_scores(weights, request.phase(loaded.name + ": receiver layers"), &cancelled);
   if (cancelled) return report.cancelled = true, report;
   const auto& config = loaded.config;
-  const auto chance = composition_baseline(config.d_model, config.d_head, draws, static_cast<uint64_t>(seed));
+  const auto chance = chances(config, pairs, draws, static_cast<uint64_t>(seed));
   const auto heads = head_circuits(weights, settings.integer("span"), config.causal);
-  const auto means = head_means(pairs, config.heads_per_block, chance.mean);
+  const auto means = head_means(pairs, config.heads_per_block, chance);
+  const auto names = block_names(config);
 
-  auto table = pairs_table(pairs, chance.mean);
+  auto table = pairs_table(pairs, chance, names);
   table.meta("model", loaded.name);
   describe_chance(table, chance, seed);
   table.meta("folded", weights.folded);
   if (config.positions == PositionKind::Rotary)
     table.meta("rotary", "QK read at offset 0: W_Q^T W_K without the rotation (it depends on the offset)");
-  auto per_head = heads_table(heads, means);
+  if (config.is_translation()) {
+    table.meta("encoder_layers", config.translation.encoder_layers);
+    table.meta("streams", "enc heads compose with later enc heads and with cross-attention's keys and values; dec "
+                          "and cross heads with later dec heads and with cross-attention's queries");
+  }
+  auto per_head = heads_table(heads, means, names);
   per_head.meta("model", loaded.name);
-  per_head.meta("chance_mean", chance.mean);
-  per_head.meta("span", weights.positions.defined() ? settings.integer("span") : int64_t{0});
+  per_head.meta("chance_mean", chance.by_widths.begin()->second.mean);
+  const bool positional = weights.positions.defined() || weights.decoder_positions.defined();
+  per_head.meta("span", positional ? settings.integer("span") : int64_t{0});
   report.tables["csv"] = std::move(table);
   report.tables["heads"] = std::move(per_head);
   HeadScores scores{"K-composition out (× chance)", {}, 1, 0};
@@ -121,7 +182,7 @@ AnalysisReport run_composition(const AnalysisRequest& request) {
   }
   report.head_scores = std::move(scores);
   report.description = loaded.name + ": " + std::to_string(pairs.size()) + " pairs of heads; chance " +
-                       std::to_string(chance.mean);
+                       std::to_string(chance.by_widths.begin()->second.mean);
   return report;
 }
 
@@ -131,7 +192,7 @@ AnalysisDescriptor composition_descriptor() {
   AnalysisDescriptor descriptor("composition", "Composition",
                                 "Elhage et al. 2021: Q-, K- and V-composition of every pair of heads from the "
                                 "weights, as multiples of chance; each head's copying score and positional pattern");
-  descriptor.models = ModelRequirement::TokenSelfAttention;
+  descriptor.models = ModelRequirement::TokenAttention;
   descriptor.data = DataKind::Sentences;
   descriptor.fields = {
       integer_field("chance-draws", "Chance draws", kDefaultDraws, 10, 1 << 20,

@@ -133,6 +133,8 @@ std::string requirement_text(ModelRequirement requirement) {
     case ModelRequirement::Lama: return "a LAMA classifier (model_type lama), whose attention is one weight per word and head";
     case ModelRequirement::LanguageModel: return "a language model";
     case ModelRequirement::TokenSelfAttention: return "token-to-token self-attention (a language model, or a BERT-style classifier or encoder)";
+    case ModelRequirement::TokenAttention:
+      return "token-to-token attention (a language model, a BERT-style classifier or encoder, or a translation model)";
     case ModelRequirement::AnyModel: return "any checkpoint folder";
   }
   return "";
@@ -146,6 +148,7 @@ bool accepts(const ModelConfig& config, ModelRequirement requirement) {
     case ModelRequirement::Lama: return config.has_lama_attention();
     case ModelRequirement::LanguageModel: return config.is_language_model();
     case ModelRequirement::TokenSelfAttention: return config.has_token_attention() && !config.is_translation();
+    case ModelRequirement::TokenAttention: return config.has_token_attention();
     case ModelRequirement::AnyModel: return true;
   }
   return false;

@@ -137,6 +137,7 @@ enum class ModelRequirement {
   LanguageModel,              // patch: a language model's next-token logits
   TokenSelfAttention,         // head-types: token-to-token self-attention of one kind (language
                               // models, BERT-style classifiers and encoders; not translation models)
+  TokenAttention,             // composition: token-to-token attention of any kind (translation models too)
   AnyModel,                   // training: reads the folder's training.json, runs nothing
 };
 

@@ -72,6 +72,37 @@ class CircuitGraphTests : public QObject {
     QVERIFY(circuit_edges("stats", eap_table(), {2, 2}).edges.empty());
   }
 
+  // A translation model's composition names heads by kind and layer: drawn on its attention blocks
+  // (2 encoder layers, then dec 1, cross 1), a kind the receiver does not read (empty) left out.
+  void aTranslationModelsCompositionIsDrawnOnItsBlocks() {
+    ResultTable composition;
+    composition.meta("model", "marian").meta("encoder_layers", int64_t{2});
+    for (const char* side : {"sender_", "receiver_"}) {
+      composition.add_column(std::string(side) + "kind", ColumnType::Text);
+      composition.add_column(std::string(side) + "layer", ColumnType::Integer);
+      composition.add_column(std::string(side) + "head", ColumnType::Integer);
+    }
+    for (const char* name : {"q_chance", "k_chance", "v_chance"}) composition.add_column(name, ColumnType::Number);
+    composition.add_row({cell("enc"), cell(int64_t{2}), cell(int64_t{1}), cell("cross"), cell(int64_t{1}),
+                         cell(int64_t{2}), Cell{}, cell(3.0), cell(2.0)});
+    composition.add_row({cell("dec"), cell(int64_t{1}), cell(int64_t{2}), cell("cross"), cell(int64_t{1}),
+                         cell(int64_t{1}), cell(1.25), Cell{}, Cell{}});
+    const auto composed = circuit_edges("composition", composition, {4, 4, 2, 2});
+    QCOMPARE(composed.column_names, (QStringList{"enc 1", "enc 2", "dec 1", "cross 1"}));
+    QCOMPARE(static_cast<int>(composed.edges.size()), 3);
+    QCOMPARE(composed.edges[0].label(), QString("2.1 → k 4.2"));  // enc 2 head 1 → k of cross 1 head 2 (block 4)
+    QCOMPARE(composed.edges[0].value, 2.0);
+    QCOMPARE(composed.edges[1].input, QString("v"));
+    QCOMPARE(composed.edges[2].label(), QString("3.2 → q 4.1"));  // dec 1 (block 3) → q of cross 1
+    QCOMPARE(composed.edges[2].value, 0.25);
+    CircuitGraph graph;
+    graph.resize(640, 420);
+    graph.setGraph(composed);
+    graph.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&graph));
+    QVERIFY(graph.grab().save(AW_BUILD_DIR "/circuit_graph_translation.png"));
+  }
+
   void theThresholdDrawsTheLargestAndAClickSelects() {
     CircuitGraph graph;
     graph.resize(640, 420);

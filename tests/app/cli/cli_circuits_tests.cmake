@@ -12,6 +12,12 @@ aw_cli_test(composition_heads EXIT 0
             ARGS composition --model ${fixtures}/tiny_lm --span 16 --heads-out ${circuit_files}/heads.csv)
 aw_cli_test(composition_bert EXIT 0 REGEX "folded=post-norm model: no norm folded\n"
             ARGS composition --model ${fixtures}/tiny_bert_classifier)
+# A translation model by attention kind: encoder heads into later encoder heads (q, k, v) and into
+# cross-attention's keys and values (q blank); Marian's 4-wide encoder and 8-wide decoder heads each
+# with their own chance.
+aw_cli_test(composition_translation EXIT 0
+            REGEX "chance_mean_by_widths=receiver dh 4 sender dh 4: 0\\.[0-9]+; receiver dh 8 sender dh 4: 0\\.[0-9]+; receiver dh 8 sender dh 8: 0\\.[0-9]+, folded=post-norm model: no norm folded, encoder_layers=2, streams=[^\n]+\nsender_kind,sender_layer,sender_head,receiver_kind,receiver_layer,receiver_head,q,k,v,q_chance,k_chance,v_chance\nenc,1,1,enc,2,1,0\\.[0-9]+,0\\.[0-9]+,0\\.[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+\n.*\nenc,1,1,cross,1,1,,0\\.[0-9]+,0\\.[0-9]+,,[0-9.]+,[0-9.]+\n.*\ndec,1,1,cross,1,1,0\\.[0-9]+,,,[0-9.]+,,\n"
+            ARGS composition --model ${PROJECT_SOURCE_DIR}/tests/fixtures/hf/marian_tiny --chance-draws 100)
 aw_cli_test(token_attribution EXIT 0 STDOUT_LINES 7
             REGEX "^# model=tiny_lm, target=[^,]+, position=4, logit=[0-9.e-]+, probability=[0-9.e-]+\nposition,token,attention,rollout,flow,gradient\n0,w2,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\n.*\n4,w6,"
             ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4 w5 w6")
@@ -25,7 +31,7 @@ aw_cli_test(token_attribution_classifier EXIT 0 REGEX "^# model=tiny_bert_classi
 
 # Bad input.
 aw_cli_test(error_composition_lama EXIT 1 STDERR_LINES 1
-            REGEX "tiny_lama: composition needs token-to-token self-attention \\(a language model, or a BERT-style classifier or encoder\\); this checkpoint is a lama"
+            REGEX "tiny_lama: composition needs token-to-token attention \\(a language model, a BERT-style classifier or encoder, or a translation model\\); this checkpoint is a lama"
             ARGS composition --model ${fixtures}/tiny_lama)
 aw_cli_test(error_token_attribution_lama EXIT 1 STDERR_LINES 1
             REGEX "tiny_lama: token-attribution needs token-to-token self-attention"
