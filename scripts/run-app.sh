@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh -DWITH_TESTS=OFF -DWITH_BENCH=OFF
+scripts/build.sh -DWITH_TESTS=OFF -DWITH_BENCH=OFF -DUNITY_LIBRARIES=ON
 if [ -x build/app/attention-workbench ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ -n "${QT_QPA_PLATFORM:-}" ]; }; then
   exec build/app/attention-workbench --sample-data sample_data "$@"
 fi

@@ -95,9 +95,8 @@ void place_in_populated_memory(std::vector<torch::Tensor>& parameters) {
   }
 }
 
-// Gives every floating parameter and buffer of a freshly created (uninitialised) model `dtype`:
-// parameters get new empty storage (converting their uninitialised values would touch every page
-// for nothing); buffers, which are computed (sinusoids), are converted.
+}  // namespace
+
 void use_dtype(torch::nn::Module& module, torch::ScalarType dtype) {
   torch::NoGradGuard no_grad;
   for (auto& parameter : module.parameters())
@@ -105,8 +104,6 @@ void use_dtype(torch::nn::Module& module, torch::ScalarType dtype) {
   for (auto& buffer : module.buffers())
     if (buffer.is_floating_point()) buffer.set_data(buffer.to(dtype));
 }
-
-}  // namespace
 
 std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise) {
   switch (config.network) {

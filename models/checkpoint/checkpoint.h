@@ -55,6 +55,10 @@ LoadedModel load_checkpoint(const std::string& dir, const torch::Device& device 
 // A new model of the config's family: randomly initialised, or with `initialise` false possibly
 // uninitialised (for a checkpoint to fill).
 std::shared_ptr<AttentionModel> create_model(const ModelConfig& config, bool initialise = true);
+// Gives every floating parameter and buffer of a freshly created (uninitialised) model `dtype`:
+// parameters get new empty storage (converting their uninitialised values would touch every page
+// for nothing); buffers, which are computed (sinusoids), are converted. Safetensors and GGUF loading.
+void use_dtype(torch::nn::Module& module, torch::ScalarType dtype);
 
 // What load_weights found: the stored dtypes ("F16" or "F16+F32") and the bytes it mapped.
 struct LoadedWeights {

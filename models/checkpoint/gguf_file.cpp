@@ -49,7 +49,6 @@ bool is_signed(GgufValueType type) {
          type == GgufValueType::Int64;
 }
 
-std::string in_quotes(const std::string& text) { return quoted_excerpt(text); }
 
 }  // namespace
 
@@ -97,7 +96,7 @@ class GgufParser {
   void parse_header() {
     if (size_ >= 4 && std::memcmp(bytes_, "GGUF", 4) != 0)
       fail("does not start with GGUF's magic 'GGUF' (found " +
-           in_quotes(std::string(reinterpret_cast<const char*>(bytes_), 4)) + "): not a GGUF file");
+           quoted_excerpt(std::string(reinterpret_cast<const char*>(bytes_), 4)) + "): not a GGUF file");
     if (size_ < kHeaderBytes)
       fail("truncated: the header needs " + std::to_string(kHeaderBytes) + " bytes, the file has " +
            std::to_string(size_));
@@ -120,7 +119,7 @@ class GgufParser {
     file_.keys_.reserve(std::min(entry_count_, left() / kMinEntryBytes));
     for (uint64_t entry = 0; entry < entry_count_; ++entry) {
       auto key = read_string("metadata entry " + std::to_string(entry) + " of " + std::to_string(entry_count_), "key");
-      const auto where = "metadata key " + in_quotes(key);
+      const auto where = "metadata key " + quoted_excerpt(key);
       if (file_.values_.count(key)) fail(where + " appears twice");
       GgufValue value;
       value.type = read_type(where, "value type");
@@ -202,7 +201,7 @@ class GgufParser {
     for (uint64_t index = 0; index < tensor_count_; ++index) {
       GgufTensor tensor;
       tensor.name = read_string("tensor info " + std::to_string(index) + " of " + std::to_string(tensor_count_), "name");
-      const auto where = "tensor " + in_quotes(tensor.name);
+      const auto where = "tensor " + quoted_excerpt(tensor.name);
       const auto n_dims = read<uint32_t>(where, "n_dims");
       if (n_dims > kMaxDims)
         fail(where + " has " + std::to_string(n_dims) + " dimensions; GGUF allows at most " + std::to_string(kMaxDims));
@@ -218,7 +217,7 @@ class GgufParser {
       }
       tensor.type = traits->type;
       size_tensor(tensor, *traits, where);
-      if (file_.index_.count(tensor.name)) fail("tensor name " + in_quotes(tensor.name) + " appears twice");
+      if (file_.index_.count(tensor.name)) fail("tensor name " + quoted_excerpt(tensor.name) + " appears twice");
       file_.index_.emplace(tensor.name, file_.tensors_.size());
       file_.tensors_.push_back(std::move(tensor));
     }
@@ -254,7 +253,7 @@ class GgufParser {
     file_.data_ = bytes_ + std::min(file_.data_offset_, size_);
     const uint64_t data_bytes = size_ - std::min(file_.data_offset_, size_);
     for (const auto& tensor : file_.tensors_) {
-      const auto where = "tensor " + in_quotes(tensor.name);
+      const auto where = "tensor " + quoted_excerpt(tensor.name);
       if (tensor.offset % alignment != 0)
         fail(where + " has offset " + std::to_string(tensor.offset) + ", not a multiple of the alignment " +
              std::to_string(alignment));
@@ -278,7 +277,7 @@ class GgufParser {
         const auto range = [](const GgufTensor* t) {
           return "(bytes " + std::to_string(t->offset) + "–" + std::to_string(t->offset + t->byte_size) + ")";
         };
-        fail("tensors " + in_quotes(furthest->name) + " " + range(furthest) + " and " + in_quotes(tensor->name) +
+        fail("tensors " + quoted_excerpt(furthest->name) + " " + range(furthest) + " and " + quoted_excerpt(tensor->name) +
              " " + range(tensor) + " of the data section overlap");
       }
       if (furthest == nullptr || tensor->offset + tensor->byte_size > furthest->offset + furthest->byte_size)
@@ -357,7 +356,7 @@ std::string GgufValue::summary() const {
 
 const GgufValue& GgufFile::value(const std::string& key) const {
   const auto found = values_.find(key);
-  if (found == values_.end()) fail_in_file(path_, "no metadata key " + in_quotes(key));
+  if (found == values_.end()) fail_in_file(path_, "no metadata key " + quoted_excerpt(key));
   return found->second;
 }
 
@@ -369,13 +368,13 @@ const GgufValue& typed(const GgufFile& file, const std::string& key, bool array,
                        const char* wanted) {
   const auto& value = file.value(key);
   if (value.is_array() != array || !accepts(value.element_type))
-    fail_in_file(file.path(), "metadata key " + in_quotes(key) + " is " + value.type_description() + ", not " + wanted);
+    fail_in_file(file.path(), "metadata key " + quoted_excerpt(key) + " is " + value.type_description() + ", not " + wanted);
   return value;
 }
 
 int64_t as_int64(const GgufFile& file, const std::string& key, const GgufValue& value, uint64_t bits) {
   if (!is_signed(value.element_type) && bits > kMaxInt64)
-    fail_in_file(file.path(), "metadata key " + in_quotes(key) + " holds " + std::to_string(bits) +
+    fail_in_file(file.path(), "metadata key " + quoted_excerpt(key) + " holds " + std::to_string(bits) +
                                   ", more than an int64 holds");
   return static_cast<int64_t>(bits);
 }
@@ -420,13 +419,13 @@ std::vector<double> GgufFile::float_array(const std::string& key) const {
 
 const GgufTensor& GgufFile::tensor(const std::string& name) const {
   const auto found = index_.find(name);
-  if (found == index_.end()) fail_in_file(path_, "no tensor " + in_quotes(name));
+  if (found == index_.end()) fail_in_file(path_, "no tensor " + quoted_excerpt(name));
   return tensors_[found->second];
 }
 
 void GgufFile::require_dequantisable(const GgufTensor& tensor) const {
   if (!can_dequantise(tensor.type))
-    fail_in_file(path_, "tensor " + in_quotes(tensor.name) + " is " + tensor.type_name() + "; supported: " +
+    fail_in_file(path_, "tensor " + quoted_excerpt(tensor.name) + " is " + tensor.type_name() + "; supported: " +
                             dequantisable_type_names());
 }
 

@@ -50,16 +50,6 @@ void undo_rotary_permutation(torch::Tensor& values, int64_t heads) {
   values.copy_(restored.view(values.sizes()));
 }
 
-// Gives every floating parameter and buffer of a freshly created (uninitialised) model `dtype`, as
-// load_checkpoint does: new empty storage for the parameters, converted buffers.
-void use_dtype(torch::nn::Module& module, torch::ScalarType dtype) {
-  torch::NoGradGuard no_grad;
-  for (auto& parameter : module.parameters())
-    parameter.set_data(torch::empty(parameter.sizes(), parameter.options().dtype(dtype)));
-  for (auto& buffer : module.buffers())
-    if (buffer.is_floating_point()) buffer.set_data(buffer.to(dtype));
-}
-
 // The metadata's sizes against the tensors the file holds, before a model is allocated from them.
 void require_weights_fit(const GgufFile& file, const ModelConfig& config) {
   double stored = 0;

@@ -62,7 +62,6 @@ const DtypeInfo* dtype_by_scalar_type(torch::ScalarType scalar_type) {
   return nullptr;
 }
 
-std::string in_quotes(const std::string& name) { return quoted_excerpt(name); }
 
 // "an array", "a number", ... for "X is <described>, not an object".
 std::string described(const json& value) {
@@ -79,7 +78,7 @@ bool is_count(const json& value) { return value.is_number_unsigned(); }
 
 // One header entry, checked field by field; returns the record with the dtype still unchecked.
 TensorRecord parse_entry(const std::string& path, const std::string& name, const json& entry) {
-  const auto tensor = "tensor " + in_quotes(name);
+  const auto tensor = "tensor " + quoted_excerpt(name);
   if (!entry.is_object()) fail_in_file(path, "entry for " + tensor + " is " + described(entry) + ", not an object");
   for (const char* field : {"dtype", "shape", "data_offsets"})
     if (!entry.contains(field)) fail_in_file(path, tensor + " has no " + field);
@@ -108,7 +107,7 @@ TensorRecord parse_entry(const std::string& path, const std::string& name, const
   // Element count and byte size must fit int64 (torch sizes), with no silent wrap-around. The nonzero
   // dims are checked as well: an empty [0, 2^62, 2^62] tensor still has strides torch must compute.
   const auto* info = dtype_by_name(record.dtype);
-  if (info == nullptr) fail_in_file(path, tensor + " has unsupported dtype " + in_quotes(record.dtype));
+  if (info == nullptr) fail_in_file(path, tensor + " has unsupported dtype " + quoted_excerpt(record.dtype));
   constexpr size_t kMaxDims = 32;
   if (dims.size() > kMaxDims)
     fail_in_file(path, tensor + " has " + std::to_string(dims.size()) + " dimensions, more than the " +
@@ -134,7 +133,7 @@ std::map<std::string, std::string> parse_metadata(const std::string& path, const
   std::map<std::string, std::string> entries;
   for (const auto& item : metadata.items()) {
     if (!item.value().is_string())
-      fail_in_file(path, std::string(kMetadataKey) + " value " + in_quotes(item.key()) + " is " +
+      fail_in_file(path, std::string(kMetadataKey) + " value " + quoted_excerpt(item.key()) + " is " +
                              described(item.value()) + ", not a string");
     entries[item.key()] = item.value().get<std::string>();
   }
@@ -155,8 +154,8 @@ void check_no_overlap(const std::string& path, const std::map<std::string, Tenso
       const auto offsets = [](const TensorRecord* r) {
         return "(data_offsets " + shape_string(std::vector<uint64_t>{r->begin, r->end}) + ")";
       };
-      fail_in_file(path, "tensors " + in_quotes(furthest->name) + " " + offsets(furthest) + " and " +
-                             in_quotes(record->name) + " " + offsets(record) + " overlap");
+      fail_in_file(path, "tensors " + quoted_excerpt(furthest->name) + " " + offsets(furthest) + " and " +
+                             quoted_excerpt(record->name) + " " + offsets(record) + " overlap");
     }
     if (furthest == nullptr || record->end > furthest->end) furthest = record;
   }
@@ -220,7 +219,7 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& 
   const auto* header_begin = reinterpret_cast<const char*>(file->mapping_ + kHeaderLengthBytes);
   const json header = parse_untrusted_json(std::string_view(header_begin, header_length), path, "header", on_key);
   if (!header.is_object()) fail_in_file(path, "header is " + described(header) + ", not a JSON object");
-  if (!duplicate.empty()) fail_in_file(path, "tensor " + in_quotes(duplicate) + " appears twice in the header");
+  if (!duplicate.empty()) fail_in_file(path, "tensor " + quoted_excerpt(duplicate) + " appears twice in the header");
 
   // Each record costs memory beyond its header bytes; real checkpoints hold at most tens of thousands.
   constexpr size_t kMaxTensors = 1'000'000;
@@ -234,7 +233,7 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& 
     }
     auto record = parse_entry(path, item.key(), item.value());
     if (record.end > data_size)
-      fail_in_file(path, "tensor " + in_quotes(record.name) + " has data_offsets " +
+      fail_in_file(path, "tensor " + quoted_excerpt(record.name) + " has data_offsets " +
                              shape_string(std::vector<uint64_t>{record.begin, record.end}) +
                              " past the end of the " + std::to_string(data_size) + "-byte data section");
     file->records_.emplace(record.name, std::move(record));
@@ -251,7 +250,7 @@ bool SafetensorsFile::contains(const std::string& name) const { return records_.
 
 const TensorRecord& SafetensorsFile::record(const std::string& name) const {
   const auto found = records_.find(name);
-  if (found == records_.end()) fail_in_file(path_, "no tensor " + in_quotes(name));
+  if (found == records_.end()) fail_in_file(path_, "no tensor " + quoted_excerpt(name));
   return found->second;
 }
 
@@ -285,11 +284,11 @@ SafetensorsWriter::SafetensorsWriter(std::string path, const std::vector<Declare
   std::set<std::string> names;
   uint64_t offset = 0;
   for (const auto& tensor : declared_) {
-    if (tensor.name == kMetadataKey) fail_in_file(path_, "tensor name " + in_quotes(tensor.name) + " is reserved");
-    if (!names.insert(tensor.name).second) fail_in_file(path_, "duplicate tensor name " + in_quotes(tensor.name));
+    if (tensor.name == kMetadataKey) fail_in_file(path_, "tensor name " + quoted_excerpt(tensor.name) + " is reserved");
+    if (!names.insert(tensor.name).second) fail_in_file(path_, "duplicate tensor name " + quoted_excerpt(tensor.name));
     const auto* info = dtype_by_scalar_type(tensor.dtype);
     if (info == nullptr)
-      fail_in_file(path_, "tensor " + in_quotes(tensor.name) + " has unsupported dtype " +
+      fail_in_file(path_, "tensor " + quoted_excerpt(tensor.name) + " has unsupported dtype " +
                               std::string(c10::toString(tensor.dtype)));
     uint64_t size = info->element_bytes;
     for (auto extent : tensor.shape) size *= static_cast<uint64_t>(extent);
@@ -324,12 +323,12 @@ void SafetensorsWriter::write(const torch::Tensor& value) {
   if (!file_->isOpen()) fail_in_file(path_, "written after it was finished");
   if (next_ >= declared_.size()) fail("more tensors written than the " + std::to_string(declared_.size()) + " declared");
   const auto& expected = declared_[next_];
-  if (!value.defined()) fail("tensor " + in_quotes(expected.name) + " is undefined");
+  if (!value.defined()) fail("tensor " + quoted_excerpt(expected.name) + " is undefined");
   if (value.scalar_type() != expected.dtype || value.sizes().vec() != expected.shape)
-    fail("tensor " + in_quotes(expected.name) + " is " + std::string(c10::toString(value.scalar_type())) + " " +
+    fail("tensor " + quoted_excerpt(expected.name) + " is " + std::string(c10::toString(value.scalar_type())) + " " +
          shape_string(value.sizes()) + ", declared " + std::string(c10::toString(expected.dtype)) + " " +
          shape_string(expected.shape));
-  if (rows_written_ > 0) fail("tensor " + in_quotes(expected.name) + " is half written by rows");
+  if (rows_written_ > 0) fail("tensor " + quoted_excerpt(expected.name) + " is half written by rows");
   const auto bytes = value.detach().to(torch::kCPU).contiguous();
   file_->write_at(offsets_[next_], bytes.data_ptr(), bytes.nbytes());
   ++next_;
@@ -346,7 +345,7 @@ void SafetensorsWriter::write_rows(const torch::Tensor& given, int64_t first_row
   if (!rows.defined() || rows.dim() != 3 || shape.size() != 3 || rows.scalar_type() != expected.dtype ||
       rows.size(0) != shape[0] || rows.size(2) != shape[2] || first_row != rows_written_ ||
       first_row + rows.size(1) > shape[1])
-    fail("rows " + std::to_string(first_row) + "+ of tensor " + in_quotes(expected.name) + " (" +
+    fail("rows " + std::to_string(first_row) + "+ of tensor " + quoted_excerpt(expected.name) + " (" +
          (rows.defined() ? std::string(c10::toString(rows.scalar_type())) + " " + shape_string(rows.sizes()) : "undefined") +
          ") do not fit its declared " + std::string(c10::toString(expected.dtype)) + " " + shape_string(expected.shape) +
          " after " + std::to_string(rows_written_) + " rows");
@@ -375,7 +374,7 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
                        const std::map<std::string, std::string>& metadata) {
   std::vector<SafetensorsWriter::Declared> declared;
   for (const auto& [name, value] : tensors) {
-    if (!value.defined()) fail_in_file(path, "tensor " + in_quotes(name) + " is undefined");
+    if (!value.defined()) fail_in_file(path, "tensor " + quoted_excerpt(name) + " is undefined");
     declared.push_back({name, value.scalar_type(), value.sizes().vec()});
   }
   SafetensorsWriter writer(path, declared, metadata);

@@ -152,6 +152,26 @@ class AnalysisTabsTests : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(static_cast<int>(reopened_view->graph()->graph().edges.size()), 110, kTimeoutMs);
   }
 
+  // Composition on a translation model: its pairs name heads by attention kind, and the Circuit view's
+  // columns are its blocks. mt_vanilla (2 + 2 layers of 4 heads): 176 pairs, 336 edges (enc → enc
+  // q/k/v, enc → cross k/v, dec and cross → dec q/k/v, → cross q).
+  void compositionOfATranslationModelIsDrawnOnItsBlocks() {
+    MainWindow window;
+    window.openCheckpoint(kSampleData + "/mt_vanilla");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    window.analyses()->run("composition");
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    const auto& table = window.analyses()->tab("composition")->panel()->table();
+    QCOMPARE(table.row_count(), 176);
+    QCOMPARE(table.text(0, table.column("sender_kind")), std::string("enc"));
+    auto* view = window.findChild<CircuitView*>();
+    QVERIFY(view);
+    QCOMPARE(view->source()->currentData().toString(), QString("composition"));
+    QCOMPARE(view->graph()->graph().column_names, QStringList({"enc 1", "enc 2", "dec 1", "cross 1", "dec 2", "cross 2"}));
+    QCOMPARE(static_cast<int>(view->graph()->graph().edges.size()), 336);
+  }
+
   // Settings the chosen model cannot use are greyed (a beam, a metric or an attention kind for a plain
   // language model; a window for a classifier) and stay out of its run.
   void settingsTheModelCannotUseAreGreyed() {
