@@ -55,7 +55,8 @@ QString text_of(const ResultTable& table, int row, const char* column) {
 
 }  // namespace
 
-CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, const std::vector<int>& heads_per_layer) {
+CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, const std::vector<int>& heads_per_layer,
+                               const QStringList& layer_names) {
   CircuitGraphData data;
   data.heads_per_layer = heads_per_layer;
   const auto model = QString::fromStdString(table.meta_text("model"));
@@ -83,21 +84,16 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
     }
   } else if (kind == "composition") {
     data.title = "composition × chance − 1, " + model;
-    // A translation model's rows name a head by kind (enc, dec, cross) and layer within it; its columns
-    // are its attention blocks (encoder layers, then each decoder layer's self- and cross-attention).
-    const bool by_kind = table.column("sender_kind") >= 0;
-    const int encoder_layers = by_kind ? static_cast<int>(table.meta_number("encoder_layers")) : 0;
-    if (by_kind)
-      for (int block = 0; block < static_cast<int>(heads_per_layer.size()); ++block)
-        data.column_names << (block < encoder_layers ? QString("enc %1").arg(block + 1)
-                                                     : QString("%1 %2")
-                                                           .arg((block - encoder_layers) % 2 ? "cross" : "dec")
-                                                           .arg((block - encoder_layers) / 2 + 1));
+    // A translation model's rows name a head by kind (enc, dec, cross) and layer within it: drawn on
+    // the block the session calls "Enc 1", "Cross 2", … (its layer_names, the columns' headers).
+    const bool by_kind = table.column("sender_kind") >= 0 && !layer_names.isEmpty();
+    if (by_kind) data.column_names = layer_names;
     auto head = [&](int row, const std::string& side) {
       int layer = static_cast<int>(table.number(row, table.column(side + "_layer"))) - 1;
       if (by_kind) {
-        const auto kind_name = text_of(table, row, (side + "_kind").c_str());
-        if (kind_name != "enc") layer = encoder_layers + 2 * layer + (kind_name == "cross" ? 1 : 0);
+        auto name = text_of(table, row, (side + "_kind").c_str());
+        if (!name.isEmpty()) name[0] = name[0].toUpper();
+        layer = static_cast<int>(layer_names.indexOf(QString("%1 %2").arg(name).arg(layer + 1)));  // −1: left out
       }
       return CircuitNode{CircuitNode::Head, layer, static_cast<int>(table.number(row, table.column(side + "_head"))) - 1};
     };

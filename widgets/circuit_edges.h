@@ -7,21 +7,25 @@
 //                heads, "1.1+1.3", are left out: a node is one head)
 //   composition  sender_layer.sender_head → q/k/v of receiver_layer.receiver_head: the composition as a
 //                multiple of chance, less 1 (above chance positive); a translation model's rows
-//                (sender_kind, receiver_kind) drawn on its attention blocks, kinds a receiver does not
-//                read (empty cells) left out
+//                (sender_kind, receiver_kind) drawn on its attention blocks by their layer_names
+//                ("Enc 1", "Cross 2"), kinds a receiver does not read (empty cells) left out
 #pragma once
 
 #include "table/result_table.h"
 #include "widgets/circuit_graph.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <vector>
 
 namespace aw {
 
 // The edges of `table` as its analysis `kind` ("eap", "path-patch", "composition") wrote them, on a model
-// of `heads_per_layer`; rows naming a node the model lacks are left out. An empty graph for another kind.
-CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, const std::vector<int>& heads_per_layer);
+// of `heads_per_layer` (a translation model: per attention block, named by `layer_names`, the session's
+// "Enc 1", "Dec 1", "Cross 1", …); rows naming a node the model lacks are left out. An empty graph for
+// another kind.
+CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, const std::vector<int>& heads_per_layer,
+                               const QStringList& layer_names = {});
 
 }  // namespace aw

@@ -31,17 +31,18 @@ struct Chances {
   const ChanceBaseline& of(const CompositionPair& pair) const {
     return by_widths.at({widths[pair.receiver_layer], widths[pair.sender_layer]});
   }
+  // The first block's heads into heads as wide (a one-stack model's only one; a translation model's
+  // encoder's): the metadata's chance_mean.
+  const ChanceBaseline& first() const { return by_widths.at({widths[0], widths[0]}); }
 };
 Chances chances(const ModelConfig& config, const std::vector<CompositionPair>& pairs, int64_t draws, uint64_t seed) {
   Chances result;
   for (int64_t block = 0; block < config.n_blocks; ++block) result.widths.push_back(config.head_width(block));
-  for (const auto& pair : pairs) {
-    const std::pair<int64_t, int64_t> key{result.widths[pair.receiver_layer], result.widths[pair.sender_layer]};
+  std::vector<std::pair<int64_t, int64_t>> keys{{result.widths[0], result.widths[0]}};
+  for (const auto& pair : pairs) keys.emplace_back(result.widths[pair.receiver_layer], result.widths[pair.sender_layer]);
+  for (const auto& key : keys)
     if (!result.by_widths.count(key))
       result.by_widths[key] = composition_baseline(config.d_model, key.first, key.second, draws, seed);
-  }
-  if (result.by_widths.empty())  // no pair at all: the model's own width, for the metadata
-    result.by_widths[{config.d_head, config.d_head}] = composition_baseline(config.d_model, config.d_head, draws, seed);
   return result;
 }
 
@@ -81,7 +82,7 @@ HeadMeans head_means(const std::vector<CompositionPair>& pairs, const std::vecto
 }
 
 void describe_chance(ResultTable& table, const Chances& chances, int64_t seed) {
-  const auto& chance = chances.by_widths.begin()->second;  // the first widths' (a translation model's encoder)
+  const auto& chance = chances.first();
   table.meta("chance_mean", chance.mean).meta("chance_sd", chance.sd);
   table.meta("chance_p95", chance.quantile(0.95)).meta("chance_p99", chance.quantile(0.99));
   table.meta("chance_draws", static_cast<int64_t>(chance.sorted.size())).meta("seed", seed);
@@ -170,7 +171,7 @@ AnalysisReport run_composition(const AnalysisRequest& request) {
   }
   auto per_head = heads_table(heads, means, names);
   per_head.meta("model", loaded.name);
-  per_head.meta("chance_mean", chance.by_widths.begin()->second.mean);
+  per_head.meta("chance_mean", chance.first().mean);
   const bool positional = weights.positions.defined() || weights.decoder_positions.defined();
   per_head.meta("span", positional ? settings.integer("span") : int64_t{0});
   report.tables["csv"] = std::move(table);
@@ -182,7 +183,7 @@ AnalysisReport run_composition(const AnalysisRequest& request) {
   }
   report.head_scores = std::move(scores);
   report.description = loaded.name + ": " + std::to_string(pairs.size()) + " pairs of heads; chance " +
-                       std::to_string(chance.by_widths.begin()->second.mean);
+                       std::to_string(chance.first().mean);
   return report;
 }
 

@@ -113,9 +113,14 @@ void CircuitView::refresh() {
   auto* tab = analyses_->tab(sourceId());
   model_ = tab ? tab->resultModel() : -1;
   std::vector<int> heads;
-  if (model_ >= 0 && context_.session && model_ < context_.session->count())
-    for (const auto count : context_.session->summary(model_).heads_per_block) heads.push_back(count);
-  graph_->setGraph(tab && model_ >= 0 ? circuit_edges(sourceId(), tab->panel()->table(), heads) : CircuitGraphData{});
+  QStringList layer_names;
+  if (model_ >= 0 && context_.session && model_ < context_.session->count()) {
+    const auto& summary = context_.session->summary(model_);
+    for (const auto count : summary.heads_per_block) heads.push_back(count);
+    layer_names = summary.layer_names;
+  }
+  graph_->setGraph(tab && model_ >= 0 ? circuit_edges(sourceId(), tab->panel()->table(), heads, layer_names)
+                                      : CircuitGraphData{});
   graph_->setThreshold(threshold_->value() / 100.0);
   count_->setText(QString("%1 of %2 edges").arg(graph_->shownEdges().size()).arg(graph_->graph().edges.size()));
   details_->setText("No edge chosen");

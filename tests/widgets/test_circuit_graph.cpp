@@ -73,10 +73,11 @@ class CircuitGraphTests : public QObject {
   }
 
   // A translation model's composition names heads by kind and layer: drawn on its attention blocks
-  // (2 encoder layers, then dec 1, cross 1), a kind the receiver does not read (empty) left out.
+  // (named as the session names them: 2 encoder layers, then Dec 1, Cross 1), a kind the receiver does
+  // not read (empty) left out.
   void aTranslationModelsCompositionIsDrawnOnItsBlocks() {
     ResultTable composition;
-    composition.meta("model", "marian").meta("encoder_layers", int64_t{2});
+    composition.meta("model", "marian");
     for (const char* side : {"sender_", "receiver_"}) {
       composition.add_column(std::string(side) + "kind", ColumnType::Text);
       composition.add_column(std::string(side) + "layer", ColumnType::Integer);
@@ -87,8 +88,9 @@ class CircuitGraphTests : public QObject {
                          cell(int64_t{2}), Cell{}, cell(3.0), cell(2.0)});
     composition.add_row({cell("dec"), cell(int64_t{1}), cell(int64_t{2}), cell("cross"), cell(int64_t{1}),
                          cell(int64_t{1}), cell(1.25), Cell{}, Cell{}});
-    const auto composed = circuit_edges("composition", composition, {4, 4, 2, 2});
-    QCOMPARE(composed.column_names, (QStringList{"enc 1", "enc 2", "dec 1", "cross 1"}));
+    const QStringList blocks{"Enc 1", "Enc 2", "Dec 1", "Cross 1"};
+    const auto composed = circuit_edges("composition", composition, {4, 4, 2, 2}, blocks);
+    QCOMPARE(composed.column_names, blocks);
     QCOMPARE(static_cast<int>(composed.edges.size()), 3);
     QCOMPARE(composed.edges[0].label(), QString("2.1 → k 4.2"));  // enc 2 head 1 → k of cross 1 head 2 (block 4)
     QCOMPARE(composed.edges[0].value, 2.0);

@@ -168,7 +168,7 @@ class AnalysisTabsTests : public QObject {
     auto* view = window.findChild<CircuitView*>();
     QVERIFY(view);
     QCOMPARE(view->source()->currentData().toString(), QString("composition"));
-    QCOMPARE(view->graph()->graph().column_names, QStringList({"enc 1", "enc 2", "dec 1", "cross 1", "dec 2", "cross 2"}));
+    QCOMPARE(view->graph()->graph().column_names, QStringList({"Enc 1", "Enc 2", "Dec 1", "Cross 1", "Dec 2", "Cross 2"}));
     QCOMPARE(static_cast<int>(view->graph()->graph().edges.size()), 336);
   }
 
