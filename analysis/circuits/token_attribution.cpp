@@ -2,6 +2,7 @@
 #include "analysis/circuits/token_attribution.h"
 
 #include "analysis/circuits/max_flow.h"
+#include "analysis/circuits/translation_attribution.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -84,7 +85,7 @@ torch::Tensor gradient_rollout(const std::vector<torch::Tensor>& patterns, const
 }
 
 torch::Tensor output_readout(const ModelConfig& config, const AttributionOutput& output, const ModelInput& input) {
-  const auto n = input.input_ids.size(1);
+  const auto n = input.predicted_ids().size(1);  // a translation model's: the target's positions
   auto readout = torch::zeros({n}, torch::kFloat64);
   if (output.position >= 0) return readout.index_put_({output.position}, 1.0);
   if (config.pooling == Pooling::First) return readout.index_put_({0}, 1.0);
@@ -102,9 +103,10 @@ PatternGradients pattern_gradients(AttentionModel& model, const ModelInput& inpu
   // layers' attention too, as autograd on Hugging Face's returned attentions gives).
   std::vector<std::map<int64_t, torch::Tensor>> tiles(static_cast<size_t>(config.n_blocks));
   ForwardOptions forward = options;
-  forward.hooks.add(HookPoint::ResidPre, 0, [](const HookSite&, const torch::Tensor& value) {
-    return value.detach().requires_grad_(true);
-  });
+  auto leaf = [](const HookSite&, const torch::Tensor& value) { return value.detach().requires_grad_(true); };
+  forward.hooks.add(HookPoint::ResidPre, 0, leaf);
+  // A translation model's decoder starts from its own embeddings: the state entering its first layer too.
+  if (config.is_translation()) forward.hooks.add(HookPoint::ResidPre, config.translation.encoder_layers, leaf);
   forward.hooks.add(HookPoint::Pattern, -1, [&](const HookSite& site, const torch::Tensor& value) {
     tiles[site.layer][site.first_position] = value;
     return torch::Tensor();
@@ -150,6 +152,16 @@ TokenAttribution attribute_tokens(AttentionModel& model, const ModelInput& input
   attribution.logit = read.logit;
   attribution.probability = read.probability;
   attribution.scores.resize(attribution_method_names().size());
+  if (model.config().is_translation()) {
+    const auto& config = model.config();
+    const auto t = output.position;
+    attribution.scores[static_cast<int>(AttributionMethod::Attention)] = translation_attention(config, patterns, t);
+    attribution.scores[static_cast<int>(AttributionMethod::Rollout)] = translation_rollout(config, patterns, t);
+    if (with_flow) attribution.scores[static_cast<int>(AttributionMethod::Flow)] = translation_flow(config, patterns, t);
+    attribution.scores[static_cast<int>(AttributionMethod::Gradient)] =
+        translation_gradient_rollout(config, patterns, read.gradients, t);
+    return attribution;
+  }
   const auto row = attribution.readout.unsqueeze(0);
   attribution.scores[static_cast<int>(AttributionMethod::Attention)] =
       torch::matmul(row, patterns.back().mean(0)).squeeze(0);
@@ -165,9 +177,8 @@ std::vector<double> masked_probabilities(AttentionModel& model, const ModelInput
   c10::InferenceMode inference;
   model.module().eval();
   const auto rows = masks.size(0);
-  ModelInput batch;
-  batch.input_ids = input.input_ids.expand({rows, -1}).contiguous();
-  if (input.token_type_ids.defined()) batch.token_type_ids = input.token_type_ids.expand({rows, -1}).contiguous();
+  // Every sequence repeated (a translation model's target too); the masks replace the input's.
+  auto batch = input.map([rows](const torch::Tensor& t) { return t.expand({rows, -1}).contiguous(); });
   batch.attention_mask = masks.to(torch::kLong);
   const auto probabilities = target_probabilities(model.forward(batch, options), output).to(torch::kCPU).contiguous();
   const auto* data = probabilities.data_ptr<double>();

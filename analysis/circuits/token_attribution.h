@@ -51,7 +51,9 @@ PatternGradients pattern_gradients(AttentionModel& model, const ModelInput& inpu
 
 struct TokenAttribution {
   torch::Tensor readout;                 // [n] float64: the output's weight on each position of the last layer
-  std::vector<torch::Tensor> scores;     // by AttributionMethod: [n] float64 (flow: undefined unless asked)
+  // By AttributionMethod: [n] float64 (flow: undefined unless asked); a translation model's [n + m],
+  // the source's tokens then the target's (translation_attribution.h).
+  std::vector<torch::Tensor> scores;
   int64_t target = 0;                    // the explained token or class
   double logit = 0, probability = 0;     // of the target at the output
 };
@@ -67,7 +69,8 @@ TokenAttribution attribute_tokens(AttentionModel& model, const ModelInput& input
 torch::Tensor output_readout(const ModelConfig& config, const AttributionOutput& output, const ModelInput& input);
 
 // The target's probability at the output for each row of `masks` [k, n] (1 = kept, 0 = removed: the
-// position is masked as a key in every layer, as padding is), the input repeated k times.
+// position is masked as a key in every layer, as padding is), the input repeated k times. A translation
+// model's masks are over the source (its encoder's keys and the cross-attention's).
 std::vector<double> masked_probabilities(AttentionModel& model, const ModelInput& input, const AttributionOutput& output,
                                          const torch::Tensor& masks, const ForwardOptions& options);
 

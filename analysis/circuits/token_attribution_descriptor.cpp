@@ -13,6 +13,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
+#include "models/translation/translation_codec.h"
 
 #include <torch/torch.h>
 
@@ -37,22 +38,57 @@ std::vector<bool> asked_methods(const SettingValues& settings) {
   return asked;
 }
 
-// The explained output: a language model's position (default the last) and token (default −1: its top
-// prediction there, which the attribution's forward reads), or a classifier's class (default the predicted).
-AttributionOutput explained_output(const SettingValues& settings, const LoadedModel& loaded, const ModelInput& input) {
-  const auto n = input.input_ids.size(1);
+// What is explained and over which tokens: the input, each token's label (a translation model: the
+// source's, then the target's, with `sides`), the output, and the positions the curves may remove.
+struct Explained {
+  ModelInput input;
+  std::vector<std::string> tokens, sides;  // sides: empty, or "source"/"target" per token
+  std::vector<int64_t> positions;           // each token's position within its sequence
   AttributionOutput output;
+  std::vector<int64_t> candidates;
+};
+
+// The explained position (default the last of `length`) from --position.
+int64_t explained_position(const SettingValues& settings, int64_t length, const std::string& sequence) {
+  int64_t position = length - 1;
+  const auto text = settings.text("position");
+  if (!text.empty() && (!parse_integer(text, position) || position < 0 || position >= length))
+    throw SettingError("position", "'" + text + "' is not a position of " + sequence + " (0 to " +
+                                       std::to_string(length - 1) + ")");
+  return position;
+}
+
+void check_length(int64_t length, const LoadedModel& loaded, const std::string& field, const std::string& what) {
+  if (length > loaded.config.max_positions)
+    throw SettingError(field, "is " + std::to_string(length) + " tokens" + what + "; " + loaded.name + " allows " +
+                                  std::to_string(loaded.config.max_positions));
+}
+
+// A language model's position (default the last) and token (default −1: its top prediction there, which
+// the attribution's forward reads), or a classifier's class (default the predicted); the positions the
+// curves remove: all but the explained one (a language model: those before it, the only ones it sees;
+// a classifier pooling its first position: all but that one).
+Explained one_sequence(const SettingValues& settings, const LoadedModel& loaded) {
   const auto& config = loaded.config;
+  if (!settings.text("translation").empty())
+    throw SettingError("translation", "applies to a translation model; " + loaded.name + " reads one text");
+  const auto encoding = loaded.tokenizer->encode(one_text(settings));
+  const auto n = static_cast<int64_t>(encoding.ids.size());
+  if (n == 0) throw SettingError("text", "gives no tokens (an empty text)");
+  check_length(n, loaded, "text", "");
+  Explained explained;
+  explained.input = encoding_input(encoding);
+  for (int64_t i = 0; i < n; ++i) {
+    explained.tokens.push_back(loaded.tokenizer->token_text(encoding.ids[i]));
+    explained.positions.push_back(i);
+  }
+  auto& output = explained.output;
   if (config.is_classifier()) {
     if (!settings.text("position").empty())
       throw SettingError("position", "applies to a language model; " + loaded.name + " is a classifier: its output "
                                      "reads the pooled text");
   } else {
-    output.position = n - 1;
-    const auto position = settings.text("position");
-    if (!position.empty() && (!parse_integer(position, output.position) || output.position < 0 || output.position >= n))
-      throw SettingError("position", "'" + position + "' is not a position of the text's " + std::to_string(n) +
-                                         " tokens (0 to " + std::to_string(n - 1) + ")");
+    output.position = explained_position(settings, n, "the text's " + std::to_string(n) + " tokens");
   }
   const auto target = settings.text("target");
   if (target.empty()) {
@@ -65,69 +101,100 @@ AttributionOutput explained_output(const SettingValues& settings, const LoadedMo
   } else {
     output.target = one_token_target(*loaded.tokenizer, target, loaded.name, "a target is one token");
   }
-  return output;
+  const bool first_pooled = config.is_classifier() && config.pooling == Pooling::First;
+  const auto end = output.position >= 0 && config.causal ? output.position + 1 : n;
+  for (int64_t i = 0; i < end; ++i)
+    if (i != output.position && !(first_pooled && i == 0)) explained.candidates.push_back(i);
+  return explained;
+}
+
+// A translation model: the source (--text) and the target the decoder has read (--translation,
+// teacher-forced: start, its tokens; no EOS), the prediction at a target position (default the last:
+// the token after the given translation); the curves remove source tokens, all but the closing EOS
+// (with every source token masked the cross-attention would have no key).
+Explained translation_pair(const SettingValues& settings, const LoadedModel& loaded) {
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  const auto text = one_text(settings);
+  if (loaded.tokenizer->encode(text).ids.empty()) throw SettingError("text", "gives no tokens (an empty source)");
+  const auto source = codec.source_ids(text);
+  auto target = codec.decoder_ids(settings.text("translation"));
+  target.pop_back();  // the EOS: what follows the given translation is what is explained
+  const auto n = static_cast<int64_t>(source.size()), m = static_cast<int64_t>(target.size());
+  check_length(n, loaded, "text", " with EOS");
+  check_length(m, loaded, "translation", " with the decoder's start");
+  Explained explained;
+  explained.input.input_ids = torch::tensor(source, torch::kLong).unsqueeze(0);
+  explained.input.decoder_input_ids = torch::tensor(target, torch::kLong).unsqueeze(0);
+  for (int64_t i = 0; i < n; ++i) {
+    explained.tokens.push_back(loaded.tokenizer->token_text(source[i]));
+    explained.sides.push_back("source"), explained.positions.push_back(i);
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    explained.tokens.push_back(loaded.target_tokenizer->token_text(target[i]));
+    explained.sides.push_back("target"), explained.positions.push_back(i);
+  }
+  explained.output.position = explained_position(
+      settings, m, "the decoder's " + std::to_string(m) + " tokens (its start, then the translation's)");
+  const auto token = settings.text("target");
+  explained.output.target = token.empty() ? -1
+                                          : one_token_target(*loaded.target_tokenizer, token, loaded.name,
+                                                             "a target is one token of the target side");
+  for (int64_t i = 0; i + 1 < n; ++i) explained.candidates.push_back(i);
+  return explained;
 }
 
 std::string target_name(const LoadedModel& loaded, const AttributionOutput& output) {
-  return loaded.config.is_classifier() ? loaded.config.labels.at(output.target) : loaded.tokenizer->token_text(output.target);
+  if (loaded.config.is_classifier()) return loaded.config.labels.at(output.target);
+  const auto& tokenizer = loaded.config.is_translation() ? *loaded.target_tokenizer : *loaded.tokenizer;
+  return tokenizer.token_text(output.target);
 }
 
-ResultTable scores_table(const TokenAttribution& attribution, const Encoding& encoding, const Tokenizer& tokenizer) {
+ResultTable scores_table(const TokenAttribution& attribution, const Explained& explained) {
   ResultTable table;
+  if (!explained.sides.empty()) table.add_column("side", ColumnType::Text);
   table.add_column("position", ColumnType::Integer).add_column("token", ColumnType::Text);
   for (const auto& name : attribution_method_names()) table.add_column(name, ColumnType::Number);
-  for (size_t i = 0; i < encoding.ids.size(); ++i) {
-    std::vector<Cell> row{cell(static_cast<int64_t>(i)), cell(tokenizer.token_text(encoding.ids[i]))};
-    for (const auto& scores : attribution.scores) row.push_back(scores.defined() ? cell(scores[i].item<double>()) : Cell{});
+  for (size_t i = 0; i < explained.tokens.size(); ++i) {
+    std::vector<Cell> row;
+    if (!explained.sides.empty()) row.push_back(cell(explained.sides[i]));
+    row.push_back(cell(explained.positions[i]));
+    row.push_back(cell(explained.tokens[i]));
+    for (const auto& scores : attribution.scores)
+      row.push_back(scores.defined() ? cell(scores[static_cast<int64_t>(i)].item<double>()) : Cell{});
     table.add_row(std::move(row));
   }
   return table;
 }
 
-// The positions whose removal is measured: all but the explained one (a language model: those before
-// it, the only ones it sees; a classifier pooling its first position: all but that one).
-std::vector<int64_t> removable(const LoadedModel& loaded, const AttributionOutput& output, int64_t n) {
-  std::vector<int64_t> candidates;
-  const bool first_pooled = loaded.config.is_classifier() && loaded.config.pooling == Pooling::First;
-  const auto end = output.position >= 0 && loaded.config.causal ? output.position + 1 : n;
-  for (int64_t i = 0; i < end; ++i)
-    if (i != output.position && !(first_pooled && i == 0)) candidates.push_back(i);
-  return candidates;
-}
-
 AnalysisReport run_token_attribution(const AnalysisRequest& request) {
   const auto& loaded = *request.models.front();
   const auto& settings = request.settings;
-  if (!loaded.config.is_language_model() && !loaded.config.is_classifier())
-    throw Error(loaded.name + ": token-attribution explains a language model's prediction or a classifier's class; "
-                "this checkpoint is " + describe_model_kind(loaded.config));
+  const auto& config = loaded.config;
+  if (!config.is_language_model() && !config.is_classifier() && !config.is_translation())
+    throw Error(loaded.name + ": token-attribution explains a language model's or a translation model's prediction, "
+                "or a classifier's class; this checkpoint is " + describe_model_kind(config));
   const auto methods = asked_methods(settings);
-  const auto encoding = loaded.tokenizer->encode(one_text(settings));
-  const auto n = static_cast<int64_t>(encoding.ids.size());
-  if (n == 0) throw SettingError("text", "gives no tokens (an empty text)");
-  if (n > loaded.config.max_positions)
-    throw SettingError("text", "is " + std::to_string(n) + " tokens; " + loaded.name + " allows " +
-                                   std::to_string(loaded.config.max_positions));
+  auto explained = config.is_translation() ? translation_pair(settings, loaded) : one_sequence(settings, loaded);
+  auto& output = explained.output;
+  const auto n = static_cast<int64_t>(explained.tokens.size());
   const bool with_flow = methods[static_cast<int>(AttributionMethod::Flow)];
   const auto flow_limit = settings.integer("flow-limit");
   if (with_flow && n > flow_limit)
     throw SettingError("methods", "flow on " + std::to_string(n) + " tokens: attention flow solves one max-flow problem "
                                   "per token over L·n² edges and stops at --flow-limit " + std::to_string(flow_limit) +
                                   " tokens; leave flow out, shorten the text or raise the limit");
-  const auto input = encoding_input(encoding);
   ForwardOptions options;
   options.head_gates = request_gates(request, 0);
-  auto output = explained_output(settings, loaded, input);
-  const auto candidates = removable(loaded, output, n);
+  const auto& candidates = explained.candidates;
   if (candidates.empty())
     throw SettingError("text", "has no token besides the explained one to attribute to (" + std::to_string(n) + " tokens)");
 
   AnalysisReport report;
   if (!request.report(0, 3, loaded.name + ": attribution")) return report.cancelled = true, report;
-  const auto device_input = input.to(loaded.device);
+  const auto device_input = explained.input.to(loaded.device);
   const auto attribution = attribute_tokens(*loaded.model, device_input, output, with_flow, options);
   output.target = attribution.target;
-  auto table = scores_table(attribution, encoding, *loaded.tokenizer);
+  auto table = scores_table(attribution, explained);
   if (!request.report(1, 3, loaded.name + ": curves")) return report.cancelled = true, report;
 
   const auto counts = curve_counts(static_cast<int64_t>(candidates.size()), settings.integer("steps"));
@@ -167,7 +234,12 @@ AnalysisReport run_token_attribution(const AnalysisRequest& request) {
   report.tables["csv"] = std::move(table);
   report.tables["curves"] = std::move(curves);
   report.tables["summary"] = std::move(summary);
-  report.description = loaded.name + ": " + std::to_string(n) + " tokens, target " + target_name(loaded, output);
+  const auto source = std::count(explained.sides.begin(), explained.sides.end(), "source");
+  report.description = loaded.name + ": " +
+                       (explained.sides.empty() ? std::to_string(n) + " tokens"
+                                                : std::to_string(source) + " source and " + std::to_string(n - source) +
+                                                      " target tokens") +
+                       ", target " + target_name(loaded, output);
   return report;
 }
 
@@ -177,14 +249,18 @@ AnalysisDescriptor token_attribution_descriptor() {
   AnalysisDescriptor descriptor("token-attribution", "Token attribution",
                                 "Abnar & Zuidema 2020, Chefer et al. 2021: each token's share in an output through the "
                                 "attention (rollout, flow, gradient-weighted rollout) and the deletion/insertion curves");
-  descriptor.models = ModelRequirement::TokenSelfAttention;
+  descriptor.models = ModelRequirement::TokenAttention;
   descriptor.data = DataKind::Sentences;
   descriptor.fields = one_text_fields();
   append_fields(descriptor.fields, {
+      text_field("translation", "Translation", "",
+                 "translation models: the target text the decoder has read, teacher-forced (default none: the first "
+                 "target token is explained)", "TEXT"),
       text_field("position", "Position", "", "the 0-based position whose prediction is explained (default the last; "
-                                             "language models)", "P"),
-      text_field("target", "Target", "", "the token (language model) or class (classifier) whose logit is explained "
-                                         "(default the model's top prediction)", "TOKEN"),
+                                             "language models, and the decoder's sequence of a translation model, its "
+                                             "start token at 0)", "P"),
+      text_field("target", "Target", "", "the token (language or translation model) or class (classifier) whose logit "
+                                         "is explained (default the model's top prediction)", "TOKEN"),
       text_field("methods", "Methods", "attention,rollout,flow,gradient",
                  "the rankings computed: attention (the last layer's), rollout, flow (up to 256 tokens), gradient",
                  "LIST"),
@@ -207,7 +283,9 @@ AnalysisDescriptor token_attribution_descriptor() {
       "the prediction at the last position (a classifier: its class) draws on each token, read through the last "
       "layer's attention, attention rollout, attention flow and gradient-weighted rollout; and how faithful each "
       "ranking is: the prediction's probability as the top tokens are removed (deletion: lower is better) or restored "
-      "(insertion: higher), beside random rankings. Definitions: docs/circuits.md.";
+      "(insertion: higher), beside random rankings. A translation model: the next target token after the given "
+      "translation, drawn from the source's tokens and the target's (the curves remove source tokens). "
+      "Definitions: docs/circuits.md.";
   descriptor.run = run_token_attribution;
   return descriptor;
 }

@@ -26,6 +26,16 @@ aw_cli_test(token_attribution_curves EXIT 0
             OUT_FILE_REGEX "^# model=tiny_lm, target=w4, position=3, random_orders=3, seed=2\nmethod,deletion_area,insertion_area\nrollout,[0-9.e-]+,[0-9.e-]+\nrandom,[0-9.e-]+,[0-9.e-]+\n$"
             ARGS token-attribution --model ${fixtures}/tiny_lm --text-file ${circuit_files}/text.txt --position 3
                  --target w4 --methods rollout --random-orders 3 --seed 2 --summary-out ${circuit_files}/areas.csv)
+# A translation model: the source's tokens, then the decoder's (its start, then the given translation).
+set(marian_tiny ${PROJECT_SOURCE_DIR}/tests/fixtures/hf/marian_tiny)
+aw_cli_test(token_attribution_translation EXIT 0
+            REGEX "^# model=marian_tiny, target=[^,]+, position=4, logit=[0-9.e-]+, probability=[0-9.e-]+\nside,position,token,attention,rollout,flow,gradient\nsource,0,[^,]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\n(source,[^\n]+\n)*source,[0-9]+,</s>,[^\n]+\ntarget,0,<pad>,[^\n]+\n(target,[^\n]+\n)*target,4,"
+            ARGS token-attribution --model ${marian_tiny} --text "I am here." --translation "Ich")
+aw_cli_test(token_attribution_translation_curves EXIT 0
+            OUT_FILE ${circuit_files}/translation_curves.csv
+            OUT_FILE_REGEX "^# model=marian_tiny, target=[^,]+, position=0\nmethod,curve,removed,share_removed,probability\ngradient,deletion,0,0,[0-9.e-]+\n"
+            ARGS token-attribution --model ${marian_tiny} --text "I am here." --position 0 --methods gradient
+                 --curves-out ${circuit_files}/translation_curves.csv)
 aw_cli_test(token_attribution_classifier EXIT 0 REGEX "^# model=tiny_bert_classifier, target=[^,]+, logit="
             ARGS token-attribution --model ${fixtures}/tiny_bert_classifier --text "w2 w3 w4")
 
@@ -34,10 +44,10 @@ aw_cli_test(error_composition_lama EXIT 1 STDERR_LINES 1
             REGEX "tiny_lama: composition needs token-to-token attention \\(a language model, a BERT-style classifier or encoder, or a translation model\\); this checkpoint is a lama"
             ARGS composition --model ${fixtures}/tiny_lama)
 aw_cli_test(error_token_attribution_lama EXIT 1 STDERR_LINES 1
-            REGEX "tiny_lama: token-attribution needs token-to-token self-attention"
+            REGEX "tiny_lama: token-attribution needs token-to-token attention \\(a language model, a BERT-style classifier or encoder, or a translation model\\); this checkpoint is a lama"
             ARGS token-attribution --model ${fixtures}/tiny_lama --text "w2 w3")
 aw_cli_test(error_token_attribution_encoder EXIT 1 STDERR_LINES 1
-            REGEX "tiny_bert_encoder: token-attribution explains a language model's prediction or a classifier's class; this checkpoint is a bert encoder"
+            REGEX "tiny_bert_encoder: token-attribution explains a language model's or a translation model's prediction, or a classifier's class; this checkpoint is a bert encoder"
             ARGS token-attribution --model ${fixtures}/tiny_bert_encoder --text "w2 w3")
 aw_cli_test(error_token_attribution_target EXIT 1 STDERR_LINES 1
             REGEX "--target 'w2 w3' is 2 tokens for tiny_lm \\('w2', 'w3'\\); a target is one token\n"
@@ -57,6 +67,12 @@ aw_cli_test(error_token_attribution_one_token EXIT 1 STDERR_LINES 1
 aw_cli_test(error_token_attribution_classifier_position EXIT 1 STDERR_LINES 1
             REGEX "--position applies to a language model; tiny_bert_classifier is a classifier: its output reads the pooled text\n"
             ARGS token-attribution --model ${fixtures}/tiny_bert_classifier --text "w2 w3" --position 1)
+aw_cli_test(error_token_attribution_translation_position EXIT 1 STDERR_LINES 1
+            REGEX "--position '9' is not a position of the decoder's 5 tokens \\(its start, then the translation's\\) \\(0 to 4\\)\n"
+            ARGS token-attribution --model ${marian_tiny} --text "I am here." --translation "Ich" --position 9)
+aw_cli_test(error_token_attribution_translation_on_lm EXIT 1 STDERR_LINES 1
+            REGEX "--translation applies to a translation model; tiny_lm reads one text\n"
+            ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3" --translation "w4")
 aw_cli_test(error_token_attribution_position EXIT 1 STDERR_LINES 1
             REGEX "--position '7' is not a position of the text's 3 tokens \\(0 to 2\\)\n"
             ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4" --position 7)
