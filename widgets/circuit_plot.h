@@ -2,7 +2,8 @@
 // faithfulness against its size in edges, with the 95 % interval as a band where the run had one, and
 // the clean run (1) and the corrupted run (0) as reference lines; and token attribution's strips (attention-cli
 // token-attribution): one row per method over the sentence's tokens, each token's cell coloured by its
-// score as a share of the row's largest but the explained position's own, the token written on it.
+// score as a share of the row's largest but the explained position's own, the token written on it (a
+// translation model's: the source's tokens, a white rule, then the target's).
 #pragma once
 
 namespace aw {

@@ -252,13 +252,16 @@ AnalysisDescriptor token_attribution_descriptor() {
   descriptor.models = ModelRequirement::TokenAttention;
   descriptor.data = DataKind::Sentences;
   descriptor.fields = one_text_fields();
+  auto translation = text_field("translation", "Translation", "",
+                                "translation models: the target text the decoder has read, teacher-forced (default "
+                                "none: the first target token is explained)", "TEXT");
+  translation.applies_to = kTranslationModels;
+  auto position = text_field("position", "Position", "",
+                             "the 0-based position whose prediction is explained (default the last; language models, "
+                             "and the decoder's sequence of a translation model, its start token at 0)", "P");
+  position.applies_to = kLanguageModels | kTranslationModels;
   append_fields(descriptor.fields, {
-      text_field("translation", "Translation", "",
-                 "translation models: the target text the decoder has read, teacher-forced (default none: the first "
-                 "target token is explained)", "TEXT"),
-      text_field("position", "Position", "", "the 0-based position whose prediction is explained (default the last; "
-                                             "language models, and the decoder's sequence of a translation model, its "
-                                             "start token at 0)", "P"),
+      std::move(translation), std::move(position),
       text_field("target", "Target", "", "the token (language or translation model) or class (classifier) whose logit "
                                          "is explained (default the model's top prediction)", "TOKEN"),
       text_field("methods", "Methods", "attention,rollout,flow,gradient",

@@ -54,7 +54,7 @@ struct WindowOptions {
   QCommandLineOption text{"text", "The sentence to run.", "TEXT"};
   QCommandLineOption text_file{"text-file", "A UTF-8 text file to run as the sentence (as File → Open text file…).", "FILE"};
   QCommandLineOption run{"run", run_help(), "ID"};
-  QCommandLineOption tab{"tab", "Show tab N (0 = Attention); N.M: inner tab M of a tab of several (8.3: Circuits → Circuit view).", "N"};
+  QCommandLineOption tab{"tab", "Show tab N (0 = Attention); N.M: inner tab M of a tab of several (8.4: Circuits → Circuit view).", "N"};
   QCommandLineOption find{"find", "On the Attention tab, zoom in on the first token that contains TEXT "
                           "(as Find token does).", "TEXT"};
   QCommandLineOption zoom{"zoom", "On the Attention tab, show queries Q1–Q2 × keys K1–K2 (tokens from 1, "

@@ -2,7 +2,8 @@
 // Figure 4 drawn from word-weights' tables with its default title or the one given; pruning curves named
 // by order or attention kind, with a title given or Figure 3's, their bands inside the metric's range; training losses of
 // language models and classifiers on two axes, the legend under the curves; Table 1's uniform baselines
-// in their models' colours, near-equal ones sharing their place in alternating dashes.
+// in their models' colours, near-equal ones sharing their place in alternating dashes; a translation
+// model's token strips, the target's explained position set apart.
 #include "table/csv_format.h"
 #include "table/result_table.h"
 #include "widgets/analysis_plots.h"
@@ -127,6 +128,33 @@ class AnalysisPlotsTests : public QObject {
     find_plot_kind("table1")->draw(plot, PlotInput{read_csv("model,layer,Ratio,uniform_Ratio\na,1,1.4,0.9\nb,1,1.2,0.9\n")});
     QCOMPARE(qcp->graphCount(), 1);
     QCOMPARE(qcp->graph(0)->name(), QString("uniform attention"));
+  }
+
+  // Token attribution on a translation model: the source's tokens, then the target's; only the target's
+  // explained position is left out of the row's largest (the source's token at the same position counts).
+  void tokenStripsOfATranslationModelSetTheTargetsPositionApart() {
+    ResultPlot plot;
+    plot.resize(700, 300);
+    const auto table = read_csv("# target=chat, position=1\nside,position,token,attention\nsource,0,a,1\n"
+                                "source,1,b,2\nsource,2,</s>,0.5\ntarget,0,<s>,0.4\ntarget,1,le,5\n");
+    find_plot_kind("token-attribution")->draw(plot, PlotInput{table});
+    QCOMPARE(plot.title(), QString("What the prediction chat at target position 1 draws on: the source, then the target"));
+    QCPColorMap* map = nullptr;
+    for (int p = 0; p < plot.plot()->plottableCount(); ++p)
+      if (auto* found = qobject_cast<QCPColorMap*>(plot.plot()->plottable(p))) map = found;
+    QVERIFY(map);
+    QCOMPARE(map->data()->keySize(), 5);
+    QCOMPARE(map->data()->cell(0, 0), 0.5);  // 1 of the largest 2 (source 1), not of 1
+    QCOMPARE(map->data()->cell(1, 0), 1.0);
+    QCOMPARE(map->data()->cell(4, 0), 1.0);  // the explained position, capped
+    QCOMPARE(plot.cellToolTip(0, 4), QString("attention · le · target position 1: 5"));
+    QCOMPARE(plot.cellToolTip(0, 1), QString("attention · b · source position 1: 2"));
+    // A rule between the source's last token (column 3) and the target's first.
+    QCPItemStraightLine* rule = nullptr;
+    for (int i = 0; i < plot.plot()->itemCount(); ++i)
+      if (auto* found = qobject_cast<QCPItemStraightLine*>(plot.plot()->item(i))) rule = found;
+    QVERIFY(rule);
+    QCOMPARE(rule->point1->coords().x(), 3.5);
   }
 };
 

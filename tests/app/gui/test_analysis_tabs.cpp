@@ -172,6 +172,32 @@ class AnalysisTabsTests : public QObject {
     QCOMPARE(static_cast<int>(view->graph()->graph().edges.size()), 336);
   }
 
+  // Token attribution on a translation model: the attention view's sentence is the source and the form's
+  // Translation what the decoder has read; the table lists the source's 10 tokens (EOS included), then
+  // the decoder's 3 (its start, "▁Le", "▁chat"), and the prediction explained is the one after them.
+  void tokenAttributionOfATranslationModelReadsSourceAndTarget() {
+    MainWindow window;
+    window.openCheckpoint(kSampleData + "/mt_vanilla");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    window.runSentence("The cat sat on the mat.");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tab = window.analyses()->tab("token-attribution");
+    auto* form = tab->panel();
+    QVERIFY(form->findChild<QWidget*>("translation")->isEnabled());
+    form->findChild<QLineEdit*>("translation")->setText("Le chat");
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    tab->start();
+    QTRY_VERIFY2_WITH_TIMEOUT(finished.count() == 1 && form->hasResult(), qPrintable(form->messageText()), kTimeoutMs);
+    const auto& table = form->table();
+    QCOMPARE(table.row_count(), 13);
+    QCOMPARE(table.text(9, table.column("side")), std::string("source"));
+    QCOMPARE(table.text(9, table.column("token")), std::string("</s>"));
+    QCOMPARE(table.text(12, table.column("side")), std::string("target"));
+    QCOMPARE(table.text(12, table.column("token")), std::string("▁chat"));
+    QCOMPARE(table.meta_text("position"), std::string("2"));
+    QVERIFY(form->plot()->title().contains("at target position 2 draws on: the source, then the target"));
+  }
+
   // Settings the chosen model cannot use are greyed (a beam, a metric or an attention kind for a plain
   // language model; a window for a classifier) and stay out of its run.
   void settingsTheModelCannotUseAreGreyed() {
