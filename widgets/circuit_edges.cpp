@@ -10,13 +10,23 @@
 namespace aw {
 namespace {
 
-// "1.3" → head (0, 2); nothing for anything else.
-std::optional<CircuitNode> head_named(const QString& text) {
-  const auto parts = text.split('.');
+// "1.3" → head (0, 2); a translation model's "cross2.1" → head 0 of the column `layer_names` calls
+// "Cross 2"; nothing for anything else.
+std::optional<CircuitNode> head_named(const QString& text, const QStringList& layer_names = {}) {
+  int kind_end = 0;
+  while (kind_end < text.size() && text[kind_end].isLetter()) ++kind_end;
+  const auto parts = text.mid(kind_end).split('.');
   bool layer_ok = false, head_ok = false;
   if (parts.size() != 2) return std::nullopt;
-  const int layer = parts[0].toInt(&layer_ok), head = parts[1].toInt(&head_ok);
+  int layer = parts[0].toInt(&layer_ok);
+  const int head = parts[1].toInt(&head_ok);
   if (!layer_ok || !head_ok || layer < 1 || head < 1) return std::nullopt;
+  if (kind_end > 0) {
+    auto kind = text.left(kind_end);
+    kind[0] = kind[0].toUpper();
+    layer = static_cast<int>(layer_names.indexOf(QString("%1 %2").arg(kind).arg(layer))) + 1;
+    if (layer < 1) return std::nullopt;
+  }
   return CircuitNode{CircuitNode::Head, layer - 1, head - 1};
 }
 
@@ -77,10 +87,16 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
     }
   } else if (kind == "path-patch") {
     data.title = "path-patching effect, " + model;
+    // A translation model's heads are named by kind ("enc1.3", "cross2.1"): drawn on its blocks.
+    const bool by_kind = table.row_count() > 0 && !text_of(table, 0, "sender").isEmpty() &&
+                         text_of(table, 0, "sender")[0].isLetter() && !layer_names.isEmpty();
+    if (by_kind) data.column_names = layer_names;
+    const auto names = by_kind ? layer_names : QStringList();
     for (int row = 0; row < table.row_count(); ++row) {
       const auto receiver = text_of(table, row, "receiver");
-      add(head_named(text_of(table, row, "sender")), receiver == "logits" ? node_named(receiver) : head_named(receiver),
-          text_of(table, row, "input"), table.number(row, table.column("effect")), row);
+      add(head_named(text_of(table, row, "sender"), names),
+          receiver == "logits" ? node_named(receiver) : head_named(receiver, names), text_of(table, row, "input"),
+          table.number(row, table.column("effect")), row);
     }
   } else if (kind == "composition") {
     data.title = "composition × chance − 1, " + model;

@@ -4,7 +4,8 @@
 //   eap          sender ("input", "1.3", "mlp 1") → receiver ("q 2.1", "k 2.1", "v 2.1", "mlp 2",
 //                "logits"): the score
 //   path-patch   sender "1.3" → receiver "2.1" with input q/k/v, or "logits": the effect (sets of
-//                heads, "1.1+1.3", are left out: a node is one head)
+//                heads, "1.1+1.3", are left out: a node is one head); a translation model's "enc1.3",
+//                "cross2.1" drawn on the blocks its layer_names call "Enc 1", "Cross 2"
 //   composition  sender_layer.sender_head → q/k/v of receiver_layer.receiver_head: the composition as a
 //                multiple of chance, less 1 (above chance positive); a translation model's rows
 //                (sender_kind, receiver_kind) drawn on its attention blocks by their layer_names

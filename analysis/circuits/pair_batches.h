@@ -17,10 +17,10 @@ struct PairBatch {
   ModelInput clean, corrupted;
   torch::Tensor answer, foil;  // [B] long
   std::vector<int64_t> pairs;  // the pairs' indices
-  int64_t length = 0;
+  int64_t length = 0;          // of the predicted sequence: the prompts (a translation model: its target)
 };
 
-// The pairs' indices grouped by prompt length, at most `batch` to a group.
+// The pairs' indices grouped by prompt length (and a translation's target length), at most `batch` to a group.
 std::vector<std::vector<int64_t>> batches_by_length(const std::vector<PatchPair>& pairs, int64_t batch);
 PairBatch make_batch(const std::vector<PatchPair>& pairs, const std::vector<int64_t>& indices, const torch::Device& device);
 

@@ -13,6 +13,7 @@
 #include "analysis/circuits/path_patching.h"
 
 #include "analysis/circuits/pair_batches.h"
+#include "analysis/circuits/translation_path_patching.h"
 
 #include "models/errors.h"
 
@@ -141,55 +142,85 @@ std::vector<PathReceiver> layer_receivers(const ModelConfig& config, int64_t lay
   return receivers;
 }
 
+std::string block_name(const ModelConfig& config, int64_t block) {
+  if (!config.is_translation()) return std::to_string(block + 1);
+  const auto where = config.attention_block(block);
+  return to_string(where.kind) + std::to_string(where.layer + 1);
+}
+
 namespace {
-std::string heads_name(int64_t layer, const std::vector<int64_t>& heads) {
+std::string heads_name(const ModelConfig* config, int64_t layer, const std::vector<int64_t>& heads) {
+  const auto block = config ? block_name(*config, layer) : std::to_string(layer + 1);
   std::string name;
-  for (const auto h : heads) name += (name.empty() ? "" : "+") + std::to_string(layer + 1) + "." + std::to_string(h + 1);
+  for (const auto h : heads) name += (name.empty() ? "" : "+") + block + "." + std::to_string(h + 1);
   return name;
 }
 }  // namespace
 
-std::string sender_name(const PathSender& sender) { return heads_name(sender.layer, sender.heads); }
+std::string sender_name(const PathSender& sender) { return heads_name(nullptr, sender.layer, sender.heads); }
 std::string receiver_heads_name(const PathReceiver& receiver) {
-  return receiver.kind == PathKind::Logits ? "logits" : heads_name(receiver.layer, receiver.heads);
+  return receiver.kind == PathKind::Logits ? "logits" : heads_name(nullptr, receiver.layer, receiver.heads);
+}
+std::string sender_name(const PathSender& sender, const ModelConfig& config) {
+  return heads_name(&config, sender.layer, sender.heads);
+}
+std::string receiver_heads_name(const PathReceiver& receiver, const ModelConfig& config) {
+  return receiver.kind == PathKind::Logits ? "logits" : heads_name(&config, receiver.layer, receiver.heads);
 }
 
 namespace {
 
-// Throws for a set the model lacks a head of: `count` heads in the layer, `what` names them.
-void check_heads(const std::vector<int64_t>& heads, int64_t layer, int64_t count, const std::string& what,
-                 const std::string& name) {
+// Throws for a set the model lacks a head of: `count` heads in the block, `what` names them.
+void check_heads(const ModelConfig& config, const std::vector<int64_t>& heads, int64_t layer, int64_t count,
+                 const std::string& what, const std::string& name) {
   if (heads.empty()) throw Error(what + " " + name + " names no head");
+  const auto block = config.is_translation() ? block_name(config, layer) : "layer " + block_name(config, layer);
   for (const auto h : heads)
     if (h < 0 || h >= count)
-      throw Error(what + " " + name + ": layer " + std::to_string(layer + 1) + " has " + std::to_string(count) + " " +
+      throw Error(what + " " + name + ": " + block + " has " + std::to_string(count) + " " +
                   (what == "k receiver" || what == "v receiver" ? "key/value heads" : "heads"));
+}
+
+// Whether any head before `receiver` writes the stream it reads (translation_path_patching.h).
+bool reachable(const ModelConfig& config, const PathReceiver& receiver) {
+  for (int64_t block = 0; block < receiver.layer || (config.is_translation() && block < config.n_blocks); ++block)
+    if (path_exists(config, PathSender{block, {0}}, receiver)) return true;
+  return false;
 }
 
 void check_paths(const ModelConfig& config, const std::vector<PathSender>& senders,
                  const std::vector<PathReceiver>& receivers) {
+  const auto blocks = config.is_translation() ? "blocks" : "layers";
   for (const auto& sender : senders) {
     if (sender.layer < 0 || sender.layer >= config.n_blocks)
-      throw Error("sender " + sender_name(sender) + ": the model has layers 1 to " + std::to_string(config.n_blocks));
-    check_heads(sender.heads, sender.layer, config.heads_per_block[sender.layer], "sender", sender_name(sender));
+      throw Error("sender " + sender_name(sender) + ": the model has " + blocks + " 1 to " + std::to_string(config.n_blocks));
+    check_heads(config, sender.heads, sender.layer, config.heads_per_block[sender.layer], "sender", sender_name(sender, config));
   }
   for (const auto& receiver : receivers) {
     if (receiver.kind == PathKind::Logits) continue;
     const auto what = path_kind_name(receiver.kind) + " receiver";
     if (receiver.layer < 0 || receiver.layer >= config.n_blocks)
-      throw Error("receiver layer " + std::to_string(receiver.layer + 1) + ": the model has layers 1 to " +
+      throw Error("receiver layer " + std::to_string(receiver.layer + 1) + ": the model has " + blocks + " 1 to " +
                   std::to_string(config.n_blocks));
-    if (receiver.layer == 0) throw Error("receiver layer 1 has no earlier heads to send to it");
+    if (!reachable(config, receiver))
+      throw Error("receiver " + (config.is_translation() ? path_kind_name(receiver.kind) + " " : std::string("layer ")) +
+                  block_name(config, receiver.layer) + " has no earlier heads to send to it");
     const auto count = receiver.kind == PathKind::Query ? config.heads_per_block[receiver.layer] : config.kv_heads_in(receiver.layer);
-    check_heads(receiver.heads, receiver.layer, count, what, receiver_heads_name(receiver));
+    check_heads(config, receiver.heads, receiver.layer, count, what, receiver_heads_name(receiver, config));
   }
 }
 
 }  // namespace
 
 void check_path_patch(const ModelConfig& config, const PathPatchSettings& settings) {
-  if (!config.is_language_model() || config.is_translation() || config.is_recurrent())
-    throw Error("path patching needs a language model of transformer blocks");
+  if (config.is_translation()) {
+    if (config.norm != NormPlacement::Pre)
+      throw Error("path patching on a translation model needs pre-norm blocks (transformer_mt with norm pre): in a "
+                  "post-norm model (Marian, BART) a head's write reaches the later blocks only through the norms after "
+                  "it, not added to their input");
+  } else if (!config.is_language_model() || config.is_recurrent()) {
+    throw Error("path patching needs a language model of transformer blocks or a pre-norm translation model");
+  }
   check_paths(config, settings.senders, settings.receivers);
 }
 
@@ -197,6 +228,7 @@ PathPatchResult path_patch(AttentionModel& model, const std::vector<PatchPair>& 
                            const ProgressCallback& progress) {
   const auto& config = model.config();
   check_path_patch(config, settings);
+  if (auto* translation = model.sequence_to_sequence()) return translation_path_patch(*translation, pairs, settings, progress);
   PathPatchResult result;
   result.senders = settings.senders.empty() ? every_head(config) : settings.senders;
   result.receivers = settings.receivers.empty() ? std::vector<PathReceiver>{PathReceiver{}} : settings.receivers;

@@ -23,7 +23,7 @@ std::string path_kind_name(PathKind kind);  // "logits", "q", "k", "v"
 
 // A sender: one head, or a set of heads of one layer whose clean outputs travel together.
 struct PathSender {
-  int64_t layer = 0;
+  int64_t layer = 0;  // the block (a translation model's in its one numbering: model_config.h)
   std::vector<int64_t> heads;
 };
 // A receiver: the logits (layer −1, no heads), or the query inputs of a set of query heads of one layer,
@@ -39,9 +39,14 @@ struct PathReceiver {
 std::vector<PathSender> every_head(const ModelConfig& config);
 // Each head of `layer` alone as a receiver: q of every query head, then k and v of every key/value head.
 std::vector<PathReceiver> layer_receivers(const ModelConfig& config, int64_t layer);
-// "1.3+1.1", "logits", "q 2.1+2.3" (1-based, as the tables write them).
+// "1.3+1.1", "logits", "2.1+2.3" (1-based, as the tables write them); with the model's config, a
+// translation model's by attention kind: "enc1.3+enc1.1", "cross2.1".
 std::string sender_name(const PathSender& sender);
 std::string receiver_heads_name(const PathReceiver& receiver);
+std::string sender_name(const PathSender& sender, const ModelConfig& config);
+std::string receiver_heads_name(const PathReceiver& receiver, const ModelConfig& config);
+// A block's name: its layer "2", or a translation model's kind and layer "cross2" (1-based).
+std::string block_name(const ModelConfig& config, int64_t block);
 
 struct PathPatchSettings {
   std::vector<PathSender> senders;      // empty: every head alone
@@ -63,8 +68,9 @@ struct PathPatchResult {
 // Throws aw::Error (one line) for what path_patch() refuses (below), before anything runs.
 void check_path_patch(const ModelConfig& config, const PathPatchSettings& settings);
 
-// Throws aw::Error (one line) for a model that is not a language model of transformer blocks, a
-// sender or receiver head it lacks, or a sender set spread over layers.
+// Throws aw::Error (one line) for a model that is not a language model of transformer blocks or a
+// pre-norm translation model (translation_path_patching.h: paths by attention kind), a sender or
+// receiver head it lacks, or a receiver no earlier head writes to.
 PathPatchResult path_patch(AttentionModel& model, const std::vector<PatchPair>& pairs, const PathPatchSettings& settings,
                            const ProgressCallback& progress = {});
 

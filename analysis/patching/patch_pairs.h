@@ -14,11 +14,14 @@
 namespace aw {
 
 class Tokenizer;
+class TranslationCodec;
 
 struct PatchPair {
-  std::vector<int64_t> clean, corrupted;  // token ids, the same length
+  std::vector<int64_t> clean, corrupted;  // token ids, the same length (a translation model's: the sources)
   int64_t answer = 0, foil = 0;
   int64_t line = 0;                       // 1-based line of the file
+  std::vector<int64_t> target;            // a translation model's decoder input (start, the translation's
+                                          // tokens), shared by both runs; empty for other models
 };
 
 // Reads `path` for a model of `positions` positions. Throws aw::Error naming the file and line for a
@@ -26,5 +29,12 @@ struct PatchPair {
 // the same answer and foil, prompts of different token lengths, an empty prompt, a prompt longer than
 // the positions, and a file with no pair; blank lines are skipped.
 std::vector<PatchPair> read_patch_pairs(const std::string& path, const Tokenizer& tokenizer, int64_t positions);
+
+// A translation model's pairs: clean source<TAB>corrupted source<TAB>translation<TAB>answer<TAB>foil lines.
+// The sources are encoded as the encoder reads them (their tokens, then EOS) and must be of one length;
+// the translation (which may be empty) is what the decoder has read, teacher-forced, and the answer and
+// foil are one token each of the target side: the metric is logit(answer) − logit(foil) for the token
+// after the translation. Refuses what read_patch_pairs does, the translation's length included.
+std::vector<PatchPair> read_translation_pairs(const std::string& path, const TranslationCodec& codec, int64_t positions);
 
 }  // namespace aw

@@ -2,6 +2,7 @@
 // from the circuit analyses' tables (widgets/circuit_edges.h) under QT_QPA_PLATFORM=offscreen: which
 // edges a threshold draws, a click on an edge selects it and on empty space none, rows naming nodes the
 // model lacks are left out, and the SVG, PNG and PDF exports.
+#include "table/csv_format.h"
 #include "widgets/circuit_edges.h"
 #include "widgets/circuit_graph.h"
 
@@ -103,6 +104,21 @@ class CircuitGraphTests : public QObject {
     graph.show();
     QVERIFY(QTest::qWaitForWindowExposed(&graph));
     QVERIFY(graph.grab().save(AW_BUILD_DIR "/circuit_graph_translation.png"));
+  }
+
+  // A translation model's path-patching table names heads by kind ("enc2.1", "cross1.2"): its edges are
+  // drawn on the blocks the session names, a name it lacks left out.
+  void aTranslationModelsPathPatchingIsDrawnOnItsBlocks() {
+    const auto table = read_csv("# model=mt\nsender,receiver,input,effect\nenc2.1,cross1.2,k,0.3\ncross1.1,logits,,0.2\n"
+                                "dec1.2,cross1.1,q,0.1\nenc3.1,cross1.1,v,0.5\n");
+    const QStringList blocks{"Enc 1", "Enc 2", "Dec 1", "Cross 1"};
+    const auto paths = circuit_edges("path-patch", table, {4, 4, 2, 2}, blocks);
+    QCOMPARE(paths.column_names, blocks);
+    QCOMPARE(static_cast<int>(paths.edges.size()), 3);  // enc3.1: no such block
+    QCOMPARE(paths.edges[0].label(), QString("2.1 → k 4.2"));
+    QCOMPARE(paths.edges[0].value, 0.3);
+    QCOMPARE(paths.edges[1].receiver.kind, CircuitNode::Logits);
+    QCOMPARE(paths.edges[2].label(), QString("3.2 → q 4.1"));
   }
 
   void theThresholdDrawsTheLargestAndAClickSelects() {

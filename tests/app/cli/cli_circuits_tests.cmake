@@ -78,6 +78,26 @@ aw_cli_test(error_token_attribution_position EXIT 1 STDERR_LINES 1
             ARGS token-attribution --model ${fixtures}/tiny_lm --text "w2 w3 w4" --position 7)
 
 # path-patch.
+# A translation model's pairs: the sources differ in one word, the decoder has read "Le".
+file(WRITE ${circuit_files}/translation_pairs.tsv "The cat sat on the mat.\tThe dog sat on the mat.\tLe\tchat\tchien\n")
+file(WRITE ${circuit_files}/translation_four.tsv "The cat sat on the mat.\tThe dog sat on the mat.\tchat\tchien\n")
+set(mt_vanilla ${PROJECT_SOURCE_DIR}/sample_data/mt_vanilla)
+aw_cli_test(path_patch_translation EXIT 0
+            REGEX "^# model=mt_vanilla, metric=logit\\(answer\\) - logit\\(foil\\) for the token after the translation, clean_mean=[0-9.e-]+, corrupted_mean=[0-9.e-]+,[^\n]*\nsender,receiver,input,effect\nenc1\\.1,cross1\\.1,k,[0-9.e-]+\n(.*\n)*cross1\\.2,dec2\\.1,q,[0-9.e-]+\n(.*\n)*dec2\\.4,cross2\\.4,q,[0-9.e-]+\n"
+            ARGS path-patch --model ${mt_vanilla} --pairs ${circuit_files}/translation_pairs.tsv --receivers cross1,dec2,cross2
+                 --senders enc1.1,cross1.2,dec2.4)
+aw_cli_test(error_path_patch_post_norm_translation EXIT 1 STDERR_LINES 1
+            REGEX "path patching on a translation model needs pre-norm blocks \\(transformer_mt with norm pre\\)"
+            ARGS path-patch --model ${marian_tiny} --pairs ${circuit_files}/translation_pairs.tsv)
+aw_cli_test(error_path_patch_translation_fields EXIT 1 STDERR_LINES 1
+            REGEX "translation_four.tsv:1: expected clean source<TAB>corrupted source<TAB>translation<TAB>answer<TAB>foil, got 4 fields\n"
+            ARGS path-patch --model ${mt_vanilla} --pairs ${circuit_files}/translation_four.tsv)
+aw_cli_test(error_path_patch_translation_receiver EXIT 1 STDERR_LINES 1
+            REGEX "--receivers 'dec1' has no earlier heads writing the stream it reads\n"
+            ARGS path-patch --model ${mt_vanilla} --pairs ${circuit_files}/translation_pairs.tsv --receivers dec1)
+aw_cli_test(error_path_patch_translation_sender EXIT 1 STDERR_LINES 1
+            REGEX "--senders '1.2' is not a head \\(kind, layer.head from 1: \"enc2.3\", \"dec1.2\", \"cross1.4\"\\)\n"
+            ARGS path-patch --model ${mt_vanilla} --pairs ${circuit_files}/translation_pairs.tsv --senders 1.2)
 file(WRITE ${circuit_files}/pairs.tsv "w2 w3 w4 w5\tw2 w3 w9 w5\tw4\tw9\nw8 w3 w4\tw8 w10 w4\tw3\tw10\n")
 aw_cli_test(path_patch EXIT 0 STDOUT_LINES 8
             REGEX "^# model=tiny_lm, metric=logit\\(answer\\) - logit\\(foil\\) at the last position, clean_mean=[0-9.e-]+, corrupted_mean=[0-9.e-]+, significance=no intervals or p-values: 2 pairs are fewer than the 20 independent units.*pairs=2, data=pairs.tsv\nsender,receiver,input,effect\n1.1,logits,,[0-9.e-]+\n.*\n2.3,logits,,"
@@ -105,7 +125,7 @@ aw_cli_test(error_path_patch_receiver_kind EXIT 1 STDERR_LINES 1
             REGEX "--receivers 'z:2.1' is neither logits, a layer, nor q:, k: or v: with heads \\(\"k:2.1[+]2.3\"\\)\n"
             ARGS path-patch --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --receivers z:2.1)
 aw_cli_test(error_path_patch_classifier EXIT 1 STDERR_LINES 1
-            REGEX "tiny_bert_classifier: path-patch needs a language model; this checkpoint is a bert classifier\n"
+            REGEX "tiny_bert_classifier: path-patch needs a causal language model or a translation model; this checkpoint is a bert classifier\n"
             ARGS path-patch --model ${fixtures}/tiny_bert_classifier --pairs ${circuit_files}/pairs.tsv)
 
 # eap: tiny_lm's graph has 75 edges (the input 21; each layer-1 head 12; mlp 1 11; each layer-2 head 2;

@@ -152,52 +152,6 @@ class AnalysisTabsTests : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(static_cast<int>(reopened_view->graph()->graph().edges.size()), 110, kTimeoutMs);
   }
 
-  // Composition on a translation model: its pairs name heads by attention kind, and the Circuit view's
-  // columns are its blocks. mt_vanilla (2 + 2 layers of 4 heads): 176 pairs, 336 edges (enc → enc
-  // q/k/v, enc → cross k/v, dec and cross → dec q/k/v, → cross q).
-  void compositionOfATranslationModelIsDrawnOnItsBlocks() {
-    MainWindow window;
-    window.openCheckpoint(kSampleData + "/mt_vanilla");
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
-    window.analyses()->run("composition");
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
-    const auto& table = window.analyses()->tab("composition")->panel()->table();
-    QCOMPARE(table.row_count(), 176);
-    QCOMPARE(table.text(0, table.column("sender_kind")), std::string("enc"));
-    auto* view = window.findChild<CircuitView*>();
-    QVERIFY(view);
-    QCOMPARE(view->source()->currentData().toString(), QString("composition"));
-    QCOMPARE(view->graph()->graph().column_names, QStringList({"Enc 1", "Enc 2", "Dec 1", "Cross 1", "Dec 2", "Cross 2"}));
-    QCOMPARE(static_cast<int>(view->graph()->graph().edges.size()), 336);
-  }
-
-  // Token attribution on a translation model: the attention view's sentence is the source and the form's
-  // Translation what the decoder has read; the table lists the source's 10 tokens (EOS included), then
-  // the decoder's 3 (its start, "▁Le", "▁chat"), and the prediction explained is the one after them.
-  void tokenAttributionOfATranslationModelReadsSourceAndTarget() {
-    MainWindow window;
-    window.openCheckpoint(kSampleData + "/mt_vanilla");
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    window.runSentence("The cat sat on the mat.");
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
-    auto* tab = window.analyses()->tab("token-attribution");
-    auto* form = tab->panel();
-    QVERIFY(form->findChild<QWidget*>("translation")->isEnabled());
-    form->findChild<QLineEdit*>("translation")->setText("Le chat");
-    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
-    tab->start();
-    QTRY_VERIFY2_WITH_TIMEOUT(finished.count() == 1 && form->hasResult(), qPrintable(form->messageText()), kTimeoutMs);
-    const auto& table = form->table();
-    QCOMPARE(table.row_count(), 13);
-    QCOMPARE(table.text(9, table.column("side")), std::string("source"));
-    QCOMPARE(table.text(9, table.column("token")), std::string("</s>"));
-    QCOMPARE(table.text(12, table.column("side")), std::string("target"));
-    QCOMPARE(table.text(12, table.column("token")), std::string("▁chat"));
-    QCOMPARE(table.meta_text("position"), std::string("2"));
-    QVERIFY(form->plot()->title().contains("at target position 2 draws on: the source, then the target"));
-  }
-
   // Settings the chosen model cannot use are greyed (a beam, a metric or an attention kind for a plain
   // language model; a window for a classifier) and stay out of its run.
   void settingsTheModelCannotUseAreGreyed() {
