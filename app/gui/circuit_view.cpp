@@ -133,10 +133,12 @@ void CircuitView::refresh() {
     if (file.open(QIODevice::ReadOnly | QIODevice::Text)) {
       QTextStream in(&file);
       while (!in.atEnd()) {
+        // clean, corrupted, answer, foil; a translation model's: clean source, corrupted source,
+        // translation, answer, foil (its attention is shown on the clean source).
         const auto fields = in.readLine().split('\t');
-        if (fields.size() != 4) continue;
+        if (fields.size() != 4 && fields.size() != 5) continue;
         prompts_ << fields[0];
-        pair_->addItem(QString("%1: %2 → %3").arg(prompts_.size()).arg(fields[0], fields[2]));
+        pair_->addItem(QString("%1: %2 → %3").arg(prompts_.size()).arg(fields[0], fields[fields.size() - 2]));
       }
     }
   } else if (context_.sentence) {

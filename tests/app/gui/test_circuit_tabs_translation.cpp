@@ -111,6 +111,7 @@ class CircuitTabsTranslationTests : public QObject {
     view->source()->setCurrentIndex(view->source()->findData("path-patch"));
     QCOMPARE(view->graph()->graph().column_names, QStringList({"Enc 1", "Enc 2", "Dec 1", "Cross 1", "Dec 2", "Cross 2"}));
     QCOMPARE(static_cast<int>(view->graph()->graph().edges.size()), 128);
+    QCOMPARE(view->findChild<QComboBox*>("pair")->itemText(0), QString("1: The cat sat on the mat. → chat"));
     window.resize(1366, 768);
     window.show();
     auto* circuits = window.analyses()->group("Circuits");
