@@ -180,6 +180,9 @@ PathPatchResult patch(SequenceToSequenceModel& model, const std::vector<PatchPai
     result.corrupted.index_put_({pair_index}, runs.corrupted);
     std::vector<torch::Tensor> writes(static_cast<size_t>(s_count));
     for (const auto& [block, members] : senders_of) {
+      bool read = false;  // by any receiver (encoder senders have no path to the logits)
+      for (const auto& receiver : result.receivers) read = read || exists(config, result.senders[members.front()], receiver);
+      if (!read) continue;
       std::vector<std::vector<int64_t>> sets;
       for (const auto s : members) sets.push_back(result.senders[s].heads);
       const auto block_writes = sender_writes(model, batch, runs, block, sets, gates);
