@@ -30,16 +30,25 @@ std::optional<CircuitNode> head_named(const QString& text, const QStringList& la
   return CircuitNode{CircuitNode::Head, layer - 1, head - 1};
 }
 
-// "input", "logits", "mlp 2", "1.3".
-std::optional<CircuitNode> node_named(const QString& text) {
-  if (text == "input") return CircuitNode{CircuitNode::Input};
+// "input", "logits", "mlp 2", "1.3"; a translation model's (`layer_names` its blocks): "source" and
+// "target" (both the input node), "mlp enc1" (in the column "Enc 1"), "mlp dec2" (after its layer's
+// cross-attention: "Cross 2"), "cross2.1".
+std::optional<CircuitNode> node_named(const QString& text, const QStringList& layer_names = {}) {
+  if (text == "input" || (!layer_names.isEmpty() && (text == "source" || text == "target")))
+    return CircuitNode{CircuitNode::Input};
   if (text == "logits") return CircuitNode{CircuitNode::Logits};
   if (text.startsWith("mlp ")) {
+    auto name = text.mid(4);
+    if (!layer_names.isEmpty() && (name.startsWith("enc") || name.startsWith("dec"))) {
+      const auto column = QString(name.startsWith("enc") ? "Enc " : "Cross ") + name.mid(3);
+      const int layer = static_cast<int>(layer_names.indexOf(column));
+      return layer >= 0 ? std::optional<CircuitNode>(CircuitNode{CircuitNode::Mlp, layer}) : std::nullopt;
+    }
     bool ok = false;
-    const int layer = text.mid(4).toInt(&ok);
+    const int layer = name.toInt(&ok);
     return ok && layer >= 1 ? std::optional<CircuitNode>(CircuitNode{CircuitNode::Mlp, layer - 1}) : std::nullopt;
   }
-  return head_named(text);
+  return head_named(text, layer_names);
 }
 
 bool fits(const CircuitNode& node, const std::vector<int>& heads) {
@@ -78,12 +87,22 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
   if (kind == "eap") {
     data.mlps = true;
     data.title = QString("score (%1), %2").arg(QString::fromStdString(table.meta_text("method")), model);
+    // A translation model's nodes are named by kind ("cross2.1", "mlp dec1"): drawn on its blocks.
+    bool by_kind = false;
+    for (int row = 0; row < table.row_count() && !by_kind; ++row) {
+      const auto sender = text_of(table, row, "sender");
+      by_kind = sender == "source" || sender == "target";
+    }
+    by_kind = by_kind && !layer_names.isEmpty();
+    if (by_kind) data.column_names = layer_names;
+    const auto names = by_kind ? layer_names : QStringList();
     for (int row = 0; row < table.row_count(); ++row) {
       auto receiver = text_of(table, row, "receiver");
       QString input;
       if (receiver.size() > 2 && (receiver[0] == 'q' || receiver[0] == 'k' || receiver[0] == 'v') && receiver[1] == ' ')
         input = receiver.left(1), receiver = receiver.mid(2);
-      add(node_named(text_of(table, row, "sender")), node_named(receiver), input, table.number(row, table.column("score")), row);
+      add(node_named(text_of(table, row, "sender"), names), node_named(receiver, names), input,
+          table.number(row, table.column("score")), row);
     }
   } else if (kind == "path-patch") {
     data.title = "path-patching effect, " + model;

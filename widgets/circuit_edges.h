@@ -2,7 +2,8 @@
 // circuit analyses (attention-cli eap, path-patch, composition; docs/circuits.md): each edge's value
 // and, for a click, its row.
 //   eap          sender ("input", "1.3", "mlp 1") → receiver ("q 2.1", "k 2.1", "v 2.1", "mlp 2",
-//                "logits"): the score
+//                "logits"): the score; a translation model's ("source", "target", "enc1.3", "mlp dec2",
+//                "k cross1.2") on its blocks, a decoder layer's MLP in its cross-attention's column
 //   path-patch   sender "1.3" → receiver "2.1" with input q/k/v, or "logits": the effect (sets of
 //                heads, "1.1+1.3", are left out: a node is one head); a translation model's "enc1.3",
 //                "cross2.1" drawn on the blocks its layer_names call "Enc 1", "Cross 2"

@@ -11,6 +11,7 @@
 #include "analysis/circuits/edge_senders.h"
 #include "analysis/circuits/head_input_gradients.h"
 #include "analysis/circuits/pair_batches.h"
+#include "analysis/circuits/translation_edges.h"
 #include "models/errors.h"
 #include "models/nn/transformer.h"
 
@@ -73,6 +74,8 @@ torch::Tensor patched_run(TransformerImpl& model, const PairBatch& batch, const 
 CircuitRuns circuit_runs(AttentionModel& attention_model, const std::vector<PatchPair>& pairs, const EdgeGraph& graph,
                          const std::vector<torch::Tensor>& circuits, int64_t batch_size, const torch::Tensor& gates,
                          const ProgressCallback& progress) {
+  if (auto* translation = attention_model.sequence_to_sequence())
+    return translation_circuit_runs(*translation, pairs, graph, circuits, batch_size, gates, progress);
   auto* found = dynamic_cast<TransformerImpl*>(&attention_model);
   if (!found) throw Error("circuit faithfulness needs a language model of transformer blocks");
   auto& model = *found;

@@ -11,6 +11,7 @@
 #include "analysis/circuits/edge_senders.h"
 #include "analysis/circuits/head_input_gradients.h"
 #include "analysis/circuits/pair_batches.h"
+#include "analysis/circuits/translation_edges.h"
 #include "models/errors.h"
 #include "models/nn/transformer.h"
 
@@ -69,6 +70,8 @@ torch::Tensor through_norm(const Norm& norm, const torch::Tensor& x, const torch
 
 EdgeAttributionResult edge_attribution(AttentionModel& attention_model, const std::vector<PatchPair>& pairs,
                                        const EdgeAttributionSettings& settings, const ProgressCallback& progress) {
+  if (auto* translation = attention_model.sequence_to_sequence())
+    return translation_edge_attribution(*translation, pairs, settings, progress);
   const auto& config = attention_model.config();
   EdgeAttributionResult result;
   result.graph = edge_graph(config);

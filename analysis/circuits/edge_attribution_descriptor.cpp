@@ -56,7 +56,7 @@ AnalysisReport run_eap(const AnalysisRequest& request) {
   const auto sizes = circuit_sizes(settings.text("sizes"), edges);
   const auto selection = settings.text("select");
   const auto chosen_by = circuit_selection_named(selection);  // the field has checked the name
-  const auto pairs = read_patch_pairs(path, *loaded.tokenizer, loaded.config.max_positions);
+  const auto pairs = read_model_pairs(path, loaded);
   EdgeAttributionSettings attribution;
   attribution.steps = settings.integer("steps");
   attribution.batch = settings.integer("batch");
@@ -85,7 +85,8 @@ AnalysisReport run_eap(const AnalysisRequest& request) {
   ResultTable table, circuit_table;
   for (auto* each : {&table, &circuit_table}) {
     each->meta("model", loaded.name).meta("method", method);
-    each->meta("metric", "logit(answer) - logit(foil) at the last position");
+    each->meta("metric", loaded.config.is_translation() ? "logit(answer) - logit(foil) for the token after the translation"
+                                                        : "logit(answer) - logit(foil) at the last position");
     each->meta("clean_mean", clean_mean).meta("corrupted_mean", corrupted_mean);
     each->meta("pairs", static_cast<int64_t>(pairs.size()));
     each->meta("data", std::filesystem::path(path).filename().string());
@@ -116,7 +117,8 @@ AnalysisReport run_eap(const AnalysisRequest& request) {
     const auto index = order_values[rank];
     const auto& sender = scored.graph.senders[index / v_count];
     const auto score = score_values[index];
-    table.add_row({cell(rank + 1), cell(sender_label(sender)), cell(receiver_label(scored.graph.receivers[index % v_count])),
+    table.add_row({cell(rank + 1), cell(sender_label(sender, loaded.config)),
+                   cell(receiver_label(scored.graph.receivers[index % v_count], loaded.config)),
                    cell(score), cell(score / (corrupted_mean - clean_mean)),
                    smallest_values[index] > 0 ? cell(smallest_values[index]) : Cell{}});
     if (sender.kind == SenderKind::Head) head_scores.values[sender.layer][sender.head] += std::abs(score);
@@ -154,9 +156,11 @@ AnalysisDescriptor eap_descriptor() {
                                 "Syed et al. 2023, Hanna et al. 2024: every edge between heads, MLPs, the input and the "
                                 "logits scored from one forward and backward (EAP) or k (EAP-IG); circuits of the top "
                                 "edges and their faithfulness");
-  descriptor.models = ModelRequirement::LanguageModel;
+  descriptor.models = ModelRequirement::CausalAttention;
   descriptor.fields = {
-      path_field("pairs", "Pairs", true, "clean<TAB>corrupted<TAB>answer<TAB>foil lines (answer and foil one token each)"),
+      path_field("pairs", "Pairs", true,
+                 "clean<TAB>corrupted<TAB>answer<TAB>foil lines (answer and foil one token each); a translation model's "
+                 "clean source<TAB>corrupted source<TAB>translation<TAB>answer<TAB>foil"),
       integer_field("steps", "Steps", 1, 1, 1024, "1: EAP (the gradient on the clean run); k > 1: EAP-IG, the gradient "
                                                   "averaged over k inputs from corrupted to clean", "K"),
       text_field("sizes", "Circuit sizes", "",

@@ -5,6 +5,8 @@
 #include "analysis/circuits/edge_graph.h"
 
 #include "analysis/circuits/head_input_gradients.h"
+#include "analysis/circuits/path_patching.h"
+#include "analysis/circuits/translation_edges.h"
 #include "models/errors.h"
 
 #include <torch/torch.h>
@@ -14,8 +16,9 @@ namespace aw {
 int64_t EdgeGraph::edge_count() const { return edges.sum().item<int64_t>(); }
 
 EdgeGraph edge_graph(const ModelConfig& config) {
-  if (!config.is_language_model() || config.is_translation() || config.is_recurrent())
-    throw Error("edge attribution needs a language model of transformer blocks");
+  if (config.is_translation()) return translation_edge_graph(config);
+  if (!config.is_language_model() || config.is_recurrent())
+    throw Error("edge attribution needs a language model of transformer blocks or a pre-norm translation model");
   check_heads_read_apart(config);
   EdgeGraph graph;
   std::vector<int64_t> sender_stage{0}, receiver_reads;
@@ -64,6 +67,29 @@ std::string receiver_label(const EdgeReceiver& receiver) {
     case ReceiverKind::Key: return "k " + head;
     case ReceiverKind::Value: return "v " + head;
     case ReceiverKind::Mlp: return "mlp " + std::to_string(receiver.layer + 1);
+    case ReceiverKind::Logits: return "logits";
+  }
+  return "";
+}
+
+std::string sender_label(const EdgeSender& sender, const ModelConfig& config) {
+  if (!config.is_translation()) return sender_label(sender);
+  switch (sender.kind) {
+    case SenderKind::Input: return sender.layer < 0 ? "source" : "target";
+    case SenderKind::Head: return block_name(config, sender.layer) + "." + std::to_string(sender.head + 1);
+    case SenderKind::Mlp: return "mlp " + mlp_layer_name(config, sender.layer);
+  }
+  return "";
+}
+
+std::string receiver_label(const EdgeReceiver& receiver, const ModelConfig& config) {
+  if (!config.is_translation()) return receiver_label(receiver);
+  const auto head = receiver.layer < 0 ? std::string() : block_name(config, receiver.layer) + "." + std::to_string(receiver.head + 1);
+  switch (receiver.kind) {
+    case ReceiverKind::Query: return "q " + head;
+    case ReceiverKind::Key: return "k " + head;
+    case ReceiverKind::Value: return "v " + head;
+    case ReceiverKind::Mlp: return "mlp " + mlp_layer_name(config, receiver.layer);
     case ReceiverKind::Logits: return "logits";
   }
   return "";

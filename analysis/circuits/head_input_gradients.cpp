@@ -9,9 +9,7 @@
 #include <torch/torch.h>
 
 namespace aw {
-namespace {
 
-// Each head's slice of `dense` on its own copy: [heads, B, n, d] → [B, heads, n, dh].
 torch::Tensor projected(const Dense& dense, const torch::Tensor& read, int64_t dh) {
   const auto heads = read.size(0);
   const auto weight = dense->weight.view({heads, dh, read.size(-1)}).to(read.scalar_type());
@@ -19,6 +17,8 @@ torch::Tensor projected(const Dense& dense, const torch::Tensor& read, int64_t d
   if (dense->bias.defined()) out = out + dense->bias.view({1, heads, 1, dh}).to(read.scalar_type());
   return out;
 }
+
+namespace {
 
 // One kind of input (q, k or v) of every head of `layer`, each from its own state [heads, B, n, d]:
 // through the layer's norm, the head's slice of the projection, its q/k norm, rotation and clip.

@@ -14,6 +14,10 @@
 
 namespace aw {
 
+// Each head's slice of `dense` (with its bias) on its own copy of the input: [heads, B, n, d] →
+// [B, heads, n, dh].
+torch::Tensor projected(const Dense& dense, const torch::Tensor& read, int64_t dh);
+
 // Throws aw::Error (one line) for a model whose heads do not read the residual stream apart: a q/k norm
 // over every head at once (OLMo 2), BET(SF)'s reweighting (which reads keys and values again), or a norm
 // after the add (post-norm).

@@ -15,7 +15,6 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/parse_number.h"
-#include "models/translation/translation_codec.h"
 
 #include <torch/torch.h>
 
@@ -144,20 +143,13 @@ std::vector<std::pair<int64_t, int64_t>> measured_paths(const PathPatchResult& r
   return paths;
 }
 
-// The pairs as the model reads them: a translation model's with their sources and target.
-std::vector<PatchPair> read_pairs_for(const LoadedModel& loaded, const std::string& path) {
-  if (!loaded.config.is_translation()) return read_patch_pairs(path, *loaded.tokenizer, loaded.config.max_positions);
-  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
-  return read_translation_pairs(path, codec, loaded.config.max_positions);
-}
-
 AnalysisReport run_path_patch(const AnalysisRequest& request) {
   AnalysisReport report;
   const auto& settings = request.settings;
   const auto& loaded = *request.models.front();
   const auto path = settings.required_text("pairs");
   check_path_patch(loaded.config, {});  // the model first: a post-norm translation model is refused whatever the pairs
-  const auto pairs = read_pairs_for(loaded, path);
+  const auto pairs = read_model_pairs(path, loaded);
   PathPatchSettings patch;
   patch.senders = parse_senders(settings.text("senders"), loaded.config);
   patch.receivers = parse_receivers(settings.text("receivers"), loaded);

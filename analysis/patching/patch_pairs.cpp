@@ -1,6 +1,7 @@
 // analysis/patching/patch_pairs.cpp — see patch_pairs.h.
 #include "analysis/patching/patch_pairs.h"
 
+#include "models/checkpoint/checkpoint.h"
 #include "models/errors.h"
 #include "models/text/inner_text.h"
 #include "models/text/split_fields.h"
@@ -90,6 +91,12 @@ std::vector<PatchPair> read_translation_pairs(const std::string& path, const Tra
                       pair.foil = one_token(target, fields[4], "foil", where);
                       return pair;
                     });
+}
+
+std::vector<PatchPair> read_model_pairs(const std::string& path, const LoadedModel& loaded) {
+  if (!loaded.config.is_translation()) return read_patch_pairs(path, *loaded.tokenizer, loaded.config.max_positions);
+  const TranslationCodec codec(loaded.config, loaded.tokenizer, loaded.target_tokenizer);
+  return read_translation_pairs(path, codec, loaded.config.max_positions);
 }
 
 }  // namespace aw

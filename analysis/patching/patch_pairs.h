@@ -15,6 +15,7 @@ namespace aw {
 
 class Tokenizer;
 class TranslationCodec;
+struct LoadedModel;
 
 struct PatchPair {
   std::vector<int64_t> clean, corrupted;  // token ids, the same length (a translation model's: the sources)
@@ -36,5 +37,8 @@ std::vector<PatchPair> read_patch_pairs(const std::string& path, const Tokenizer
 // foil are one token each of the target side: the metric is logit(answer) − logit(foil) for the token
 // after the translation. Refuses what read_patch_pairs does, the translation's length included.
 std::vector<PatchPair> read_translation_pairs(const std::string& path, const TranslationCodec& codec, int64_t positions);
+
+// The pairs as `loaded` reads them: read_translation_pairs for a translation model, else read_patch_pairs.
+std::vector<PatchPair> read_model_pairs(const std::string& path, const LoadedModel& loaded);
 
 }  // namespace aw

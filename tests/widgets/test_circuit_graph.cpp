@@ -121,6 +121,23 @@ class CircuitGraphTests : public QObject {
     QCOMPARE(paths.edges[2].label(), QString("3.2 → q 4.1"));
   }
 
+  // A translation model's edge attribution: the source and the target are the input node, a decoder
+  // layer's MLP sits in its cross-attention's column.
+  void aTranslationModelsEdgeAttributionIsDrawnOnItsBlocks() {
+    const auto table = read_csv("# model=mt, method=EAP\nrank,sender,receiver,score\n1,mlp dec1,logits,-2\n"
+                                "2,source,v cross1.1,-1.5\n3,enc2.2,mlp enc2,0.5\n4,target,q dec1.1,0.25\n");
+    const QStringList blocks{"Enc 1", "Enc 2", "Dec 1", "Cross 1"};
+    const auto edges = circuit_edges("eap", table, {4, 4, 2, 2}, blocks);
+    QCOMPARE(edges.column_names, blocks);
+    QCOMPARE(static_cast<int>(edges.edges.size()), 4);
+    QCOMPARE(edges.edges[0].sender.kind, CircuitNode::Mlp);
+    QCOMPARE(edges.edges[0].sender.layer, 3);  // the decoder's MLP 1: after Cross 1
+    QCOMPARE(edges.edges[1].sender.kind, CircuitNode::Input);
+    QCOMPARE(edges.edges[1].label(), QString("input → v 4.1"));
+    QCOMPARE(edges.edges[2].receiver.layer, 1);
+    QCOMPARE(edges.edges[3].sender.kind, CircuitNode::Input);
+  }
+
   void theThresholdDrawsTheLargestAndAClickSelects() {
     CircuitGraph graph;
     graph.resize(640, 420);

@@ -138,6 +138,13 @@ aw_cli_test(eap_circuits EXIT 0
             OUT_FILE_REGEX "^# model=tiny_lm, method=EAP-IG, 2 steps, .*select=the edges of largest \\|score\\|, faithfulness=.*\nedges,share_of_edges,faithfulness,patched_mean\n3,0.04,-?[0-9.e-]+,-?[0-9.e-]+\n75,1,1,-?[0-9.e-]+\n$"
             ARGS eap --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --steps 2 --select top --sizes 3,75
                  --circuits-out ${circuit_files}/circuits.csv)
+# A translation model's graph: both streams' senders and receivers, named by kind.
+aw_cli_test(eap_translation EXIT 0
+            REGEX "^# model=mt_vanilla, method=EAP, metric=logit\\(answer\\) - logit\\(foil\\) for the token after the translation, [^\n]*edges=529,[^\n]*\nrank,sender,receiver,score,share,circuit\n1,(source|target|mlp (enc|dec)[12]|(enc|dec|cross)[12]\\.[1-4]),(logits|mlp (enc|dec)[12]|[qkv] (enc|dec|cross)[12]\\.[1-4]),"
+            ARGS eap --model ${mt_vanilla} --pairs ${PROJECT_SOURCE_DIR}/sample_data/mt_noun_pairs.tsv --sizes 8)
+aw_cli_test(error_eap_post_norm_translation EXIT 1 STDERR_LINES 1
+            REGEX "edge attribution needs a norm before each sublayer; marian normalises after the add\n"
+            ARGS eap --model ${marian_tiny} --pairs ${circuit_files}/translation_pairs.tsv)
 aw_cli_test(error_eap_size EXIT 1 STDERR_LINES 1
             REGEX "--sizes '76' is more edges than the model's graph has \\(75\\)\n"
             ARGS eap --model ${fixtures}/tiny_lm --pairs ${circuit_files}/pairs.tsv --sizes 10,76)
@@ -145,7 +152,7 @@ aw_cli_test(error_eap_lengths EXIT 1 STDERR_LINES 1
             REGEX "patch_pairs_lengths.tsv:2: the clean prompt is 2 tokens and the corrupted 3: patching needs prompts of one length\n"
             ARGS eap --model ${fixtures}/tiny_lm --pairs ${patch_pairs}/patch_pairs_lengths.tsv)
 aw_cli_test(error_eap_classifier EXIT 1 STDERR_LINES 1
-            REGEX "tiny_bert_classifier: eap needs a language model; this checkpoint is a bert classifier\n"
+            REGEX "tiny_bert_classifier: eap needs a causal language model or a translation model; this checkpoint is a bert classifier\n"
             ARGS eap --model ${fixtures}/tiny_bert_classifier --pairs ${circuit_files}/pairs.tsv)
 aw_cli_test(error_eap_query_norm EXIT 1 STDERR_LINES 1
             REGEX "edge attribution needs heads that read the residual stream apart; olmo2's query and key norms span every head at once\n"

@@ -1,7 +1,8 @@
 // tests/app/gui/test_circuit_tabs_translation.cpp — the Circuits tabs on a translation model (Qt Test,
-// offscreen, sample_data/mt_vanilla): composition and path patching name heads by attention kind and the
-// Circuit view draws them on the model's blocks (Enc 1 … Cross 2); token attribution reads the attention
-// view's sentence as the source and the form's Translation as what the decoder has read.
+// offscreen, sample_data/mt_vanilla): composition, path patching and edge attribution name heads by
+// attention kind and the Circuit view draws them on the model's blocks (Enc 1 … Cross 2); token
+// attribution reads the attention view's sentence as the source and the form's Translation as what the
+// decoder has read.
 #include "app/gui/analysis_tab.h"
 #include "app/gui/analysis_tabs.h"
 #include "app/gui/circuit_view.h"
@@ -119,6 +120,31 @@ class CircuitTabsTranslationTests : public QObject {
     window.findChild<QTabWidget*>()->setCurrentWidget(circuits);
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.grab().save(AW_BUILD_DIR "/circuit_view_path_patch_translation.png"));  // to look at
+  }
+
+  // Edge attribution on a translation model, after the Attention tab translated (an inference-mode run of
+  // the same model): 529 edges over both streams on sample_data/mt_noun_pairs.tsv, every one an edge of
+  // the Circuit view on the blocks (the source and the target as its input node).
+  void edgeAttributionOfATranslationModelIsDrawnOnItsBlocks() {
+    MainWindow window;
+    window.openCheckpoint(kSampleData + "/mt_vanilla");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    window.runSentence("The cat sat on the mat.");
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), kTimeoutMs);
+    auto* tab = window.analyses()->tab("eap");
+    auto* form = tab->panel();
+    form->findChild<QLineEdit*>("pairs")->setText(kSampleData + "/mt_noun_pairs.tsv");
+    QSignalSpy finished(window.analyses(), &AnalysisTabs::analysisFinished);
+    tab->start();
+    QTRY_VERIFY2_WITH_TIMEOUT(finished.count() == 1 && form->hasResult(), qPrintable(form->messageText()), kTimeoutMs);
+    const auto& table = form->table();
+    QCOMPARE(table.row_count(), 529);
+    QCOMPARE(table.meta_text("metric"), std::string("logit(answer) - logit(foil) for the token after the translation"));
+    auto* view = window.findChild<CircuitView*>();
+    QVERIFY(view);
+    view->source()->setCurrentIndex(view->source()->findData("eap"));
+    QCOMPARE(view->graph()->graph().column_names, QStringList({"Enc 1", "Enc 2", "Dec 1", "Cross 1", "Dec 2", "Cross 2"}));
+    QCOMPARE(static_cast<int>(view->graph()->graph().edges.size()), 529);
   }
 };
 
