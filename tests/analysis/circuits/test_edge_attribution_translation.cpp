@@ -4,7 +4,8 @@
 // encoder head's query, a decoder head's key, a cross-attention head's query and value, both kinds of MLP,
 // the logits — against autograd on a clean run whose receiver input is recomputed by hand from its state
 // plus a zero leaf, times the senders' writes computed by hand (a head's W_O slice on its z's change);
-// circuits of every and of no edge give the clean and the corrupted run; post-norm models are refused.
+// circuits of every and of no edge give the clean and the corrupted run, and one of every edge but one
+// the clean run with that edge's receiver reading its sender's corrupted write; post-norm models are refused.
 #include "analysis/circuits/circuit_faithfulness.h"
 #include "analysis/circuits/edge_attribution.h"
 #include "models/nn/model_config.h"
@@ -108,9 +109,10 @@ TEST(EdgeAttributionTranslation, EachReceiverReadsOneStream) {
   EXPECT_EQ(sender_label(graph.senders[target], model->config()), "target");
 }
 
-// The gradient of m (clean run) with respect to a zero leaf added to one receiver's input, that input
-// recomputed by hand from the model's modules: [1, len, d].
-torch::Tensor leaf_gradient(TranslationTransformerImpl& model, const PatchPair& pair, const EdgeReceiver& receiver) {
+// m of the clean run in which one receiver's input is its state plus `extra` [1, len, d] (a zero leaf, or
+// a sender's change), that input recomputed by hand from the model's modules.
+torch::Tensor m_with(TranslationTransformerImpl& model, const PatchPair& pair, const EdgeReceiver& receiver,
+                     const std::function<torch::Tensor(const torch::Tensor&)>& extra) {
   const auto clean = input_of(pair.clean, pair.target);
   const auto block = receiver.layer;
   const auto kind = block >= 0 ? model.config().attention_block(block).kind : AttentionKind::Decoder;
@@ -121,9 +123,8 @@ torch::Tensor leaf_gradient(TranslationTransformerImpl& model, const PatchPair& 
   else if (kind == AttentionKind::Cross && receiver.kind == ReceiverKind::Query) state = read_at(model, clean, HookPoint::ResidMid, block - 1);
   else if (kind == AttentionKind::Cross) state = read_at(model, clean, HookPoint::ResidPost, 1);
   else state = read_at(model, clean, HookPoint::ResidPre, block);
-  state = state.clone();  // out of inference mode: the leaf's graph goes through it
-  torch::AutoGradMode on(true);
-  const auto leaf = torch::zeros_like(state).requires_grad_(true);
+  state = state.clone();
+  const auto leaf = extra(state);
   const auto read = state + leaf;
   ForwardOptions options;
   const int64_t dh = 4, h = receiver.head;
@@ -163,7 +164,16 @@ torch::Tensor leaf_gradient(TranslationTransformerImpl& model, const PatchPair& 
     }
   }
   const auto logits = model.forward(clean, options).logits;
-  const auto m = logits[0][logits.size(1) - 1][pair.answer] - logits[0][logits.size(1) - 1][pair.foil];
+  return logits[0][logits.size(1) - 1][pair.answer] - logits[0][logits.size(1) - 1][pair.foil];
+}
+
+// The gradient of m (clean run) with respect to a zero leaf added to one receiver's input: [1, len, d].
+torch::Tensor leaf_gradient(TranslationTransformerImpl& model, const PatchPair& pair, const EdgeReceiver& receiver) {
+  torch::AutoGradMode on(true);
+  torch::Tensor leaf;
+  const auto m = m_with(model, pair, receiver, [&](const torch::Tensor& state) {
+    return leaf = torch::zeros_like(state).requires_grad_(true);
+  });
   return torch::autograd::grad({m}, {leaf})[0];
 }
 
@@ -228,6 +238,39 @@ TEST(EdgeAttributionTranslation, EveryEdgeGivesTheCleanRunAndNoneTheCorrupted) {
   steps.steps = 3;
   const auto integrated = edge_attribution(*model, all, steps);
   EXPECT_FALSE(torch::allclose(integrated.scores.nan_to_num(0), scored.scores.nan_to_num(0), 1e-6, 1e-9));
+}
+
+// A circuit of every edge but u → v: the clean run with v reading u's corrupted write instead of its clean one.
+TEST(EdgeAttributionTranslation, OneEdgeOutsideTheCircuitFeedsItsSendersCorruptedWrite) {
+  auto model = random_translation();
+  const auto all = pairs();
+  const auto graph = edge_graph(model->config());
+  const std::vector<std::pair<EdgeSender, EdgeReceiver>> edges{
+      {{SenderKind::Input, -1, -1}, {ReceiverKind::Key, 5, 0}}, {{SenderKind::Head, 0, 1}, {ReceiverKind::Query, 1, 1}},
+      {{SenderKind::Mlp, 1, -1}, {ReceiverKind::Value, 3, 1}}, {{SenderKind::Head, 3, 0}, {ReceiverKind::Query, 5, 0}},
+      {{SenderKind::Head, 5, 1}, {ReceiverKind::Logits, -1, -1}}, {{SenderKind::Head, 4, 0}, {ReceiverKind::Mlp, 5, -1}}};
+  std::vector<torch::Tensor> circuits;
+  for (const auto& [sender, receiver] : edges) {
+    auto circuit = graph.edges.clone();
+    const auto u = index_of(graph, sender.kind, sender.layer, sender.head), v = index_of(graph, receiver.kind, receiver.layer, receiver.head);
+    ASSERT_TRUE(u >= 0 && v >= 0 && circuit[u][v].item<bool>());
+    circuit[u][v] = false;
+    circuits.push_back(circuit);
+  }
+  const auto runs = circuit_runs(*model, all, graph, circuits, 8);
+  const auto clean = edge_attribution(*model, all, {}).clean;
+  // Each edge moves m: the comparison below is not the clean run's with itself.
+  EXPECT_GT((runs.patched - clean.unsqueeze(0)).abs().amax(1).min().item<double>(), 1e-6);
+  torch::NoGradGuard no_gradients;
+  for (size_t e = 0; e < edges.size(); ++e)
+    for (size_t p = 0; p < all.size(); ++p) {
+      const auto& [sender, receiver] = edges[e];
+      const auto change = write_of(*model, input_of(all[p].corrupted, all[p].target), sender) -
+                          write_of(*model, input_of(all[p].clean, all[p].target), sender);
+      const auto expected = m_with(*model, all[p], receiver, [&](const torch::Tensor&) { return change; }).item<double>();
+      EXPECT_NEAR(runs.patched[static_cast<int64_t>(e)][static_cast<int64_t>(p)].item<double>(), expected, 1e-10)
+          << sender_label(sender, model->config()) << " → " << receiver_label(receiver, model->config());
+    }
 }
 
 TEST(EdgeAttributionTranslation, RefusesPostNormModels) {
