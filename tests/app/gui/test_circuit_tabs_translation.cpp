@@ -145,6 +145,13 @@ class CircuitTabsTranslationTests : public QObject {
     view->source()->setCurrentIndex(view->source()->findData("eap"));
     QCOMPARE(view->graph()->graph().column_names, QStringList({"Enc 1", "Enc 2", "Dec 1", "Cross 1", "Dec 2", "Cross 2"}));
     QCOMPARE(static_cast<int>(view->graph()->graph().edges.size()), 529);
+    window.resize(1366, 768);
+    window.show();
+    auto* circuits = window.analyses()->group("Circuits");
+    circuits->setCurrentWidget(view);
+    window.findChild<QTabWidget*>()->setCurrentWidget(circuits);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.grab().save(AW_BUILD_DIR "/circuit_view_eap_translation.png"));  // to look at
   }
 };
 
