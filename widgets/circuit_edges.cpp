@@ -94,7 +94,10 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
       by_kind = sender == "source" || sender == "target";
     }
     by_kind = by_kind && !layer_names.isEmpty();
-    if (by_kind) data.column_names = layer_names;
+    if (by_kind) {
+      data.column_names = layer_names;
+      for (const auto& name : layer_names) data.mlp_columns.push_back(!name.startsWith("Dec"));  // MLPs follow enc and cross
+    }
     const auto names = by_kind ? layer_names : QStringList();
     for (int row = 0; row < table.row_count(); ++row) {
       auto receiver = text_of(table, row, "receiver");

@@ -229,7 +229,7 @@ void CircuitGraph::draw(QPainter& painter, const QRectF& area) const {
   if (at.input) node({CircuitNode::Input});
   for (int l = 0; l < layers; ++l) {
     for (int h = 0; h < data_.heads_per_layer[l]; ++h) node({CircuitNode::Head, l, h});
-    if (data_.mlps) node({CircuitNode::Mlp, l});
+    if (data_.mlps && (data_.mlp_columns.empty() || data_.mlp_columns[static_cast<size_t>(l)])) node({CircuitNode::Mlp, l});
   }
   if (at.logits) node({CircuitNode::Logits});
 

@@ -40,6 +40,8 @@ struct CircuitGraphData {
   std::vector<int> heads_per_layer;  // the columns' heads
   QStringList column_names;          // per column ("enc 1", "cross 2"); empty: "layer 1", "layer 2", …
   bool mlps = false;                 // each layer's column ends with its MLP
+  std::vector<bool> mlp_columns;     // with mlps, the columns that have one (empty: every column; a
+                                     // translation model's decoder self-attention columns have none)
   QString title;                     // what the values are ("EAP-IG score, induction_lm")
   std::vector<CircuitEdge> edges;
 };

@@ -129,6 +129,7 @@ class CircuitGraphTests : public QObject {
     const QStringList blocks{"Enc 1", "Enc 2", "Dec 1", "Cross 1"};
     const auto edges = circuit_edges("eap", table, {4, 4, 2, 2}, blocks);
     QCOMPARE(edges.column_names, blocks);
+    QCOMPARE(edges.mlp_columns, (std::vector<bool>{true, true, false, true}));  // none after a decoder self-attention
     QCOMPARE(static_cast<int>(edges.edges.size()), 4);
     QCOMPARE(edges.edges[0].sender.kind, CircuitNode::Mlp);
     QCOMPARE(edges.edges[0].sender.layer, 3);  // the decoder's MLP 1: after Cross 1
