@@ -220,6 +220,9 @@ void check_path_patch(const ModelConfig& config, const PathPatchSettings& settin
                   "it, not added to their input");
   } else if (!config.is_language_model() || config.is_recurrent()) {
     throw Error("path patching needs a language model of transformer blocks or a pre-norm translation model");
+  } else if (config.norm == NormPlacement::Post) {
+    throw Error("path patching needs pre-norm blocks; " + config.family_name() + " normalises after the add, so a head's "
+                "write reaches the later blocks only through the norm after it, not added to their input");
   }
   check_paths(config, settings.senders, settings.receivers);
 }

@@ -109,7 +109,7 @@ TEST(PathPatching, ReceiversOfALayerAndTheirBatchingAgree) {
       EXPECT_NEAR(nothing.patched[s][r][0].item<double>(), nothing.corrupted[0].item<double>(), 1e-5);
 }
 
-TEST(PathPatching, RefusesReceiverLayersTheModelLacksOrThatHaveNoSenders) {
+TEST(PathPatching, RefusesReceiverLayersTheModelLacksOrThatHaveNoSendersAndPostNormModels) {
   auto model = test::random_model(small_config(), 6);
   PathPatchSettings settings;
   settings.receivers = {{PathKind::Query, 3, {0}}};
@@ -132,6 +132,17 @@ TEST(PathPatching, RefusesReceiverLayersTheModelLacksOrThatHaveNoSenders) {
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_STREQ(error.what(), "k receiver 3.1+3.3: layer 3 has 2 key/value heads");
+  }
+  // A post-norm model: a head's write is normalised with the rest before any later layer reads it.
+  auto post = small_config();
+  post.norm = NormPlacement::Post;
+  try {
+    check_path_patch(post, {});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "path patching needs pre-norm blocks; transformer_lm normalises after the add, so a "
+                               "head's write reaches the later blocks only through the norm after it, not added to "
+                               "their input");
   }
 }
 
