@@ -10,6 +10,7 @@
 #include "analysis/circuits/edge_attribution.h"
 #include "models/nn/model_config.h"
 #include "models/nn/translation.h"
+#include "tests/support/random_translation.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -24,51 +25,21 @@ namespace {
 
 using torch::indexing::Slice;
 
-// Blocks enc 0, enc 1, dec 2, cross 3, dec 4, cross 5; 2 heads of width 4 each.
 std::shared_ptr<TranslationTransformerImpl> random_translation(const std::string& norm = "pre") {
-  const auto config = parse_model_config({{"model_type", "transformer_mt"}, {"vocab_size", 40}, {"encoder_layers", 2},
-                                          {"decoder_layers", 2}, {"n_heads", 2}, {"d_model", 8}, {"d_ff", 16},
-                                          {"max_positions", 16}, {"norm", norm}, {"positions", "learned"},
-                                          {"dropout", 0.0}},
-                                         "random transformer_mt");
-  torch::manual_seed(7);
-  auto model = make_translation_transformer(config);
-  {
-    torch::NoGradGuard no_grad;
-    for (auto& parameter : model->parameters()) {
-      if (parameter.dim() == 2) parameter.normal_(0.0, 0.5);
-      else parameter.normal_(1.0, 0.3);
-    }
-  }
-  model->to(torch::kFloat64);
-  model->eval();
-  return model;
+  return test::random_translation(7, norm);
 }
 
 std::vector<PatchPair> pairs() {
-  auto pair = [](std::vector<int64_t> clean, std::vector<int64_t> corrupted, std::vector<int64_t> target) {
-    PatchPair each;
-    each.clean = std::move(clean), each.corrupted = std::move(corrupted), each.target = std::move(target);
-    each.answer = 4, each.foil = 8;
-    return each;
-  };
-  return {pair({5, 9, 13, 7, 2}, {5, 21, 13, 7, 2}, {1, 11, 17}), pair({6, 8, 10, 12, 2}, {6, 8, 30, 12, 2}, {1, 15, 19})};
+  return {test::translation_pair({5, 9, 13, 7, 2}, {5, 21, 13, 7, 2}, {1, 11, 17}),
+          test::translation_pair({6, 8, 10, 12, 2}, {6, 8, 30, 12, 2}, {1, 15, 19})};
 }
 
 ModelInput input_of(const std::vector<int64_t>& source, const std::vector<int64_t>& target) {
-  ModelInput input;
-  input.input_ids = torch::tensor(source, torch::kLong).unsqueeze(0);
-  input.decoder_input_ids = torch::tensor(target, torch::kLong).unsqueeze(0);
-  return input;
+  return test::translation_input(source, target);
 }
 
 torch::Tensor read_at(AttentionModel& model, const ModelInput& input, HookPoint point, int64_t block) {
-  torch::Tensor value;
-  ForwardOptions options;
-  options.hooks.add(point, block, [&](const HookSite&, const torch::Tensor& x) { return value = x.clone(), torch::Tensor(); });
-  torch::NoGradGuard no_gradients;  // not inference mode: the model may keep what a forward makes (masks)
-  model.forward(input, options);
-  return value;
+  return test::value_at(model, input, point, block);
 }
 
 int64_t index_of(const EdgeGraph& graph, SenderKind kind, int64_t layer, int64_t head) {

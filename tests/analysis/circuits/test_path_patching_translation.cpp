@@ -9,6 +9,7 @@
 #include "analysis/circuits/translation_path_patching.h"
 #include "models/nn/model_config.h"
 #include "models/nn/translation.h"
+#include "tests/support/random_translation.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -22,45 +23,21 @@ namespace {
 
 using torch::indexing::Slice;
 
-// Blocks enc 0, enc 1, dec 2, cross 3, dec 4, cross 5; 2 heads of width 4 each.
 std::shared_ptr<TranslationTransformerImpl> random_translation(const std::string& norm = "pre") {
-  const auto config = parse_model_config({{"model_type", "transformer_mt"}, {"vocab_size", 40}, {"encoder_layers", 2},
-                                          {"decoder_layers", 2}, {"n_heads", 2}, {"d_model", 8}, {"d_ff", 16},
-                                          {"max_positions", 16}, {"norm", norm}, {"positions", "learned"},
-                                          {"dropout", 0.0}},
-                                         "random transformer_mt");
-  torch::manual_seed(5);
-  auto model = make_translation_transformer(config);
-  {
-    torch::NoGradGuard no_grad;
-    for (auto& parameter : model->parameters()) {
-      if (parameter.dim() == 2) parameter.normal_(0.0, 0.5);
-      else parameter.normal_(1.0, 0.3);
-    }
-  }
-  model->to(torch::kFloat64);
-  model->eval();
-  return model;
+  return test::random_translation(5, norm);
 }
 
-PatchPair pair_of(std::vector<int64_t> clean, std::vector<int64_t> corrupted, std::vector<int64_t> target) {
-  PatchPair pair;
-  pair.clean = std::move(clean), pair.corrupted = std::move(corrupted), pair.target = std::move(target);
-  pair.answer = 4, pair.foil = 8;
-  return pair;
-}
+using test::translation_pair;
 
 // Two pairs of one length and one of another (two batches).
 std::vector<PatchPair> pairs() {
-  return {pair_of({5, 9, 13, 7, 2}, {5, 21, 13, 7, 2}, {1, 11, 17}), pair_of({6, 8, 10, 12, 2}, {6, 8, 30, 12, 2}, {1, 15, 19}),
-          pair_of({5, 9, 13, 2}, {25, 9, 13, 2}, {1, 11})};
+  return {translation_pair({5, 9, 13, 7, 2}, {5, 21, 13, 7, 2}, {1, 11, 17}),
+          translation_pair({6, 8, 10, 12, 2}, {6, 8, 30, 12, 2}, {1, 15, 19}),
+          translation_pair({5, 9, 13, 2}, {25, 9, 13, 2}, {1, 11})};
 }
 
 ModelInput input_of(const std::vector<int64_t>& source, const std::vector<int64_t>& target) {
-  ModelInput input;
-  input.input_ids = torch::tensor(source, torch::kLong).unsqueeze(0);
-  input.decoder_input_ids = torch::tensor(target, torch::kLong).unsqueeze(0);
-  return input;
+  return test::translation_input(source, target);
 }
 
 double metric(const ForwardResult& result, const PatchPair& pair) {
@@ -70,11 +47,7 @@ double metric(const ForwardResult& result, const PatchPair& pair) {
 
 // The value at `point` of `block` in a forward of `input`.
 torch::Tensor read_at(AttentionModel& model, const ModelInput& input, HookPoint point, int64_t block) {
-  torch::Tensor value;
-  ForwardOptions options;
-  options.hooks.add(point, block, [&](const HookSite&, const torch::Tensor& x) { return value = x.clone(), torch::Tensor(); });
-  model.forward(input, options);
-  return value;
+  return test::value_at(model, input, point, block);
 }
 
 TEST(PathPatchingTranslation, LastLayerPathsToTheLogitsEqualZPatchedWithTheRestOfTheLayerFrozen) {
