@@ -9,6 +9,7 @@
 #include "models/checkpoint/checkpoint.h"
 #include "models/nn/model_config.h"
 #include "models/nn/translation.h"
+#include "tests/support/random_translation.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -25,26 +26,13 @@ namespace {
 
 using torch::indexing::Slice;
 
-// Blocks enc 0, enc 1, dec 2, cross 3, dec 4, cross 5; 2 heads of width 4 each.
+// Blocks enc 0, enc 1, dec 2, cross 3, dec 4, cross 5; 2 heads of width 4 each; every norm's weight away
+// from 1, so that folding the wrong one shows.
 LoadedModel random_translation(uint64_t seed) {
-  const auto config = parse_model_config({{"model_type", "transformer_mt"}, {"vocab_size", 40}, {"encoder_layers", 2},
-                                          {"decoder_layers", 2}, {"n_heads", 2}, {"d_model", 8}, {"d_ff", 16},
-                                          {"max_positions", 16}, {"norm", "pre"}, {"positions", "learned"},
-                                          {"dropout", 0.0}},
-                                         "random transformer_mt");
-  torch::manual_seed(static_cast<int64_t>(seed));
-  auto model = make_translation_transformer(config);
-  {
-    // Every norm's weight away from 1, so that folding the wrong one shows.
-    torch::NoGradGuard no_grad;
-    for (auto& parameter : model->parameters()) {
-      if (parameter.dim() == 2) parameter.normal_(0.0, 0.4);
-      else parameter.normal_(1.0, 0.4);
-    }
-  }
+  auto model = test::random_translation(seed);
   LoadedModel loaded;
   loaded.name = "random_mt";
-  loaded.config = config;
+  loaded.config = model->config();
   loaded.model = model;
   return loaded;
 }
