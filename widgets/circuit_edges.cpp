@@ -3,6 +3,7 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 
 #include <optional>
@@ -51,6 +52,12 @@ std::optional<CircuitNode> node_named(const QString& text, const QStringList& la
   return head_named(text, layer_names);
 }
 
+// Whether the session names its blocks by kind (a translation model's "Enc 1", "Cross 2"): then the
+// tables name heads by kind too, and the graph's columns are those blocks.
+bool named_by_kind(const QStringList& layer_names) {
+  return std::any_of(layer_names.begin(), layer_names.end(), [](const QString& name) { return name.startsWith("Enc "); });
+}
+
 bool fits(const CircuitNode& node, const std::vector<int>& heads) {
   if (node.kind == CircuitNode::Input || node.kind == CircuitNode::Logits) return true;
   if (node.layer < 0 || node.layer >= static_cast<int>(heads.size())) return false;
@@ -79,6 +86,9 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
   CircuitGraphData data;
   data.heads_per_layer = heads_per_layer;
   const auto model = QString::fromStdString(table.meta_text("model"));
+  const bool by_kind = named_by_kind(layer_names);
+  const auto names = by_kind ? layer_names : QStringList();
+  if (by_kind) data.column_names = layer_names;
   auto add = [&](const std::optional<CircuitNode>& sender, const std::optional<CircuitNode>& receiver,
                  const QString& input, double value, int row) {
     if (!sender || !receiver || !fits(*sender, heads_per_layer) || !fits(*receiver, heads_per_layer)) return;
@@ -87,18 +97,8 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
   if (kind == "eap") {
     data.mlps = true;
     data.title = QString("score (%1), %2").arg(QString::fromStdString(table.meta_text("method")), model);
-    // A translation model's nodes are named by kind ("cross2.1", "mlp dec1"): drawn on its blocks.
-    bool by_kind = false;
-    for (int row = 0; row < table.row_count() && !by_kind; ++row) {
-      const auto sender = text_of(table, row, "sender");
-      by_kind = sender == "source" || sender == "target";
-    }
-    by_kind = by_kind && !layer_names.isEmpty();
-    if (by_kind) {
-      data.column_names = layer_names;
-      for (const auto& name : layer_names) data.mlp_columns.push_back(!name.startsWith("Dec"));  // MLPs follow enc and cross
-    }
-    const auto names = by_kind ? layer_names : QStringList();
+    if (by_kind)  // a decoder layer's MLP follows its cross-attention: none in a self-attention column
+      for (const auto& name : layer_names) data.mlp_columns.push_back(!name.startsWith("Dec"));
     for (int row = 0; row < table.row_count(); ++row) {
       auto receiver = text_of(table, row, "receiver");
       QString input;
@@ -109,11 +109,6 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
     }
   } else if (kind == "path-patch") {
     data.title = "path-patching effect, " + model;
-    // A translation model's heads are named by kind ("enc1.3", "cross2.1"): drawn on its blocks.
-    const bool by_kind = table.row_count() > 0 && !text_of(table, 0, "sender").isEmpty() &&
-                         text_of(table, 0, "sender")[0].isLetter() && !layer_names.isEmpty();
-    if (by_kind) data.column_names = layer_names;
-    const auto names = by_kind ? layer_names : QStringList();
     for (int row = 0; row < table.row_count(); ++row) {
       const auto receiver = text_of(table, row, "receiver");
       add(head_named(text_of(table, row, "sender"), names),
@@ -124,11 +119,9 @@ CircuitGraphData circuit_edges(const QString& kind, const ResultTable& table, co
     data.title = "composition × chance − 1, " + model;
     // A translation model's rows name a head by kind (enc, dec, cross) and layer within it: drawn on
     // the block the session calls "Enc 1", "Cross 2", … (its layer_names, the columns' headers).
-    const bool by_kind = table.column("sender_kind") >= 0 && !layer_names.isEmpty();
-    if (by_kind) data.column_names = layer_names;
     auto head = [&](int row, const std::string& side) {
       int layer = static_cast<int>(table.number(row, table.column(side + "_layer"))) - 1;
-      if (by_kind) {
+      if (by_kind && table.column(side + "_kind") >= 0) {
         auto name = text_of(table, row, (side + "_kind").c_str());
         if (!name.isEmpty()) name[0] = name[0].toUpper();
         layer = static_cast<int>(layer_names.indexOf(QString("%1 %2").arg(name).arg(layer + 1)));  // −1: left out

@@ -58,12 +58,10 @@ GradientRun gradient_run(TransformerImpl& model, const PairBatch& batch, const t
   return run;
 }
 
-// The gradient of ⟨g, norm(x)⟩ with respect to x: what the MLP's input gradient is in the residual stream.
+// What the MLP's input gradient is in the residual stream: through its norm, where it has one.
 torch::Tensor through_norm(const Norm& norm, const torch::Tensor& x, const torch::Tensor& g) {
   if (!norm) return g;
-  torch::AutoGradMode on(true);
-  const auto leaf = x.detach().requires_grad_(true);
-  return torch::autograd::grad({(norm.ptr()->forward(leaf) * g).sum()}, {leaf})[0];
+  return norm_vjp([&](const torch::Tensor& t) { return norm.ptr()->forward(t); }, x, g);
 }
 
 }  // namespace

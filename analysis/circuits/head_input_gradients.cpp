@@ -53,6 +53,21 @@ class HeadReading {
 
 }  // namespace
 
+torch::Tensor per_head_gradients(const std::function<torch::Tensor(const torch::Tensor&)>& read, const torch::Tensor& state,
+                                 const torch::Tensor& grad, int64_t heads) {
+  torch::AutoGradMode gradients_on(true);
+  const auto copies = state.detach().unsqueeze(0).expand({heads, -1, -1, -1}).clone().requires_grad_(true);
+  const auto out = read(copies);
+  return torch::autograd::grad({(out * grad.to(out.scalar_type())).sum()}, {copies})[0];
+}
+
+torch::Tensor norm_vjp(const std::function<torch::Tensor(const torch::Tensor&)>& norm, const torch::Tensor& x,
+                       const torch::Tensor& g) {
+  torch::AutoGradMode gradients_on(true);
+  const auto leaf = x.detach().requires_grad_(true);
+  return torch::autograd::grad({(norm(leaf) * g).sum()}, {leaf})[0];
+}
+
 void check_heads_read_apart(const ModelConfig& config) {
   if (config.decoder.qk_norm == QkNorm::Whole)
     throw Error("edge attribution needs heads that read the residual stream apart; " + config.family_name() +
@@ -75,12 +90,8 @@ HeadInputGradients head_input_gradients(TransformerImpl& model, int64_t layer, c
   const auto& config = model.config();
   check_heads_read_apart(config);
   const HeadReading reading(model, layer, state.size(1));
-  torch::AutoGradMode gradients_on(true);
-  // state copied once per head as a leaf [heads, B, n, d]; the gradient of ⟨grad, the heads' reading⟩.
   auto carried = [&](torch::Tensor (HeadReading::*read)(const torch::Tensor&) const, const torch::Tensor& grad, int64_t heads) {
-    const auto copies = state.detach().unsqueeze(0).expand({heads, -1, -1, -1}).clone().requires_grad_(true);
-    const auto out = (reading.*read)(copies);
-    return torch::autograd::grad({(out * grad.to(out.scalar_type())).sum()}, {copies})[0];
+    return per_head_gradients([&](const torch::Tensor& copies) { return (reading.*read)(copies); }, state, grad, heads);
   };
   const auto kv = config.kv_heads_in(layer);
   HeadInputGradients gradients;

@@ -11,12 +11,22 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace aw {
 
 // Each head's slice of `dense` (with its bias) on its own copy of the input: [heads, B, n, d] →
 // [B, heads, n, dh].
 torch::Tensor projected(const Dense& dense, const torch::Tensor& read, int64_t dh);
+
+// The gradient of ⟨grad, read(copies)⟩ with respect to `heads` copies of `state` [B, n, d], one per head:
+// [heads, B, n, d]. `read` maps the copies to one input of every head [B, heads, n, dh] (as the Q, K or V
+// hook holds it), so each head's gradient reaches only its own copy.
+torch::Tensor per_head_gradients(const std::function<torch::Tensor(const torch::Tensor&)>& read, const torch::Tensor& state,
+                                 const torch::Tensor& grad, int64_t heads);
+// The gradient of ⟨g, norm(x)⟩ with respect to x: what a gradient after a norm is in the residual stream.
+torch::Tensor norm_vjp(const std::function<torch::Tensor(const torch::Tensor&)>& norm, const torch::Tensor& x,
+                       const torch::Tensor& g);
 
 // Throws aw::Error (one line) for a model whose heads do not read the residual stream apart: a q/k norm
 // over every head at once (OLMo 2), BET(SF)'s reweighting (which reads keys and values again), or a norm

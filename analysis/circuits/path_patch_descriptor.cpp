@@ -107,15 +107,9 @@ std::vector<PathReceiver> parse_receivers(const std::string& text, const LoadedM
         throw SettingError("receivers", "layer " + item + ": receivers are layers 2 to " + std::to_string(layers) +
                                             " (layer 1 has no earlier heads)");
       const auto before = receivers.size();
-      for (const auto& each : layer_receivers(config, block)) {
-        // A translation model's block: the inputs some earlier head writes to (encoder 1 and decoder 1: none).
-        if (translation) {
-          bool reached = false;
-          for (int64_t sender = 0; sender < layers && !reached; ++sender) reached = path_exists(config, {sender, {0}}, each);
-          if (!reached) continue;
-        }
-        receivers.push_back(each);
-      }
+      // A translation model's block: the inputs some earlier head writes to (encoder 1 and decoder 1: none).
+      for (const auto& each : layer_receivers(config, block))
+        if (has_senders(config, each)) receivers.push_back(each);
       if (receivers.size() == before)
         throw SettingError("receivers", "'" + item + "' has no earlier heads writing the stream it reads");
     } else if (colon != std::string::npos && (item.substr(0, colon) == "q" || item.substr(0, colon) == "k" ||
@@ -148,7 +142,7 @@ AnalysisReport run_path_patch(const AnalysisRequest& request) {
   const auto& settings = request.settings;
   const auto& loaded = *request.models.front();
   const auto path = settings.required_text("pairs");
-  check_path_patch(loaded.config, {});  // the model first: a post-norm translation model is refused whatever the pairs
+  check_path_patch(loaded.config, {});  // the model first: a post-norm model is refused whatever the pairs
   const auto pairs = read_model_pairs(path, loaded);
   PathPatchSettings patch;
   patch.senders = parse_senders(settings.text("senders"), loaded.config);

@@ -142,6 +142,12 @@ std::vector<PathReceiver> layer_receivers(const ModelConfig& config, int64_t lay
   return receivers;
 }
 
+bool has_senders(const ModelConfig& config, const PathReceiver& receiver) {
+  for (int64_t block = 0; block < config.n_blocks; ++block)
+    if (path_exists(config, PathSender{block, {0}}, receiver)) return true;
+  return false;
+}
+
 std::string block_name(const ModelConfig& config, int64_t block) {
   if (!config.is_translation()) return std::to_string(block + 1);
   const auto where = config.attention_block(block);
@@ -181,13 +187,6 @@ void check_heads(const ModelConfig& config, const std::vector<int64_t>& heads, i
                   (what == "k receiver" || what == "v receiver" ? "key/value heads" : "heads"));
 }
 
-// Whether any head before `receiver` writes the stream it reads (translation_path_patching.h).
-bool reachable(const ModelConfig& config, const PathReceiver& receiver) {
-  for (int64_t block = 0; block < receiver.layer || (config.is_translation() && block < config.n_blocks); ++block)
-    if (path_exists(config, PathSender{block, {0}}, receiver)) return true;
-  return false;
-}
-
 void check_paths(const ModelConfig& config, const std::vector<PathSender>& senders,
                  const std::vector<PathReceiver>& receivers) {
   const auto blocks = config.is_translation() ? "blocks" : "layers";
@@ -202,7 +201,7 @@ void check_paths(const ModelConfig& config, const std::vector<PathSender>& sende
     if (receiver.layer < 0 || receiver.layer >= config.n_blocks)
       throw Error("receiver layer " + std::to_string(receiver.layer + 1) + ": the model has " + blocks + " 1 to " +
                   std::to_string(config.n_blocks));
-    if (!reachable(config, receiver))
+    if (!has_senders(config, receiver))
       throw Error("receiver " + (config.is_translation() ? path_kind_name(receiver.kind) + " " : std::string("layer ")) +
                   block_name(config, receiver.layer) + " has no earlier heads to send to it");
     const auto count = receiver.kind == PathKind::Query ? config.heads_per_block[receiver.layer] : config.kv_heads_in(receiver.layer);
@@ -213,17 +212,11 @@ void check_paths(const ModelConfig& config, const std::vector<PathSender>& sende
 }  // namespace
 
 void check_path_patch(const ModelConfig& config, const PathPatchSettings& settings) {
-  if (config.is_translation()) {
-    if (config.norm != NormPlacement::Pre)
-      throw Error("path patching on a translation model needs pre-norm blocks (transformer_mt with norm pre): in a "
-                  "post-norm model (Marian, BART) a head's write reaches the later blocks only through the norms after "
-                  "it, not added to their input");
-  } else if (!config.is_language_model() || config.is_recurrent()) {
+  if (!config.is_translation() && (!config.is_language_model() || config.is_recurrent()))
     throw Error("path patching needs a language model of transformer blocks or a pre-norm translation model");
-  } else if (config.norm == NormPlacement::Post) {
+  if (config.norm == NormPlacement::Post)  // Marian, BART, a post-norm transformer_lm
     throw Error("path patching needs pre-norm blocks; " + config.family_name() + " normalises after the add, so a head's "
                 "write reaches the later blocks only through the norm after it, not added to their input");
-  }
   check_paths(config, settings.senders, settings.receivers);
 }
 

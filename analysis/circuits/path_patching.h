@@ -45,6 +45,8 @@ std::string sender_name(const PathSender& sender);
 std::string receiver_heads_name(const PathReceiver& receiver);
 std::string sender_name(const PathSender& sender, const ModelConfig& config);
 std::string receiver_heads_name(const PathReceiver& receiver, const ModelConfig& config);
+// Whether any head writes what `receiver` reads before it (path_exists for some block).
+bool has_senders(const ModelConfig& config, const PathReceiver& receiver);
 // A block's name: its layer "2", or a translation model's kind and layer "cross2" (1-based).
 std::string block_name(const ModelConfig& config, int64_t block);
 

@@ -10,6 +10,7 @@
 //      stream into it in one product: (a_x − a_c) [U_s, B·len·d] · G [V, B·len·d]ᵀ.
 #include "analysis/circuits/translation_edges.h"
 
+#include "analysis/circuits/head_input_gradients.h"
 #include "analysis/circuits/pair_batches.h"
 #include "analysis/circuits/translation_edge_reading.h"
 #include "models/errors.h"
@@ -57,21 +58,11 @@ GradientRun gradient_run(TranslationTransformerImpl& model, const PairBatch& bat
   return run;
 }
 
-// The gradient of ⟨grad, each head's reading of its own copy of `state`⟩ with respect to the copies: [H, B, len, d].
+// Each head's gradient with respect to its own copy of `state` [H, B, len, d] (per_head_gradients).
 torch::Tensor head_gradients(TranslationTransformerImpl& model, int64_t block, ReceiverKind kind, const torch::Tensor& state,
                              const torch::Tensor& grad) {
-  torch::AutoGradMode on(true);
-  const auto heads = model.config().heads_per_block[block];
-  const auto copies = state.detach().unsqueeze(0).expand({heads, -1, -1, -1}).clone().requires_grad_(true);
-  const auto out = read_heads(model, block, kind, copies);
-  return torch::autograd::grad({(out * grad.to(out.scalar_type())).sum()}, {copies})[0];
-}
-
-// The gradient of ⟨g, norm(x)⟩ with respect to x, for the MLP of `block`.
-torch::Tensor mlp_gradient(TranslationTransformerImpl& model, int64_t block, const torch::Tensor& x, const torch::Tensor& g) {
-  torch::AutoGradMode on(true);
-  const auto leaf = x.detach().requires_grad_(true);
-  return torch::autograd::grad({(mlp_norm(model, block, leaf) * g).sum()}, {leaf})[0];
+  return per_head_gradients([&](const torch::Tensor& copies) { return read_heads(model, block, kind, copies); }, state, grad,
+                            model.config().heads_per_block[block]);
 }
 
 EdgeAttributionResult attribute(TranslationTransformerImpl& model, const std::vector<PatchPair>& pairs,
@@ -155,7 +146,7 @@ EdgeAttributionResult attribute(TranslationTransformerImpl& model, const std::ve
                    kv_stream);
         if (has_mlp) {
           const auto& grad_mlp = grads[next++];
-          add_scores(first + 3 * heads, mlp_gradient(model, b, run.middle[b], grad_mlp).unsqueeze(0), query_stream);
+          add_scores(first + 3 * heads, norm_vjp([&](const torch::Tensor& x) { return mlp_norm(model, b, x); }, run.middle[b], grad_mlp).unsqueeze(0), query_stream);
         }
       }
       add_scores(graph.logits_receiver(), grads.back().unsqueeze(0), 1);

@@ -198,9 +198,8 @@ TEST(PathPatchingTranslation, RefusesPostNormModelsAndReceiversNoHeadWritesTo) {
   };
   const auto post = random_translation("post");
   EXPECT_EQ(error_of(post->config(), {}),
-            "path patching on a translation model needs pre-norm blocks (transformer_mt with norm pre): in a post-norm "
-            "model (Marian, BART) a head's write reaches the later blocks only through the norms after it, not added "
-            "to their input");
+            "path patching needs pre-norm blocks; transformer_mt normalises after the add, so a head's write reaches "
+            "the later blocks only through the norm after it, not added to their input");
   const auto pre = random_translation();
   PathPatchSettings settings;
   settings.receivers = {{PathKind::Query, 0, {0}}};
