@@ -24,6 +24,10 @@ class KeptState {
   // The state as kept, on its device; for a file, a fresh copy read back from it.
   torch::Tensor tensor() const;
   bool in_file() const { return fd_ >= 0; }
+  // A file's descriptor is closed on a thread of its own once its state is let go of (the close can
+  // take 100 ms and more, and the window lets go of states on its UI thread): returns when every
+  // state let go of so far has its file closed, and so its disk space back.
+  static void wait_until_files_closed();
 
  private:
   KeptState() = default;

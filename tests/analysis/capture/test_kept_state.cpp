@@ -1,6 +1,6 @@
 // tests/analysis/capture/test_kept_state.cpp — a state kept in a temporary file (analysis/capture/kept_state.h)
-// reads back exactly as it went in, leaves no file behind, and a folder that cannot take it is named in
-// one line.
+// reads back exactly as it went in, leaves no file behind, is closed on a thread of its own once let go
+// of, and a folder that cannot take it is named in one line.
 #include "analysis/capture/kept_state.h"
 #include "tests/support/test_support.h"
 
@@ -9,7 +9,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace aw {
 namespace {
@@ -55,6 +57,31 @@ TEST(KeptState, AFileGivesBackTheSameValuesAndLeavesNothingBehind) {
   const auto wide = torch::randn({1, 12, 37});
   EXPECT_TRUE(torch::equal(KeptState::keep(wide.transpose(1, 2), true)->tensor(), wide.transpose(1, 2)));
   fs::remove_all(folder);
+}
+
+size_t open_descriptors() {
+  return static_cast<size_t>(std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator()));
+}
+
+// A let-go-of state's descriptor is closed later, on the closer's thread: once it says it has closed
+// what it was given, every one of them is (none leaks), and keeping and reading others went on meanwhile.
+TEST(KeptState, LetGoOfFilesAreAllClosedOnceTheCloserSaysSo) {
+  KeptState::wait_until_files_closed();
+  const auto before = open_descriptors();
+  const auto state = torch::randn({1, 64, 32});
+  std::vector<std::shared_ptr<const KeptState>> kept;
+  for (int i = 0; i < 20; ++i) kept.push_back(KeptState::keep(state * i, true));
+  EXPECT_EQ(open_descriptors(), before + 20);
+  for (int round = 0; round < 3; ++round) {
+    kept.clear();  // each destructor hands its descriptor over
+    for (int i = 0; i < 5; ++i) {
+      kept.push_back(KeptState::keep(state + i, true));
+      EXPECT_TRUE(torch::equal(kept.back()->tensor(), state + i));
+    }
+  }
+  kept.clear();
+  KeptState::wait_until_files_closed();
+  EXPECT_EQ(open_descriptors(), before);
 }
 
 TEST(KeptState, AFolderThatCannotTakeItIsNamed) {
