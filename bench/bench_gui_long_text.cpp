@@ -23,6 +23,7 @@
 #include "app/gui/pooled_zoom.h"
 #include "bench/bench_support.h"
 #include "bench/gui_bench_support.h"
+#include "models/runtime.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/run_progress_bar.h"
 
@@ -156,6 +157,9 @@ void BM_LongFirstMap(benchmark::State& state, const Layout* layout) {
   aw::bench::heartbeat().reset();
   double peak_gb = 0, file_gb = 0;
   for (auto _ : state) {
+    // Free memory the steps before kept (an earlier layout's runs) back to the kernel first: reused by
+    // this run, it would not show in the high-water mark.
+    aw::release_free_memory();
     std::ofstream("/proc/self/clear_refs") << "5";  // the high-water mark back to the current RSS
     const auto before = status_bytes("VmRSS:"), file_before = status_bytes("RssFile:");
     const auto start = std::chrono::steady_clock::now();
