@@ -11,15 +11,8 @@ namespace {
 
 // One head of a block, or (head −1) the mean of its heads, row-major.
 std::vector<float> block_weights(const WeightBlock& block, int head) {
-  const size_t cells = static_cast<size_t>(block.rows) * block.cols;
-  if (head >= 0) return std::vector<float>(block.head(head), block.head(head) + cells);
-  std::vector<float> mean(cells, 0.0f);
-  const float share = 1.0f / static_cast<float>(block.heads);
-  for (int h = 0; h < block.heads; ++h) {
-    const float* weights = block.head(h);
-    for (size_t i = 0; i < cells; ++i) mean[i] += share * weights[i];
-  }
-  return mean;
+  if (head >= 0) return std::vector<float>(block.head(head), block.head(head) + static_cast<size_t>(block.rows) * block.cols);
+  return block.meanOfHeads();
 }
 
 // The title of `layer`'s `head` with `extent` (what the cells are, when not single tokens) after the head.

@@ -298,7 +298,8 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     // run holds every layer's [H, n, n].
     auto keep = [&](int64_t layer, const WeightBlock& block, const WeightBlock& thumbnail) {
       kept.thumbnails[static_cast<size_t>(layer)] = thumbnail;
-      kept.layers[static_cast<size_t>(layer)] = held(layer) ? block : WeightBlock{block.heads, block.rows, block.cols, nullptr};
+      kept.layers[static_cast<size_t>(layer)] =
+          held(layer) ? block.withMeanOfHeads() : WeightBlock{block.heads, block.rows, block.cols, nullptr};
     };
     // Layers done, a long text's by its row tiles; a false answer stops the run there.
     const auto report = [&](int64_t layer, double part) {
@@ -318,8 +319,8 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
     // The layers below the first one run are unchanged: a block held there stays (the same floats);
     // one to hold that the last capture let go of is made again.
     auto made_again = [pool](const LayerReplay& replay, int64_t layer) {
-      if (pool > 0) return weight_block(replay.pooled(layer, pool).map);
-      return weight_block(replay.attention(layer).select(0, 0).to(torch::kCPU, torch::kFloat32));
+      if (pool > 0) return weight_block(replay.pooled(layer, pool).map).withMeanOfHeads();
+      return weight_block(replay.attention(layer).select(0, 0).to(torch::kCPU, torch::kFloat32)).withMeanOfHeads();
     };
     for (int64_t layer = 0; layer < run.first_layer_run; ++layer) {
       auto& block = kept.layers[static_cast<size_t>(layer)];
@@ -375,7 +376,7 @@ AttentionCapture ModelSession::Impl::capture(const ModelRef& loaded, KeptRun& ke
             rows.push_back(tile.select(0, 0).narrow(2, first_col, end_col - first_col)
                                .to(torch::kCPU, torch::kFloat32, /*non_blocking=*/false, /*copy=*/true));
           }, first_row, end_row);
-          return weight_block(torch::cat(rows, 1));
+          return weight_block(torch::cat(rows, 1)).withMeanOfHeads();
         });
       };
     }

@@ -1,6 +1,7 @@
 // tests/app/gui/test_model_session.cpp — the window's models (app/gui/model_session.h): a BF16 session,
 // re-runs from a toggled head's layer equal to a fresh full run, a run's progress and its cancel (the
-// runs after it equal a fresh session's), and thumbnails of long texts as block means of the weights.
+// runs after it equal a fresh session's), thumbnails of long texts as block means of the weights, and
+// the mean of heads made on the worker.
 #include "app/gui/attention_view.h"
 #include "app/gui/capture_matrices.h"
 #include "app/gui/model_session.h"
@@ -280,7 +281,22 @@ class ModelSessionTests : public QObject {
             worst = std::max(worst, std::abs(sum / 4 - map.head(head)[r * 550 + c]));
           }
       QVERIFY2(worst < 1e-6, qPrintable(QString("layer %1: largest difference %2").arg(layer + 1).arg(worst)));
+      // The held layer, the one made again and the region come with their mean of heads made on the
+      // worker: the same floats the UI thread would make, the heads' mean.
+      for (const auto& block : {map, detail}) {
+        QVERIFY(block.mean_of_heads);
+        auto bare = block;
+        bare.mean_of_heads.reset();
+        QVERIFY(*block.mean_of_heads == bare.meanOfHeads());
+        for (size_t i : {size_t{0}, size_t{7}, static_cast<size_t>(block.rows) * block.cols - 1})
+          QVERIFY(std::abs((*block.mean_of_heads)[i] - (block.head(0)[i] + block.head(1)[i]) / 2) < 1e-7);
+      }
     }
+    // The mean map reads the kept mean rather than averaging again.
+    auto kept = capture;
+    kept.layers[0].mean_of_heads = std::make_shared<const std::vector<float>>(size_t{550} * 550, 0.5f);
+    const auto shown = capture_matrix(kept, 0, -1, "long").weights;
+    QVERIFY(std::all_of(shown.begin(), shown.end(), [](float weight) { return weight == 0.5f; }));
   }
 };
 
